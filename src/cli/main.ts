@@ -1,0 +1,42 @@
+import { describeError, isWisbridgeError } from '../errors.js';
+
+/** One entry per subcommand; each lives in ./commands/<name>.ts and exports `run(argv): Promise<number>`. */
+export interface Command {
+  summary: string;
+  load: () => Promise<{ run: (argv: string[]) => Promise<number> }>;
+}
+
+export const COMMANDS: Record<string, Command> = {
+  // command registry — one line per command, alphabetical
+  emulator: { summary: 'run the Warehouse Integration Service emulator', load: () => import('./commands/emulator.js') },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)}${c.summary}`);
+  return ['usage: wisbridge <command> [options]', '', 'commands:', ...lines, '', 'wisbridge <command> --help for its options'].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`wisbridge: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    const module = await command.load();
+    return await module.run(rest);
+  } catch (error) {
+    // User mistakes (typed errors) get one clear line; anything else is a bug and keeps its stack.
+    if (isWisbridgeError(error)) {
+      process.stderr.write(`wisbridge ${name}: ${describeError(error)}\n`);
+    } else {
+      process.stderr.write(`wisbridge ${name}: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
+    }
+    return 2;
+  }
+}

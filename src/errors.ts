@@ -1,0 +1,57 @@
+/**
+ * Typed errors with stable codes. Every error a user or operator can cause carries a code from
+ * ERROR_CODES; the CLI prints `code: message` for these and never a stack trace.
+ * The catalogue is documented in docs/errors.md — keep both in step.
+ */
+export const ERROR_CODES = {
+  // configuration and mapping definitions
+  CONFIG_INVALID: 'the configuration file is invalid',
+  MAPPING_INVALID: 'a mapping definition is invalid',
+  MAPPING_NOT_FOUND: 'no mapping definition matches',
+  USAGE: 'the command line is wrong',
+  // input files and rows
+  FILE_UNREADABLE: 'an input file cannot be read or decoded',
+  ROW_INVALID: 'a row cannot be mapped into a valid request',
+  // the service
+  CONTRACT_VIOLATION: 'a response of the service breaks the interface contract',
+  AUTHENTICATION: 'the service refused the token (401)',
+  RATE_LIMITED: 'the service kept answering 429',
+  UNAVAILABLE: 'the service could not be reached or answered 5xx',
+  BAD_REQUEST: 'the service rejected a request (4xx)',
+  UNCERTAIN_OUTCOME: 'a write was sent but its outcome is unknown',
+  TIMEOUT: 'an operation took longer than its deadline',
+  ABORTED: 'an operation was aborted by shutdown',
+  // file drops
+  DROP_CONNECT: 'the drop (SFTP server) could not be reached',
+  DROP_HOST_KEY: 'the SFTP host key is unknown or changed',
+  DROP_AUTH: 'the SFTP server refused the credentials',
+  DROP_IO: 'a file operation on a drop failed',
+  DROP_PERMISSION: 'a file operation on a drop was denied',
+  // journal
+  JOURNAL: 'the journal database failed',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class WisbridgeError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WisbridgeError';
+    this.code = code;
+    this.details = options?.details;
+  }
+}
+
+export function isWisbridgeError(error: unknown, code?: ErrorCode): error is WisbridgeError {
+  return error instanceof WisbridgeError && (code === undefined || error.code === code);
+}
+
+/** A one-line, secret-free description of any thrown value, for logs and result files. */
+export function describeError(error: unknown): string {
+  if (error instanceof WisbridgeError) return `${error.code}: ${error.message}`;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
