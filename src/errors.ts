@@ -21,14 +21,18 @@ export const ERROR_CODES = {
   UNCERTAIN_OUTCOME: 'a write was sent but its outcome is unknown',
   TIMEOUT: 'an operation took longer than its deadline',
   ABORTED: 'an operation was aborted by shutdown',
+  INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter or item)',
   // file drops
   DROP_CONNECT: 'the drop (SFTP server) could not be reached',
   DROP_HOST_KEY: 'the SFTP host key is unknown or changed',
   DROP_AUTH: 'the SFTP server refused the credentials',
   DROP_IO: 'a file operation on a drop failed',
   DROP_PERMISSION: 'a file operation on a drop was denied',
+  DROP_NOT_FOUND: 'a file or folder is missing on a drop',
+  DROP_EXISTS: 'a file already exists on a drop and overwriting was not requested',
   // journal
   JOURNAL: 'the journal database failed',
+  JOURNAL_STATE: 'a journal operation does not fit the recorded state',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * Options of a drop: a flat list, every option documented and defaulted. docs/drops.md carries the
+ * table generated from these schemas (renderOptionsTable in options-doc.ts); a test keeps both in step.
+ */
+const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
+
+const commonShape = {
+  name: z.string().min(1).optional().describe('Name of the drop in logs and errors (defaults to the type).'),
+  inbox: z.string().min(1).default('inbox').describe('Folder of incoming files, relative to `root` unless absolute.'),
+  outbox: z.string().min(1).default('outbox').describe('Folder where result and export files are written.'),
+  archive: z.string().min(1).default('archive').describe('Folder where processed files are moved.'),
+  error: z.string().min(1).default('error').describe('Folder where files that failed as a whole are moved.'),
+  pattern: z.string().optional().describe('Regular expression (case-insensitive) a file name must match to be picked up; all names when absent.'),
+  stability: z.enum(['settle', 'marker']).default('settle')
+    .describe('How a finished upload is recognised: `settle` = size and mtime unchanged over `settleMs`; `marker` = a marker file `NAME<suffix>` exists.'),
+  settleMs: z.number().int().min(0).default(2000).describe('`settle` mode: how long size and mtime must stay unchanged.'),
+  markerSuffixes: z.array(z.string().min(1)).min(1).default(['.ok', '.done'])
+    .describe('`marker` mode: suffixes of marker files; marker files are never picked up themselves, in either mode.'),
+  pollIntervalMs: z.number().int().min(50).default(5000).describe('Interval of the inbox poll (SFTP) or of the safety rescan beside file events (local).'),
+};
+
+export const localDropOptionsSchema = z.strictObject({
+  type: z.literal('local'),
+  root: z.string().min(1).describe('Base folder of the drop; relative folder options are resolved against it.'),
+  ...commonShape,
+  watchEvents: z.boolean().default(true).describe('Use file-system events (chokidar) to notice new files sooner; the periodic rescan runs regardless.'),
+  fsync: z.boolean().default(true).describe('fsync a written file (and its folder) before the rename makes it visible.'),
+});
+
+export const sftpDropOptionsSchema = z.strictObject({
+  type: z.literal('sftp'),
+  host: z.string().min(1).describe('SFTP server host name or address.'),
+  port: z.number().int().min(1).max(65535).default(22).describe('SFTP server port.'),
+  username: z.string().min(1).describe('Login name.'),
+  password: z.string().min(1).optional().describe('Password (secret; never logged). Either this or a private key is required.'),
+  privateKey: z.string().min(1).optional().describe('Private key text in OpenSSH or PEM format (secret; never logged).'),
+  privateKeyPath: z.string().min(1).optional().describe('Path of a private key file, read at connect time.'),
+  passphrase: z.string().min(1).optional().describe('Passphrase of an encrypted private key (secret; never logged).'),
+  hostKeyFingerprint: z.string().regex(FINGERPRINT, { error: 'must look like SHA256:<43 base64 characters>, as printed by `ssh-keygen -lf`' }).optional()
+    .describe('Pinned host key, `SHA256:...` as OpenSSH prints it (`ssh-keygen -lf key.pub`, `ssh-keyscan host | ssh-keygen -lf -`). Any other key is refused.'),
+  insecureAcceptAnyHostKey: z.boolean().default(false).describe('Accept any host key (logged as a warning on every connect). Only for tests and first set-up.'),
+  root: z.string().min(1).default('.').describe('Base remote folder; relative folder options are resolved against it (`.` = login folder).'),
+  ...commonShape,
+  connectTimeoutMs: z.number().int().min(100).default(15000).describe('Deadline of connect and handshake.'),
+  operationTimeoutMs: z.number().int().min(100).default(30000).describe('Deadline of every single operation (list, stat, rename, ...); a dead server never hangs a run.'),
+  keepaliveIntervalMs: z.number().int().min(0).default(10000).describe('SSH keepalive interval (0 = off); a dead server is detected after `keepaliveCountMax` missed replies, also during transfers.'),
+  keepaliveCountMax: z.number().int().min(1).default(3).describe('Missed keepalive replies before the connection counts as dead.'),
+  idleCloseMs: z.number().int().min(0).default(60000).describe('Close the connection after this long without operations (0 = keep open); it is reopened on demand.'),
+  reconnectAttempts: z.number().int().min(1).default(5).describe('Connect attempts per operation before giving up with DROP_CONNECT.'),
+  reconnectInitialDelayMs: z.number().int().min(0).default(500).describe('Delay before the second connect attempt; doubled after each failure.'),
+  reconnectMaxDelayMs: z.number().int().min(0).default(30000).describe('Upper bound of the delay between connect attempts.'),
+  endTimeoutMs: z.number().int().min(100).default(5000).describe('How long a graceful `end()` may take before the socket is destroyed.'),
+  posixRename: z.enum(['auto', 'never']).default('auto')
+    .describe('`auto`: replace files atomically with `posix-rename@openssh.com` when the server advertises it; `never`: always use the documented fallback.'),
+}).refine((o) => o.password !== undefined || o.privateKey !== undefined || o.privateKeyPath !== undefined, {
+  error: 'one of password, privateKey or privateKeyPath is required',
+  path: ['password'],
+});
+
+export const dropOptionsSchema = z.discriminatedUnion('type', [localDropOptionsSchema, sftpDropOptionsSchema]);
+
+export type LocalDropOptions = z.output<typeof localDropOptionsSchema>;
+export type SftpDropOptions = z.output<typeof sftpDropOptionsSchema>;
+export type DropOptions = z.output<typeof dropOptionsSchema>;
+export type DropOptionsInput = z.input<typeof dropOptionsSchema>;

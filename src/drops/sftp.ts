@@ -1,0 +1,208 @@
+import { once } from 'node:events';
+import { posix } from 'node:path';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type SftpClient from 'ssh2-sftp-client';
+import { isWisbridgeError, type WisbridgeError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import {
+  assertPlainName, collisionName, dropError, temporaryNameFor,
+  type Drop, type DropEntry, type FolderRole, type WriteOptions, type WriteResult, type WriteSource,
+} from './drop.js';
+import type { SftpDropOptions } from './options.js';
+import { SftpConnection, isConnectionLost, withDeadline } from './sftp-connection.js';
+import { ByteCounter, toReadable } from './streams.js';
+
+const MAX_COLLISION_ATTEMPTS = 20;
+const POSIX_RENAME = 'posix-rename@openssh.com';
+
+type ErrorWithCode = Error & { code?: string | number };
+
+/** A drop on an SFTP server (ssh2-sftp-client over one connection; see sftp-connection.ts). */
+export class SftpDrop implements Drop {
+  readonly name: string;
+  readonly type = 'sftp' as const;
+  private readonly folders: Record<FolderRole, string>;
+  private readonly connection: SftpConnection;
+
+  constructor(private readonly options: SftpDropOptions, private readonly logger: Logger = silentLogger) {
+    this.name = options.name ?? 'sftp';
+    const at = (p: string) => (posix.isAbsolute(p) ? p : posix.join(options.root, p));
+    this.folders = { inbox: at(options.inbox), outbox: at(options.outbox), archive: at(options.archive), error: at(options.error) };
+    this.connection = new SftpConnection(options, this.name, logger);
+  }
+
+  /** Remote path of a folder role. */
+  folderPath(folder: FolderRole): string {
+    return this.folders[folder];
+  }
+
+  async list(folder: FolderRole, filter?: (name: string) => boolean): Promise<DropEntry[]> {
+    const dir = this.folders[folder];
+    const items = await this.connection.run(`list ${folder}`, (c) => c.list(dir), true).catch((e) => { throw this.fail(e, `cannot list ${folder} folder ${dir}`); });
+    return items
+      .filter((item) => item.type === '-' && (!filter || filter(item.name)))
+      .map((item) => ({ name: item.name, size: item.size, mtimeMs: item.modifyTime }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async stat(folder: FolderRole, name: string): Promise<DropEntry | undefined> {
+    assertPlainName(this.name, name);
+    const path = posix.join(this.folders[folder], name);
+    return this.connection.run(`stat ${folder}/${name}`, (c) => this.statPath(c, path, name), true)
+      .catch((e) => { throw this.fail(e, `cannot stat ${folder}/${name}`); });
+  }
+
+  async openRead(folder: FolderRole, name: string): Promise<Readable> {
+    assertPlainName(this.name, name);
+    const path = posix.join(this.folders[folder], name);
+    const release = this.connection.hold();
+    try {
+      const source = await this.connection.run(`open ${folder}/${name}`, async (c) => {
+        if (!(await this.statPath(c, path, name))) throw Object.assign(new Error(`no such file ${path}`), { code: 2 });
+        return c.createReadStream(path, {}) as Readable;
+      }, true);
+      const out = new PassThrough();
+      source.on('error', (error) => out.destroy(this.fail(error, `cannot read ${folder}/${name}`)));
+      out.on('close', () => { release(); if (!source.destroyed) source.destroy(); });
+      source.pipe(out);
+      return out;
+    } catch (error) {
+      release();
+      throw this.fail(error, `cannot open ${folder}/${name}`);
+    }
+  }
+
+  async writeAtomic(folder: FolderRole, name: string, source: WriteSource, options: WriteOptions = {}): Promise<WriteResult> {
+    assertPlainName(this.name, name);
+    const dir = this.folders[folder];
+    const temp = posix.join(dir, temporaryNameFor(name));
+    const target = posix.join(dir, name);
+    const release = this.connection.hold();
+    let uploaded = false;
+    try {
+      await this.connection.run(`mkdir ${folder}`, (c) => this.ensureFolder(c, dir), true);
+      if (!options.overwrite && (await this.stat(folder, name))) throw this.exists(folder, name);
+      const sink = await this.connection.run(`create ${folder}/${name}`, async (c) => c.createWriteStream(temp, { flags: 'wx', mode: 0o644 }) as Writable);
+      uploaded = true;
+      const counter = new ByteCounter();
+      const closed = once(sink, 'close');
+      await pipeline(toReadable(source), counter, sink);
+      await withDeadline(closed, this.options.operationTimeoutMs, () => dropError('TIMEOUT', this.name, `closing ${folder}/${name} timed out`));
+      const written = await this.connection.run(`stat ${folder}/${name}`, (c) => c.stat(temp), true);
+      if (written.size !== counter.bytes) {
+        throw dropError('DROP_IO', this.name, `size check failed for ${folder}/${name}: sent ${counter.bytes} bytes, the server has ${written.size}`);
+      }
+      await this.connection.run(`rename ${folder}/${name}`, (c, live) => this.commit(c, live.extensions, temp, target, folder, name, options.overwrite === true));
+      uploaded = false;
+      this.logger.debug({ drop: this.name, folder, file: name, size: written.size }, 'file written');
+      return { name, size: written.size };
+    } catch (error) {
+      if (uploaded) await this.connection.run(`cleanup ${folder}/${name}`, (c) => c.delete(temp, true)).catch(() => undefined);
+      throw this.fail(error, `cannot write ${folder}/${name}`);
+    } finally {
+      release();
+    }
+  }
+
+  async move(fromFolder: FolderRole, name: string, toFolder: FolderRole, toName: string = name): Promise<string> {
+    assertPlainName(this.name, name);
+    assertPlainName(this.name, toName);
+    const source = posix.join(this.folders[fromFolder], name);
+    const targetDir = this.folders[toFolder];
+    const finalName = await this.connection.run(`move ${fromFolder}/${name}`, async (c) => {
+      await this.ensureFolder(c, targetDir);
+      const now = new Date();
+      for (let attempt = 0; attempt <= MAX_COLLISION_ATTEMPTS; attempt += 1) {
+        const candidate = attempt === 0 ? toName : collisionName(toName, now, attempt);
+        const target = posix.join(targetDir, candidate);
+        if (await c.exists(target)) continue;
+        try {
+          // SFTP v3 rename (OpenSSH: link + unlink) fails when the target exists: never overwrites.
+          await c.rename(source, target);
+          return candidate;
+        } catch (error) {
+          if ((error as ErrorWithCode).code === 4 && (await c.exists(target))) continue;
+          throw error;
+        }
+      }
+      throw dropError('DROP_EXISTS', this.name, `cannot find a free name for ${name} in ${toFolder}`);
+    }).catch((e) => { throw this.fail(e, `cannot move ${fromFolder}/${name} to ${toFolder}`); });
+    this.logger.info({ drop: this.name, file: name, from: fromFolder, to: toFolder, as: finalName }, 'file moved');
+    return finalName;
+  }
+
+  async remove(folder: FolderRole, name: string): Promise<boolean> {
+    assertPlainName(this.name, name);
+    const path = posix.join(this.folders[folder], name);
+    return this.connection.run(`remove ${folder}/${name}`, async (c) => {
+      try {
+        await c.delete(path, false);
+        return true;
+      } catch (error) {
+        if ((error as ErrorWithCode).code === 2) return false;
+        throw error;
+      }
+    }).catch((e) => { throw this.fail(e, `cannot remove ${folder}/${name}`); });
+  }
+
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+
+  /**
+   * Makes the uploaded temp file visible under its final name. Overwrite: posix-rename (atomic replace) when
+   * advertised, otherwise remove + rename (not atomic: the name is briefly absent, never half-written).
+   * No overwrite: plain rename, which fails when the target exists.
+   */
+  private async commit(c: SftpClient, extensions: Record<string, string>, temp: string, target: string, folder: FolderRole, name: string, overwrite: boolean): Promise<void> {
+    if (overwrite) {
+      if (this.options.posixRename === 'auto' && extensions[POSIX_RENAME] !== undefined) {
+        await c.posixRename(temp, target);
+        return;
+      }
+      await c.delete(target, true);
+      await c.rename(temp, target);
+      return;
+    }
+    try {
+      await c.rename(temp, target);
+    } catch (error) {
+      if ((await c.exists(target)) !== false) throw this.exists(folder, name);
+      throw error;
+    }
+  }
+
+  private async statPath(c: SftpClient, path: string, name: string): Promise<DropEntry | undefined> {
+    try {
+      const s = await c.stat(path);
+      return s.isFile ? { name, size: s.size, mtimeMs: s.modifyTime } : undefined;
+    } catch (error) {
+      if ((error as ErrorWithCode).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  private async ensureFolder(c: SftpClient, dir: string): Promise<void> {
+    const kind = await c.exists(dir);
+    if (kind === 'd' || kind === 'l') return;
+    if (kind !== false) throw dropError('DROP_IO', this.name, `${dir} exists but is not a folder`);
+    await c.mkdir(dir, true);
+  }
+
+  private exists(folder: FolderRole, name: string): WisbridgeError {
+    return dropError('DROP_EXISTS', this.name, `${folder}/${name} already exists and overwrite was not requested`, undefined, { folder, file: name });
+  }
+
+  private fail(error: unknown, message: string): WisbridgeError {
+    if (isWisbridgeError(error)) return error;
+    const e = error as ErrorWithCode;
+    const reason = String(e?.message ?? error).replace(/^[\w>-]+: /, '');
+    if (e?.code === 3 || e?.code === 'EACCES' || /permission denied/i.test(reason)) {
+      return dropError('DROP_PERMISSION', this.name, `${message}: permission denied`, error);
+    }
+    if (e?.code === 2 || e?.code === 'ENOENT') return dropError('DROP_NOT_FOUND', this.name, `${message}: not found`, error);
+    if (isConnectionLost(error)) return dropError('DROP_CONNECT', this.name, `${message}: connection lost (${reason})`, error, { connectionLost: true });
+    return dropError('DROP_IO', this.name, `${message}: ${reason}`, error);
+  }
+}

@@ -1,0 +1,176 @@
+import { silentLogger, type Logger } from '../log.js';
+import { describeError } from '../errors.js';
+import { isTemporaryName, type Drop, type DropEntry, type FolderRole } from './drop.js';
+
+/** A file that finished arriving; `marker` is the marker file's name in marker mode. */
+export interface ReadyFile extends DropEntry {
+  marker?: string;
+}
+
+/** Same names and defaults as the drop options (options.ts), so parsed drop options can be passed as they are. */
+export interface WatcherOptions {
+  folder?: FolderRole;
+  stability?: 'settle' | 'marker';
+  settleMs?: number;
+  markerSuffixes?: string[];
+  pattern?: string | RegExp;
+  pollIntervalMs?: number;
+}
+
+const EVENT_DEBOUNCE_MS = 100;
+
+interface Observation {
+  size: number;
+  mtimeMs: number;
+  since: number;
+}
+
+/**
+ * Stable-file detection over a drop's inbox. `scanReady()` for batch runs, `watch(signal)` for continuous
+ * runs (polling, plus file events where the drop offers them). Temporary names, dot-files and marker files
+ * are never emitted; an unchanged file is emitted once for as long as it stays in the folder.
+ */
+export class StableFileWatcher {
+  private readonly folder: FolderRole;
+  private readonly mode: 'settle' | 'marker';
+  private readonly settleMs: number;
+  private readonly suffixes: string[];
+  private readonly pattern: RegExp | undefined;
+  private readonly pollIntervalMs: number;
+
+  constructor(private readonly drop: Drop, options: WatcherOptions = {}, private readonly logger: Logger = silentLogger) {
+    this.folder = options.folder ?? 'inbox';
+    this.mode = options.stability ?? 'settle';
+    this.settleMs = options.settleMs ?? 2000;
+    this.suffixes = (options.markerSuffixes ?? ['.ok', '.done']).map((s) => s.toLowerCase());
+    this.pattern = typeof options.pattern === 'string' ? new RegExp(options.pattern, 'i') : options.pattern;
+    this.pollIntervalMs = options.pollIntervalMs ?? 5000;
+  }
+
+  /** Whether a name is a candidate at all (not temporary, not a marker, matches the pattern). */
+  isCandidate(name: string): boolean {
+    if (isTemporaryName(name)) return false;
+    const lower = name.toLowerCase();
+    if (this.suffixes.some((suffix) => lower.endsWith(suffix))) return false;
+    return this.pattern === undefined || this.pattern.test(name);
+  }
+
+  /** One-shot: the files ready now. In settle mode this looks twice, `settleMs` apart. Errors propagate. */
+  async scanReady(signal?: AbortSignal): Promise<ReadyFile[]> {
+    const observed = new Map<string, Observation>();
+    const first = await this.evaluate(observed, Date.now());
+    if (this.mode === 'marker' || this.settleMs === 0 || observed.size === 0) return first.ready;
+    await sleep(this.settleMs, signal);
+    return (await this.evaluate(observed, Date.now())).ready;
+  }
+
+  /** Continuous: yields each ready file once, until the signal aborts. Listing errors are logged and retried. */
+  async *watch(signal?: AbortSignal): AsyncGenerator<ReadyFile> {
+    const observed = new Map<string, Observation>();
+    const emitted = new Map<string, string>();
+    const waker = new Waker();
+    let debounce: NodeJS.Timeout | undefined;
+    const stopEvents = this.drop.watchFolder?.(this.folder, () => {
+      debounce ??= setTimeout(() => { debounce = undefined; waker.wake(); }, EVENT_DEBOUNCE_MS);
+    });
+    try {
+      while (!signal?.aborted) {
+        let nextCheck = this.pollIntervalMs;
+        try {
+          const { ready, present, pendingIn } = await this.evaluate(observed, Date.now());
+          for (const name of [...emitted.keys()]) if (!present.has(name)) emitted.delete(name);
+          for (const file of ready) {
+            const signature = `${file.size}:${file.mtimeMs}`;
+            if (emitted.get(file.name) === signature) continue;
+            emitted.set(file.name, signature);
+            if (signal?.aborted) return;
+            yield file;
+          }
+          if (pendingIn !== undefined) nextCheck = Math.min(nextCheck, Math.max(pendingIn, 10));
+        } catch (error) {
+          this.logger.warn({ drop: this.drop.name, folder: this.folder, err: describeError(error) }, 'listing the drop failed; retrying at the next poll');
+        }
+        await waker.wait(nextCheck, signal);
+      }
+    } finally {
+      if (debounce) clearTimeout(debounce);
+      await stopEvents?.();
+    }
+  }
+
+  /** Callback form of watch(): handles one file at a time; resolves when the signal aborts. */
+  async run(onReady: (file: ReadyFile) => Promise<void> | void, signal?: AbortSignal): Promise<void> {
+    for await (const file of this.watch(signal)) await onReady(file);
+  }
+
+  private async evaluate(observed: Map<string, Observation>, now: number) {
+    const entries = await this.drop.list(this.folder);
+    const names = new Set(entries.map((e) => e.name.toLowerCase()));
+    const present = new Set<string>();
+    const ready: ReadyFile[] = [];
+    let pendingIn: number | undefined;
+    for (const entry of entries) {
+      if (!this.isCandidate(entry.name)) continue;
+      present.add(entry.name);
+      if (this.mode === 'marker') {
+        const suffix = this.suffixes.find((s) => names.has(`${entry.name.toLowerCase()}${s}`));
+        if (suffix === undefined) continue;
+        const marker = entries.find((e) => e.name.toLowerCase() === `${entry.name.toLowerCase()}${suffix}`)!.name;
+        ready.push({ ...entry, marker });
+        continue;
+      }
+      const before = observed.get(entry.name);
+      if (!before || before.size !== entry.size || before.mtimeMs !== entry.mtimeMs) {
+        observed.set(entry.name, { size: entry.size, mtimeMs: entry.mtimeMs, since: now });
+        if (this.settleMs === 0) ready.push(entry);
+        else pendingIn = Math.min(pendingIn ?? Infinity, this.settleMs);
+        continue;
+      }
+      const waited = now - before.since;
+      if (waited >= this.settleMs) ready.push(entry);
+      else pendingIn = Math.min(pendingIn ?? Infinity, this.settleMs - waited);
+    }
+    for (const name of [...observed.keys()]) if (!present.has(name)) observed.delete(name);
+    return { ready, present, pendingIn };
+  }
+}
+
+class Waker {
+  private resolve: (() => void) | undefined;
+  private pending = false;
+
+  wake(): void {
+    if (this.resolve) this.resolve();
+    else this.pending = true;
+  }
+
+  async wait(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.resolve = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.resolve = done;
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
