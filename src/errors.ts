@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   TIMEOUT: 'an operation took longer than its deadline',
   ABORTED: 'an operation was aborted by shutdown',
   INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter or item)',
+  INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter or item)',
   // file drops
   DROP_CONNECT: 'the drop (SFTP server) could not be reached',
   DROP_HOST_KEY: 'the SFTP host key is unknown or changed',

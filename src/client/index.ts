@@ -1,0 +1,8 @@
+export { WisClient, createClient, isFatalClientError, type ClientOptions, type CreateClientOptions, type Family, type MethodOf } from './client.js';
+export { resolveSecret, redact, type SecretSource } from './secret.js';
+export type { ClientEvent, RetryClass, CallOutcome } from './transport.js';
+export type { Page } from './list.js';
+export { WRITE_POLICIES, type WritePolicy, type VerifySpec } from './safety.js';
+export type {
+  BatchEndpointId, CallOptions, CountEndpointId, FailFastEndpointId, FiltersOf, ItemOf, ListEndpointId, ListOptions, RecordOf, ResultOf, WriteOptions, WriteOutcome,
+} from './types.js';

@@ -1,0 +1,295 @@
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import { WisbridgeError, type ErrorCode } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { backoffDelay, parseRetryAfter, sleep } from './backoff.js';
+import { redact } from './secret.js';
+
+/**
+ * How a request may be repeated when its outcome is unknown (sent, then the connection dropped or timed out):
+ * `read` and `repeatable` are repeated; `unsafe` is reported as UNCERTAIN_OUTCOME and never repeated.
+ * Answers that prove nothing was applied (429, 503, connection refused) are retried for every class.
+ */
+export type RetryClass = 'read' | 'repeatable' | 'unsafe';
+
+export type ClientEvent =
+  | { type: 'request-start'; endpoint: string; method: string; attempt: number }
+  | {
+      type: 'request-end';
+      endpoint: string;
+      method: string;
+      attempt: number;
+      /** Retries so far in this call (attempt - 1). */
+      retries: number;
+      /** HTTP status, undefined when no answer arrived. */
+      status: number | undefined;
+      durationMs: number;
+      /** `ok`: answer handed back; `retry`: another attempt follows; `error`: the call fails; `uncertain`: outcome unknown. */
+      result: 'ok' | 'retry' | 'error' | 'uncertain';
+      /** Network-level failure kind when no answer arrived (e.g. `reset`, `timeout`, `connect`). */
+      failure?: string;
+    };
+
+export interface TransportOptions {
+  /** Base URL of the service, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
+  baseUrl: string;
+  token: string;
+  /** Cap on open connections (undici's default is unlimited). */
+  connections?: number;
+  /** Idle keep-alive, kept below the server's idle timeout (Node servers: 5 s) to dodge the stale-socket race. */
+  keepAliveTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** Per attempt: time to the response headers, and between body chunks. */
+  requestTimeoutMs?: number;
+  maxAttempts?: number;
+  /** Bound on the whole call including retries and waits. */
+  maxRetryTimeMs?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Retry-After is honoured up to this many ms; a longer demand ends the retries. */
+  maxRetryAfterMs?: number;
+  /** Client-wide shutdown signal: aborts everything in flight and every wait. */
+  signal?: AbortSignal;
+  onEvent?: (event: ClientEvent) => void;
+  logger?: Logger;
+  random?: () => number;
+}
+
+export interface TransportRequest {
+  endpoint: string;
+  method: string;
+  /** Path with query string, relative to the base URL. */
+  path: string;
+  body?: unknown;
+  retry: RetryClass;
+  signal?: AbortSignal;
+  /** Absolute time (epoch ms) after which the call fails with TIMEOUT. */
+  deadline?: number;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body; undefined when the body was empty. */
+  json: unknown;
+  attempts: number;
+}
+
+/** Outcome of a failed call, in `WisbridgeError.details.outcome`. */
+export type CallOutcome = 'not-applied' | 'unknown';
+
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
+/** Errors raised before the request could reach the server: nothing was applied. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+function failureKind(error: unknown): { kind: string; sent: boolean } {
+  const code = (error as { code?: string } | undefined)?.code ?? '';
+  if (NOT_SENT_CODES.has(code)) return { kind: 'connect', sent: false };
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', sent: true };
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') return { kind: 'reset', sent: true };
+  return { kind: code || 'network', sent: true };
+}
+
+export class Transport {
+  readonly #token: string;
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #opts: Required<Omit<TransportOptions, 'signal' | 'onEvent' | 'random' | 'token' | 'baseUrl'>> &
+    Pick<TransportOptions, 'signal' | 'onEvent' | 'random'>;
+
+  constructor(options: TransportOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new WisbridgeError('CONFIG_INVALID', `the service base URL is not a valid URL: ${JSON.stringify(options.baseUrl)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new WisbridgeError('CONFIG_INVALID', `the service base URL must be http or https: ${url.origin}`);
+    }
+    this.#token = options.token;
+    this.#basePath = url.pathname.replace(/\/+$/, '');
+    this.#opts = {
+      connections: options.connections ?? 8,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 4_000,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      maxAttempts: options.maxAttempts ?? 10,
+      maxRetryTimeMs: options.maxRetryTimeMs ?? 120_000,
+      baseDelayMs: options.baseDelayMs ?? 100,
+      maxDelayMs: options.maxDelayMs ?? 5_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
+      logger: options.logger ?? silentLogger,
+      signal: options.signal,
+      onEvent: options.onEvent,
+      random: options.random,
+    };
+    this.#pool = new Pool(url.origin, {
+      connections: this.#opts.connections,
+      keepAliveTimeout: this.#opts.keepAliveTimeoutMs,
+      keepAliveMaxTimeout: this.#opts.keepAliveTimeoutMs,
+      keepAliveTimeoutThreshold: 1_000,
+      headersTimeout: this.#opts.requestTimeoutMs,
+      bodyTimeout: this.#opts.requestTimeoutMs,
+      connect: { timeout: this.#opts.connectTimeoutMs },
+    });
+  }
+
+  /** Closes the pool; with `force`, in-flight requests are destroyed instead of awaited. */
+  async close(force = false): Promise<void> {
+    if (force) await this.#pool.destroy();
+    else await this.#pool.close();
+  }
+
+  /** A secret-free description, so that logging the client never prints the token. */
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.#basePath, connections: this.#opts.connections };
+  }
+
+  async send(req: TransportRequest): Promise<TransportResponse> {
+    const started = Date.now();
+    const budgetEnd = started + this.#opts.maxRetryTimeMs;
+    const deadline = req.deadline;
+    const userSignals = [this.#opts.signal, req.signal].filter((s): s is AbortSignal => s !== undefined);
+    let lastProblem = '';
+    let lastOutcome: CallOutcome = 'not-applied';
+    let lastCode: ErrorCode = 'UNAVAILABLE';
+    let attempts = 0;
+
+    for (let attempt = 1; attempt <= this.#opts.maxAttempts; attempt++) {
+      this.#checkStop(req, userSignals, deadline, lastOutcome, attempt - 1);
+      attempts = attempt;
+      const result = await this.#attempt(req, attempt, userSignals, deadline);
+      if (result.kind === 'answer') return { ...result.response, attempts: attempt };
+
+      lastProblem = result.problem;
+      lastOutcome = result.outcome;
+      lastCode = result.code;
+      if (result.outcome === 'unknown' && req.retry === 'unsafe') {
+        this.#event(req, attempt, result.status, result.durationMs, 'uncertain', result.failure);
+        throw this.#error('UNCERTAIN_OUTCOME', req, `${result.problem}; the outcome is unknown and the request is not repeated`, attempt, 'unknown', result.status);
+      }
+      const wait = Math.max(backoffDelay(attempt, { ...this.#opts, random: this.#opts.random }), result.retryAfterMs ?? 0);
+      const tooLate = Date.now() + wait > Math.min(budgetEnd, deadline ?? Infinity);
+      const last = attempt === this.#opts.maxAttempts || tooLate || (result.retryAfterMs ?? 0) > this.#opts.maxRetryAfterMs;
+      this.#event(req, attempt, result.status, result.durationMs, last ? 'error' : 'retry', result.failure);
+      if (last) break;
+      this.#opts.logger.debug({ endpoint: req.endpoint, attempt, waitMs: wait, problem: result.problem }, 'retrying request');
+      try {
+        await sleep(wait, userSignals.length ? AbortSignal.any(userSignals) : undefined);
+      } catch {
+        this.#checkStop(req, userSignals, deadline, lastOutcome, attempt);
+      }
+    }
+    const outcomeText = lastOutcome === 'unknown' ? 'the outcome of the last attempt is unknown' : 'nothing was applied';
+    const code: ErrorCode = lastOutcome === 'unknown' ? 'UNCERTAIN_OUTCOME' : lastCode;
+    throw this.#error(code, req, `gave up after ${attempts} attempts (${lastProblem}); ${outcomeText}`, attempts, lastOutcome);
+  }
+
+  #checkStop(req: TransportRequest, userSignals: AbortSignal[], deadline: number | undefined, outcome: CallOutcome, attempts: number): void {
+    if (userSignals.some((s) => s.aborted)) throw this.#error('ABORTED', req, 'aborted by shutdown', attempts, outcome);
+    if (deadline !== undefined && Date.now() >= deadline) throw this.#error('TIMEOUT', req, 'the overall deadline passed', attempts, outcome);
+  }
+
+  async #attempt(req: TransportRequest, attempt: number, userSignals: AbortSignal[], deadline: number | undefined): Promise<AttemptResult> {
+    const t0 = performance.now();
+    const signals = [...userSignals];
+    if (deadline !== undefined) signals.push(AbortSignal.timeout(Math.max(1, deadline - Date.now())));
+    const signal = signals.length ? AbortSignal.any(signals) : undefined;
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    this.#opts.onEvent?.({ type: 'request-start', endpoint: req.endpoint, method: req.method, attempt });
+    let status: number | undefined;
+    try {
+      const res = await this.#pool.request({
+        path: this.#basePath + req.path,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: {
+          authorization: `Bearer ${this.#token}`,
+          accept: 'application/json',
+          'user-agent': 'wisbridge',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body,
+        signal,
+      });
+      status = res.statusCode;
+      const ms = () => performance.now() - t0;
+      if (RETRYABLE_STATUS.has(status)) {
+        await res.body.dump().catch(() => undefined);
+        const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+        // 429 and 503 are answers of a server that refused the request before processing it: nothing applied.
+        // 502 and 504 come from a gateway that may have passed the request on: the outcome is unknown.
+        const outcome: CallOutcome = status === 429 || status === 503 ? 'not-applied' : 'unknown';
+        const code: ErrorCode = status === 429 ? 'RATE_LIMITED' : 'UNAVAILABLE';
+        return { kind: 'failure', problem: `HTTP ${status}`, outcome, code, status, retryAfterMs, durationMs: ms() };
+      }
+      const text = await res.body.text();
+      if (status === 401) {
+        this.#event(req, attempt, status, ms(), 'error');
+        throw this.#error('AUTHENTICATION', req, `the service refused the token (401${this.#serviceMessage(text)})`, attempt, 'not-applied', status);
+      }
+      if (status >= 500) {
+        this.#event(req, attempt, status, ms(), req.method === 'GET' ? 'error' : 'uncertain');
+        const outcome: CallOutcome = req.method === 'GET' ? 'not-applied' : 'unknown';
+        throw this.#error(req.method === 'GET' ? 'UNAVAILABLE' : 'UNCERTAIN_OUTCOME', req, `HTTP ${status}${this.#serviceMessage(text)}`, attempt, outcome, status);
+      }
+      let json: unknown;
+      if (text.trim() !== '') {
+        try {
+          json = JSON.parse(text);
+        } catch {
+          this.#event(req, attempt, status, ms(), 'error');
+          const head = redact(text.slice(0, 60), this.#token);
+          throw this.#error('CONTRACT_VIOLATION', req, `HTTP ${status} answer is not JSON (starts ${JSON.stringify(head)})`, attempt, status < 300 ? 'unknown' : 'not-applied', status);
+        }
+      }
+      this.#event(req, attempt, status, ms(), 'ok');
+      return { kind: 'answer', response: { status, headers: res.headers, json } };
+    } catch (error) {
+      if (error instanceof WisbridgeError) throw error;
+      const ms = performance.now() - t0;
+      if (userSignals.some((s) => s.aborted) || (deadline !== undefined && Date.now() >= deadline)) {
+        this.#event(req, attempt, status, ms, 'error', 'aborted');
+        const outcome: CallOutcome = req.method === 'GET' ? 'not-applied' : 'unknown';
+        this.#checkStop(req, userSignals, deadline, outcome, attempt);
+      }
+      const { kind, sent } = failureKind(error);
+      const message = redact(error instanceof Error ? error.message : String(error), this.#token);
+      const outcome: CallOutcome = sent ? 'unknown' : 'not-applied';
+      return { kind: 'failure', problem: `${kind}: ${message}`, outcome, code: kind === 'timeout' ? 'TIMEOUT' : 'UNAVAILABLE', status, failure: kind, durationMs: ms };
+    }
+  }
+
+  #serviceMessage(text: string): string {
+    try {
+      const message = (JSON.parse(text) as { error?: { message?: unknown } })?.error?.message;
+      if (typeof message === 'string') return `: ${redact(message.slice(0, 200), this.#token)}`;
+    } catch {
+      /* not JSON: no message to add */
+    }
+    return '';
+  }
+
+  #event(req: TransportRequest, attempt: number, status: number | undefined, durationMs: number, result: 'ok' | 'retry' | 'error' | 'uncertain', failure?: string): void {
+    this.#opts.onEvent?.({ type: 'request-end', endpoint: req.endpoint, method: req.method, attempt, retries: attempt - 1, status, durationMs, result, ...(failure ? { failure } : {}) });
+  }
+
+  #error(code: ErrorCode, req: TransportRequest, message: string, attempts: number | undefined, outcome: CallOutcome, status?: number): WisbridgeError {
+    return new WisbridgeError(code, `${req.endpoint} (${req.method} ${req.path.split('?')[0]}): ${message}`, {
+      details: { endpoint: req.endpoint, outcome, ...(status === undefined ? {} : { status }), ...(attempts === undefined ? {} : { attempts }) },
+    });
+  }
+}
+
+type AttemptResult =
+  | { kind: 'answer'; response: Omit<TransportResponse, 'attempts'> }
+  | {
+      kind: 'failure';
+      problem: string;
+      outcome: CallOutcome;
+      code: ErrorCode;
+      status?: number;
+      retryAfterMs?: number;
+      failure?: string;
+      durationMs: number;
+    };

@@ -1,0 +1,63 @@
+import type { z } from 'zod';
+import type { EndpointId, endpoints } from '../contract/index.js';
+
+type Def<K extends EndpointId> = (typeof endpoints)[K];
+
+/** Endpoint ids by style, derived from the contract's table. */
+export type ListEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'list' ? K : never }[EndpointId];
+export type CountEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'count' ? K : never }[EndpointId];
+export type BatchEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'per-item' | 'fail-fast' ? K : never }[EndpointId];
+export type FailFastEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'fail-fast' ? K : never }[EndpointId];
+
+/** Typed filters of a list or count endpoint (what callers may pass; `page` is managed by the client). */
+export type FiltersOf<K extends ListEndpointId | CountEndpointId> = Def<K> extends { query: infer Q extends z.ZodType }
+  ? Omit<z.input<Q>, 'page'>
+  : never;
+export type RecordOf<K extends ListEndpointId> = Def<K> extends { record: infer R extends z.ZodType } ? z.infer<R> : never;
+/** One element of the write body of a batch endpoint. */
+export type ItemOf<K extends BatchEndpointId> = Def<K> extends { item: infer I extends z.ZodType } ? z.input<I> : never;
+/** One element of the write response of a batch endpoint. */
+export type ResultOf<K extends BatchEndpointId> = Def<K> extends { responseItem: infer R extends z.ZodType } ? z.infer<R> : never;
+
+/**
+ * The outcome of one item of a write, in one shape for 200, 207 and fail-fast 400 answers.
+ * `ok` false with `uncertain` true: the item was sent but whether it was applied is unknown.
+ */
+export interface WriteOutcome<R = Record<string, unknown>> {
+  /** The item's id, or its SKU (adjustments), or its index when it has neither. */
+  key: number | string;
+  /** Position of the item in the array given to the client. */
+  index: number;
+  ok: boolean;
+  /** Messages of the service (or of the client's request check); empty when ok. */
+  errors: string[];
+  uncertain?: boolean;
+  /** Confirmed by reading state back after an uncertain attempt. */
+  verified?: boolean;
+  /** Sent again after an attempt whose outcome was unknown and could not be confirmed. */
+  repeated?: boolean;
+  /** The fields the service returned for the item, without `errors` (empty when it answered nothing for it). */
+  returned: Partial<R>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Absolute deadline for the whole operation (epoch ms or Date). */
+  deadline?: number | Date;
+}
+
+export interface WriteOptions extends CallOptions {
+  /** Maximum items per request (default: the client's `batchSize`). */
+  batchSize?: number;
+  /** Batches in flight at once (default 1: in order). */
+  concurrency?: number;
+  /** Check items with the contract's request schema before sending (default true); bad items are not sent. */
+  validate?: boolean;
+  /** After an uncertain attempt, read state back to confirm (default true where the endpoint has a verifier). */
+  verifyUncertain?: boolean;
+}
+
+export interface ListOptions extends CallOptions {
+  /** Pages fetched at once in count-based mode; 1 (default) pages sequentially on `has_more`. */
+  concurrency?: number;
+}

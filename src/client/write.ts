@@ -1,0 +1,150 @@
+import type { z } from 'zod';
+import { endpoints } from '../contract/index.js';
+import { WisbridgeError, isWisbridgeError } from '../errors.js';
+import { deadlineOf, serviceMessage, type Core } from './core.js';
+import { WRITE_POLICIES, verifyApplied } from './safety.js';
+import type { BatchEndpointId, ItemOf, ResultOf, WriteOptions, WriteOutcome } from './types.js';
+import { describeIssues, parseResponse } from './validate.js';
+
+/** Statuses after which halving the batch can isolate the items at fault (nothing was applied). */
+const BISECTABLE = new Set([400, 413, 422]);
+
+interface Entry {
+  index: number;
+  key: number | string;
+  body: unknown;
+}
+
+function keyOf(item: unknown, index: number): number | string {
+  const o = item as { id?: unknown; product_code?: unknown } | null;
+  if (typeof o?.id === 'number') return o.id;
+  if (typeof o?.product_code === 'string') return o.product_code;
+  return index;
+}
+
+/**
+ * Sends items in batches and returns one outcome per item, in input order. Fatal problems (authentication,
+ * contract violation, service unavailable after retries, deadline, shutdown) are thrown as WisbridgeError
+ * with `details.outcomes` (items settled so far, the batch in flight as uncertain when it may have applied)
+ * and `details.notSent` (indexes never sent).
+ */
+export async function runWrite<K extends BatchEndpointId>(
+  core: Core,
+  endpoint: K,
+  items: readonly ItemOf<K>[],
+  options: WriteOptions = {},
+): Promise<WriteOutcome<ResultOf<K>>[]> {
+  const def = endpoints[endpoint];
+  const policy = WRITE_POLICIES[endpoint];
+  const deadline = deadlineOf(core, options);
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? core.batchSize));
+  const outcomes: (WriteOutcome<ResultOf<K>> | undefined)[] = new Array(items.length);
+  const entries: Entry[] = [];
+
+  items.forEach((item, index) => {
+    const key = keyOf(item, index);
+    if (options.validate === false) return entries.push({ index, key, body: item });
+    const parsed = (def.item as z.ZodType).safeParse(item);
+    if (parsed.success) entries.push({ index, key, body: parsed.data });
+    else outcomes[index] = { key, index, ok: false, errors: describeIssues(parsed.error), returned: {} };
+  });
+
+  const settle = (e: Entry, o: Omit<WriteOutcome<ResultOf<K>>, 'key' | 'index'>) => {
+    outcomes[e.index] = { key: e.key, index: e.index, ...o };
+  };
+  const uncertain = (batch: Entry[], message: string, repeated: boolean) => {
+    for (const e of batch) settle(e, { ok: false, uncertain: true, errors: [message], returned: {}, ...(repeated ? { repeated } : {}) });
+  };
+
+  const onUnknown = async (batch: Entry[], error: WisbridgeError, sentAt: Date, repeated: boolean): Promise<void> => {
+    let pending = batch;
+    let note = error.message;
+    if (policy.verify && options.verifyUncertain !== false) {
+      const ids = batch.map((e) => e.key).filter((k): k is number => typeof k === 'number');
+      try {
+        const confirmed = await verifyApplied(core, policy.verify, ids, sentAt, { signal: options.signal, deadline });
+        for (const e of batch) if (confirmed.has(e.key as number)) settle(e, { ok: true, verified: true, errors: [], returned: {}, ...(repeated ? { repeated } : {}) });
+        pending = batch.filter((e) => !confirmed.has(e.key as number));
+        note = `${error.message}; reading state back did not confirm it`;
+      } catch (verifyError) {
+        if (isWisbridgeError(verifyError, 'AUTHENTICATION') || isWisbridgeError(verifyError, 'ABORTED')) {
+          uncertain(pending, error.message, repeated);
+          throw verifyError;
+        }
+        note = `${error.message}; reading state back failed too`;
+      }
+      if (policy.resendUnconfirmed && !repeated && pending.length > 0) return send(pending, true);
+    }
+    uncertain(pending, note, repeated);
+  };
+
+  const send = async (batch: Entry[], repeated = false): Promise<void> => {
+    const sentAt = new Date();
+    let res;
+    try {
+      res = await core.transport.send({
+        endpoint, method: def.method, path: def.path, retry: policy.retry,
+        body: { [def.bodyKey]: batch.map((e) => e.body) }, signal: options.signal, deadline,
+      });
+    } catch (error) {
+      if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) return onUnknown(batch, error, sentAt, repeated);
+      if (isWisbridgeError(error) && error.details?.outcome === 'unknown') uncertain(batch, error.message, repeated);
+      throw error;
+    }
+    if (res.status >= 200 && res.status < 300) {
+      let answered: Record<string, unknown>[];
+      try {
+        const body = parseResponse(endpoint, def.response, res.json) as Record<string, unknown>;
+        answered = body[def.bodyKey] as Record<string, unknown>[];
+        if (answered.length !== batch.length) {
+          throw new WisbridgeError('CONTRACT_VIOLATION', `${endpoint}: the service answered ${answered.length} items for ${batch.length} sent`, { details: { endpoint } });
+        }
+      } catch (error) {
+        uncertain(batch, error instanceof Error ? error.message : String(error), repeated);
+        throw error;
+      }
+      batch.forEach((e, i) => {
+        const { errors, ...returned } = answered[i];
+        const list = Array.isArray(errors) ? (errors as string[]) : [];
+        settle(e, { ok: list.length === 0, errors: list, returned: returned as Partial<ResultOf<K>>, ...(repeated ? { repeated } : {}) });
+      });
+      return;
+    }
+    const message = serviceMessage(res.json, res.status);
+    if (BISECTABLE.has(res.status) && batch.length > 1) {
+      const half = Math.ceil(batch.length / 2);
+      await send(batch.slice(0, half), repeated);
+      await send(batch.slice(half), repeated);
+      return;
+    }
+    const text = BISECTABLE.has(res.status) ? message : `HTTP ${res.status}: ${message}`;
+    for (const e of batch) settle(e, { ok: false, errors: [text], returned: {}, ...(repeated ? { repeated } : {}) });
+  };
+
+  const batches: Entry[][] = [];
+  for (let i = 0; i < entries.length; i += batchSize) batches.push(entries.slice(i, i + batchSize));
+  let fatal: unknown;
+  let nextBatch = 0;
+  const worker = async () => {
+    while (fatal === undefined && nextBatch < batches.length) {
+      const batch = batches[nextBatch++];
+      try {
+        await send(batch);
+      } catch (error) {
+        fatal ??= error;
+      }
+    }
+  };
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+  await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+
+  if (fatal !== undefined) {
+    const settled = outcomes.filter((o): o is WriteOutcome<ResultOf<K>> => o !== undefined);
+    const notSent = items.map((_, i) => i).filter((i) => outcomes[i] === undefined);
+    if (isWisbridgeError(fatal)) {
+      throw new WisbridgeError(fatal.code, fatal.message, { cause: fatal, details: { ...fatal.details, outcomes: settled, notSent } });
+    }
+    throw fatal;
+  }
+  return outcomes as WriteOutcome<ResultOf<K>>[];
+}
