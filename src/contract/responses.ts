@@ -23,7 +23,11 @@ export const failFastAcknowledgeResult = z.looseObject({ id: z.number().int(), a
 /** change-status response shape is "not shown": the emulator answers {id, picking_status, errors}. */
 export const changeStatusResult = z.looseObject({ id: itemId, picking_status: z.string().nullable(), errors: itemErrors });
 export const failedResult = z.looseObject({ id: itemId, tpl_status: z.string().nullable(), errors: itemErrors });
-export const shipResult = z.looseObject({ id: z.number().int(), shipped_at: isoDateTime });
+/**
+ * `shipped_at` is null while a `ship_all_together` shipment is held (not every item shipped yet). The emulator also
+ * sends `split_shipment_id` / `deferred_shipment_id` when a ship created one.
+ */
+export const shipResult = z.looseObject({ id: z.number().int(), shipped_at: isoDateTime.nullable() });
 export const inboundReceiveResult = z.looseObject({ id: z.number().int(), state: z.string() });
 export const receiveResult = z.looseObject({ id: itemId, errors: itemErrors });
 export const ssccResponse = z.looseObject({

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { isoDate } from '../contract/index.js';
+import { FAMILIES, type Db } from './db.js';
+import { faultsSchema, type FaultInjector } from './faults.js';
+import { HttpError, outTime, toIssues } from './http.js';
+import type { Scale } from './seed.js';
+
+export const tokenRequest = z.strictObject({
+  warehouses: z.array(z.number().int().positive()).min(1).max(100),
+  /** Seconds; negative mints an already expired token (for 401 tests). */
+  expires_in: z.number().int().min(-86_400).max(10 * 365 * 86_400).default(3600),
+});
+export const resetRequest = z.strictObject({
+  seed: z.number().int().min(0).default(1),
+  scale: z.enum(['small', 'medium', 'large']).default('small'),
+  today: isoDate.optional(),
+});
+
+export function parseAdmin<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw new HttpError(400, 'invalid_body', 'the admin request body is invalid', toIssues(parsed.error.issues));
+  return parsed.data;
+}
+
+export function parseFaults(body: unknown) {
+  return parseAdmin(faultsSchema, body);
+}
+
+export interface AdminHooks {
+  db: Db;
+  faults: FaultInjector;
+  today(): string;
+  deprecations: { field: string; message: string; at: string }[];
+  mintToken(warehouses: number[], expiresIn: number): string;
+  reset(seed: number, scale: Scale, today?: string): void;
+}
+
+/** The internal view for tests and demos (`GET /_admin/state`); `?only=a,b` limits it to some sections. */
+export function stateView(h: AdminHooks, only: string | null): Record<string, unknown> {
+  const want = only ? new Set(only.split(',')) : null;
+  const wanted = (k: string) => want === null || want.has(k);
+  const out: Record<string, unknown> = {
+    today: h.today(),
+    seed: Number((h.db.prepare(`SELECT value FROM meta WHERE key = 'seed'`).get() as { value: string } | undefined)?.value ?? 0),
+    scale: (h.db.prepare(`SELECT value FROM meta WHERE key = 'scale'`).get() as { value: string } | undefined)?.value ?? null,
+    faults: h.faults.faults,
+    deprecations: h.deprecations,
+  };
+  if (wanted('warehouses')) {
+    out.warehouses = (h.db.prepare('SELECT * FROM warehouses ORDER BY id').all() as Record<string, unknown>[]).map((w) => ({
+      id: w.id, code: w.code, name: w.name, lot_inventory: w.lot_inventory === 1, companies: JSON.parse(w.companies as string), default_company: w.default_company,
+    }));
+  }
+  if (wanted('products')) {
+    out.products = (h.db.prepare('SELECT id, code, type, lot_tracked, serial_tracked, updated_at FROM products ORDER BY id').all() as Record<string, unknown>[])
+      .map((p) => ({ ...p, lot_tracked: p.lot_tracked === 1, serial_tracked: p.serial_tracked === 1, updated_at: outTime(p.updated_at as string) }));
+  }
+  if (wanted('inventory')) {
+    out.inventory = (h.db.prepare(`SELECT i.warehouse_id, i.company_code, p.code AS product_code, i.lot_number, i.quantity FROM inventory i
+      JOIN products p ON p.id = i.product_id ORDER BY i.warehouse_id, i.company_code, p.code, i.lot_number`).all() as Record<string, unknown>[])
+      .map((i) => ({ ...i, lot_number: i.lot_number === '' ? null : i.lot_number }));
+  }
+  const lines = h.db.prepare(`SELECT l.id, l.record_id, p.code AS product_code, l.quantity, l.done_quantity, l.damaged_quantity, l.lot_number
+    FROM lines l JOIN products p ON p.id = l.product_id WHERE l.record_id IN (SELECT id FROM records WHERE family = ?) ORDER BY l.id`);
+  for (const family of FAMILIES) {
+    if (!wanted(family)) continue;
+    const byRecord = new Map<number, Record<string, unknown>[]>();
+    for (const l of lines.all(family) as (Record<string, unknown> & { record_id: number })[]) {
+      const { record_id, ...rest } = l;
+      const list = byRecord.get(record_id) ?? [];
+      list.push(rest);
+      byRecord.set(record_id, list);
+    }
+    out[family] = (h.db.prepare(`SELECT * FROM records WHERE family = ? ORDER BY id`).all(family) as Record<string, unknown>[]).map((r) => ({
+      id: r.id, number: r.number, warehouse_id: r.warehouse_id, company_code: r.company_code, state: r.state, list_status: r.list_status,
+      acknowledged_at: outTime(r.acknowledged_at as string | null), shipped_at: outTime(r.shipped_at as string | null),
+      picking_status: r.picking_status, tpl_status: r.tpl_status, tpl_error: r.tpl_error, origin_id: r.origin_id, origin_kind: r.origin_kind,
+      carrier_code: r.carrier_code, service_code: r.service_code, tracking_numbers: JSON.parse(r.tracking as string),
+      updated_at: outTime(r.updated_at as string), lines: byRecord.get(r.id as number) ?? [],
+    }));
+  }
+  if (wanted('adjustments')) out.adjustments = h.db.prepare('SELECT * FROM adjustments ORDER BY id').all();
+  if (wanted('counts')) {
+    out.counts = (h.db.prepare('SELECT * FROM counts ORDER BY id').all() as Record<string, unknown>[]).map((c) => ({ ...c, items: JSON.parse(c.items as string) }));
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** The five listed families share one `records` table; `family` tells them apart and ids are global. */
+export const FAMILIES = ['customer_shipments', 'outbound_transfers', 'inbound_transfers', 'supplier_shipments', 'customer_return_shipments'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS warehouses (
+  id INTEGER PRIMARY KEY, code TEXT NOT NULL, name TEXT NOT NULL, lot_inventory INTEGER NOT NULL,
+  companies TEXT NOT NULL, default_company TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS products (
+  id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, type TEXT NOT NULL,
+  lot_tracked INTEGER NOT NULL, serial_tracked INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS products_type_id ON products (type, id);
+CREATE INDEX IF NOT EXISTS products_type_updated ON products (type, updated_at);
+CREATE TABLE IF NOT EXISTS inventory (
+  warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL, product_id INTEGER NOT NULL, lot_number TEXT NOT NULL,
+  quantity REAL NOT NULL, PRIMARY KEY (warehouse_id, company_code, product_id, lot_number)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS records (
+  id INTEGER PRIMARY KEY, family TEXT NOT NULL, number TEXT NOT NULL, warehouse_id INTEGER NOT NULL,
+  company_code TEXT NOT NULL, state TEXT NOT NULL, list_status TEXT NOT NULL, planned_date TEXT NOT NULL,
+  updated_at TEXT NOT NULL, carrier_code TEXT NOT NULL, service_code TEXT NOT NULL, acknowledged_at TEXT,
+  shipped_at TEXT, picking_status TEXT, tpl_status TEXT, tpl_error TEXT, origin_id INTEGER, origin_kind TEXT,
+  tracking TEXT NOT NULL DEFAULT '[]', doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS records_list ON records (family, warehouse_id, list_status, id);
+CREATE INDEX IF NOT EXISTS records_number ON records (family, number);
+CREATE INDEX IF NOT EXISTS records_updated ON records (family, warehouse_id, updated_at);
+CREATE INDEX IF NOT EXISTS records_origin ON records (origin_id);
+CREATE TABLE IF NOT EXISTS lines (
+  id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL, product_id INTEGER NOT NULL, quantity REAL NOT NULL,
+  done_quantity REAL NOT NULL DEFAULT 0, damaged_quantity REAL NOT NULL DEFAULT 0, lot_number TEXT, doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS lines_record ON lines (record_id);
+CREATE TABLE IF NOT EXISTS packages (
+  id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL, sscc TEXT NOT NULL, tracking_number TEXT, doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS packages_record ON packages (record_id);
+CREATE TABLE IF NOT EXISTS moves (
+  id INTEGER PRIMARY KEY, kind TEXT NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
+  product_id INTEGER NOT NULL, lot_number TEXT NOT NULL, quantity REAL NOT NULL, record_id INTEGER, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS adjustments (
+  id INTEGER PRIMARY KEY, move_id INTEGER NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
+  product_code TEXT NOT NULL, lot_number TEXT, quantity REAL NOT NULL, reason TEXT, reference TEXT, date TEXT,
+  created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS counts (
+  id INTEGER PRIMARY KEY, number TEXT NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
+  date TEXT NOT NULL, reason TEXT NOT NULL, reference TEXT, items TEXT NOT NULL, created_at TEXT NOT NULL);
+`;
+
+const TABLES = ['meta', 'warehouses', 'products', 'inventory', 'records', 'lines', 'packages', 'moves', 'adjustments', 'counts'];
+
+export function openDb(file: string): Db {
+  const db = new Database(file);
+  if (file !== ':memory:') {
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+  }
+  db.pragma('synchronous = NORMAL');
+  db.exec(SCHEMA);
+  return db;
+}
+
+export function clearDb(db: Db): void {
+  for (const t of TABLES) db.exec(`DELETE FROM ${t}`);
+}
+
+export function getMeta(db: Db, key: string): string | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+  return row?.value;
+}
+export function setMeta(db: Db, key: string, value: string): void {
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+}
+
+/** Listing status of a record from its internal state (the mapping of the interface's "Meaning of listing statuses"). */
+export function listStatus(family: Family, state: string, acknowledged: boolean): string {
+  const waiting = acknowledged ? 'open' : 'pending';
+  switch (family) {
+    case 'customer_shipments':
+    case 'outbound_transfers':
+      return state === 'assigned' ? waiting : state === 'shipped' ? 'done' : state;
+    case 'inbound_transfers':
+      return state === 'shipped' ? waiting : state;
+    case 'supplier_shipments':
+      return state === 'inbound' ? waiting : state === 'received' ? 'done' : state;
+    case 'customer_return_shipments':
+      return state === 'draft' ? waiting : state === 'received' || state === 'done' ? 'done' : state;
+  }
+}

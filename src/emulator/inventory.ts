@@ -1,0 +1,77 @@
+import type { AdjustmentItem, CycleCountRequest } from '../contract/index.js';
+import type { WriteContext } from './context.js';
+import { HttpError, ItemError, outTime } from './http.js';
+import type { WarehouseRow } from './store.js';
+
+/** The warehouse an inventory request applies to: required when the token is scoped to several warehouses. */
+function targetWarehouse(ctx: WriteContext, given: number | undefined): WarehouseRow {
+  if (given === undefined) {
+    if (ctx.scope.length > 1) throw new ItemError('warehouse is required: the token is scoped to several warehouses');
+    return ctx.store.warehouse(ctx.scope[0]!);
+  }
+  if (!ctx.scope.includes(given)) throw new ItemError(`warehouse ${given} not found`);
+  return ctx.store.warehouse(given);
+}
+
+function companyFor(warehouse: WarehouseRow, given: string | undefined, required: boolean): string {
+  const companies = JSON.parse(warehouse.companies) as string[];
+  if (given === undefined) {
+    if (required && companies.length > 1) throw new ItemError(`company_code is required: warehouse ${warehouse.id} has more than one company`);
+    return warehouse.default_company;
+  }
+  if (!companies.includes(given)) throw new ItemError(`company ${given} not found at warehouse ${warehouse.id}`);
+  return given;
+}
+
+export function adjust(ctx: WriteContext, item: AdjustmentItem) {
+  const { store } = ctx;
+  const warehouse = targetWarehouse(ctx, item.warehouse);
+  const company = companyFor(warehouse, item.company_code, true);
+  const product = store.goods(item.product_code);
+  const lot = store.lotFor(warehouse, product, item.lot_number);
+  const moveId = store.move('adjustment', warehouse.id, company, product, lot, item.quantity, null);
+  store.db.prepare(`INSERT INTO adjustments (move_id, warehouse_id, company_code, product_code, lot_number, quantity, reason, reference, date, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(moveId, warehouse.id, company, product.code, lot, item.quantity, item.reason ?? null, item.reference ?? null, item.date ?? null, store.now());
+  return { product_code: product.code, reference: item.reference ?? null, lot_number: lot, move_id: moveId, company_code: company, errors: null };
+}
+
+/** The per-item error answer of an adjustment that failed. */
+export function adjustmentError(raw: unknown, errors: string[]) {
+  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const s = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { product_code: s(r.product_code), reference: s(r.reference), lot_number: s(r.lot_number), move_id: null, company_code: s(r.company_code), errors };
+}
+
+/** A historical cycle count: recorded, on-hand stock is not changed. Any problem is a 400. */
+export function cycleCount(ctx: WriteContext, body: CycleCountRequest) {
+  const { store } = ctx;
+  const bad = (message: string) => new HttpError(400, 'invalid_count', message);
+  if (body.date >= ctx.today) throw bad(`date ${body.date} must be strictly earlier than today (${ctx.today})`);
+  let warehouse: WarehouseRow;
+  let company: string;
+  try {
+    warehouse = targetWarehouse(ctx, body.warehouse);
+    company = companyFor(warehouse, body.company_code, false);
+  } catch (error) {
+    throw bad((error as Error).message);
+  }
+  const problems: { path: string; message: string }[] = [];
+  body.items.forEach((line, i) => {
+    const product = store.product(line.product_code);
+    if (!product || product.type !== 'goods') return problems.push({ path: `items.${i}.product_code`, message: `SKU ${line.product_code} not found at warehouse ${warehouse.id}` });
+    try {
+      store.lotFor(warehouse, product, line.lot_number);
+    } catch (error) {
+      problems.push({ path: `items.${i}.lot_number`, message: (error as Error).message });
+    }
+    return undefined;
+  });
+  if (problems.length > 0) throw new HttpError(400, 'invalid_count', problems[0]!.message, problems);
+  const now = store.now();
+  const info = store.db.prepare('INSERT INTO counts (number, warehouse_id, company_code, date, reason, reference, items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    .run('', warehouse.id, company, body.date, body.reason, body.reference ?? null, JSON.stringify(body.items), now);
+  const id = Number(info.lastInsertRowid);
+  const number = `CC-${String(id).padStart(6, '0')}`;
+  store.db.prepare('UPDATE counts SET number = ? WHERE id = ?').run(number, id);
+  return { count: { id, reference: body.reference ?? null, number, create_date: outTime(now), company_code: company } };
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { EndpointDef } from '../contract/index.js';
+import type { ItemHandler, WriteContext } from './context.js';
+import { HttpError, ItemError, issueText, toIssues } from './http.js';
+import { adjust, adjustmentError } from './inventory.js';
+import { acknowledge, receiveInboundTransfer, receiveReturn, receiveSupplierShipment, shipTransfer } from './receipts.js';
+import { acknowledgeShipment, changeStatus, failShipment, shipShipment } from './shipments.js';
+
+export const WRITE_HANDLERS: Record<string, ItemHandler> = {
+  'customerShipments.acknowledge': acknowledgeShipment,
+  'customerShipments.changeStatus': changeStatus,
+  'customerShipments.ship': shipShipment,
+  'customerShipments.failed': failShipment('customer_shipments'),
+  'outboundTransfers.acknowledge': acknowledge('outbound_transfers', false),
+  'outboundTransfers.ship': shipTransfer,
+  'inboundTransfers.acknowledge': acknowledge('inbound_transfers', false),
+  'inboundTransfers.receive': receiveInboundTransfer,
+  'supplierShipments.acknowledge': acknowledge('supplier_shipments', true),
+  'supplierShipments.receive': receiveSupplierShipment,
+  'supplierShipments.failed': failShipment('supplier_shipments'),
+  'customerReturns.acknowledge': acknowledge('customer_return_shipments', true),
+  'customerReturns.receive': receiveReturn,
+  'inventory.adjustments': adjust,
+};
+
+const rawId = (raw: unknown): number | null => {
+  const id = (raw as { id?: unknown } | null)?.id;
+  return typeof id === 'number' && Number.isInteger(id) ? id : null;
+};
+
+/** The answer for a failed item of a per-item endpoint. */
+function errorItem(endpointId: string, raw: unknown, errors: string[]): Record<string, unknown> {
+  if (endpointId === 'inventory.adjustments') return adjustmentError(raw, errors);
+  const id = rawId(raw);
+  if (endpointId.endsWith('.acknowledge')) return { id, acknowledged_at: null, errors };
+  if (endpointId.endsWith('.changeStatus')) return { id, picking_status: null, errors };
+  if (endpointId.endsWith('.failed')) return { id, tpl_status: null, errors };
+  return { id, errors };
+}
+
+/** The array of a write body; anything but an object holding a non-empty, bounded array is a 400. */
+const envelope = (key: string, max: number) => z.object({ [key]: z.array(z.unknown()).min(1).max(max) });
+const envelopes = new Map<string, z.ZodType>();
+
+export function itemsOf(endpoint: EndpointDef, body: unknown, max: number): unknown[] {
+  const key = endpoint.bodyKey!;
+  let schema = envelopes.get(key);
+  if (!schema) envelopes.set(key, (schema = envelope(key, max)));
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new HttpError(400, 'invalid_body', `the body must be an object with a "${key}" array of 1 to ${max} items`, toIssues(parsed.error.issues));
+  return (parsed.data as Record<string, unknown[]>)[key]!;
+}
+
+/** Per-item endpoint: every item on its own (a savepoint each), 200 when all succeeded, 207 otherwise. */
+export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unknown[]): { status: number; body: unknown } {
+  const handler = WRITE_HANDLERS[endpoint.id]!;
+  const db = ctx.store.db;
+  const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
+  const results: Record<string, unknown>[] = [];
+  let failures = 0;
+  const all = db.transaction(() => {
+    for (const raw of items) {
+      const parsed = endpoint.item!.safeParse(raw);
+      if (!parsed.success) {
+        failures++;
+        results.push(errorItem(endpoint.id, raw, toIssues(parsed.error.issues).map(issueText)));
+        continue;
+      }
+      try {
+        results.push(savepoint(() => handler(ctx, parsed.data)));
+      } catch (error) {
+        if (!(error instanceof ItemError)) throw error;
+        failures++;
+        results.push(errorItem(endpoint.id, raw, [error.message]));
+      }
+    }
+  });
+  all.immediate();
+  return { status: failures === 0 ? 200 : 207, body: { [endpoint.bodyKey!]: results } };
+}
+
+/** Fail-fast endpoint: validate everything, apply everything in one transaction, or change nothing and answer 400. */
+export function runFailFast(ctx: WriteContext, endpoint: EndpointDef, items: unknown[]): { status: number; body: unknown } {
+  const key = endpoint.bodyKey!;
+  const parsedItems: unknown[] = [];
+  const issues: { path: string; message: string }[] = [];
+  items.forEach((raw, i) => {
+    const parsed = endpoint.item!.safeParse(raw);
+    if (parsed.success) parsedItems.push(parsed.data);
+    else issues.push(...toIssues(parsed.error.issues, [key, i]));
+  });
+  if (issues.length > 0) throw new HttpError(400, 'invalid_items', `no change was made: ${issues.length} problem(s) in the request`, issues);
+  const handler = WRITE_HANDLERS[endpoint.id]!;
+  const db = ctx.store.db;
+  const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
+  const all = db.transaction(() => {
+    const results: Record<string, unknown>[] = [];
+    parsedItems.forEach((item, i) => {
+      try {
+        results.push(savepoint(() => handler(ctx, item)));
+      } catch (error) {
+        if (!(error instanceof ItemError)) throw error;
+        issues.push({ path: `${key}.${i}`, message: error.message });
+      }
+    });
+    // throwing inside the transaction rolls back every item, including the ones that succeeded
+    if (issues.length > 0) throw new HttpError(400, 'invalid_items', `no change was made: ${issues.map((x) => x.message).join('; ').slice(0, 500)}`, issues);
+    return results;
+  });
+  return { status: 200, body: { [key]: all.immediate() } };
+}
