@@ -1,0 +1,97 @@
+import { request } from 'undici';
+import { WisClient, type ClientEvent, type ClientOptions } from '../../src/client/index.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+
+/** The real emulator over HTTP on loopback, with its admin API, for the client's tests. */
+export interface TestService {
+  emulator: RunningEmulator;
+  url: string;
+  token: string;
+  state(only?: string): Promise<AdminState>;
+  faults(faults: Record<string, unknown>): Promise<void>;
+  reset(): Promise<void>;
+  client(options?: Partial<ClientOptions>): WisClient & { events: ClientEvent[] };
+  close(): Promise<void>;
+}
+
+export interface AdminRecord {
+  id: number;
+  number: string;
+  warehouse_id: number;
+  state: string;
+  list_status: string;
+  acknowledged_at: string | null;
+  shipped_at: string | null;
+  picking_status: string | null;
+  tpl_status: string | null;
+  lines: { id: number; product_code: string; quantity: number; lot_number: string | null }[];
+}
+
+export interface AdminState {
+  today: string;
+  products: { id: number; code: string; type: string; lot_tracked: boolean; serial_tracked: boolean }[];
+  customer_shipments: AdminRecord[];
+  outbound_transfers: AdminRecord[];
+  inbound_transfers: AdminRecord[];
+  supplier_shipments: AdminRecord[];
+  customer_return_shipments: AdminRecord[];
+  adjustments: { id: number; product_code: string; quantity: number; reference: string | null; warehouse_id: number }[];
+  counts: { id: number; reference: string | null }[];
+}
+
+async function admin(url: string, method: 'GET' | 'PUT' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  const res = await request(`${url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`admin ${method} ${path}: ${res.statusCode} ${text}`);
+  return JSON.parse(text);
+}
+
+export async function startTestService(options: { scale?: 'small' | 'medium' | 'large'; seed?: number } = {}): Promise<TestService> {
+  const emulator = await startEmulator({ port: 0, seed: options.seed ?? 1, scale: options.scale ?? 'small', today: '2026-11-22' });
+  const token = emulator.mintToken([1]);
+  const clients: WisClient[] = [];
+  return {
+    emulator,
+    url: emulator.url,
+    token,
+    state: async (only) => (await admin(emulator.url, 'GET', `/_admin/state${only ? `?only=${only}` : ''}`)) as AdminState,
+    faults: async (faults) => {
+      await admin(emulator.url, 'PUT', '/_admin/faults', faults);
+    },
+    reset: async () => {
+      await admin(emulator.url, 'PUT', '/_admin/faults', {});
+      await admin(emulator.url, 'POST', '/_admin/reset', { seed: options.seed ?? 1, scale: options.scale ?? 'small' });
+    },
+    client(extra = {}) {
+      const events: ClientEvent[] = [];
+      const client = new WisClient({
+        baseUrl: emulator.url, token, baseDelayMs: 5, maxDelayMs: 50,
+        ...extra,
+        onEvent: (e) => {
+          events.push(e);
+          extra.onEvent?.(e);
+        },
+      });
+      clients.push(client);
+      return Object.assign(client, { events });
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close(true)));
+      await emulator.close();
+    },
+  };
+}
+
+/** Number of HTTP requests that reached the wire for an endpoint (one per attempt). */
+export function requestsTo(events: ClientEvent[], endpoint: string): number {
+  return events.filter((e) => e.type === 'request-start' && e.endpoint === endpoint).length;
+}
+
+/** Goods products that need neither a lot nor serial numbers. */
+export function plainProducts(state: AdminState): string[] {
+  return state.products.filter((p) => p.type === 'goods' && !p.lot_tracked && !p.serial_tracked).map((p) => p.code);
+}
