@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   // input files and rows
   FILE_UNREADABLE: 'an input file cannot be read or decoded',
   ROW_INVALID: 'a row cannot be mapped into a valid request',
+  FILE_LAYOUT: 'an input file lacks the columns or record types its mapping expects',
+  GROUPING_LIMIT: 'an input file holds more open documents or rows than its mapping allows',
   // the service
   CONTRACT_VIOLATION: 'a response of the service breaks the interface contract',
   AUTHENTICATION: 'the service refused the token (401)',
@@ -21,7 +23,6 @@ export const ERROR_CODES = {
   UNCERTAIN_OUTCOME: 'a write was sent but its outcome is unknown',
   TIMEOUT: 'an operation took longer than its deadline',
   ABORTED: 'an operation was aborted by shutdown',
-  INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter or item)',
   INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter or item)',
   // file drops
   DROP_CONNECT: 'the drop (SFTP server) could not be reached',

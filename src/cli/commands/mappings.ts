@@ -1,0 +1,49 @@
+import { parseCommandLine } from '../args.js';
+import { WisbridgeError } from '../../errors.js';
+import { checkMappings, formatProblem } from '../../mapping/index.js';
+import { mappingJsonSchema } from '../../mapping/json-schema.js';
+import { testSamples } from '../../mapping/sample-test.js';
+
+const HELP = `usage: wisbridge mappings <check|test|schema> [--dir mappings] [--update]
+
+  check    validate every definition in --dir; problems are printed as file:line:col (exit 1)
+  test     run each mapping on its samples and compare with the expected files beside them (exit 1 on a
+           difference, with a diff); --update rewrites the expected files
+  schema   print the JSON Schema of mapping definitions (schemas/mapping.schema.json)`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine(argv, { dir: { type: 'string' }, update: { type: 'boolean' }, help: { type: 'boolean' } }, true);
+  const [sub, ...extra] = positionals;
+  if (values.help || !sub) {
+    process.stdout.write(HELP + '\n');
+    return values.help ? 0 : 2;
+  }
+  if (extra.length) throw new WisbridgeError('USAGE', `unexpected arguments: ${extra.join(' ')}`);
+  const dir = values.dir ?? 'mappings';
+  if (sub === 'schema') {
+    process.stdout.write(mappingJsonSchema());
+    return 0;
+  }
+  if (sub !== 'check' && sub !== 'test') throw new WisbridgeError('USAGE', `unknown subcommand "${sub}" (check, test, schema)`);
+  const { mappings, problems } = await checkMappings(dir);
+  for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
+  if (sub === 'check') {
+    process.stdout.write(`${mappings.length} mapping(s) valid, ${problems.length} problem(s)\n`);
+    return problems.length ? 1 : 0;
+  }
+  const results = await testSamples(mappings, { update: values.update });
+  let failed = 0;
+  for (const r of results) {
+    if (r.ok) {
+      process.stdout.write(`ok    ${r.mapping}  ${r.sample}\n`);
+      continue;
+    }
+    failed++;
+    process.stdout.write(`FAIL  ${r.mapping}  ${r.sample}\n`);
+    process.stdout.write((r.error ? `  ${r.error}` : `  expected ${r.expected} (-) vs actual (+):\n${r.diff}`) + '\n');
+  }
+  const untested = mappings.filter((m) => !(m.definition.samples ?? []).length).map((m) => m.name);
+  if (untested.length) process.stdout.write(`no samples: ${untested.join(', ')}\n`);
+  process.stdout.write(`${results.length - failed} passed, ${failed} failed\n`);
+  return failed || problems.length ? 1 : 0;
+}

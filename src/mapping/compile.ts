@@ -1,0 +1,166 @@
+import type { Condition, FieldSpec, NodeSpec, ReferenceKind } from './definition-schema.js';
+import { compileParse, compileTransform, DefinitionError, Fail, type TextStep } from './values.js';
+
+/** Where a column reference points once the columns of a file are known. */
+export interface ColumnSlot { index: number; label: string }
+/** Resolves a column reference; throws DefinitionError (load time) or ColumnMissing (header of a file). */
+export type Binder = (ref: string | number, path: (string | number)[]) => ColumnSlot;
+
+export class ColumnMissing extends Error {}
+
+export interface BoundField {
+  readonly path: readonly string[];
+  /** Column label used in error messages ('' for constants). */
+  readonly label: string;
+  readonly ref?: { kind: ReferenceKind; keep: boolean };
+  /** The value, undefined (empty: the field is left out), or a Fail. */
+  get(row: readonly string[]): unknown;
+  raw(row: readonly string[]): string;
+}
+
+export type FieldInput = string | number | FieldSpec;
+type Tables = Record<string, Record<string, string>>;
+
+/** Compiles once at load (patterns, regexes, tables are checked here); binding to columns happens per file. */
+export function compileField(name: string, input: FieldInput, tables: Tables, path: (string | number)[]): (bind: Binder) => BoundField {
+  const spec: FieldSpec = typeof input === 'object' ? input : { column: input };
+  const sources = [spec.column !== undefined, spec.value !== undefined, spec.concat !== undefined].filter(Boolean).length;
+  if (sources > 1) throw new DefinitionError(`field "${name}": give only one of column, value, concat`, path);
+  if (sources === 0 && spec.default === undefined) throw new DefinitionError(`field "${name}" needs a column, a value, a concat or a default`, path);
+  if (spec.resolve && spec.check) throw new DefinitionError(`field "${name}": resolve and check exclude each other`, path);
+  const steps: TextStep[] = (spec.transforms ?? []).map((t, i) => compileTransform(t, tables, [...path, 'transforms', i]));
+  const parse = compileParse(spec, path);
+  const outPath = name.split('.');
+  const ref = spec.resolve ? { kind: spec.resolve, keep: false } : spec.check ? { kind: spec.check, keep: true } : undefined;
+  const constant = (v: string | number | boolean, where: string): unknown => {
+    if (typeof v !== 'string') return v;
+    if (v === '') return undefined;
+    const r = parse(v);
+    if (r instanceof Fail) throw new DefinitionError(`field "${name}": ${where} "${v}" ${r.reason}`, [...path, where]);
+    return r;
+  };
+  const fallback = spec.default === undefined ? undefined : constant(spec.default, 'default');
+  const split = spec.split;
+
+  return (bind) => {
+    let source: (row: readonly string[]) => string;
+    let label = '';
+    if (spec.value !== undefined) {
+      const v = constant(spec.value, 'value');
+      return { path: outPath, label, ref, get: () => v, raw: () => String(spec.value) };
+    } else if (spec.column !== undefined) {
+      const slot = bind(spec.column, [...path, 'column']);
+      const i = slot.index;
+      label = slot.label;
+      source = (row) => row[i] ?? '';
+    } else if (spec.concat) {
+      const parts = spec.concat.map((c, k) => (typeof c === 'object' ? { value: c.value } : { slot: bind(c, [...path, 'concat', k]) }));
+      const sep = spec.separator ?? '';
+      label = parts.map((p) => p.slot?.label).filter(Boolean).join('+');
+      source = (row) => {
+        let out = '';
+        let first = true;
+        for (const p of parts) {
+          const v = p.slot ? (row[p.slot.index] ?? '') : p.value!;
+          if (v === '') continue;
+          out += first ? v : sep + v;
+          first = false;
+        }
+        return out;
+      };
+    } else {
+      source = () => '';
+    }
+    const get = (row: readonly string[]): unknown => {
+      let s = source(row);
+      for (let k = 0; k < steps.length; k++) {
+        const r = steps[k](s);
+        if (r instanceof Fail) return r;
+        s = r;
+      }
+      if (s === '') return fallback;
+      if (split !== undefined) {
+        const out: unknown[] = [];
+        for (const part of s.split(split)) {
+          const p = part.trim();
+          if (p === '') continue;
+          const v = parse(p);
+          if (v instanceof Fail) return v;
+          out.push(v);
+        }
+        return out.length ? out : fallback;
+      }
+      return parse(s);
+    };
+    return { path: outPath, label, ref, get, raw: source };
+  };
+}
+
+export type RowTest = (row: readonly string[]) => boolean;
+
+export function compileConditions(input: Condition | Condition[] | undefined, path: (string | number)[], mode: 'all' | 'any'): ((bind: Binder) => RowTest) | undefined {
+  if (input === undefined) return undefined;
+  const list = Array.isArray(input) ? input : [input];
+  const tests = list.map((c, i) => compileCondition(c, Array.isArray(input) ? [...path, i] : path));
+  return (bind) => {
+    const bound = tests.map((t) => t(bind));
+    if (bound.length === 1) return bound[0];
+    return mode === 'all' ? (row) => bound.every((t) => t(row)) : (row) => bound.some((t) => t(row));
+  };
+}
+
+function compileCondition(c: Condition, path: (string | number)[]): (bind: Binder) => RowTest {
+  const checks: ((v: string) => boolean)[] = [];
+  if (c.equals !== undefined) checks.push((v) => v === c.equals);
+  if (c.not_equals !== undefined) checks.push((v) => v !== c.not_equals);
+  if (c.in) { const s = new Set(c.in); checks.push((v) => s.has(v)); }
+  if (c.not_in) { const s = new Set(c.not_in); checks.push((v) => !s.has(v)); }
+  if (c.empty !== undefined) checks.push((v) => (v.trim() === '') === c.empty);
+  if (c.matches !== undefined) {
+    let re: RegExp;
+    try { re = new RegExp(c.matches); } catch (e) { throw new DefinitionError(`invalid regular expression: ${(e as Error).message}`, [...path, 'matches']); }
+    checks.push((v) => re.test(v));
+  }
+  if (checks.length === 0) throw new DefinitionError('a condition needs at least one test (equals, not_equals, in, not_in, empty, matches)', path);
+  return (bind) => {
+    const i = bind(c.column, [...path, 'column']).index;
+    return (row) => {
+      const v = row[i] ?? '';
+      for (const t of checks) if (!t(v)) return false;
+      return true;
+    };
+  };
+}
+
+export interface BoundNode {
+  readonly key: BoundField[];
+  readonly when?: RowTest;
+  readonly optionalLevel: boolean;
+  readonly fields: BoundField[];
+  readonly lists: { name: string; node: BoundNode }[];
+}
+
+export function compileNode(spec: NodeSpec, tables: Tables, path: (string | number)[]): (bind: Binder) => BoundNode {
+  const keyRefs = spec.key === undefined ? [] : Array.isArray(spec.key) ? spec.key : [spec.key];
+  const keys = keyRefs.map((k, i) => compileField('key', { column: k, transforms: ['trim'] }, tables, [...path, 'key', ...(Array.isArray(spec.key) ? [i] : [])]));
+  const when = compileConditions(spec.when, [...path, 'when'], 'all');
+  const fields = Object.entries(spec.fields ?? {}).map(([name, f]) => compileField(name, f as FieldInput, tables, [...path, 'fields', name]));
+  const lists = Object.entries(spec.lists ?? {}).map(([name, n]) => ({ name, node: compileNode(n, tables, [...path, 'lists', name]) }));
+  if (spec.optional_level) {
+    if (keys.length === 0) throw new DefinitionError('optional_level needs a key', [...path, 'optional_level']);
+    if (lists.length !== 1) throw new DefinitionError('optional_level needs exactly one nested list', [...path, 'optional_level']);
+  }
+  const names = new Set<string>();
+  for (const name of [...Object.keys(spec.fields ?? {}), ...Object.keys(spec.lists ?? {})]) {
+    const top = name.split('.')[0];
+    if (names.has(name)) throw new DefinitionError(`"${name}" is both a field and a list`, path);
+    names.add(top);
+  }
+  return (bind) => ({
+    key: keys.map((k) => k(bind)),
+    when: when?.(bind),
+    optionalLevel: spec.optional_level ?? false,
+    fields: fields.map((f) => f(bind)),
+    lists: lists.map((l) => ({ name: l.name, node: l.node(bind) })),
+  });
+}

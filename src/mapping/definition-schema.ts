@@ -1,0 +1,206 @@
+import { z } from 'zod';
+
+// The schema of a mapping definition file (YAML). Descriptions feed schemas/mapping.schema.json and docs/mapping.md.
+
+export const REFERENCE_KINDS = ['customerShipment', 'outboundTransfer', 'inboundTransfer', 'supplierShipment', 'customerReturn', 'product'] as const;
+
+export const INBOUND_DOCUMENTS = [
+  'customerShipments.ship', 'customerShipments.changeStatus', 'customerShipments.failed', 'customerShipments.acknowledge',
+  'outboundTransfers.ship', 'outboundTransfers.acknowledge',
+  'inboundTransfers.receive', 'inboundTransfers.acknowledge',
+  'supplierShipments.receive', 'supplierShipments.failed', 'supplierShipments.acknowledge',
+  'customerReturns.receive', 'customerReturns.acknowledge',
+  'inventory.adjustments', 'inventory.counts',
+] as const;
+
+export const EXPORT_DOCUMENTS = [
+  'customerShipments.list', 'outboundTransfers.list', 'inboundTransfers.list', 'supplierShipments.list', 'customerReturns.list', 'products.list',
+] as const;
+
+const columnRef = z
+  .union([z.string().min(1), z.number().int().min(1)])
+  .describe('A column: its header name (or a name from `columns` / `record_types`), or its 1-based position.');
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+export const conditionSchema = z
+  .strictObject({
+    column: columnRef,
+    equals: z.string().optional().describe('the raw value equals this text'),
+    not_equals: z.string().optional().describe('the raw value differs from this text'),
+    in: z.array(z.string()).optional().describe('the raw value is one of these'),
+    not_in: z.array(z.string()).optional().describe('the raw value is none of these'),
+    empty: z.boolean().optional().describe('true: the value is empty or blank; false: it is not'),
+    matches: z.string().optional().describe('the raw value matches this regular expression'),
+  })
+  .describe('A test on one raw cell value; every test given must hold.');
+
+const conditions = z.union([conditionSchema, z.array(conditionSchema)]);
+
+export const transformSchema = z
+  .union([
+    z.enum(['trim', 'trim_start', 'trim_end', 'upper', 'lower', 'collapse_spaces']),
+    z.strictObject({
+      pad: z.strictObject({
+        length: z.number().int().min(1),
+        char: z.string().length(1).default(' '),
+        side: z.enum(['left', 'right']).default('left'),
+      }),
+    }).describe('pad to a length (e.g. leading zeros)'),
+    z.strictObject({
+      substring: z.strictObject({ start: z.number().int().min(0).describe('0-based'), length: z.number().int().min(0).optional() }),
+    }).describe('keep part of the value'),
+    z.strictObject({
+      regex: z.strictObject({
+        pattern: z.string().describe('a regular expression; the value must match'),
+        group: z.union([z.number().int().min(0), z.string()]).default(1).describe('capture group kept (number or name)'),
+      }),
+    }).describe('extract with a regular expression; a value that does not match is a row error'),
+    z.strictObject({
+      replace: z.strictObject({ pattern: z.string(), with: z.string().default(''), regex: z.boolean().default(false) }),
+    }).describe('replace every occurrence of a text (or regular expression)'),
+    z.strictObject({
+      map: z.strictObject({
+        values: z.record(z.string(), z.string()),
+        default: z.string().optional().describe('used for values not in the table; without it an unknown value is a row error'),
+      }),
+    }).describe('a value map written inline'),
+    z.strictObject({
+      lookup: z.strictObject({ table: z.string().describe('a name under `tables`'), default: z.string().optional() }),
+    }).describe('a value map shared through `tables`'),
+  ])
+  .describe('A text transform, applied in order before typed parsing.');
+
+export const fieldSchema = z
+  .strictObject({
+    column: columnRef.optional().describe('the column the value comes from'),
+    value: scalar.optional().describe('a constant'),
+    concat: z.array(z.union([columnRef, z.strictObject({ value: z.string() })])).optional().describe('join several columns (and constants)'),
+    separator: z.string().optional().describe('separator for `concat`'),
+    transforms: z.array(transformSchema).optional(),
+    default: scalar.optional().describe('used when the (transformed) value is empty'),
+    split: z.string().optional().describe('split the value into a list on this separator (e.g. serial numbers); empty parts are dropped'),
+    type: z.enum(['string', 'integer', 'number', 'boolean', 'date', 'datetime']).optional().describe('typed parsing; default string'),
+    decimal: z.enum(['.', ',']).optional().describe('decimal separator for number/integer; default "."'),
+    thousands: z.enum(['', '.', ',', ' ', "'"]).optional().describe('thousands separator accepted for number/integer; default none'),
+    true: z.array(z.string()).optional().describe('words read as true (boolean); default true, yes, y, 1'),
+    false: z.array(z.string()).optional().describe('words read as false (boolean); default false, no, n, 0'),
+    format: z.string().optional().describe('date/datetime pattern, e.g. dd.MM.yyyy, yyyyMMdd, MM/dd/yyyy HH:mm; default ISO 8601'),
+    time_zone: z.string().optional().describe('IANA time zone of datetimes without an offset; default UTC'),
+    resolve: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id found through the API'),
+    check: z.enum(REFERENCE_KINDS).optional().describe('keep the value but require that it exists (e.g. a SKU check)'),
+    escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR; default from the dialect'),
+  })
+  .describe('One output field. A bare string is a column name, a bare number a column position.');
+
+export const fieldOrShorthand = z.union([columnRef, fieldSchema]);
+
+export interface NodeSpecInput {
+  key?: string | number | (string | number)[];
+  when?: z.input<typeof conditions>;
+  optional_level?: boolean;
+  fields?: Record<string, z.input<typeof fieldOrShorthand>>;
+  lists?: Record<string, NodeSpecInput>;
+}
+
+export const nodeSchema = z
+  .strictObject({
+    key: z.union([columnRef, z.array(columnRef).min(1)]).optional()
+      .describe('grouping key: rows with the same key form one element (one document at the top); without a key each row is its own element'),
+    when: conditions.optional().describe('only rows passing these tests contribute to this list'),
+    optional_level: z.boolean().optional()
+      .describe('when the key is empty, the row skips this level and its single nested list feeds this list directly (packages that are not on a pallet)'),
+    fields: z.record(z.string(), fieldOrShorthand).default({}).describe('output fields; a dotted name (lot.number) builds nested objects; header fields come from the first row of the group'),
+    get lists() {
+      return z.record(z.string(), nodeSchema).optional().describe('nested arrays (lines, packages, children, items, consumables)');
+    },
+  })
+  .describe('One level of the request: the document, or an element of a nested list.');
+
+export const dialectSchema = z
+  .strictObject({
+    delimiter: z.string().min(1).default(',').describe('field delimiter'),
+    quote: z.string().length(1).default('"'),
+    escape: z.string().length(1).default('"').describe('escape character inside quotes'),
+    encoding: z.enum(['utf-8', 'windows-1252', 'iso-8859-1']).default('utf-8')
+      .describe('input encoding; a UTF-8 byte order mark always wins (it is stripped and the file read as UTF-8)'),
+    bom: z.boolean().default(false).describe('exports: write a UTF-8 byte order mark'),
+    header: z.boolean().default(true).describe('the first row (after skip_lines) names the columns; false: positional columns'),
+    skip_lines: z.number().int().min(0).default(0).describe('lines skipped before the header / first row'),
+    comment: z.string().length(1).optional().describe('lines starting with this character are ignored'),
+    skip_empty_lines: z.boolean().default(true).describe('empty lines (and trailing empty lines) are ignored'),
+    record_delimiter: z.enum(['auto', 'lf', 'crlf']).default('auto').describe('line ending; exports use lf when auto'),
+    max_record_size: z.number().int().min(1024).default(1_048_576).describe('largest record in characters (an unclosed quote stops here)'),
+    escape_formulas: z.boolean().default(true).describe('exports: neutralize values starting with = + - @ tab or CR'),
+  })
+  .describe('The CSV dialect.');
+
+export const recordTypesSchema = z
+  .strictObject({
+    column: z.number().int().min(1).default(1).describe('position of the record-type code'),
+    types: z.record(
+      z.string(),
+      z.strictObject({
+        columns: z.array(z.string().min(1)).min(1).describe('names of this record type\'s columns by position (the type column included); unique across types'),
+        emit: z.boolean().optional().describe('rows of this type are mapped (default: the last type listed); others only set context'),
+      }),
+    ).describe('record types in nesting order (H before P before D): a record resets the context of the types after it'),
+  })
+  .describe('EDI-style files with several record types: each mapped row sees the columns of the records above it.');
+
+export const groupingSchema = z
+  .strictObject({
+    whole_file: z.boolean().default(false).describe('the whole file is one request, all or nothing (implied for inventory.counts); request.key must be absent'),
+    sorted: z.boolean().default(false).describe('true: the file is sorted by the document key; a document is complete when the key changes (only the current one is held)'),
+    max_open_documents: z.number().int().min(1).default(10_000).describe('unsorted files: most documents held at once before the file is refused'),
+    max_rows_per_document: z.number().int().min(1).default(100_000),
+  })
+  .describe('How rows are grouped into documents.');
+
+export const exportColumnSchema = fieldSchema
+  .omit({ column: true, concat: true, separator: true, transforms: true, split: true, resolve: true, check: true })
+  .extend({
+    name: z.string().min(1).describe('header name of the column'),
+    path: z.string().optional().describe('path in the record: a.b, list[0], codes[type=3pl_sku].value; with `rows`, `line.x` reads the current line'),
+    join: z.string().optional().describe('join an array value with this separator'),
+  })
+  .describe('One column of an export.');
+
+export const exportSchema = z
+  .strictObject({
+    rows: z.string().optional().describe('path of an array in each record: one row per element (e.g. lines), header fields repeated; without it one row per record'),
+    columns: z.array(exportColumnSchema).min(1).optional().describe('flat layout'),
+    header_record: z.strictObject({ type: z.string(), columns: z.array(exportColumnSchema).min(1) }).optional()
+      .describe('header/line layout: the header record (first column = type code)'),
+    line_record: z.strictObject({ type: z.string(), columns: z.array(exportColumnSchema).min(1) }).optional(),
+  })
+  .describe('How records become rows.');
+
+export const mappingDefinitionSchema = z
+  .strictObject({
+    name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/).optional().describe('defaults to the file name without .yaml'),
+    description: z.string().optional(),
+    document: z.enum([...INBOUND_DOCUMENTS, ...EXPORT_DOCUMENTS]).describe('the API write this file feeds, or the work list it exports'),
+    files: z.union([z.string(), z.array(z.string()).min(1)]).describe('file-name patterns (* and ? wildcards, case-insensitive)'),
+    dialect: dialectSchema.default(() => dialectSchema.parse({})),
+    columns: z.array(z.string().min(1)).optional().describe('names for positional columns (header: false)'),
+    record_types: recordTypesSchema.optional(),
+    skip: conditions.optional().describe('rows for which any of these tests holds are skipped'),
+    tables: z.record(z.string(), z.record(z.string(), z.string())).optional().describe('lookup tables for the lookup transform'),
+    grouping: groupingSchema.default(() => groupingSchema.parse({})),
+    request: nodeSchema.optional().describe('inbound: how rows become one request item (one document)'),
+    export: exportSchema.optional(),
+    samples: z.array(z.string()).optional().describe('sample files (relative to the mapping) checked by `wisbridge mappings test`; each has an expected file NAME.expected.json beside it'),
+  })
+  .describe('A wisbridge mapping definition.');
+
+export type MappingDefinition = z.output<typeof mappingDefinitionSchema>;
+export type NodeSpec = z.output<typeof nodeSchema>;
+export type FieldSpec = z.output<typeof fieldSchema>;
+export type Condition = z.output<typeof conditionSchema>;
+export type Transform = z.output<typeof transformSchema>;
+export type Dialect = z.output<typeof dialectSchema>;
+export type ExportColumn = z.output<typeof exportColumnSchema>;
+export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
+export type InboundDocument = (typeof INBOUND_DOCUMENTS)[number];
+export type ExportDocument = (typeof EXPORT_DOCUMENTS)[number];

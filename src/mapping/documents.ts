@@ -1,0 +1,151 @@
+import type { ReferenceKind } from './definition-schema.js';
+import type { BoundField, BoundNode } from './compile.js';
+import { Fail } from './values.js';
+
+/** One problem of one input line: carried to the result file. */
+export interface RowError {
+  line: number;
+  column?: string;
+  raw?: string;
+  message: string;
+}
+
+export interface PendingRef {
+  kind: ReferenceKind;
+  key: string;
+  target: Record<string, unknown>;
+  field: string;
+  keep: boolean;
+  line: number;
+  label: string;
+  raw: string;
+}
+
+type Obj = Record<string, unknown>;
+
+/** Where a built object came from, recorded only when an error must be located. */
+export interface Origin { line: number; row: readonly string[]; node: BoundNode }
+
+export interface DocState {
+  key: string;
+  item: Obj;
+  lines: number[];
+  rows: { line: number; row: readonly string[] }[];
+  errors: RowError[];
+  refs: PendingRef[];
+  index: Map<unknown[], Map<string, Obj>>;
+  trace?: Map<object, Origin>;
+}
+
+export function cellMessage(file: string, line: number, label: string, raw: string, reason: string): string {
+  return label ? `${file}, line ${line}, column ${label}: "${raw}" ${reason}` : `${file}, line ${line}: "${raw}" ${reason}`;
+}
+
+/** Evaluates a key (several columns joined); a Fail carries the failing field. */
+export function evalKey(fields: BoundField[], row: readonly string[]): string | { field: BoundField; fail: Fail } {
+  if (fields.length === 1) {
+    const v = fields[0].get(row);
+    return v instanceof Fail ? { field: fields[0], fail: v } : v === undefined ? '' : String(v);
+  }
+  let key = '';
+  for (const f of fields) {
+    const v = f.get(row);
+    if (v instanceof Fail) return { field: f, fail: v };
+    key += (v === undefined ? '' : String(v)) + '\u0001';
+  }
+  return key;
+}
+
+/** Builds request items from rows, following the bound node tree. */
+export class DocumentBuilder {
+  constructor(readonly root: BoundNode, readonly fileName: string) {}
+
+  start(key: string, trace = false): DocState {
+    const doc: DocState = { key, item: {}, lines: [], rows: [], errors: [], refs: [], index: new Map() };
+    if (trace) doc.trace = new Map();
+    return doc;
+  }
+
+  add(doc: DocState, row: readonly string[], line: number): void {
+    const first = doc.rows.length === 0;
+    doc.rows.push({ line, row });
+    doc.lines.push(line);
+    if (first) this.fill(doc, this.root, doc.item, row, line);
+    this.lists(doc, this.root, doc.item, row, line);
+  }
+
+  private fill(doc: DocState, node: BoundNode, obj: Obj, row: readonly string[], line: number): void {
+    doc.trace?.set(obj, { line, row, node });
+    const fields = node.fields;
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i];
+      const v = f.get(row);
+      if (v === undefined) continue;
+      if (v instanceof Fail) {
+        const raw = f.raw(row);
+        doc.errors.push({ line, column: f.label || undefined, raw, message: cellMessage(this.fileName, line, f.label, raw, v.reason) });
+        continue;
+      }
+      const target = setPath(obj, f.path, v);
+      if (f.ref) {
+        const field = f.path[f.path.length - 1];
+        if (Array.isArray(v)) {
+          doc.errors.push({ line, column: f.label, message: `${this.fileName}, line ${line}, column ${f.label}: a list cannot be resolved` });
+        } else {
+          doc.refs.push({ kind: f.ref.kind, key: String(v), target, field, keep: f.ref.keep, line, label: f.label, raw: f.raw(row) });
+        }
+      }
+    }
+  }
+
+  private lists(doc: DocState, node: BoundNode, obj: Obj, row: readonly string[], line: number): void {
+    for (const { name, node: child } of node.lists) {
+      if (child.when && !child.when(row)) continue;
+      this.addTo(doc, child, obj, name, row, line);
+    }
+  }
+
+  private addTo(doc: DocState, node: BoundNode, parent: Obj, name: string, row: readonly string[], line: number): void {
+    let arr = parent[name] as Obj[] | undefined;
+    if (!arr) parent[name] = arr = [];
+    if (node.key.length === 0) {
+      const el: Obj = {};
+      arr.push(el);
+      this.fill(doc, node, el, row, line);
+      this.lists(doc, node, el, row, line);
+      return;
+    }
+    const key = evalKey(node.key, row);
+    if (typeof key !== 'string') {
+      const raw = key.field.raw(row);
+      doc.errors.push({ line, column: key.field.label, raw, message: cellMessage(this.fileName, line, key.field.label, raw, key.fail.reason) });
+      return;
+    }
+    if (key === '' && node.optionalLevel) {
+      const inner = node.lists[0].node;
+      if (!inner.when || inner.when(row)) this.addTo(doc, inner, parent, name, row, line);
+      return;
+    }
+    let index = doc.index.get(arr);
+    if (!index) doc.index.set(arr, (index = new Map()));
+    let el = index.get(key);
+    if (!el) {
+      el = {};
+      arr.push(el);
+      index.set(key, el);
+      this.fill(doc, node, el, row, line);
+    }
+    this.lists(doc, node, el, row, line);
+  }
+}
+
+function setPath(obj: Obj, path: readonly string[], v: unknown): Obj {
+  let o = obj;
+  for (let i = 0; i < path.length - 1; i++) {
+    let next = o[path[i]] as Obj | undefined;
+    if (next === undefined || typeof next !== 'object') o[path[i]] = next = {};
+    o = next;
+  }
+  o[path[path.length - 1]] = v;
+  return o;
+}

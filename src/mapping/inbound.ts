@@ -1,0 +1,341 @@
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse, type CsvError, type Info } from 'csv-parse';
+import { LIMITS } from '../contract/index.js';
+import { WisbridgeError } from '../errors.js';
+import type { InboundDocument } from './definition-schema.js';
+import { ColumnMissing, type BoundNode, type RowTest } from './compile.js';
+import { createDecoder } from './decode.js';
+import { DocumentBuilder, type DocState, type RowError } from './documents.js';
+import type { Mapping } from './mapping.js';
+import { cachedResolver, describeKind, type ReferenceResolver } from './resolver.js';
+import { contractTarget, locateIssues } from './validate.js';
+
+/** One request item, validated against the contract, with the input lines it came from. */
+export interface MappedDocument {
+  endpoint: InboundDocument;
+  /** The document key (e.g. the order number); '' for one-row documents and whole-file requests. */
+  key: string;
+  item: Record<string, unknown>;
+  lines: number[];
+}
+/** Documents ready to send together; `body` is the request body for the endpoint. */
+export interface MappedBatch { kind: 'batch'; endpoint: InboundDocument; body: Record<string, unknown>; documents: MappedDocument[] }
+/** A document (or a lone row) refused before sending; every line it covers is reported. */
+export interface RejectedDocument { kind: 'rejected'; endpoint: InboundDocument; key: string; lines: number[]; errors: RowError[] }
+/** A row left out on purpose (a skip condition, a context record without detail rows). */
+export interface SkippedRow { kind: 'skipped'; line: number; reason: string }
+export type InboundOutcome = MappedBatch | RejectedDocument | SkippedRow;
+
+export interface MapInboundOptions {
+  /** File name used in error messages. */
+  fileName: string;
+  /** Needed when the mapping resolves references; wrapped in a cache for the run. */
+  resolver?: ReferenceResolver;
+  /** Items per request body (default 100, at most the contract's limit). */
+  maxBatchItems?: number;
+}
+
+function hasRefs(node: BoundNode): boolean {
+  return node.fields.some((f) => f.ref) || node.lists.some((l) => hasRefs(l.node));
+}
+
+/**
+ * Streams a CSV file through a mapping: rows are parsed, grouped, resolved, validated and batched. One bad row
+ * rejects only its document; file-level problems (undecodable CSV, missing columns, limits) throw WisbridgeError.
+ */
+export async function* mapInbound(source: Readable, mapping: Mapping, options: MapInboundOptions): AsyncGenerator<InboundOutcome> {
+  if (!mapping.inbound) throw new WisbridgeError('USAGE', `mapping "${mapping.name}" is an export, not an inbound mapping`);
+  const mapper = new InboundMapper(mapping, options);
+  const d = mapping.dialect;
+  const parser = parse({
+    delimiter: d.delimiter, quote: d.quote, escape: d.escape, bom: true, info: true,
+    comment: d.comment, comment_no_infix: true, from_line: d.skip_lines + 1,
+    skip_empty_lines: d.skip_empty_lines, skip_records_with_empty_values: d.skip_empty_lines,
+    max_record_size: d.max_record_size, relax_column_count: true, relax_quotes: true,
+    record_delimiter: d.record_delimiter === 'lf' ? '\n' : d.record_delimiter === 'crlf' ? '\r\n' : undefined,
+  });
+  const stages = d.encoding === 'utf-8' ? [source, parser, mapper] : [source, createDecoder(d.encoding), parser, mapper];
+  const done = pipeline(stages as [Readable, Transform, Transform]);
+  done.catch(() => undefined);
+  try {
+    for await (const outcome of mapper) yield outcome as InboundOutcome;
+  } catch (error) {
+    throw fileError(error, options.fileName);
+  } finally {
+    if (!mapper.readableEnded) mapper.destroy();
+  }
+  await done.catch((error) => {
+    throw fileError(error, options.fileName);
+  });
+}
+
+function fileError(error: unknown, fileName: string): unknown {
+  if (error instanceof WisbridgeError) return error;
+  const csv = error as CsvError & { lines?: number };
+  if (typeof csv?.code === 'string' && csv.code.startsWith('CSV_')) {
+    return new WisbridgeError('FILE_UNREADABLE', `${fileName}, line ${csv.lines ?? '?'}: ${csv.message}`, { cause: error });
+  }
+  return error;
+}
+
+class InboundMapper extends Transform {
+  private readonly file: string;
+  private readonly endpoint: InboundDocument;
+  private readonly target: ReturnType<typeof contractTarget>;
+  private readonly resolver?: ReferenceResolver;
+  private readonly maxBatch: number;
+  private root?: BoundNode;
+  private skip?: RowTest;
+  private width?: number;
+  private builder?: DocumentBuilder;
+  private prevEnd = 0;
+  private current?: DocState;
+  private readonly open = new Map<string, DocState>();
+  private readonly closedKeys = new Set<string>();
+  private pending: DocState[] = [];
+  private context?: string[];
+  private contextLines: number[] = [];
+
+  constructor(private readonly mapping: Mapping, options: MapInboundOptions) {
+    super({ objectMode: true, highWaterMark: 64 });
+    this.file = options.fileName;
+    this.endpoint = mapping.document as InboundDocument;
+    this.target = contractTarget(this.endpoint);
+    this.resolver = options.resolver && cachedResolver(options.resolver);
+    this.maxBatch = Math.min(Math.max(1, options.maxBatchItems ?? 100), LIMITS.maxItemsPerRequest);
+    const plan = mapping.inbound!;
+    if (plan.recordTypes || !mapping.dialect.header) this.bind(undefined);
+  }
+
+  private bind(header: string[] | undefined): void {
+    const bound = this.mapping.inbound!.bind(header);
+    this.root = bound.root;
+    this.skip = bound.skip;
+    this.width = bound.width;
+    this.builder = new DocumentBuilder(bound.root, this.file);
+    if (hasRefs(bound.root) && !this.resolver) {
+      throw new WisbridgeError('USAGE', `mapping "${this.mapping.name}" resolves references through the API: a resolver is needed`);
+    }
+  }
+
+  override _transform(chunk: { record: string[]; info: Info }, _enc: BufferEncoding, cb: TransformCallback): void {
+    try {
+      const { record, info } = chunk;
+      const end = info.lines;
+      let line = end;
+      if (end - this.prevEnd > 1) line = end - newlines(record);
+      this.prevEnd = end;
+      if (!this.root) {
+        this.bindHeader(record, line);
+        return cb();
+      }
+      const rt = this.mapping.inbound!.recordTypes;
+      if (rt) this.recordTyped(record, line);
+      else if (this.width !== undefined && !this.mapping.inbound!.recordTypes && this.mapping.dialect.header && record.length !== this.width) {
+        this.rejectLine(line, `${this.file}, line ${line}: ${record.length} fields, the header has ${this.width}`);
+      } else this.row(record, line, undefined);
+      if (this.pendingItems() >= this.maxBatch) this.finalize().then(() => cb(), cb);
+      else cb();
+    } catch (error) {
+      cb(error as Error);
+    }
+  }
+
+  override _flush(cb: TransformCallback): void {
+    try {
+      this.flushContext();
+      if (this.current) this.complete(this.current);
+      for (const doc of this.open.values()) this.complete(doc);
+      this.open.clear();
+      this.finalize().then(() => cb(), cb);
+    } catch (error) {
+      cb(error as Error);
+    }
+  }
+
+  private bindHeader(record: string[], line: number): void {
+    try {
+      this.bind(record);
+    } catch (error) {
+      if (error instanceof ColumnMissing) throw new WisbridgeError('FILE_LAYOUT', `${this.file}, line ${line}: ${error.message}`);
+      throw error;
+    }
+  }
+
+  private recordTyped(record: string[], line: number): void {
+    const rt = this.mapping.inbound!.recordTypes!;
+    const code = (record[rt.codeIndex] ?? '').trim();
+    const type = rt.types.get(code);
+    if (!type) {
+      this.rejectLine(line, `${this.file}, line ${line}: record type "${code}" is not one of ${[...rt.types.keys()].join(', ')}`);
+      return;
+    }
+    if (type.level === 0) this.flushContext();
+    const ctx = (this.context ??= new Array<string>(rt.width).fill(''));
+    ctx.fill('', rt.levelOffsets[type.level]);
+    for (let i = 0; i < type.count; i++) ctx[type.offset + i] = record[i] ?? '';
+    if (type.emit) {
+      const extra = this.contextLines;
+      this.contextLines = [];
+      const row = ctx.slice();
+      // Sibling detail types (items and consumables) must not see each other's last values.
+      for (const other of rt.types.values()) if (other.emit && other !== type) row.fill('', other.offset, other.offset + other.count);
+      this.row(row, line, extra);
+    } else {
+      this.contextLines.push(line);
+    }
+  }
+
+  private flushContext(): void {
+    for (const line of this.contextLines) this.push({ kind: 'skipped', line, reason: 'a context record without detail records' });
+    this.contextLines = [];
+  }
+
+  private row(row: readonly string[], line: number, extraLines: number[] | undefined): void {
+    if (this.skip && this.skip(row)) {
+      if (extraLines) for (const l of extraLines) this.push({ kind: 'skipped', line: l, reason: 'all its detail records were skipped' });
+      this.push({ kind: 'skipped', line, reason: 'skip condition' });
+      return;
+    }
+    const plan = this.mapping.inbound!;
+    const grouping = this.mapping.definition.grouping;
+    const root = this.root!;
+    let doc: DocState;
+    if (plan.wholeFile) {
+      doc = this.current ??= this.builder!.start('');
+    } else if (root.key.length === 0) {
+      doc = this.builder!.start('');
+      this.add(doc, row, line, extraLines);
+      this.complete(doc);
+      return;
+    } else {
+      const key = keyOf(root, row);
+      if (typeof key !== 'string') {
+        this.rejectLine(line, `${this.file}, line ${line}, column ${key.label}: "${key.raw}" ${key.reason}`, extraLines);
+        return;
+      }
+      if (grouping.sorted) {
+        if (this.current?.key !== key) {
+          if (this.current) {
+            this.closedKeys.add(this.current.key);
+            this.complete(this.current);
+          }
+          if (this.closedKeys.has(key)) {
+            this.current = undefined;
+            this.rejectLine(line, `${this.file}, line ${line}: document "${key}" appears again after other documents; the file is not sorted by its key (set grouping.sorted: false)`, extraLines, key);
+            return;
+          }
+          this.current = this.builder!.start(key);
+        }
+        doc = this.current;
+      } else {
+        let open = this.open.get(key);
+        if (!open) {
+          if (this.open.size >= grouping.max_open_documents) {
+            throw new WisbridgeError('GROUPING_LIMIT', `${this.file}, line ${line}: more than ${grouping.max_open_documents} documents open at once; sort the file by its key and set grouping.sorted: true, or raise grouping.max_open_documents`);
+          }
+          this.open.set(key, (open = this.builder!.start(key)));
+        }
+        doc = open;
+      }
+    }
+    this.add(doc, row, line, extraLines);
+  }
+
+  private add(doc: DocState, row: readonly string[], line: number, extraLines: number[] | undefined): void {
+    if (extraLines) doc.lines.push(...extraLines);
+    if (doc.rows.length >= this.mapping.definition.grouping.max_rows_per_document) {
+      if (doc.rows.length === this.mapping.definition.grouping.max_rows_per_document) {
+        doc.errors.push({ line, message: `${this.file}, line ${line}: the document has more than ${doc.rows.length} rows (grouping.max_rows_per_document)` });
+      }
+      doc.lines.push(line);
+      return;
+    }
+    this.builder!.add(doc, row, line);
+  }
+
+  private rejectLine(line: number, message: string, extraLines: number[] = [], key = ''): void {
+    this.push({ kind: 'rejected', endpoint: this.endpoint, key, lines: [...extraLines, line], errors: [{ line, message }] });
+  }
+
+  private complete(doc: DocState): void {
+    this.pending.push(doc);
+  }
+
+  private pendingItems(): number {
+    return this.pending.length;
+  }
+
+  private async finalize(): Promise<void> {
+    const docs = this.pending;
+    this.pending = [];
+    if (docs.length === 0) return;
+    await this.resolveRefs(docs);
+    const good: MappedDocument[] = [];
+    for (const doc of docs) {
+      doc.lines.sort((a, b) => a - b);
+      if (doc.errors.length === 0) {
+        const r = this.target.schema.safeParse(doc.item);
+        if (r.success) {
+          good.push({ endpoint: this.endpoint, key: doc.key, item: r.data as Record<string, unknown>, lines: doc.lines });
+          continue;
+        }
+        doc.errors.push(...locateIssues(doc, this.root!, this.file, r.error.issues));
+      }
+      this.push({ kind: 'rejected', endpoint: this.endpoint, key: doc.key, lines: doc.lines, errors: doc.errors });
+    }
+    if (good.length === 0) return;
+    const bodyKey = this.target.bodyKey;
+    if (!bodyKey) {
+      for (const d of good) this.push({ kind: 'batch', endpoint: this.endpoint, body: d.item, documents: [d] });
+      return;
+    }
+    this.push({ kind: 'batch', endpoint: this.endpoint, body: { [bodyKey]: good.map((d) => d.item) }, documents: good });
+  }
+
+  private async resolveRefs(docs: DocState[]): Promise<void> {
+    if (!this.resolver) return;
+    const byKind = new Map<string, Set<string>>();
+    for (const doc of docs) for (const ref of doc.refs) {
+      let s = byKind.get(ref.kind);
+      if (!s) byKind.set(ref.kind, (s = new Set()));
+      s.add(ref.key);
+    }
+    if (byKind.size === 0) return;
+    const found = new Map<string, ReadonlyMap<string, number>>();
+    for (const [kind, keys] of byKind) found.set(kind, await this.resolver.resolve(kind as never, [...keys]));
+    for (const doc of docs) for (const ref of doc.refs) {
+      const id = found.get(ref.kind)?.get(ref.key);
+      if (id === undefined) {
+        doc.errors.push({ line: ref.line, column: ref.label, raw: ref.raw, message: `${this.file}, line ${ref.line}, column ${ref.label}: "${ref.raw}" is not a known ${describeKind(ref.kind)}` });
+      } else if (!ref.keep) {
+        ref.target[ref.field] = id;
+      }
+    }
+  }
+}
+
+function keyOf(root: BoundNode, row: readonly string[]): string | { label: string; raw: string; reason: string } {
+  let key = '';
+  for (const f of root.key) {
+    const v = f.get(row);
+    if (v !== null && typeof v === 'object' && 'reason' in v) return { label: f.label, raw: f.raw(row), reason: (v as { reason: string }).reason };
+    key += root.key.length === 1 ? String(v ?? '') : `${String(v ?? '')}\u0001`;
+  }
+  return key;
+}
+
+function newlines(record: string[]): number {
+  let n = 0;
+  for (const f of record) {
+    if (f.length === 0) continue;
+    let i = f.indexOf('\n');
+    if (i < 0) {
+      for (let j = f.indexOf('\r'); j >= 0; j = f.indexOf('\r', j + 1)) n++;
+      continue;
+    }
+    for (; i >= 0; i = f.indexOf('\n', i + 1)) n++;
+  }
+  return n;
+}

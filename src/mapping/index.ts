@@ -1,0 +1,8 @@
+// Public API of the mapping layer: definitions → compiled mappings; CSV → requests; records → CSV.
+export { loadMappings, loadMappingFile, checkMappings, parseMapping, mappingSet, formatProblem, type MappingSet, type DefinitionProblem } from './load.js';
+export { compileMapping, type Mapping } from './mapping.js';
+export { mapInbound, type InboundOutcome, type MappedBatch, type MappedDocument, type RejectedDocument, type SkippedRow, type MapInboundOptions } from './inbound.js';
+export { createExportWriter } from './export.js';
+export { cachedResolver, TableResolver, type ReferenceResolver, type ReferenceKind } from './resolver.js';
+export type { RowError } from './documents.js';
+export { mappingDefinitionSchema, INBOUND_DOCUMENTS, EXPORT_DOCUMENTS, type MappingDefinition } from './definition-schema.js';

@@ -1,0 +1,145 @@
+import { EXPORT_DOCUMENTS, type Dialect, type ExportDocument, type InboundDocument, type MappingDefinition } from './definition-schema.js';
+import { ColumnMissing, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
+import { compileExport, type ExportPlan } from './export-plan.js';
+import { DefinitionError } from './values.js';
+
+export interface RecordTypePlan {
+  /** 0-based index of the type code in each record. */
+  codeIndex: number;
+  width: number;
+  types: Map<string, { level: number; offset: number; count: number; emit: boolean }>;
+  /** Start offset of each level's slots; slots of deeper levels are cleared when a record arrives. */
+  levelOffsets: number[];
+}
+
+/** A loaded, compiled mapping definition. */
+export interface Mapping {
+  readonly name: string;
+  /** The YAML file it came from ('' when built from an object). */
+  readonly file: string;
+  readonly definition: MappingDefinition;
+  readonly direction: 'inbound' | 'export';
+  readonly document: InboundDocument | ExportDocument;
+  readonly dialect: Dialect;
+  /** Whether a file name matches the definition's `files` patterns. */
+  matches(fileName: string): boolean;
+  readonly inbound?: InboundPlan;
+  readonly export?: ExportPlan;
+}
+
+export interface InboundPlan {
+  readonly recordTypes?: RecordTypePlan;
+  /** Binds the request tree and skip test to a file's columns; throws ColumnMissing for a header without a named column. */
+  bind(header: readonly string[] | undefined): { root: BoundNode; skip?: RowTest; width?: number };
+  /** The whole file is one request (all or nothing): cycle counts, grouping.whole_file. */
+  readonly wholeFile: boolean;
+}
+
+export function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`, 'i');
+}
+
+/** Compiles a validated definition; DefinitionError carries the path of the offending YAML node. */
+export function compileMapping(definition: MappingDefinition, name: string, file = ''): Mapping {
+  const isExport = (EXPORT_DOCUMENTS as readonly string[]).includes(definition.document);
+  const patterns = (Array.isArray(definition.files) ? definition.files : [definition.files]).map(globToRegExp);
+  const base = {
+    name, file, definition, document: definition.document, dialect: definition.dialect,
+    matches: (fileName: string) => patterns.some((p) => p.test(fileName)),
+  };
+  if (isExport) {
+    if (definition.request) throw new DefinitionError(`${definition.document} is an export: use export, not request`, ['request']);
+    if (!definition.export) throw new DefinitionError(`${definition.document} is an export and needs an export section`, ['document']);
+    if (definition.dialect.bom && definition.dialect.encoding !== 'utf-8') throw new DefinitionError('a byte order mark is only written with encoding utf-8', ['dialect', 'bom']);
+    return { ...base, direction: 'export', export: compileExport(definition.export, definition.dialect, ['export']) };
+  }
+  if (definition.export) throw new DefinitionError(`${definition.document} is an API write: use request, not export`, ['export']);
+  if (!definition.request) throw new DefinitionError(`${definition.document} is an API write and needs a request section`, ['document']);
+  const wholeFile = definition.grouping.whole_file || definition.document === 'inventory.counts';
+  if (wholeFile && definition.request.key !== undefined) throw new DefinitionError('a whole-file request (grouping.whole_file, inventory.counts) has no document key', ['request', 'key']);
+  const tables = definition.tables ?? {};
+  const root = compileNode(definition.request, tables, ['request']);
+  const skip = compileConditions(definition.skip, ['skip'], 'any');
+  const recordTypes = definition.record_types ? planRecordTypes(definition) : undefined;
+  const staticBinder = recordTypes ? namedBinder(recordTypesColumns(definition), 'record_types') : !definition.dialect.header ? positionalBinder(definition.columns) : undefined;
+  if (definition.dialect.header && definition.columns) throw new DefinitionError('columns names positional columns: set dialect.header to false, or remove columns', ['columns']);
+  const bindWith = (bind: Binder) => ({ root: root(bind), skip: skip?.(bind) });
+  // Positional and record-type files can be bound now, so their column mistakes show at load time.
+  const prebound = staticBinder ? bindWith(staticBinder) : (bindWith(lenientBinder), undefined);
+  return {
+    ...base,
+    direction: 'inbound',
+    inbound: {
+      recordTypes,
+      wholeFile,
+      bind(header) {
+        if (prebound) return { ...prebound, width: recordTypes?.width };
+        if (!header) throw new Error('a header row is required');
+        return { ...bindWith(headerBinder(header)), width: header.length };
+      },
+    },
+  };
+}
+
+const lenientBinder: Binder = (ref) => ({ index: typeof ref === 'number' ? ref - 1 : 0, label: String(ref) });
+
+function headerBinder(header: readonly string[]): Binder {
+  const index = new Map<string, number>();
+  header.forEach((h, i) => {
+    const name = h.trim();
+    if (!index.has(name)) index.set(name, i);
+  });
+  return (ref) => {
+    if (typeof ref === 'number') return { index: ref - 1, label: header[ref - 1]?.trim() || `#${ref}` };
+    const i = index.get(ref);
+    if (i === undefined) throw new ColumnMissing(`column "${ref}" named by the mapping is not in the header (found: ${[...index.keys()].join(', ')})`);
+    return { index: i, label: ref };
+  };
+}
+
+function positionalBinder(columns: string[] | undefined): Binder {
+  const index = new Map((columns ?? []).map((c, i) => [c, i]));
+  return (ref, path) => {
+    if (typeof ref === 'number') return { index: ref - 1, label: columns?.[ref - 1] ?? `#${ref}` };
+    const i = index.get(ref);
+    if (i === undefined) throw new DefinitionError(`column "${ref}" is not among the positional columns (${[...index.keys()].join(', ') || 'none named: use numbers or set columns'})`, path);
+    return { index: i, label: ref };
+  };
+}
+
+function namedBinder(names: string[], what: string): Binder {
+  const index = new Map(names.map((c, i) => [c, i]));
+  return (ref, path) => {
+    if (typeof ref === 'number') throw new DefinitionError(`with ${what}, name columns by their ${what} name, not by position`, path);
+    const i = index.get(ref);
+    if (i === undefined) throw new DefinitionError(`column "${ref}" is not defined by any record type (${names.join(', ')})`, path);
+    return { index: i, label: ref };
+  };
+}
+
+function recordTypesColumns(def: MappingDefinition): string[] {
+  return Object.values(def.record_types!.types).flatMap((t) => t.columns);
+}
+
+function planRecordTypes(def: MappingDefinition): RecordTypePlan {
+  const rt = def.record_types!;
+  const entries = Object.entries(rt.types);
+  if (entries.length < 2) throw new DefinitionError('record_types needs at least two types', ['record_types', 'types']);
+  const seen = new Map<string, string>();
+  const types = new Map<string, { level: number; offset: number; count: number; emit: boolean }>();
+  const levelOffsets: number[] = [];
+  let offset = 0;
+  const anyEmit = entries.some(([, t]) => t.emit);
+  entries.forEach(([code, t], level) => {
+    for (const c of t.columns) {
+      const other = seen.get(c);
+      if (other !== undefined) throw new DefinitionError(`column "${c}" appears in record types ${other} and ${code}: names must be unique`, ['record_types', 'types', code, 'columns']);
+      seen.set(c, code);
+    }
+    levelOffsets.push(offset);
+    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === entries.length - 1 });
+    offset += t.columns.length;
+  });
+  return { codeIndex: rt.column - 1, width: offset, types, levelOffsets };
+}

@@ -1,0 +1,72 @@
+import type { ReferenceKind } from './definition-schema.js';
+
+export type { ReferenceKind };
+
+/**
+ * Finds the ids of records named by the legacy WMS (a shipment number, a SKU). The client implements it over
+ * HTTP (list endpoints with `numbers=`, products by code); keys it cannot find are absent from the answer.
+ * The mapping calls it once per kind per batch, through `cachedResolver`.
+ */
+export interface ReferenceResolver {
+  resolve(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>>;
+}
+
+const KIND_WORDS: Record<ReferenceKind, string> = {
+  customerShipment: 'customer shipment',
+  outboundTransfer: 'outbound transfer',
+  inboundTransfer: 'inbound transfer',
+  supplierShipment: 'supplier shipment',
+  customerReturn: 'customer return',
+  product: 'product',
+};
+export const describeKind = (kind: ReferenceKind) => KIND_WORDS[kind];
+
+/** Wraps a resolver with a cache of hits and misses (misses too: an unknown number stays unknown for the run). */
+export function cachedResolver(inner: ReferenceResolver, options: { maxEntries?: number } = {}): ReferenceResolver & { readonly calls: number } {
+  const max = options.maxEntries ?? 100_000;
+  const cache = new Map<string, number | null>();
+  let calls = 0;
+  return {
+    get calls() {
+      return calls;
+    },
+    async resolve(kind, keys) {
+      const out = new Map<string, number>();
+      const missing: string[] = [];
+      for (const key of new Set(keys)) {
+        const hit = cache.get(`${kind}\u0000${key}`);
+        if (hit === undefined) missing.push(key);
+        else if (hit !== null) out.set(key, hit);
+      }
+      if (missing.length > 0) {
+        calls++;
+        const found = await inner.resolve(kind, missing);
+        if (cache.size + missing.length > max) cache.clear();
+        for (const key of missing) {
+          const id = found.get(key);
+          cache.set(`${kind}\u0000${key}`, id ?? null);
+          if (id !== undefined) out.set(key, id);
+        }
+      }
+      return out;
+    },
+  };
+}
+
+/** A resolver over known values: for dry runs with a reference file, and for tests without the service. */
+export class TableResolver implements ReferenceResolver {
+  private readonly tables: Map<ReferenceKind, Map<string, number>>;
+  constructor(tables: Partial<Record<ReferenceKind, Record<string, number>>>) {
+    this.tables = new Map(Object.entries(tables).map(([k, v]) => [k as ReferenceKind, new Map(Object.entries(v ?? {}))]));
+  }
+  async resolve(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>> {
+    const table = this.tables.get(kind);
+    const out = new Map<string, number>();
+    if (!table) return out;
+    for (const key of keys) {
+      const id = table.get(key);
+      if (id !== undefined) out.set(key, id);
+    }
+    return out;
+  }
+}
