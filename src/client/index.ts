@@ -6,3 +6,4 @@ export { WRITE_POLICIES, type WritePolicy, type VerifySpec } from './safety.js';
 export type {
   BatchEndpointId, CallOptions, CountEndpointId, FailFastEndpointId, FiltersOf, ItemOf, ListEndpointId, ListOptions, RecordOf, ResultOf, WriteOptions, WriteOutcome,
 } from './types.js';
+export { ApiReferenceResolver, type ApiResolverOptions } from './references.js';
