@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startEmulator, type EmulatorOptions, type Faults, type RunningEmulator } from '../../src/emulator/index.js';
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface EmulatorHandle {
+  readonly url: string;
+  /** A token for warehouse 1 (valid 1 h). */
+  readonly token: string;
+  readonly emulator: RunningEmulator;
+  mintToken(warehouses: number[], expiresInSeconds?: number): string;
+  /** One HTTP request to the emulator; the body is parsed JSON when the answer is JSON. */
+  request<T = any>(method: string, path: string, body?: unknown, options?: { token?: string | null; headers?: Record<string, string>; raw?: string }): Promise<Reply<T>>;
+  get<T = any>(path: string, token?: string | null): Promise<Reply<T>>;
+}
+
+/**
+ * Starts one emulator for the test file (port 0, in-memory, seed 1, small) and closes it afterwards.
+ * `resetEachTest` rebuilds the state (and clears faults) before every test.
+ */
+export function useEmulator(options: EmulatorOptions & { resetEachTest?: boolean } = {}): EmulatorHandle {
+  let emulator: RunningEmulator | undefined;
+  let token = '';
+  const { resetEachTest, ...startOptions } = options;
+  const handle: EmulatorHandle = {
+    get url() { return need().url; },
+    get token() { return token; },
+    get emulator() { return need(); },
+    mintToken: (w, e) => need().mintToken(w, e),
+    async request(method, path, body, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      const t = opts.token === undefined ? token : opts.token;
+      if (t !== null) headers.authorization = `Bearer ${t}`;
+      let payload: string | undefined = opts.raw;
+      if (payload === undefined && body !== undefined) payload = JSON.stringify(body);
+      if (payload !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${need().url}${path}`, { method, headers, body: payload });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+      return { status: res.status, body: parsed as any, headers: res.headers };
+    },
+    get: (path, t) => handle.request('GET', path, undefined, { token: t }),
+  };
+  function need(): RunningEmulator {
+    if (!emulator) throw new Error('useEmulator: the emulator is not started yet (use it inside tests or hooks)');
+    return emulator;
+  }
+  beforeAll(async () => {
+    emulator = await startEmulator({ today: '2026-11-22', ...startOptions });
+    token = emulator.mintToken([1], 3600);
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+  if (resetEachTest) {
+    beforeEach(async () => {
+      await resetEmulator(handle, { seed: startOptions.seed ?? 1, scale: startOptions.scale ?? 'small' });
+      await setFaults(handle, {});
+    });
+  }
+  return handle;
+}
+
+async function admin(emu: { url: string }, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${emu.url}/_admin/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** GET /_admin/state (optionally only some sections, e.g. ['customer_shipments', 'inventory']). */
+export function adminState(emu: { url: string }, only?: string[]): Promise<any> {
+  return admin(emu, 'GET', `state${only ? `?only=${only.join(',')}` : ''}`);
+}
+
+/** PUT /_admin/faults: the given faults replace the current ones (missing fields are off). */
+export function setFaults(emu: { url: string }, faults: Partial<Faults>): Promise<Faults> {
+  return admin(emu, 'PUT', 'faults', faults);
+}
+
+export function resetEmulator(emu: { url: string }, body: { seed?: number; scale?: 'small' | 'medium' | 'large'; today?: string } = {}): Promise<any> {
+  return admin(emu, 'POST', 'reset', body);
+}
+
+export function adminToken(emu: { url: string }, warehouses: number[], expiresIn = 3600): Promise<string> {
+  return admin(emu, 'POST', 'tokens', { warehouses, expires_in: expiresIn }).then((r: { token: string }) => r.token);
+}
+
+/** Records of one family from the admin state, filtered. */
+export async function records(emu: { url: string }, family: string, filter: (r: any) => boolean = () => true): Promise<any[]> {
+  const state = await adminState(emu, [family]);
+  return (state[family] as any[]).filter(filter);
+}
