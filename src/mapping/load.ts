@@ -41,7 +41,7 @@ export function parseMapping(text: string, file: string): { mapping?: Mapping; p
   const name = basename(file).replace(/\.ya?ml$/i, '');
   if (doc.errors.length > 0) {
     return {
-      problems: doc.errors.map((e) => {
+      problems: doc.errors.slice(0, 3).map((e) => {
         const pos = counter.linePos(e.pos[0]);
         return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.split('\n')[0]}` };
       }),
