@@ -1,0 +1,59 @@
+import Database from 'better-sqlite3';
+import { WisbridgeError } from '../errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+
+export type Db = Database.Database;
+
+/** How long a writer waits for another connection's write transaction before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * Opens the SQLite file with the settings the journal's guarantees rest on, and brings the schema
+ * to the current version. WAL lets readers (status, metrics) run beside the writer; synchronous=FULL
+ * makes every commit durable before it returns, so a request recorded as sent really was recorded.
+ */
+export function openDatabase(path: string): Db {
+  let db: Db;
+  try {
+    db = new Database(path);
+  } catch (error) {
+    throw new WisbridgeError('JOURNAL', `cannot open the journal ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, not wal`);
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('cache_size = -32000');
+    db.pragma('temp_store = FILE');
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof WisbridgeError) throw error;
+    throw new WisbridgeError('JOURNAL', `cannot prepare the journal ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function migrate(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
+  const current = (): number =>
+    (db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? 0;
+  // Immediate: two processes opening a fresh journal at once must not both run a migration.
+  db.transaction(() => {
+    const from = current();
+    if (from > SCHEMA_VERSION) {
+      throw new WisbridgeError('JOURNAL', `the journal has schema version ${from}, newer than this bridge (${SCHEMA_VERSION})`);
+    }
+    const insert = db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)');
+    for (let version = from; version < SCHEMA_VERSION; version++) {
+      db.exec(MIGRATIONS[version]);
+      insert.run(version + 1, new Date().toISOString());
+    }
+  }).immediate();
+}
+
+export function schemaVersion(db: Db): number {
+  return (db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? 0;
+}

@@ -1,0 +1,378 @@
+import type { Db } from './db.js';
+import {
+  emptyCounts, encodeLines, fromRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges,
+  type ItemRow,
+} from './rows.js';
+import type {
+  ClaimInput, ClaimResult, FileStatus, FileSummary, ItemOutcome, ItemWithBody, NewItem, RecordedRequest,
+  RequestStatus, ResumeClass, ResumeState,
+} from './types.js';
+
+interface RequestRow {
+  id: number;
+  file_id: number;
+  endpoint: string;
+  attempt: number;
+  seqs: string;
+  item_count: number;
+  status: RequestStatus;
+}
+
+export function toRequest(row: RequestRow): RecordedRequest {
+  return {
+    requestId: row.id,
+    fileId: row.file_id,
+    endpoint: row.endpoint,
+    attempt: row.attempt,
+    seqs: fromRanges(JSON.parse(row.seqs) as Array<[number, number]>),
+    status: row.status,
+  };
+}
+
+const PAGE = 2000;
+
+function bodyJson(body: unknown): string | null {
+  if (body === undefined || body === null) return null;
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+function inRanges(ranges: ReadonlyArray<readonly [number, number]>, seq: number): boolean {
+  for (const [from, to] of ranges) if (seq >= from && seq <= to) return true;
+  return false;
+}
+const FINISHED = `('ok', 'error', 'uncertain', 'skipped')`;
+
+export function createInbound(db: Db, now: () => string) {
+  const q = {
+    fileStatus: db.prepare('SELECT status FROM files WHERE id = ?').pluck(),
+    processingByChecksum: db.prepare(
+      `SELECT id, generation FROM files WHERE checksum = ? AND status = 'processing' ORDER BY id DESC LIMIT 1`),
+    // A rejected file counts as processed only when some of it reached the service.
+    processedByChecksum: db.prepare(
+      `SELECT id, name, status, finished_at FROM files f WHERE checksum = ? AND (status IN ('done', 'failed')
+         OR (status = 'rejected' AND EXISTS (SELECT 1 FROM requests r WHERE r.file_id = f.id)))
+       ORDER BY id DESC LIMIT 1`),
+    maxGeneration: db.prepare('SELECT coalesce(max(generation), 0) FROM files WHERE checksum = ?').pluck(),
+    insertFile: db.prepare(
+      `INSERT INTO files (drop_name, name, checksum, size, mapping, generation, status, claimed_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'processing', ?)`),
+    pendingRequests: db.prepare(`SELECT * FROM requests WHERE file_id = ? AND status = 'pending'`),
+    abandonRequest: db.prepare(`UPDATE requests SET status = 'abandoned', completed_at = ? WHERE id = ?`),
+    unlinkRange: db.prepare(
+      `UPDATE items SET request_id = NULL WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? AND status = 'pending'`),
+    insertItem: db.prepare(
+      `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, rejected, messages)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (file_id, seq) DO NOTHING`),
+    // A resumed file maps its rows again: an item recorded before the crash but never sent is re-linked.
+    insertLinkedItem: db.prepare(
+      `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, request_id, attempt)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, 1)
+       ON CONFLICT (file_id, seq) DO UPDATE SET request_id = excluded.request_id, attempt = 1, body = excluded.body
+       WHERE items.status = 'pending' AND items.request_id IS NULL AND items.rejected = 0 AND items.endpoint = excluded.endpoint`),
+    insertRequest: db.prepare(
+      `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?)`),
+    linkRange: db.prepare(
+      `UPDATE items SET request_id = ?, attempt = ? WHERE file_id = ? AND seq BETWEEN ? AND ?
+         AND status = 'pending' AND request_id IS NULL AND rejected = 0 AND endpoint = ?`),
+    saveHistoryRange: db.prepare(
+      `INSERT INTO item_history (item_id, request_id, attempt, status, messages, hint, recorded_at)
+       SELECT id, request_id, attempt, status, messages, hint, ? FROM items
+       WHERE file_id = ? AND seq BETWEEN ? AND ? AND status = 'error' AND rejected = 0 AND endpoint = ?`),
+    relinkRange: db.prepare(
+      `UPDATE items SET request_id = ?, attempt = ?, status = 'pending', messages = NULL, hint = NULL
+       WHERE file_id = ? AND seq BETWEEN ? AND ? AND rejected = 0 AND endpoint = ?
+         AND (status = 'error' OR (status = 'pending' AND request_id IS NULL))`),
+    request: db.prepare('SELECT * FROM requests WHERE id = ?'),
+    sendRequest: db.prepare(`UPDATE requests SET status = 'sent', sent_at = ? WHERE id = ? AND status = 'pending'`),
+    outcome: db.prepare(
+      `UPDATE items SET status = ?, messages = ?, hint = ?
+       WHERE file_id = ? AND seq = ? AND request_id = ? AND status IN ('pending', 'sent')`),
+    // Once the exceptions are stored, the rest of the request is ok: one range update, not one per item.
+    okRange: db.prepare(
+      `UPDATE items SET status = 'ok', messages = NULL, hint = NULL
+       WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? AND status IN ('pending', 'sent')`),
+    finishRequest: db.prepare('UPDATE requests SET status = ?, results = ?, completed_at = ? WHERE id = ?'),
+    results: db.prepare('SELECT results FROM requests WHERE id = ?').pluck(),
+    counts: db.prepare('SELECT status, count(*) AS n FROM items WHERE file_id = ? GROUP BY status'),
+    finishFile: db.prepare(
+      `UPDATE files SET status = ?, summary = ?, finished_at = ? WHERE id = ? AND status = 'processing'`),
+    rejectFile: db.prepare(
+      `UPDATE files SET status = 'rejected', reason = ?, finished_at = ? WHERE id = ? AND status = 'processing'`),
+    maxSeq: db.prepare('SELECT max(seq) FROM items WHERE file_id = ?').pluck(),
+    // Gaps and islands: the finished seqs as ranges, computed inside SQLite without shipping 1M rows to JS.
+    finishedRanges: db.prepare(
+      `SELECT min(seq), max(seq) FROM (SELECT seq, seq - row_number() OVER (ORDER BY seq) AS island
+       FROM items WHERE file_id = ? AND status IN ${FINISHED}) GROUP BY island ORDER BY 1`).raw(),
+    sentItemCount: db.prepare(
+      `SELECT coalesce(sum(item_count), 0) FROM requests WHERE file_id = ? AND status = 'sent'`).pluck(),
+    pendingCount: db.prepare(`SELECT count(*) FROM items WHERE file_id = ? AND status = 'pending'`).pluck(),
+    sentRequests: db.prepare(`SELECT * FROM requests WHERE file_id = ? AND status = 'sent' ORDER BY id`),
+    itemsInRange: db.prepare(
+      `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ?`),
+    itemsOfRequestRange: db.prepare(
+      `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? ORDER BY seq`),
+  };
+
+  function requireProcessing(fileId: number): void {
+    const status = q.fileStatus.get(fileId) as FileStatus | undefined;
+    if (status === undefined) throw stateError(`file ${fileId} is not in the journal`);
+    if (status !== 'processing') throw stateError(`file ${fileId} is ${status}, not processing`);
+  }
+
+  function requireRequest(requestId: number): RequestRow {
+    const row = q.request.get(requestId) as RequestRow | undefined;
+    if (!row) throw stateError(`request ${requestId} is not in the journal`);
+    return row;
+  }
+
+  function abandonPendingRequests(fileId: number): void {
+    const at = now();
+    for (const row of q.pendingRequests.all(fileId) as RequestRow[]) {
+      for (const [from, to] of JSON.parse(row.seqs) as Array<[number, number]>) q.unlinkRange.run(fileId, from, to, row.id);
+      q.abandonRequest.run(at, row.id);
+    }
+  }
+
+  const claimTx = db.transaction((input: ClaimInput): ClaimResult => {
+    const processing = q.processingByChecksum.get(input.checksum) as { id: number; generation: number } | undefined;
+    if (processing) {
+      // Requests recorded but never marked sent did not leave the process: they are sent again.
+      abandonPendingRequests(processing.id);
+      return { status: 'resume', fileId: processing.id, generation: processing.generation };
+    }
+    if (!input.force) {
+      const done = q.processedByChecksum.get(input.checksum) as
+        | { id: number; name: string; status: FileStatus; finished_at: string | null } | undefined;
+      if (done) {
+        return { status: 'duplicate', fileId: done.id, previousName: done.name, finishedAt: done.finished_at, previousStatus: done.status };
+      }
+    }
+    const generation = (q.maxGeneration.get(input.checksum) as number) + 1;
+    const info = q.insertFile.run(input.drop, input.name, input.checksum, input.size, input.mapping, generation, now());
+    return { status: 'new', fileId: Number(info.lastInsertRowid), generation };
+  });
+
+  const addItemsTx = db.transaction((fileId: number, items: readonly NewItem[]): number => {
+    requireProcessing(fileId);
+    let inserted = 0;
+    for (const item of items) {
+      const lines = encodeLines(item.lines);
+      const status = item.status ?? 'pending';
+      const body = bodyJson(item.body);
+      if (status === 'pending' && (body === null || !item.endpoint)) {
+        throw stateError(`item ${item.seq} of file ${fileId} is pending but has no endpoint or body`);
+      }
+      inserted += q.insertItem.run(fileId, item.seq, item.endpoint ?? null, item.docKey ?? null, lines.first, lines.last,
+        lines.list, body, status, status === 'pending' ? 0 : 1, messagesJson(item.messages)).changes;
+    }
+    return inserted;
+  });
+
+  const recordRequestTx = db.transaction((fileId: number, endpoint: string, seqs: readonly number[], attempt: number) => {
+    requireProcessing(fileId);
+    if (seqs.length === 0) throw stateError('a request needs at least one item');
+    const ranges = toRanges(seqs);
+    const at = now();
+    const requestId = Number(q.insertRequest.run(fileId, endpoint, attempt, JSON.stringify(ranges), seqs.length, at).lastInsertRowid);
+    let linked = 0;
+    for (const [from, to] of ranges) {
+      if (attempt === 1) {
+        linked += q.linkRange.run(requestId, attempt, fileId, from, to, endpoint).changes;
+      } else {
+        q.saveHistoryRange.run(at, fileId, from, to, endpoint);
+        linked += q.relinkRange.run(requestId, attempt, fileId, from, to, endpoint).changes;
+      }
+    }
+    if (linked !== seqs.length) {
+      const expected = attempt === 1 ? `pending ${endpoint} items not yet in a request` : `failed ${endpoint} items`;
+      throw stateError(`only ${linked} of the ${seqs.length} items are ${expected} (file ${fileId})`, { fileId, endpoint });
+    }
+    return requestId;
+  });
+
+  const recordBatchTx = db.transaction((fileId: number, endpoint: string, items: readonly NewItem[]) => {
+    requireProcessing(fileId);
+    if (items.length === 0) throw stateError('a request needs at least one item');
+    const ranges = toRanges(items.map((item) => item.seq));
+    const requestId = Number(q.insertRequest.run(fileId, endpoint, 1, JSON.stringify(ranges), items.length, now()).lastInsertRowid);
+    for (const item of items) {
+      const lines = encodeLines(item.lines);
+      const body = bodyJson(item.body);
+      if (body === null) throw stateError(`item ${item.seq} of file ${fileId} has no body`);
+      if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
+        throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
+      }
+      const changed = q.insertLinkedItem.run(fileId, item.seq, endpoint, item.docKey ?? null, lines.first, lines.last, lines.list,
+        body, requestId).changes;
+      if (changed !== 1) throw stateError(`item ${item.seq} of file ${fileId} is already in a request or finished`, { fileId, seq: item.seq });
+    }
+    return requestId;
+  });
+
+  const markSentTx = db.transaction((requestId: number) => {
+    const row = requireRequest(requestId);
+    // Items stay `pending` in their rows: they read as `sent` through their request (no write per item).
+    if (q.sendRequest.run(now(), requestId).changes !== 1) throw stateError(`request ${requestId} is ${row.status}, not pending`);
+  });
+
+  const completeTx = db.transaction((requestId: number, outcomes: readonly ItemOutcome[], forced?: RequestStatus) => {
+    const row = requireRequest(requestId);
+    if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
+    const ranges = JSON.parse(row.seqs) as Array<[number, number]>;
+    if (outcomes.length !== row.item_count) {
+      throw stateError(`request ${requestId} has ${row.item_count} items but ${outcomes.length} outcomes were given`);
+    }
+    const seen = new Set<number>();
+    const results: Array<[number, unknown]> = [];
+    let errors = 0;
+    let uncertain = 0;
+    for (const o of outcomes) {
+      if (seen.has(o.seq) || !inRanges(ranges, o.seq)) {
+        throw stateError(`seq ${o.seq} is not an item of request ${requestId} or is listed twice`, { requestId, seq: o.seq });
+      }
+      seen.add(o.seq);
+      if (o.status === 'ok') {
+        if (o.result !== undefined && o.result !== null) results.push([o.seq, o.result]);
+        continue;
+      }
+      const changed = q.outcome.run(o.status, messagesJson(o.messages), o.hint ?? null, row.file_id, o.seq, requestId).changes;
+      if (changed !== 1) throw stateError(`seq ${o.seq} is not an open item of request ${requestId}`, { requestId, seq: o.seq });
+      if (o.status === 'error') errors++;
+      else uncertain++;
+    }
+    let ok = 0;
+    for (const [from, to] of ranges) ok += q.okRange.run(row.file_id, from, to, requestId).changes;
+    if (ok + errors + uncertain !== row.item_count) {
+      throw stateError(`request ${requestId}: only ${ok + errors + uncertain} of ${row.item_count} items were open`, { requestId });
+    }
+    const status: RequestStatus = forced ?? (uncertain > 0 ? 'uncertain' : errors > 0 ? 'failed' : 'done');
+    q.finishRequest.run(status, results.length > 0 ? JSON.stringify(results) : null, now(), requestId);
+    resultCache.delete(requestId);
+    return status;
+  });
+
+  // Results are stored per request; readers going through items in order hit the same few requests.
+  const resultCache = new Map<number, Map<number, unknown>>();
+  function resultOf(requestId: number | null, seq: number): unknown {
+    if (requestId === null) return null;
+    let map = resultCache.get(requestId);
+    if (!map) {
+      const text = q.results.get(requestId) as string | null | undefined;
+      map = new Map(text ? (JSON.parse(text) as Array<[number, unknown]>) : []);
+      if (resultCache.size >= 8) resultCache.delete(resultCache.keys().next().value as number);
+      resultCache.set(requestId, map);
+    }
+    return map.get(seq) ?? null;
+  }
+
+  function summary(fileId: number): FileSummary {
+    const counts = emptyCounts();
+    let total = 0;
+    for (const { status, n } of q.counts.all(fileId) as Array<{ status: keyof typeof counts; n: number }>) {
+      counts[status] = n;
+      total += n;
+    }
+    counts.sent = q.sentItemCount.get(fileId) as number;
+    counts.pending -= counts.sent;
+    return { fileId, total, ...counts };
+  }
+
+  const finishTx = db.transaction((fileId: number): FileStatus => {
+    requireProcessing(fileId);
+    const s = summary(fileId);
+    if (s.pending + s.sent > 0) {
+      throw stateError(`file ${fileId} still has ${s.pending} pending and ${s.sent} sent items`, { fileId });
+    }
+    const status: FileStatus = s.error + s.uncertain > 0 ? 'failed' : 'done';
+    q.finishFile.run(status, JSON.stringify(s), now(), fileId);
+    return status;
+  });
+
+  const rejectTx = db.transaction((fileId: number, reason: string) => {
+    requireProcessing(fileId);
+    q.rejectFile.run(reason, now(), fileId);
+  });
+
+  function resumeState(fileId: number): ResumeState {
+    const finished = q.finishedRanges.all(fileId) as Array<[number, number]>;
+    const sentRequests = (q.sentRequests.all(fileId) as RequestRow[]).map(toRequest);
+    const sent = new Set(sentRequests.flatMap((r) => r.seqs));
+    const starts = Float64Array.from(finished, (r) => r[0]);
+    const classify = (seq: number): ResumeClass => {
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (starts[mid] <= seq) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      if (hi >= 0 && seq <= finished[hi][1]) return 'finished';
+      return sent.has(seq) ? 'sent' : 'unsent';
+    };
+    return {
+      fileId,
+      maxSeq: (q.maxSeq.get(fileId) as number | null) ?? -1,
+      counts: { finished: finished.reduce((n, [a, b]) => n + b - a + 1, 0), sent: sent.size, unsent: (q.pendingCount.get(fileId) as number) - sent.size },
+      sentRequests,
+      classify,
+    };
+  }
+
+  /** Pages with .all(): other journal writes may run between two yields (a live .iterate() would forbid them). */
+  function* itemsInRange(fileId: number, fromSeq: number, toSeq: number): Generator<ItemWithBody> {
+    let next = fromSeq;
+    for (;;) {
+      const rows = q.itemsInRange.all(fileId, next, toSeq, PAGE) as Array<ItemRow & { body: string | null }>;
+      for (const row of rows) yield { ...toItem(row, resultOf(row.request_id, row.seq)), body: row.body };
+      if (rows.length < PAGE) return;
+      next = rows[rows.length - 1].seq + 1;
+    }
+  }
+
+  function requestItems(requestId: number): ItemWithBody[] {
+    const row = requireRequest(requestId);
+    const items: ItemWithBody[] = [];
+    for (const [from, to] of JSON.parse(row.seqs) as Array<[number, number]>) {
+      for (const item of q.itemsOfRequestRange.all(row.file_id, from, to, requestId) as Array<ItemRow & { body: string | null }>) {
+        items.push({ ...toItem(item, resultOf(requestId, item.seq)), body: item.body });
+      }
+    }
+    return items;
+  }
+
+  return {
+    /** Claims a file by its content checksum: new, resume (a crash left it processing) or duplicate. */
+    claimFile: (input: ClaimInput): ClaimResult => claimTx.immediate(input),
+    /** Records items (and rows the mapping rejected); seqs already recorded are left as they are. Returns how many were new. */
+    addItems: (fileId: number, items: readonly NewItem[]): number => addItemsTx.immediate(fileId, items),
+    /**
+     * Records a request before it is sent and links its items. attempt 1 takes pending items; a
+     * re-drive (attempt from beginRedrive) takes failed items and keeps their earlier outcome in the history.
+     */
+    recordRequest: (fileId: number, endpoint: string, seqs: readonly number[], options: { attempt?: number } = {}): number =>
+      recordRequestTx.immediate(fileId, endpoint, seqs, options.attempt ?? 1),
+    /**
+     * The hot path: records new items and the request that carries them in one transaction, one row
+     * write per item. Items recorded earlier (pending, in no request) are linked instead.
+     */
+    recordBatch: (fileId: number, endpoint: string, items: readonly NewItem[]): number =>
+      recordBatchTx.immediate(fileId, endpoint, items),
+    /** Call just before the bytes go out: from here on the outcome is unknown until completeRequest. */
+    markSent: (requestId: number): void => markSentTx.immediate(requestId),
+    /** Stores every item's outcome and the request status (derived unless given). */
+    completeRequest: (requestId: number, outcomes: readonly ItemOutcome[], options: { status?: RequestStatus } = {}): RequestStatus =>
+      completeTx.immediate(requestId, outcomes, options.status),
+    /** Ends a processing file: `done`, or `failed` when some items failed or are uncertain. */
+    finishFile: (fileId: number): FileStatus => finishTx.immediate(fileId),
+    /** The file as a whole failed (unreadable, no header, unknown mapping...). */
+    rejectFile: (fileId: number, reason: string): void => rejectTx.immediate(fileId, reason),
+    resumeState,
+    itemsInRange,
+    requestItems,
+    getRequest: (requestId: number): RecordedRequest => toRequest(requireRequest(requestId)),
+    fileSummary: summary,
+    /** What the service returned for an ok item (stored per request). */
+    resultOf,
+  };
+}

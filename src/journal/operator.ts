@@ -1,0 +1,252 @@
+import type { Db } from './db.js';
+import {
+  decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
+} from './rows.js';
+import type {
+  Backlog, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemRecord, ItemStatus, ItemWithBody, LineOutcome,
+  ResolveOptions, ResolveTarget,
+} from './types.js';
+
+interface FileRow {
+  id: number;
+  drop_name: string;
+  name: string;
+  checksum: string;
+  size: number;
+  mapping: string;
+  generation: number;
+  status: FileStatus;
+  reason: string | null;
+  summary: string | null;
+  redrive: number;
+  claimed_at: string;
+  finished_at: string | null;
+}
+
+function toFile(row: FileRow): FileRecord {
+  return {
+    fileId: row.id,
+    drop: row.drop_name,
+    name: row.name,
+    checksum: row.checksum,
+    size: row.size,
+    mapping: row.mapping,
+    generation: row.generation,
+    status: row.status,
+    reason: row.reason,
+    summary: row.summary === null ? null : (JSON.parse(row.summary) as FileSummary),
+    redrives: row.redrive,
+    claimedAt: row.claimed_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+const PAGE = 2000;
+
+export function createOperator(
+  db: Db,
+  now: () => string,
+  summary: (fileId: number) => FileSummary,
+  resultOf: (requestId: number | null, seq: number) => unknown,
+) {
+  const q = {
+    file: db.prepare('SELECT * FROM files WHERE id = ?'),
+    listFiles: db.prepare(
+      `SELECT * FROM files WHERE (@since IS NULL OR claimed_at >= @since) AND (@status IS NULL OR status = @status) ORDER BY id DESC LIMIT @limit`),
+    attention: db.prepare(
+      `SELECT ${ITEM_COLUMNS} FROM items WHERE status = @status AND (@fileId IS NULL OR file_id = @fileId) ORDER BY file_id, seq LIMIT @limit`),
+    retryErrors: db.prepare(
+      `SELECT ${ITEM_COLUMNS}, body FROM items WHERE status = 'error' AND file_id = ? AND seq > ? AND rejected = 0
+       ORDER BY seq LIMIT ?`),
+    // Items of a re-drive request that was recorded but never sent before a crash.
+    retryAbandoned: db.prepare(
+      `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq > ? AND status = 'pending'
+         AND request_id IS NULL AND attempt > 1 ORDER BY seq LIMIT ?`),
+    startRedrive: db.prepare(
+      `UPDATE files SET status = 'processing', redrive = redrive + 1, finished_at = NULL WHERE id = ?`),
+    itemById: db.prepare(`SELECT ${ITEM_COLUMNS} FROM items WHERE id = ?`),
+    itemBySeq: db.prepare(`SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND seq = ?`),
+    saveHistory: db.prepare(
+      `INSERT INTO item_history (item_id, request_id, attempt, status, messages, hint, recorded_at)
+       SELECT id, request_id, attempt, status, messages, hint, ? FROM items WHERE id = ?`),
+    resolve: db.prepare(
+      `UPDATE items SET status = ?, messages = ?, resolution = ?, resolution_note = ?, resolved_by = ?, resolved_at = ?
+       WHERE id = ? AND status = 'uncertain'`),
+    settleFile: db.prepare(`UPDATE files SET status = ?, summary = ? WHERE id = ? AND status IN ('done', 'failed')`),
+    history: db.prepare('SELECT * FROM item_history WHERE item_id = ? ORDER BY id'),
+    linePage: db.prepare(
+      `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND (first_line, seq) > (?, ?)
+       ORDER BY first_line, seq LIMIT ?`),
+    processingFiles: db.prepare(`SELECT count(*) FROM files WHERE status = 'processing'`).pluck(),
+    openRequests: db.prepare(
+      `SELECT status, count(*) AS requests, coalesce(sum(item_count), 0) AS items FROM requests
+       WHERE status IN ('pending', 'sent') GROUP BY status`),
+    attentionCount: db.prepare(`SELECT count(*) FROM items WHERE status = ?`).pluck(),
+    openAcks: db.prepare(
+      `SELECT ack_status, count(*) AS n FROM export_records
+       WHERE ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') GROUP BY ack_status`),
+  };
+
+  function getFile(fileId: number): FileRecord {
+    const row = q.file.get(fileId) as FileRow | undefined;
+    if (!row) throw stateError(`file ${fileId} is not in the journal`);
+    return toFile(row);
+  }
+
+  function* retryable(fileId: number): Generator<ItemWithBody> {
+    for (const stmt of [q.retryErrors, q.retryAbandoned]) {
+      let after = -1;
+      for (;;) {
+        const rows = stmt.all(fileId, after, PAGE) as Array<ItemRow & { body: string | null }>;
+        for (const row of rows) yield { ...toItem(row), body: row.body };
+        if (rows.length < PAGE) break;
+        after = rows[rows.length - 1].seq;
+      }
+    }
+  }
+
+  const redriveTx = db.transaction((fileId: number): number => {
+    const file = getFile(fileId);
+    if (file.status === 'processing') {
+      if (file.redrives === 0) throw stateError(`file ${fileId} is still being processed`);
+      return file.redrives + 1; // a re-drive interrupted by a crash goes on with the same attempt
+    }
+    if (file.status !== 'failed') throw stateError(`file ${fileId} is ${file.status}: nothing to retry`);
+    q.startRedrive.run(fileId);
+    return file.redrives + 2;
+  });
+
+  function settle(fileId: number): FileStatus | null {
+    const s = summary(fileId);
+    const status: FileStatus = s.error + s.uncertain > 0 ? 'failed' : 'done';
+    return q.settleFile.run(status, JSON.stringify(s), fileId).changes === 1 ? status : null;
+  }
+
+  const resolveTx = db.transaction((target: ResolveTarget, options: ResolveOptions) => {
+    const rows: ItemRow[] = [];
+    const missing: Array<number | string> = [];
+    if ('itemIds' in target) {
+      for (const id of target.itemIds) {
+        const row = q.itemById.get(id) as ItemRow | undefined;
+        if (row?.status === 'uncertain') rows.push(row);
+        else missing.push(id);
+      }
+    } else {
+      for (const seq of target.seqs) {
+        const row = q.itemBySeq.get(target.fileId, seq) as ItemRow | undefined;
+        if (row?.status === 'uncertain') rows.push(row);
+        else missing.push(`${target.fileId}#${seq}`);
+      }
+    }
+    if (missing.length > 0) throw stateError(`not uncertain items: ${missing.join(', ')}`, { missing });
+    const at = now();
+    const status: ItemStatus = options.resolution === 'applied' ? 'ok' : 'error';
+    const files = new Set<number>();
+    for (const row of rows) {
+      q.saveHistory.run(at, row.id);
+      const messages = options.resolution === 'applied' ? row.messages : JSON.stringify([`not applied: ${options.note}`]);
+      q.resolve.run(status, messages, options.resolution, options.note, options.by, at, row.id);
+      files.add(row.file_id);
+    }
+    return { resolved: rows.length, files: [...files].map((fileId) => ({ fileId, status: settle(fileId) ?? getFile(fileId).status })) };
+  });
+
+  function* iterateLineOutcomes(fileId: number): Generator<LineOutcome> {
+    // A min-heap of lines already announced by an item but not yet reached (non-contiguous items).
+    const heap: LineOutcome[] = [];
+    const push = (o: LineOutcome) => {
+      heap.push(o);
+      for (let i = heap.length - 1; i > 0;) {
+        const parent = (i - 1) >> 1;
+        if (heap[parent].line <= heap[i].line) break;
+        [heap[parent], heap[i]] = [heap[i], heap[parent]];
+        i = parent;
+      }
+    };
+    const pop = (): LineOutcome => {
+      const top = heap[0];
+      const last = heap.pop() as LineOutcome;
+      if (heap.length > 0) {
+        heap[0] = last;
+        for (let i = 0; ;) {
+          const l = 2 * i + 1;
+          const r = l + 1;
+          let m = i;
+          if (l < heap.length && heap[l].line < heap[m].line) m = l;
+          if (r < heap.length && heap[r].line < heap[m].line) m = r;
+          if (m === i) break;
+          [heap[m], heap[i]] = [heap[i], heap[m]];
+          i = m;
+        }
+      }
+      return top;
+    };
+    let afterLine = Number.MIN_SAFE_INTEGER;
+    let afterSeq = Number.MIN_SAFE_INTEGER;
+    for (;;) {
+      const rows = q.linePage.all(fileId, afterLine, afterSeq, PAGE) as ItemRow[];
+      for (const row of rows) {
+        while (heap.length > 0 && heap[0].line < row.first_line) yield pop();
+        const base = {
+          seq: row.seq, itemId: row.id, endpoint: row.endpoint, docKey: row.doc_key,
+          status: effectiveStatus(row.status, row.request_status),
+          result: row.status === 'ok' ? resultOf(row.request_id, row.seq) : null, messages: parseMessages(row.messages), hint: row.hint, resolution: row.resolution,
+        };
+        if (row.lines === null && row.first_line === row.last_line && (heap.length === 0 || heap[0].line > row.first_line)) {
+          yield { line: row.first_line, ...base };
+          continue;
+        }
+        for (const line of decodeLines(row.first_line, row.last_line, row.lines)) push({ line, ...base });
+      }
+      if (rows.length < PAGE) break;
+      afterLine = rows[rows.length - 1].first_line;
+      afterSeq = rows[rows.length - 1].seq;
+    }
+    while (heap.length > 0) yield pop();
+  }
+
+  function backlog(): Backlog {
+    const result: Backlog = {
+      processingFiles: q.processingFiles.get() as number,
+      pendingRequests: 0, pendingItems: 0, sentRequests: 0, sentItems: 0,
+      uncertainItems: q.attentionCount.get('uncertain') as number,
+      errorItems: q.attentionCount.get('error') as number,
+      exportsUnwritten: 0, acknowledgementsPending: 0, awaitingConfirmation: 0,
+    };
+    for (const row of q.openRequests.all() as Array<{ status: string; requests: number; items: number }>) {
+      if (row.status === 'pending') Object.assign(result, { pendingRequests: row.requests, pendingItems: row.items });
+      else Object.assign(result, { sentRequests: row.requests, sentItems: row.items });
+    }
+    for (const row of q.openAcks.all() as Array<{ ack_status: string; n: number }>) {
+      if (row.ack_status === 'unwritten') result.exportsUnwritten = row.n;
+      else if (row.ack_status === 'pending') result.acknowledgementsPending = row.n;
+      else result.awaitingConfirmation = row.n;
+    }
+    return result;
+  }
+
+  return {
+    getFile,
+    listFiles: (options: { since?: string; status?: FileStatus; limit: number }): FileRecord[] =>
+      (q.listFiles.all({ since: options.since ?? null, status: options.status ?? null, limit: options.limit }) as FileRow[]).map(toFile),
+    failedItems: (fileId: number, options: { limit?: number } = {}): ItemRecord[] =>
+      (q.attention.all({ status: 'error', fileId, limit: options.limit ?? 1000 }) as ItemRow[]).map(toItem),
+    uncertainItems: (fileId?: number, options: { limit?: number } = {}): ItemRecord[] =>
+      (q.attention.all({ status: 'uncertain', fileId: fileId ?? null, limit: options.limit ?? 1000 }) as ItemRow[]).map(toItem),
+    /** Failed items of a file that can be sent again (never ok, uncertain or mapping-rejected ones), with bodies. */
+    retryable,
+    /** Opens a re-drive of a failed file: returns the attempt number to pass to recordRequest. */
+    beginRedrive: (fileId: number): number => redriveTx.immediate(fileId),
+    /** A person checked uncertain items: applied → ok, not-applied → error (so retry can re-drive them). */
+    resolveUncertain: (target: ResolveTarget, options: ResolveOptions): { resolved: number; files: Array<{ fileId: number; status: FileStatus }> } =>
+      resolveTx.immediate(target, options),
+    itemHistory: (itemId: number): HistoryEntry[] =>
+      (q.history.all(itemId) as Array<Record<string, never>>).map((row) => ({
+        requestId: row.request_id, attempt: row.attempt, status: row.status,
+        messages: parseMessages(row.messages), hint: row.hint, recordedAt: row.recorded_at,
+      })),
+    /** One outcome per input line, in line order, for the result file. Safe to interleave with journal writes. */
+    iterateLineOutcomes,
+    backlog,
+  };
+}

@@ -1,0 +1,205 @@
+import type { Db } from './db.js';
+import { messagesJson, parseMessages, stateError } from './rows.js';
+import type {
+  Acknowledgement, AckPolicy, AckStatus, BeginExportInput, ExportFile, ExportKind, ExportRecord, ExportStatus,
+} from './types.js';
+
+interface ExportRow {
+  id: number;
+  work_type: string;
+  file_name: string;
+  kind: ExportKind;
+  policy: AckPolicy;
+  status: ExportStatus;
+  record_count: number;
+  created_at: string;
+  written_at: string | null;
+  completed_at: string | null;
+}
+
+interface RecordRow {
+  export_id: number;
+  file_name: string;
+  work_type: string;
+  record_id: number;
+  number: string | null;
+  updated_at: string | null;
+  ack_status: AckStatus;
+  acknowledged_at: string | null;
+  messages: string | null;
+}
+
+function toExport(row: ExportRow): ExportFile {
+  return {
+    exportId: row.id, workType: row.work_type, fileName: row.file_name, kind: row.kind, policy: row.policy,
+    status: row.status, recordCount: row.record_count, createdAt: row.created_at, writtenAt: row.written_at,
+    completedAt: row.completed_at,
+  };
+}
+
+function toRecord(row: RecordRow): ExportRecord {
+  return {
+    exportId: row.export_id, fileName: row.file_name, workType: row.work_type, id: row.record_id, number: row.number,
+    updatedAt: row.updated_at, ackStatus: row.ack_status, acknowledgedAt: row.acknowledged_at,
+    messages: parseMessages(row.messages),
+  };
+}
+
+const RECORD_SELECT = `SELECT r.*, e.file_name FROM export_records r JOIN exports e ON e.id = r.export_id`;
+const WRITTEN_STATUS: Record<AckPolicy, AckStatus> = {
+  'on-export': 'pending', 'on-confirmation': 'awaiting-confirmation', never: 'not-required',
+};
+
+export function createOutbound(db: Db, now: () => string) {
+  const q = {
+    insertExport: db.prepare(
+      `INSERT INTO exports (work_type, file_name, kind, policy, status, record_count, created_at)
+       VALUES (?, ?, ?, ?, 'recorded', ?, ?)`),
+    insertRecord: db.prepare(
+      `INSERT INTO export_records (export_id, record_id, work_type, kind, number, updated_at, ack_status)
+       VALUES (?, ?, ?, ?, ?, ?, 'unwritten')`),
+    exported: db.prepare(
+      `SELECT DISTINCT record_id FROM export_records WHERE work_type = ? AND kind = 'work' AND ack_status != 'abandoned'
+         AND record_id IN (SELECT value FROM json_each(?))`).pluck(),
+    cancellable: db.prepare(
+      `${RECORD_SELECT} WHERE r.work_type = @workType AND r.kind = 'work' AND r.ack_status NOT IN ('unwritten', 'abandoned')
+         AND r.record_id IN (SELECT value FROM json_each(@ids))
+         AND NOT EXISTS (SELECT 1 FROM export_records c WHERE c.work_type = @workType AND c.kind = 'cancellation'
+                         AND c.record_id = r.record_id AND c.ack_status != 'abandoned')
+       ORDER BY r.record_id, r.export_id`),
+    export: db.prepare('SELECT * FROM exports WHERE id = ?'),
+    setExportStatus: db.prepare(
+      `UPDATE exports SET status = @status, written_at = coalesce(written_at, @at),
+         completed_at = CASE WHEN @status IN ('completed', 'abandoned') THEN @at END WHERE id = @id`),
+    setAllRecords: db.prepare('UPDATE export_records SET ack_status = ? WHERE export_id = ?'),
+    ack: db.prepare(
+      `UPDATE export_records SET ack_status = ?, acknowledged_at = ?, messages = ?
+       WHERE export_id = ? AND record_id = ? AND ack_status = 'pending'`),
+    openInExport: db.prepare(
+      `SELECT count(*) FROM export_records WHERE export_id = ?
+         AND ack_status IN ('unwritten', 'pending', 'awaiting-confirmation')`).pluck(),
+    byAckStatus: db.prepare(`${RECORD_SELECT} WHERE r.work_type = ? AND r.ack_status = ? ORDER BY r.export_id, r.record_id`),
+    confirm: db.prepare(
+      `UPDATE export_records SET ack_status = 'pending' WHERE work_type = ? AND record_id = ? AND kind = 'work'
+         AND ack_status = 'awaiting-confirmation'`),
+    recordsOf: db.prepare(`${RECORD_SELECT} WHERE r.export_id = ? ORDER BY r.record_id`),
+    listExports: db.prepare(
+      `SELECT * FROM exports WHERE (@workType IS NULL OR work_type = @workType) AND (@status IS NULL OR status = @status) ORDER BY id DESC LIMIT @limit`),
+    getCursor: db.prepare('SELECT value FROM cursors WHERE key = ?').pluck(),
+    setCursor: db.prepare(
+      `INSERT INTO cursors (key, value, updated_at) VALUES (@key, @value, @at)
+       ON CONFLICT (key) DO UPDATE SET value = @value, updated_at = @at`),
+    nextSequence: db.prepare(
+      `INSERT INTO file_sequences (work_type, value) VALUES (?, 1)
+       ON CONFLICT (work_type) DO UPDATE SET value = value + 1 RETURNING value`).pluck(),
+  };
+
+  function requireExport(exportId: number): ExportRow {
+    const row = q.export.get(exportId) as ExportRow | undefined;
+    if (!row) throw stateError(`export ${exportId} is not in the journal`);
+    return row;
+  }
+
+  function exportedIds(workType: string, ids: readonly number[]): Set<number> {
+    return new Set(q.exported.all(workType, JSON.stringify(ids)) as number[]);
+  }
+
+  const beginTx = db.transaction((input: BeginExportInput & { repeatable?: boolean }): number => {
+    const kind = input.kind ?? 'work';
+    const policy: AckPolicy = kind === 'cancellation' ? 'never' : input.policy ?? 'on-export';
+    const ids = input.records.map((r) => r.id);
+    if (new Set(ids).size !== ids.length) throw stateError(`export ${input.fileName} lists a record twice`);
+    if (kind === 'work' && !input.repeatable) {
+      const before = exportedIds(input.workType, ids);
+      if (before.size > 0) {
+        throw stateError(`records already exported for ${input.workType}: ${[...before].join(', ')}`, { ids: [...before] });
+      }
+    } else if (kind === 'cancellation') {
+      const open = new Set((q.cancellable.all({ workType: input.workType, ids: JSON.stringify(ids) }) as RecordRow[]).map((r) => r.record_id));
+      const wrong = ids.filter((id) => !open.has(id));
+      if (wrong.length > 0) throw stateError(`records not exported or already cancelled: ${wrong.join(', ')}`, { ids: wrong });
+    }
+    const at = now();
+    const exportId = Number(q.insertExport.run(input.workType, input.fileName, kind, policy, ids.length, at).lastInsertRowid);
+    for (const r of input.records) q.insertRecord.run(exportId, r.id, input.workType, kind, r.number, r.updatedAt ?? null);
+    return exportId;
+  });
+
+  const writtenTx = db.transaction((exportId: number) => {
+    const row = requireExport(exportId);
+    if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}, not recorded`);
+    const ackStatus = WRITTEN_STATUS[row.policy];
+    q.setAllRecords.run(ackStatus, exportId);
+    q.setExportStatus.run({ id: exportId, status: ackStatus === 'not-required' || row.record_count === 0 ? 'completed' : 'written', at: now() });
+  });
+
+  const abandonTx = db.transaction((exportId: number) => {
+    const row = requireExport(exportId);
+    if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}: only an unwritten export can be abandoned`);
+    q.setAllRecords.run('abandoned', exportId);
+    q.setExportStatus.run({ id: exportId, status: 'abandoned', at: now() });
+  });
+
+  const ackTx = db.transaction((exportId: number, acks: readonly Acknowledgement[]) => {
+    const row = requireExport(exportId);
+    const at = now();
+    for (const a of acks) {
+      const acknowledgedAt = a.status === 'acknowledged' ? a.acknowledgedAt ?? at : null;
+      if (q.ack.run(a.status, acknowledgedAt, messagesJson(a.messages), exportId, a.id).changes !== 1) {
+        throw stateError(`record ${a.id} of export ${exportId} (${row.file_name}) is not waiting for an acknowledgement`);
+      }
+    }
+    const complete = (q.openInExport.get(exportId) as number) === 0;
+    if (complete) q.setExportStatus.run({ id: exportId, status: 'completed', at: at });
+    return complete;
+  });
+
+  const confirmTx = db.transaction((workType: string, ids: readonly number[]) => {
+    const confirmed: number[] = [];
+    const unknown: number[] = [];
+    for (const id of ids) (q.confirm.run(workType, id).changes > 0 ? confirmed : unknown).push(id);
+    return { confirmed, unknown };
+  });
+
+  const setCursorTx = db.transaction((key: string, value: string) => q.setCursor.run({ key, value, at: now() }));
+  const sequenceTx = db.transaction((workType: string) => q.nextSequence.get(workType) as number);
+
+  return {
+    /** Records an export file and its records before the file is written (state `recorded`). */
+    beginExport: (input: BeginExportInput & { repeatable?: boolean }): number => beginTx.immediate(input),
+    beginCancellationExport: (input: Omit<BeginExportInput, 'kind' | 'policy'>): number =>
+      beginTx.immediate({ ...input, kind: 'cancellation' }),
+    /** The file is atomically in place: its records now wait for acknowledgement (or confirmation, per policy). */
+    markExportWritten: (exportId: number): void => writtenTx.immediate(exportId),
+    markCancellationExported: (exportId: number): void => writtenTx.immediate(exportId),
+    /** A recorded export whose file never reached the outbox (crash before the rename): its records are free again. */
+    abandonExport: (exportId: number): void => abandonTx.immediate(exportId),
+    unwrittenExports: (workType?: string): ExportFile[] =>
+      (q.listExports.all({ workType: workType ?? null, status: 'recorded', limit: 1_000_000 }) as ExportRow[]).map(toExport),
+    listExports: (options: { workType?: string; status?: ExportStatus; limit: number }): ExportFile[] =>
+      (q.listExports.all({ workType: options.workType ?? null, status: options.status ?? null, limit: options.limit }) as ExportRow[]).map(toExport),
+    getExport: (exportId: number): ExportFile => toExport(requireExport(exportId)),
+    exportRecords: (exportId: number): ExportRecord[] => (q.recordsOf.all(exportId) as RecordRow[]).map(toRecord),
+    /** Records in written files whose acknowledgement is due and not yet recorded. */
+    pendingAcknowledgements: (workType: string): ExportRecord[] =>
+      (q.byAckStatus.all(workType, 'pending') as RecordRow[]).map(toRecord),
+    /** Stores acknowledgement outcomes; returns true when the export has no open record left. */
+    recordAcknowledgements: (exportId: number, acks: readonly Acknowledgement[]): boolean => ackTx.immediate(exportId, acks),
+    awaitingConfirmation: (workType: string): ExportRecord[] =>
+      (q.byAckStatus.all(workType, 'awaiting-confirmation') as RecordRow[]).map(toRecord),
+    /** The WMS confirmed records: they become due for acknowledgement. */
+    confirmRecords: (workType: string, ids: readonly number[]): { confirmed: number[]; unknown: number[] } =>
+      confirmTx.immediate(workType, ids),
+    /** Which of these ids were handed over in a work file before (written or possibly written). */
+    alreadyExported: exportedIds,
+    /** Of these ids now cancelled, the exported ones not yet in a cancellation list. */
+    cancelledNotYetExported: (workType: string, cancelledIds: readonly number[]): ExportRecord[] =>
+      (q.cancellable.all({ workType, ids: JSON.stringify(cancelledIds) }) as RecordRow[]).map(toRecord),
+    getCursor: (key: string): string | null => (q.getCursor.get(key) as string | undefined) ?? null,
+    setCursor: (key: string, value: string): void => {
+      setCursorTx.immediate(key, value);
+    },
+    /** Persisted per-work-type counter for file names: 1, 2, 3... */
+    nextFileSequence: (workType: string): number => sequenceTx.immediate(workType),
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Forward-only migrations of the journal schema. Index i holds the SQL that brings a journal from
+ * version i to version i + 1. Never edit a released migration: append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    drop_name TEXT NOT NULL,
+    name TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mapping TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('processing', 'done', 'failed', 'rejected')),
+    reason TEXT,
+    summary TEXT,
+    redrive INTEGER NOT NULL DEFAULT 0,
+    claimed_at TEXT NOT NULL,
+    finished_at TEXT
+  );
+  CREATE INDEX files_checksum ON files (checksum, id);
+  CREATE INDEX files_claimed ON files (claimed_at);
+
+  -- One request item (shipment, adjustment, count...) or one row the mapping rejected.
+  -- Lines: first_line..last_line when contiguous, otherwise the JSON list in lines.
+  CREATE TABLE items (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files (id),
+    seq INTEGER NOT NULL,
+    endpoint TEXT,
+    doc_key TEXT,
+    first_line INTEGER NOT NULL,
+    last_line INTEGER NOT NULL,
+    lines TEXT,
+    body TEXT,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'ok', 'error', 'uncertain', 'skipped')),
+    rejected INTEGER NOT NULL DEFAULT 0,
+    request_id INTEGER,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    messages TEXT,
+    hint TEXT,
+    resolution TEXT CHECK (resolution IN ('applied', 'not-applied')),
+    resolution_note TEXT,
+    resolved_by TEXT,
+    resolved_at TEXT
+  );
+  CREATE UNIQUE INDEX items_file_seq ON items (file_id, seq);
+  -- The result file is written in input line order.
+  CREATE INDEX items_file_line ON items (file_id, first_line, seq);
+  -- Partial: only rows needing attention are indexed, so the hot path pays nothing for it.
+  CREATE INDEX items_attention ON items (status, file_id, seq) WHERE status IN ('error', 'uncertain');
+
+  -- seqs: the request's items as a JSON list of [from, to] ranges. results: what the service
+  -- returned for its ok items, as a JSON list of [seq, fields]: one write per request instead of one per item.
+  CREATE TABLE requests (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files (id),
+    endpoint TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    seqs TEXT NOT NULL,
+    item_count INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'done', 'failed', 'uncertain', 'abandoned')),
+    results TEXT,
+    created_at TEXT NOT NULL,
+    sent_at TEXT,
+    completed_at TEXT
+  );
+  CREATE INDEX requests_file ON requests (file_id);
+  CREATE INDEX requests_open ON requests (status) WHERE status IN ('pending', 'sent');
+
+  -- Earlier outcomes of an item, kept when it is re-driven or resolved.
+  CREATE TABLE item_history (
+    id INTEGER PRIMARY KEY,
+    item_id INTEGER NOT NULL REFERENCES items (id),
+    request_id INTEGER,
+    attempt INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    messages TEXT,
+    hint TEXT,
+    recorded_at TEXT NOT NULL
+  );
+  CREATE INDEX item_history_item ON item_history (item_id);
+
+  CREATE TABLE exports (
+    id INTEGER PRIMARY KEY,
+    work_type TEXT NOT NULL,
+    file_name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('work', 'cancellation')),
+    policy TEXT NOT NULL CHECK (policy IN ('on-export', 'on-confirmation', 'never')),
+    status TEXT NOT NULL CHECK (status IN ('recorded', 'written', 'completed', 'abandoned')),
+    record_count INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    written_at TEXT,
+    completed_at TEXT
+  );
+  CREATE INDEX exports_type ON exports (work_type, status);
+
+  CREATE TABLE export_records (
+    export_id INTEGER NOT NULL REFERENCES exports (id),
+    record_id INTEGER NOT NULL,
+    work_type TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    number TEXT,
+    updated_at TEXT,
+    ack_status TEXT NOT NULL CHECK (ack_status IN
+      ('unwritten', 'pending', 'awaiting-confirmation', 'acknowledged', 'error', 'not-required', 'abandoned')),
+    acknowledged_at TEXT,
+    messages TEXT,
+    PRIMARY KEY (export_id, record_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX export_records_record ON export_records (work_type, kind, record_id);
+  CREATE INDEX export_records_open ON export_records (work_type, ack_status)
+    WHERE ack_status IN ('unwritten', 'pending', 'awaiting-confirmation');
+
+  CREATE TABLE cursors (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL);
+  CREATE TABLE file_sequences (work_type TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,217 @@
+export type FileStatus = 'processing' | 'done' | 'failed' | 'rejected';
+export type ItemStatus = 'pending' | 'sent' | 'ok' | 'error' | 'uncertain' | 'skipped';
+export type RequestStatus = 'pending' | 'sent' | 'done' | 'failed' | 'uncertain' | 'abandoned';
+export type Resolution = 'applied' | 'not-applied';
+
+export interface ClaimInput {
+  /** The drop (configured source) the file came from. */
+  drop: string;
+  name: string;
+  /** sha256 of the file's bytes (hex), computed by the caller while streaming. */
+  checksum: string;
+  size: number;
+  mapping: string;
+  /** Process again even when the same bytes were processed before: a new claim generation. */
+  force?: boolean;
+}
+
+export type ClaimResult =
+  | { status: 'new'; fileId: number; generation: number }
+  | { status: 'resume'; fileId: number; generation: number }
+  | { status: 'duplicate'; fileId: number; previousName: string; finishedAt: string | null; previousStatus: FileStatus };
+
+export interface NewItem {
+  /** Deterministic per file: a re-run of the same file yields the same seq for the same item. */
+  seq: number;
+  /** Endpoint id from the contract, e.g. `inventory.adjustments`. Null for rows rejected before mapping. */
+  endpoint?: string | null;
+  /** Shipment number, SKU... */
+  docKey?: string | null;
+  /** Input line numbers the item was built from (at least one). */
+  lines: readonly number[];
+  /** The item's request body: a JSON string, or a value to serialize. Absent for rejected rows. */
+  body?: string | unknown;
+  /** `pending` (default) for items to send; `error` / `skipped` for rows the mapping rejected. */
+  status?: 'pending' | 'error' | 'skipped';
+  messages?: readonly string[];
+}
+
+export interface ItemOutcome {
+  seq: number;
+  status: 'ok' | 'error' | 'uncertain';
+  /** Fields the service returned (ids, shipped_at, move_id...). */
+  result?: unknown;
+  messages?: readonly string[];
+  /** For uncertain items: what a person should check. */
+  hint?: string;
+}
+
+export interface RecordedRequest {
+  requestId: number;
+  fileId: number;
+  endpoint: string;
+  attempt: number;
+  seqs: number[];
+  status: RequestStatus;
+}
+
+export type ResumeClass = 'finished' | 'sent' | 'unsent';
+
+export interface ResumeState {
+  fileId: number;
+  /** Highest seq recorded (-1 when none). */
+  maxSeq: number;
+  counts: { finished: number; sent: number; unsent: number };
+  /** Requests whose bytes may have gone out before the crash: the caller settles each with completeRequest. */
+  sentRequests: RecordedRequest[];
+  /** Class of one seq; seqs never recorded are `unsent`. */
+  classify(seq: number): ResumeClass;
+}
+
+export interface ItemRecord {
+  itemId: number;
+  fileId: number;
+  seq: number;
+  endpoint: string | null;
+  docKey: string | null;
+  lines: number[];
+  status: ItemStatus;
+  rejected: boolean;
+  requestId: number | null;
+  attempt: number;
+  result: unknown;
+  messages: string[];
+  hint: string | null;
+  resolution: Resolution | null;
+  resolutionNote: string | null;
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+}
+
+export interface ItemWithBody extends ItemRecord {
+  /** The request body JSON as recorded. */
+  body: string | null;
+}
+
+export interface LineOutcome {
+  line: number;
+  seq: number;
+  itemId: number;
+  endpoint: string | null;
+  docKey: string | null;
+  status: ItemStatus;
+  result: unknown;
+  messages: string[];
+  hint: string | null;
+  resolution: Resolution | null;
+}
+
+export type StatusCounts = Record<ItemStatus, number>;
+
+export interface FileSummary extends StatusCounts {
+  fileId: number;
+  total: number;
+}
+
+export interface FileRecord {
+  fileId: number;
+  drop: string;
+  name: string;
+  checksum: string;
+  size: number;
+  mapping: string;
+  generation: number;
+  status: FileStatus;
+  reason: string | null;
+  /** Counts per item status as of the last finish / resolve / retry (null while processing). */
+  summary: FileSummary | null;
+  /** How many re-drives (retry) were started for this file. */
+  redrives: number;
+  claimedAt: string;
+  finishedAt: string | null;
+}
+
+export interface ResolveOptions {
+  resolution: Resolution;
+  note: string;
+  by: string;
+}
+
+export type ResolveTarget = { itemIds: readonly number[] } | { fileId: number; seqs: readonly number[] };
+
+export interface HistoryEntry {
+  requestId: number | null;
+  attempt: number;
+  status: ItemStatus;
+  messages: string[];
+  hint: string | null;
+  recordedAt: string;
+}
+
+export interface Backlog {
+  processingFiles: number;
+  pendingRequests: number;
+  pendingItems: number;
+  sentRequests: number;
+  sentItems: number;
+  uncertainItems: number;
+  errorItems: number;
+  exportsUnwritten: number;
+  acknowledgementsPending: number;
+  awaitingConfirmation: number;
+}
+
+// Outbound
+
+export type ExportKind = 'work' | 'cancellation';
+export type AckPolicy = 'on-export' | 'on-confirmation' | 'never';
+export type ExportStatus = 'recorded' | 'written' | 'completed' | 'abandoned';
+export type AckStatus =
+  | 'unwritten' | 'pending' | 'awaiting-confirmation' | 'acknowledged' | 'error' | 'not-required' | 'abandoned';
+
+export interface ExportRecordInput {
+  id: number;
+  number: string;
+  updatedAt?: string | null;
+}
+
+export interface BeginExportInput {
+  workType: string;
+  fileName: string;
+  records: readonly ExportRecordInput[];
+  kind?: ExportKind;
+  /** Default `on-export`; cancellation lists are never acknowledged. */
+  policy?: AckPolicy;
+}
+
+export interface ExportFile {
+  exportId: number;
+  workType: string;
+  fileName: string;
+  kind: ExportKind;
+  policy: AckPolicy;
+  status: ExportStatus;
+  recordCount: number;
+  createdAt: string;
+  writtenAt: string | null;
+  completedAt: string | null;
+}
+
+export interface ExportRecord {
+  exportId: number;
+  fileName: string;
+  workType: string;
+  id: number;
+  number: string | null;
+  updatedAt: string | null;
+  ackStatus: AckStatus;
+  acknowledgedAt: string | null;
+  messages: string[];
+}
+
+export interface Acknowledgement {
+  id: number;
+  status: 'acknowledged' | 'error';
+  acknowledgedAt?: string | null;
+  messages?: readonly string[];
+}
