@@ -126,9 +126,9 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
         const [carrier, service] = pick(CARRIERS);
         const acked = spec.acked === true;
         const t = stamp(clock++);
-        const done = ['shipped', 'received', 'done'].includes(spec.state);
+        const done = spec.family === 'inbound_transfers' ? spec.state === 'done' : ['shipped', 'received', 'done'].includes(spec.state);
         insRecord.run(id, spec.family, `${spec.prefix}-${id}`, spec.wh, company, spec.state, listStatus(spec.family, spec.state, acked),
-          addDays(today, (i % 14) - 3), t, carrier, service, acked ? t : null, done && spec.family !== 'supplier_shipments' ? t : null,
+          addDays(today, (i % 14) - 3), t, carrier, service, acked ? t : null, (done || spec.family === 'inbound_transfers') && spec.family !== 'supplier_shipments' && spec.family !== 'customer_return_shipments' ? t : null,
           '[]', JSON.stringify(header(i)));
         // the first records of every family have 2+ lines of 2+ units, so partial ships and receipts can be tried
         const lineCount = i < 3 ? 2 + (i % 2) : int(1, 3);
