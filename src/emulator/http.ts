@@ -35,11 +35,27 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'invalid_json', 'the request body is empty; a JSON object is expected');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new HttpError(400, 'invalid_json', `the request body is not valid JSON: ${error instanceof Error ? error.message.slice(0, 200) : 'parse error'}`);
   }
+  if (tooDeep(value, MAX_DEPTH)) throw new HttpError(400, 'too_deep', `the request body nests deeper than ${MAX_DEPTH} levels`);
+  return value;
+}
+
+/** Deep nesting would overflow the stack of recursive validation: refuse it up front (iteratively). */
+const MAX_DEPTH = 32;
+function tooDeep(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+  }
+  return false;
 }
 
 /** zod issues → `{path, message}` with dotted paths (`shipments.0.id`). */

@@ -38,7 +38,7 @@ export function adjust(ctx: WriteContext, item: AdjustmentItem) {
 /** The per-item error answer of an adjustment that failed. */
 export function adjustmentError(raw: unknown, errors: string[]) {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-  const s = (v: unknown) => (typeof v === 'string' ? v : null);
+  const s = (v: unknown) => (typeof v === 'string' ? v.slice(0, 255) : null); // never echo a huge input back
   return { product_code: s(r.product_code), reference: s(r.reference), lot_number: s(r.lot_number), move_id: null, company_code: s(r.company_code), errors };
 }
 
