@@ -70,11 +70,18 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
   });
 }
 
+const CSV_MESSAGES: Record<string, string> = {
+  CSV_MAX_RECORD_SIZE: 'a record is longer than dialect.max_record_size (an unclosed quote?)',
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed before the end of the file',
+  CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by other characters than the delimiter',
+};
+
 function fileError(error: unknown, fileName: string): unknown {
   if (error instanceof WisbridgeError) return error;
   const csv = error as CsvError & { lines?: number };
   if (typeof csv?.code === 'string' && csv.code.startsWith('CSV_')) {
-    return new WisbridgeError('FILE_UNREADABLE', `${fileName}, line ${csv.lines ?? '?'}: ${csv.message}`, { cause: error });
+    const message = CSV_MESSAGES[csv.code] ?? csv.message;
+    return new WisbridgeError('FILE_UNREADABLE', `${fileName}, line ${csv.lines ?? '?'}: ${message}`, { cause: error });
   }
   return error;
 }
@@ -90,6 +97,7 @@ class InboundMapper extends Transform {
   private width?: number;
   private builder?: DocumentBuilder;
   private prevEnd = 0;
+  private lineSkew = 0;
   private current?: DocState;
   private readonly open = new Map<string, DocState>();
   private readonly closedKeys = new Set<string>();
@@ -122,10 +130,15 @@ class InboundMapper extends Transform {
   override _transform(chunk: { record: string[]; info: Info }, _enc: BufferEncoding, cb: TransformCallback): void {
     try {
       const { record, info } = chunk;
-      const end = info.lines;
-      let line = end;
-      if (end - this.prevEnd > 1) line = end - newlines(record);
-      this.prevEnd = end;
+      // info.lines is where a record ends, and csv-parse counts a quoted CRLF as two lines: correct for both.
+      const rawEnd = info.lines;
+      let line = rawEnd - this.lineSkew;
+      if (rawEnd - this.prevEnd > 1) {
+        const breaks = lineBreaks(record);
+        this.lineSkew += breaks.crlf;
+        line -= breaks.crlf + breaks.lines;
+      }
+      this.prevEnd = rawEnd;
       if (!this.root) {
         this.bindHeader(record, line);
         return cb();
@@ -326,16 +339,21 @@ function keyOf(root: BoundNode, row: readonly string[]): string | { label: strin
   return key;
 }
 
-function newlines(record: string[]): number {
-  let n = 0;
+function lineBreaks(record: string[]): { lines: number; crlf: number } {
+  let lines = 0;
+  let crlf = 0;
   for (const f of record) {
-    if (f.length === 0) continue;
-    let i = f.indexOf('\n');
-    if (i < 0) {
-      for (let j = f.indexOf('\r'); j >= 0; j = f.indexOf('\r', j + 1)) n++;
-      continue;
+    if (f.length === 0 || (f.indexOf('\n') < 0 && f.indexOf('\r') < 0)) continue;
+    for (let i = 0; i < f.length; i++) {
+      const c = f.charCodeAt(i);
+      if (c === 13) {
+        lines++;
+        if (f.charCodeAt(i + 1) === 10) {
+          crlf++;
+          i++;
+        }
+      } else if (c === 10) lines++;
     }
-    for (; i >= 0; i = f.indexOf('\n', i + 1)) n++;
   }
-  return n;
+  return { lines, crlf };
 }
