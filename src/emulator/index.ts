@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { isoDate } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { getMeta, openDb } from './db.js';
@@ -35,14 +36,12 @@ export interface RunningEmulator {
   mintToken(warehouses: number[], expiresInSeconds?: number): string;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const log = options.logger ?? silentLogger;
   const secret = options.secret ?? process.env.WISBRIDGE_EMULATOR_SECRET ?? DEFAULT_SECRET;
   if (secret.length < 8) throw new WisbridgeError('USAGE', 'the emulator secret must be at least 8 characters');
   let fixedToday = options.today;
-  if (fixedToday !== undefined && (!DATE.test(fixedToday) || Number.isNaN(Date.parse(`${fixedToday}T00:00:00Z`)))) {
+  if (fixedToday !== undefined && !isoDate.safeParse(fixedToday).success) {
     throw new WisbridgeError('USAGE', `--today must be a date YYYY-MM-DD, got "${fixedToday}"`);
   }
   const today = () => fixedToday ?? new Date().toISOString().slice(0, 10);
