@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { endpoints } from '../contract/index.js';
+import { LIMITS, endpoints } from '../contract/index.js';
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
 import { deadlineOf, serviceMessage, type Core } from './core.js';
 import { WRITE_POLICIES, verifyApplied } from './safety.js';
@@ -37,7 +37,7 @@ export async function runWrite<K extends BatchEndpointId>(
   const def = endpoints[endpoint];
   const policy = WRITE_POLICIES[endpoint];
   const deadline = deadlineOf(core, options);
-  const batchSize = Math.max(1, Math.floor(options.batchSize ?? core.batchSize));
+  const batchSize = Math.min(LIMITS.maxItemsPerRequest, Math.max(1, Math.floor(options.batchSize ?? core.batchSize)));
   const outcomes: (WriteOutcome<ResultOf<K>> | undefined)[] = new Array(items.length);
   const entries: Entry[] = [];
 
