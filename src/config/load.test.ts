@@ -1,0 +1,115 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isWisbridgeError } from '../errors.js';
+import { checkConfigText, loadConfig } from './load.js';
+
+const VALID = `
+journal: state/journal.sqlite
+services:
+  main:
+    url: http://127.0.0.1:8080
+    token: { env: WIS_TEST_TOKEN }
+drops:
+  local:
+    type: local
+    root: ./drop
+  partner:
+    type: sftp
+    host: 127.0.0.1
+    port: 2222
+    username: wms
+    password: { file: secrets/sftp-password }
+    hostKeyFingerprint: SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+inbound:
+  - name: nightly
+    drop: partner
+    service: main
+    schedule: { cron: "0 2 * * *", timezone: Europe/Berlin }
+    expect:
+      - pattern: "^ADJ_"
+        cutoff: { cron: "0 6 * * *", timezone: Europe/Berlin }
+exports:
+  - name: orders
+    work_type: customerShipments
+    drop: local
+    service: main
+    mapping: customer-shipments-export
+`;
+
+describe('configuration', () => {
+  it('accepts a valid file and fills in the documented defaults', () => {
+    const { config, problems } = checkConfigText(VALID, 'wisbridge.yaml');
+    expect(problems).toEqual([]);
+    expect(config!.services.main!.batch_size).toBe(100);
+    expect(config!.exports[0]!.acknowledge).toBe('on-export');
+    expect(config!.drops.local).toMatchObject({ type: 'local', inbox: 'inbox', settleMs: 2000 });
+    expect(config!.inbound[0]!.watch).toBe(true);
+  });
+
+  it('names file, line and column of a wrong value', () => {
+    const text = VALID.replace('port: 2222', 'port: "twenty"');
+    const { problems } = checkConfigText(text, 'wisbridge.yaml');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: 'wisbridge.yaml', line: 14, col: 11 });
+    expect(problems[0]!.message).toMatch(/^drops\.partner\.port: /);
+  });
+
+  it('refuses inline secrets: secrets are references only', () => {
+    const text = VALID.replace('password: { file: secrets/sftp-password }', 'password: hunter2-secret');
+    const { problems } = checkConfigText(text, 'c.yaml');
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems[0]!.line).toBe(16);
+    expect(JSON.stringify(problems)).not.toContain('hunter2-secret');
+  });
+
+  it('reports unknown drops and services referenced by jobs, and duplicate job names', () => {
+    const text = VALID.replace('drop: partner', 'drop: nowhere').replace('name: orders', 'name: nightly');
+    const { problems } = checkConfigText(text, 'c.yaml');
+    const messages = problems.map((p) => p.message);
+    expect(messages).toContain('inbound.0.drop: unknown drop "nowhere" (known: local, partner)');
+    expect(messages).toContain('exports.0.name: job name "nightly" is used twice');
+  });
+
+  it('reports a bad cron expression and an unknown time zone with their positions', () => {
+    const text = VALID.replace('"0 2 * * *"', '"61 2 * * *"').replace('cutoff: { cron: "0 6 * * *", timezone: Europe/Berlin }', 'cutoff: { cron: "0 6 * * *", timezone: Mars/Olympus }');
+    const { problems } = checkConfigText(text, 'c.yaml');
+    expect(problems.map((p) => [p.line, p.message.split(':')[0]])).toEqual([
+      [22, 'inbound.0.schedule.cron'],
+      [25, 'inbound.0.expect.0.cutoff.timezone'],
+    ]);
+  });
+
+  it('reports YAML syntax errors with a position', () => {
+    const { problems } = checkConfigText('services:\n  main: [unclosed\n', 'c.yaml');
+    expect(problems[0]!.message).toMatch(/^YAML: /);
+    expect(problems[0]!.line).toBeGreaterThan(0);
+  });
+
+  it('resolves relative paths against the config file and secrets from env and files, never inline', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wisbridge-config-'));
+    await writeFile(join(dir, 'wisbridge.yaml'), VALID);
+    await import('node:fs/promises').then((fs) => fs.mkdir(join(dir, 'secrets')));
+    await writeFile(join(dir, 'secrets', 'sftp-password'), 's3cret-pass\n');
+    const loaded = await loadConfig(join(dir, 'wisbridge.yaml'));
+    expect(loaded.journalPath).toBe(join(dir, 'state', 'journal.sqlite'));
+    const local = await loaded.dropOptions('local');
+    expect(local).toMatchObject({ type: 'local', root: join(dir, 'drop'), name: 'local' });
+    const sftp = await loaded.dropOptions('partner');
+    expect(sftp).toMatchObject({ type: 'sftp', password: 's3cret-pass', name: 'partner' });
+
+    delete process.env.WIS_TEST_TOKEN;
+    const missing = await loaded.serviceToken('main').catch((e: unknown) => e);
+    expect(isWisbridgeError(missing, 'CONFIG_INVALID')).toBe(true);
+    expect((missing as Error).message).toContain('WIS_TEST_TOKEN');
+    process.env.WIS_TEST_TOKEN = 'jwt-from-env';
+    await expect(loaded.serviceToken('main')).resolves.toBe('jwt-from-env');
+  });
+
+  it('gives a clear error for a missing file', async () => {
+    const error = await loadConfig('/nonexistent/wisbridge.yaml').catch((e: unknown) => e);
+    expect(isWisbridgeError(error, 'CONFIG_INVALID')).toBe(true);
+    expect((error as Error).message).toBe('cannot read the configuration file /nonexistent/wisbridge.yaml (ENOENT)');
+  });
+});

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { localDropOptionsSchema, sftpDropOptionsSchema } from '../drops/options.js';
+
+// The schema of the bridge's configuration file (YAML). Descriptions feed schemas/config.schema.json and
+// docs/configuration.md. Secrets are references (`{ env: NAME }` or `{ file: PATH }`), never inline values.
+
+export const WORK_TYPES = ['customerShipments', 'outboundTransfers', 'inboundTransfers', 'supplierShipments', 'customerReturns', 'products'] as const;
+export type WorkType = (typeof WORK_TYPES)[number];
+
+export const secretRefSchema = z
+  .union([
+    z.strictObject({ env: z.string().min(1).describe('name of an environment variable holding the secret') }),
+    z.strictObject({ file: z.string().min(1).describe('path of a file holding the secret (relative to the config file)') }),
+  ])
+  .describe('A secret, by reference only: `{ env: NAME }` or `{ file: PATH }`.');
+
+export const scheduleSchema = z
+  .strictObject({
+    cron: z.string().min(1).describe('cron expression (5 or 6 fields), e.g. "0 2 * * *" for 02:00 every night'),
+    timezone: z.string().min(1).default('UTC').describe('IANA time zone the cron expression is read in, e.g. Europe/Berlin'),
+    catch_up: z.boolean().default(false).describe('run once at start when the last scheduled run was missed while the bridge was down'),
+  })
+  .describe('When a job runs. A job never overlaps itself: a tick that finds the previous run still busy is skipped and logged.');
+
+export const serviceSchema = z
+  .strictObject({
+    url: z.url({ error: 'must be an absolute http(s) URL' }).describe('base URL of the Warehouse Integration Service (paths /v1/... are appended)'),
+    token: secretRefSchema.describe('the JWT of this warehouse (or warehouses)'),
+    warehouse: z.number().int().positive().optional().describe('warehouse id sent with inventory writes when the token is scoped to several warehouses'),
+    batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),
+    concurrency: z.number().int().min(1).max(32).default(4).describe('pages fetched at once by listings, and connection cap'),
+    request_timeout_ms: z.number().int().min(100).default(30_000).describe('deadline of one HTTP request'),
+    max_attempts: z.number().int().min(1).max(20).default(6).describe('attempts of one request on retryable failures (connection errors, 429, 502-504)'),
+  })
+  .describe('One Warehouse Integration Service account (one token).');
+
+const secretFields = {
+  password: secretRefSchema.optional().describe('SFTP password, by reference'),
+  privateKey: secretRefSchema.optional().describe('SFTP private key text, by reference'),
+  passphrase: secretRefSchema.optional().describe('passphrase of the private key, by reference'),
+};
+
+const sftpDropConfigSchema = z
+  .strictObject({ ...sftpDropOptionsSchema.shape, ...secretFields })
+  .refine((o) => o.password !== undefined || o.privateKey !== undefined || o.privateKeyPath !== undefined, {
+    error: 'one of password, privateKey or privateKeyPath is required',
+    path: ['password'],
+  });
+
+export const dropConfigSchema = z
+  .discriminatedUnion('type', [localDropOptionsSchema, sftpDropConfigSchema])
+  .describe('A file drop: a local folder or an SFTP server, with inbox / outbox / archive / error folders.');
+
+export const expectedFileSchema = z
+  .strictObject({
+    pattern: z.string().min(1).describe('regular expression (case-insensitive) the expected file name matches'),
+    cutoff: scheduleSchema.omit({ catch_up: true }).describe('when the file must have arrived; at each tick, a file that has not arrived since the previous tick raises an alert'),
+  })
+  .describe('A file the WMS is expected to drop regularly, e.g. the nightly inventory file.');
+
+export const inboundJobSchema = z
+  .strictObject({
+    name: z.string().min(1).describe('job name in logs, metrics and the journal'),
+    drop: z.string().min(1).describe('name of the drop whose inbox is read'),
+    service: z.string().min(1).describe('name of the service the requests go to'),
+    mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
+    watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
+    schedule: scheduleSchema.optional().describe('`wisbridge run`: also process the inbox at these times (a nightly batch)'),
+    expect: z.array(expectedFileSchema).default([]).describe('files that must arrive by a cut-off, or an alert is raised'),
+  })
+  .describe('Inbound: files in a drop inbox become requests; a result file per input is written to the outbox.');
+
+export const exportJobSchema = z
+  .strictObject({
+    name: z.string().min(1).describe('job name in logs, metrics and the journal'),
+    work_type: z.enum(WORK_TYPES).describe('what is exported'),
+    drop: z.string().min(1).describe('name of the drop whose outbox receives the work lists'),
+    service: z.string().min(1).describe('name of the service the work is read from'),
+    mapping: z.string().min(1).describe('name of the export mapping'),
+    schedule: scheduleSchema.optional().describe('`wisbridge run`: when to export'),
+    acknowledge: z.enum(['on-export', 'on-confirmation', 'never']).default('on-export')
+      .describe('on-export: acknowledge what a written file holds; on-confirmation: wait for the WMS confirmation file; never'),
+    file_name: z.string().min(1).default('{job}_{timestamp}_{seq}.csv')
+      .describe('name of each work-list file; placeholders {job} {work_type} {timestamp} (UTC yyyyMMddHHmmss) {seq} (6 digits, per job)'),
+    max_records_per_file: z.number().int().min(1).default(10_000).describe('records per file; more work is split over several files'),
+    empty_files: z.boolean().default(false).describe('write a file (header only) when there is no work'),
+    cancellations: z.boolean().default(true).describe('customer shipments and returns: export those cancelled after they were handed over, in a cancellation list'),
+    overlap_seconds: z.number().int().min(0).default(300).describe('products: the incremental cursor is moved back by this much against clock skew'),
+  })
+  .describe('Outbound: pending work is written as work-list files to a drop outbox, then acknowledged.');
+
+export const configSchema = z
+  .strictObject({
+    journal: z.string().min(1).default('wisbridge-journal.sqlite').describe('path of the SQLite journal (relative to the config file)'),
+    mappings: z.string().min(1).default('mappings').describe('folder of mapping definitions (relative to the config file)'),
+    services: z.record(z.string().min(1), serviceSchema).refine((s) => Object.keys(s).length > 0, { error: 'at least one service is required' })
+      .describe('the service accounts, by name'),
+    drops: z.record(z.string().min(1), dropConfigSchema).refine((d) => Object.keys(d).length > 0, { error: 'at least one drop is required' })
+      .describe('the file drops, by name'),
+    inbound: z.array(inboundJobSchema).default([]),
+    exports: z.array(exportJobSchema).default([]),
+    metrics: z.strictObject({
+      host: z.string().default('127.0.0.1').describe('listen address of /metrics and /healthz'),
+      port: z.number().int().min(0).max(65535).default(9464).describe('listen port (0 = any free port)'),
+    }).optional().describe('`wisbridge run`: Prometheus metrics and health endpoint'),
+    log: z.strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+    }).default({ level: 'info' }),
+    shutdown_timeout_ms: z.number().int().min(100).default(30_000).describe('how long a graceful shutdown may take before the process exits anyway'),
+  })
+  .superRefine((config, ctx) => {
+    const jobs = [...config.inbound, ...config.exports];
+    const seen = new Set<string>();
+    jobs.forEach((job, i) => {
+      const where = i < config.inbound.length ? ['inbound', i] : ['exports', i - config.inbound.length];
+      if (seen.has(job.name)) ctx.addIssue({ code: 'custom', path: [...where, 'name'], message: `job name "${job.name}" is used twice` });
+      seen.add(job.name);
+      if (!(job.drop in config.drops)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${Object.keys(config.drops).join(', ')})` });
+      if (!(job.service in config.services)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${Object.keys(config.services).join(', ')})` });
+    });
+  })
+  .describe('wisbridge configuration');
+
+export type Config = z.output<typeof configSchema>;
+export type ServiceConfig = z.output<typeof serviceSchema>;
+export type DropConfig = z.output<typeof dropConfigSchema>;
+export type InboundJob = z.output<typeof inboundJobSchema>;
+export type ExportJob = z.output<typeof exportJobSchema>;
+export type Schedule = z.output<typeof scheduleSchema>;
+export type SecretRef = z.output<typeof secretRefSchema>;

@@ -1,0 +1,73 @@
+import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type { z } from 'zod';
+
+/** One problem of a YAML file, with its position (1-based line and column). */
+export interface YamlProblem { file: string; line: number; col: number; message: string }
+
+export const formatYamlProblem = (p: YamlProblem) => `${p.file}:${p.line}:${p.col}: ${p.message}`;
+
+/** A parsed YAML document that can point at the position of any path inside it. */
+export interface PositionedYaml {
+  value: unknown;
+  positionOf(path: readonly PropertyKey[]): { line: number; col: number };
+}
+
+/** Parses YAML text; syntax errors come back as problems with positions, nothing is thrown. */
+export function parseYaml(text: string, file: string): { doc?: PositionedYaml; problems: YamlProblem[] } {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return {
+      problems: doc.errors.slice(0, 3).map((e) => {
+        const pos = counter.linePos(e.pos[0]);
+        return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.split('\n')[0]}` };
+      }),
+    };
+  }
+  return { doc: { value: doc.toJS(), positionOf: (path) => positionOf(doc, counter, path) }, problems: [] };
+}
+
+/** Parses YAML and validates it with a zod schema; every problem carries the position of the offending value. */
+export function parseYamlWithSchema<S extends z.ZodType>(
+  text: string,
+  file: string,
+  schema: S,
+): { data?: z.output<S>; doc?: PositionedYaml; problems: YamlProblem[] } {
+  const { doc, problems } = parseYaml(text, file);
+  if (!doc) return { problems };
+  const parsed = schema.safeParse(doc.value ?? {});
+  if (!parsed.success) {
+    return {
+      doc,
+      problems: parsed.error.issues.map((issue) => ({
+        file,
+        ...doc.positionOf(issue.path),
+        message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}`,
+      })),
+    };
+  }
+  return { data: parsed.data, doc, problems: [] };
+}
+
+/** Finds the deepest YAML node along a path, so an error points at the value (or its nearest parent). */
+function positionOf(doc: Document, counter: LineCounter, path: readonly PropertyKey[]): { line: number; col: number } {
+  let node: unknown = doc.contents;
+  let offset = (doc.contents as YamlNode | null)?.range?.[0] ?? 0;
+  for (const seg of path) {
+    let next: unknown;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === seg);
+      if (pair) {
+        offset = (pair.key as YamlNode).range?.[0] ?? offset;
+        next = pair.value;
+      }
+    } else if (isSeq(node) && typeof seg === 'number') {
+      next = node.items[seg];
+    }
+    if (!next) break;
+    node = next;
+    offset = (next as YamlNode).range?.[0] ?? offset;
+  }
+  const pos = counter.linePos(offset);
+  return { line: pos.line, col: pos.col };
+}
