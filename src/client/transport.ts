@@ -163,7 +163,8 @@ export class Transport {
       if (result.kind === 'answer') return { ...result.response, attempts: attempt };
 
       lastProblem = result.problem;
-      lastOutcome = result.outcome;
+      // A read changes nothing. For a write, one attempt of unknown outcome makes the whole call unknown.
+      if (req.retry !== 'read' && result.outcome === 'unknown') lastOutcome = 'unknown';
       lastCode = result.code;
       if (result.outcome === 'unknown' && req.retry === 'unsafe') {
         this.#event(req, attempt, result.status, result.durationMs, 'uncertain', result.failure);
@@ -181,7 +182,7 @@ export class Transport {
         this.#checkStop(req, userSignals, deadline, lastOutcome, attempt);
       }
     }
-    const outcomeText = lastOutcome === 'unknown' ? 'the outcome of the last attempt is unknown' : 'nothing was applied';
+    const outcomeText = lastOutcome === 'unknown' ? 'an attempt may have been applied' : 'nothing was applied';
     const code: ErrorCode = lastOutcome === 'unknown' ? 'UNCERTAIN_OUTCOME' : lastCode;
     throw this.#error(code, req, `gave up after ${attempts} attempts (${lastProblem}); ${outcomeText}`, attempts, lastOutcome);
   }

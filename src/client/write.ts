@@ -53,6 +53,7 @@ export async function runWrite<K extends BatchEndpointId>(
     outcomes[e.index] = { key: e.key, index: e.index, ...o };
   };
   const uncertain = (batch: Entry[], message: string, repeated: boolean) => {
+    core.logger.warn({ endpoint, items: batch.length, keys: batch.slice(0, 20).map((e) => e.key) }, 'write outcome unknown: items reported uncertain');
     for (const e of batch) settle(e, { ok: false, uncertain: true, errors: [message], returned: {}, ...(repeated ? { repeated } : {}) });
   };
 

@@ -161,3 +161,20 @@ describe('transport', () => {
     expect(JSON.stringify(t)).not.toContain(TOKEN);
   });
 });
+
+describe('transport outcome bookkeeping', () => {
+  it('a repeatable write that once lost its answer stays of unknown outcome even if later attempts were refused', async () => {
+    server.script([{ reset: true }, { status: 503 }]);
+    const error = await failure(transport({ maxAttempts: 3 }).send({ ...post, retry: 'repeatable' }));
+    expect(error.code).toBe('UNCERTAIN_OUTCOME');
+    expect(error.details?.outcome).toBe('unknown');
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('a read that keeps failing is UNAVAILABLE, never uncertain', async () => {
+    server.script([{ reset: true }]);
+    const error = await failure(transport({ maxAttempts: 2 }).send({ ...get }));
+    expect(error.code).toBe('UNAVAILABLE');
+    expect(error.details?.outcome).toBe('not-applied');
+  });
+});
