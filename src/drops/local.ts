@@ -82,7 +82,10 @@ export class LocalDrop implements Drop {
     let handle: fs.FileHandle | undefined;
     try {
       handle = await fs.open(tempPath, 'wx', 0o644);
-      await pipeline(toReadable(source), counter, handle.createWriteStream({ autoClose: false }));
+      const file = handle;
+      await pipeline(toReadable(source), counter, async (chunks: AsyncIterable<Buffer>) => {
+        for await (const chunk of chunks) await file.write(chunk);
+      });
       if (this.options.fsync) await handle.sync();
       await handle.close();
       handle = undefined;

@@ -85,6 +85,7 @@ export class StableFileWatcher {
             emitted.set(file.name, signature);
             if (signal?.aborted) return;
             yield file;
+            if (signal?.aborted) return;
           }
           if (pendingIn !== undefined) nextCheck = Math.min(nextCheck, Math.max(pendingIn, 10));
         } catch (error) {
@@ -145,7 +146,7 @@ class Waker {
   }
 
   async wait(ms: number, signal?: AbortSignal): Promise<void> {
-    if (this.pending) {
+    if (this.pending || signal?.aborted) {
       this.pending = false;
       return;
     }
@@ -164,6 +165,7 @@ class Waker {
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {

@@ -1,0 +1,148 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { disposeFile, isTemporaryName, StableFileWatcher, type Drop } from '../../src/drops/index.js';
+import { isWisbridgeError } from '../../src/errors.js';
+import { readAll, type Backing } from './fixtures.js';
+
+export interface DropFixture {
+  backing: Backing;
+  /** Builds a drop over the backing root; `extra` are further drop options (folder layout, ...). */
+  drop(extra?: Record<string, unknown>): Drop;
+}
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<Error> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(isWisbridgeError(error) ? error.code : error).toBe(code);
+  return error as Error;
+}
+
+/** The behaviour every drop must have; written once, run against the local and the SFTP drop. */
+export function describeDropBehaviour(label: string, makeFixture: () => Promise<DropFixture>): void {
+  describe(`${label} drop behaviour`, () => {
+    let fx: DropFixture;
+    let drop: Drop;
+    const opened: Drop[] = [];
+    const open = (extra?: Record<string, unknown>) => { const d = fx.drop(extra); opened.push(d); return d; };
+
+    beforeEach(async () => {
+      fx = await makeFixture();
+      drop = open();
+    });
+    afterEach(async () => {
+      for (const d of opened.splice(0)) await d.close();
+      fx.backing.cleanup();
+    });
+
+    it('writes strings, buffers and streams atomically and reads them back', async () => {
+      expect(await drop.writeAtomic('outbox', 'a.csv', 'sku;qty\nA;1\n')).toEqual({ name: 'a.csv', size: 12 });
+      await drop.writeAtomic('outbox', 'b.csv', Buffer.from([0xef, 0xbb, 0xbf, 0x41]));
+      await drop.writeAtomic('outbox', 'c.csv', Readable.from((function* () { for (let i = 0; i < 1000; i += 1) yield Buffer.from(`line ${i}\n`); })()));
+      expect(readFileSync(fx.backing.path('outbox/a.csv'), 'utf8')).toBe('sku;qty\nA;1\n');
+      expect((await readAll(await drop.openRead('outbox', 'b.csv'))).toString('hex')).toBe('efbbbf41');
+      const c = (await readAll(await drop.openRead('outbox', 'c.csv'))).toString();
+      expect(c.split('\n')[999]).toBe('line 999');
+      expect((await drop.stat('outbox', 'c.csv'))?.size).toBe(Buffer.byteLength(c));
+      expect(readdirSync(fx.backing.path('outbox')).sort()).toEqual(['a.csv', 'b.csv', 'c.csv']);
+    });
+
+    it('never overwrites silently: DROP_EXISTS unless overwrite is requested', async () => {
+      await drop.writeAtomic('outbox', 'r.csv', 'first');
+      await expectCode(drop.writeAtomic('outbox', 'r.csv', 'second'), 'DROP_EXISTS');
+      expect(readFileSync(fx.backing.path('outbox/r.csv'), 'utf8')).toBe('first');
+      expect(await drop.writeAtomic('outbox', 'r.csv', 'third!', { overwrite: true })).toEqual({ name: 'r.csv', size: 6 });
+      expect(readFileSync(fx.backing.path('outbox/r.csv'), 'utf8')).toBe('third!');
+      expect(readdirSync(fx.backing.path('outbox'))).toEqual(['r.csv']);
+    });
+
+    it('leaves no file, final or temporary, when the source stream fails', async () => {
+      const failing = Readable.from((async function* () { yield Buffer.from('half'); throw new Error('source broke'); })());
+      const error = await drop.writeAtomic('outbox', 'f.csv', failing).then(() => undefined, (e: unknown) => e);
+      expect(isWisbridgeError(error)).toBe(true);
+      expect(await drop.stat('outbox', 'f.csv')).toBeUndefined();
+      expect(readdirSync(fx.backing.path('outbox'))).toEqual([]);
+    });
+
+    it('lists regular files only, sorted and filtered; a missing folder is DROP_NOT_FOUND', async () => {
+      fx.backing.put('inbox/b.csv', 'bb');
+      fx.backing.put('inbox/a.csv', 'a');
+      fx.backing.put('inbox/notes.txt', 'n');
+      fx.backing.mkdir('inbox/sub');
+      const all = await drop.list('inbox');
+      expect(all.map((e) => e.name)).toEqual(['a.csv', 'b.csv', 'notes.txt']);
+      expect(all[1]).toMatchObject({ name: 'b.csv', size: 2 });
+      expect(all[1]!.mtimeMs).toBeGreaterThan(Date.parse('2020-01-01'));
+      expect((await drop.list('inbox', (n) => n.endsWith('.csv'))).map((e) => e.name)).toEqual(['a.csv', 'b.csv']);
+      await expectCode(drop.list('error'), 'DROP_NOT_FOUND');
+    });
+
+    it('stat of a missing file is undefined; reading it is DROP_NOT_FOUND; names cannot leave the folder', async () => {
+      fx.backing.mkdir('inbox');
+      expect(await drop.stat('inbox', 'nope.csv')).toBeUndefined();
+      await expectCode(drop.openRead('inbox', 'nope.csv'), 'DROP_NOT_FOUND');
+      await expectCode(drop.openRead('inbox', '../outside.csv'), 'DROP_IO');
+      await expectCode(drop.writeAtomic('outbox', 'a/b.csv', 'x'), 'DROP_IO');
+    });
+
+    it('moves to archive, creating the folder, with a timestamp suffix on collisions', async () => {
+      fx.backing.put('inbox/orders.csv', 'one');
+      expect(await drop.move('inbox', 'orders.csv', 'archive')).toBe('orders.csv');
+      fx.backing.put('inbox/orders.csv', 'two');
+      const second = await drop.move('inbox', 'orders.csv', 'archive');
+      expect(second).toMatch(/^orders\.\d{8}T\d{9}Z\.csv$/);
+      fx.backing.put('inbox/orders.csv', 'three');
+      const third = await drop.move('inbox', 'orders.csv', 'archive');
+      expect(third).not.toBe(second);
+      expect(third).toMatch(/^orders\.\d{8}T\d{9}Z(-\d+)?\.csv$/);
+      expect(readFileSync(fx.backing.path('archive/orders.csv'), 'utf8')).toBe('one');
+      expect(readFileSync(fx.backing.path(`archive/${second}`), 'utf8')).toBe('two');
+      expect(readFileSync(fx.backing.path(`archive/${third}`), 'utf8')).toBe('three');
+      expect(existsSync(fx.backing.path('inbox/orders.csv'))).toBe(false);
+      await expectCode(drop.move('inbox', 'orders.csv', 'error'), 'DROP_NOT_FOUND');
+    });
+
+    it('removes files, reporting whether one was there', async () => {
+      fx.backing.put('inbox/x.csv', 'x');
+      expect(await drop.remove('inbox', 'x.csv')).toBe(true);
+      expect(await drop.remove('inbox', 'x.csv')).toBe(false);
+      expect(existsSync(fx.backing.path('inbox/x.csv'))).toBe(false);
+    });
+
+    it('uses the configured folder layout, relative or absolute', async () => {
+      const absoluteError = fx.backing.mkdir('elsewhere/failed');
+      const custom = open({ inbox: 'wms/out', outbox: 'wms/in', archive: 'done', error: absoluteError });
+      fx.backing.put('wms/out/a.csv', 'a');
+      fx.backing.put('wms/out/b.csv', 'b');
+      expect((await custom.list('inbox')).map((e) => e.name)).toEqual(['a.csv', 'b.csv']);
+      await custom.writeAtomic('outbox', 'result.csv', 'ok');
+      expect(readFileSync(fx.backing.path('wms/in/result.csv'), 'utf8')).toBe('ok');
+      await custom.move('inbox', 'a.csv', 'archive');
+      await custom.move('inbox', 'b.csv', 'error');
+      expect(existsSync(fx.backing.path('done/a.csv'))).toBe(true);
+      expect(existsSync(fx.backing.path('elsewhere/failed/b.csv'))).toBe(true);
+    });
+
+    it('scanReady ignores temporary names, dot-files and markers; writes are never picked up half-way', async () => {
+      for (const name of ['.hidden.csv', 'a.csv.tmp', 'b.csv.part', 'c.csv.filepart', 'D.CSV.TMP', 'lonely.csv.ok', 'good.csv']) {
+        fx.backing.put(`inbox/${name}`, 'x');
+      }
+      const watcher = new StableFileWatcher(drop, { settleMs: 0 });
+      expect((await watcher.scanReady()).map((f) => f.name)).toEqual(['good.csv']);
+      expect(isTemporaryName('.good.csv.1234-abcd.tmp')).toBe(true);
+    });
+
+    it('marker mode: a file is ready only once its marker exists; disposal removes the marker', async () => {
+      const watcher = new StableFileWatcher(drop, { stability: 'marker', markerSuffixes: ['.ok', '.done'] });
+      fx.backing.put('inbox/stock.csv', 'sku;qty\n');
+      fx.backing.put('inbox/other.csv', 'x');
+      expect(await watcher.scanReady()).toEqual([]);
+      fx.backing.put('inbox/stock.csv.done', '');
+      const ready = await watcher.scanReady();
+      expect(ready).toHaveLength(1);
+      expect(ready[0]).toMatchObject({ name: 'stock.csv', size: 8, marker: 'stock.csv.done' });
+      expect(await disposeFile(drop, ready[0]!, 'archive')).toEqual({ name: 'stock.csv', folder: 'archive' });
+      expect(readdirSync(fx.backing.path('inbox'))).toEqual(['other.csv']);
+      expect(readdirSync(fx.backing.path('archive'))).toEqual(['stock.csv']);
+    });
+  });
+}
