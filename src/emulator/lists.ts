@@ -1,4 +1,5 @@
 import { LIMITS, type EndpointDef } from '../contract/index.js';
+import type Database from 'better-sqlite3';
 import type { Db, Family } from './db.js';
 import { HttpError, outTime, toIssues } from './http.js';
 
@@ -67,7 +68,7 @@ function where(family: Family | 'products', scope: Scope, f: Filters): { sql: st
 export function countRecords(db: Db, endpoint: EndpointDef, scope: Scope, f: Filters): { count: number } {
   const family = familyOf(endpoint.id);
   const w = where(family, scope, f);
-  const row = db.prepare(`SELECT count(*) AS n FROM ${family === 'products' ? 'products' : 'records'} WHERE ${w.sql}`).get(...w.args) as { n: number };
+  const row = stmt(db, `SELECT count(*) AS n FROM ${family === 'products' ? 'products' : 'records'} WHERE ${w.sql}`).get(...w.args) as { n: number };
   return { count: row.n };
 }
 
@@ -77,7 +78,9 @@ export function listRecords(db: Db, endpoint: EndpointDef, scope: Scope, f: Filt
   const page = f.page ?? 1;
   const size = LIMITS.pageSize;
   const table = family === 'products' ? 'products' : 'records';
-  const rows = db.prepare(`SELECT * FROM ${table} WHERE ${w.sql} ORDER BY id LIMIT ? OFFSET ?`).all(...w.args, size + 1, (page - 1) * size) as Row[];
+  // page over ids first (covered by the listing index), then fetch only the rows of this page
+  const rows = stmt(db, `SELECT * FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE ${w.sql} ORDER BY id LIMIT ? OFFSET ?) ORDER BY id`)
+    .all(...w.args, size + 1, (page - 1) * size) as Row[];
   const has_more = rows.length > size;
   const pageRows = rows.slice(0, size);
   const records = family === 'products' ? pageRows.map(productOut) : recordsOut(db, pageRows);
@@ -85,6 +88,19 @@ export function listRecords(db: Db, endpoint: EndpointDef, scope: Scope, f: Filt
 }
 
 type Row = Record<string, unknown> & { id: number; doc: string };
+
+/** Prepared statements by SQL text: the filter combinations are few, compiling them per request is not free. */
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+function stmt(db: Db, sql: string): Database.Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let s = cache.get(sql);
+  if (!s) {
+    if (cache.size > 500) cache.clear();
+    cache.set(sql, (s = db.prepare(sql)));
+  }
+  return s;
+}
 
 function productOut(row: Row): Record<string, unknown> {
   return { id: row.id, code: row.code, name: row.name, ...JSON.parse(row.doc), updated_at: outTime(row.updated_at as string) };
@@ -109,10 +125,8 @@ interface LineRow { id: number; record_id: number; quantity: number; done_quanti
 /** Serializes record rows with their lines, in the documented field types. */
 export function recordsOut(db: Db, rows: Row[]): Record<string, unknown>[] {
   if (rows.length === 0) return [];
-  const lines = db
-    .prepare(`SELECT l.id, l.record_id, l.quantity, l.done_quantity, l.lot_number, l.doc, p.code, p.name FROM lines l
-      JOIN products p ON p.id = l.product_id WHERE l.record_id IN (${rows.map(() => '?').join(',')}) ORDER BY l.id`)
-    .all(...rows.map((r) => r.id)) as LineRow[];
+  const lines = stmt(db, `SELECT l.id, l.record_id, l.quantity, l.done_quantity, l.lot_number, l.doc, p.code, p.name FROM lines l
+      JOIN products p ON p.id = l.product_id WHERE l.record_id IN (${rows.map(() => '?').join(',')}) ORDER BY l.id`).all(...rows.map((r) => r.id)) as LineRow[];
   const byRecord = new Map<number, LineRow[]>();
   for (const l of lines) {
     const list = byRecord.get(l.record_id) ?? [];
