@@ -217,7 +217,7 @@ describe('SSCC labels', () => {
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     expect((await pdf.text()).startsWith('%PDF')).toBe(true);
-    const tampered = await fetch(res.body.label_url.replace(/signature=./, 'signature=0'));
+    const tampered = await fetch(res.body.label_url.replace(/signature=(.)/, (_: string, c: string) => `signature=${c === '0' ? '1' : '0'}`));
     expect(tampered.status).toBe(403);
     expect((await emu.get('/v1/customer-shipments/99999999/sscc.json')).status).toBe(404);
   });
