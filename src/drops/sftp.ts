@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { posix } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -86,7 +85,7 @@ export class SftpDrop implements Drop {
       const sink = await this.connection.run(`create ${folder}/${name}`, async (c) => c.createWriteStream(temp, { flags: 'wx', mode: 0o644 }) as Writable);
       uploaded = true;
       const counter = new ByteCounter();
-      const closed = once(sink, 'close');
+      const closed = new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await pipeline(toReadable(source), counter, sink);
       await withDeadline(closed, this.options.operationTimeoutMs, () => dropError('TIMEOUT', this.name, `closing ${folder}/${name} timed out`));
       const written = await this.connection.run(`stat ${folder}/${name}`, (c) => c.stat(temp), true);
