@@ -34,6 +34,21 @@ function positionOf(doc: Document, counter: LineCounter, path: readonly Property
   return { line: pos.line, col: pos.col };
 }
 
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] };
+
+/**
+ * A union failure ("Invalid input") is replaced by the issue of the branch that got furthest: for a field
+ * written as an object, the object branch's own complaint (a bad `type`) is what the author needs.
+ */
+function specificIssue(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return issue;
+  const score = (branch: Issue[]) => Math.max(...branch.map((i) => (i.code === 'invalid_type' && i.path.length === 0 ? -1 : i.path.length)));
+  const best = [...issue.errors].sort((a, b) => score(b) - score(a))[0];
+  if (!best?.length || score(best) < 0) return issue;
+  const inner = specificIssue(best[0]);
+  return { ...inner, path: [...issue.path, ...inner.path] };
+}
+
 /** Parses, validates and compiles one definition; every problem found is returned (nothing thrown). */
 export function parseMapping(text: string, file: string): { mapping?: Mapping; problems: DefinitionProblem[] } {
   const counter = new LineCounter();
@@ -50,7 +65,7 @@ export function parseMapping(text: string, file: string): { mapping?: Mapping; p
   const parsed = mappingDefinitionSchema.safeParse(doc.toJS());
   if (!parsed.success) {
     return {
-      problems: parsed.error.issues.map((issue) => ({
+      problems: parsed.error.issues.map(specificIssue).map((issue) => ({
         file, ...positionOf(doc, counter, issue.path),
         message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}`,
       })),

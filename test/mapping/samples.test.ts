@@ -1,0 +1,140 @@
+import { spawnSync } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { checkMappings, INBOUND_DOCUMENTS, EXPORT_DOCUMENTS, mapInbound, type Mapping } from '../../src/mapping/index.js';
+import { mappingJsonSchema } from '../../src/mapping/json-schema.js';
+import { expectedFileOf, summarizeInbound, testSamples } from '../../src/mapping/sample-test.js';
+import { HttpResolver } from './support/http-resolver.js';
+
+const root = resolve(import.meta.dirname, '../..');
+let mappings: Mapping[];
+
+beforeAll(async () => {
+  const checked = await checkMappings(resolve(root, 'mappings'));
+  expect(checked.problems).toEqual([]);
+  mappings = checked.mappings;
+});
+
+describe('default mappings', () => {
+  it('the committed JSON Schema matches the zod schema (regenerate: wisbridge mappings schema > schemas/mapping.schema.json)', async () => {
+    expect(await readFile(resolve(root, 'schemas/mapping.schema.json'), 'utf8')).toBe(mappingJsonSchema());
+  });
+  it('cover every write, every acknowledgement and every work-list export, with samples', () => {
+    const documents = new Set(mappings.map((m) => m.document));
+    for (const d of [...INBOUND_DOCUMENTS, ...EXPORT_DOCUMENTS]) expect(documents, d).toContain(d);
+    expect(mappings.filter((m) => m.document === 'customerShipments.ship')).toHaveLength(2);
+    for (const m of mappings) expect(m.definition.samples?.length, m.name).toBeGreaterThan(0);
+  });
+  it('samples use at least two dialects, including semicolon/windows-1252/decimal comma/dd.MM.yyyy and a BOM', async () => {
+    const delimiters = new Set(mappings.map((m) => m.dialect.delimiter));
+    const encodings = new Set(mappings.map((m) => m.dialect.encoding));
+    expect([...delimiters].sort()).toEqual([',', ';']);
+    expect([...encodings].sort()).toEqual(['utf-8', 'windows-1252']);
+    const boms = [];
+    for (const m of mappings.filter((x) => x.direction === 'inbound')) {
+      for (const s of m.definition.samples ?? []) {
+        const bytes = await readFile(resolve(dirname(m.file), s));
+        if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) boms.push(basename(s));
+      }
+    }
+    expect(boms.length).toBeGreaterThan(0);
+  });
+  it('every mapping gives the expected output on its samples (what `wisbridge mappings test` runs)', async () => {
+    const results = await testSamples(mappings);
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results).toHaveLength(mappings.length);
+  });
+});
+
+describe('samples against the emulator (small seed)', () => {
+  let emu: RunningEmulator;
+  let resolver: HttpResolver;
+  beforeAll(async () => {
+    emu = await startEmulator({ scale: 'small', today: '2026-11-22' });
+    resolver = new HttpResolver(emu.url, emu.mintToken([1]));
+  });
+  afterAll(async () => emu?.close());
+
+  it('references.json agrees with the seed: resolving through the API gives the same requests', async () => {
+    for (const m of mappings.filter((x) => x.direction === 'inbound')) {
+      for (const s of m.definition.samples ?? []) {
+        const sample = resolve(dirname(m.file), s);
+        const actual = await summarizeInbound(mapInbound(createReadStream(sample), m, { fileName: basename(sample), resolver }));
+        const expected = JSON.parse(await readFile(expectedFileOf(m, sample), 'utf8'));
+        expect(actual, `${m.name} on ${s}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('the emulator accepts the mapped requests', async () => {
+    const token = emu.mintToken([1]);
+    const send = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(`${emu.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    const cases: [string, string, string][] = [
+      ['customer-shipment-acknowledge', 'PUT', '/v1/customer-shipments/acknowledge.json'],
+      ['customer-shipment-ship', 'PUT', '/v1/customer-shipments/ship.json'],
+      ['customer-shipment-picking-status', 'PATCH', '/v1/customer-shipments/change-status.json'],
+      ['outbound-transfer-ship', 'PUT', '/v1/outbound-transfers/ship.json'],
+      ['supplier-shipment-receive', 'PUT', '/v1/supplier-shipments/receive.json'],
+      ['customer-return-receive', 'PUT', '/v1/customer-return-shipments/receive.json'],
+      ['inventory-cycle-count', 'POST', '/v1/inventory/counts.json'],
+    ];
+    for (const [name, method, path] of cases) {
+      const m = mappings.find((x) => x.name === name)!;
+      const sample = resolve(dirname(m.file), m.definition.samples![0]);
+      const summary = await summarizeInbound(mapInbound(createReadStream(sample), m, { fileName: 'x', resolver }));
+      for (const r of summary.requests) {
+        const answer = await send(method, path, r.body);
+        expect([200, 207], `${name}: ${JSON.stringify(answer.body)}`).toContain(answer.status);
+      }
+    }
+  });
+});
+
+describe('commands', () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, [resolve(root, 'bin/wisbridge.js'), ...args], { cwd: root, encoding: 'utf8' });
+  it('mappings check and test pass on the default mappings', () => {
+    const check = cli('mappings', 'check');
+    expect(check.status).toBe(0);
+    expect(check.stdout).toMatch(/^\d+ mapping\(s\) valid, 0 problem\(s\)/);
+    const test = cli('mappings', 'test');
+    expect(test.stdout).toMatch(/22 passed, 0 failed/);
+    expect(test.status).toBe(0);
+  });
+  it('map prints the requests of a dry run and exits 1 when a document is rejected', () => {
+    const r = cli('map', 'samples/SHIP_20261120_flat.csv', '--references', 'samples/references.json');
+    expect(r.status).toBe(1);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.kind === 'batch')[0].body.shipments.map((s: { id: number }) => s.id)).toEqual([1126, 1127]);
+    expect(lines.filter((l) => l.kind === 'rejected').map((l) => l.errors[0].message)).toContain('SHIP_20261120_flat.csv, line 6, column QTY: "1,5x" is not a number');
+  });
+  it('mappings check reports file:line:col and exits 1; mappings test shows a readable diff and exits 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wb-cli-'));
+    await writeFile(join(dir, 'bad.yaml'), 'document: inventory.adjustments\nfiles: x\nrequest:\n  fields:\n    quantity: { column: Q, type: nmber }\n');
+    const check = cli('mappings', 'check', '--dir', dir);
+    expect(check.status).toBe(1);
+    expect(check.stderr).toMatch(new RegExp(`bad\\.yaml:5:34: request\\.fields\\.quantity\\.type: Invalid option`));
+    const ok = 'document: inventory.adjustments\nfiles: x\nsamples: [s.csv]\nrequest:\n  fields:\n    product_code: SKU\n    quantity: { column: Q, type: number }\n';
+    await writeFile(join(dir, 'bad.yaml'), ok);
+    await writeFile(join(dir, 's.csv'), 'SKU,Q\nA,1\nB,2\n');
+    expect(cli('mappings', 'test', '--dir', dir, '--update').status).toBe(0);
+    await writeFile(join(dir, 's.csv'), 'SKU,Q\nA,1\nB,3\n');
+    const test = cli('mappings', 'test', '--dir', dir);
+    expect(test.status).toBe(1);
+    expect(test.stdout).toContain('FAIL  bad');
+    expect(test.stdout).toMatch(/^-\s+"quantity": 2$/m);
+    expect(test.stdout).toMatch(/^\+\s+"quantity": 3$/m);
+    expect(test.stdout).toContain('0 passed, 1 failed');
+  });
+  it('map without references for a mapping that needs them is a clear usage error', () => {
+    const r = cli('map', 'samples/SHIP_20261120_flat.csv');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('wisbridge map: USAGE: mapping "customer-shipment-ship" resolves references through the API: a resolver is needed\n');
+  });
+});
