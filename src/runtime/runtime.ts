@@ -1,0 +1,87 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createClient, type ClientEvent, type WisClient } from '../client/index.js';
+import type { LoadedConfig } from '../config/load.js';
+import { createDrop, type Drop } from '../drops/index.js';
+import { openJournal, type Journal } from '../journal/index.js';
+import { silentLogger, type Logger } from '../log.js';
+import { loadMappings, type MappingSet } from '../mapping/load.js';
+
+/**
+ * The live parts a configuration describes, built once and shared by every job of a process:
+ * one journal, one client per service, one drop (connection) per drop, the mapping set.
+ * Jobs (inbound, export) receive a Runtime and never construct these themselves.
+ */
+export interface Runtime {
+  readonly loaded: LoadedConfig;
+  readonly logger: Logger;
+  /** Aborted on shutdown: every request and wait in flight ends promptly. */
+  readonly signal: AbortSignal;
+  journal(): Promise<Journal>;
+  mappings(): Promise<MappingSet>;
+  client(service: string): Promise<WisClient>;
+  drop(name: string): Promise<Drop>;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger?: Logger;
+  signal?: AbortSignal;
+  /** Client events (one per HTTP attempt) with the service name, for metrics. */
+  onClientEvent?: (service: string, event: ClientEvent) => void;
+}
+
+export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}): Runtime {
+  const logger = options.logger ?? silentLogger;
+  const signal = options.signal ?? new AbortController().signal;
+  const clients = new Map<string, Promise<WisClient>>();
+  const drops = new Map<string, Promise<Drop>>();
+  let journal: Promise<Journal> | undefined;
+  let mappings: Promise<MappingSet> | undefined;
+
+  const once = <T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {
+    let found = cache.get(key);
+    if (!found) {
+      found = make();
+      // A failed construction (bad secret, say) is not cached: the next call tries again.
+      found.catch(() => cache.delete(key));
+      cache.set(key, found);
+    }
+    return found;
+  };
+
+  return {
+    loaded,
+    logger,
+    signal,
+    journal: () =>
+      (journal ??= (async () => {
+        await mkdir(dirname(loaded.journalPath), { recursive: true });
+        return openJournal(loaded.journalPath);
+      })()),
+    mappings: () => (mappings ??= loadMappings(loaded.mappingsDir)),
+    client: (name) =>
+      once(clients, name, async () => {
+        const service = loaded.service(name);
+        return createClient({
+          baseUrl: service.url,
+          token: await loaded.serviceToken(name),
+          batchSize: service.batch_size,
+          connections: service.concurrency,
+          requestTimeoutMs: service.request_timeout_ms,
+          maxAttempts: service.max_attempts,
+          signal,
+          logger: logger.child({ service: name }),
+          onEvent: options.onClientEvent ? (event) => options.onClientEvent!(name, event) : undefined,
+        });
+      }),
+    drop: (name) => once(drops, name, async () => createDrop(await loaded.dropOptions(name), logger.child({ drop: name }))),
+    async close() {
+      const settled = await Promise.allSettled([...drops.values()]);
+      await Promise.allSettled(settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.close()] : [])));
+      const clientList = await Promise.allSettled([...clients.values()]);
+      await Promise.allSettled(clientList.flatMap((c) => (c.status === 'fulfilled' ? [c.value.close()] : [])));
+      if (journal) (await journal.catch(() => undefined))?.close();
+    },
+  };
+}
