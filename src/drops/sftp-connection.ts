@@ -16,7 +16,7 @@ export function hostKeyFingerprint(key: Buffer): string {
 const CONNECTION_LOST = /no response from server|not connected|no sftp connection|unexpected (end|close)|econnreset|socket|channel|connection lost|keepalive/i;
 
 export function isConnectionLost(error: unknown): boolean {
-  if (isWisbridgeError(error)) return error.code === 'DROP_CONNECT' || (error.details?.connectionLost === true);
+  if (isWisbridgeError(error)) return error.details?.connectionLost === true;
   const e = error as { code?: unknown; message?: unknown };
   return e?.code === 'ECONNRESET' || e?.code === 'ERR_NOT_CONNECTED' || CONNECTION_LOST.test(String(e?.message ?? ''));
 }
