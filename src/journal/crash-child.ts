@@ -1,0 +1,57 @@
+/**
+ * Child process for the crash and concurrency tests (src/journal/crash.test.ts), run with tsx.
+ *   crash PATH   — commits batches, leaves one request sent, then loops inside one transaction until killed.
+ *   writer PATH NAME BATCHES — writes batches and takes file sequence numbers, racing another connection;
+ *     with BATCHES = peer it goes on until the other process sets the cursor `peer-done`, then writes once more.
+ * Progress goes to stdout with writeSync so the parent sees it before the next statement runs.
+ */
+import { writeSync } from 'node:fs';
+import { openJournal } from './journal.js';
+import type { NewItem } from './types.js';
+
+const [mode, path, name = 'child.csv', batchesArg = '20'] = process.argv.slice(2);
+const say = (line: string) => writeSync(1, `${line}\n`);
+const item = (seq: number): NewItem => ({
+  seq, endpoint: 'inventory.adjustments', docKey: `SKU-${seq}`, lines: [seq + 2], body: { product_code: `SKU-${seq}`, quantity: 1 },
+});
+const batch = (from: number, size: number) => Array.from({ length: size }, (_, i) => item(from + i));
+
+const journal = openJournal(path);
+const { fileId } = journal.claimFile({ drop: 'd', name, checksum: `sum-${name}`, size: 1, mapping: 'adjustments' });
+
+if (mode === 'crash') {
+  for (let b = 0; b < 3; b++) {
+    const id = journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 100, 100));
+    journal.markSent(id);
+    journal.completeRequest(id, batch(b * 100, 100).map((i) => ({ seq: i.seq, status: 'ok' as const, result: { move_id: i.seq } })));
+  }
+  journal.markSent(journal.recordBatch(fileId, 'inventory.adjustments', batch(300, 100)));
+  journal.recordBatch(fileId, 'inventory.adjustments', batch(400, 100));
+  say(`committed ${fileId}`);
+  journal.transaction(() => {
+    let seq = 1000;
+    journal.addItems(fileId, batch(seq, 500));
+    journal.beginExport({ workType: 'customer-shipments', fileName: 'never.csv', records: [{ id: 1, number: 'SO-1' }] });
+    journal.setCursor('products', 'torn');
+    say('in-transaction');
+    for (;;) {
+      seq += 500;
+      journal.addItems(fileId, batch(seq, 500));
+    }
+  });
+} else if (mode === 'writer') {
+  const untilPeer = batchesArg === 'peer';
+  const batches = untilPeer ? 2000 : Number(batchesArg);
+  const sequences: number[] = [];
+  let last = false;
+  for (let b = 0; b < batches && !last; b++) {
+    last = untilPeer && journal.getCursor('peer-done') !== null;
+    const id = journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 50, 50));
+    journal.markSent(id);
+    journal.completeRequest(id, batch(b * 50, 50).map((i) => ({ seq: i.seq, status: 'ok' as const })));
+    sequences.push(journal.nextFileSequence('shared'));
+    if (b === 0) say('writing');
+  }
+  say(JSON.stringify({ fileId, sequences, status: journal.finishFile(fileId) }));
+  journal.close();
+}
