@@ -216,6 +216,14 @@ export function createInbound(db: Db, now: () => string) {
     if (q.sendRequest.run(now(), requestId).changes !== 1) throw stateError(`request ${requestId} is ${row.status}, not pending`);
   });
 
+  // A request known not to have reached the service (refused before processing): its items are free again.
+  const releaseTx = db.transaction((requestId: number) => {
+    const row = requireRequest(requestId);
+    if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
+    for (const [from, to] of JSON.parse(row.seqs) as Array<[number, number]>) q.unlinkRange.run(row.file_id, from, to, row.id);
+    q.abandonRequest.run(now(), row.id);
+  });
+
   const completeTx = db.transaction((requestId: number, outcomes: readonly ItemOutcome[], forced?: RequestStatus) => {
     const row = requireRequest(requestId);
     if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
@@ -360,6 +368,8 @@ export function createInbound(db: Db, now: () => string) {
       recordBatchTx.immediate(fileId, endpoint, items),
     /** Call just before the bytes go out: from here on the outcome is unknown until completeRequest. */
     markSent: (requestId: number): void => markSentTx.immediate(requestId),
+    /** The request did not reach the service after all (e.g. 503 until the retries ran out): abandoned, its items unsent again. */
+    releaseRequest: (requestId: number): void => releaseTx.immediate(requestId),
     /** Stores every item's outcome and the request status (derived unless given). */
     completeRequest: (requestId: number, outcomes: readonly ItemOutcome[], options: { status?: RequestStatus } = {}): RequestStatus =>
       completeTx.immediate(requestId, outcomes, options.status),
