@@ -4,6 +4,7 @@ import { FAMILIES, type Db } from './db.js';
 import { faultsSchema, type FaultInjector } from './faults.js';
 import { HttpError, outTime, toIssues } from './http.js';
 import type { Scale } from './seed.js';
+import type { RecordRow, Store } from './store.js';
 
 export const tokenRequest = z.strictObject({
   warehouses: z.array(z.number().int().positive()).min(1).max(100),
@@ -84,4 +85,40 @@ export function stateView(h: AdminHooks, only: string | null): Record<string, un
     out.counts = (h.db.prepare('SELECT * FROM counts ORDER BY id').all() as Record<string, unknown>[]).map((c) => ({ ...c, items: JSON.parse(c.items as string) }));
   }
   return out;
+}
+
+export const cancelRequest = z.strictObject({ ids: z.array(z.number().int().positive()).min(1).max(1000) });
+export const touchProductsRequest = z.strictObject({
+  codes: z.array(z.string().min(1).max(255)).min(1).max(1000),
+  name: z.string().min(1).max(4000).optional(),
+});
+
+/**
+ * Test hook: the service cancels customer shipments or returns (any warehouse) that are not shipped or received.
+ * The interface has no cancel endpoint; the warehouse's users cancel in the service.
+ */
+export function cancelRecords(store: Store, ids: number[]): { cancelled: number[] } {
+  return store.db.transaction(() => {
+    for (const id of ids) {
+      const row = store.db.prepare('SELECT * FROM records WHERE id = ?').get(id) as RecordRow | undefined;
+      if (!row || !['customer_shipments', 'customer_return_shipments'].includes(row.family)) {
+        throw new HttpError(400, 'invalid_body', `record ${id} is not a customer shipment or return`);
+      }
+      if (!['assigned', 'draft', 'canceled'].includes(row.state)) throw new HttpError(400, 'invalid_body', `record ${id} is ${row.state}`);
+      store.update(row, { state: 'canceled' });
+    }
+    return { cancelled: ids };
+  }).immediate();
+}
+
+/** Test hook: products change in the service (updated_at moves on, optionally a new name). */
+export function touchProducts(store: Store, codes: string[], name?: string): { products: { code: string; updated_at: string }[] } {
+  const products = store.db.transaction(() => codes.map((code) => {
+    const product = store.product(code);
+    if (!product) throw new HttpError(400, 'invalid_body', `no product ${code}`);
+    const at = store.now();
+    store.db.prepare('UPDATE products SET updated_at = ?, name = coalesce(?, name) WHERE id = ?').run(at, name ?? null, product.id);
+    return { code, updated_at: outTime(at)! };
+  })).immediate();
+  return { products };
 }

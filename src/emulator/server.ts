@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { LIMITS, endpointList, type EndpointDef } from '../contract/index.js';
-import { parseAdmin, parseFaults, resetRequest, stateView, tokenRequest, type AdminHooks } from './admin.js';
+import { cancelRecords, cancelRequest, parseAdmin, parseFaults, resetRequest, stateView, tokenRequest, touchProducts, touchProductsRequest, type AdminHooks } from './admin.js';
 import type { WriteContext } from './context.js';
 import type { FaultInjector } from './faults.js';
 import { HttpError, ItemError, readJson, sendError, sendJson } from './http.js';
@@ -152,6 +152,12 @@ async function admin(deps: ServerDeps, req: IncomingMessage, method: string, pat
       return { status: 200, body: deps.faults.set(parseFaults(await body())) };
     case 'DELETE /_admin/faults':
       return { status: 200, body: deps.faults.set(parseFaults({})) };
+    case 'POST /_admin/cancel':
+      return { status: 200, body: cancelRecords(deps.store, parseAdmin(cancelRequest, await body()).ids) };
+    case 'POST /_admin/touch-products': {
+      const t = parseAdmin(touchProductsRequest, await body());
+      return { status: 200, body: touchProducts(deps.store, t.codes, t.name) };
+    }
     default:
       throw new HttpError(404, 'not_found', `no such admin endpoint: ${route.slice(0, 200)}`);
   }
