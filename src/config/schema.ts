@@ -85,6 +85,12 @@ export const exportJobSchema = z
     max_records_per_file: z.number().int().min(1).default(10_000).describe('records per file; more work is split over several files'),
     empty_files: z.boolean().default(false).describe('write a file (header only) when there is no work'),
     cancellations: z.boolean().default(true).describe('customer shipments and returns: export those cancelled after they were handed over, in a cancellation list'),
+    cancellation_file_name: z.string().min(1).default('{job}_cancelled_{timestamp}_{seq}.csv')
+      .describe('name of each cancellation list; same placeholders as file_name (the sequence is shared with the work lists)'),
+    cancellation_mapping: z.string().min(1).optional()
+      .describe('export mapping of cancellation lists (same document as `mapping`); the job\'s mapping when absent'),
+    result_files: z.boolean().default(true)
+      .describe('write `<work-list name>.ack.csv` to the outbox after acknowledging: one row per record with its acknowledgement status and messages'),
     overlap_seconds: z.number().int().min(0).default(300).describe('products: the incremental cursor is moved back by this much against clock skew'),
   })
   .describe('Outbound: pending work is written as work-list files to a drop outbox, then acknowledged.');
