@@ -22,7 +22,7 @@ const commonShape = {
 };
 
 export const localDropOptionsSchema = z.strictObject({
-  type: z.literal('local'),
+  type: z.literal('local').describe('A folder on this machine or a mounted share.'),
   root: z.string().min(1).describe('Base folder of the drop; relative folder options are resolved against it.'),
   ...commonShape,
   watchEvents: z.boolean().default(true).describe('Use file-system events (chokidar) to notice new files sooner; the periodic rescan runs regardless.'),
@@ -30,7 +30,7 @@ export const localDropOptionsSchema = z.strictObject({
 });
 
 export const sftpDropOptionsSchema = z.strictObject({
-  type: z.literal('sftp'),
+  type: z.literal('sftp').describe('A folder on an SFTP server.'),
   host: z.string().min(1).describe('SFTP server host name or address.'),
   port: z.number().int().min(1).max(65535).default(22).describe('SFTP server port.'),
   username: z.string().min(1).describe('Login name.'),

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { assertPlainName, collisionName, isTemporaryName, temporaryNameFor } from './drop.js';
+import { dropOptionsSchema, localDropOptionsSchema, sftpDropOptionsSchema } from './options.js';
+import { renderOptionsTables } from './options-doc.js';
+import { StableFileWatcher } from './watcher.js';
+import { LocalDrop } from './local.js';
+import { isWisbridgeError } from '../errors.js';
+
+describe('file names', () => {
+  it('recognises temporary upload names and dot-files', () => {
+    for (const name of ['.x.csv', 'a.tmp', 'a.csv.TMP', 'a.part', 'a.filepart', temporaryNameFor('orders.csv')]) {
+      expect(isTemporaryName(name), name).toBe(true);
+    }
+    for (const name of ['orders.csv', 'tmp.csv', 'partial.csv', 'a.csv.ok']) expect(isTemporaryName(name), name).toBe(false);
+  });
+
+  it('adds a sortable UTC timestamp before the extension on collisions', () => {
+    const at = new Date('2026-11-22T03:20:01.123Z');
+    expect(collisionName('orders.csv', at, 1)).toBe('orders.20261122T032001123Z.csv');
+    expect(collisionName('orders.csv', at, 3)).toBe('orders.20261122T032001123Z-2.csv');
+    expect(collisionName('README', at, 1)).toBe('README.20261122T032001123Z');
+    expect(collisionName('.profile', at, 1)).toBe('.profile.20261122T032001123Z');
+  });
+
+  it('rejects names that are not a plain file name', () => {
+    for (const name of ['', '.', '..', 'a/b', '..\\x', 'a\0b']) {
+      let error: unknown;
+      try { assertPlainName('d', name); } catch (e) { error = e; }
+      expect(isWisbridgeError(error, 'DROP_IO'), JSON.stringify(name)).toBe(true);
+    }
+    expect(() => assertPlainName('d', 'orders 2026.csv')).not.toThrow();
+  });
+
+  it('the watcher never treats markers or temporary files as candidates, and honours the pattern', () => {
+    const watcher = new StableFileWatcher(new LocalDrop(localDropOptionsSchema.parse({ type: 'local', root: '/tmp' })), { pattern: '\\.csv$', markerSuffixes: ['.ready'] });
+    expect(watcher.isCandidate('orders.CSV')).toBe(true);
+    expect(watcher.isCandidate('orders.csv.ready')).toBe(false);
+    expect(watcher.isCandidate('orders.txt')).toBe(false);
+    expect(watcher.isCandidate('.orders.csv')).toBe(false);
+  });
+});
+
+describe('drop options', () => {
+  it('fills every default', () => {
+    const local = localDropOptionsSchema.parse({ type: 'local', root: '/srv/wms' });
+    expect(local).toMatchObject({ inbox: 'inbox', outbox: 'outbox', archive: 'archive', error: 'error', stability: 'settle', settleMs: 2000, markerSuffixes: ['.ok', '.done'], pollIntervalMs: 5000, watchEvents: true, fsync: true });
+    const sftp = sftpDropOptionsSchema.parse({ type: 'sftp', host: 'h', username: 'u', password: 'p', hostKeyFingerprint: `SHA256:${'a'.repeat(43)}` });
+    expect(sftp).toMatchObject({ port: 22, root: '.', insecureAcceptAnyHostKey: false, operationTimeoutMs: 30000, reconnectAttempts: 5, posixRename: 'auto' });
+  });
+
+  it('discriminates on type and requires credentials for SFTP', () => {
+    expect(dropOptionsSchema.safeParse({ type: 'ftp', root: '/x' }).success).toBe(false);
+    const noCredentials = dropOptionsSchema.safeParse({ type: 'sftp', host: 'h', username: 'u' });
+    expect(noCredentials.success).toBe(false);
+    expect(noCredentials.error!.issues.map((i) => i.message)).toContain('one of password, privateKey or privateKeyPath is required');
+    expect(dropOptionsSchema.safeParse({ type: 'local', root: '/x', unknownOption: 1 }).success).toBe(false);
+  });
+
+  it('docs/drops.md carries the options tables generated from the schemas', () => {
+    const doc = readFileSync(new URL('../../docs/drops.md', import.meta.url), 'utf8');
+    expect(doc).toContain(renderOptionsTables());
+  });
+});
