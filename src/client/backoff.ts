@@ -41,3 +41,33 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * One signal that aborts when any source aborts or `timeoutMs` passes, with `dispose()` to drop the listeners
+ * and the timer. Unlike AbortSignal.any / AbortSignal.timeout, nothing stays attached to a long-lived
+ * client-wide signal after the request, so a long-running bridge does not accumulate listeners.
+ */
+export function linkSignals(sources: readonly (AbortSignal | undefined)[], timeoutMs?: number): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const cleanups: (() => void)[] = [];
+  for (const source of sources) {
+    if (!source) continue;
+    if (source.aborted) {
+      controller.abort(source.reason);
+      break;
+    }
+    const onAbort = () => controller.abort(source.reason);
+    source.addEventListener('abort', onAbort, { once: true });
+    cleanups.push(() => source.removeEventListener('abort', onAbort));
+  }
+  if (timeoutMs !== undefined && !controller.signal.aborted) {
+    const timer = setTimeout(() => controller.abort(new DOMException('deadline passed', 'TimeoutError')), Math.max(1, timeoutMs));
+    cleanups.push(() => clearTimeout(timer));
+  }
+  return {
+    signal: controller.signal,
+    dispose() {
+      for (const c of cleanups.splice(0)) c();
+    },
+  };
+}

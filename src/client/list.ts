@@ -1,5 +1,6 @@
 import { LIMITS, countResponse, endpoints, toQueryString, type EndpointId } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
+import { linkSignals } from './backoff.js';
 import { deadlineOf, getJson, type Core } from './core.js';
 import type { CountEndpointId, FiltersOf, ListEndpointId, ListOptions, RecordOf } from './types.js';
 import { describeIssues, parseResponse } from './validate.js';
@@ -80,7 +81,8 @@ export async function* listPages<K extends ListEndpointId>(
     const total = await countRecords(core, countId, filters as never, { signal: options.signal, deadline });
     const pages = Math.max(1, Math.ceil(total / LIMITS.pageSize));
     const stop = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const link = linkSignals([options.signal, stop.signal]);
+    const signal = link.signal;
     const inFlight = new Map<number, Promise<Page<RecordOf<K>>>>();
     const start = (p: number) => {
       const promise = fetchPage(core, endpoint, filters, p, { signal, deadline });
@@ -100,6 +102,7 @@ export async function* listPages<K extends ListEndpointId>(
       }
     } finally {
       stop.abort();
+      link.dispose();
     }
     if (!last || !last.hasMore) return;
     next = last.page + 1;

@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { WisbridgeError, type ErrorCode } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
-import { backoffDelay, parseRetryAfter, sleep } from './backoff.js';
+import { backoffDelay, linkSignals, parseRetryAfter, sleep } from './backoff.js';
 import { redact } from './secret.js';
 
 /**
@@ -176,10 +176,13 @@ export class Transport {
       this.#event(req, attempt, result.status, result.durationMs, last ? 'error' : 'retry', result.failure);
       if (last) break;
       this.#opts.logger.debug({ endpoint: req.endpoint, attempt, waitMs: wait, problem: result.problem }, 'retrying request');
+      const link = linkSignals(userSignals);
       try {
-        await sleep(wait, userSignals.length ? AbortSignal.any(userSignals) : undefined);
+        await sleep(wait, link.signal);
       } catch {
         this.#checkStop(req, userSignals, deadline, lastOutcome, attempt);
+      } finally {
+        link.dispose();
       }
     }
     const outcomeText = lastOutcome === 'unknown' ? 'an attempt may have been applied' : 'nothing was applied';
@@ -194,9 +197,8 @@ export class Transport {
 
   async #attempt(req: TransportRequest, attempt: number, userSignals: AbortSignal[], deadline: number | undefined): Promise<AttemptResult> {
     const t0 = performance.now();
-    const signals = [...userSignals];
-    if (deadline !== undefined) signals.push(AbortSignal.timeout(Math.max(1, deadline - Date.now())));
-    const signal = signals.length ? AbortSignal.any(signals) : undefined;
+    const link = linkSignals(userSignals, deadline === undefined ? undefined : deadline - Date.now());
+    const signal = link.signal;
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     this.#opts.onEvent?.({ type: 'request-start', endpoint: req.endpoint, method: req.method, attempt });
     let status: number | undefined;
@@ -249,15 +251,23 @@ export class Transport {
     } catch (error) {
       if (error instanceof WisbridgeError) throw error;
       const ms = performance.now() - t0;
-      if (userSignals.some((s) => s.aborted) || (deadline !== undefined && Date.now() >= deadline)) {
+      const code = (error as { code?: string } | undefined)?.code;
+      if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') {
+        this.#event(req, attempt, status, ms, 'error', 'closed');
+        throw this.#error('ABORTED', req, 'the client was closed', attempt, req.method === 'GET' ? 'not-applied' : 'unknown');
+      }
+      if (signal.aborted) {
         this.#event(req, attempt, status, ms, 'error', 'aborted');
         const outcome: CallOutcome = req.method === 'GET' ? 'not-applied' : 'unknown';
-        this.#checkStop(req, userSignals, deadline, outcome, attempt);
+        if (userSignals.some((s) => s.aborted)) throw this.#error('ABORTED', req, 'aborted by shutdown', attempt, outcome);
+        throw this.#error('TIMEOUT', req, 'the overall deadline passed', attempt, outcome);
       }
       const { kind, sent } = failureKind(error);
       const message = redact(error instanceof Error ? error.message : String(error), this.#token);
       const outcome: CallOutcome = sent ? 'unknown' : 'not-applied';
       return { kind: 'failure', problem: `${kind}: ${message}`, outcome, code: kind === 'timeout' ? 'TIMEOUT' : 'UNAVAILABLE', status, failure: kind, durationMs: ms };
+    } finally {
+      link.dispose();
     }
   }
 

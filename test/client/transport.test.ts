@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError, WisbridgeError } from '../../src/errors.js';
 import { Transport, type ClientEvent, type TransportOptions } from '../../src/client/transport.js';
@@ -176,5 +177,25 @@ describe('transport outcome bookkeeping', () => {
     const error = await failure(transport({ maxAttempts: 2 }).send({ ...get }));
     expect(error.code).toBe('UNAVAILABLE');
     expect(error.details?.outcome).toBe('not-applied');
+  });
+});
+
+describe('transport lifecycle', () => {
+  it('leaves no listener on the client-wide shutdown signal after requests and retries', async () => {
+    const shutdown = new AbortController();
+    const t = transport({ signal: shutdown.signal });
+    server.script([{ status: 503 }, { status: 200, json: {} }]);
+    await t.send({ ...get, deadline: Date.now() + 10_000 });
+    server.script([{ status: 200, json: {} }]);
+    await Promise.all(Array.from({ length: 20 }, () => t.send({ ...get, deadline: Date.now() + 10_000 })));
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a closed client answers ABORTED instead of retrying', async () => {
+    const t = transport();
+    await t.close();
+    const error = await failure(t.send({ ...post, retry: 'unsafe' }));
+    expect(error.code).toBe('ABORTED');
+    expect(server.seen).toHaveLength(0);
   });
 });
