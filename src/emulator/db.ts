@@ -14,8 +14,6 @@ CREATE TABLE IF NOT EXISTS warehouses (
 CREATE TABLE IF NOT EXISTS products (
   id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, type TEXT NOT NULL,
   lot_tracked INTEGER NOT NULL, serial_tracked INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS products_type_id ON products (type, id);
-CREATE INDEX IF NOT EXISTS products_type_updated ON products (type, updated_at);
 CREATE TABLE IF NOT EXISTS inventory (
   warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL, product_id INTEGER NOT NULL, lot_number TEXT NOT NULL,
   quantity REAL NOT NULL, PRIMARY KEY (warehouse_id, company_code, product_id, lot_number)) WITHOUT ROWID;
@@ -25,17 +23,11 @@ CREATE TABLE IF NOT EXISTS records (
   updated_at TEXT NOT NULL, carrier_code TEXT NOT NULL, service_code TEXT NOT NULL, acknowledged_at TEXT,
   shipped_at TEXT, picking_status TEXT, tpl_status TEXT, tpl_error TEXT, origin_id INTEGER, origin_kind TEXT,
   tracking TEXT NOT NULL DEFAULT '[]', doc TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS records_list ON records (family, warehouse_id, list_status, id);
-CREATE INDEX IF NOT EXISTS records_number ON records (family, number);
-CREATE INDEX IF NOT EXISTS records_updated ON records (family, warehouse_id, updated_at);
-CREATE INDEX IF NOT EXISTS records_origin ON records (origin_id);
 CREATE TABLE IF NOT EXISTS lines (
   id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL, product_id INTEGER NOT NULL, quantity REAL NOT NULL,
   done_quantity REAL NOT NULL DEFAULT 0, damaged_quantity REAL NOT NULL DEFAULT 0, lot_number TEXT, doc TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS lines_record ON lines (record_id);
 CREATE TABLE IF NOT EXISTS packages (
   id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL, sscc TEXT NOT NULL, tracking_number TEXT, doc TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS packages_record ON packages (record_id);
 CREATE TABLE IF NOT EXISTS moves (
   id INTEGER PRIMARY KEY, kind TEXT NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
   product_id INTEGER NOT NULL, lot_number TEXT NOT NULL, quantity REAL NOT NULL, record_id INTEGER, created_at TEXT NOT NULL);
@@ -48,6 +40,18 @@ CREATE TABLE IF NOT EXISTS counts (
   date TEXT NOT NULL, reason TEXT NOT NULL, reference TEXT, items TEXT NOT NULL, created_at TEXT NOT NULL);
 `;
 
+/** Secondary indexes: dropped while the seed bulk-loads (building them once is faster than maintaining them per row). */
+export const INDEXES = [
+  'CREATE INDEX IF NOT EXISTS products_type_id ON products (type, id)',
+  'CREATE INDEX IF NOT EXISTS products_type_updated ON products (type, updated_at)',
+  'CREATE INDEX IF NOT EXISTS records_list ON records (family, warehouse_id, list_status, id)',
+  'CREATE INDEX IF NOT EXISTS records_number ON records (family, number)',
+  'CREATE INDEX IF NOT EXISTS records_updated ON records (family, warehouse_id, updated_at)',
+  'CREATE INDEX IF NOT EXISTS records_origin ON records (origin_id)',
+  'CREATE INDEX IF NOT EXISTS lines_record ON lines (record_id)',
+  'CREATE INDEX IF NOT EXISTS packages_record ON packages (record_id)',
+];
+
 const TABLES = ['meta', 'warehouses', 'products', 'inventory', 'records', 'lines', 'packages', 'moves', 'adjustments', 'counts'];
 
 export function openDb(file: string): Db {
@@ -58,7 +62,15 @@ export function openDb(file: string): Db {
   }
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
+  createIndexes(db);
   return db;
+}
+
+export function createIndexes(db: Db): void {
+  for (const sql of INDEXES) db.exec(sql);
+}
+export function dropIndexes(db: Db): void {
+  for (const sql of INDEXES) db.exec(`DROP INDEX IF EXISTS ${/EXISTS (\w+)/.exec(sql)![1]}`);
 }
 
 export function clearDb(db: Db): void {

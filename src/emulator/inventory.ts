@@ -30,7 +30,7 @@ export function adjust(ctx: WriteContext, item: AdjustmentItem) {
   const product = store.goods(item.product_code);
   const lot = store.lotFor(warehouse, product, item.lot_number);
   const moveId = store.move('adjustment', warehouse.id, company, product, lot, item.quantity, null);
-  store.db.prepare(`INSERT INTO adjustments (move_id, warehouse_id, company_code, product_code, lot_number, quantity, reason, reference, date, created_at)
+  store.sql(`INSERT INTO adjustments (move_id, warehouse_id, company_code, product_code, lot_number, quantity, reason, reference, date, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(moveId, warehouse.id, company, product.code, lot, item.quantity, item.reason ?? null, item.reference ?? null, item.date ?? null, store.now());
   return { product_code: product.code, reference: item.reference ?? null, lot_number: lot, move_id: moveId, company_code: company, errors: null };
 }
@@ -68,10 +68,10 @@ export function cycleCount(ctx: WriteContext, body: CycleCountRequest) {
   });
   if (problems.length > 0) throw new HttpError(400, 'invalid_count', problems[0]!.message, problems);
   const now = store.now();
-  const info = store.db.prepare('INSERT INTO counts (number, warehouse_id, company_code, date, reason, reference, items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+  const info = store.sql('INSERT INTO counts (number, warehouse_id, company_code, date, reason, reference, items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
     .run('', warehouse.id, company, body.date, body.reason, body.reference ?? null, JSON.stringify(body.items), now);
   const id = Number(info.lastInsertRowid);
   const number = `CC-${String(id).padStart(6, '0')}`;
-  store.db.prepare('UPDATE counts SET number = ? WHERE id = ?').run(number, id);
+  store.sql('UPDATE counts SET number = ? WHERE id = ?').run(number, id);
   return { count: { id, reference: body.reference ?? null, number, create_date: outTime(now), company_code: company } };
 }

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { clearDb, listStatus, setMeta, type Family } from './db.js';
+import { clearDb, createIndexes, dropIndexes, listStatus, setMeta, type Family } from './db.js';
 
 export type Scale = 'small' | 'medium' | 'large';
 export const SCALES: Record<Scale, { products: number; shipments: number; other: number }> = {
@@ -49,8 +49,10 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
   const size = SCALES[scale];
   const base = Date.parse(`${today}T00:00:00Z`) - 30 * 86_400_000;
   const stamp = (i: number) => new Date(base + i * 1000).toISOString();
+  const planned = Array.from({ length: 14 }, (_, k) => addDays(today, k - 3));
 
   const run = db.transaction(() => {
+    dropIndexes(db);
     clearDb(db);
     setMeta(db, 'seed', String(seed));
     setMeta(db, 'scale', scale);
@@ -128,7 +130,7 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
         const t = stamp(clock++);
         const done = spec.family === 'inbound_transfers' ? spec.state === 'done' : ['shipped', 'received', 'done'].includes(spec.state);
         insRecord.run(id, spec.family, `${spec.prefix}-${id}`, spec.wh, company, spec.state, listStatus(spec.family, spec.state, acked),
-          addDays(today, (i % 14) - 3), t, carrier, service, acked ? t : null, (done || spec.family === 'inbound_transfers') && spec.family !== 'supplier_shipments' && spec.family !== 'customer_return_shipments' ? t : null,
+          planned[i % 14]!, t, carrier, service, acked ? t : null, (done || spec.family === 'inbound_transfers') && spec.family !== 'supplier_shipments' && spec.family !== 'customer_return_shipments' ? t : null,
           '[]', JSON.stringify(header(i)));
         // the first records of every family have 2+ lines of 2+ units, so partial ships and receipts can be tried
         const lineCount = i < 3 ? 2 + (i % 2) : int(1, 3);
@@ -190,6 +192,7 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
     }
     for (const n of [3, 13, 23]) insInv.run(1, 'ACME', n, seedLot(productCode(n)), 100);
     for (const n of [1, 2, 4, 5]) for (const [wh, company] of [[1, 'ACME'], [1, 'GLOBEX'], [2, 'ACME']] as const) insInv.run(wh, company, n, '', 100);
+    createIndexes(db);
   });
   run.immediate();
 }

@@ -149,10 +149,10 @@ function sscc(id: number): string {
 }
 
 function recordPackages(ctx: WriteContext, row: RecordRow, packages: { pkg: ShipPackage; tracking: string | undefined }[]): void {
-  const ins = ctx.store.db.prepare('INSERT INTO packages (record_id, sscc, tracking_number, doc) VALUES (?, ?, ?, ?)');
+  const ins = ctx.store.sql('INSERT INTO packages (record_id, sscc, tracking_number, doc) VALUES (?, ?, ?, ?)');
   for (const { pkg, tracking } of packages) {
     const info = ins.run(row.id, pkg.override_sscc ?? '', tracking ?? null, JSON.stringify({ medium: pkg.medium ?? null, material: pkg.material ?? null, reference: pkg.reference ?? null }));
-    if (!pkg.override_sscc) ctx.store.db.prepare('UPDATE packages SET sscc = ? WHERE id = ?').run(sscc(Number(info.lastInsertRowid)), info.lastInsertRowid);
+    if (!pkg.override_sscc) ctx.store.sql('UPDATE packages SET sscc = ? WHERE id = ?').run(sscc(Number(info.lastInsertRowid)), info.lastInsertRowid);
   }
 }
 
@@ -170,10 +170,10 @@ export function checkLabel(secret: string, path: string, expires: string | null,
 export function ssccLabels(ctx: WriteContext, id: number) {
   const row = ctx.store.record(CS, id, ctx.scope);
   if (row.state === 'canceled') throw new ItemError(`customer shipment ${id} is cancelled`);
-  let packages = ctx.store.db.prepare('SELECT id, sscc FROM packages WHERE record_id = ? ORDER BY id').all(row.id) as { id: number; sscc: string }[];
+  let packages = ctx.store.sql('SELECT id, sscc FROM packages WHERE record_id = ? ORDER BY id').all(row.id) as { id: number; sscc: string }[];
   if (packages.length === 0) {
     recordPackages(ctx, row, [{ pkg: { items: [] }, tracking: undefined }]);
-    packages = ctx.store.db.prepare('SELECT id, sscc FROM packages WHERE record_id = ? ORDER BY id').all(row.id) as { id: number; sscc: string }[];
+    packages = ctx.store.sql('SELECT id, sscc FROM packages WHERE record_id = ? ORDER BY id').all(row.id) as { id: number; sscc: string }[];
   }
   const expires = Math.floor(Date.now() / 1000) + 3600;
   return {

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { Db, Family } from './db.js';
 import { listStatus } from './db.js';
 import { ItemError } from './http.js';
@@ -41,6 +42,14 @@ export class Store {
     };
   }
 
+  private readonly cache = new Map<string, Database.Statement>();
+  /** A prepared statement, compiled once per SQL text. */
+  sql(text: string): Database.Statement {
+    let st = this.cache.get(text);
+    if (!st) this.cache.set(text, (st = this.db.prepare(text)));
+    return st;
+  }
+
   now(): string {
     const t = Math.max(Date.now(), this.last + 1);
     this.last = t;
@@ -75,16 +84,16 @@ export class Store {
     next.list_status = listStatus(next.family, next.state, next.acknowledged_at !== null);
     const cols = Object.keys(changes).concat('list_status', 'updated_at');
     const unique = [...new Set(cols)];
-    this.db.prepare(`UPDATE records SET ${unique.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...unique.map((c) => (next as unknown as Record<string, unknown>)[c]), row.id);
+    this.sql(`UPDATE records SET ${unique.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...unique.map((c) => (next as unknown as Record<string, unknown>)[c]), row.id);
     return next;
   }
 
   setLine(lineId: number, changes: Partial<Pick<LineRow, 'quantity' | 'done_quantity' | 'damaged_quantity' | 'lot_number'>>): void {
     const cols = Object.keys(changes);
-    this.db.prepare(`UPDATE lines SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => (changes as Record<string, unknown>)[c]), lineId);
+    this.sql(`UPDATE lines SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => (changes as Record<string, unknown>)[c]), lineId);
   }
   deleteLine(lineId: number): void {
-    this.db.prepare('DELETE FROM lines WHERE id = ?').run(lineId);
+    this.sql('DELETE FROM lines WHERE id = ?').run(lineId);
   }
 
   /**
@@ -101,9 +110,9 @@ export class Store {
     };
     row.list_status = listStatus(row.family, row.state, row.acknowledged_at !== null);
     const cols = Object.keys(row);
-    this.db.prepare(`INSERT INTO records (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...cols.map((c) => (row as unknown as Record<string, unknown>)[c]));
+    this.sql(`INSERT INTO records (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...cols.map((c) => (row as unknown as Record<string, unknown>)[c]));
     let lineId = (this.s.maxLine.get() as { m: number }).m;
-    const ins = this.db.prepare('INSERT INTO lines (id, record_id, product_id, quantity, done_quantity, damaged_quantity, lot_number, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const ins = this.sql('INSERT INTO lines (id, record_id, product_id, quantity, done_quantity, damaged_quantity, lot_number, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     for (const l of lines) ins.run(++lineId, id, l.source.product_id, l.quantity, l.done_quantity, l.damaged_quantity ?? 0, l.source.lot_number, l.source.doc);
     return row;
   }
