@@ -55,6 +55,11 @@ export interface WriteOptions extends CallOptions {
   validate?: boolean;
   /** After an uncertain attempt, read state back to confirm (default true where the endpoint has a verifier). */
   verifyUncertain?: boolean;
+  /**
+   * Awaited before every request of the write (batches, bisection halves, repeats), e.g. to journal "sent"
+   * durably first. A throw stops the write before that request: its items are reported not sent.
+   */
+  beforeSend?: (request: { endpoint: string; indexes: number[]; keys: (number | string)[]; repeated: boolean }) => void | Promise<void>;
 }
 
 export interface ListOptions extends CallOptions {

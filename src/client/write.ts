@@ -80,6 +80,7 @@ export async function runWrite<K extends BatchEndpointId>(
   };
 
   const send = async (batch: Entry[], repeated = false): Promise<void> => {
+    await options.beforeSend?.({ endpoint, indexes: batch.map((e) => e.index), keys: batch.map((e) => e.key), repeated });
     const sentAt = new Date();
     let res;
     try {

@@ -79,7 +79,10 @@ describe('fail-fast writes: bisection', () => {
     items.splice(30, 0, { ...shipItem(good[1]), id: badIds[1] });
     items.splice(60, 0, { ...shipItem(good[2]), id: badIds[2] });
     const client = svc.client({ batchSize: 64 });
-    const outcomes = await client.customerShipments.ship(items);
+    const sent: number[][] = [];
+    const outcomes = await client.customerShipments.ship(items, { beforeSend: ({ indexes }) => void sent.push(indexes) });
+    expect(sent.length).toBe(requestsTo(client.events, 'customerShipments.ship'));
+    expect(sent[0]).toHaveLength(64);
     const failed = outcomes.filter((o) => !o.ok);
     expect(failed.map((o) => o.key)).toEqual(badIds);
     expect(failed.every((o) => o.errors.length === 1 && o.errors[0].length > 0)).toBe(true);
@@ -169,6 +172,21 @@ describe('fatal errors stop the run', () => {
     expect(isWisbridgeError(error, 'AUTHENTICATION')).toBe(true);
     expect(requestsTo(client.events, 'customerShipments.acknowledge')).toBe(1);
     expect((error as { details: { notSent: number[] } }).details.notSent).toEqual([0, 1, 2]);
+  });
+
+  it('a beforeSend hook that throws stops the write before that request; its items are not sent', async () => {
+    const client = svc.client({ batchSize: 2 });
+    let calls = 0;
+    const error = await client.customerShipments.acknowledge([{ id: 1001 }, { id: 1002 }, { id: 1003 }], {
+      beforeSend: () => {
+        if (++calls === 2) throw new Error('journal full');
+      },
+    }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe('journal full');
+    expect(requestsTo(client.events, 'customerShipments.acknowledge')).toBe(1);
+    const acked = (await svc.state('customer_shipments')).customer_shipments.filter((s) => s.acknowledged_at !== null).map((s) => s.id);
+    expect(acked).toContain(1001);
+    expect(acked).not.toContain(1003);
   });
 
   it('sscc and cycle counts answer typed results; a count with an unknown SKU is BAD_REQUEST', async () => {
