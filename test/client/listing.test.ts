@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/client/index.js';
 import { isWisbridgeError } from '../../src/errors.js';
 import { requestsTo, startTestService, type TestService } from './emulator-helpers.js';
 
@@ -80,6 +81,17 @@ describe('listing against the emulator', () => {
       }
     } finally {
       await svc.faults({});
+    }
+  });
+
+  it('createClient reads the token from an environment variable', async () => {
+    process.env.WISBRIDGE_TEST_CLIENT_TOKEN = svc.token;
+    const client = await createClient({ baseUrl: svc.url, token: { env: 'WISBRIDGE_TEST_CLIENT_TOKEN' } });
+    try {
+      expect(await client.customerShipments.count({ status: 'pending' })).toBeGreaterThan(0);
+    } finally {
+      delete process.env.WISBRIDGE_TEST_CLIENT_TOKEN;
+      await client.close();
     }
   });
 
