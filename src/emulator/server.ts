@@ -38,6 +38,8 @@ export function createHandler(deps: ServerDeps) {
     const url = new URL(req.url ?? '/', 'http://emulator.invalid');
     const path = url.pathname;
     const method = req.method ?? 'GET';
+    const started = process.hrtime.bigint();
+    res.on('finish', () => deps.log.debug({ method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'emulator request'));
     let resetAfter = false;
     try {
       if (path.startsWith('/_admin/')) return send(res, await admin(deps, req, method, path, url));
