@@ -4,7 +4,7 @@
  * Run: npx tsx bench/journal.ts [items]   — prints items/s, time per phase and the DB size.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJournal, type ItemOutcome, type NewItem } from '../src/journal/index.js';
 
@@ -17,6 +17,8 @@ const endpoint = 'inventory.adjustments';
 
 const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
 const phases = { record: 0, sent: 0, complete: 0 };
+const load = loadavg()[0];
+const cpuStart = process.cpuUsage();
 const started = process.hrtime.bigint();
 const claim = journal.claimFile({ drop: 'bench', name: 'adjustments.csv', checksum: 'f'.repeat(64), size: total * 60, mapping: 'adjustments' });
 if (claim.status !== 'new') throw new Error(`unexpected claim ${claim.status}`);
@@ -47,6 +49,8 @@ let t = process.hrtime.bigint();
 const status = journal.finishFile(fileId);
 const finishMs = ms(t);
 const writeMs = ms(started);
+const cpu = process.cpuUsage(cpuStart);
+const cpuMs = (cpu.user + cpu.system) / 1000;
 
 t = process.hrtime.bigint();
 const resume = journal.resumeState(fileId);
@@ -64,6 +68,7 @@ const size = statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 console.log(`items: ${fmt(total)} in batches of ${batchSize} (${fmt(total / batchSize)} requests), file ${status}`);
 console.log(`record+sent+complete: ${(writeMs / 1000).toFixed(2)} s, ${fmt(total / (writeMs / 1000))} items/s`);
+console.log(`  CPU time of this process ${(cpuMs / 1000).toFixed(2)} s (${fmt(total / (cpuMs / 1000))} items per CPU-second; wall time suffers when the machine is shared: load average ${load.toFixed(1)} at start)`);
 console.log(`  recordBatch ${(phases.record / 1000).toFixed(2)} s · markSent ${(phases.sent / 1000).toFixed(2)} s · completeRequest ${(phases.complete / 1000).toFixed(2)} s · finishFile ${(finishMs / 1000).toFixed(2)} s`);
 console.log(`resumeState: ${fmt(resumeMs)} ms (finished ${fmt(resume.counts.finished)})`);
 console.log(`iterateLineOutcomes: ${(iterateMs / 1000).toFixed(2)} s for ${fmt(lines)} lines, ${fmt(lines / (iterateMs / 1000))} lines/s`);

@@ -187,10 +187,11 @@ export function createOperator(
       const rows = q.linePage.all(fileId, afterLine, afterSeq, PAGE) as ItemRow[];
       for (const row of rows) {
         while (heap.length > 0 && heap[0].line < row.first_line) yield pop();
+        const status = effectiveStatus(row.status, row.request_status);
         const base = {
-          seq: row.seq, itemId: row.id, endpoint: row.endpoint, docKey: row.doc_key,
-          status: effectiveStatus(row.status, row.request_status),
-          result: row.status === 'ok' ? resultOf(row.request_id, row.seq) : null, messages: parseMessages(row.messages), hint: row.hint, resolution: row.resolution,
+          seq: row.seq, itemId: row.id, endpoint: row.endpoint, docKey: row.doc_key, status,
+          result: status === 'ok' ? resultOf(row.request_id, row.seq) : null, messages: parseMessages(row.messages),
+          hint: row.hint, resolution: row.resolution,
         };
         if (row.lines === null && row.first_line === row.last_line && (heap.length === 0 || heap[0].line > row.first_line)) {
           yield { line: row.first_line, ...base };

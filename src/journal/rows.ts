@@ -91,9 +91,15 @@ export const ITEM_COLUMNS = `id, file_id, seq, endpoint, doc_key, first_line, la
   CASE WHEN status = 'pending' AND request_id IS NOT NULL
     THEN (SELECT r.status FROM requests r WHERE r.id = items.request_id) END AS request_status`;
 
-/** `sent` is a state of the request (the bytes go out per request): a pending item of a sent request is sent. */
+/**
+ * An item row keeps `pending` while its request is in flight and when it came back ok: `sent` and
+ * the bulk `ok` are states of the request (one write per batch, not per item). Only exceptions
+ * (error, uncertain, skipped, resolved) are written on the item row itself.
+ */
 export function effectiveStatus(status: ItemStatus, requestStatus: string | null): ItemStatus {
-  return status === 'pending' && requestStatus === 'sent' ? 'sent' : status;
+  if (status !== 'pending' || requestStatus === null) return status;
+  if (requestStatus === 'sent') return 'sent';
+  return requestStatus === 'done' || requestStatus === 'failed' || requestStatus === 'uncertain' ? 'ok' : 'pending';
 }
 
 export function toItem(row: ItemRow, result: unknown = null): ItemRecord {
