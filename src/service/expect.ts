@@ -1,0 +1,94 @@
+import type { InboundJob } from '../config/schema.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Clock } from './clock.js';
+import { CronSchedule } from './cron.js';
+import type { ServiceMetrics } from './metrics.js';
+import type { ScheduleEntry } from './scheduler.js';
+
+interface Expectation {
+  job: InboundJob;
+  pattern: string;
+  regex: RegExp;
+  cutoff: CronSchedule;
+}
+
+export interface MissedFileAlert {
+  job: string;
+  pattern: string;
+  cutoff: string;
+  since: string;
+}
+
+/**
+ * Expected files (`expect:` of an inbound job). At each cut-off, a file whose name matches must have
+ * arrived since the previous cut-off: seen by this process (watcher or batch), claimed in the journal,
+ * or lying in the inbox. Otherwise an alert goes to the log (warn) and the metrics.
+ */
+export class ExpectedFiles {
+  private readonly expectations: Expectation[] = [];
+  private readonly arrivals = new Map<string, Array<{ name: string; at: number }>>();
+  readonly alerts: MissedFileAlert[] = [];
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly clock: Clock,
+    private readonly metrics: ServiceMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  add(job: InboundJob): ScheduleEntry[] {
+    return job.expect.map((e, i) => {
+      const expectation: Expectation = { job, pattern: e.pattern, regex: new RegExp(e.pattern, 'i'), cutoff: new CronSchedule(e.cutoff.cron, e.cutoff.timezone) };
+      this.expectations.push(expectation);
+      this.metrics.expectedMissing.set({ job: job.name, pattern: e.pattern }, 0);
+      return { key: `expect:${job.name}#${i}`, schedule: expectation.cutoff, onTick: async (at: number) => { await this.check(expectation, at); } };
+    });
+  }
+
+  /** A file reached the job (watcher found it, or a pass processed it). */
+  noteArrival(job: string, name: string): void {
+    const now = this.clock.now();
+    const list = this.arrivals.get(job) ?? [];
+    list.push({ name, at: now });
+    // Only the window since the oldest cut-off matters; keep the list short.
+    if (list.length > 1000) list.splice(0, list.length - 1000);
+    this.arrivals.set(job, list);
+    for (const e of this.expectations) {
+      if (e.job.name === job && e.regex.test(name)) this.metrics.expectedMissing.set({ job, pattern: e.pattern }, 0);
+    }
+  }
+
+  async check(e: Expectation, cutoffAt: number): Promise<MissedFileAlert | undefined> {
+    const since = e.cutoff.previous(cutoffAt - 1) ?? cutoffAt - 24 * 3600_000;
+    if (await this.arrivedSince(e, since)) return undefined;
+    const alert: MissedFileAlert = { job: e.job.name, pattern: e.pattern, cutoff: new Date(cutoffAt).toISOString(), since: new Date(since).toISOString() };
+    this.alerts.push(alert);
+    if (this.alerts.length > 100) this.alerts.shift();
+    this.metrics.missedFiles.inc({ job: e.job.name, pattern: e.pattern });
+    this.metrics.expectedMissing.set({ job: e.job.name, pattern: e.pattern }, 1);
+    this.logger.warn({ alert: 'missed-file', ...alert, timezone: e.cutoff.timezone },
+      `expected file /${e.pattern}/ for job ${e.job.name} has not arrived by its cut-off`);
+    return alert;
+  }
+
+  private async arrivedSince(e: Expectation, since: number): Promise<boolean> {
+    if ((this.arrivals.get(e.job.name) ?? []).some((a) => a.at >= since && e.regex.test(a.name))) return true;
+    try {
+      const journal = await this.runtime.journal();
+      const files = journal.listFiles({ since: new Date(since).toISOString(), limit: 10_000 });
+      if (files.some((f) => e.regex.test(f.name))) return true;
+    } catch (error) {
+      this.logger.warn({ err: describeError(error), job: e.job.name }, 'expected files: the journal could not be read');
+    }
+    try {
+      const drop = await this.runtime.drop(e.job.drop);
+      const inbox = await drop.list('inbox');
+      if (inbox.some((f) => e.regex.test(f.name))) return true;
+    } catch (error) {
+      this.logger.warn({ err: describeError(error), job: e.job.name }, 'expected files: the inbox could not be listed');
+    }
+    return false;
+  }
+}

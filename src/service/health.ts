@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WisbridgeError } from '../errors.js';
+import type { ServiceMetrics } from './metrics.js';
+
+export interface HealthReport {
+  healthy: boolean;
+  body: Record<string, unknown>;
+}
+
+export interface HealthServer {
+  /** http://HOST:PORT */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** `/metrics` (Prometheus text) and `/healthz` (200 with JSON while healthy, 503 otherwise). Nothing else. */
+export async function startHealthServer(
+  host: string, port: number, metrics: ServiceMetrics, health: () => HealthReport,
+): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (path === '/metrics') {
+      metrics.text().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+        (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${(error as Error).message}\n`),
+      );
+      return;
+    }
+    if (path === '/healthz') {
+      let report: HealthReport;
+      try {
+        report = health();
+      } catch (error) {
+        report = { healthy: false, body: { status: 'error', error: (error as Error).message } };
+      }
+      res.writeHead(report.healthy ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(report.body) + '\n');
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics or /healthz\n');
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new WisbridgeError('CONFIG_INVALID', `metrics: cannot listen on ${host}:${port} (${error.code ?? error.message})`)));
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

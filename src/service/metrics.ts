@@ -1,0 +1,89 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ClientEvent } from '../client/index.js';
+import type { Backlog } from '../journal/index.js';
+import type { JobSummary } from './types.js';
+
+/**
+ * The bridge's Prometheus metrics, on a registry of its own (never prom-client's global one, so
+ * several services in one process — tests — never collide).
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly files: Counter<'job' | 'outcome'>;
+  readonly rows: Counter<'job' | 'status'>;
+  readonly exportFiles: Counter<'job'>;
+  readonly exportRecords: Counter<'job'>;
+  readonly requests: Counter<'service' | 'endpoint' | 'status'>;
+  readonly retries: Counter<'service' | 'endpoint'>;
+  readonly latency: Histogram<'service' | 'endpoint'>;
+  readonly jobRuns: Counter<'job' | 'trigger' | 'result'>;
+  readonly skippedRuns: Counter<'job'>;
+  readonly missedFiles: Counter<'job' | 'pattern'>;
+  readonly expectedMissing: Gauge<'job' | 'pattern'>;
+  readonly backlog: Gauge<'state'>;
+  readonly lastRun: Gauge<'job'>;
+
+  constructor(backlog: () => Backlog | undefined, options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'wisbridge_' });
+    this.files = new Counter({ name: 'wisbridge_files_total', help: 'Inbound files processed, by outcome (done, failed, rejected, duplicate)', labelNames: ['job', 'outcome'], registers });
+    this.rows = new Counter({ name: 'wisbridge_rows_total', help: 'Input rows by status (ok, error, skipped, uncertain)', labelNames: ['job', 'status'], registers });
+    this.exportFiles = new Counter({ name: 'wisbridge_export_files_total', help: 'Work-list and cancellation files written', labelNames: ['job'], registers });
+    this.exportRecords = new Counter({ name: 'wisbridge_export_records_total', help: 'Records written to work-list files', labelNames: ['job'], registers });
+    this.requests = new Counter({
+      name: 'wisbridge_http_requests_total', help: 'HTTP attempts to the service, by endpoint and status (0 = no answer)',
+      labelNames: ['service', 'endpoint', 'status'], registers,
+    });
+    this.retries = new Counter({ name: 'wisbridge_http_retries_total', help: 'HTTP attempts that were retried', labelNames: ['service', 'endpoint'], registers });
+    this.latency = new Histogram({
+      name: 'wisbridge_http_request_duration_seconds', help: 'Duration of one HTTP attempt',
+      labelNames: ['service', 'endpoint'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers,
+    });
+    this.jobRuns = new Counter({ name: 'wisbridge_job_runs_total', help: 'Job runs by trigger and result (ok, failed, aborted)', labelNames: ['job', 'trigger', 'result'], registers });
+    this.skippedRuns = new Counter({ name: 'wisbridge_job_runs_skipped_total', help: 'Scheduled ticks skipped because the job was still busy', labelNames: ['job'], registers });
+    this.missedFiles = new Counter({ name: 'wisbridge_missed_file_alerts_total', help: 'Expected files that had not arrived by their cut-off', labelNames: ['job', 'pattern'], registers });
+    this.expectedMissing = new Gauge({ name: 'wisbridge_expected_file_missing', help: '1 while an expected file is overdue, 0 once one arrived', labelNames: ['job', 'pattern'], registers });
+    this.lastRun = new Gauge({ name: 'wisbridge_job_last_run_timestamp_seconds', help: 'End of the last run of a job', labelNames: ['job'], registers });
+    this.backlog = new Gauge({
+      name: 'wisbridge_journal_backlog', help: 'Journal backlog: requests pending/sent, items uncertain/error, acknowledgements pending',
+      labelNames: ['state'], registers,
+      collect() {
+        const b = backlog();
+        if (!b) return;
+        this.set({ state: 'pending' }, b.pendingRequests);
+        this.set({ state: 'sent' }, b.sentRequests);
+        this.set({ state: 'uncertain' }, b.uncertainItems);
+        this.set({ state: 'error' }, b.errorItems);
+        this.set({ state: 'processing_files' }, b.processingFiles);
+        this.set({ state: 'acknowledgements_pending' }, b.acknowledgementsPending);
+        this.set({ state: 'awaiting_confirmation' }, b.awaitingConfirmation);
+      },
+    });
+  }
+
+  onClientEvent(service: string, event: ClientEvent): void {
+    if (event.type !== 'request-end') return;
+    const labels = { service, endpoint: event.endpoint };
+    this.requests.inc({ ...labels, status: String(event.status ?? 0) });
+    if (event.result === 'retry') this.retries.inc(labels);
+    this.latency.observe(labels, event.durationMs / 1000);
+  }
+
+  onSummary(job: string, summary: JobSummary): void {
+    for (const file of summary.files) {
+      this.files.inc({ job, outcome: file.outcome });
+      for (const status of ['ok', 'error', 'skipped', 'uncertain'] as const) {
+        if (file.rows[status] > 0) this.rows.inc({ job, status }, file.rows[status]);
+      }
+    }
+    for (const exported of summary.exports) {
+      if (exported.kind === 'result') continue;
+      this.exportFiles.inc({ job });
+      this.exportRecords.inc({ job }, exported.records);
+    }
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,276 @@
+import type { LoadedConfig } from '../config/load.js';
+import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
+import { describeError, isWisbridgeError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import { systemClock, type Clock } from './clock.js';
+import { CronSchedule } from './cron.js';
+import { ExpectedFiles } from './expect.js';
+import { startHealthServer, type HealthServer } from './health.js';
+import { ServiceMetrics } from './metrics.js';
+import { Scheduler } from './scheduler.js';
+import { JobSlot, type Trigger } from './slot.js';
+import type { JobRunners, JobSummary } from './types.js';
+import { watchInbox } from './watch.js';
+
+export interface ServiceOptions {
+  runners: JobRunners;
+  logger?: Logger;
+  clock?: Clock;
+  /** Start the /metrics and /healthz server when the configuration has a `metrics` section (default true). */
+  httpServer?: boolean;
+  /** Pause before a watched inbox is looked at again after a file's run failed (default 30 s). */
+  watchRetryMs?: number;
+  /** A runtime built by the caller (tests); by default one is created from the configuration. */
+  runtime?: (signal: AbortSignal, metrics: ServiceMetrics) => Runtime;
+}
+
+export interface LastRun {
+  trigger: Trigger;
+  startedAt: string;
+  finishedAt: string;
+  result: 'ok' | 'failed' | 'aborted';
+  files: number;
+  rows: { ok: number; error: number; skipped: number; uncertain: number };
+  exports: number;
+  records: number;
+  error?: string;
+}
+
+interface JobState {
+  name: string;
+  kind: 'inbound' | 'export';
+  slot: JobSlot;
+  schedule?: CronSchedule;
+  catchUp: boolean;
+  run: (signal: AbortSignal) => Promise<JobSummary>;
+  last?: LastRun;
+}
+
+/** The bridge as a long-running service: schedules, inbox watchers, expected-file alerts, metrics, graceful stop. */
+export class BridgeService {
+  readonly metrics: ServiceMetrics;
+  readonly runtime: Runtime;
+  readonly scheduler: Scheduler;
+  readonly expected: ExpectedFiles;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly stopController = new AbortController();
+  private readonly hardController = new AbortController();
+  private readonly jobs = new Map<string, JobState>();
+  private readonly loops: Promise<void>[] = [];
+  private readonly startedAt: number;
+  private health: HealthServer | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    this.startedAt = this.clock.now();
+    let journalBacklog: (() => ReturnType<Awaited<ReturnType<Runtime['journal']>>['backlog']>) | undefined;
+    this.metrics = new ServiceMetrics(() => journalBacklog?.());
+    this.runtime = options.runtime
+      ? options.runtime(this.hardController.signal, this.metrics)
+      : createRuntime(loaded, {
+        logger: this.logger, signal: this.hardController.signal,
+        onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
+      });
+    void this.runtime.journal().then((j) => { journalBacklog = () => j.backlog(); }, () => undefined);
+    this.scheduler = new Scheduler(this.clock, this.logger);
+    this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger);
+    const { runners } = options;
+    for (const job of loaded.config.inbound) {
+      this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal)));
+    }
+    for (const job of loaded.config.exports) {
+      this.addJob(job.name, 'export', job.schedule, (signal) => runners.exportRun(this.runtime, job, signal));
+    }
+  }
+
+  /** The soft stop: runners stop picking up work when it aborts. */
+  get stopSignal(): AbortSignal {
+    return this.stopController.signal;
+  }
+
+  get url(): string | undefined {
+    return this.health?.url;
+  }
+
+  /** Opens the journal, starts the HTTP server, catches up missed runs, arms the schedules, starts the watchers. */
+  async start(): Promise<void> {
+    const journal = await this.runtime.journal();
+    const metricsConfig = this.loaded.config.metrics;
+    if (metricsConfig && this.options.httpServer !== false) {
+      this.health = await startHealthServer(metricsConfig.host, metricsConfig.port, this.metrics, () => this.healthReport());
+      this.logger.info({ url: this.health.url }, 'metrics on /metrics, health on /healthz');
+    }
+    const now = this.clock.now();
+    for (const job of this.jobs.values()) {
+      if (!job.schedule) continue;
+      this.scheduler.add({ key: `job:${job.name}`, schedule: job.schedule, onTick: (at) => this.scheduledRun(job, 'schedule', at) });
+      const key = scheduleCursor(job.name);
+      const last = journal.getCursor(key);
+      const missed = job.schedule.previous(now);
+      if (last === null) {
+        // First start with this job: remember it, so that downtime from now on is noticed.
+        journal.setCursor(key, new Date(now).toISOString());
+      } else if (job.catchUp && missed !== null && Date.parse(last) < missed) {
+        this.logger.info({ job: job.name, missed: new Date(missed).toISOString(), lastRun: last }, 'catching up a run missed while the bridge was down');
+        this.loops.push(this.scheduledRun(job, 'catch-up', missed));
+      }
+    }
+    for (const job of this.loaded.config.inbound) {
+      for (const entry of this.expected.add(job)) this.scheduler.add(entry);
+    }
+    this.scheduler.start();
+    for (const job of this.loaded.config.inbound) {
+      if (!job.watch) continue;
+      const state = this.jobs.get(job.name)!;
+      this.loops.push(watchInbox({
+        runtime: this.runtime, job, clock: this.clock, signal: this.stopSignal, logger: this.logger.child({ job: job.name }),
+        retryMs: this.options.watchRetryMs ?? 30_000,
+        onFile: (file) => {
+          this.expected.noteArrival(job.name, file.name);
+          return state.slot.runWhenFree('watch', () => this.execute(state, 'watch', (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal)));
+        },
+      }));
+    }
+    this.logger.info({ jobs: [...this.jobs.keys()], watching: this.loaded.config.inbound.filter((j) => j.watch).map((j) => j.name) }, 'bridge running');
+  }
+
+  /** Runs a job now (tests, `--once`); skipped when busy. */
+  async runNow(name: string, trigger: Trigger = 'manual'): Promise<LastRun | 'skipped'> {
+    const job = this.jobs.get(name);
+    if (!job) throw new Error(`unknown job ${name}`);
+    const outcome = await job.slot.tryRun(trigger, () => this.execute(job, trigger, job.run));
+    if (outcome.skipped) {
+      this.skipped(job, trigger);
+      return 'skipped';
+    }
+    return job.last!;
+  }
+
+  lastRun(name: string): LastRun | undefined {
+    return this.jobs.get(name)?.last;
+  }
+
+  /**
+   * Graceful stop: no new work, the runs in flight finish their current request (soft signal); at 70 % of
+   * `shutdown_timeout_ms` requests still in flight are aborted (hard signal); then the journal is closed.
+   */
+  stop(reason = 'stop'): Promise<void> {
+    this.stopping ??= (async () => {
+      const timeout = this.loaded.config.shutdown_timeout_ms;
+      this.logger.info({ reason, timeoutMs: timeout }, 'shutting down: no new work; finishing the requests in flight');
+      this.scheduler.stop();
+      this.stopController.abort(new Error(`shutdown (${reason})`));
+      const drained = Promise.allSettled([...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle())]);
+      if (!(await within(drained, timeout * 0.7))) {
+        this.logger.warn('shutdown: runs still busy; aborting the requests in flight');
+        this.hardController.abort(new Error(`shutdown (${reason})`));
+        await within(drained, timeout * 0.15);
+      }
+      this.hardController.abort(new Error(`shutdown (${reason})`));
+      await this.runtime.close().catch((error: unknown) => this.logger.error({ err: describeError(error) }, 'closing the runtime failed'));
+      await this.health?.close();
+      this.logger.info('bridge stopped');
+    })();
+    return this.stopping;
+  }
+
+  healthReport(): { healthy: boolean; body: Record<string, unknown> } {
+    const jobs: Record<string, unknown> = {};
+    for (const job of this.jobs.values()) {
+      const next = this.scheduler.nextRun(`job:${job.name}`);
+      jobs[job.name] = { kind: job.kind, running: job.slot.busy, nextRun: next === null ? null : new Date(next).toISOString(), lastRun: job.last ?? null };
+    }
+    const healthy = this.stopping === undefined;
+    return {
+      healthy,
+      body: {
+        status: healthy ? 'ok' : 'stopping',
+        uptimeSeconds: Math.round((this.clock.now() - this.startedAt) / 1000),
+        startedAt: new Date(this.startedAt).toISOString(),
+        jobs,
+        alerts: this.expected.alerts.slice(-10),
+      },
+    };
+  }
+
+  private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run']): void {
+    this.jobs.set(name, {
+      name, kind, slot: new JobSlot(name), run, catchUp: schedule?.catch_up ?? false,
+      schedule: schedule ? new CronSchedule(schedule.cron, schedule.timezone) : undefined,
+    });
+  }
+
+  private async noted(job: InboundJob, run: Promise<JobSummary>): Promise<JobSummary> {
+    const summary = await run;
+    for (const file of summary.files) this.expected.noteArrival(job.name, file.name);
+    return summary;
+  }
+
+  private async scheduledRun(job: JobState, trigger: 'schedule' | 'catch-up', scheduledAt: number): Promise<void> {
+    if (this.stopSignal.aborted) return;
+    const outcome = await job.slot.tryRun(trigger, () => this.execute(job, trigger, job.run));
+    if (outcome.skipped) return this.skipped(job, trigger);
+    if (job.last?.result === 'aborted') return;
+    // Recorded once the run is over (even a failed one: its files are in the journal), so a crash mid-run is caught up.
+    try {
+      (await this.runtime.journal()).setCursor(scheduleCursor(job.name), new Date(scheduledAt).toISOString());
+    } catch (error) {
+      this.logger.warn({ job: job.name, err: describeError(error) }, 'could not record the last run time');
+    }
+  }
+
+  private skipped(job: JobState, trigger: Trigger): void {
+    this.metrics.skippedRuns.inc({ job: job.name });
+    this.logger.warn({ job: job.name, trigger, busyWith: job.slot.runningTrigger }, 'run skipped: the previous run of this job is still busy');
+  }
+
+  private async execute(job: JobState, trigger: Trigger, run: JobState['run']): Promise<boolean> {
+    const log = this.logger.child({ job: job.name });
+    const startedAt = new Date(this.clock.now()).toISOString();
+    log.info({ trigger }, 'job run started');
+    let summary: JobSummary = { files: [], exports: [] };
+    let result: LastRun['result'] = 'ok';
+    let error: string | undefined;
+    try {
+      summary = await run(this.stopSignal);
+      this.metrics.onSummary(job.name, summary);
+    } catch (e) {
+      result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
+      error = describeError(e);
+      if (result === 'failed') log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+    }
+    const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
+    for (const f of summary.files) for (const k of Object.keys(rows) as Array<keyof typeof rows>) rows[k] += f.rows[k];
+    job.last = {
+      trigger, startedAt, finishedAt: new Date(this.clock.now()).toISOString(), result, files: summary.files.length, rows,
+      exports: summary.exports.filter((e) => e.kind !== 'result').length, records: summary.exports.reduce((n, e) => n + (e.kind === 'result' ? 0 : e.records), 0),
+      ...(error === undefined ? {} : { error }),
+    };
+    this.metrics.jobRuns.inc({ job: job.name, trigger, result });
+    this.metrics.lastRun.set({ job: job.name }, this.clock.now() / 1000);
+    if (result !== 'failed') log.info({ trigger, result, files: job.last.files, rows, exports: job.last.exports, records: job.last.records }, 'job run finished');
+    return result === 'ok';
+  }
+}
+
+export const scheduleCursor = (job: string): string => `schedule:${job}`;
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export type { ExportJob, InboundJob };

@@ -1,0 +1,162 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
+import { ManualClock } from '../../src/service/clock.js';
+import { CronSchedule } from '../../src/service/cron.js';
+import { Scheduler } from '../../src/service/scheduler.js';
+import { BridgeService, scheduleCursor } from '../../src/service/service.js';
+import type { JobRunners, JobSummary } from '../../src/service/types.js';
+import { BASE_CONFIG, deferred, memoryLogger, tempConfig } from './support.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+describe('cron schedules with time zones', () => {
+  it('reads the expression in its time zone, across a DST change', () => {
+    const berlin = new CronSchedule('0 2 * * *', 'Europe/Berlin');
+    const newYork = new CronSchedule('0 2 * * *', 'America/New_York');
+    const from = Date.parse('2026-11-22T00:00:00Z');
+    expect(iso(berlin.next(from)!)).toBe('2026-11-22T01:00:00.000Z');
+    expect(iso(newYork.next(from)!)).toBe('2026-11-22T07:00:00.000Z');
+    // 02:30 does not exist in Berlin on 2026-03-29 (clocks jump 02:00 → 03:00): the run happens at 03:00 CEST.
+    const gap = new CronSchedule('30 2 * * *', 'Europe/Berlin');
+    expect(iso(gap.next(Date.parse('2026-03-28T12:00:00Z'))!)).toBe('2026-03-29T01:00:00.000Z');
+    expect(iso(gap.next(Date.parse('2026-03-29T12:00:00Z'))!)).toBe('2026-03-30T00:30:00.000Z');
+    expect(iso(berlin.previous(Date.parse('2026-11-22T01:00:00Z'))!)).toBe('2026-11-22T01:00:00.000Z');
+    expect(iso(berlin.previous(Date.parse('2026-11-22T00:59:59Z'))!)).toBe('2026-11-21T01:00:00.000Z');
+  });
+
+  it('fires each entry at its due times on a manual clock', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));
+    const scheduler = new Scheduler(clock);
+    const fired: string[] = [];
+    scheduler.add({ key: 'berlin', schedule: new CronSchedule('0 2 * * *', 'Europe/Berlin'), onTick: (at) => { fired.push(`berlin ${iso(at)} now=${iso(clock.now())}`); } });
+    scheduler.add({ key: 'tokyo', schedule: new CronSchedule('15 6 * * 1-5', 'Asia/Tokyo'), onTick: (at) => { fired.push(`tokyo ${iso(at)}`); } });
+    scheduler.start();
+    expect(iso(scheduler.nextRun('berlin')!)).toBe('2026-11-22T01:00:00.000Z');
+    await clock.advanceTo(Date.parse('2026-11-22T00:59:59Z'));
+    expect(fired).toEqual([]);
+    // 2026-11-21 is a Saturday: Tokyo's weekday job first fires on Monday 23rd 06:15 JST = 22nd 21:15 UTC.
+    await clock.advanceTo(Date.parse('2026-11-24T12:00:00Z'));
+    expect(fired).toEqual([
+      'berlin 2026-11-22T01:00:00.000Z now=2026-11-22T01:00:00.000Z',
+      'tokyo 2026-11-22T21:15:00.000Z',
+      'berlin 2026-11-23T01:00:00.000Z now=2026-11-23T01:00:00.000Z',
+      'tokyo 2026-11-23T21:15:00.000Z',
+      'berlin 2026-11-24T01:00:00.000Z now=2026-11-24T01:00:00.000Z',
+    ]);
+    scheduler.stop();
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advanceTo(Date.parse('2026-11-26T12:00:00Z'));
+    expect(fired).toHaveLength(5);
+  });
+});
+
+function stubRunners(exportRun: (signal: AbortSignal) => Promise<JobSummary>): JobRunners {
+  const none = async (): Promise<JobSummary> => ({ files: [], exports: [] });
+  return { inboundPass: none, inboundFile: none, exportRun: (_r, _j, signal) => exportRun(signal) };
+}
+
+const EXPORT_JOB = (schedule: string) => `${BASE_CONFIG}
+exports:
+  - name: nightly-shipments
+    work_type: customerShipments
+    drop: wms
+    service: main
+    mapping: customer-shipments-export
+    schedule: ${schedule}
+`;
+
+async function service(yaml: string, runners: JobRunners, start: string) {
+  const env = await tempConfig(yaml);
+  const clock = new ManualClock(Date.parse(start));
+  const { logger, records } = memoryLogger();
+  const bridge = new BridgeService(env.loaded, { runners, clock, logger, httpServer: false });
+  cleanups.push(env.cleanup, () => bridge.stop('test'));
+  return { env, clock, bridge, records };
+}
+
+describe('BridgeService schedules', () => {
+  it('never overlaps a job with itself: a tick while busy is skipped, logged and counted', async () => {
+    const runs: string[] = [];
+    let release = deferred();
+    const { clock, bridge, records } = await service(EXPORT_JOB('{ cron: "*/5 * * * *", timezone: Europe/Berlin }'), stubRunners(async () => {
+      runs.push(iso(clock.now()));
+      await release.promise;
+      return { files: [], exports: [{ file: 'a.csv', records: 3, kind: 'work' }] };
+    }), '2026-11-22T10:01:00Z');
+    await bridge.start();
+    await clock.advanceTo(Date.parse('2026-11-22T10:05:00Z'));
+    expect(runs).toEqual(['2026-11-22T10:05:00.000Z']);
+    await clock.advanceTo(Date.parse('2026-11-22T10:10:00Z')); // still busy
+    expect(runs).toHaveLength(1);
+    const skipped = records.filter((r) => r.msg.startsWith('run skipped'));
+    expect(skipped).toMatchObject([{ job: 'nightly-shipments', trigger: 'schedule', busyWith: 'schedule', level: 40 }]);
+    release.resolve();
+    release = deferred();
+    release.resolve();
+    await clock.advanceTo(Date.parse('2026-11-22T10:15:00Z'));
+    expect(runs).toEqual(['2026-11-22T10:05:00.000Z', '2026-11-22T10:15:00.000Z']);
+    const text = await bridge.metrics.text();
+    expect(text).toContain('wisbridge_job_runs_skipped_total{job="nightly-shipments"} 1');
+    expect(text).toContain('wisbridge_job_runs_total{job="nightly-shipments",trigger="schedule",result="ok"} 2');
+    expect(text).toContain('wisbridge_export_records_total{job="nightly-shipments"} 6');
+    expect(bridge.lastRun('nightly-shipments')).toMatchObject({ trigger: 'schedule', result: 'ok', exports: 1, records: 3 });
+  });
+
+  it('catches up a run missed while down, once, only when configured', async () => {
+    const schedule = '{ cron: "0 2 * * *", timezone: Europe/Berlin, catch_up: true }';
+    const runs: string[] = [];
+    const runners = stubRunners(async () => { runs.push('run'); return { files: [], exports: [] }; });
+    // First start ever: nothing to catch up, the start is remembered.
+    const first = await service(EXPORT_JOB(schedule), runners, '2026-11-20T12:00:00Z');
+    await first.bridge.start();
+    await first.bridge.stop('test');
+    const journalPath = first.env.loaded.journalPath;
+    let journal = openJournal(journalPath);
+    expect(journal.getCursor(scheduleCursor('nightly-shipments'))).toBe('2026-11-20T12:00:00.000Z');
+    journal.close();
+    expect(runs).toEqual([]);
+
+    // Down over two nights (21st and 22nd 02:00 Berlin): one catch-up run at start, for the latest missed time.
+    writeFileSync(join(first.env.dir, 'wisbridge.yaml'), EXPORT_JOB(schedule));
+    const second = await service(EXPORT_JOB(schedule), runners, '2026-11-22T09:00:00Z');
+    journal = openJournal(second.env.loaded.journalPath);
+    journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-20T01:00:00.000Z');
+    journal.close();
+    await second.bridge.start();
+    await second.clock.advance(1000);
+    expect(runs).toEqual(['run']);
+    expect(second.bridge.lastRun('nightly-shipments')?.trigger).toBe('catch-up');
+    await second.bridge.stop('test');
+    journal = openJournal(second.env.loaded.journalPath);
+    expect(journal.getCursor(scheduleCursor('nightly-shipments'))).toBe('2026-11-22T01:00:00.000Z');
+    journal.close();
+
+    // Restarted the same morning: the missed run was caught up already.
+    const third = await service(EXPORT_JOB(schedule), runners, '2026-11-22T10:00:00Z');
+    journal = openJournal(third.env.loaded.journalPath);
+    journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-22T01:00:00.000Z');
+    journal.close();
+    await third.bridge.start();
+    await third.clock.advance(1000);
+    expect(runs).toEqual(['run']);
+
+    // Without catch_up, a missed run is not made up.
+    const noCatchUp = '{ cron: "0 2 * * *", timezone: Europe/Berlin }';
+    const fourth = await service(EXPORT_JOB(noCatchUp), runners, '2026-11-22T10:00:00Z');
+    journal = openJournal(fourth.env.loaded.journalPath);
+    journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-19T01:00:00.000Z');
+    journal.close();
+    await fourth.bridge.start();
+    await fourth.clock.advance(1000);
+    expect(runs).toEqual(['run']);
+    // ...but the next scheduled time runs as usual.
+    await fourth.clock.advanceTo(Date.parse('2026-11-23T01:00:00Z'));
+    expect(runs).toEqual(['run', 'run']);
+  });
+});

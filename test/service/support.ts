@@ -1,0 +1,50 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { createLogger, type Logger } from '../../src/log.js';
+
+/** A temp folder with a configuration file (YAML text) beside a local drop `wms` under `drop/`. */
+export async function tempConfig(yaml: string): Promise<{ dir: string; file: string; loaded: LoadedConfig; cleanup(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'wisbridge-service-'));
+  for (const folder of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(dir, 'drop', folder), { recursive: true });
+  const file = join(dir, 'wisbridge.yaml');
+  writeFileSync(file, yaml);
+  return { dir, file, loaded: await loadConfig(file), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export const BASE_CONFIG = `
+journal: journal.sqlite
+mappings: ${JSON.stringify(join(process.cwd(), 'mappings'))}
+services:
+  main:
+    url: http://127.0.0.1:9
+    token: { env: WISBRIDGE_TEST_TOKEN }
+drops:
+  wms:
+    type: local
+    root: drop
+    settleMs: 0
+    watchEvents: false
+    pollIntervalMs: 50
+`;
+
+/** A JSON logger whose records are collected in memory. */
+export function memoryLogger(): { logger: Logger; records: Array<Record<string, any>> } {
+  const records: Array<Record<string, any>> = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) records.push(JSON.parse(line));
+      callback();
+    },
+  });
+  return { logger: createLogger({ level: 'debug', pretty: false, destination }), records };
+}
+
+/** A promise with its resolve function exposed. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => { resolve = r; });
+  return { promise, resolve };
+}
