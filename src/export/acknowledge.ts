@@ -1,0 +1,91 @@
+import type { WisClient, WriteOutcome } from '../client/index.js';
+import type { ExportJob } from '../config/schema.js';
+import type { Drop } from '../drops/index.js';
+import { isWisbridgeError } from '../errors.js';
+import type { Acknowledgement, ExportRecord, Journal } from '../journal/index.js';
+import type { Logger } from '../log.js';
+import { writeResultFile } from './files.js';
+import type { WorkTypeSpec } from './work-types.js';
+
+export interface AckTally {
+  acknowledged: number;
+  /** The service already showed them acknowledged (an earlier attempt whose answer was lost, or someone else). */
+  alreadyAcknowledged: number;
+  /** Refused: cancelled in the meantime, wrong state... (in the result file and the log). */
+  errors: number;
+  /** Outcome unknown after retries: left pending, acknowledged again on the next run. */
+  uncertain: number;
+  resultFiles: string[];
+}
+
+export const emptyTally = (): AckTally => ({ acknowledged: 0, alreadyAcknowledged: 0, errors: 0, uncertain: 0, resultFiles: [] });
+
+export interface AckContext {
+  job: ExportJob;
+  spec: WorkTypeSpec;
+  client: WisClient;
+  journal: Journal;
+  drop: Drop;
+  logger: Logger;
+  signal?: AbortSignal;
+}
+
+/**
+ * Acknowledges every record the journal says is due (written files, on-export policy; confirmed records,
+ * on-confirmation policy), file by file. Transfers' fail-fast endpoints are bisected by the client, so one
+ * refused record never blocks the others. Records the service refused are checked once by reading state back:
+ * those it shows acknowledged count as already acknowledged.
+ */
+export async function acknowledgeDue(ctx: AckContext, tally: AckTally): Promise<void> {
+  const due = ctx.journal.pendingAcknowledgements(ctx.job.work_type);
+  const byExport = new Map<number, ExportRecord[]>();
+  for (const r of due) byExport.set(r.exportId, [...(byExport.get(r.exportId) ?? []), r]);
+  for (const [exportId, records] of byExport) await acknowledgeExport(ctx, exportId, records, tally);
+}
+
+async function acknowledgeExport(ctx: AckContext, exportId: number, records: ExportRecord[], tally: AckTally): Promise<void> {
+  const { client, journal, spec, logger } = ctx;
+  const sentAt = new Date();
+  let outcomes: WriteOutcome[];
+  let fatal: unknown;
+  try {
+    outcomes = await client.write(spec.acknowledge, records.map((r) => ({ id: r.id })) as never, { signal: ctx.signal });
+  } catch (error) {
+    fatal = error;
+    outcomes = (isWisbridgeError(error) ? (error.details?.outcomes as WriteOutcome[] | undefined) : undefined) ?? [];
+  }
+  const refused = outcomes.filter((o) => !o.ok && !o.uncertain);
+  let shownAcknowledged = new Set<number>();
+  if (refused.length > 0 && fatal === undefined) {
+    try {
+      shownAcknowledged = await client.verify(spec.acknowledge, refused.map((o) => o.key as number), sentAt, { signal: ctx.signal });
+    } catch (error) {
+      logger.warn({ err: error }, 'export: could not read back refused acknowledgements');
+    }
+  }
+  const acks: Acknowledgement[] = [];
+  for (const o of outcomes) {
+    const id = o.key as number;
+    if (o.ok) {
+      tally.acknowledged++;
+      acks.push({ id, status: 'acknowledged', acknowledgedAt: (o.returned as { acknowledged_at?: string | null }).acknowledged_at ?? null });
+    } else if (o.uncertain) {
+      tally.uncertain++;
+      logger.warn({ id, messages: o.errors }, 'export: acknowledgement outcome unknown; retried on the next run');
+    } else if (shownAcknowledged.has(id)) {
+      tally.alreadyAcknowledged++;
+      acks.push({ id, status: 'acknowledged', messages: ['already acknowledged', ...o.errors] });
+      logger.warn({ id, messages: o.errors }, 'export: record was already acknowledged');
+    } else {
+      tally.errors++;
+      acks.push({ id, status: 'error', messages: o.errors });
+      logger.error({ id, number: records.find((r) => r.id === id)?.number, messages: o.errors }, 'export: acknowledgement refused');
+    }
+  }
+  if (acks.length > 0) journal.recordAcknowledgements(exportId, acks);
+  if (ctx.job.result_files && acks.length > 0) {
+    const name = await writeResultFile(ctx.drop, journal.getExport(exportId), journal.exportRecords(exportId));
+    if (!tally.resultFiles.includes(name)) tally.resultFiles.push(name);
+  }
+  if (fatal !== undefined) throw fatal;
+}

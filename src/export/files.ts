@@ -1,0 +1,76 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import type { Drop, WriteResult } from '../drops/index.js';
+import { isWisbridgeError } from '../errors.js';
+import type { ExportFile, ExportRecord, Journal } from '../journal/index.js';
+import type { Logger } from '../log.js';
+import { createExportWriter, type Mapping } from '../mapping/index.js';
+
+/** Writes records through an export mapping to the outbox, atomically (temporary name, size check, rename). */
+export function writeWorkFile(drop: Drop, name: string, mapping: Mapping, records: readonly unknown[]): Promise<WriteResult> {
+  const writer = createExportWriter(mapping);
+  Readable.from(records).pipe(writer);
+  return drop.writeAtomic('outbox', name, writer);
+}
+
+/**
+ * Test hook for a real crash: WISBRIDGE_EXPORT_CRASH=after-rename kills the process right after the file is
+ * renamed into the outbox (before the journal marks it written), `after-written` right after the journal did.
+ */
+export function crashPoint(point: 'after-rename' | 'after-written'): void {
+  if (process.env.WISBRIDGE_EXPORT_CRASH === point) process.kill(process.pid, 'SIGKILL');
+}
+
+/**
+ * An export recorded in the journal whose file may or may not have reached the outbox (a crash or an error during
+ * the write). The rename is the commit point: a file in the outbox was written whole, so the export is marked
+ * written; no file means the records were never handed over and are free again.
+ */
+export async function settleUnwritten(journal: Journal, drop: Drop, exportFile: ExportFile, logger: Logger): Promise<'written' | 'abandoned'> {
+  const found = await drop.stat('outbox', exportFile.fileName);
+  if (found) {
+    journal.markExportWritten(exportFile.exportId);
+    logger.warn({ file: exportFile.fileName, records: exportFile.recordCount }, 'export: file found in the outbox after an interruption; marked written');
+    return 'written';
+  }
+  journal.abandonExport(exportFile.exportId);
+  logger.warn({ file: exportFile.fileName, records: exportFile.recordCount }, 'export: file never reached the outbox; its records will be exported again');
+  return 'abandoned';
+}
+
+/** Writes a work file for an export recorded in the journal, then marks it written; settles it on failure. */
+export async function writeRecorded(
+  journal: Journal, drop: Drop, exportId: number, name: string, mapping: Mapping, records: readonly unknown[], logger: Logger,
+): Promise<WriteResult> {
+  let written: WriteResult;
+  try {
+    written = await writeWorkFile(drop, name, mapping, records);
+  } catch (error) {
+    // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.
+    if (isWisbridgeError(error, 'DROP_EXISTS')) journal.abandonExport(exportId);
+    else await settleUnwritten(journal, drop, journal.getExport(exportId), logger).catch(() => undefined);
+    throw error;
+  }
+  crashPoint('after-rename');
+  journal.markExportWritten(exportId);
+  crashPoint('after-written');
+  return written;
+}
+
+export const RESULT_COLUMNS = ['file', 'id', 'number', 'status', 'acknowledged_at', 'message'];
+
+/** `<work-list name>.ack.csv`: the acknowledgement status of every record of a work list (rewritten as it changes). */
+export function resultFileName(workFile: string): string {
+  return `${workFile}.ack.csv`;
+}
+
+export function resultCsv(records: readonly ExportRecord[]): string {
+  const rows = records.map((r) => [r.fileName, String(r.id), r.number ?? '', r.ackStatus, r.acknowledgedAt ?? '', r.messages.join(' | ')]);
+  return stringify([RESULT_COLUMNS, ...rows], { escape_formulas: true, quoted_match: /[\r\n]/ });
+}
+
+export async function writeResultFile(drop: Drop, exportFile: ExportFile, records: readonly ExportRecord[]): Promise<string> {
+  const name = resultFileName(exportFile.fileName);
+  await drop.writeAtomic('outbox', name, resultCsv(records), { overwrite: true });
+  return name;
+}

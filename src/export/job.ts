@@ -1,0 +1,117 @@
+import type { ExportJob } from '../config/schema.js';
+import { WisbridgeError } from '../errors.js';
+import type { Mapping } from '../mapping/index.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { acknowledgeDue, emptyTally, type AckTally } from './acknowledge.js';
+import { exportCancellations } from './cancellations.js';
+import { settleUnwritten } from './files.js';
+import { exportProducts } from './products.js';
+import { exportPending, type FileContext, type WrittenFile } from './work.js';
+import { WORK_TYPE_SPECS } from './work-types.js';
+
+export interface ExportSummary {
+  job: string;
+  workType: ExportJob['work_type'];
+  /** Files written to the outbox in this run (work lists and cancellation lists; not result files). */
+  files: WrittenFile[];
+  /** Records read from the pending list (products: from the catalog). */
+  listed: number;
+  /** Listed records skipped: handed over before (work types), or already exported with the same updated_at (products). */
+  skipped: number;
+  /** Records written to work lists in this run. */
+  exported: number;
+  /** Records of files written by an earlier, interrupted run, settled at the start of this one. */
+  recovered: { markedWritten: number; abandoned: number };
+  acknowledgements: AckTally;
+  /** Records written under the on-confirmation policy, waiting for the WMS's confirmation. */
+  awaitingConfirmation: number;
+  /** Records put on a cancellation list in this run. */
+  cancelled: number;
+  /** Products: true when this run was a full export (no cursor yet). */
+  fullExport?: boolean;
+  /** 0 all good, 1 some acknowledgements were refused or stayed uncertain. */
+  exitCode: 0 | 1;
+}
+
+export interface RunExportOptions {
+  signal?: AbortSignal;
+  /** Clock for file names (tests). */
+  now?: () => Date;
+}
+
+function exportMapping(mappings: { get(name: string): Mapping }, name: string, job: ExportJob): Mapping {
+  const mapping = mappings.get(name);
+  const want = `${job.work_type}.list`;
+  if (mapping.direction !== 'export' || mapping.document !== want) {
+    throw new WisbridgeError('CONFIG_INVALID', `export job "${job.name}": mapping "${name}" is ${mapping.document}, not ${want}`);
+  }
+  return mapping;
+}
+
+/**
+ * One export pass of a job: settle files an interrupted run left behind, acknowledge what is still due, list the
+ * pending work, write it in work-list files (journal first), acknowledge per policy, then export cancellations.
+ * Fatal problems (service down, drop unreachable, bad configuration) are thrown as WisbridgeError; what was done
+ * before stays in the journal, and the next run continues from there.
+ */
+export async function runExportJob(runtime: Runtime, job: ExportJob, options: RunExportOptions = {}): Promise<ExportSummary> {
+  const logger = runtime.logger.child({ job: job.name, work_type: job.work_type });
+  const signal = options.signal ?? runtime.signal;
+  const mappings = await runtime.mappings();
+  const mapping = exportMapping(mappings, job.mapping, job);
+  const [journal, client, drop] = await Promise.all([runtime.journal(), runtime.client(job.service), runtime.drop(job.drop)]);
+  const ctx: FileContext = {
+    job, client, journal, drop, logger, signal, now: options.now ?? (() => new Date()),
+    concurrency: runtime.loaded.service(job.service).concurrency,
+  };
+  const summary: ExportSummary = {
+    job: job.name, workType: job.work_type, files: [], listed: 0, skipped: 0, exported: 0,
+    recovered: { markedWritten: 0, abandoned: 0 }, acknowledgements: emptyTally(), awaitingConfirmation: 0, cancelled: 0, exitCode: 0,
+  };
+
+  for (const unwritten of journal.unwrittenExports(job.work_type)) {
+    const outcome = await settleUnwritten(journal, drop, unwritten, logger);
+    if (outcome === 'written') summary.recovered.markedWritten += unwritten.recordCount;
+    else summary.recovered.abandoned += unwritten.recordCount;
+  }
+
+  if (job.work_type === 'products') {
+    const result = await exportProducts(ctx, mapping);
+    Object.assign(summary, { listed: result.listed, skipped: result.skipped, fullExport: result.full, files: result.files });
+    summary.exported = result.files.reduce((n, f) => n + f.records, 0);
+    logger.info(summaryLog(summary), 'export: done');
+    return summary;
+  }
+
+  const spec = WORK_TYPE_SPECS[job.work_type];
+  const ackCtx = { job, spec, client, journal, drop, logger, signal };
+  // Due from an earlier run (a crash after writing, an uncertain answer, records the WMS confirmed).
+  await acknowledgeDue(ackCtx, summary.acknowledgements);
+
+  const work = await exportPending(ctx, mapping, spec.list, spec.pending);
+  Object.assign(summary, { listed: work.listed, skipped: work.skipped });
+  summary.files.push(...work.files);
+  summary.exported = work.files.reduce((n, f) => n + f.records, 0);
+  if (job.acknowledge === 'on-export') await acknowledgeDue(ackCtx, summary.acknowledgements);
+  summary.awaitingConfirmation = journal.awaitingConfirmation(job.work_type).length;
+
+  if (spec.cancellable && job.cancellations) {
+    const cancelMapping = job.cancellation_mapping ? exportMapping(mappings, job.cancellation_mapping, job) : mapping;
+    const result = await exportCancellations(ctx, spec, cancelMapping);
+    summary.cancelled = result.cancelled;
+    summary.files.push(...result.files);
+  }
+  const a = summary.acknowledgements;
+  summary.exitCode = a.errors > 0 || a.uncertain > 0 ? 1 : 0;
+  logger.info(summaryLog(summary), 'export: done');
+  return summary;
+}
+
+function summaryLog(s: ExportSummary) {
+  return {
+    files: s.files.map((f) => f.name), listed: s.listed, skipped: s.skipped, exported: s.exported, recovered: s.recovered,
+    acknowledged: s.acknowledgements.acknowledged, already_acknowledged: s.acknowledgements.alreadyAcknowledged,
+    ack_errors: s.acknowledgements.errors, ack_uncertain: s.acknowledgements.uncertain,
+    awaiting_confirmation: s.awaitingConfirmation, cancelled: s.cancelled,
+  };
+}
