@@ -2,6 +2,7 @@
  * Emulator benchmark: large-seed generation time, list-page latency on the large seed, adjustment items per second.
  * Run: npx tsx bench/emulator.ts
  */
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { startEmulator } from '../src/emulator/index.js';
@@ -17,6 +18,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const fmt = (n: number) => n.toFixed(2);
 
 async function main(): Promise<void> {
+  console.log(`load average before the run: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (2 cores shared)`);
   let t = performance.now();
   const emu = await startEmulator({ scale: 'large', seed: 1 });
   const seedMs = performance.now() - t;
@@ -35,13 +37,16 @@ async function main(): Promise<void> {
   ] as const) {
     for (let i = 0; i < 5; i++) await call(`${emu.url}${path()}`, token);
     const times: number[] = [];
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < 200; i++) {
       t = performance.now();
       const r = await call(`${emu.url}${path()}`, token);
       times.push(performance.now() - t);
       if (r.status !== 200) throw new Error(`${label}: ${r.status}`);
     }
-    console.log(`${label.padEnd(42)} p50 ${fmt(pct(times, 50))} ms  p95 ${fmt(pct(times, 95))} ms  (200 sequential requests over HTTP)`);
+    const cpu = process.cpuUsage(cpu0);
+    // CPU time per request (server and bench client together) is less distorted by other processes than wall time
+    console.log(`${label.padEnd(42)} p50 ${fmt(pct(times, 50))} ms  p95 ${fmt(pct(times, 95))} ms  cpu ${fmt((cpu.user + cpu.system) / 1000 / 200)} ms/request`);
   }
 
   const batch = 500;
@@ -58,6 +63,7 @@ async function main(): Promise<void> {
     }
   }));
   const secs = (performance.now() - t) / 1000;
+  console.log(`load average after the run: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log(`adjustments: ${ok} items in ${fmt(secs)} s = ${Math.round(ok / secs)} items/s (batches of ${batch}, 4 concurrent clients)`);
   await emu.close();
   await agent.close();
