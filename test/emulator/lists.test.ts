@@ -156,6 +156,10 @@ describe('list endpoints', () => {
     expect(p.list_price).toMatch(/^\d+\.\d{2}$/);
     expect(typeof p.customs_information.customs_value).toBe('string');
     expect(Number.isInteger(p.quantity_per_case)).toBe(true);
+    const types = new Set((await emu.get('/v1/products.json?page=2')).body.products.flatMap((x: any) => x.codes.map((c: any) => c.type)));
+    expect(types).toEqual(new Set(['3pl_sku', 'upc', 'buyer_sku']));
+    expect(typeof p.dangerous_goods).toBe('object');
+    expect(Array.isArray(p.metafields)).toBe(true);
     const s = (await emu.get('/v1/customer-shipments.json')).body.data[0];
     expect(s.planned_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(s.updated_at).toMatch(/[+-]\d\d:\d\d$/);

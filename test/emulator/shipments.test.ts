@@ -92,7 +92,10 @@ describe('ship (fail-fast)', () => {
   it('ships everything: done, shipped_at set, stock decremented, response satisfies the contract', async () => {
     const s = await multiLine();
     const before = await stockOf(s.lines[0].product_code, s.company_code);
-    const res = await emu.request('PUT', SHIP, { shipments: [{ id: s.id, carrier: 'UPS', carrier_service: 'UPS_GROUND', tracking_number: '1ZFULL', lines: s.lines.map((l: any) => ({ product_code: l.product_code, quantity: l.quantity })) }] });
+    const flags = await productFlags();
+    // one line by product_id, the others by product_code
+    const lines = s.lines.map((l: any, i: number) => (i === 0 ? { product_id: flags.get(l.product_code).id, quantity: l.quantity } : { product_code: l.product_code, quantity: l.quantity }));
+    const res = await emu.request('PUT', SHIP, { shipments: [{ id: s.id, carrier: 'UPS', carrier_service: 'UPS_GROUND', tracking_number: '1ZFULL', lines }] });
     expect(res.status).toBe(200);
     expect(shipResponse.safeParse(res.body).success).toBe(true);
     expect(res.body.shipments[0].shipped_at).not.toBeNull();
@@ -101,6 +104,8 @@ describe('ship (fail-fast)', () => {
     expect(await stockOf(s.lines[0].product_code, s.company_code)).toBe(before - s.lines[0].quantity);
     const done = await emu.get(`/v1/customer-shipments.json?status=done&ids=${s.id}`);
     expect(done.body.data).toHaveLength(1);
+    const labels = await emu.get(`/v1/customer-shipments/${s.id}/sscc.json`);
+    expect(labels.body.packages).toHaveLength(1); // a flat lines list is one default package
   });
 
   it('ship_as_available (default) ships the given items in their own split shipment and leaves the rest on the original', async () => {
