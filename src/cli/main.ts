@@ -8,11 +8,13 @@ export interface Command {
 
 export const COMMANDS: Record<string, Command> = {
   // command registry — one line per command, alphabetical
+  batch: { summary: 'one pass over every configured inbound drop (and export job), then exit', load: () => import('./commands/batch.js') },
   config: { summary: 'check the configuration file and the mappings it uses', load: () => import('./commands/config.js') },
   emulator: { summary: 'run the Warehouse Integration Service emulator', load: () => import('./commands/emulator.js') },
   export: { summary: 'one export pass: work lists to the outbox, then acknowledge', load: () => import('./commands/export.js') },
   map: { summary: 'dry run: print the requests a CSV file would produce', load: () => import('./commands/map.js') },
   mappings: { summary: 'check mapping definitions, or test them on their samples', load: () => import('./commands/mappings.js') },
+  process: { summary: 'process local files through the inbound pipeline (or --dry-run)', load: () => import('./commands/process.js') },
 };
 
 function usage(): string {

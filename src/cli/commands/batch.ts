@@ -1,0 +1,82 @@
+import { loadConfig } from '../../config/load.js';
+import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
+import { createLogger } from '../../log.js';
+import { exitCodeOf, ProgressBar, runInboundJob, summaryTable, type FileReport } from '../../pipeline/index.js';
+import { createRuntime, type Runtime } from '../../runtime/runtime.js';
+import { parseCommandLine } from '../args.js';
+
+const HELP = `usage: wisbridge batch --config FILE [--job NAME]... [--force]
+
+One pass over every configured job, then exit: each inbound job's drop inbox is processed (result files to the
+outbox, sources to archive/ or error/), and each export job runs once. Prints a summary table.
+Exit 0 when everything went through, 1 when some rows failed or are uncertain (or a file was rejected),
+2 on a fatal error (401, an unreachable drop or service, a broken configuration).
+SIGINT / SIGTERM stop between batches (the current file resumes on the next run); a second signal aborts at once.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommandLine(argv, {
+    config: { type: 'string', short: 'c' }, job: { type: 'string', multiple: true }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (!values.config) throw new WisbridgeError('USAGE', 'give --config FILE (see --help)');
+  const loaded = await loadConfig(values.config);
+  const { config } = loaded;
+  const wanted = values.job ? new Set(values.job) : undefined;
+  const known = [...config.inbound, ...config.exports].map((j) => j.name);
+  for (const name of wanted ?? []) if (!known.includes(name)) throw new WisbridgeError('USAGE', `unknown job "${name}" (known: ${known.join(', ')})`);
+  const logger = createLogger({ level: config.log.level });
+  const graceful = new AbortController();
+  const hard = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (graceful.signal.aborted) {
+      logger.warn({ signal }, 'second signal: aborting now');
+      hard.abort();
+    } else {
+      logger.warn({ signal }, 'stopping after the current batch');
+      graceful.abort();
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const runtime = createRuntime(loaded, { logger, signal: hard.signal });
+  const reports: FileReport[] = [];
+  const bar = new ProgressBar();
+  let fatal: unknown;
+  try {
+    for (const job of config.inbound) {
+      if (wanted && !wanted.has(job.name)) continue;
+      if (graceful.signal.aborted) break;
+      await runInboundJob(runtime, job, {
+        signal: graceful.signal, force: values.force,
+        onProgress: (p) => bar.update(p),
+        onFile: (r) => {
+          bar.done();
+          reports.push(r);
+        },
+      });
+    }
+  } catch (error) {
+    fatal = error;
+  } finally {
+    bar.done();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await closeQuietly(runtime);
+  }
+  process.stdout.write(summaryTable(reports) + '\n');
+  if (fatal !== undefined) {
+    if (isWisbridgeError(fatal)) {
+      process.stderr.write(`wisbridge batch: ${describeError(fatal)}\n`);
+      return 2;
+    }
+    throw fatal;
+  }
+  return exitCodeOf(reports);
+}
+
+async function closeQuietly(runtime: Runtime): Promise<void> {
+  await runtime.close().catch(() => undefined);
+}

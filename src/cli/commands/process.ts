@@ -1,0 +1,80 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { loadConfig } from '../../config/load.js';
+import type { InboundJob } from '../../config/schema.js';
+import { createDrop } from '../../drops/index.js';
+import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
+import { createLogger } from '../../log.js';
+import { exitCodeOf, processFile, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { parseCommandLine } from '../args.js';
+
+const HELP = `usage: wisbridge process FILE... --config FILE [--service NAME] [--mapping NAME] [--out DIR] [--dry-run] [--force]
+
+One-off processing of local files through the inbound pipeline: each FILE is mapped (by its name, or --mapping),
+claimed in the journal, sent to the service (--service, default: the only one configured) and its result file
+NAME.result.csv is written beside it (or to --out DIR). The input file is not moved.
+--dry-run maps and validates only: prints what would be sent (one JSON object per line), claims nothing, sends nothing.
+--force processes a file again even when the same content was processed before.
+Exit 0 when every row went through, 1 when some rows failed, are uncertain, or a file was rejected, 2 on a fatal error.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine(argv, {
+    config: { type: 'string', short: 'c' }, service: { type: 'string' }, mapping: { type: 'string' }, out: { type: 'string' },
+    'dry-run': { type: 'boolean' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  }, true);
+  if (values.help) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (!values.config) throw new WisbridgeError('USAGE', 'give --config FILE (see --help)');
+  if (positionals.length === 0) throw new WisbridgeError('USAGE', 'give at least one FILE (see --help)');
+  for (const file of positionals) {
+    if (!existsSync(file) || !statSync(file).isFile()) throw new WisbridgeError('FILE_UNREADABLE', `no such file: ${file}`);
+  }
+  const loaded = await loadConfig(values.config);
+  const services = Object.keys(loaded.config.services);
+  const service = values.service ?? (services.length === 1 ? services[0] : undefined);
+  if (!service) throw new WisbridgeError('USAGE', `several services are configured: give --service NAME (${services.join(', ')})`);
+  loaded.service(service);
+  const job: InboundJob = { name: 'process', drop: '(local)', service, watch: false, expect: [] };
+  const logger = createLogger({ level: loaded.config.log.level });
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const runtime = createRuntime(loaded, { logger });
+  const reports: FileReport[] = [];
+  const bar = new ProgressBar();
+  const dryRun = values['dry-run'] === true;
+  try {
+    for (const file of positionals) {
+      if (stop.signal.aborted) break;
+      const dir = dirname(resolve(file));
+      const drop = createDrop({
+        type: 'local', name: `process:${dir}`, root: dir, inbox: '.', outbox: values.out ? resolve(values.out) : '.', watchEvents: false,
+      }, logger);
+      try {
+        reports.push(await processFile(runtime, job, basename(file), {
+          drop, dispose: false, dryRun, force: values.force, mapping: values.mapping, signal: stop.signal,
+          onProgress: (p) => bar.update(p),
+          onDryRun: (entry) => process.stdout.write(JSON.stringify({ file: basename(file), ...entry }) + '\n'),
+        }));
+      } finally {
+        bar.done();
+        await drop.close();
+      }
+    }
+  } catch (error) {
+    if (!isWisbridgeError(error)) throw error;
+    process.stderr.write(summaryTable(reports) + '\n');
+    process.stderr.write(`wisbridge process: ${describeError(error)}\n`);
+    return 2;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await runtime.close().catch(() => undefined);
+  }
+  (dryRun ? process.stderr : process.stdout).write(summaryTable(reports) + '\n');
+  return exitCodeOf(reports);
+}

@@ -1,0 +1,7 @@
+// Public API of the inbound pipeline (see docs/pipeline.md).
+export { processFile, pickMapping } from './process-file.js';
+export { runInboundJob, inboundWatcher, belongsToJob, type InboundJobOptions } from './job.js';
+export { recordConfirmations } from './confirmations.js';
+export { resultFileName, errorFileName, RESULT_COLUMNS, csvField } from './result-file.js';
+export { ProgressBar, summaryTable, exitCodeOf } from './report.js';
+export type { FileReport, FileOutcome, JobReport, ProcessFileOptions, Progress, RowCounts, RowStatus, FileRef } from './types.js';

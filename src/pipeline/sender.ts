@@ -1,0 +1,185 @@
+import { WRITE_POLICIES, type BatchEndpointId, type WisClient, type WriteOutcome } from '../client/index.js';
+import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
+import type { ItemOutcome, Journal, NewItem } from '../journal/index.js';
+import type { Logger } from '../log.js';
+import type { InboundDocument } from '../mapping/definition-schema.js';
+import { recordConfirmations } from './confirmations.js';
+
+/** One mapped document ready to go: seq = its first input line (deterministic across runs of the same file). */
+export interface OutgoingDoc {
+  seq: number;
+  key: string;
+  lines: number[];
+  item: Record<string, unknown>;
+}
+
+export interface SenderContext {
+  journal: Journal;
+  client: WisClient;
+  fileId: number;
+  logger: Logger;
+  /** Counts requests sent (for the summary and the benchmark). */
+  stats: { requests: number };
+}
+
+/** What a person should check for an item whose outcome is unknown. */
+export function uncertainHint(endpoint: string, key: string, body: Record<string, unknown> | null): string {
+  const b = body ?? {};
+  switch (endpoint) {
+    case 'inventory.adjustments':
+      return `check the stock of ${String(b.product_code ?? key)} in the service (adjustment of ${String(b.quantity ?? '?')}${b.reference ? `, reference ${String(b.reference)}` : ''}) before sending it again: it may already be booked`;
+    case 'inventory.counts':
+      return `check in the service whether a cycle count dated ${String(b.date ?? '?')}${b.reference ? ` with reference ${String(b.reference)}` : ''} exists before recording it again`;
+    case 'customerShipments.ship':
+    case 'outboundTransfers.ship':
+      return `check whether ${key || `id ${String(b.id)}`} is shipped in the service (a split shipment may exist) before shipping it again`;
+    default:
+      return `check whether ${key || `id ${String(b.id)}`} was received in the service before receiving it again`;
+  }
+}
+
+function toOutcome(seq: number, o: WriteOutcome<Record<string, unknown>>, endpoint: string, key: string, body: Record<string, unknown>): ItemOutcome {
+  if (o.ok) {
+    const result = o.verified ? { ...o.returned, verified: 'read back from the service' } : o.returned;
+    return { seq, status: 'ok', result: Object.keys(result).length > 0 ? result : undefined };
+  }
+  if (o.uncertain) return { seq, status: 'uncertain', messages: o.errors, hint: uncertainHint(endpoint, key, body) };
+  return { seq, status: 'error', messages: o.errors.length > 0 ? o.errors : ['refused by the service'] };
+}
+
+const isAck = (endpoint: string) => endpoint.endsWith('.acknowledge');
+
+/** After a write of acknowledgements from a WMS file: the exporter's records waiting for that confirmation are done. */
+function confirm(ctx: SenderContext, endpoint: string, bodies: Record<string, unknown>[], outcomes: readonly ItemOutcome[]): void {
+  if (!isAck(endpoint)) return;
+  const acks = outcomes.flatMap((o, i) => {
+    const id = bodies[i]?.id;
+    if (o.status !== 'ok' || typeof id !== 'number') return [];
+    const at = (o.result as { acknowledged_at?: unknown } | undefined)?.acknowledged_at;
+    return [{ id, acknowledgedAt: typeof at === 'string' ? at : null }];
+  });
+  recordConfirmations(ctx.journal, endpoint.slice(0, endpoint.indexOf('.')), acks, ctx.logger);
+}
+
+/**
+ * A fatal error (401, unreachable after the retries, shutdown) stopped a write. Items never sent are released
+ * (sent again on the next run); when no item may have been applied partially, the settled ones are stored; a
+ * request with possibly-applied items stays `sent` for the next run to settle per endpoint policy.
+ */
+function onFatal(ctx: SenderContext, requestId: number, docs: readonly { seq: number }[], error: unknown, endpoint: string, bodies: Record<string, unknown>[], keys: string[]): void {
+  const details = isWisbridgeError(error) ? error.details ?? {} : {};
+  const notSent = new Set((details.notSent as number[] | undefined) ?? []);
+  const settled = (details.outcomes as WriteOutcome<Record<string, unknown>>[] | undefined) ?? [];
+  if (notSent.size === docs.length && settled.length === 0) {
+    ctx.journal.releaseRequest(requestId);
+    return;
+  }
+  if (settled.some((o) => o.uncertain) || settled.length + notSent.size !== docs.length) return;
+  const outcomes: ItemOutcome[] = settled.map((o) => toOutcome(docs[o.index].seq, o, endpoint, keys[o.index], bodies[o.index]));
+  for (const i of notSent) outcomes.push({ seq: docs[i].seq, status: 'error', messages: [`not sent: ${describeError(error)}; retry the file`] });
+  ctx.journal.completeRequest(requestId, outcomes);
+}
+
+/** Writes one batch: recorded (with the rows rejected since the last batch) and marked sent in one commit, then sent. */
+export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, docs: OutgoingDoc[], extra: NewItem[]): Promise<ItemOutcome[]> {
+  const { journal, fileId } = ctx;
+  const bodies = docs.map((d) => d.item);
+  const requestId = journal.transaction(() => {
+    if (extra.length > 0) journal.addItems(fileId, extra);
+    const id = journal.recordBatch(fileId, endpoint, docs.map((d) => ({ seq: d.seq, docKey: d.key || null, lines: d.lines, body: d.item })));
+    // No await between this commit and the request leaving: a crash in between is settled like a sent request.
+    journal.markSent(id);
+    return id;
+  });
+  extra.length = 0;
+  ctx.stats.requests++;
+  const keys = docs.map((d) => d.key);
+  if (endpoint === 'inventory.counts') return sendCount(ctx, requestId, docs[0]);
+  let results: WriteOutcome<Record<string, unknown>>[];
+  try {
+    results = (await ctx.client.write(endpoint as BatchEndpointId, bodies as never, { batchSize: bodies.length, validate: false })) as never;
+  } catch (error) {
+    onFatal(ctx, requestId, docs, error, endpoint, bodies, keys);
+    throw error;
+  }
+  const outcomes = results.map((o, i) => toOutcome(docs[i].seq, o, endpoint, keys[i], bodies[i]));
+  journal.completeRequest(requestId, outcomes);
+  confirm(ctx, endpoint, bodies, outcomes);
+  return outcomes;
+}
+
+async function sendCount(ctx: SenderContext, requestId: number, doc: OutgoingDoc): Promise<ItemOutcome[]> {
+  let outcome: ItemOutcome;
+  try {
+    const count = await ctx.client.cycleCount(doc.item as never);
+    outcome = { seq: doc.seq, status: 'ok', result: count };
+  } catch (error) {
+    if (isWisbridgeError(error, 'BAD_REQUEST') || isWisbridgeError(error, 'INVALID_REQUEST')) {
+      outcome = { seq: doc.seq, status: 'error', messages: [error.message] };
+    } else if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) {
+      outcome = { seq: doc.seq, status: 'uncertain', messages: [error.message], hint: uncertainHint('inventory.counts', doc.key, doc.item) };
+    } else {
+      if (isWisbridgeError(error) && error.details?.outcome === 'not-applied') ctx.journal.releaseRequest(requestId);
+      throw error;
+    }
+  }
+  ctx.journal.completeRequest(requestId, [outcome]);
+  return [outcome];
+}
+
+const sentAtQuery = new WeakMap<object, { get(id: number): unknown }>();
+function sentAt(journal: Journal, requestId: number): Date {
+  let stmt = sentAtQuery.get(journal.db);
+  if (!stmt) sentAtQuery.set(journal.db, (stmt = journal.db.prepare('SELECT sent_at FROM requests WHERE id = ?').pluck()));
+  const at = stmt.get(requestId);
+  return typeof at === 'string' ? new Date(at) : new Date(Date.now() - 3_600_000);
+}
+
+/**
+ * A request left `sent` by a crash (or a lost answer): settled per endpoint policy before the file goes on.
+ * Safe to repeat (change-status, failed): sent again. Ship / receive / acknowledge: read back; confirmed items
+ * are ok; unconfirmed acknowledgements are sent again (harmless), unconfirmed ship / receive stay uncertain.
+ * Adjustments and cycle counts are never repeated: uncertain, with what to check.
+ */
+export async function settleSentRequest(ctx: SenderContext, requestId: number, endpoint: string): Promise<void> {
+  const { journal } = ctx;
+  const items = journal.requestItems(requestId);
+  const bodies = items.map((i) => (i.body === null ? {} : (JSON.parse(i.body) as Record<string, unknown>)));
+  const uncertain = (i: number, why: string): ItemOutcome => ({
+    seq: items[i].seq, status: 'uncertain', messages: [why], hint: uncertainHint(endpoint, items[i].docKey ?? '', bodies[i]),
+  });
+  const interrupted = 'the bridge stopped while this request was in flight; its outcome is unknown';
+  const policy = WRITE_POLICIES[endpoint as BatchEndpointId];
+  if (!policy) {
+    journal.completeRequest(requestId, items.map((_, i) => uncertain(i, interrupted)));
+    return;
+  }
+  const outcomes = new Array<ItemOutcome | undefined>(items.length);
+  let resend: number[] = [];
+  if (policy.retry === 'repeatable') {
+    resend = items.map((_, i) => i);
+  } else if (policy.verify) {
+    const ids = bodies.map((b) => b.id).filter((id): id is number => typeof id === 'number');
+    const confirmed = await ctx.client.verify(endpoint as BatchEndpointId, ids, sentAt(journal, requestId));
+    items.forEach((item, i) => {
+      if (confirmed.has(bodies[i].id as number)) outcomes[i] = { seq: item.seq, status: 'ok', result: { id: bodies[i].id, verified: 'read back from the service' } };
+      else if (policy.resendUnconfirmed) resend.push(i);
+      else outcomes[i] = uncertain(i, `${interrupted}; reading the state back did not confirm it`);
+    });
+  } else {
+    items.forEach((_, i) => (outcomes[i] = uncertain(i, `${interrupted}; ${endpoint} is never sent twice`)));
+  }
+  if (resend.length > 0) {
+    ctx.stats.requests++;
+    const results = await ctx.client.write(endpoint as BatchEndpointId, resend.map((i) => bodies[i]) as never, { batchSize: resend.length, validate: false });
+    results.forEach((o, j) => {
+      const i = resend[j];
+      outcomes[i] = toOutcome(items[i].seq, o as WriteOutcome<Record<string, unknown>>, endpoint, items[i].docKey ?? '', bodies[i]);
+    });
+  }
+  if (outcomes.some((o) => o === undefined)) throw new WisbridgeError('JOURNAL_STATE', `request ${requestId}: an item was left unsettled`);
+  const final = outcomes as ItemOutcome[];
+  journal.completeRequest(requestId, final);
+  confirm(ctx, endpoint, bodies, final);
+  ctx.logger.info({ requestId, endpoint, items: items.length, uncertain: final.filter((o) => o.status === 'uncertain').length }, 'settled a request left in flight by an earlier run');
+}

@@ -1,0 +1,69 @@
+import type { Drop, FolderRole, ReadyFile } from '../drops/index.js';
+
+export type RowStatus = 'ok' | 'error' | 'skipped' | 'uncertain';
+export type RowCounts = Record<RowStatus, number>;
+
+/**
+ * How one file ended:
+ * - `done` every row went through (or was skipped on purpose); `failed` some rows failed or are uncertain;
+ * - `rejected` the file failed as a whole (moved to error/ with a reason file);
+ * - `duplicate` the same bytes were processed before (not applied again; a result file says so);
+ * - `interrupted` stopped by shutdown between batches: it stays in the inbox and resumes on the next run;
+ * - `dry-run` mapped and validated only;
+ * - `vanished` the file disappeared before it could be read.
+ */
+export type FileOutcome = 'done' | 'failed' | 'rejected' | 'duplicate' | 'interrupted' | 'dry-run' | 'vanished';
+
+export interface FileReport {
+  job: string;
+  file: string;
+  mapping?: string;
+  outcome: FileOutcome;
+  fileId?: number;
+  rows: RowCounts;
+  /** Requests sent to the service for this file in this run. */
+  requests: number;
+  /** Name of the result file in the result folder. */
+  resultFile?: string;
+  /** Where the source went (`archive/NAME`, `error/NAME`). */
+  movedTo?: string;
+  reason?: string;
+  /** A resumed file (left processing by an earlier run). */
+  resumed?: boolean;
+}
+
+export interface JobReport {
+  job: string;
+  files: FileReport[];
+}
+
+export interface Progress {
+  file: string;
+  /** Input lines mapped so far. */
+  rows: number;
+  bytes: number;
+  size: number;
+}
+
+export interface ProcessFileOptions {
+  /** Process again even when the same bytes were processed before. */
+  force?: boolean;
+  /** Use this mapping instead of matching the file name. */
+  mapping?: string;
+  /** Stops the file cleanly between batches (the file stays in the inbox and resumes later). */
+  signal?: AbortSignal;
+  /** Map and validate only: nothing is sent, nothing claimed in the journal; `onDryRun` receives what would be sent. */
+  dryRun?: boolean;
+  onDryRun?: (entry: Record<string, unknown>) => void;
+  /** Use this drop instead of the job's (the `process` command's local folder). */
+  drop?: Drop;
+  /** Move the source to archive/ or error/ afterwards (default true). */
+  dispose?: boolean;
+  /** Folder the result file goes to (default outbox). */
+  resultFolder?: FolderRole;
+  onProgress?: (progress: Progress) => void;
+}
+
+export type FileRef = ReadyFile | string;
+
+export const emptyRowCounts = (): RowCounts => ({ ok: 0, error: 0, skipped: 0, uncertain: 0 });

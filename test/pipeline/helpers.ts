@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadConfig } from '../../src/config/load.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const SAMPLES = join(ROOT, 'samples');
+
+export interface Workspace {
+  dir: string;
+  configFile: string;
+  folder(role: 'inbox' | 'outbox' | 'archive' | 'error'): string;
+  /** Copies a sample (or writes text) into the inbox. */
+  drop(name: string, content?: string | Buffer, as?: string): void;
+  files(role: 'inbox' | 'outbox' | 'archive' | 'error'): string[];
+  read(role: 'inbox' | 'outbox' | 'archive' | 'error', name: string): string;
+  /** Result rows as objects (header keys). */
+  result(name: string): Record<string, string>[];
+  runtime(): Promise<Runtime>;
+}
+
+export interface WorkspaceOptions {
+  url: string;
+  token: string;
+  batchSize?: number;
+  maxAttempts?: number;
+  warehouse?: number;
+  /** YAML of the drop (default: a local drop under the workspace). */
+  dropYaml?: string;
+  /** Root of the drop's folders as seen locally (SFTP: the server's folder). */
+  dropRoot?: string;
+  inboundJobs?: string;
+}
+
+export function workspace(options: WorkspaceOptions): Workspace {
+  const dir = mkdtempSync(join(tmpdir(), 'wb-pipeline-'));
+  const dropRoot = options.dropRoot ?? join(dir, 'drop');
+  for (const f of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(dropRoot, f), { recursive: true });
+  writeFileSync(join(dir, 'token'), options.token, { mode: 0o600 });
+  const drop = options.dropYaml ?? `    type: local\n    root: ${dropRoot}\n    settleMs: 0\n    watchEvents: false\n    fsync: false`;
+  const configFile = join(dir, 'wisbridge.yaml');
+  writeFileSync(configFile, [
+    `journal: ${join(dir, 'journal.sqlite')}`,
+    `mappings: ${join(ROOT, 'mappings')}`,
+    'services:',
+    '  wis:',
+    `    url: ${options.url}`,
+    '    token: { file: token }',
+    `    batch_size: ${options.batchSize ?? 100}`,
+    `    max_attempts: ${options.maxAttempts ?? 3}`,
+    '    request_timeout_ms: 10000',
+    ...(options.warehouse ? [`    warehouse: ${options.warehouse}`] : []),
+    'drops:',
+    '  wms:',
+    drop,
+    'inbound:',
+    options.inboundJobs ?? '  - { name: wms-in, drop: wms, service: wis }',
+    'log: { level: fatal }',
+    '',
+  ].join('\n'));
+  const folder = (role: string) => join(dropRoot, role);
+  return {
+    dir, configFile, folder,
+    drop(name, content, as) {
+      const target = join(folder('inbox'), as ?? name);
+      if (content === undefined) copyFileSync(join(SAMPLES, name), target);
+      else writeFileSync(target, content);
+    },
+    files: (role) => readdirSync(folder(role)).filter((n) => !n.startsWith('.')).sort(),
+    read: (role, name) => readFileSync(join(folder(role), name), 'utf8'),
+    result(name) {
+      const text = readFileSync(join(folder('outbox'), name), 'utf8');
+      return parseCsv(text);
+    },
+    async runtime() {
+      return createRuntime(await loadConfig(configFile));
+    },
+  };
+}
+
+/** A small RFC 4180 reader for result files (quoted fields, "" escapes, CRLF). */
+export function parseCsv(text: string): Record<string, string>[] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; }
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(field); field = ''; }
+    else if (c === '\r' && text[i + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; i++; }
+    else field += c;
+  }
+  if (field !== '' || row.length > 0) { row.push(field); rows.push(row); }
+  const [header, ...data] = rows;
+  return data.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
+}
+
+/** Runs `wisbridge ARGS` as a child process. */
+export function cli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, [join(ROOT, 'bin/wisbridge.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => (stdout += d));
+  child.stderr?.on('data', (d) => (stderr += d));
+  return new Promise((resolveExit) => child.on('close', (code, signal) => resolveExit({ code, signal, stdout, stderr })));
+}
