@@ -44,6 +44,15 @@ interface Live {
   client: SftpClient;
   dead: boolean;
   extensions: Record<string, string>;
+  /** Transfer streams on this connection: destroyed when it dies, or they would wait forever. */
+  streams: Set<{ destroy(error?: Error): void }>;
+}
+
+/** What an operation gets besides the client. */
+export interface LiveConnection {
+  extensions: Record<string, string>;
+  /** Registers a transfer stream so that it fails (instead of hanging) when the connection dies. */
+  track<S extends NodeJS.ReadableStream | NodeJS.WritableStream>(stream: S): S;
 }
 
 /**
@@ -65,7 +74,7 @@ export class SftpConnection {
    * Runs fn on the connection, after every operation queued before it. `safe` operations (reads, mkdir)
    * are retried once on a fresh connection when the connection was lost under them.
    */
-  run<T>(label: string, fn: (client: SftpClient, live: { extensions: Record<string, string> }) => Promise<T>, safe = false): Promise<T> {
+  run<T>(label: string, fn: (client: SftpClient, live: LiveConnection) => Promise<T>, safe = false): Promise<T> {
     const task = async (): Promise<T> => {
       this.clearIdle();
       try {
@@ -112,11 +121,20 @@ export class SftpConnection {
     if (live) await this.endSafely(live);
   }
 
-  private async attempt<T>(label: string, fn: (client: SftpClient, live: { extensions: Record<string, string> }) => Promise<T>): Promise<T> {
+  private async attempt<T>(label: string, fn: (client: SftpClient, live: LiveConnection) => Promise<T>): Promise<T> {
     const live = await this.connection();
     const timeoutMs = this.options.operationTimeoutMs;
     try {
-      return await withDeadline(fn(live.client, live), timeoutMs, () => dropError('TIMEOUT', this.dropName, `${label} took longer than ${timeoutMs} ms`, undefined, { connectionLost: true }));
+      const handle: LiveConnection = {
+        extensions: live.extensions,
+        track: (stream) => {
+          const s = stream as unknown as { destroy(error?: Error): void; once(event: string, fn: () => void): void };
+          live.streams.add(s);
+          s.once('close', () => live.streams.delete(s));
+          return stream;
+        },
+      };
+      return await withDeadline(fn(live.client, handle), timeoutMs, () => dropError('TIMEOUT', this.dropName, `${label} took longer than ${timeoutMs} ms`, undefined, { connectionLost: true }));
     } catch (error) {
       // The connection may still be busy with the abandoned request, or be gone: start afresh next time.
       if (live.dead || isConnectionLost(error)) {
@@ -165,8 +183,12 @@ export class SftpConnection {
         throw dropError('DROP_AUTH', this.dropName, `cannot read privateKeyPath ${o.privateKeyPath}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
       }
     }
-    const live: Live = { client: undefined as unknown as SftpClient, dead: false, extensions: {} };
-    const markDead = () => { live.dead = true; };
+    const live: Live = { client: undefined as unknown as SftpClient, dead: false, extensions: {}, streams: new Set() };
+    const markDead = () => {
+      live.dead = true;
+      for (const stream of live.streams) stream.destroy(Object.assign(new Error('SFTP connection lost during a transfer'), { code: 'ECONNRESET' }));
+      live.streams.clear();
+    };
     const client = new SftpClient(this.dropName, {
       error: (error: unknown) => this.logger.warn({ drop: this.dropName, err: String((error as Error)?.message ?? error) }, 'SFTP connection error'),
       end: markDead,
@@ -229,6 +251,7 @@ export class SftpConnection {
 
   private async endSafely(live: Live): Promise<void> {
     live.dead = true;
+    live.streams.clear();
     try {
       await withDeadline(live.client.end(), this.options.endTimeoutMs, () => new Error('end timed out'));
     } catch {

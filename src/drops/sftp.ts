@@ -57,9 +57,9 @@ export class SftpDrop implements Drop {
     const path = posix.join(this.folders[folder], name);
     const release = this.connection.hold();
     try {
-      const source = await this.connection.run(`open ${folder}/${name}`, async (c) => {
+      const source = await this.connection.run(`open ${folder}/${name}`, async (c, live) => {
         if (!(await this.statPath(c, path, name))) throw Object.assign(new Error(`no such file ${path}`), { code: 2 });
-        return c.createReadStream(path, {}) as Readable;
+        return live.track(c.createReadStream(path, {}) as Readable);
       }, true);
       const out = new PassThrough();
       source.on('error', (error) => out.destroy(this.fail(error, `cannot read ${folder}/${name}`)));
@@ -82,7 +82,7 @@ export class SftpDrop implements Drop {
     try {
       await this.connection.run(`mkdir ${folder}`, (c) => this.ensureFolder(c, dir), true);
       if (!options.overwrite && (await this.stat(folder, name))) throw this.exists(folder, name);
-      const sink = await this.connection.run(`create ${folder}/${name}`, async (c) => c.createWriteStream(temp, { flags: 'wx', mode: 0o644 }) as Writable);
+      const sink = await this.connection.run(`create ${folder}/${name}`, async (c, live) => live.track(c.createWriteStream(temp, { flags: 'wx', mode: 0o644 }) as Writable));
       uploaded = true;
       const counter = new ByteCounter();
       const closed = new Promise<void>((resolve) => sink.once('close', () => resolve()));

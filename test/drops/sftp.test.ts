@@ -135,6 +135,47 @@ describe('sftp drop against OpenSSH', () => {
     expect(readdirSync(backing.path('archive')).sort()).toEqual(['after.csv', 'before.csv']);
   });
 
+  it('scanReady survives a restart between its two looks', async () => {
+    backing = sftpBacking(server);
+    backing.put('inbox/a.csv', 'a');
+    const drop = withListHook(open(), async (call) => { if (call === 2) await server.restart(); });
+    const ready = await new StableFileWatcher(drop, { settleMs: 10 }).scanReady();
+    expect(ready.map((f) => f.name)).toEqual(['a.csv']);
+  });
+
+  it('a connection lost during an upload fails the write and leaves no file under the final name', async () => {
+    backing = sftpBacking(server);
+    const drop = open();
+    async function* source() {
+      yield Buffer.alloc(256 * 1024, 0x62);
+      await server.restart();
+      yield Buffer.alloc(256 * 1024, 0x63);
+    }
+    const error = await drop.writeAtomic('outbox', 'lost.csv', source()).then(() => undefined, (e: unknown) => e);
+    expect(isWisbridgeError(error)).toBe(true);
+    expect(['DROP_CONNECT', 'DROP_IO']).toContain((error as { code: string }).code);
+    expect(existsSync(backing.path('outbox/lost.csv'))).toBe(false);
+    expect(await drop.writeAtomic('outbox', 'lost.csv', 'second try')).toEqual({ name: 'lost.csv', size: 10 });
+    expect(readFileSync(backing.path('outbox/lost.csv'), 'utf8')).toBe('second try');
+  });
+
+  it('a connection lost during a download fails the stream with DROP_CONNECT instead of hanging', async () => {
+    backing = sftpBacking(server);
+    backing.put('inbox/big.csv', Buffer.alloc(8 * 1024 * 1024, 0x61));
+    const drop = open();
+    const stream = await drop.openRead('inbox', 'big.csv');
+    let read = 0;
+    const error = await (async () => {
+      for await (const chunk of stream) {
+        if (read === 0) await server.restart();
+        read += (chunk as Buffer).length;
+      }
+    })().then(() => undefined, (e: unknown) => e);
+    expect(isWisbridgeError(error, 'DROP_CONNECT')).toBe(true);
+    expect(read).toBeLessThan(8 * 1024 * 1024);
+    expect((await drop.stat('inbox', 'big.csv'))?.size).toBe(8 * 1024 * 1024);
+  });
+
   it('computes the host key fingerprint exactly as OpenSSH prints it', () => {
     const pub = readFileSync(`${server.root}/../ssh_host_ed25519_key.pub`, 'utf8').split(' ')[1]!;
     expect(hostKeyFingerprint(Buffer.from(pub, 'base64'))).toBe(server.hostKeyFingerprint);
