@@ -53,10 +53,23 @@ export function createOperator(
     file: db.prepare('SELECT * FROM files WHERE id = ?'),
     listFiles: db.prepare(
       `SELECT * FROM files WHERE (@since IS NULL OR claimed_at >= @since) AND (@status IS NULL OR status = @status) ORDER BY id DESC LIMIT @limit`),
-    attention: db.prepare(
-      `SELECT ${ITEM_COLUMNS} FROM items WHERE status = @status AND (@fileId IS NULL OR file_id = @fileId) ORDER BY file_id, seq LIMIT @limit`),
+    // The partial index holds only the rows needing attention. The planner uses it only when the
+    // query repeats its WHERE term verbatim; INDEXED BY makes a mistake fail at prepare time.
+    failed: db.prepare(
+      `SELECT ${ITEM_COLUMNS} FROM items INDEXED BY items_attention
+       WHERE status IN ('error', 'uncertain') AND status = 'error' AND file_id = ?
+       ORDER BY seq LIMIT ?`),
+    uncertainOfFile: db.prepare(
+      `SELECT ${ITEM_COLUMNS} FROM items INDEXED BY items_attention
+       WHERE status IN ('error', 'uncertain') AND status = 'uncertain' AND file_id = ?
+       ORDER BY seq LIMIT ?`),
+    uncertain: db.prepare(
+      `SELECT ${ITEM_COLUMNS} FROM items INDEXED BY items_attention
+       WHERE status IN ('error', 'uncertain') AND status = 'uncertain'
+       ORDER BY file_id, seq LIMIT ?`),
     retryErrors: db.prepare(
-      `SELECT ${ITEM_COLUMNS}, body FROM items WHERE status = 'error' AND file_id = ? AND seq > ? AND rejected = 0
+      `SELECT ${ITEM_COLUMNS}, body FROM items INDEXED BY items_attention
+       WHERE status IN ('error', 'uncertain') AND status = 'error' AND file_id = ? AND seq > ? AND rejected = 0
        ORDER BY seq LIMIT ?`),
     // Items of a re-drive request that was recorded but never sent before a crash.
     retryAbandoned: db.prepare(
@@ -81,7 +94,10 @@ export function createOperator(
     openRequests: db.prepare(
       `SELECT status, count(*) AS requests, coalesce(sum(item_count), 0) AS items FROM requests
        WHERE status IN ('pending', 'sent') GROUP BY status`),
-    attentionCount: db.prepare(`SELECT count(*) FROM items WHERE status = ?`).pluck(),
+    uncertainCount: db.prepare(
+      `SELECT count(*) FROM items INDEXED BY items_attention WHERE status IN ('error', 'uncertain') AND status = 'uncertain'`).pluck(),
+    errorCount: db.prepare(
+      `SELECT count(*) FROM items INDEXED BY items_attention WHERE status IN ('error', 'uncertain') AND status = 'error'`).pluck(),
     openAcks: db.prepare(
       `SELECT ack_status, count(*) AS n FROM export_records
        WHERE ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') GROUP BY ack_status`),
@@ -210,8 +226,8 @@ export function createOperator(
     const result: Backlog = {
       processingFiles: q.processingFiles.get() as number,
       pendingRequests: 0, pendingItems: 0, sentRequests: 0, sentItems: 0,
-      uncertainItems: q.attentionCount.get('uncertain') as number,
-      errorItems: q.attentionCount.get('error') as number,
+      uncertainItems: q.uncertainCount.get() as number,
+      errorItems: q.errorCount.get() as number,
       exportsUnwritten: 0, acknowledgementsPending: 0, awaitingConfirmation: 0,
     };
     for (const row of q.openRequests.all() as Array<{ status: string; requests: number; items: number }>) {
@@ -231,9 +247,10 @@ export function createOperator(
     listFiles: (options: { since?: string; status?: FileStatus; limit: number }): FileRecord[] =>
       (q.listFiles.all({ since: options.since ?? null, status: options.status ?? null, limit: options.limit }) as FileRow[]).map(toFile),
     failedItems: (fileId: number, options: { limit?: number } = {}): ItemRecord[] =>
-      (q.attention.all({ status: 'error', fileId, limit: options.limit ?? 1000 }) as ItemRow[]).map(toItem),
+      (q.failed.all(fileId, options.limit ?? 1000) as ItemRow[]).map((row) => toItem(row)),
     uncertainItems: (fileId?: number, options: { limit?: number } = {}): ItemRecord[] =>
-      (q.attention.all({ status: 'uncertain', fileId: fileId ?? null, limit: options.limit ?? 1000 }) as ItemRow[]).map(toItem),
+      ((fileId === undefined ? q.uncertain.all(options.limit ?? 1000) : q.uncertainOfFile.all(fileId, options.limit ?? 1000)) as ItemRow[])
+        .map((row) => toItem(row)),
     /** Failed items of a file that can be sent again (never ok, uncertain or mapping-rejected ones), with bodies. */
     retryable,
     /** Opens a re-drive of a failed file: returns the attempt number to pass to recordRequest. */

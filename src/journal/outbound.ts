@@ -78,7 +78,14 @@ export function createOutbound(db: Db, now: () => string) {
     openInExport: db.prepare(
       `SELECT count(*) FROM export_records WHERE export_id = ?
          AND ack_status IN ('unwritten', 'pending', 'awaiting-confirmation')`).pluck(),
-    byAckStatus: db.prepare(`${RECORD_SELECT} WHERE r.work_type = ? AND r.ack_status = ? ORDER BY r.export_id, r.record_id`),
+    // The partial index is used only when the query repeats its WHERE term verbatim.
+    dueForAck: db.prepare(
+      `SELECT r.*, e.file_name FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
+       WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ? AND r.ack_status = 'pending' ORDER BY r.export_id, r.record_id`),
+    awaiting: db.prepare(
+      `SELECT r.*, e.file_name FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
+       WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ?
+         AND r.ack_status = 'awaiting-confirmation' ORDER BY r.export_id, r.record_id`),
     confirm: db.prepare(
       `UPDATE export_records SET ack_status = 'pending' WHERE work_type = ? AND record_id = ? AND kind = 'work'
          AND ack_status = 'awaiting-confirmation'`),
@@ -182,11 +189,11 @@ export function createOutbound(db: Db, now: () => string) {
     exportRecords: (exportId: number): ExportRecord[] => (q.recordsOf.all(exportId) as RecordRow[]).map(toRecord),
     /** Records in written files whose acknowledgement is due and not yet recorded. */
     pendingAcknowledgements: (workType: string): ExportRecord[] =>
-      (q.byAckStatus.all(workType, 'pending') as RecordRow[]).map(toRecord),
+      (q.dueForAck.all(workType) as RecordRow[]).map(toRecord),
     /** Stores acknowledgement outcomes; returns true when the export has no open record left. */
     recordAcknowledgements: (exportId: number, acks: readonly Acknowledgement[]): boolean => ackTx.immediate(exportId, acks),
     awaitingConfirmation: (workType: string): ExportRecord[] =>
-      (q.byAckStatus.all(workType, 'awaiting-confirmation') as RecordRow[]).map(toRecord),
+      (q.awaiting.all(workType) as RecordRow[]).map(toRecord),
     /** The WMS confirmed records: they become due for acknowledgement. */
     confirmRecords: (workType: string, ids: readonly number[]): { confirmed: number[]; unknown: number[] } =>
       confirmTx.immediate(workType, ids),
