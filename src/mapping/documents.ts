@@ -33,7 +33,8 @@ export interface DocState {
   rows: { line: number; row: readonly string[] }[];
   errors: RowError[];
   refs: PendingRef[];
-  index: Map<unknown[], Map<string, Obj>>;
+  /** Keyed children per list, created on first use (one-row documents never need it). */
+  index?: Map<unknown[], Map<string, Obj>>;
   trace?: Map<object, Origin>;
 }
 
@@ -61,7 +62,7 @@ export class DocumentBuilder {
   constructor(readonly root: BoundNode, readonly fileName: string) {}
 
   start(key: string, trace = false): DocState {
-    const doc: DocState = { key, item: {}, lines: [], rows: [], errors: [], refs: [], index: new Map() };
+    const doc: DocState = { key, item: {}, lines: [], rows: [], errors: [], refs: [], index: undefined };
     if (trace) doc.trace = new Map();
     return doc;
   }
@@ -126,8 +127,9 @@ export class DocumentBuilder {
       if (!inner.when || inner.when(row)) this.addTo(doc, inner, parent, name, row, line);
       return;
     }
-    let index = doc.index.get(arr);
-    if (!index) doc.index.set(arr, (index = new Map()));
+    const lists = (doc.index ??= new Map());
+    let index = lists.get(arr);
+    if (!index) lists.set(arr, (index = new Map()));
     let el = index.get(key);
     if (!el) {
       el = {};

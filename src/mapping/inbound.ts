@@ -46,12 +46,16 @@ function hasRefs(node: BoundNode): boolean {
  */
 export async function* mapInbound(source: Readable, mapping: Mapping, options: MapInboundOptions): AsyncGenerator<InboundOutcome> {
   if (!mapping.inbound) throw new WisbridgeError('USAGE', `mapping "${mapping.name}" is an export, not an inbound mapping`);
-  const mapper = new InboundMapper(mapping, options);
+  const mapper = new InboundMapper(mapping, options, mapping.dialect.comment !== undefined);
   const d = mapping.dialect;
+  // Line numbers: csv-parse's `info` costs a third of the parse time, so lines are counted here from the
+  // records themselves (empty lines are skipped here too); only comment lines, which csv-parse drops
+  // unseen, need `info`.
+  const useInfo = d.comment !== undefined;
   const parser = parse({
-    delimiter: d.delimiter, quote: d.quote, escape: d.escape, bom: true, info: true,
+    delimiter: d.delimiter, quote: d.quote, escape: d.escape, bom: true, info: useInfo,
     comment: d.comment, comment_no_infix: true, from_line: d.skip_lines + 1,
-    skip_empty_lines: d.skip_empty_lines, skip_records_with_empty_values: d.skip_empty_lines,
+    skip_empty_lines: useInfo && d.skip_empty_lines, skip_records_with_empty_values: useInfo && d.skip_empty_lines,
     max_record_size: d.max_record_size, relax_column_count: true, relax_quotes: true,
     record_delimiter: d.record_delimiter === 'lf' ? '\n' : d.record_delimiter === 'crlf' ? '\r\n' : undefined,
   });
@@ -105,8 +109,12 @@ class InboundMapper extends Transform {
   private context?: string[];
   private contextLines: number[] = [];
 
-  constructor(private readonly mapping: Mapping, options: MapInboundOptions) {
+  private readonly skipEmpty: boolean;
+
+  constructor(private readonly mapping: Mapping, options: MapInboundOptions, private readonly withInfo: boolean) {
     super({ objectMode: true, highWaterMark: 64 });
+    this.skipEmpty = mapping.dialect.skip_empty_lines;
+    this.prevEnd = mapping.dialect.skip_lines;
     this.file = options.fileName;
     this.endpoint = mapping.document as InboundDocument;
     this.target = contractTarget(this.endpoint);
@@ -127,18 +135,28 @@ class InboundMapper extends Transform {
     }
   }
 
-  override _transform(chunk: { record: string[]; info: Info }, _enc: BufferEncoding, cb: TransformCallback): void {
+  override _transform(chunk: string[] | { record: string[]; info: Info }, _enc: BufferEncoding, cb: TransformCallback): void {
     try {
-      const { record, info } = chunk;
-      // info.lines is where a record ends, and csv-parse counts a quoted CRLF as two lines: correct for both.
-      const rawEnd = info.lines;
-      let line = rawEnd - this.lineSkew;
-      if (rawEnd - this.prevEnd > 1) {
-        const breaks = lineBreaks(record);
-        this.lineSkew += breaks.crlf;
-        line -= breaks.crlf + breaks.lines;
+      let record: string[];
+      let line: number;
+      if (this.withInfo) {
+        // info.lines is where a record ends, and csv-parse counts a quoted CRLF as two lines: correct for both.
+        const c = chunk as { record: string[]; info: Info };
+        record = c.record;
+        const rawEnd = c.info.lines;
+        line = rawEnd - this.lineSkew;
+        if (rawEnd - this.prevEnd > 1) {
+          const breaks = lineBreaks(record);
+          this.lineSkew += breaks.crlf;
+          line -= breaks.crlf + breaks.lines;
+        }
+        this.prevEnd = rawEnd;
+      } else {
+        record = chunk as string[];
+        line = this.prevEnd + 1;
+        this.prevEnd = line + lineBreaks(record).lines;
+        if (this.skipEmpty && isEmpty(record)) return cb();
       }
-      this.prevEnd = rawEnd;
       if (!this.root) {
         this.bindHeader(record, line);
         return cb();
@@ -231,6 +249,8 @@ class InboundMapper extends Transform {
       if (grouping.sorted) {
         if (this.current?.key !== key) {
           if (this.current) {
+            // Detection of a key coming back is kept for the last million documents (bounded memory).
+            if (this.closedKeys.size >= 1_000_000) this.closedKeys.clear();
             this.closedKeys.add(this.current.key);
             this.complete(this.current);
           }
@@ -287,7 +307,7 @@ class InboundMapper extends Transform {
     await this.resolveRefs(docs);
     const good: MappedDocument[] = [];
     for (const doc of docs) {
-      doc.lines.sort((a, b) => a - b);
+      if (doc.lines.length > 1) doc.lines.sort((a, b) => a - b);
       if (doc.errors.length === 0) {
         const r = this.target.schema.safeParse(doc.item);
         if (r.success) {
@@ -339,10 +359,17 @@ function keyOf(root: BoundNode, row: readonly string[]): string | { label: strin
   return key;
 }
 
+function isEmpty(record: string[]): boolean {
+  for (let i = 0; i < record.length; i++) if (record[i] !== '' && record[i].trim() !== '') return false;
+  return true;
+}
+
+const NO_BREAKS = { lines: 0, crlf: 0 };
 function lineBreaks(record: string[]): { lines: number; crlf: number } {
   let lines = 0;
   let crlf = 0;
-  for (const f of record) {
+  for (let k = 0; k < record.length; k++) {
+    const f = record[k];
     if (f.length === 0 || (f.indexOf('\n') < 0 && f.indexOf('\r') < 0)) continue;
     for (let i = 0; i < f.length; i++) {
       const c = f.charCodeAt(i);
@@ -355,5 +382,5 @@ function lineBreaks(record: string[]): { lines: number; crlf: number } {
       } else if (c === 10) lines++;
     }
   }
-  return { lines, crlf };
+  return lines === 0 ? NO_BREAKS : { lines, crlf };
 }

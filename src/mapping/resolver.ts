@@ -24,27 +24,34 @@ export const describeKind = (kind: ReferenceKind) => KIND_WORDS[kind];
 /** Wraps a resolver with a cache of hits and misses (misses too: an unknown number stays unknown for the run). */
 export function cachedResolver(inner: ReferenceResolver, options: { maxEntries?: number } = {}): ReferenceResolver & { readonly calls: number } {
   const max = options.maxEntries ?? 100_000;
-  const cache = new Map<string, number | null>();
+  const caches = new Map<ReferenceKind, Map<string, number | null>>();
+  let size = 0;
   let calls = 0;
   return {
     get calls() {
       return calls;
     },
     async resolve(kind, keys) {
+      let cache = caches.get(kind);
+      if (!cache) caches.set(kind, (cache = new Map()));
       const out = new Map<string, number>();
-      const missing: string[] = [];
-      for (const key of new Set(keys)) {
-        const hit = cache.get(`${kind}\u0000${key}`);
-        if (hit === undefined) missing.push(key);
+      const missing = new Set<string>();
+      for (const key of keys) {
+        const hit = cache.get(key);
+        if (hit === undefined) missing.add(key);
         else if (hit !== null) out.set(key, hit);
       }
-      if (missing.length > 0) {
+      if (missing.size > 0) {
         calls++;
-        const found = await inner.resolve(kind, missing);
-        if (cache.size + missing.length > max) cache.clear();
+        const found = await inner.resolve(kind, [...missing]);
+        if (size + missing.size > max) {
+          for (const c of caches.values()) c.clear();
+          size = 0;
+        }
         for (const key of missing) {
           const id = found.get(key);
-          cache.set(`${kind}\u0000${key}`, id ?? null);
+          cache.set(key, id ?? null);
+          size++;
           if (id !== undefined) out.set(key, id);
         }
       }

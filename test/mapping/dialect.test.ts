@@ -97,3 +97,13 @@ describe('line numbers', () => {
     }
   });
 });
+
+describe('line numbers with comment lines (csv-parse info)', () => {
+  it('stay right after comments, empty lines and quoted CRLF', async () => {
+    const m = adj('  delimiter: ","\n  comment: "#"', 'product_code: SKU\n    quantity: { column: QTY, type: number }\n    reason: NOTE');
+    const text = ['# head', 'SKU,QTY,NOTE', '# c1', 'A,1,"x\r\ny"', '', '# c2', 'B,q,', ''].join('\r\n');
+    const s = await mapText(m, text);
+    expect(s.rejected.map((r) => r.lines)).toEqual([[8]]);
+    expect(items(s)).toEqual([{ product_code: 'A', quantity: 1, reason: 'x\r\ny' }]);
+  });
+});

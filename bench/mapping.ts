@@ -1,0 +1,123 @@
+// Mapping throughput against raw csv-parse on the same 1,000,000-row file (one run, both figures printed).
+// npx tsx bench/mapping.ts [rows] [rounds]
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse } from 'csv-parse';
+import { mapInbound, parseMapping, TableResolver, type Mapping } from '../src/mapping/index.js';
+
+const ROWS = Number(process.argv[2] ?? 1_000_000);
+const ROUNDS = Number(process.argv[3] ?? 3);
+const ONLY = process.argv[4];
+
+const ADJUSTMENTS = `
+document: inventory.adjustments
+files: "*.csv"
+dialect: { delimiter: ";" }
+request:
+  fields:
+    product_code: { column: SKU, transforms: [trim, upper] }
+    quantity: { column: QTY, type: number, decimal: ",", thousands: "." }
+    reason: REASON
+    reference: REF
+    date: { column: DATE, type: date, format: dd.MM.yyyy }
+    lot_number: LOT
+    company_code: { column: COMPANY, default: ACME }
+`;
+const SHIP = `
+document: customerShipments.ship
+files: "*.csv"
+dialect: { delimiter: ";" }
+grouping: { sorted: true }
+request:
+  key: ORDER
+  fields:
+    id: { column: ORDER, resolve: customerShipment }
+    carrier: CARRIER
+    tracking_number: TRACKING
+  lists:
+    lines:
+      fields:
+        product_code: { column: SKU, transforms: [trim, upper] }
+        quantity: { column: QTY, type: number, decimal: "," }
+        lot.number: LOT
+`;
+
+function compile(yaml: string): Mapping {
+  const { mapping, problems } = parseMapping(yaml, 'bench.yaml');
+  if (!mapping) throw new Error(problems.map((p) => p.message).join('\n'));
+  return mapping;
+}
+
+async function write(file: string, header: string, row: (i: number) => string): Promise<void> {
+  const out = createWriteStream(file);
+  out.write(header + '\n');
+  let chunk = '';
+  for (let i = 0; i < ROWS; i++) {
+    chunk += row(i) + '\n';
+    if (chunk.length > 1 << 16) {
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await new Promise<void>((r) => out.on('finish', () => r()));
+}
+
+async function rawParse(file: string): Promise<number> {
+  let n = 0;
+  await pipeline(createReadStream(file), parse({ delimiter: ';', bom: true, relax_column_count: true }), new Writable({
+    objectMode: true,
+    highWaterMark: 64,
+    write(_r, _e, cb) { n++; cb(); },
+  }));
+  return n;
+}
+
+async function mapped(file: string, mapping: Mapping, resolver?: TableResolver): Promise<{ docs: number; rejected: number; batches: number }> {
+  let docs = 0, rejected = 0, batches = 0;
+  for await (const o of mapInbound(createReadStream(file), mapping, { fileName: 'bench.csv', resolver, maxBatchItems: 100 })) {
+    if (o.kind === 'batch') { batches++; docs += o.documents.length; } else if (o.kind === 'rejected') rejected++;
+  }
+  return { docs, rejected, batches };
+}
+
+async function time<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t = process.hrtime.bigint();
+  const r = await fn();
+  return [r, Number(process.hrtime.bigint() - t) / 1e9];
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'wb-bench-'));
+try {
+  const adj = join(dir, 'adjustments.csv');
+  await write(adj, 'SKU;QTY;REASON;REF;DATE;LOT;COMPANY', (i) => `sku-${String(i % 5000).padStart(5, '0')};${i % 7 === 0 ? '-' : ''}${(i % 900) + 1},${i % 10};Zählung;K-${i};${String((i % 28) + 1).padStart(2, '0')}.11.2026;${i % 10 === 3 ? 'LOT-' + i : ''};${i % 2 ? 'GLOBEX' : ''}`);
+  const ship = join(dir, 'ship.csv');
+  await write(ship, 'ORDER;CARRIER;TRACKING;SKU;QTY;LOT', (i) => `SO-${Math.floor(i / 4)};dhl;JD${Math.floor(i / 4)};sku-${String(i % 5000).padStart(5, '0')};${(i % 9) + 1};`);
+  const ids: Record<string, number> = {};
+  for (let k = 0; k < ROWS / 4 + 1; k++) ids[`SO-${k}`] = k + 1;
+  const resolver = new TableResolver({ customerShipment: ids });
+
+  for (const [name, file, mapping, res] of [['inventory adjustments (1 row = 1 document, 7 fields)', adj, compile(ADJUSTMENTS), undefined], ['customer-shipment ship (4 rows per document, grouped, ids resolved)', ship, compile(SHIP), resolver]] as const) {
+    const mib = statSync(file).size / 2 ** 20;
+    if (ONLY && !name.includes(ONLY)) continue;
+    // Alternate the two measurements and keep the best of each: the machine is shared, so single runs are noisy.
+    let rawS = Infinity, mapS = Infinity, rows = 0;
+    let result = { docs: 0, rejected: 0, batches: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      const [n, r] = await time(() => rawParse(file));
+      const [m, t] = await time(() => mapped(file, mapping, res));
+      rows = n; result = m;
+      rawS = Math.min(rawS, r); mapS = Math.min(mapS, t);
+    }
+    console.log(`\n${name}: ${rows.toLocaleString('en')} rows, ${mib.toFixed(1)} MiB`);
+    console.log(`  raw csv-parse           ${rawS.toFixed(2)} s   ${Math.round(rows / rawS).toLocaleString('en')} rows/s   ${(mib / rawS).toFixed(1)} MiB/s`);
+    console.log(`  parse+map+validate+batch ${mapS.toFixed(2)} s   ${Math.round(rows / mapS).toLocaleString('en')} rows/s   ${(mib / mapS).toFixed(1)} MiB/s   (${result.docs.toLocaleString('en')} documents in ${result.batches.toLocaleString('en')} batches, ${result.rejected} rejected)`);
+    console.log(`  ratio mapping / raw     ${(rawS / mapS).toFixed(2)}×  (target ≥ 0.60×)`);
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
