@@ -55,6 +55,11 @@ describe('drop options', () => {
     expect(noCredentials.success).toBe(false);
     expect(noCredentials.error!.issues.map((i) => i.message)).toContain('one of password, privateKey or privateKeyPath is required');
     expect(dropOptionsSchema.safeParse({ type: 'local', root: '/x', unknownOption: 1 }).success).toBe(false);
+    const badPattern = dropOptionsSchema.safeParse({ type: 'local', root: '/x', pattern: '([a-z' });
+    expect(badPattern.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['pattern', 'is not a valid regular expression']]);
+    let error: unknown;
+    try { new StableFileWatcher(new LocalDrop(localDropOptionsSchema.parse({ type: 'local', root: '/tmp' })), { pattern: '([a-z' }); } catch (e) { error = e; }
+    expect(isWisbridgeError(error, 'CONFIG_INVALID')).toBe(true);
   });
 
   it('docs/drops.md carries the options tables generated from the schemas', () => {

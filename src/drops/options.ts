@@ -6,13 +6,22 @@ import { z } from 'zod';
  */
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
 
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const commonShape = {
   name: z.string().min(1).optional().describe('Name of the drop in logs and errors (defaults to the type).'),
   inbox: z.string().min(1).default('inbox').describe('Folder of incoming files, relative to `root` unless absolute.'),
   outbox: z.string().min(1).default('outbox').describe('Folder where result and export files are written.'),
   archive: z.string().min(1).default('archive').describe('Folder where processed files are moved.'),
   error: z.string().min(1).default('error').describe('Folder where files that failed as a whole are moved.'),
-  pattern: z.string().optional().describe('Regular expression (case-insensitive) a file name must match to be picked up; all names when absent.'),
+  pattern: z.string().refine(compiles, { error: 'is not a valid regular expression' }).optional().describe('Regular expression (case-insensitive) a file name must match to be picked up; all names when absent.'),
   stability: z.enum(['settle', 'marker']).default('settle')
     .describe('How a finished upload is recognised: `settle` = size and mtime unchanged over `settleMs`; `marker` = a marker file `NAME<suffix>` exists.'),
   settleMs: z.number().int().min(0).default(2000).describe('`settle` mode: how long size and mtime must stay unchanged.'),

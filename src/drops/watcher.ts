@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../log.js';
-import { describeError } from '../errors.js';
+import { describeError, WisbridgeError } from '../errors.js';
 import { isTemporaryName, type Drop, type DropEntry, type FolderRole } from './drop.js';
 
 /** A file that finished arriving; `marker` is the marker file's name in marker mode. */
@@ -43,7 +43,7 @@ export class StableFileWatcher {
     this.mode = options.stability ?? 'settle';
     this.settleMs = options.settleMs ?? 2000;
     this.suffixes = (options.markerSuffixes ?? ['.ok', '.done']).map((s) => s.toLowerCase());
-    this.pattern = typeof options.pattern === 'string' ? new RegExp(options.pattern, 'i') : options.pattern;
+    this.pattern = typeof options.pattern === 'string' ? compilePattern(options.pattern) : options.pattern;
     this.pollIntervalMs = options.pollIntervalMs ?? 5000;
   }
 
@@ -133,6 +133,14 @@ export class StableFileWatcher {
     }
     for (const name of [...observed.keys()]) if (!present.has(name)) observed.delete(name);
     return { ready, present, pendingIn };
+  }
+}
+
+function compilePattern(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern, 'i');
+  } catch {
+    throw new WisbridgeError('CONFIG_INVALID', `drop option pattern: ${JSON.stringify(pattern)} is not a valid regular expression`);
   }
 }
 

@@ -32,6 +32,10 @@ export interface SftpServer {
   stop(): Promise<void>;
   /** Kills sshd and every session (connections drop), then starts it again on the same port. */
   restart(): Promise<void>;
+  /** Freezes sshd and its sessions (SIGSTOP): a server that accepts bytes and never answers. */
+  pause(): void;
+  /** Undoes pause() (SIGCONT). */
+  resume(): void;
 }
 
 export const TEST_SFTP_USER = 'wisbridge-sftp';
@@ -125,8 +129,15 @@ export async function startSftpServer(options: { root?: string } = {}): Promise<
     uid: account.uid,
     gid: account.gid,
     async stop() {
+      killTree(child?.pid, 'SIGCONT');
       await halt();
       rmSync(dir, { recursive: true, force: true });
+    },
+    pause() {
+      killTree(child?.pid, 'SIGSTOP');
+    },
+    resume() {
+      killTree(child?.pid, 'SIGCONT');
     },
     async restart() {
       await halt();
@@ -135,6 +146,20 @@ export async function startSftpServer(options: { root?: string } = {}): Promise<
       if (port !== before) throw new Error(`sshd restarted on port ${port} instead of ${before}`);
     },
   };
+}
+
+let passwordSet = false;
+
+function retrying(action: () => void): void {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      action();
+      return;
+    } catch (error) {
+      if (attempt >= 30) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
 }
 
 function ensureTestAccount(): { username: string; uid: number; gid: number } {
@@ -149,16 +174,19 @@ function ensureTestAccount(): { username: string; uid: number; gid: number } {
   };
   let account = lookup();
   if (!account) {
-    try {
+    retrying(() => {
+      if (lookup()) return; // a parallel test file created it first
       execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/bin/sh', TEST_SFTP_USER], { stdio: 'ignore' });
-    } catch {
-      // A parallel test file may have created it first.
-    }
+    });
     account = lookup();
     if (!account) throw new Error(`cannot create the test account ${TEST_SFTP_USER}`);
   }
-  // sshd without PAM refuses accounts whose password is locked ("!"), even for key logins.
-  execFileSync('chpasswd', [], { input: `${TEST_SFTP_USER}:${TEST_SFTP_PASSWORD}\n` });
+  // sshd without PAM refuses accounts whose password is locked ("!"), even for key logins. Parallel test
+  // files may hold the lock on /etc/shadow for a moment: retry.
+  if (!passwordSet) {
+    retrying(() => execFileSync('chpasswd', [], { input: `${TEST_SFTP_USER}:${TEST_SFTP_PASSWORD}\n`, stdio: ['pipe', 'ignore', 'pipe'] }));
+    passwordSet = true;
+  }
   return account;
 }
 
