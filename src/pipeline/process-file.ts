@@ -174,8 +174,10 @@ function minOf(values: readonly number[]): number {
 
 async function writeResult(ctx: FileContext, journal: Journal, fileId: number, override?: ResultRowOverride): Promise<void> {
   const name = resultFileName(ctx.name);
-  await ctx.drop.writeAtomic(ctx.resultFolder, name, resultStream(journal, fileId, override) as Readable, { overwrite: true });
+  const counts = emptyRowCounts();
+  await ctx.drop.writeAtomic(ctx.resultFolder, name, resultStream(journal, fileId, override, counts) as Readable, { overwrite: true });
   ctx.report.resultFile = name;
+  ctx.report.rows = counts;
 }
 
 async function dispose(ctx: FileContext, outcome: 'archive' | 'error'): Promise<void> {
@@ -226,8 +228,6 @@ async function duplicate(ctx: FileContext, journal: Journal, previousId: number)
     const when = prev.finishedAt ?? prev.claimedAt;
     const message = `duplicate: the same content was already processed as ${prev.name} on ${when} (${prev.status}); not applied again`;
     report.reason = message;
-    const s = journal.fileSummary(previousId);
-    report.rows = { ...emptyRowCounts(), skipped: s.total };
     await writeResult(ctx, journal, previousId, { status: 'skipped', message });
     ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
   }

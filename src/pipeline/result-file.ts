@@ -52,20 +52,21 @@ export interface ResultRowOverride {
   message: string;
 }
 
-function row(o: LineOutcome, override?: ResultRowOverride): string {
+function row(o: LineOutcome, override: ResultRowOverride | undefined, counts: Record<string, number> | undefined): string {
   const status = override?.status ?? (o.status === 'pending' || o.status === 'sent' ? 'uncertain' : o.status);
+  if (counts) counts[status] = (counts[status] ?? 0) + 1;
   const messages = override ? [override.message] : o.messages;
   const hint = override ? '' : o.hint ?? (o.status === 'pending' || o.status === 'sent' ? 'the bridge stopped before this row was settled' : '');
   return csvRow([o.line, o.docKey ?? '', status, ...returnedColumns(o.result), messages.join(' | '), hint]);
 }
 
-/** The result file of a journal file, generated while streaming (constant memory). */
-export function resultStream(journal: Journal, fileId: number, override?: ResultRowOverride): Readable {
+/** The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status. */
+export function resultStream(journal: Journal, fileId: number, override?: ResultRowOverride, counts?: Record<string, number>): Readable {
   function* lines(): Generator<string> {
     yield csvRow(RESULT_COLUMNS);
     let chunk = '';
     for (const o of journal.iterateLineOutcomes(fileId)) {
-      chunk += row(o, override);
+      chunk += row(o, override, counts);
       if (chunk.length >= 64 * 1024) {
         yield chunk;
         chunk = '';

@@ -32,6 +32,10 @@ export interface WorkspaceOptions {
   /** Root of the drop's folders as seen locally (SFTP: the server's folder). */
   dropRoot?: string;
   inboundJobs?: string;
+  /** Extra mapping definitions (name → YAML) beside the default ones. */
+  extraMappings?: Record<string, string>;
+  /** Extra top-level YAML (e.g. export jobs). */
+  extraYaml?: string;
 }
 
 export function workspace(options: WorkspaceOptions): Workspace {
@@ -40,10 +44,17 @@ export function workspace(options: WorkspaceOptions): Workspace {
   for (const f of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(dropRoot, f), { recursive: true });
   writeFileSync(join(dir, 'token'), options.token, { mode: 0o600 });
   const drop = options.dropYaml ?? `    type: local\n    root: ${dropRoot}\n    settleMs: 0\n    watchEvents: false\n    fsync: false`;
+  let mappingsDir = join(ROOT, 'mappings');
+  if (options.extraMappings) {
+    mappingsDir = join(dir, 'mappings');
+    mkdirSync(mappingsDir);
+    for (const n of readdirSync(join(ROOT, 'mappings'))) copyFileSync(join(ROOT, 'mappings', n), join(mappingsDir, n));
+    for (const [n, yaml] of Object.entries(options.extraMappings)) writeFileSync(join(mappingsDir, `${n}.yaml`), yaml);
+  }
   const configFile = join(dir, 'wisbridge.yaml');
   writeFileSync(configFile, [
     `journal: ${join(dir, 'journal.sqlite')}`,
-    `mappings: ${join(ROOT, 'mappings')}`,
+    `mappings: ${mappingsDir}`,
     'services:',
     '  wis:',
     `    url: ${options.url}`,
@@ -57,6 +68,7 @@ export function workspace(options: WorkspaceOptions): Workspace {
     drop,
     'inbound:',
     options.inboundJobs ?? '  - { name: wms-in, drop: wms, service: wis }',
+    ...(options.extraYaml ? [options.extraYaml] : []),
     'log: { level: fatal }',
     '',
   ].join('\n'));
