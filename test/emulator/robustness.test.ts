@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorBody, LIMITS } from '../../src/contract/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
@@ -79,6 +80,47 @@ describe('bad input never gives a 5xx', () => {
       const res = await emu.get(`/v1/customer-shipments.json?${q}`);
       expect(res.status, q).toBe(400);
     }
+  });
+
+  it('random JSON bodies and item shapes never give a 5xx on any write endpoint (property test)', async () => {
+    const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.integer(), fc.string(), fc.constant(null));
+    const item = fc.dictionary(fc.constantFrom('id', 'sku', 'lines', 'items', 'packages', 'quantity', 'received_quantity', 'product_code', 'date', 'picking_status', 'error', 'warehouse', 'lot_number'), value, { maxKeys: 6 });
+    const body = fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.record({ shipments: fc.array(item, { maxLength: 4 }) }), fc.record({ adjustments: fc.array(item, { maxLength: 4 }) }), fc.record({ date: fc.string(), reason: fc.string(), items: fc.array(item, { maxLength: 3 }) }));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...WRITES), body, async ([method, path], b) => {
+        const res = await emu.request(method, path, b);
+        expect(res.status, `${path} ${JSON.stringify(b).slice(0, 300)}`).toBeLessThan(500);
+        expect(typeof res.body).toBe('object');
+      }),
+      { numRuns: 150, seed: 42 },
+    );
+    for (const q of ['ids=99999999999999999999', 'page=99999999999999999999', 'numbers=%F0%9F%92%A9']) {
+      expect((await emu.get(`/v1/customer-shipments.json?${q}`)).status, q).toBeLessThan(500);
+    }
+  });
+
+  it('semi-valid writes against real records never give a 5xx (property test)', async () => {
+    const id = fc.integer({ min: 1000, max: 1300 });
+    const sku = fc.constantFrom('SKU-00001', 'SKU-00003', 'SKU-00007', 'SKU-00150', 'SVC-00261', 'NOPE');
+    const qty = fc.oneof(fc.integer({ min: -2, max: 8 }), fc.double({ min: 0, max: 5, noNaN: true }));
+    const line = fc.record({ product_code: sku, sku, quantity: qty, received_quantity: qty, damaged_quantity: fc.option(qty, { nil: undefined }), lot: fc.option(fc.record({ number: fc.constantFrom('LOT-SKU-00003-A', 'X') }), { nil: undefined }), lot_number: fc.option(fc.constantFrom('LOT-SKU-00003-A', 'L'), { nil: undefined }) }, { requiredKeys: ['quantity'] });
+    const strategy = fc.constantFrom(undefined, 'ship_as_available', 'defer_unshipped', 'ship_all_together', 'split_and_keep_open', 'finalize_and_start_new');
+    const item = fc.record({ id, lines: fc.array(line, { minLength: 1, maxLength: 3 }), items: fc.array(line, { minLength: 1, maxLength: 3 }), ship_strategy: strategy, receiving_strategy: strategy, picking_status: fc.constantFrom('done', 'in-progress'), error: fc.constant('e'), carrier: fc.constant('UPS'), carrier_service: fc.constant('G'), tracking_number: fc.constant('T') }, { requiredKeys: ['id'] });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...WRITES.filter(([, , key]) => key === 'shipments')), fc.array(item, { minLength: 1, maxLength: 3 }), async ([method, path], items) => {
+        const res = await emu.request(method, path, { shipments: items });
+        expect(res.status, `${path} ${JSON.stringify(items).slice(0, 400)} ${JSON.stringify(res.body).slice(0, 300)}`).toBeLessThan(500);
+      }),
+      { numRuns: 150, seed: 7 },
+    );
+    const adj = fc.record({ product_code: sku, quantity: qty, company_code: fc.constantFrom('ACME', 'GLOBEX', 'X'), lot_number: fc.option(fc.constantFrom('LOT-SKU-00003-A', 'L'), { nil: undefined }), warehouse: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }) }, { requiredKeys: ['product_code', 'quantity'] });
+    await fc.assert(
+      fc.asyncProperty(fc.array(adj, { minLength: 1, maxLength: 5 }), async (adjustments) => {
+        const res = await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments });
+        expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBeLessThan(500);
+      }),
+      { numRuns: 50, seed: 7 },
+    );
   });
 
   it('the state is intact after all of the above', async () => {
