@@ -108,6 +108,15 @@ describe('ship (fail-fast)', () => {
     expect(labels.body.packages).toHaveLength(1); // a flat lines list is one default package
   });
 
+  it('of 10 concurrent full ships of one shipment exactly one succeeds and stock is taken once', async () => {
+    const s = await multiLine();
+    const before = await stockOf(s.lines[0].product_code, s.company_code);
+    const body = { shipments: [{ id: s.id, lines: s.lines.map((l: any) => ({ product_code: l.product_code, quantity: l.quantity })) }] };
+    const results = await Promise.all(Array.from({ length: 10 }, () => emu.request('PUT', SHIP, body)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(await stockOf(s.lines[0].product_code, s.company_code)).toBe(before - s.lines[0].quantity);
+  });
+
   it('ship_as_available (default) ships the given items in their own split shipment and leaves the rest on the original', async () => {
     const s = await multiLine();
     const [l0, l1] = s.lines;

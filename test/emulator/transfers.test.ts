@@ -25,6 +25,13 @@ describe('outbound transfers', () => {
     expect(again.body.error.message).toMatch(/already acknowledged/);
   });
 
+  it('of 20 concurrent fail-fast acknowledges of one transfer exactly one succeeds', async () => {
+    const [a] = await pendingOf('outbound_transfers');
+    const results = await Promise.all(Array.from({ length: 20 }, () => emu.request('PUT', '/v1/outbound-transfers/acknowledge.json', { shipments: [{ id: a.id }] })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 400)).toHaveLength(19);
+  });
+
   it('ship is fail-fast, sets shipped_at, lists as done and takes the stock', async () => {
     const [a, b] = await pendingOf('outbound_transfers');
     const line = a.lines[0];
