@@ -2,14 +2,16 @@ import { parseCommandLine } from '../args.js';
 import { WisbridgeError } from '../../errors.js';
 import { checkMappings, formatProblem } from '../../mapping/index.js';
 import { mappingJsonSchema } from '../../mapping/json-schema.js';
+import { referenceTables } from '../../mapping/reference-doc.js';
 import { testSamples } from '../../mapping/sample-test.js';
 
-const HELP = `usage: wisbridge mappings <check|test|schema> [--dir mappings] [--update]
+const HELP = `usage: wisbridge mappings <check|test|schema|docs> [--dir mappings] [--update]
 
   check    validate every definition in --dir; problems are printed as file:line:col (exit 1)
   test     run each mapping on its samples and compare with the expected files beside them (exit 1 on a
            difference, with a diff); --update rewrites the expected files
-  schema   print the JSON Schema of mapping definitions (schemas/mapping.schema.json)`;
+  schema   print the JSON Schema of mapping definitions (schemas/mapping.schema.json)
+  docs     print the generated definition reference (the end of docs/mapping.md)`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, { dir: { type: 'string' }, update: { type: 'boolean' }, help: { type: 'boolean' } }, true);
@@ -24,7 +26,11 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(mappingJsonSchema());
     return 0;
   }
-  if (sub !== 'check' && sub !== 'test') throw new WisbridgeError('USAGE', `unknown subcommand "${sub}" (check, test, schema)`);
+  if (sub === 'docs') {
+    process.stdout.write(referenceTables());
+    return 0;
+  }
+  if (sub !== 'check' && sub !== 'test') throw new WisbridgeError('USAGE', `unknown subcommand "${sub}" (check, test, schema, docs)`);
   const { mappings, problems } = await checkMappings(dir);
   for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
   if (sub === 'check') {
