@@ -147,6 +147,7 @@ export class SftpConnection {
   private async connection(): Promise<Live> {
     if (this.closed) throw dropError('DROP_CONNECT', this.dropName, 'the drop is closed');
     if (this.live && !this.live.dead) return this.live;
+    if (this.live) this.discard(); // died between operations: make sure its socket is gone too
     this.connecting ??= this.connectWithBackoff().finally(() => { this.connecting = undefined; });
     this.live = await this.connecting;
     return this.live;
@@ -251,7 +252,6 @@ export class SftpConnection {
 
   private async endSafely(live: Live): Promise<void> {
     live.dead = true;
-    live.streams.clear();
     try {
       await withDeadline(live.client.end(), this.options.endTimeoutMs, () => new Error('end timed out'));
     } catch {

@@ -104,6 +104,15 @@ describe('SFTP dead and unreachable servers', () => {
     silent = undefined;
   });
 
+  it('closes an idle connection and reopens it on demand', async () => {
+    const { logger, lines } = capturingLogger();
+    const drop = open({ idleCloseMs: 100 }, logger);
+    expect((await drop.list('inbox')).length).toBe(1);
+    while (!lines.some((l) => l.includes('SFTP connection idle; closing'))) await new Promise((r) => setTimeout(r, 20));
+    expect((await drop.list('inbox')).length).toBe(1);
+    expect(lines.filter((l) => l.includes('"msg":"SFTP connected"'))).toHaveLength(2);
+  });
+
   it('gives DROP_CONNECT after the configured attempts when nothing listens', async () => {
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
