@@ -91,6 +91,13 @@ describe('claiming files by checksum', () => {
     expect(journal.getFile(first.fileId)).toMatchObject({ status: 'rejected', reason: 'no header' });
   });
 
+  it('counts a rejected file as processed once some of it reached the service', () => {
+    const first = journal.claimFile(claimInput('a.csv', 'abc'));
+    journal.markSent(journal.recordBatch(first.fileId, 'inventory.adjustments', [adjustment(0)]));
+    journal.rejectFile(first.fileId, 'encoding error at line 900');
+    expect(journal.claimFile(claimInput('a.csv', 'abc'))).toMatchObject({ status: 'duplicate', previousStatus: 'rejected' });
+  });
+
   it('resumes a file still processing and abandons its requests that were never sent', () => {
     const { fileId } = journal.claimFile(claimInput('a.csv', 'abc'));
     const sentId = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)]);
