@@ -155,15 +155,19 @@ export class SftpDrop implements Drop {
    * No overwrite: plain rename, which fails when the target exists.
    */
   private async commit(c: SftpClient, extensions: Record<string, string>, temp: string, target: string, folder: FolderRole, name: string, overwrite: boolean): Promise<void> {
+    const log = (method: string) => this.logger.debug({ drop: this.name, folder, file: name, method }, 'renaming the uploaded file');
     if (overwrite) {
       if (this.options.posixRename === 'auto' && extensions[POSIX_RENAME] !== undefined) {
+        log('posix-rename');
         await c.posixRename(temp, target);
         return;
       }
+      log('remove+rename');
       await c.delete(target, true);
       await c.rename(temp, target);
       return;
     }
+    log('rename');
     try {
       await c.rename(temp, target);
     } catch (error) {

@@ -6,7 +6,8 @@ import { createDrop, disposeFile, hostKeyFingerprint, StableFileWatcher, type Dr
 import { isWisbridgeError } from '../../src/errors.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { describeDropBehaviour } from './behaviour.js';
-import { sftpBacking, sftpOptions, withListHook, type Backing } from './fixtures.js';
+import { capturingLogger, sftpBacking, sftpOptions, withListHook, type Backing } from './fixtures.js';
+import type { Logger } from '../../src/log.js';
 
 let server: SftpServer;
 beforeAll(async () => { server = await startSftpServer(); });
@@ -20,7 +21,7 @@ describeDropBehaviour('sftp', async () => {
 describe('sftp drop against OpenSSH', () => {
   let backing: Backing;
   const drops: Drop[] = [];
-  const open = (extra = {}) => { const d = createDrop({ ...sftpOptions(server, backing.root), ...extra }); drops.push(d); return d; };
+  const open = (extra = {}, logger?: Logger) => { const d = createDrop({ ...sftpOptions(server, backing.root), ...extra }, logger); drops.push(d); return d; };
   afterEach(async () => {
     for (const d of drops.splice(0)) await d.close();
     backing?.cleanup();
@@ -63,14 +64,17 @@ describe('sftp drop against OpenSSH', () => {
   it('replaces with posix-rename when asked to overwrite, and with the documented fallback when it is disabled', async () => {
     backing = sftpBacking(server);
     backing.put('outbox/r.csv', 'old');
-    await open().writeAtomic('outbox', 'r.csv', 'new one', { overwrite: true });
+    const { logger, lines } = capturingLogger();
+    const methods = () => lines.map((l) => JSON.parse(l)).filter((l) => l.method).map((l) => l.method);
+    await open({}, logger).writeAtomic('outbox', 'r.csv', 'new one', { overwrite: true });
     expect(readFileSync(backing.path('outbox/r.csv'), 'utf8')).toBe('new one');
-    const fallback = open({ posixRename: 'never' });
+    const fallback = open({ posixRename: 'never' }, logger);
     await fallback.writeAtomic('outbox', 'r.csv', 'fallback', { overwrite: true });
     expect(readFileSync(backing.path('outbox/r.csv'), 'utf8')).toBe('fallback');
     const error = await fallback.writeAtomic('outbox', 'r.csv', 'refused').catch((e: unknown) => e);
     expect(isWisbridgeError(error, 'DROP_EXISTS')).toBe(true);
     expect(readdirSync(backing.path('outbox'))).toEqual(['r.csv']);
+    expect(methods()).toEqual(['posix-rename', 'remove+rename']); // the refused write never reached a rename
   });
 
   it('permission denied on the archive folder: DROP_PERMISSION, and the source stays in the inbox', async () => {
