@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /** Retry timing: exponential backoff with full jitter, and Retry-After. */
 export interface BackoffOptions {
   /** First delay before jitter, ms. */
@@ -49,6 +51,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export function linkSignals(sources: readonly (AbortSignal | undefined)[], timeoutMs?: number): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
+  // Many requests in flight may listen to one linked signal at once; each listener is removed by dispose().
+  setMaxListeners(0, controller.signal);
   const cleanups: (() => void)[] = [];
   for (const source of sources) {
     if (!source) continue;

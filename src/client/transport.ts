@@ -94,6 +94,8 @@ export class Transport {
   readonly #token: string;
   readonly #pool: Pool;
   readonly #basePath: string;
+  /** The client-wide shutdown signal, linked once so that requests in flight listen to a signal of ours. */
+  readonly #shutdown: AbortSignal | undefined;
   readonly #opts: Required<Omit<TransportOptions, 'signal' | 'onEvent' | 'random' | 'token' | 'baseUrl'>> &
     Pick<TransportOptions, 'signal' | 'onEvent' | 'random'>;
 
@@ -108,6 +110,7 @@ export class Transport {
       throw new WisbridgeError('CONFIG_INVALID', `the service base URL must be http or https: ${url.origin}`);
     }
     this.#token = options.token;
+    this.#shutdown = options.signal ? linkSignals([options.signal]).signal : undefined;
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#opts = {
       connections: options.connections ?? 8,
@@ -150,7 +153,7 @@ export class Transport {
     const started = Date.now();
     const budgetEnd = started + this.#opts.maxRetryTimeMs;
     const deadline = req.deadline;
-    const userSignals = [this.#opts.signal, req.signal].filter((s): s is AbortSignal => s !== undefined);
+    const userSignals = [this.#shutdown, req.signal].filter((s): s is AbortSignal => s !== undefined);
     let lastProblem = '';
     let lastOutcome: CallOutcome = 'not-applied';
     let lastCode: ErrorCode = 'UNAVAILABLE';

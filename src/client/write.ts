@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { LIMITS, endpoints } from '../contract/index.js';
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
+import { linkSignals } from './backoff.js';
 import { deadlineOf, serviceMessage, type Core } from './core.js';
 import { WRITE_POLICIES, verifyApplied } from './safety.js';
 import type { BatchEndpointId, ItemOf, ResultOf, WriteOptions, WriteOutcome } from './types.js';
@@ -34,9 +35,25 @@ export async function runWrite<K extends BatchEndpointId>(
   items: readonly ItemOf<K>[],
   options: WriteOptions = {},
 ): Promise<WriteOutcome<ResultOf<K>>[]> {
+  const deadline = deadlineOf(core, options);
+  const link = linkSignals([options.signal]);
+  try {
+    return await writeAll(core, endpoint, items, options, deadline, link.signal);
+  } finally {
+    link.dispose();
+  }
+}
+
+async function writeAll<K extends BatchEndpointId>(
+  core: Core,
+  endpoint: K,
+  items: readonly ItemOf<K>[],
+  options: WriteOptions,
+  deadline: number | undefined,
+  signal: AbortSignal,
+): Promise<WriteOutcome<ResultOf<K>>[]> {
   const def = endpoints[endpoint];
   const policy = WRITE_POLICIES[endpoint];
-  const deadline = deadlineOf(core, options);
   const batchSize = Math.min(LIMITS.maxItemsPerRequest, Math.max(1, Math.floor(options.batchSize ?? core.batchSize)));
   const outcomes: (WriteOutcome<ResultOf<K>> | undefined)[] = new Array(items.length);
   const entries: Entry[] = [];
@@ -63,7 +80,7 @@ export async function runWrite<K extends BatchEndpointId>(
     if (policy.verify && options.verifyUncertain !== false) {
       const ids = batch.map((e) => e.key).filter((k): k is number => typeof k === 'number');
       try {
-        const confirmed = await verifyApplied(core, policy.verify, ids, sentAt, { signal: options.signal, deadline });
+        const confirmed = await verifyApplied(core, policy.verify, ids, sentAt, { signal, deadline });
         for (const e of batch) if (confirmed.has(e.key as number)) settle(e, { ok: true, verified: true, errors: [], returned: {}, ...(repeated ? { repeated } : {}) });
         pending = batch.filter((e) => !confirmed.has(e.key as number));
         note = `${error.message}; reading state back did not confirm it`;
@@ -86,7 +103,7 @@ export async function runWrite<K extends BatchEndpointId>(
     try {
       res = await core.transport.send({
         endpoint, method: def.method, path: def.path, retry: policy.retry,
-        body: { [def.bodyKey]: batch.map((e) => e.body) }, signal: options.signal, deadline,
+        body: { [def.bodyKey]: batch.map((e) => e.body) }, signal, deadline,
       });
     } catch (error) {
       if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) return onUnknown(batch, error, sentAt, repeated);

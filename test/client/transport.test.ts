@@ -188,7 +188,12 @@ describe('transport lifecycle', () => {
     await t.send({ ...get, deadline: Date.now() + 10_000 });
     server.script([{ status: 200, json: {} }]);
     await Promise.all(Array.from({ length: 20 }, () => t.send({ ...get, deadline: Date.now() + 10_000 })));
-    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+    // one listener for the client's lifetime, none left per request
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
+    server.script([{ delayMs: 30_000, status: 200, json: {} }]);
+    const pending = failure(t.send({ ...get }));
+    setTimeout(() => shutdown.abort(), 50);
+    expect((await pending).code).toBe('ABORTED');
   });
 
   it('a closed client answers ABORTED instead of retrying', async () => {
