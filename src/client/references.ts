@@ -81,7 +81,7 @@ export class ApiReferenceResolver implements ReferenceResolver {
   async #fromTable(kind: 'product' | 'supplierShipment', keys: string[]): Promise<Map<string, number>> {
     let table = await this.#table(kind, false);
     const refreshAfter = this.#options.refreshAfterMs ?? 60_000;
-    if (keys.some((k) => !table.ids.has(k)) && Date.now() - table.loadedAt > refreshAfter) table = await this.#table(kind, true);
+    if (keys.some((k) => !table.ids.has(k)) && Date.now() - table.loadedAt >= refreshAfter) table = await this.#table(kind, true);
     const out = new Map<string, number>();
     for (const k of keys) {
       const id = table.ids.get(k);

@@ -50,6 +50,18 @@ describe('ApiReferenceResolver against the emulator', () => {
     expect(requestsTo(client.events, 'products.list')).toBe(pagesAfterFirst); // served from the table
   });
 
+  it('a product miss refreshes the table incrementally (updated_at_min), not with a full scan', async () => {
+    const state = await svc.state('products');
+    const goods = state.products.filter((p) => p.type === 'goods');
+    const client = svc.client();
+    const resolver = new ApiReferenceResolver(client, { refreshAfterMs: 0 });
+    expect((await resolver.resolve('product', [goods[0].code])).get(goods[0].code)).toBe(goods[0].id);
+    const fullScan = requestsTo(client.events, 'products.list');
+    expect(fullScan).toBe(Math.ceil(goods.length / 100));
+    expect(await resolver.resolveOne('product', 'NOT-A-SKU')).toBeUndefined();
+    expect(requestsTo(client.events, 'products.list')).toBe(fullScan + 1);
+  });
+
   it('resolves supplier shipment numbers from a listing table (no numbers filter exists)', async () => {
     const state = await svc.state('supplier_shipments');
     const open = state.supplier_shipments.filter((s) => s.warehouse_id === 1 && (s.list_status === 'pending' || s.list_status === 'open'));
