@@ -130,6 +130,16 @@ describe('uncertain outcomes', () => {
     expect(requestsTo(client.events, 'customerShipments.list')).toBeGreaterThan(0);
   });
 
+  it('ship with verifyUncertain: false reports a lost answer uncertain without reading state', async () => {
+    const items = shippable(await svc.state(), 1).map(shipItem);
+    await svc.faults({ reset_rate: 1, reset_phase: 'after', times: 1, path_prefix: '/v1/customer-shipments/ship' });
+    const client = svc.client();
+    const outcomes = await client.customerShipments.ship(items, { verifyUncertain: false });
+    expect(outcomes[0]).toMatchObject({ ok: false, uncertain: true });
+    expect(requestsTo(client.events, 'customerShipments.list')).toBe(0);
+    expect(await client.verify('customerShipments.ship', [items[0].id])).toEqual(new Set([items[0].id]));
+  });
+
   it('ship: a request reset before processing is not confirmed and stays uncertain, never re-sent', async () => {
     const items = shippable(await svc.state(), 2).map(shipItem);
     await svc.faults({ reset_rate: 1, reset_phase: 'before', times: 1, path_prefix: '/v1/customer-shipments/ship' });
