@@ -1,14 +1,17 @@
 /**
  * Journal throughput: 1,000,000 adjustment items in batches of 500, each batch
  * recordBatch → markSent → completeRequest, as the inbound pipeline does it.
- * Run: npx tsx bench/journal.ts [items]   — prints items/s, time per phase and the DB size.
+ * Run: npx tsx bench/journal.ts [items] [--fewer-commits]   — prints items/s, time per phase and the DB size.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJournal, type ItemOutcome, type NewItem } from '../src/journal/index.js';
 
-const total = Number(process.argv[2] ?? 1_000_000);
+const args = process.argv.slice(2);
+// --fewer-commits: recordBatch(..., { sent: true }) — two commits per batch instead of three.
+const fewerCommits = args.includes('--fewer-commits');
+const total = Number(args.find((a) => /^\d+$/.test(a)) ?? 1_000_000);
 const batchSize = 500;
 const dir = mkdtempSync(join(tmpdir(), 'wisbridge-bench-journal-'));
 const path = join(dir, 'journal.db');
@@ -36,10 +39,10 @@ for (let first = 0; first < total; first += batchSize) {
     outcomes.push({ seq, status: 'ok', result: { move_id: 1_000_000 + seq } });
   }
   let t = process.hrtime.bigint();
-  const requestId = journal.recordBatch(fileId, endpoint, items);
+  const requestId = journal.recordBatch(fileId, endpoint, items, { sent: fewerCommits });
   phases.record += ms(t);
   t = process.hrtime.bigint();
-  journal.markSent(requestId);
+  if (!fewerCommits) journal.markSent(requestId);
   phases.sent += ms(t);
   t = process.hrtime.bigint();
   journal.completeRequest(requestId, outcomes);
@@ -66,7 +69,7 @@ journal.close();
 const size = statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-console.log(`items: ${fmt(total)} in batches of ${batchSize} (${fmt(total / batchSize)} requests), file ${status}`);
+console.log(`items: ${fmt(total)} in batches of ${batchSize} (${fmt(total / batchSize)} requests, ${fewerCommits ? 2 : 3} commits each), file ${status}`);
 console.log(`record+sent+complete: ${(writeMs / 1000).toFixed(2)} s, ${fmt(total / (writeMs / 1000))} items/s`);
 console.log(`  CPU time of this process ${(cpuMs / 1000).toFixed(2)} s (${fmt(total / (cpuMs / 1000))} items per CPU-second; wall time suffers when the machine is shared: load average ${load.toFixed(1)} at start)`);
 console.log(`  recordBatch ${(phases.record / 1000).toFixed(2)} s · markSent ${(phases.sent / 1000).toFixed(2)} s · completeRequest ${(phases.complete / 1000).toFixed(2)} s · finishFile ${(finishMs / 1000).toFixed(2)} s`);

@@ -147,6 +147,14 @@ describe('items and requests', () => {
     expect(journal.getFile(fileId).summary).toMatchObject({ ok: 1, error: 2, uncertain: 1 });
   });
 
+  it('records a batch already marked sent in one commit when asked', () => {
+    const id = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)], { sent: true });
+    expect(journal.getRequest(id).status).toBe('sent');
+    expect(journal.requestItems(id).map((i) => i.status)).toEqual(['sent', 'sent']);
+    expect(() => journal.markSent(id)).toThrow(/not pending/);
+    expect(journal.resumeState(fileId).classify(1)).toBe('sent');
+  });
+
   it('refuses transitions that do not fit the recorded state', () => {
     const id = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)]);
     expect(stateCode(() => journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(1)]))).toBe('JOURNAL_STATE');

@@ -191,7 +191,7 @@ export function createInbound(db: Db, now: () => string) {
     return requestId;
   });
 
-  const recordBatchTx = db.transaction((fileId: number, endpoint: string, items: readonly NewItem[]) => {
+  const recordBatchTx = db.transaction((fileId: number, endpoint: string, items: readonly NewItem[], sent: boolean) => {
     requireProcessing(fileId);
     if (items.length === 0) throw stateError('a request needs at least one item');
     const ranges = toRanges(items.map((item) => item.seq));
@@ -207,6 +207,7 @@ export function createInbound(db: Db, now: () => string) {
         body, requestId).changes;
       if (changed !== 1) throw stateError(`item ${item.seq} of file ${fileId} is already in a request or finished`, { fileId, seq: item.seq });
     }
+    if (sent) q.sendRequest.run(now(), requestId);
     return requestId;
   });
 
@@ -358,9 +359,12 @@ export function createInbound(db: Db, now: () => string) {
     /**
      * The hot path: records new items and the request that carries them in one transaction, one row
      * write per item. Items recorded earlier (pending, in no request) are linked instead.
+     * `sent: true` also marks the request sent in the same commit (one fsync less per batch): call it
+     * only right before sending; a crash between this commit and the send makes the batch look sent
+     * (reported uncertain / read back on resume), never applied twice.
      */
-    recordBatch: (fileId: number, endpoint: string, items: readonly NewItem[]): number =>
-      recordBatchTx.immediate(fileId, endpoint, items),
+    recordBatch: (fileId: number, endpoint: string, items: readonly NewItem[], options: { sent?: boolean } = {}): number =>
+      recordBatchTx.immediate(fileId, endpoint, items, options.sent === true),
     /** Call just before the bytes go out: from here on the outcome is unknown until completeRequest. */
     markSent: (requestId: number): void => markSentTx.immediate(requestId),
     /** The request did not reach the service after all (e.g. 503 until the retries ran out): abandoned, its items unsent again. */
