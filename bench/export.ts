@@ -1,0 +1,92 @@
+/**
+ * Export of 100,000 pending customer shipments (emulator `large` seed, in its own process) with 20 ms injected
+ * latency per request: the work-list export (list + CSV to the outbox) with sequential has_more paging against
+ * count-based concurrent paging, then a full pass that also acknowledges everything.
+ * Run: npx tsx bench/export.ts [concurrency=16] [latencyMs=20]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { stringify } from 'yaml';
+import { loadConfig } from '../src/config/load.js';
+import { runExportJob, type ExportSummary } from '../src/export/index.js';
+import { createRuntime } from '../src/runtime/runtime.js';
+
+const concurrency = Number(process.argv[2] ?? 16);
+const latencyMs = Number(process.argv[3] ?? 20);
+const repo = resolve(import.meta.dirname, '..');
+
+const t0 = performance.now();
+const child = spawn(process.execPath, [join(repo, 'bin/wisbridge.js'), 'emulator', '--scale', 'large', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise<string>((ok, fail) => {
+  const lines = createInterface({ input: child.stdout! });
+  lines.on('line', (line) => {
+    const m = /emulator listening on (\S+)/.exec(line);
+    if (m) ok(m[1]);
+  });
+  child.once('exit', (code) => fail(new Error(`emulator exited with ${code}`)));
+});
+console.log(`emulator (large seed, own process) ready in ${((performance.now() - t0) / 1000).toFixed(1)} s at ${url}`);
+
+async function adminCall(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${url}/_admin/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  if (res.status !== 200) throw new Error(`admin ${path}: ${res.status}`);
+  return res.json();
+}
+process.env.WISBRIDGE_BENCH_TOKEN = (await adminCall('POST', 'tokens', { warehouses: [1] })).token;
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+
+async function pass(label: string, pages: number, acknowledge: 'never' | 'on-export'): Promise<{ seconds: number; summary: ExportSummary }> {
+  const dir = mkdtempSync(join(tmpdir(), 'wisbridge-bench-export-'));
+  const file = join(dir, 'wisbridge.yaml');
+  writeFileSync(file, stringify({
+    journal: 'journal.sqlite',
+    mappings: join(repo, 'mappings'),
+    services: { wis: { url, token: { env: 'WISBRIDGE_BENCH_TOKEN' }, concurrency: pages, batch_size: 1000 } },
+    drops: { wms: { type: 'local', root: join(dir, 'drop') } },
+    exports: [{ name: 'so', work_type: 'customerShipments', drop: 'wms', service: 'wis', mapping: 'customer-shipments-export', acknowledge, max_records_per_file: 25_000 }],
+    log: { level: 'warn' },
+  }));
+  const loaded = await loadConfig(file);
+  const runtime = createRuntime(loaded);
+  try {
+    const start = performance.now();
+    const summary = await runExportJob(runtime, loaded.config.exports[0]);
+    const seconds = (performance.now() - start) / 1000;
+    const bytes = readdirSync(join(dir, 'drop', 'outbox')).reduce((n, f) => n + statSync(join(dir, 'drop', 'outbox', f)).size, 0);
+    console.log(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(6)} s  ${summary.exported} records in ${summary.files.length} files (${(bytes / 1e6).toFixed(1)} MB), ` +
+      `acknowledged ${summary.acknowledgements.acknowledged}, ${Math.round(summary.exported / seconds)} records/s`);
+    return { seconds, summary };
+  } finally {
+    await runtime.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+try {
+  const counted = (await (await fetch(`${url}/v1/customer-shipments/count.json?status=pending`, { headers: { authorization: `Bearer ${process.env.WISBRIDGE_BENCH_TOKEN}` } })).json()) as { count: number };
+  const total = counted.count;
+  const pages = Math.ceil(total / 100);
+  await adminCall('PUT', 'faults', { latency_ms: latencyMs });
+  console.log(`${total} pending customer shipments = ${pages} pages; ${latencyMs} ms injected latency per request; concurrency ${concurrency}`);
+  const seq = await pass('export, sequential has_more paging', 1, 'never');
+  const conc = await pass(`export, count-based paging, ${concurrency} at once`, concurrency, 'never');
+  const full = await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
+  const floor = (pages * latencyMs) / concurrency / 1000;
+  const bound = 1.5 * floor;
+  console.log('');
+  console.log(`pages × latency / concurrency = ${floor.toFixed(2)} s; bound 1.5× = ${bound.toFixed(2)} s`);
+  console.log(`concurrent export ${conc.seconds.toFixed(2)} s: ${conc.seconds <= bound ? 'WITHIN' : 'OVER'} the bound (${(conc.seconds / floor).toFixed(1)}× the floor)`);
+  console.log(`speed-up over sequential has_more paging: ${(seq.seconds / conc.seconds).toFixed(1)}× (${seq.seconds / conc.seconds >= 4 ? 'meets' : 'misses'} 4×)`);
+  console.log(`full pass incl. acknowledging ${full.summary.acknowledgements.acknowledged}: ${full.seconds.toFixed(2)} s; bridge peak RSS ${(peakRss / 1e6).toFixed(0)} MB`);
+  const perPage = (seq.seconds * 1000) / pages - latencyMs;
+  console.log(`sequential cost per page beyond the injected latency: ${perPage.toFixed(1)} ms (emulator + client CPU on this machine)`);
+} finally {
+  clearInterval(sampler);
+  await adminCall('PUT', 'faults', {}).catch(() => undefined);
+  child.kill('SIGTERM');
+}
