@@ -83,6 +83,20 @@ describe('SFTP host keys and credentials', () => {
     expect(missing.message).toContain('/nonexistent/key');
   });
 
+  it('an encrypted private key works with its passphrase; a wrong passphrase is DROP_AUTH without echoing it', async () => {
+    const { writeFileSync, readFileSync } = await import('node:fs');
+    const { execFileSync } = await import('node:child_process');
+    const keyPath = backing.path('../client-key-encrypted');
+    writeFileSync(keyPath, server.privateKey, { mode: 0o600 });
+    execFileSync('ssh-keygen', ['-q', '-p', '-N', 'correct horse battery', '-P', '', '-f', keyPath]);
+    const encrypted = readFileSync(keyPath, 'utf8');
+    expect((await open({ privateKey: encrypted, passphrase: 'correct horse battery' }).list('inbox')).length).toBe(1);
+    const { logger, lines } = capturingLogger();
+    const error = await failure(open({ privateKey: encrypted, passphrase: 'wrong staple 99' }, logger).list('inbox'));
+    expect(error.code).toBe('DROP_AUTH');
+    expect(`${error.message}\n${lines.join('\n')}`).not.toMatch(/wrong staple 99|correct horse battery|PRIVATE KEY/);
+  });
+
   it('rejects invalid options with CONFIG_INVALID and never echoes secrets', () => {
     let error: unknown;
     try {
