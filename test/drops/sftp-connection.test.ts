@@ -118,6 +118,20 @@ describe('SFTP dead and unreachable servers', () => {
     silent = undefined;
   });
 
+  it('runs concurrent calls one at a time over a single connection', async () => {
+    const { logger, lines } = capturingLogger();
+    const drop = open({}, logger);
+    const results = await Promise.all([
+      ...Array.from({ length: 10 }, () => drop.list('inbox')),
+      ...Array.from({ length: 10 }, (_, i) => drop.writeAtomic('outbox', `c${i}.csv`, `content ${i}`)),
+      ...Array.from({ length: 10 }, () => drop.stat('inbox', 'a.csv')),
+    ]);
+    expect(results.slice(0, 10).map((r) => (r as Array<{ name: string }>).map((e) => e.name))).toEqual(Array(10).fill(['a.csv']));
+    expect(results.slice(20).map((r) => (r as { size: number }).size)).toEqual(Array(10).fill(1));
+    expect((await drop.list('outbox')).map((e) => e.name)).toEqual(Array.from({ length: 10 }, (_, i) => `c${i}.csv`));
+    expect(lines.filter((l) => l.includes('"msg":"SFTP connected"'))).toHaveLength(1);
+  });
+
   it('closes an idle connection and reopens it on demand', async () => {
     const { logger, lines } = capturingLogger();
     const drop = open({ idleCloseMs: 100 }, logger);
