@@ -107,6 +107,19 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
   return summary;
 }
 
+/**
+ * Only the acknowledgement step of a job: what the journal says is due (e.g. right after the inbound pipeline
+ * recorded a WMS confirmation for an on-confirmation job). Lists nothing, writes no work list.
+ */
+export async function acknowledgeDueForJob(runtime: Runtime, job: ExportJob, options: RunExportOptions = {}): Promise<AckTally> {
+  if (job.work_type === 'products') return emptyTally();
+  const [journal, client, drop] = await Promise.all([runtime.journal(), runtime.client(job.service), runtime.drop(job.drop)]);
+  const logger = runtime.logger.child({ job: job.name, work_type: job.work_type });
+  const tally = emptyTally();
+  await acknowledgeDue({ job, spec: WORK_TYPE_SPECS[job.work_type], client, journal, drop, logger, signal: options.signal ?? runtime.signal }, tally);
+  return tally;
+}
+
 function summaryLog(s: ExportSummary) {
   return {
     files: s.files.map((f) => f.name), listed: s.listed, skipped: s.skipped, exported: s.exported, recovered: s.recovered,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { records, useEmulator } from '../support/emulator.js';
+import { acknowledgeDueForJob } from '../../src/export/index.js';
 import { MAPPING_OF, admin, readCsv, readRows, setUp, type Setup } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
@@ -80,6 +81,22 @@ describe('acknowledgement policies', () => {
     expect(open.map((r) => r.id).sort()).toEqual(confirmed.slice(0, 9).sort());
     expect(await pendingShipments()).toHaveLength(pending.length - 10);
     expect(second.cancelled).toBe(1);
+  });
+});
+
+describe('acknowledging on its own', () => {
+  it('acknowledgeDueForJob acknowledges just-confirmed records without listing or writing a work list', async () => {
+    const pending = await pendingShipments();
+    setup = await setUp(emu, [{ name: 'so', ...SO, acknowledge: 'on-confirmation', result_files: false }]);
+    await setup.run('so');
+    const files = setup.outboxFiles();
+    const journal = await setup.journal();
+    journal.confirmRecords('customerShipments', pending.slice(0, 3).map((r) => r.id));
+    journal.close();
+    const tally = await acknowledgeDueForJob(setup.runtime, setup.loaded.config.exports[0]);
+    expect(tally).toEqual({ acknowledged: 3, alreadyAcknowledged: 0, errors: 0, uncertain: 0, resultFiles: [] });
+    expect(setup.outboxFiles()).toEqual(files);
+    expect(await pendingShipments()).toHaveLength(pending.length - 3);
   });
 });
 
