@@ -10,11 +10,16 @@ export const COMMANDS: Record<string, Command> = {
   // command registry — one line per command, alphabetical
   batch: { summary: 'one pass over every configured inbound drop (and export job), then exit', load: () => import('./commands/batch.js') },
   config: { summary: 'check the configuration file and the mappings it uses', load: () => import('./commands/config.js') },
+  demo: { summary: 'the bridge end to end on this machine: emulator, samples, exports and inbound (no arguments)', load: () => import('./commands/demo.js') },
   emulator: { summary: 'run the Warehouse Integration Service emulator', load: () => import('./commands/emulator.js') },
   export: { summary: 'one export pass: work lists to the outbox, then acknowledge', load: () => import('./commands/export.js') },
   map: { summary: 'dry run: print the requests a CSV file would produce', load: () => import('./commands/map.js') },
   mappings: { summary: 'check mapping definitions, or test them on their samples', load: () => import('./commands/mappings.js') },
   process: { summary: 'process local files through the inbound pipeline (or --dry-run)', load: () => import('./commands/process.js') },
+  resolve: { summary: 'mark uncertain rows applied or not applied after a person checked them', load: () => import('./commands/resolve.js') },
+  retry: { summary: 're-drive the failed rows of a file once the cause is fixed', load: () => import('./commands/retry.js') },
+  run: { summary: 'run the bridge as a service: inbox watchers, schedules, alerts, /metrics', load: () => import('./commands/run.js') },
+  status: { summary: 'summarize the journal: backlog, recent files, failed and uncertain rows', load: () => import('./commands/status.js') },
 };
 
 function usage(): string {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
-import { ManualClock } from '../../src/service/clock.js';
+import { ManualClock, settle } from '../../src/service/clock.js';
 import { CronSchedule } from '../../src/service/cron.js';
 import { Scheduler } from '../../src/service/scheduler.js';
 import { BridgeService, scheduleCursor } from '../../src/service/service.js';
@@ -97,6 +97,7 @@ describe('BridgeService schedules', () => {
     const skipped = records.filter((r) => r.msg.startsWith('run skipped'));
     expect(skipped).toMatchObject([{ job: 'nightly-shipments', trigger: 'schedule', busyWith: 'schedule', level: 40 }]);
     release.resolve();
+    await settle();
     release = deferred();
     release.resolve();
     await clock.advanceTo(Date.parse('2026-11-22T10:15:00Z'));

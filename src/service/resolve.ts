@@ -1,0 +1,44 @@
+import type { Readable } from 'node:stream';
+import { WisbridgeError } from '../errors.js';
+import type { FileStatus, ItemRecord, Resolution } from '../journal/index.js';
+import { resultFileName } from '../pipeline/index.js';
+import { resultStream } from '../pipeline/result-file.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { findFile, jobOfFile } from './redrive.js';
+
+export interface ResolveReport {
+  fileId: number;
+  name: string;
+  resolved: number;
+  status: FileStatus;
+  resultFile?: string;
+}
+
+/** wisbridge resolve: marks uncertain rows of a file (all, or those covering the given lines) applied or not applied. */
+export async function resolveRows(
+  runtime: Runtime, ref: string, options: { lines?: number[]; resolution: Resolution; note: string; by: string },
+): Promise<ResolveReport> {
+  const journal = await runtime.journal();
+  const file = findFile(journal, ref);
+  const uncertain = journal.uncertainItems(file.fileId, { limit: 1_000_000 });
+  let items: ItemRecord[] = uncertain;
+  if (options.lines) {
+    const wanted = new Set(options.lines);
+    items = uncertain.filter((i) => i.lines.some((l) => wanted.has(l)));
+    const covered = new Set(items.flatMap((i) => i.lines));
+    const missing = options.lines.filter((l) => !covered.has(l));
+    if (missing.length > 0) {
+      throw new WisbridgeError('USAGE', `file ${file.fileId} (${file.name}): line(s) ${missing.slice(0, 20).join(', ')} are not uncertain` +
+        ` (uncertain lines: ${[...new Set(uncertain.flatMap((i) => i.lines))].slice(0, 50).join(', ') || 'none'})`);
+    }
+  }
+  if (items.length === 0) throw new WisbridgeError('USAGE', `file ${file.fileId} (${file.name}) has no uncertain rows`);
+  const result = journal.resolveUncertain({ itemIds: items.map((i) => i.itemId) }, { resolution: options.resolution, note: options.note, by: options.by });
+  runtime.logger.info({ fileId: file.fileId, file: file.name, items: result.resolved, resolution: options.resolution, by: options.by }, 'uncertain rows resolved');
+  const report: ResolveReport = { fileId: file.fileId, name: file.name, resolved: result.resolved, status: result.files[0]?.status ?? journal.getFile(file.fileId).status };
+  const job = jobOfFile(runtime, file);
+  const drop = await runtime.drop(job.drop);
+  report.resultFile = resultFileName(file.name);
+  await drop.writeAtomic('outbox', report.resultFile, resultStream(journal, file.fileId) as Readable, { overwrite: true });
+  return report;
+}

@@ -1,0 +1,35 @@
+import { runExportJob, type ExportSummary } from '../export/index.js';
+import { processFile, type FileReport } from '../pipeline/index.js';
+import { belongsToJob, runInboundJob } from '../pipeline/index.js';
+import type { ExportResult, FileResult, JobRunners, JobSummary } from './types.js';
+
+export function fileResult(report: FileReport): FileResult {
+  return {
+    name: report.file, fileId: report.fileId, outcome: report.outcome, rows: { ...report.rows },
+    resultFile: report.resultFile, reason: report.reason,
+  };
+}
+
+export function exportResults(summary: ExportSummary): ExportResult[] {
+  return [
+    ...summary.files.map((f): ExportResult => ({ file: f.name, records: f.records, kind: f.kind })),
+    ...summary.acknowledgements.resultFiles.map((file): ExportResult => ({ file, records: 0, kind: 'result' })),
+  ];
+}
+
+/** The real flows: the inbound pipeline (issue 6) and the exports (issue 7). */
+export const flowRunners: JobRunners = {
+  async inboundPass(runtime, job, signal) {
+    const report = await runInboundJob(runtime, job, { signal });
+    return { files: report.files.map(fileResult), exports: [] };
+  },
+  async inboundFile(runtime, job, file, signal): Promise<JobSummary> {
+    if (!(await belongsToJob(runtime, job, file.name))) return { files: [], exports: [] };
+    const report = await processFile(runtime, job, file, { signal });
+    return { files: [fileResult(report)], exports: [] };
+  },
+  async exportRun(runtime, job, signal) {
+    const summary = await runExportJob(runtime, job, { signal });
+    return { files: [], exports: exportResults(summary) };
+  },
+};
