@@ -103,12 +103,13 @@ describe('transport', () => {
     expect((await transport().send({ ...get })).json).toEqual({ count: 1 });
   });
 
+  // undici's headers timeout runs on coarse timers (~0.5-1 s), so the slow answer is far slower than that.
   it('times out a slow answer: uncertain for unsafe writes, retried for reads', async () => {
-    server.script([{ delayMs: 1_000, status: 200, json: {} }]);
+    server.script([{ delayMs: 5_000, status: 200, json: {} }]);
     const error = await failure(transport({ requestTimeoutMs: 100 }).send({ ...post, retry: 'unsafe' }));
     expect(error.code).toBe('UNCERTAIN_OUTCOME');
     expect(error.message).toMatch(/timeout/i);
-    server.script([{ delayMs: 1_000, status: 200, json: {} }, { status: 200, json: { fine: true } }]);
+    server.script([{ delayMs: 5_000, status: 200, json: {} }, { status: 200, json: { fine: true } }]);
     expect((await transport({ requestTimeoutMs: 100 }).send({ ...get })).json).toEqual({ fine: true });
   });
 
@@ -202,5 +203,20 @@ describe('transport lifecycle', () => {
     const error = await failure(t.send({ ...post, retry: 'unsafe' }));
     expect(error.code).toBe('ABORTED');
     expect(server.seen).toHaveLength(0);
+  });
+});
+
+describe('client configuration', () => {
+  it('keeps a path prefix of the base URL', async () => {
+    server.script([{ status: 200, json: {} }]);
+    await transport({ baseUrl: `${server.url}/api/` }).send({ ...get });
+    expect(server.seen[0].url).toBe('/api/v1/customer-shipments.json?status=pending');
+  });
+
+  it('refuses a bad base URL or an empty token with CONFIG_INVALID', async () => {
+    const { WisClient } = await import('../../src/client/index.js');
+    expect(() => new WisClient({ baseUrl: 'not a url', token: 't' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    expect(() => new WisClient({ baseUrl: 'ftp://x', token: 't' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    expect(() => new WisClient({ baseUrl: server.url, token: ' ' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   });
 });
