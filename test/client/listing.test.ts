@@ -71,7 +71,7 @@ describe('listing against the emulator', () => {
   });
 
   it('pages correctly through 503s, 429s and resets', async () => {
-    const client = svc.client();
+    const client = svc.client({ maxAttempts: 20 });
     const clean = (await collect(client.customerShipments.list({ status: 'pending' }))).map((s) => s.id).sort();
     await svc.faults({ error_rate: 0.3, error_status: 503, rate_limit_rate: 0.1, retry_after_s: 0, reset_rate: 0.05 });
     try {
