@@ -14,13 +14,13 @@ export async function tempConfig(yaml: string): Promise<{ dir: string; file: str
   return { dir, file, loaded: await loadConfig(file), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export const BASE_CONFIG = `
+export const baseConfig = (url = 'http://127.0.0.1:9', extra = '') => `
 journal: journal.sqlite
 mappings: ${JSON.stringify(join(process.cwd(), 'mappings'))}
 services:
   main:
-    url: http://127.0.0.1:9
-    token: { env: WISBRIDGE_TEST_TOKEN }
+    url: ${url}
+    token: { env: WISBRIDGE_TEST_TOKEN }${extra}
 drops:
   wms:
     type: local
@@ -29,6 +29,23 @@ drops:
     watchEvents: false
     pollIntervalMs: 50
 `;
+
+export const BASE_CONFIG = baseConfig();
+
+/** A KORR (adjustments) file: semicolon, windows-1252-compatible ASCII; one row per [sku, quantity, reference]. */
+export function korrFile(rows: Array<[string, number, string]>): string {
+  return ['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows.map(([sku, q, ref]) => `${sku};${q};Korrektur;${ref};19.11.2026;;`)].join('\r\n') + '\r\n';
+}
+
+/** Polls until fn returns a truthy value (no timing assertion: the test's own timeout bounds it). */
+export async function until<T>(fn: () => T | Promise<T>, what: string, intervalMs = 50): Promise<NonNullable<T>> {
+  for (;;) {
+    const value = await fn();
+    if (value) return value as NonNullable<T>;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    if (process.env.WISBRIDGE_DEBUG_UNTIL) console.log(`waiting for ${what}`);
+  }
+}
 
 /** A JSON logger whose records are collected in memory. */
 export function memoryLogger(): { logger: Logger; records: Array<Record<string, any>> } {
