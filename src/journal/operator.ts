@@ -204,16 +204,17 @@ export function createOperator(
       for (const row of rows) {
         while (heap.length > 0 && heap[0].line < row.first_line) yield pop();
         const status = effectiveStatus(row.status, row.request_status);
-        const base = {
-          seq: row.seq, itemId: row.id, endpoint: row.endpoint, docKey: row.doc_key, status,
-          result: status === 'ok' ? resultOf(row.request_id, row.seq) : null, messages: parseMessages(row.messages),
+        const result = status === 'ok' ? resultOf(row.request_id, row.seq) : null;
+        const messages = parseMessages(row.messages);
+        const outcome = (line: number): LineOutcome => ({
+          line, seq: row.seq, itemId: row.id, endpoint: row.endpoint, docKey: row.doc_key, status, result, messages,
           hint: row.hint, resolution: row.resolution,
-        };
+        });
         if (row.lines === null && row.first_line === row.last_line && (heap.length === 0 || heap[0].line > row.first_line)) {
-          yield { line: row.first_line, ...base };
+          yield outcome(row.first_line);
           continue;
         }
-        for (const line of decodeLines(row.first_line, row.last_line, row.lines)) push({ line, ...base });
+        for (const line of decodeLines(row.first_line, row.last_line, row.lines)) push(outcome(line));
       }
       if (rows.length < PAGE) break;
       afterLine = rows[rows.length - 1].first_line;
