@@ -55,13 +55,21 @@ const writeMs = ms(started);
 const cpu = process.cpuUsage(cpuStart);
 const cpuMs = (cpu.user + cpu.system) / 1000;
 
+const cpuOf = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
 t = process.hrtime.bigint();
+let cpuMark = process.cpuUsage();
 const resume = journal.resumeState(fileId);
 const resumeMs = ms(t);
+const resumeCpu = cpuOf(cpuMark);
 t = process.hrtime.bigint();
+cpuMark = process.cpuUsage();
 let lines = 0;
 for (const outcome of journal.iterateLineOutcomes(fileId)) if (outcome.status === 'ok') lines++;
 const iterateMs = ms(t);
+const iterateCpu = cpuOf(cpuMark);
 t = process.hrtime.bigint();
 const backlog = journal.backlog();
 const backlogMs = ms(t);
@@ -73,8 +81,8 @@ console.log(`items: ${fmt(total)} in batches of ${batchSize} (${fmt(total / batc
 console.log(`record+sent+complete: ${(writeMs / 1000).toFixed(2)} s, ${fmt(total / (writeMs / 1000))} items/s`);
 console.log(`  CPU time of this process ${(cpuMs / 1000).toFixed(2)} s (${fmt(total / (cpuMs / 1000))} items per CPU-second; wall time suffers when the machine is shared: load average ${load.toFixed(1)} at start)`);
 console.log(`  recordBatch ${(phases.record / 1000).toFixed(2)} s · markSent ${(phases.sent / 1000).toFixed(2)} s · completeRequest ${(phases.complete / 1000).toFixed(2)} s · finishFile ${(finishMs / 1000).toFixed(2)} s`);
-console.log(`resumeState: ${fmt(resumeMs)} ms (finished ${fmt(resume.counts.finished)})`);
-console.log(`iterateLineOutcomes: ${(iterateMs / 1000).toFixed(2)} s for ${fmt(lines)} lines, ${fmt(lines / (iterateMs / 1000))} lines/s`);
+console.log(`resumeState: ${fmt(resumeMs)} ms, CPU ${fmt(resumeCpu)} ms (finished ${fmt(resume.counts.finished)})`);
+console.log(`iterateLineOutcomes: ${(iterateMs / 1000).toFixed(2)} s, CPU ${(iterateCpu / 1000).toFixed(2)} s for ${fmt(lines)} lines, ${fmt(lines / (iterateMs / 1000))} lines/s`);
 console.log(`backlog gauges: ${backlogMs.toFixed(1)} ms (${JSON.stringify({ uncertain: backlog.uncertainItems, sent: backlog.sentItems })})`);
 console.log(`database size: ${(size / 1024 / 1024).toFixed(1)} MiB (${(size / total).toFixed(0)} bytes per item)`);
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

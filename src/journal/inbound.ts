@@ -101,6 +101,7 @@ export function createInbound(db: Db, now: () => string) {
     rejectFile: db.prepare(
       `UPDATE files SET status = 'rejected', reason = ?, finished_at = ? WHERE id = ? AND status = 'processing'`),
     maxSeq: db.prepare('SELECT max(seq) FROM items WHERE file_id = ?').pluck(),
+    itemCount: db.prepare('SELECT count(*) FROM items WHERE file_id = ?').pluck(),
     // Gaps and islands: the finished seqs as ranges, computed inside SQLite without shipping 1M rows to JS.
     finishedRanges: db.prepare(
       `SELECT min(seq), max(seq) FROM (SELECT i.seq, i.seq - row_number() OVER (ORDER BY i.seq) AS island
@@ -302,6 +303,7 @@ export function createInbound(db: Db, now: () => string) {
     const finished = q.finishedRanges.all(fileId) as Array<[number, number]>;
     const sentRequests = (q.sentRequests.all(fileId) as RequestRow[]).map(toRequest);
     const sent = new Set(sentRequests.flatMap((r) => r.seqs));
+    const done = finished.reduce((n, [a, b]) => n + b - a + 1, 0);
     const starts = Float64Array.from(finished, (r) => r[0]);
     const classify = (seq: number): ResumeClass => {
       let lo = 0;
@@ -317,7 +319,7 @@ export function createInbound(db: Db, now: () => string) {
     return {
       fileId,
       maxSeq: (q.maxSeq.get(fileId) as number | null) ?? -1,
-      counts: { finished: finished.reduce((n, [a, b]) => n + b - a + 1, 0), sent: sent.size, unsent: summary(fileId).pending },
+      counts: { finished: done, sent: sent.size, unsent: (q.itemCount.get(fileId) as number) - done - sent.size },
       sentRequests,
       classify,
     };
