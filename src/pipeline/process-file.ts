@@ -3,18 +3,18 @@ import { ApiReferenceResolver } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
 import { disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
-import type { Journal, NewItem, ResumeState } from '../journal/index.js';
+import type { Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { mapInbound, type Mapping, type MappingSet, type ReferenceResolver } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { errorFileName, resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
-import { sendBatch, settleSentRequest, type OutgoingDoc, type SenderContext } from './sender.js';
-import { ByteCounter, fingerprint } from './source.js';
+import { settleSentRequest, type SenderContext } from './sender.js';
+import { fingerprint } from './source.js';
+import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /** Errors after which the file as a whole goes to error/ (it cannot be read or mapped); anything else stops the run. */
 const FILE_LEVEL = new Set(['FILE_UNREADABLE', 'FILE_LAYOUT', 'GROUPING_LIMIT', 'MAPPING_INVALID', 'MAPPING_NOT_FOUND', 'USAGE']);
-const EXTRA_FLUSH = 5000;
 
 interface FileContext {
   runtime: Runtime;
@@ -89,7 +89,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
   try {
     const state = journal.resumeState(claim.fileId);
     for (const r of state.sentRequests) await settleSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile(ctx, mapping, sender, state, fp.size);
+    const completed = await streamFile({ runtime, job, drop, name, options, mapping, sender, state, size: fp.size });
     if (!completed) {
       report.outcome = 'interrupted';
       fillCounts(report, journal, claim.fileId);
@@ -105,7 +105,6 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
     report.requests = sender.stats.requests;
   }
   report.outcome = journal.finishFile(claim.fileId) === 'done' ? 'done' : 'failed';
-  fillCounts(report, journal, claim.fileId);
   await writeResult(ctx, journal, claim.fileId);
   await dispose(ctx, 'archive');
   ctx.logger.info({ outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
@@ -115,61 +114,6 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
 function fillCounts(report: FileReport, journal: Journal, fileId: number): void {
   const s = journal.fileSummary(fileId);
   report.rows = { ok: s.ok, error: s.error, skipped: s.skipped, uncertain: s.uncertain + s.sent };
-}
-
-/** Streams the file through the mapping and sends its batches; false when stopped by the signal. */
-async function streamFile(ctx: FileContext, mapping: Mapping, sender: SenderContext, state: ResumeState, size: number): Promise<boolean> {
-  const { journal, fileId } = sender;
-  const service = ctx.runtime.loaded.service(ctx.job.service);
-  const warehouse = mapping.document.startsWith('inventory.') ? service.warehouse : undefined;
-  const counter = new ByteCounter();
-  const source = await ctx.drop.openRead('inbox', ctx.name);
-  source.on('error', (error) => counter.destroy(error));
-  const extra: NewItem[] = [];
-  let rows = 0;
-  for await (const o of mapInbound(source.pipe(counter), mapping, {
-    fileName: ctx.name, resolver: new ApiReferenceResolver(sender.client), maxBatchItems: service.batch_size,
-  })) {
-    if (o.kind === 'skipped') {
-      rows++;
-      if (state.classify(o.line) === 'unsent') extra.push({ seq: o.line, lines: [o.line], status: 'skipped', messages: [o.reason] });
-    } else if (o.kind === 'rejected') {
-      rows += o.lines.length;
-      const seq = minOf(o.lines);
-      if (state.classify(seq) === 'unsent') {
-        extra.push({ seq, endpoint: o.endpoint, docKey: o.key || null, lines: o.lines, status: 'error', messages: o.errors.map((e) => e.message) });
-      }
-    } else {
-      const docs: OutgoingDoc[] = [];
-      for (const d of o.documents) {
-        rows += d.lines.length;
-        const seq = d.lines[0];
-        if (state.classify(seq) !== 'unsent') continue;
-        if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
-        docs.push({ seq, key: d.key, lines: d.lines, item: d.item });
-      }
-      if (docs.length > 0) {
-        if (ctx.options.signal?.aborted) {
-          if (extra.length > 0) journal.addItems(fileId, extra);
-          return false;
-        }
-        await sendBatch(sender, o.endpoint, docs, extra);
-      }
-    }
-    if (extra.length >= EXTRA_FLUSH) {
-      journal.addItems(fileId, extra);
-      extra.length = 0;
-    }
-    ctx.options.onProgress?.({ file: ctx.name, rows, bytes: counter.bytes, size });
-  }
-  if (extra.length > 0) journal.addItems(fileId, extra);
-  return true;
-}
-
-function minOf(values: readonly number[]): number {
-  let min = values[0];
-  for (const v of values) if (v < min) min = v;
-  return min;
 }
 
 async function writeResult(ctx: FileContext, journal: Journal, fileId: number, override?: ResultRowOverride): Promise<void> {

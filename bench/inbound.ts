@@ -1,0 +1,89 @@
+// 1,000,000 adjustments through the whole inbound pipeline (drop → mapping → journal → client → result file →
+// archive) against the emulator on loopback, the emulator in its own process so its memory is not counted.
+// Prints rows/s, requests sent, elapsed time and the bridge's peak RSS.  npx tsx bench/inbound.ts [rows] [batch]
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+
+const ROWS = Number(process.argv[2] ?? 1_000_000);
+const BATCH = Number(process.argv[3] ?? 1000);
+const root = new URL('..', import.meta.url).pathname;
+
+const emulator = spawn(process.execPath, [join(root, 'bin/wisbridge.js'), 'emulator', '--port', '0', '--today', '2026-11-22'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise<string>((resolve, reject) => {
+  let text = '';
+  emulator.stdout!.on('data', (d) => {
+    text += d;
+    const m = /listening on (http:\/\/\S+)/.exec(text);
+    if (m) resolve(m[1]);
+  });
+  emulator.once('exit', (code) => reject(new Error(`emulator exited ${code}`)));
+});
+const token = ((await (await fetch(`${url}/_admin/tokens`, { method: 'POST', body: JSON.stringify({ warehouses: [1], expires_in: 7200 }), headers: { 'content-type': 'application/json' } })).json()) as { token: string }).token;
+
+const dir = mkdtempSync(join(tmpdir(), 'wb-bench-inbound-'));
+for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings']) mkdirSync(join(dir, f));
+writeFileSync(join(dir, 'token'), token);
+writeFileSync(join(dir, 'mappings', 'adjustments.yaml'), [
+  'document: inventory.adjustments', 'files: "ADJ_*.csv"',
+  'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
+].join('\n'));
+writeFileSync(join(dir, 'wisbridge.yaml'), [
+  'journal: journal.sqlite', 'mappings: mappings',
+  `services:\n  wis:\n    url: ${url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    request_timeout_ms: 60000`,
+  `drops:\n  wms:\n    type: local\n    root: ${dir}\n    settleMs: 0\n    watchEvents: false`,
+  'inbound:\n  - { name: bench, drop: wms, service: wis }', 'log: { level: warn }', '',
+].join('\n'));
+
+// Plain goods of the small seed (not lot- nor serial-tracked), positive quantities: every row applies.
+const skus = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+const file = join(dir, 'inbox', 'ADJ_BENCH.csv');
+const out = createWriteStream(file);
+out.write('SKU,QTY,REASON,REF,COMPANY\n');
+let chunk = '';
+for (let i = 0; i < ROWS; i++) {
+  chunk += `${skus[i % skus.length]},${1 + (i % 5)},bench,B-${i},ACME\n`;
+  if (chunk.length > 1 << 16) {
+    if (!out.write(chunk)) await once(out, 'drain');
+    chunk = '';
+  }
+}
+out.end(chunk);
+await once(out, 'finish');
+const size = statSync(file).size;
+
+// The bridge runs as `wisbridge batch` in its own process (as in production); its peak RSS is the kernel's
+// high-water mark (VmHWM). V8 collects lazily: a heap cap keeps garbage from inflating RSS (docs/pipeline.md).
+const heapCap = process.env.BENCH_HEAP_MB ?? '96';
+const started = performance.now();
+const bridge = spawn(process.execPath, [...(heapCap === '0' ? [] : [`--max-old-space-size=${heapCap}`]), join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
+let stdout = '';
+bridge.stdout!.on('data', (d) => (stdout += d));
+let peak = 0;
+const readPeak = () => {
+  try {
+    const status = readFileSync(`/proc/${bridge.pid}/status`, 'utf8');
+    peak = Math.max(peak, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
+  } catch {
+    // the process has exited
+  }
+};
+const sampler = setInterval(readPeak, 100);
+const [code] = (await once(bridge, 'exit')) as [number];
+const elapsed = (performance.now() - started) / 1000;
+clearInterval(sampler);
+emulator.kill('SIGTERM');
+
+const row = stdout.split('\n').find((l) => l.startsWith('bench '))?.split(/\s{2,}/) ?? [];
+const [, , outcome, ok, error, , uncertain, requests] = row;
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, bridge heap cap ${heapCap === '0' ? 'none' : `${heapCap} MB`}`);
+console.log(`outcome         exit ${code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}`);
+console.log(`requests sent   ${requests}`);
+console.log(`elapsed         ${elapsed.toFixed(2)} s end to end (process start, checksum, map, journal, send, result file, archive)`);
+console.log(`throughput      ${Math.round(ROWS / elapsed).toLocaleString('en')} rows/s`);
+console.log(`peak RSS        ${mb(peak)} (wisbridge batch process, VmHWM; emulator separate)`);
+console.log(`machine load    ${loadavg().map((l) => l.toFixed(1)).join(' ')} (1/5/15 min) on ${cpus().length} cores`);
+rmSync(dir, { recursive: true, force: true });

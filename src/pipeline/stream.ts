@@ -1,0 +1,136 @@
+import { ApiReferenceResolver } from '../client/index.js';
+import type { InboundJob } from '../config/schema.js';
+import type { Drop } from '../drops/index.js';
+import type { NewItem, ResumeState } from '../journal/index.js';
+import { mapInbound, type Mapping } from '../mapping/index.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { sendBatch, type OutgoingDoc, type SenderContext } from './sender.js';
+import { ByteCounter } from './source.js';
+import type { ProcessFileOptions } from './types.js';
+
+/** Documents asked from the mapper at a time: its output buffer (64 entries) then holds at most 6,400 documents. */
+const MAPPER_BATCH = 100;
+/** Rejected and skipped rows are recorded with the next request, or on their own past this many. */
+const EXTRA_FLUSH = 5000;
+/** Requests outstanding at once: the journal and the mapping work while the service answers. */
+const IN_FLIGHT = 2;
+
+export interface StreamInput {
+  runtime: Runtime;
+  job: InboundJob;
+  drop: Drop;
+  name: string;
+  options: ProcessFileOptions;
+  mapping: Mapping;
+  sender: SenderContext;
+  /** What an earlier run of this file already settled (finished or sent seqs are skipped). */
+  state: ResumeState;
+  size: number;
+}
+
+/**
+ * Second pass over the file: mapped documents are gathered into requests of the service's batch size, recorded
+ * and sent; rejected and skipped rows are recorded with them. Returns false when the signal stopped it between
+ * batches (everything outstanding settled first).
+ */
+export async function streamFile(input: StreamInput): Promise<boolean> {
+  const { mapping, sender, state, options } = input;
+  const { journal, fileId } = sender;
+  const service = input.runtime.loaded.service(input.job.service);
+  const warehouse = mapping.document.startsWith('inventory.') ? service.warehouse : undefined;
+  const wholeFile = mapping.inbound?.wholeFile === true;
+  const requestSize = service.batch_size;
+  const counter = new ByteCounter();
+  const source = await input.drop.openRead('inbox', input.name);
+  source.on('error', (error) => counter.destroy(error));
+  const window = new InFlight(wholeFile ? 1 : IN_FLIGHT);
+  const extra: NewItem[] = [];
+  let pending: OutgoingDoc[] = [];
+  let endpoint = mapping.document;
+  let rows = 0;
+
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const docs = pending;
+    pending = [];
+    await window.add(sendBatch(sender, endpoint as never, docs, extra));
+  };
+  const outcomes = mapInbound(source.pipe(counter), mapping, {
+    fileName: input.name, resolver: new ApiReferenceResolver(sender.client), maxBatchItems: Math.min(MAPPER_BATCH, requestSize),
+  });
+  try {
+    for await (const o of outcomes) {
+      if (o.kind === 'skipped') {
+        rows++;
+        if (state.classify(o.line) === 'unsent') extra.push({ seq: o.line, lines: [o.line], status: 'skipped', messages: [o.reason] });
+      } else if (o.kind === 'rejected') {
+        rows += o.lines.length;
+        const seq = minOf(o.lines);
+        if (state.classify(seq) === 'unsent') {
+          extra.push({ seq, endpoint: o.endpoint, docKey: o.key || null, lines: o.lines, status: 'error', messages: o.errors.map((e) => e.message) });
+        }
+      } else {
+        endpoint = o.endpoint;
+        for (const d of o.documents) {
+          rows += d.lines.length;
+          const seq = d.lines[0];
+          if (state.classify(seq) !== 'unsent') continue;
+          if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
+          pending.push({ seq, key: d.key, lines: d.lines, item: d.item });
+        }
+        if (pending.length >= requestSize || wholeFile) {
+          if (options.signal?.aborted) return await stop();
+          await flush();
+        }
+      }
+      if (extra.length >= EXTRA_FLUSH) {
+        journal.addItems(fileId, extra);
+        extra.length = 0;
+      }
+      options.onProgress?.({ file: input.name, rows, bytes: counter.bytes, size: input.size });
+    }
+    if (options.signal?.aborted && pending.length > 0) return await stop();
+    await flush();
+    await window.drain();
+    if (extra.length > 0) journal.addItems(fileId, extra);
+    return true;
+  } catch (error) {
+    await window.drain().catch(() => undefined);
+    throw error;
+  }
+
+  async function stop(): Promise<false> {
+    await window.drain();
+    if (extra.length > 0) journal.addItems(fileId, extra);
+    return false;
+  }
+}
+
+function minOf(values: readonly number[]): number {
+  let min = values[0];
+  for (const v of values) if (v < min) min = v;
+  return min;
+}
+
+/** At most `limit` sends outstanding; the first failure is rethrown once every outstanding send has settled. */
+class InFlight {
+  private readonly running = new Set<Promise<void>>();
+  private failure: { error: unknown } | undefined;
+  constructor(private readonly limit: number) {}
+
+  async add(task: Promise<unknown>): Promise<void> {
+    const tracked: Promise<void> = task
+      .then(() => undefined, (error: unknown) => {
+        this.failure ??= { error };
+      })
+      .finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+    while (this.running.size >= this.limit && !this.failure) await Promise.race(this.running);
+    if (this.failure) await this.drain();
+  }
+
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.race(this.running);
+    if (this.failure) throw this.failure.error;
+  }
+}
