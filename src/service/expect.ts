@@ -30,6 +30,8 @@ export class ExpectedFiles {
   private readonly expectations: Expectation[] = [];
   private readonly arrivals = new Map<string, Array<{ name: string; at: number }>>();
   readonly alerts: MissedFileAlert[] = [];
+  /** Cut-offs checked so far (tests wait on it). */
+  checked = 0;
 
   constructor(
     private readonly runtime: Runtime,
@@ -62,7 +64,12 @@ export class ExpectedFiles {
 
   async check(e: Expectation, cutoffAt: number): Promise<MissedFileAlert | undefined> {
     const since = e.cutoff.previous(cutoffAt - 1) ?? cutoffAt - 24 * 3600_000;
-    if (await this.arrivedSince(e, since)) return undefined;
+    if (await this.arrivedSince(e, since)) {
+      this.metrics.expectedMissing.set({ job: e.job.name, pattern: e.pattern }, 0);
+      this.checked += 1;
+      return undefined;
+    }
+    this.checked += 1;
     const alert: MissedFileAlert = { job: e.job.name, pattern: e.pattern, cutoff: new Date(cutoffAt).toISOString(), since: new Date(since).toISOString() };
     this.alerts.push(alert);
     if (this.alerts.length > 100) this.alerts.shift();

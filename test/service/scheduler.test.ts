@@ -7,7 +7,7 @@ import { CronSchedule } from '../../src/service/cron.js';
 import { Scheduler } from '../../src/service/scheduler.js';
 import { BridgeService, scheduleCursor } from '../../src/service/service.js';
 import type { JobRunners, JobSummary } from '../../src/service/types.js';
-import { BASE_CONFIG, deferred, memoryLogger, tempConfig } from './support.js';
+import { BASE_CONFIG, deferred, memoryLogger, tempConfig, until } from './support.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -159,5 +159,46 @@ describe('BridgeService schedules', () => {
     // ...but the next scheduled time runs as usual.
     await fourth.clock.advanceTo(Date.parse('2026-11-23T01:00:00Z'));
     expect(runs).toEqual(['run', 'run']);
+  });
+});
+
+describe('expected files', () => {
+  it('raises an alert (log and metrics) when an expected file has not arrived by its cut-off, and not when it has', async () => {
+    const yaml = `${BASE_CONFIG}
+inbound:
+  - name: stock
+    drop: wms
+    service: main
+    watch: false
+    expect:
+      - pattern: "^STOCK_\\\\d{8}\\\\.csv$"
+        cutoff: { cron: "0 6 * * *", timezone: Europe/Berlin }
+`;
+    const none = async (): Promise<JobSummary> => ({ files: [], exports: [] });
+    const { env, clock, bridge, records } = await service(yaml, { inboundPass: none, inboundFile: none, exportRun: none }, '2026-11-22T03:00:00Z');
+    await bridge.start();
+    // 06:00 Berlin = 05:00 UTC; nothing arrived since the previous cut-off.
+    await clock.advanceTo(Date.parse('2026-11-22T04:59:59Z'));
+    expect(records.filter((r) => r.alert === 'missed-file')).toEqual([]);
+    await clock.advanceTo(Date.parse('2026-11-22T05:00:00Z'));
+    await until(() => records.some((r) => r.alert === 'missed-file'), 'the alert');
+    expect(records.filter((r) => r.alert === 'missed-file')).toMatchObject([
+      { level: 40, job: 'stock', pattern: '^STOCK_\\d{8}\\.csv$', cutoff: '2026-11-22T05:00:00.000Z', since: '2026-11-21T05:00:00.000Z', timezone: 'Europe/Berlin' },
+    ]);
+    let text = await bridge.metrics.text();
+    expect(text).toContain('wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
+    expect(text).toContain('wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
+    expect(bridge.healthReport().body.alerts).toHaveLength(1);
+
+    // The next night the file arrives (lies in the inbox) before the cut-off: no new alert.
+    await clock.advanceTo(Date.parse('2026-11-23T02:00:00Z'));
+    writeFileSync(join(env.dir, 'drop', 'inbox', 'STOCK_20261123.csv'), 'SKU;QTY\n');
+    writeFileSync(join(env.dir, 'drop', 'inbox', 'OTHER_20261123.csv'), 'SKU;QTY\n');
+    await clock.advanceTo(Date.parse('2026-11-23T05:00:00Z'));
+    await until(() => bridge.expected.checked === 2, 'the second cut-off check');
+    expect(records.filter((r) => r.alert === 'missed-file')).toHaveLength(1);
+    text = await bridge.metrics.text();
+    expect(text).toContain('wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
+    expect(text).toContain('wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 0');
   });
 });

@@ -6,12 +6,13 @@ import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { createLogger, type Logger } from '../../src/log.js';
 
 /** A temp folder with a configuration file (YAML text) beside a local drop `wms` under `drop/`. */
-export async function tempConfig(yaml: string): Promise<{ dir: string; file: string; loaded: LoadedConfig; cleanup(): void }> {
+export async function tempConfig(yaml: string, options: { load?: boolean } = {}): Promise<{ dir: string; file: string; loaded: LoadedConfig; cleanup(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'wisbridge-service-'));
   for (const folder of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(dir, 'drop', folder), { recursive: true });
   const file = join(dir, 'wisbridge.yaml');
   writeFileSync(file, yaml);
-  return { dir, file, loaded: await loadConfig(file), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const loaded = options.load === false ? (undefined as unknown as LoadedConfig) : await loadConfig(file);
+  return { dir, file, loaded, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export const baseConfig = (url = 'http://127.0.0.1:9', extra = '') => `
