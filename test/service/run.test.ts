@@ -87,7 +87,7 @@ inbound:
 metrics: { host: 127.0.0.1, port: 0 }
 shutdown_timeout_ms: 8000
 `);
-    cleanups.push(env.cleanup, () => setFaults(emu, {}));
+    cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
     const inbox = join(env.dir, 'drop', 'inbox');
     const outbox = join(env.dir, 'drop', 'outbox');
     writeFileSync(join(inbox, 'KORR_big.csv'), korrFile(Array.from({ length: rows }, (_, i) => ['SKU-00001', 1, `SD-${i + 1}`] as [string, number, string])));

@@ -77,7 +77,7 @@ describe('wisbridge run in-process: watch, metrics, health', () => {
 
     const health = await fetch(`${bridge.url}/healthz`);
     expect(health.status).toBe(200);
-    const body = await health.json();
+    const body = (await health.json()) as Record<string, any>;
     expect(body).toMatchObject({ status: 'ok', jobs: { stock: { kind: 'inbound', running: false, lastRun: { result: 'ok', files: 1 } } } });
     expect(body.uptimeSeconds).toBeGreaterThanOrEqual(0);
     expect((await fetch(`${bridge.url}/other`)).status).toBe(404);
