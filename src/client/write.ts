@@ -79,11 +79,9 @@ async function writeAll<K extends BatchEndpointId>(
     let note = error.message;
     if (policy.verify && options.verifyUncertain !== false) {
       const ids = batch.map((e) => e.key).filter((k): k is number => typeof k === 'number');
+      let confirmed: Set<number> | undefined;
       try {
-        const confirmed = await verifyApplied(core, policy.verify, ids, sentAt, { signal, deadline });
-        for (const e of batch) if (confirmed.has(e.key as number)) settle(e, { ok: true, verified: true, errors: [], returned: {}, ...(repeated ? { repeated } : {}) });
-        pending = batch.filter((e) => !confirmed.has(e.key as number));
-        note = `${error.message}; reading state back did not confirm it`;
+        confirmed = await verifyApplied(core, policy.verify, ids, sentAt, { signal, deadline });
       } catch (verifyError) {
         if (isWisbridgeError(verifyError, 'AUTHENTICATION') || isWisbridgeError(verifyError, 'ABORTED')) {
           uncertain(pending, error.message, repeated);
@@ -91,7 +89,14 @@ async function writeAll<K extends BatchEndpointId>(
         }
         note = `${error.message}; reading state back failed too`;
       }
-      if (policy.resendUnconfirmed && !repeated && pending.length > 0) return send(pending, true);
+      if (confirmed) {
+        const shown = confirmed;
+        for (const e of batch) if (shown.has(e.key as number)) settle(e, { ok: true, verified: true, errors: [], returned: {}, ...(repeated ? { repeated } : {}) });
+        pending = batch.filter((e) => !shown.has(e.key as number));
+        note = `${error.message}; reading state back did not confirm it`;
+        // Only items the read showed as not applied are repeated; when the read failed nothing is known.
+        if (policy.resendUnconfirmed && !repeated && pending.length > 0) return send(pending, true);
+      }
     }
     uncertain(pending, note, repeated);
   };

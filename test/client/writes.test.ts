@@ -166,6 +166,16 @@ describe('uncertain outcomes', () => {
     expect(requestsTo(client.events, 'supplierShipments.acknowledge')).toBe(1);
   });
 
+  it('acknowledge: when reading state back fails too, nothing is repeated and items stay uncertain', async () => {
+    await svc.faults({ reset_rate: 1, reset_phase: 'before', path_prefix: '/v1/customer-shipments' });
+    const client = svc.client({ maxAttempts: 2 });
+    const outcomes = await client.customerShipments.acknowledge([{ id: 1001 }, { id: 1002 }]);
+    expect(outcomes.every((o) => o.uncertain && !o.ok && !o.repeated)).toBe(true);
+    expect(outcomes[0].errors[0]).toContain('reading state back failed too');
+    expect(requestsTo(client.events, 'customerShipments.acknowledge')).toBe(1);
+    expect(requestsTo(client.events, 'customerShipments.list')).toBe(2);
+  });
+
   it('change-status is repeated blindly after a lost answer (idempotent)', async () => {
     await svc.faults({ reset_rate: 1, reset_phase: 'after', times: 1, path_prefix: '/v1/customer-shipments/change-status' });
     const client = svc.client();
