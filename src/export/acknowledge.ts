@@ -28,6 +28,8 @@ export interface AckContext {
   drop: Drop;
   logger: Logger;
   signal?: AbortSignal;
+  /** Acknowledge batches in flight at once (the service's concurrency). */
+  concurrency?: number;
 }
 
 /**
@@ -49,7 +51,8 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
   let outcomes: WriteOutcome[];
   let fatal: unknown;
   try {
-    outcomes = await client.write(spec.acknowledge, records.map((r) => ({ id: r.id })) as never, { signal: ctx.signal });
+    // Batches in flight at once: the order of acknowledgements does not matter, only that each is answered.
+    outcomes = await client.write(spec.acknowledge, records.map((r) => ({ id: r.id })) as never, { signal: ctx.signal, concurrency: ctx.concurrency });
   } catch (error) {
     fatal = error;
     outcomes = (isWisbridgeError(error) ? (error.details?.outcomes as WriteOutcome[] | undefined) : undefined) ?? [];

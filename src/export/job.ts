@@ -84,7 +84,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
   }
 
   const spec = WORK_TYPE_SPECS[job.work_type];
-  const ackCtx = { job, spec, client, journal, drop, logger, signal };
+  const ackCtx = { job, spec, client, journal, drop, logger, signal, concurrency: ctx.concurrency };
   // Due from an earlier run (a crash after writing, an uncertain answer, records the WMS confirmed).
   await acknowledgeDue(ackCtx, summary.acknowledgements);
 
@@ -116,7 +116,8 @@ export async function acknowledgeDueForJob(runtime: Runtime, job: ExportJob, opt
   const [journal, client, drop] = await Promise.all([runtime.journal(), runtime.client(job.service), runtime.drop(job.drop)]);
   const logger = runtime.logger.child({ job: job.name, work_type: job.work_type });
   const tally = emptyTally();
-  await acknowledgeDue({ job, spec: WORK_TYPE_SPECS[job.work_type], client, journal, drop, logger, signal: options.signal ?? runtime.signal }, tally);
+  const concurrency = runtime.loaded.service(job.service).concurrency;
+  await acknowledgeDue({ job, spec: WORK_TYPE_SPECS[job.work_type], client, journal, drop, logger, signal: options.signal ?? runtime.signal, concurrency }, tally);
   return tally;
 }
 
