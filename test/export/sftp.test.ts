@@ -58,6 +58,15 @@ describe('command line mistakes', () => {
     expect(`${unknownType.stderr}${noJob.stderr}`).not.toMatch(/\n\s+at /);
   });
 
+  it('an unreachable service is fatal: exit 2 with a typed line, nothing written, nothing journaled as handed over', async () => {
+    setup = await setUp({ url: 'http://127.0.0.1:9', token: emu.token }, [{ name: 'so', work_type: 'customerShipments', mapping: MAPPING_OF.customerShipments }]);
+    const down = await wisbridge(['export', 'customer-shipments', '--config', setup.configFile]);
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/job so: UNAVAILABLE: /);
+    expect(down.stderr).not.toMatch(/\n\s+at /);
+    expect(setup.outboxFiles()).toEqual([]);
+  });
+
   it('a mapping of the wrong document is a configuration error; the service token never appears in output', async () => {
     setup = await setUp(emu, [{ name: 'so', work_type: 'customerShipments', mapping: MAPPING_OF.products }]);
     const wrong = await wisbridge(['export', 'customer-shipments', '--config', setup.configFile]);

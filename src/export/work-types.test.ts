@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { ExportRecord } from '../journal/index.js';
+import { resultCsv, resultFileName } from './files.js';
+import { fileTimestamp, formatFileName, parseWorkType, WORK_TYPE_SPECS } from './work-types.js';
+
+describe('work types and file names', () => {
+  it('reads work types in config and CLI spelling', () => {
+    expect(parseWorkType('customer-shipments')).toBe('customerShipments');
+    expect(parseWorkType('inboundTransfers')).toBe('inboundTransfers');
+    expect(parseWorkType('products')).toBe('products');
+    expect(parseWorkType('pallets')).toBeUndefined();
+  });
+
+  it('lists inbound transfers with an explicit status (their default, all, would include done transfers)', () => {
+    expect(WORK_TYPE_SPECS.inboundTransfers.pending).toEqual({ status: 'pending' });
+    expect(Object.entries(WORK_TYPE_SPECS).filter(([, s]) => s.cancellable).map(([t]) => t)).toEqual(['customerShipments', 'customerReturns']);
+  });
+
+  it('fills {job} {work_type} {timestamp} (UTC) {seq} (6 digits)', () => {
+    const at = new Date('2026-11-22T03:04:05.678+01:00');
+    expect(fileTimestamp(at)).toBe('20261122020405');
+    expect(formatFileName('{job}-{work_type}_{timestamp}_{seq}.csv', { name: 'so', work_type: 'customerShipments' }, at, 42))
+      .toBe('so-customerShipments_20261122020405_000042.csv');
+  });
+
+  it('writes the result file with neutralized cells and quoted line breaks', () => {
+    const record = (id: number, ackStatus: ExportRecord['ackStatus'], messages: string[]): ExportRecord => ({
+      exportId: 1, fileName: 'so_1.csv', workType: 'customerShipments', id, number: `SO-${id}`, updatedAt: null, ackStatus, acknowledgedAt: null, messages,
+    });
+    expect(resultFileName('so_1.csv')).toBe('so_1.csv.ack.csv');
+    expect(resultCsv([record(1, 'acknowledged', []), record(2, 'error', ['=cmd', 'line\nbreak'])])).toBe(
+      'file,id,number,status,acknowledged_at,message\nso_1.csv,1,SO-1,acknowledged,,\nso_1.csv,2,SO-2,error,,"\'=cmd | line\nbreak"\n',
+    );
+  });
+});
