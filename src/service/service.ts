@@ -223,6 +223,26 @@ export class BridgeService {
     }
   }
 
+  private async logRows(log: Logger, summary: JobSummary): Promise<void> {
+    const files = summary.files.filter((f) => f.fileId !== undefined && f.rows.error + f.rows.uncertain > 0);
+    if (files.length === 0) return;
+    try {
+      const journal = await this.runtime.journal();
+      for (const f of files) {
+        const items = [...journal.failedItems(f.fileId!, { limit: ROW_LOG_LIMIT }), ...journal.uncertainItems(f.fileId!, { limit: ROW_LOG_LIMIT })];
+        for (const item of items.slice(0, ROW_LOG_LIMIT)) {
+          log.warn({
+            file: f.name, fileId: f.fileId, line: item.lines[0], lines: item.lines.length > 1 ? item.lines : undefined, key: item.docKey ?? undefined,
+            requestId: item.requestId ?? undefined, endpoint: item.endpoint ?? undefined, status: item.status, err: item.messages.join(' | '), hint: item.hint ?? undefined,
+          }, item.status === 'uncertain' ? 'row uncertain: check it in the service, then wisbridge resolve' : 'row failed');
+        }
+        if (f.rows.error + f.rows.uncertain > ROW_LOG_LIMIT) log.warn({ file: f.name, fileId: f.fileId, more: f.rows.error + f.rows.uncertain - ROW_LOG_LIMIT }, 'more rows need attention: see the result file or wisbridge status');
+      }
+    } catch (error) {
+      log.warn({ err: describeError(error) }, 'could not list the rows that need attention');
+    }
+  }
+
   private skipped(job: JobState, trigger: Trigger): void {
     this.metrics.skippedRuns.inc({ job: job.name });
     this.logger.warn({ job: job.name, trigger, busyWith: job.slot.runningTrigger }, 'run skipped: the previous run of this job is still busy');
@@ -238,6 +258,7 @@ export class BridgeService {
     try {
       summary = await run(this.stopSignal);
       this.metrics.onSummary(job.name, summary);
+      await this.logRows(log, summary);
     } catch (e) {
       result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
@@ -256,6 +277,9 @@ export class BridgeService {
     return result === 'ok';
   }
 }
+
+/** Rows that need a person, one warn line each (file, line, document key, request id): what a log search finds. */
+const ROW_LOG_LIMIT = 100;
 
 export const scheduleCursor = (job: string): string => `schedule:${job}`;
 

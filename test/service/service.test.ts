@@ -85,6 +85,9 @@ describe('wisbridge run in-process: watch, metrics, health', () => {
     // Logs carry the job and file; the secret token never appears.
     const fileLog = records.find((r) => r.msg === 'file ready');
     expect(fileLog).toMatchObject({ job: 'stock', file: 'KORR_metrics.csv' });
+    expect(records.find((r) => r.msg === 'row failed')).toMatchObject({
+      level: 40, job: 'stock', file: 'KORR_metrics.csv', line: 4, requestId: expect.any(Number), endpoint: 'inventory.adjustments', err: expect.stringContaining('SKU-99999'),
+    });
     expect(JSON.stringify(records)).not.toContain(emu.token);
 
     const url = bridge.url!;
