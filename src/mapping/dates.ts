@@ -39,6 +39,7 @@ export function compileDatePattern(pattern: string): DatePattern {
     return `(\\d{${t.width},${t.max}})`;
   }).join('') + '$');
   const hasTime = parts.has('H');
+  const shortYear = tokens.some((t) => t.part === 'y' && t.width === 2);
   return {
     source: pattern,
     hasTime,
@@ -47,7 +48,7 @@ export function compileDatePattern(pattern: string): DatePattern {
       if (!m) return undefined;
       const f: DateFields = { y: 0, M: 0, d: 0, H: 0, m: 0, s: 0, S: 0 };
       for (let i = 0; i < order.length; i++) f[order[i]] = Number(m[i + 1]);
-      if (tokens.some((t) => t.part === 'y' && t.width === 2)) f.y += f.y < 70 ? 2000 : 1900;
+      if (shortYear) f.y += f.y < 70 ? 2000 : 1900;
       return validFields(f) ? f : undefined;
     },
     format(f) {
@@ -56,13 +57,16 @@ export function compileDatePattern(pattern: string): DatePattern {
   };
 }
 
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function validFields(f: DateFields): boolean {
   if (f.M < 1 || f.M > 12 || f.d < 1 || f.H > 23 || f.m > 59 || f.s > 59) return false;
-  return f.d <= new Date(Date.UTC(f.y, f.M, 0)).getUTCDate();
+  const leap = f.M === 2 && (f.y % 4 === 0 && (f.y % 100 !== 0 || f.y % 400 === 0));
+  return f.d <= DAYS[f.M - 1] + (leap ? 1 : 0);
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-export const isoDateOf = (f: DateFields) => `${pad(f.y, 4)}-${pad(f.M)}-${pad(f.d)}`;
+const two = (n: number) => (n < 10 ? '0' + n : String(n));
+export const isoDateOf = (f: DateFields) => `${f.y >= 1000 ? f.y : pad(f.y, 4)}-${two(f.M)}-${two(f.d)}`;
 
 const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
 /** Throws a RangeError for an unknown IANA zone (checked at load time). */

@@ -31,8 +31,9 @@ export interface DocState {
   item: Obj;
   lines: number[];
   rows: { line: number; row: readonly string[] }[];
-  errors: RowError[];
-  refs: PendingRef[];
+  /** Created on the first error / reference (most rows have none). */
+  errors?: RowError[];
+  refs?: PendingRef[];
   /** Keyed children per list, created on first use (one-row documents never need it). */
   index?: Map<unknown[], Map<string, Obj>>;
   trace?: Map<object, Origin>;
@@ -62,7 +63,7 @@ export class DocumentBuilder {
   constructor(readonly root: BoundNode, readonly fileName: string) {}
 
   start(key: string, trace = false): DocState {
-    const doc: DocState = { key, item: {}, lines: [], rows: [], errors: [], refs: [], index: undefined };
+    const doc: DocState = { key, item: {}, lines: [], rows: [] };
     if (trace) doc.trace = new Map();
     return doc;
   }
@@ -84,16 +85,16 @@ export class DocumentBuilder {
       if (v === undefined) continue;
       if (v instanceof Fail) {
         const raw = f.raw(row);
-        doc.errors.push({ line, column: f.label || undefined, raw, message: cellMessage(this.fileName, line, f.label, raw, v.reason) });
+        (doc.errors ??= []).push({ line, column: f.label || undefined, raw, message: cellMessage(this.fileName, line, f.label, raw, v.reason) });
         continue;
       }
-      const target = setPath(obj, f.path, v);
+      const target = f.path.length === 1 ? ((obj[f.path[0]] = v), obj) : setPath(obj, f.path, v);
       if (f.ref) {
         const field = f.path[f.path.length - 1];
         if (Array.isArray(v)) {
-          doc.errors.push({ line, column: f.label, message: `${this.fileName}, line ${line}, column ${f.label}: a list cannot be resolved` });
+          (doc.errors ??= []).push({ line, column: f.label, message: `${this.fileName}, line ${line}, column ${f.label}: a list cannot be resolved` });
         } else {
-          doc.refs.push({ kind: f.ref.kind, key: String(v), target, field, keep: f.ref.keep, line, label: f.label, raw: f.raw(row) });
+          (doc.refs ??= []).push({ kind: f.ref.kind, key: String(v), target, field, keep: f.ref.keep, line, label: f.label, raw: f.raw(row) });
         }
       }
     }
@@ -119,7 +120,7 @@ export class DocumentBuilder {
     const key = evalKey(node.key, row);
     if (typeof key !== 'string') {
       const raw = key.field.raw(row);
-      doc.errors.push({ line, column: key.field.label, raw, message: cellMessage(this.fileName, line, key.field.label, raw, key.fail.reason) });
+      (doc.errors ??= []).push({ line, column: key.field.label, raw, message: cellMessage(this.fileName, line, key.field.label, raw, key.fail.reason) });
       return;
     }
     if (key === '' && node.optionalLevel) {

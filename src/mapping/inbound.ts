@@ -280,7 +280,7 @@ class InboundMapper extends Transform {
     if (extraLines) doc.lines.push(...extraLines);
     if (doc.rows.length >= this.mapping.definition.grouping.max_rows_per_document) {
       if (doc.rows.length === this.mapping.definition.grouping.max_rows_per_document) {
-        doc.errors.push({ line, message: `${this.file}, line ${line}: the document has more than ${doc.rows.length} rows (grouping.max_rows_per_document)` });
+        (doc.errors ??= []).push({ line, message: `${this.file}, line ${line}: the document has more than ${doc.rows.length} rows (grouping.max_rows_per_document)` });
       }
       doc.lines.push(line);
       return;
@@ -308,15 +308,15 @@ class InboundMapper extends Transform {
     const good: MappedDocument[] = [];
     for (const doc of docs) {
       if (doc.lines.length > 1) doc.lines.sort((a, b) => a - b);
-      if (doc.errors.length === 0) {
+      if (!doc.errors) {
         const r = this.target.schema.safeParse(doc.item);
         if (r.success) {
           good.push({ endpoint: this.endpoint, key: doc.key, item: r.data as Record<string, unknown>, lines: doc.lines });
           continue;
         }
-        doc.errors.push(...locateIssues(doc, this.root!, this.file, r.error.issues));
+        (doc.errors ??= []).push(...locateIssues(doc, this.root!, this.file, r.error.issues));
       }
-      this.push({ kind: 'rejected', endpoint: this.endpoint, key: doc.key, lines: doc.lines, errors: doc.errors });
+      this.push({ kind: 'rejected', endpoint: this.endpoint, key: doc.key, lines: doc.lines, errors: doc.errors ?? [] });
     }
     if (good.length === 0) return;
     const bodyKey = this.target.bodyKey;
@@ -330,7 +330,7 @@ class InboundMapper extends Transform {
   private async resolveRefs(docs: DocState[]): Promise<void> {
     if (!this.resolver) return;
     const byKind = new Map<string, Set<string>>();
-    for (const doc of docs) for (const ref of doc.refs) {
+    for (const doc of docs) for (const ref of doc.refs ?? []) {
       let s = byKind.get(ref.kind);
       if (!s) byKind.set(ref.kind, (s = new Set()));
       s.add(ref.key);
@@ -338,10 +338,10 @@ class InboundMapper extends Transform {
     if (byKind.size === 0) return;
     const found = new Map<string, ReadonlyMap<string, number>>();
     for (const [kind, keys] of byKind) found.set(kind, await this.resolver.resolve(kind as never, [...keys]));
-    for (const doc of docs) for (const ref of doc.refs) {
+    for (const doc of docs) for (const ref of doc.refs ?? []) {
       const id = found.get(ref.kind)?.get(ref.key);
       if (id === undefined) {
-        doc.errors.push({ line: ref.line, column: ref.label, raw: ref.raw, message: `${this.file}, line ${ref.line}, column ${ref.label}: "${ref.raw}" is not a known ${describeKind(ref.kind)}` });
+        (doc.errors ??= []).push({ line: ref.line, column: ref.label, raw: ref.raw, message: `${this.file}, line ${ref.line}, column ${ref.label}: "${ref.raw}" is not a known ${describeKind(ref.kind)}` });
       } else if (!ref.keep) {
         ref.target[ref.field] = id;
       }
