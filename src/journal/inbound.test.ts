@@ -155,6 +155,18 @@ describe('items and requests', () => {
     expect(journal.resumeState(fileId).classify(1)).toBe('sent');
   });
 
+  it('releases a request that never reached the service: its items can be sent again', () => {
+    const id = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)], { sent: true });
+    journal.releaseRequest(id);
+    expect(journal.getRequest(id).status).toBe('abandoned');
+    expect(journal.resumeState(fileId).counts).toEqual({ finished: 0, sent: 0, unsent: 2 });
+    expect(() => journal.completeRequest(id, okOutcomes([0, 1]))).toThrow(/already abandoned/);
+    const again = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)]);
+    journal.markSent(again);
+    journal.completeRequest(again, okOutcomes([0, 1]));
+    expect(journal.fileSummary(fileId)).toMatchObject({ total: 2, ok: 2 });
+  });
+
   it('refuses transitions that do not fit the recorded state', () => {
     const id = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)]);
     expect(stateCode(() => journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(1)]))).toBe('JOURNAL_STATE');
