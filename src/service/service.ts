@@ -214,7 +214,7 @@ export class BridgeService {
     if (this.stopSignal.aborted) return;
     const outcome = await job.slot.tryRun(trigger, () => this.execute(job, trigger, job.run));
     if (outcome.skipped) return this.skipped(job, trigger);
-    if (job.last?.result === 'aborted') return;
+    if (job.last?.result === 'aborted' || this.stopSignal.aborted) return;
     // Recorded once the run is over (even a failed one: its files are in the journal), so a crash mid-run is caught up.
     try {
       (await this.runtime.journal()).setCursor(scheduleCursor(job.name), new Date(scheduledAt).toISOString());

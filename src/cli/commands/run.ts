@@ -19,7 +19,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
-  const logger = createLogger({ level: loaded.config.log.level });
+  const logger = createLogger({ level: process.env.WISBRIDGE_LOG_LEVEL ?? loaded.config.log.level });
   const service = new BridgeService(loaded, { runners: flowRunners, logger });
   let signals = 0;
   let stopped: Promise<void> | undefined;
