@@ -1,0 +1,27 @@
+import { expect } from 'vitest';
+import { setFaults } from '../support/emulator.js';
+import { cli, finished, type Workspace } from './helpers.js';
+
+export const PLAIN = Array.from({ length: 60 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+
+/** Starts `wisbridge batch` and SIGKILLs it once `ready()` holds (checked every 50 ms). */
+export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>): Promise<void> {
+  const child = cli(['batch', '--config', ws.configFile]);
+  const exit = finished(child);
+  const deadline = Date.now() + 25_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`the batch never got far enough: ${(await exit.catch(() => null))?.stderr ?? ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  const result = await exit;
+  expect(result.signal).toBe('SIGKILL');
+}
+
+/** Clears the faults and runs `wisbridge batch` to the end. */
+export async function restart(emu: { url: string }, ws: Workspace) {
+  await setFaults(emu, {});
+  const result = await finished(cli(['batch', '--config', ws.configFile]));
+  expect([0, 1], result.stderr).toContain(result.code);
+  return result;
+}

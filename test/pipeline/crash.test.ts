@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
+import { adminState, setFaults, useEmulator } from '../support/emulator.js';
+import { killMidFile, PLAIN, restart } from './crash-support.js';
+import { workspace } from './helpers.js';
+
+const emu = useEmulator({ resetEachTest: true });
+
+describe('kill -9 in the middle of a file, then restart', () => {
+  it('adjustments: every row applied exactly once, or reported uncertain (applied at most once) with what to check', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 4 });
+    const rows = Array.from({ length: 80 }, (_, i) => `${PLAIN[i % PLAIN.length]};1;Fund;C-${i + 1};19.11.2026;;ACME`);
+    ws.drop('KORR_CRASH.csv', Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows, ''].join('\n'), 'latin1'));
+    await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory' });
+    const applied = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string }>;
+    await killMidFile(ws, async () => (await applied()).length >= 20);
+    const atKill = (await applied()).length;
+    expect(atKill).toBeLessThan(80);
+    expect(ws.files('inbox')).toEqual(['KORR_CRASH.csv']);
+    const left = openJournal(join(ws.dir, 'journal.sqlite'));
+    // The kill caught at least one request on the wire: the restart must settle it without sending it again.
+    expect(left.backlog()).toMatchObject({ processingFiles: 1 });
+    expect(left.backlog().sentRequests).toBeGreaterThanOrEqual(1);
+    left.close();
+
+    const second = await restart(emu, ws);
+    expect(second.stdout).toMatch(/KORR_CRASH\.csv\s+(done|failed)/);
+    expect(ws.files('archive')).toEqual(['KORR_CRASH.csv']);
+    const counts = new Map<string, number>();
+    for (const a of await applied()) counts.set(a.reference, (counts.get(a.reference) ?? 0) + 1);
+    const result = ws.result('KORR_CRASH.result.csv');
+    expect(result).toHaveLength(80);
+    let uncertain = 0;
+    for (const row of result) {
+      const reference = `C-${Number(row.line) - 1}`;
+      const n = counts.get(reference) ?? 0;
+      if (row.status === 'ok') expect(n, reference).toBe(1);
+      else {
+        expect(row.status, reference).toBe('uncertain');
+        expect(n, reference).toBeLessThanOrEqual(1);
+        expect(row.check).toContain(`reference ${reference}`);
+        uncertain++;
+      }
+    }
+    // Only the requests in flight at the kill (two at most, four rows each) can be uncertain.
+    expect(uncertain).toBeLessThanOrEqual(8);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    expect(journal.backlog()).toMatchObject({ processingFiles: 0, pendingRequests: 0, sentRequests: 0 });
+    journal.close();
+  });
+
+});
