@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -85,12 +85,36 @@ describe('wisbridge demo', () => {
     expect(out).not.toContain(token);
     expect(readFileSync(join(dir, 'wisbridge.log'), 'utf8')).not.toContain(token);
 
-    // A second run starts from a fresh folder.
+  });
+
+  it('starts from a fresh folder on every run; --keep-emulator keeps serving until Ctrl-C', async () => {
+    const dir = join(work, 'demo');
+    mkdirSync(join(dir, 'wms', 'inbox'), { recursive: true });
+    writeFileSync(join(dir, '.wisbridge-demo'), '');
     writeFileSync(join(dir, 'wms', 'inbox', 'leftover.csv'), 'x\n');
-    const again = demo();
-    expect(again.status).toBe(0);
-    expect(readdirSync(join(dir, 'wms', 'inbox'))).toEqual([]);
-    expect(readdirSync(join(dir, 'wms', 'archive'))).not.toContain('leftover.csv');
+    const child = spawn(process.execPath, [join(root, 'bin/wisbridge.js'), 'demo', '--keep-emulator'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      for (;;) {
+        if (/^TOKEN=\S+$/m.test(stdout)) break;
+        if (child.exitCode !== null) throw new Error(`demo exited early: ${stdout}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const url = stdout.match(/keeps serving at (http:\/\/127\.0\.0\.1:\d+)/)![1];
+      const token = stdout.match(/^TOKEN=(\S+)$/m)![1];
+      const res = await fetch(`${url}/v1/customer-shipments.json?status=pending`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      // The demo handed the pending shipments over and the WMS confirmed two of them (ACK_SO sample): acknowledged.
+      const state = await (await fetch(`${url}/_admin/state?only=customer_shipments`)).json() as { customer_shipments: Array<{ number: string; acknowledged_at: string | null }> };
+      expect(state.customer_shipments.filter((s) => ['SO-1001', 'SO-1002'].includes(s.number)).every((s) => s.acknowledged_at !== null)).toBe(true);
+      expect(readdirSync(join(dir, 'wms', 'inbox'))).toEqual([]);
+      expect(readdirSync(join(dir, 'wms', 'archive'))).not.toContain('leftover.csv');
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exit).toBe(0);
   });
 
   it('never wipes a folder it did not make', () => {
