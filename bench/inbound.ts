@@ -58,10 +58,21 @@ const size = statSync(file).size;
 // high-water mark (VmHWM). V8 collects lazily: a heap cap keeps garbage from inflating RSS (docs/pipeline.md).
 const heapCap = process.env.BENCH_HEAP_MB ?? '96';
 const started = performance.now();
-const bridge = spawn(process.execPath, [...(heapCap === '0' ? [] : [`--max-old-space-size=${heapCap}`]), join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+const bridge = spawn(process.execPath, [...profile, ...(heapCap === '0' ? [] : [`--max-old-space-size=${heapCap}`]), join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
 let stdout = '';
 bridge.stdout!.on('data', (d) => (stdout += d));
 let peak = 0;
+const cpu = { bridge: 0, emulator: 0 };
+/** utime + stime of a process in seconds (Linux: /proc/PID/stat fields 14 and 15, 100 ticks/s). */
+const cpuSeconds = (pid: number | undefined): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+};
 const readPeak = () => {
   try {
     const status = readFileSync(`/proc/${bridge.pid}/status`, 'utf8');
@@ -69,7 +80,10 @@ const readPeak = () => {
   } catch {
     // the process has exited
   }
+  cpu.bridge = cpuSeconds(bridge.pid) ?? cpu.bridge;
+  cpu.emulator = cpuSeconds(emulator.pid) ?? cpu.emulator;
 };
+const emulatorCpuBefore = cpuSeconds(emulator.pid) ?? 0;
 const sampler = setInterval(readPeak, 100);
 const [code] = (await once(bridge, 'exit')) as [number];
 const elapsed = (performance.now() - started) / 1000;
@@ -84,6 +98,7 @@ console.log(`outcome         exit ${code}, ${outcome}  ok ${ok}  error ${error} 
 console.log(`requests sent   ${requests}`);
 console.log(`elapsed         ${elapsed.toFixed(2)} s end to end (process start, checksum, map, journal, send, result file, archive)`);
 console.log(`throughput      ${Math.round(ROWS / elapsed).toLocaleString('en')} rows/s`);
+console.log(`CPU time        bridge ${cpu.bridge.toFixed(1)} s, emulator ${(cpu.emulator - emulatorCpuBefore).toFixed(1)} s (sampled every 100 ms; the two share the machine)`);
 console.log(`peak RSS        ${mb(peak)} (wisbridge batch process, VmHWM; emulator separate)`);
 console.log(`machine load    ${loadavg().map((l) => l.toFixed(1)).join(' ')} (1/5/15 min) on ${cpus().length} cores`);
 rmSync(dir, { recursive: true, force: true });
