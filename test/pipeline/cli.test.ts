@@ -1,0 +1,78 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
+import { adminState, useEmulator } from '../support/emulator.js';
+import { cli, finished, parseCsv, SAMPLES, workspace } from './helpers.js';
+import { readFileSync } from 'node:fs';
+
+const emu = useEmulator({ resetEachTest: true });
+
+describe('wisbridge process', () => {
+  it('--dry-run prints what would be sent, sends and claims nothing', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    const local = join(ws.dir, 'local');
+    mkdirSync(local);
+    copyFileSync(join(SAMPLES, 'KORR_20261120.csv'), join(local, 'KORR_20261120.csv'));
+    const r = await finished(cli(['process', join(local, 'KORR_20261120.csv'), '--config', ws.configFile, '--dry-run']));
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const request = lines.find((l) => l.kind === 'request');
+    expect(request.endpoint).toBe('inventory.adjustments');
+    expect(request.body.adjustments.map((a: any) => a.product_code)).toEqual(['SKU-00001', 'SKU-00002', 'SKU-00003']);
+    expect(lines.find((l) => l.kind === 'rejected').errors).toEqual(['KORR_20261120.csv, line 6, column Menge: "3x" is not a number']);
+    expect(r.stderr).toMatch(/KORR_20261120\.csv\s+dry-run\s+3\s+1\s+1/);
+    expect((await adminState(emu, ['adjustments'])).adjustments).toEqual([]);
+    expect(readdirSync(local)).toEqual(['KORR_20261120.csv']);
+    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    expect(journal.listFiles({ limit: 10 })).toEqual([]);
+    journal.close();
+  });
+
+  it('processes a local file: the result goes to --out, the input stays; the same file again is a duplicate', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    const local = join(ws.dir, 'local');
+    const out = join(ws.dir, 'results');
+    mkdirSync(local);
+    copyFileSync(join(SAMPLES, 'ACK_SO_20261120.csv'), join(local, 'ACK_SO_20261120.csv'));
+    const first = await finished(cli(['process', join(local, 'ACK_SO_20261120.csv'), '--config', ws.configFile, '--out', out]));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/ACK_SO_20261120\.csv\s+done\s+2\s+0\s+0\s+0\s+1/);
+    expect(parseCsv(readFileSync(join(out, 'ACK_SO_20261120.result.csv'), 'utf8')).map((r) => r.status)).toEqual(['ok', 'ok']);
+    expect(readdirSync(local)).toEqual(['ACK_SO_20261120.csv']);
+    const second = await finished(cli(['process', join(local, 'ACK_SO_20261120.csv'), '--config', ws.configFile]));
+    expect(second.stdout).toMatch(/ACK_SO_20261120\.csv\s+duplicate/);
+    expect(existsSync(join(local, 'ACK_SO_20261120.result.csv'))).toBe(true);
+  });
+});
+
+describe('wisbridge batch exit codes and summary', () => {
+  it('0 when everything went through, 1 when some rows failed, 2 on a fatal error (401), with a summary table', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    ws.drop('ACK_SO_20261120.csv');
+    const ok = await finished(cli(['batch', '--config', ws.configFile]));
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^job\s+file\s+outcome\s+ok\s+error\s+skipped\s+uncertain\s+requests/);
+    expect(ok.stdout).toMatch(/total\s+1 file\(s\)\s+2\s+0\s+0\s+0\s+1/);
+
+    ws.drop('KORR_20261120.csv');
+    const some = await finished(cli(['batch', '--config', ws.configFile]));
+    expect(some.code, some.stderr).toBe(1);
+    expect(some.stdout).toMatch(/KORR_20261120\.csv\s+failed\s+3\s+1\s+1\s+0/);
+
+    writeFileSync(join(ws.dir, 'token'), 'not-a-valid-token');
+    ws.drop('PICK_20261120.csv');
+    const fatal = await finished(cli(['batch', '--config', ws.configFile]));
+    expect(fatal.code).toBe(2);
+    expect(fatal.stderr).toMatch(/^wisbridge batch: AUTHENTICATION: /m);
+    expect(fatal.stderr).not.toContain('not-a-valid-token');
+    expect(fatal.stderr).not.toMatch(/\n\s+at /);
+    expect(ws.files('inbox')).toEqual(['PICK_20261120.csv']);
+  });
+
+  it('a usage mistake is one clear line and exit 2', async () => {
+    const r = await finished(cli(['batch', '--nope']));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^wisbridge batch: USAGE: /);
+  });
+});
