@@ -1,0 +1,44 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
+import { runInboundJob } from '../../src/pipeline/index.js';
+import { adminState, setFaults, useEmulator } from '../support/emulator.js';
+import { PLAIN } from './crash-support.js';
+import { workspace } from './helpers.js';
+
+const emu = useEmulator({ resetEachTest: true });
+
+describe('graceful stop between batches', () => {
+  it('an aborted job finishes the requests in flight, leaves the journal consistent and the file in the inbox; the next run completes it once', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
+    const rows = Array.from({ length: 40 }, (_, i) => `${PLAIN[i % PLAIN.length]};1;Fund;G-${i + 1};19.11.2026;;ACME`);
+    ws.drop('KORR_STOP.csv', Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows, ''].join('\n'), 'latin1'));
+    await setFaults(emu, { latency_ms: 50, path_prefix: '/v1/inventory' });
+    const stop = new AbortController();
+    let runtime = await ws.runtime();
+    const first = await runInboundJob(runtime, runtime.loaded.config.inbound[0], {
+      signal: stop.signal,
+      onProgress: (p) => {
+        if (p.rows >= 10) stop.abort();
+      },
+    });
+    await runtime.close();
+    expect(first.files.map((f) => f.outcome)).toEqual(['interrupted']);
+    expect(first.files[0].rows.uncertain).toBe(0);
+    expect(ws.files('inbox')).toEqual(['KORR_STOP.csv']);
+    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    expect(journal.backlog()).toMatchObject({ processingFiles: 1, pendingRequests: 0, sentRequests: 0 });
+    journal.close();
+    const applied = (await adminState(emu, ['adjustments'])).adjustments.length;
+    expect(applied).toBeGreaterThan(0);
+    expect(applied).toBeLessThan(40);
+
+    await setFaults(emu, {});
+    runtime = await ws.runtime();
+    const second = await runInboundJob(runtime, runtime.loaded.config.inbound[0]);
+    await runtime.close();
+    expect(second.files[0]).toMatchObject({ outcome: 'done', resumed: true, rows: { ok: 40, error: 0, skipped: 0, uncertain: 0 } });
+    const references = (await adminState(emu, ['adjustments'])).adjustments.map((a: any) => a.reference).sort();
+    expect(references).toEqual(rows.map((_, i) => `G-${i + 1}`).sort());
+  });
+});
