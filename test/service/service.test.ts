@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import { ManualClock } from '../../src/service/clock.js';
 import { redriveFile } from '../../src/service/redrive.js';
 import { resolveRows } from '../../src/service/resolve.js';
 import { flowRunners } from '../../src/service/runners.js';
@@ -158,5 +159,72 @@ describe('operator commands: status, retry, resolve', () => {
     const status = cli('status', '--config', env.file);
     expect(status.status).toBe(0);
     expect(status.stdout).toContain('does not exist yet');
+  });
+});
+
+describe('scheduled jobs through the real flows', () => {
+  it('a nightly inbound batch and an export job fire at their times in their time zones (manual clock)', async () => {
+    const env = await tempConfig(`${baseConfig(emu.url)}
+inbound:
+  - name: nightly-stock
+    drop: wms
+    service: main
+    mappings: [inventory-adjustments]
+    watch: false
+    schedule: { cron: "0 2 * * *", timezone: Europe/Berlin }
+exports:
+  - name: picks
+    work_type: customerShipments
+    drop: wms
+    service: main
+    mapping: customer-shipments-export
+    schedule: { cron: "30 7 * * 1-5", timezone: America/New_York }
+`);
+    const clock = new ManualClock(Date.parse('2026-11-22T00:30:00Z')); // a Sunday
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, clock, httpServer: false });
+    cleanups.push(env.cleanup, () => bridge.stop('test'));
+    await bridge.start();
+    writeFileSync(join(env.dir, 'drop', 'inbox', 'KORR_night.csv'), korrFile([['SKU-00001', 1, 'N-1']]));
+    await clock.advanceTo(Date.parse('2026-11-22T00:59:59Z'));
+    expect(bridge.lastRun('nightly-stock')).toBeUndefined();
+    await clock.advanceTo(Date.parse('2026-11-22T01:00:00Z')); // 02:00 in Berlin
+    await until(() => bridge.lastRun('nightly-stock'), 'the nightly batch');
+    expect(bridge.lastRun('nightly-stock')).toMatchObject({ trigger: 'schedule', result: 'ok', files: 1, rows: { ok: 1 } });
+    expect(existsSync(join(env.dir, 'drop', 'outbox', 'KORR_night.result.csv'))).toBe(true);
+
+    // Monday 07:30 in New York = 12:30 UTC (EST, UTC-5): the pending shipments become a work list.
+    await clock.advanceTo(Date.parse('2026-11-23T12:29:59Z'));
+    expect(bridge.lastRun('picks')).toBeUndefined();
+    await clock.advanceTo(Date.parse('2026-11-23T12:30:00Z'));
+    await until(() => bridge.lastRun('picks'), 'the export');
+    expect(bridge.lastRun('picks')).toMatchObject({ trigger: 'schedule', result: 'ok', exports: 1 });
+    expect(readdirSync(join(env.dir, 'drop', 'outbox')).filter((n) => n.startsWith('picks_'))).toHaveLength(2); // work list + .ack.csv
+  });
+
+  it('/healthz turns 503 while the bridge shuts down', async () => {
+    const env = await tempConfig(`${baseConfig(emu.url)}
+exports:
+  - name: slow
+    work_type: customerShipments
+    drop: wms
+    service: main
+    mapping: customer-shipments-export
+metrics: { host: 127.0.0.1, port: 0 }
+`);
+    let release!: () => void;
+    const busy = new Promise<void>((resolve) => { release = resolve; });
+    const none = async () => ({ files: [], exports: [] });
+    const bridge = new BridgeService(env.loaded, { runners: { inboundPass: none, inboundFile: none, exportRun: async () => { await busy; return { files: [], exports: [] }; } }, httpServer: true });
+    cleanups.push(env.cleanup);
+    await bridge.start();
+    const running = bridge.runNow('slow');
+    expect((await fetch(`${bridge.url}/healthz`)).status).toBe(200);
+    const stopped = bridge.stop('test');
+    const during = await fetch(`${bridge.url}/healthz`);
+    expect(during.status).toBe(503);
+    expect(await during.json()).toMatchObject({ status: 'stopping', jobs: { slow: { running: true } } });
+    release();
+    await running;
+    await stopped;
   });
 });

@@ -1,0 +1,49 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkConfigFile } from '../../src/cli/commands/config.js';
+import { configSchema } from '../../src/config/schema.js';
+
+// Docker and systemd cannot run here: these checks keep the files consistent with the code they deploy.
+const root = resolve(import.meta.dirname, '../..');
+const read = (p: string) => readFileSync(join(root, p), 'utf8');
+const defaults = configSchema.shape;
+
+describe('deployment files', () => {
+  it('the example configuration is valid', async () => {
+    expect(await checkConfigFile(join(root, 'examples/wisbridge.yaml'))).toEqual([]);
+  });
+
+  it('the systemd unit gives the graceful shutdown time to finish and reads secrets from an environment file', () => {
+    const unit = read('deploy/wisbridge.service');
+    const setting = (key: string) => unit.match(new RegExp(`^${key}=(.*)$`, 'm'))?.[1];
+    const shutdownMs = defaults.shutdown_timeout_ms.parse(undefined);
+    expect(Number(setting('TimeoutStopSec')) * 1000).toBeGreaterThan(shutdownMs);
+    expect(setting('Restart')).toBe('on-failure');
+    expect(setting('RestartPreventExitStatus')).toBe('2');
+    expect(setting('KillSignal')).toBe('SIGTERM');
+    expect(setting('EnvironmentFile')).toMatch(/^\/etc\/wisbridge\/.+\.env$/);
+    expect(setting('ExecStart')).toMatch(/bin\/wisbridge\.js run --config /);
+    for (const hardening of ['NoNewPrivileges', 'ProtectSystem', 'ProtectHome', 'PrivateTmp']) expect(setting(hardening), hardening).toMatch(/^(true|strict)$/);
+  });
+
+  it('the Dockerfile runs the sources as a non-root user, keeps the journal on a volume and checks /healthz', () => {
+    const docker = read('Dockerfile');
+    expect(docker).toMatch(/^FROM node:20-bookworm-slim$/m);
+    const user = docker.match(/^USER (\S+)$/m)?.[1];
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/^(root|0)$/);
+    expect(docker).toMatch(/^VOLUME \["\/var\/lib\/wisbridge"\]$/m);
+    expect(docker).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
+    expect(docker).toContain(String(defaults.metrics.unwrap().shape.port.parse(undefined)));
+    // tsx runs the sources at runtime: it must stay a production dependency.
+    expect(JSON.parse(read('package.json')).dependencies.tsx).toBeDefined();
+    const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    for (const [, source] of docker.matchAll(/^COPY (\S+) /gm)) {
+      for (const path of source.split(/\s+/)) {
+        expect(existsSync(join(root, path)), path).toBe(true);
+        expect(ignored, path).not.toContain(path);
+      }
+    }
+  });
+});
