@@ -1,9 +1,10 @@
-import { WRITE_POLICIES, type BatchEndpointId, type WisClient, type WriteOutcome } from '../client/index.js';
+import type { BatchEndpointId, WisClient, WriteOutcome } from '../client/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { ItemOutcome, Journal, NewItem } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { InboundDocument } from '../mapping/definition-schema.js';
 import { recordConfirmations } from './confirmations.js';
+import { resendUntouched } from './settle.js';
 
 /** One mapped document ready to go: seq = its first input line (deterministic across runs of the same file). */
 export interface OutgoingDoc {
@@ -38,7 +39,7 @@ export function uncertainHint(endpoint: string, key: string, body: Record<string
   }
 }
 
-function toOutcome(seq: number, o: WriteOutcome<Record<string, unknown>>, endpoint: string, key: string, body: Record<string, unknown>): ItemOutcome {
+export function toOutcome(seq: number, o: WriteOutcome<Record<string, unknown>>, endpoint: string, key: string, body: Record<string, unknown>): ItemOutcome {
   if (o.ok) {
     const result = o.verified ? { ...o.returned, verified: 'read back from the service' } : o.returned;
     return { seq, status: 'ok', result: Object.keys(result).length > 0 ? result : undefined };
@@ -50,7 +51,7 @@ function toOutcome(seq: number, o: WriteOutcome<Record<string, unknown>>, endpoi
 const isAck = (endpoint: string) => endpoint.endsWith('.acknowledge');
 
 /** After a write of acknowledgements from a WMS file: the exporter's records waiting for that confirmation are done. */
-function confirm(ctx: SenderContext, endpoint: string, bodies: Record<string, unknown>[], outcomes: readonly ItemOutcome[]): void {
+export function confirm(ctx: SenderContext, endpoint: string, bodies: Record<string, unknown>[], outcomes: readonly ItemOutcome[]): void {
   if (!isAck(endpoint)) return;
   const acks = outcomes.flatMap((o, i) => {
     const id = bodies[i]?.id;
@@ -96,6 +97,7 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
   const keys = docs.map((d) => d.key);
   if (endpoint === 'inventory.counts') return sendCount(ctx, requestId, docs[0]);
   let results: WriteOutcome<Record<string, unknown>>[];
+  const sentAt = new Date();
   try {
     results = (await ctx.client.write(endpoint as BatchEndpointId, bodies as never, { batchSize: bodies.length, validate: false })) as never;
   } catch (error) {
@@ -103,6 +105,7 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
     throw error;
   }
   const outcomes = results.map((o, i) => toOutcome(docs[i].seq, o, endpoint, keys[i], bodies[i]));
+  if (outcomes.some((o) => o.status === 'uncertain')) await resendUntouched(ctx, endpoint, outcomes, bodies, keys, sentAt);
   journal.completeRequest(requestId, outcomes);
   confirm(ctx, endpoint, bodies, outcomes);
   return outcomes;
@@ -127,59 +130,3 @@ async function sendCount(ctx: SenderContext, requestId: number, doc: OutgoingDoc
   return [outcome];
 }
 
-const sentAtQuery = new WeakMap<object, { get(id: number): unknown }>();
-function sentAt(journal: Journal, requestId: number): Date {
-  let stmt = sentAtQuery.get(journal.db);
-  if (!stmt) sentAtQuery.set(journal.db, (stmt = journal.db.prepare('SELECT sent_at FROM requests WHERE id = ?').pluck()));
-  const at = stmt.get(requestId);
-  return typeof at === 'string' ? new Date(at) : new Date(Date.now() - 3_600_000);
-}
-
-/**
- * A request left `sent` by a crash (or a lost answer): settled per endpoint policy before the file goes on.
- * Safe to repeat (change-status, failed): sent again. Ship / receive / acknowledge: read back; confirmed items
- * are ok; unconfirmed acknowledgements are sent again (harmless), unconfirmed ship / receive stay uncertain.
- * Adjustments and cycle counts are never repeated: uncertain, with what to check.
- */
-export async function settleSentRequest(ctx: SenderContext, requestId: number, endpoint: string): Promise<void> {
-  const { journal } = ctx;
-  const items = journal.requestItems(requestId);
-  const bodies = items.map((i) => (i.body === null ? {} : (JSON.parse(i.body) as Record<string, unknown>)));
-  const uncertain = (i: number, why: string): ItemOutcome => ({
-    seq: items[i].seq, status: 'uncertain', messages: [why], hint: uncertainHint(endpoint, items[i].docKey ?? '', bodies[i]),
-  });
-  const interrupted = 'the bridge stopped while this request was in flight; its outcome is unknown';
-  const policy = WRITE_POLICIES[endpoint as BatchEndpointId];
-  if (!policy) {
-    journal.completeRequest(requestId, items.map((_, i) => uncertain(i, interrupted)));
-    return;
-  }
-  const outcomes = new Array<ItemOutcome | undefined>(items.length);
-  let resend: number[] = [];
-  if (policy.retry === 'repeatable') {
-    resend = items.map((_, i) => i);
-  } else if (policy.verify) {
-    const ids = bodies.map((b) => b.id).filter((id): id is number => typeof id === 'number');
-    const confirmed = await ctx.client.verify(endpoint as BatchEndpointId, ids, sentAt(journal, requestId));
-    items.forEach((item, i) => {
-      if (confirmed.has(bodies[i].id as number)) outcomes[i] = { seq: item.seq, status: 'ok', result: { id: bodies[i].id, verified: 'read back from the service' } };
-      else if (policy.resendUnconfirmed) resend.push(i);
-      else outcomes[i] = uncertain(i, `${interrupted}; reading the state back did not confirm it`);
-    });
-  } else {
-    items.forEach((_, i) => (outcomes[i] = uncertain(i, `${interrupted}; ${endpoint} is never sent twice`)));
-  }
-  if (resend.length > 0) {
-    ctx.stats.requests++;
-    const results = await ctx.client.write(endpoint as BatchEndpointId, resend.map((i) => bodies[i]) as never, { batchSize: resend.length, validate: false });
-    results.forEach((o, j) => {
-      const i = resend[j];
-      outcomes[i] = toOutcome(items[i].seq, o as WriteOutcome<Record<string, unknown>>, endpoint, items[i].docKey ?? '', bodies[i]);
-    });
-  }
-  if (outcomes.some((o) => o === undefined)) throw new WisbridgeError('JOURNAL_STATE', `request ${requestId}: an item was left unsettled`);
-  const final = outcomes as ItemOutcome[];
-  journal.completeRequest(requestId, final);
-  confirm(ctx, endpoint, bodies, final);
-  ctx.logger.info({ requestId, endpoint, items: items.length, uncertain: final.filter((o) => o.status === 'uncertain').length }, 'settled a request left in flight by an earlier run');
-}

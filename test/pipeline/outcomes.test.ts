@@ -82,6 +82,23 @@ describe('fail-fast endpoints: a bad item is isolated, the rest of its batch goe
   });
 });
 
+describe('ship whose answer was lost before the service processed it', () => {
+  it('reading back shows the shipment untouched since the send: it is sent again and shipped once', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    const state = await adminState(emu, ['customer_shipments']);
+    const s = state.customer_shipments.find((x: any) => x.state === 'assigned' && x.lines.every((l: any) => !l.lot_number));
+    ws.drop('SHIP_LOST.csv', ['ORDER_NO,CARRIER,SERVICE,TRACKING,STRATEGY,SKU,QTY,LOT,SERIALS',
+      ...s.lines.map((l: any) => `${s.number},DHL,DHL_EXPRESS,T1,,${l.product_code},${l.quantity},,`), ''].join('\n'));
+    await setFaults(emu, { reset_rate: 1, reset_phase: 'before', times: 1, path_prefix: '/v1/customer-shipments/ship' });
+    const file = (await runOnce(ws)).files[0];
+    expect(file.rows).toEqual({ ok: s.lines.length, error: 0, skipped: 0, uncertain: 0 });
+    expect(file.requests).toBe(2);
+    const after = await adminState(emu, ['customer_shipments']);
+    expect(after.customer_shipments.find((x: any) => x.id === s.id).state).toBe('shipped');
+    expect(after.customer_shipments.filter((x: any) => x.origin_id === s.id)).toEqual([]);
+  });
+});
+
 describe('the service down for a while, then back', () => {
   it('503 until the retries run out: the run stops (fatal), nothing is uncertain; once the service is back the file goes through once', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2, maxAttempts: 2 });
