@@ -39,11 +39,22 @@ export interface AckContext {
  * those it shows acknowledged count as already acknowledged.
  */
 export async function acknowledgeDue(ctx: AckContext, tally: AckTally): Promise<void> {
-  const due = ctx.journal.pendingAcknowledgements(ctx.job.work_type);
+  const key = (r: ExportRecord) => `${r.workType}:${r.exportId}:${r.id}`;
+  // Another job of this work type in this process may be acknowledging some of them right now.
+  const due = ctx.journal.pendingAcknowledgements(ctx.job.work_type).filter((r) => !acknowledgingNow.has(key(r)));
   const byExport = new Map<number, ExportRecord[]>();
-  for (const r of due) byExport.set(r.exportId, [...(byExport.get(r.exportId) ?? []), r]);
-  for (const [exportId, records] of byExport) await acknowledgeExport(ctx, exportId, records, tally);
+  for (const r of due) {
+    acknowledgingNow.add(key(r));
+    byExport.set(r.exportId, [...(byExport.get(r.exportId) ?? []), r]);
+  }
+  try {
+    for (const [exportId, records] of byExport) await acknowledgeExport(ctx, exportId, records, tally);
+  } finally {
+    for (const r of due) acknowledgingNow.delete(key(r));
+  }
 }
+
+const acknowledgingNow = new Set<string>();
 
 async function acknowledgeExport(ctx: AckContext, exportId: number, records: ExportRecord[], tally: AckTally): Promise<void> {
   const { client, journal, spec, logger } = ctx;
@@ -85,7 +96,10 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
       logger.error({ id, number: records.find((r) => r.id === id)?.number, messages: o.errors }, 'export: acknowledgement refused');
     }
   }
-  if (acks.length > 0) journal.recordAcknowledgements(exportId, acks);
+  // Only what is still waiting (another process on this journal may have settled some meanwhile).
+  const waiting = new Set(journal.exportRecords(exportId).filter((r) => r.ackStatus === 'pending').map((r) => r.id));
+  const settled = acks.filter((a) => waiting.has(a.id));
+  if (settled.length > 0) journal.recordAcknowledgements(exportId, settled);
   if (ctx.job.result_files && acks.length > 0) {
     const name = await writeResultFile(ctx.drop, journal.getExport(exportId), journal.exportRecords(exportId));
     if (!tally.resultFiles.includes(name)) tally.resultFiles.push(name);

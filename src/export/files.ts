@@ -38,22 +38,33 @@ export async function settleUnwritten(journal: Journal, drop: Drop, exportFile: 
   return 'abandoned';
 }
 
+/**
+ * Exports being written by this process right now: another job of the same work type starting meanwhile must not
+ * take them for leftovers of a crash (it would abandon a file that is about to appear).
+ */
+export const exportsInFlight = new Set<number>();
+
 /** Writes a work file for an export recorded in the journal, then marks it written; settles it on failure. */
 export async function writeRecorded(
   journal: Journal, drop: Drop, exportId: number, name: string, mapping: Mapping, records: readonly unknown[], logger: Logger,
 ): Promise<WriteResult> {
   let written: WriteResult;
+  exportsInFlight.add(exportId);
   try {
-    written = await writeWorkFile(drop, name, mapping, records);
-  } catch (error) {
-    // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.
-    if (isWisbridgeError(error, 'DROP_EXISTS')) journal.abandonExport(exportId);
-    else await settleUnwritten(journal, drop, journal.getExport(exportId), logger).catch(() => undefined);
-    throw error;
+    try {
+      written = await writeWorkFile(drop, name, mapping, records);
+    } catch (error) {
+      // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.
+      if (isWisbridgeError(error, 'DROP_EXISTS')) journal.abandonExport(exportId);
+      else await settleUnwritten(journal, drop, journal.getExport(exportId), logger).catch(() => undefined);
+      throw error;
+    }
+    crashPoint('after-rename');
+    journal.markExportWritten(exportId);
+    crashPoint('after-written');
+  } finally {
+    exportsInFlight.delete(exportId);
   }
-  crashPoint('after-rename');
-  journal.markExportWritten(exportId);
-  crashPoint('after-written');
   return written;
 }
 

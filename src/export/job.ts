@@ -4,7 +4,7 @@ import type { Mapping } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { acknowledgeDue, emptyTally, type AckTally } from './acknowledge.js';
 import { exportCancellations } from './cancellations.js';
-import { settleUnwritten } from './files.js';
+import { exportsInFlight, settleUnwritten } from './files.js';
 import { exportProducts } from './products.js';
 import { exportPending, type FileContext, type WrittenFile } from './work.js';
 import { WORK_TYPE_SPECS } from './work-types.js';
@@ -69,7 +69,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
     recovered: { markedWritten: 0, abandoned: 0 }, acknowledgements: emptyTally(), awaitingConfirmation: 0, cancelled: 0, exitCode: 0,
   };
 
-  for (const unwritten of journal.unwrittenExports(job.work_type)) {
+  for (const unwritten of journal.unwrittenExports(job.work_type).filter((e) => !exportsInFlight.has(e.exportId))) {
     const outcome = await settleUnwritten(journal, drop, unwritten, logger);
     if (outcome === 'written') summary.recovered.markedWritten += unwritten.recordCount;
     else summary.recovered.abandoned += unwritten.recordCount;

@@ -1,6 +1,7 @@
 import type { WisClient } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
+import { isWisbridgeError } from '../errors.js';
 import type { ExportRecordInput, Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
@@ -61,11 +62,22 @@ export class FileBatcher {
   /** Writes what is buffered; with `allowEmpty`, a header-only file when nothing at all was written. */
   async flush(allowEmpty = false): Promise<void> {
     if (this.#buffer.length === 0 && !(allowEmpty && this.files.length === 0)) return;
-    const records = this.#buffer;
+    let records = this.#buffer;
     this.#buffer = [];
     const { job, journal, drop, logger } = this.ctx;
     const name = formatFileName(this.options.fileName, job, this.ctx.now(), journal.nextFileSequence(job.name));
-    const exportId = this.begin(name, records.map(journalRecord));
+    let exportId: number;
+    try {
+      exportId = this.begin(name, records.map(journalRecord));
+    } catch (error) {
+      // Another job of the same work type handed some of these over since they were listed: leave them out.
+      const taken = isWisbridgeError(error, 'JOURNAL_STATE') ? (error.details?.ids as number[] | undefined) : undefined;
+      if (!taken) throw error;
+      logger.warn({ ids: taken.slice(0, 20), count: taken.length }, 'export: records handed over meanwhile by another job are left out');
+      records = records.filter((r) => !taken.includes(r.id));
+      if (records.length === 0) return;
+      exportId = this.begin(name, records.map(journalRecord));
+    }
     const written = await writeRecorded(journal, drop, exportId, name, this.mapping, records, logger);
     this.files.push({ name, kind: this.options.kind, records: records.length, bytes: written.size });
     logger.info({ file: name, kind: this.options.kind, records: records.length, bytes: written.size }, 'export: file written');

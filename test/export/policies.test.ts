@@ -133,3 +133,16 @@ export:
     expect(rows.every((r) => /^\d+(\.\d+)?$/.test(r.PRICE))).toBe(true);
   });
 });
+
+describe('two jobs of one work type at once', () => {
+  it('hand each record over once: no record in two work lists, every pending one acknowledged, no fatal error', async () => {
+    const pending = await pendingShipments();
+    setup = await setUp(emu, [{ name: 'a', ...SO, max_records_per_file: 20 }, { name: 'b', ...SO, max_records_per_file: 30 }]);
+    const [a, b] = await Promise.all([setup.run('a'), setup.run('b')]);
+    const numbers = [...a.files, ...b.files].flatMap((f) => [...new Set(readRows(join(setup!.outbox, f.name)).map((r) => r.ORDER_NO))]);
+    expect(numbers).toHaveLength(pending.length);
+    expect(new Set(numbers)).toEqual(new Set(pending.map((r) => r.number)));
+    expect(a.acknowledgements.errors + b.acknowledgements.errors).toBe(0);
+    expect(await pendingShipments()).toEqual([]);
+  });
+});
