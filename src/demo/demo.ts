@@ -111,6 +111,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       out(`  processed     ${shown(join(wms, 'archive'))}/   rejected as a whole: ${shown(join(wms, 'error'))}/ (reason in NAME.error.txt)`);
       out(`  journal       ${shown(join(dir, 'journal.sqlite'))}   →  wisbridge status --config ${shown(result.config)}`);
       out(`  log (JSON)    ${shown(logFile)}`);
+      if (!options.keepEmulator) {
+        out();
+        out('next: wisbridge demo --keep-emulator keeps the emulator serving; then, in a second terminal,');
+        out(`  wisbridge run --config ${shown(result.config)}   (drop more files into ${shown(join(wms, 'inbox'))}/; metrics on http://127.0.0.1:9464/metrics)`);
+      }
       if (total.error + total.uncertain > 0) {
         out();
         out(`${total.error} row(s) failed and ${total.uncertain} are uncertain: the samples include rows with mistakes on purpose,`);

@@ -63,6 +63,7 @@ drops:
     root: wms                    # inbox/ outbox/ archive/ error/
     settleMs: 0                  # the demo copies files before it starts; a real drop waits for uploads to settle
     watchEvents: false
+    pollIntervalMs: 1000         # look at the inbox every second (default 5 s)
 inbound:
   - name: wms-inbound
     drop: wms

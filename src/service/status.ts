@@ -1,9 +1,10 @@
-import type { Backlog, FileRecord, ItemRecord, Journal } from '../journal/index.js';
+import type { Backlog, ExportFile, FileRecord, ItemRecord, Journal } from '../journal/index.js';
 
 export interface StatusReport {
   journal: string;
   backlog: Backlog;
   files: Array<FileRecord & { counts: { ok: number; error: number; skipped: number; uncertain: number } }>;
+  exports: ExportFile[];
   failed: Array<RowLine>;
   uncertain: Array<RowLine>;
 }
@@ -48,7 +49,8 @@ export function statusReport(journal: Journal, options: { limit: number; rows: n
     fileId: item.fileId, file: nameOf(item.fileId), lines: linesOf(item), key: item.docKey,
     message: [item.messages.join(' | '), item.hint ? `check: ${item.hint}` : ''].filter(Boolean).join(' — '),
   }));
-  return { journal: journal.path, backlog: journal.backlog(), files, failed, uncertain };
+  const exports = journal.listExports({ limit: options.limit });
+  return { journal: journal.path, backlog: journal.backlog(), files, exports, failed, uncertain };
 }
 
 export function formatTable(header: string[], rows: string[][], maxWidth = 60): string {
@@ -74,6 +76,11 @@ export function formatStatus(report: StatusReport): string {
         String(f.counts.uncertain), f.claimedAt.slice(0, 19), f.finishedAt?.slice(0, 19) ?? (f.reason ? '' : '-')]),
     ),
   ];
+  out.push('', `recent exports (${report.exports.length}):`);
+  out.push(report.exports.length === 0 ? '  (none yet)' : formatTable(
+    ['id', 'work type', 'kind', 'file', 'records', 'policy', 'status', 'created'],
+    report.exports.map((e) => [String(e.exportId), e.workType, e.kind, e.fileName, String(e.recordCount), e.policy, e.status, e.createdAt.slice(0, 19)]),
+  ));
   const rowTable = (title: string, rows: RowLine[], hint: string) => {
     out.push('', `${title} (${rows.length}):`);
     if (rows.length === 0) out.push('  (none)');
