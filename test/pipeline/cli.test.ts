@@ -70,6 +70,22 @@ describe('wisbridge batch exit codes and summary', () => {
     expect(ws.files('inbox')).toEqual(['PICK_20261120.csv']);
   });
 
+  it('runs the export jobs too: a work list lands in the outbox and is acknowledged', async () => {
+    const ws = workspace({
+      url: emu.url, token: emu.token,
+      extraYaml: 'exports:\n  - { name: so-out, work_type: customerShipments, drop: wms, service: wis, mapping: customer-shipments-export }',
+    });
+    ws.drop('PICK_20261120.csv');
+    const r = await finished(cli(['batch', '--config', ws.configFile]));
+    expect(r.stdout).toMatch(/PICK_20261120\.csv\s+failed/);
+    expect(r.stdout).toMatch(/^so-out\s+customerShipments\s+\d+\s+[1-9]\d*\s+\S+\.csv/m);
+    expect(r.code, r.stderr).toBe(1);
+    const work = ws.files('outbox').filter((n) => n.startsWith('so-out'));
+    expect(work.length).toBeGreaterThan(0);
+    const pending = (await adminState(emu, ['customer_shipments'])).customer_shipments.filter((s: any) => s.list_status === 'pending' && s.warehouse_id === 1);
+    expect(pending).toEqual([]);
+  });
+
   it('a usage mistake is one clear line and exit 2', async () => {
     const r = await finished(cli(['batch', '--nope']));
     expect(r.code).toBe(2);

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../config/load.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
+import { runExportJob, type ExportSummary } from '../../export/index.js';
 import { exitCodeOf, ProgressBar, runInboundJob, summaryTable, type FileReport } from '../../pipeline/index.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { parseCommandLine } from '../args.js';
@@ -43,6 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   const runtime = createRuntime(loaded, { logger, signal: hard.signal });
   const reports: FileReport[] = [];
+  const exports: ExportSummary[] = [];
   const bar = new ProgressBar();
   let fatal: unknown;
   try {
@@ -58,6 +60,11 @@ export async function run(argv: string[]): Promise<number> {
         },
       });
     }
+    for (const job of config.exports) {
+      if (wanted && !wanted.has(job.name)) continue;
+      if (graceful.signal.aborted) break;
+      exports.push(await runExportJob(runtime, job, { signal: graceful.signal }));
+    }
   } catch (error) {
     fatal = error;
   } finally {
@@ -66,7 +73,8 @@ export async function run(argv: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
     await closeQuietly(runtime);
   }
-  process.stdout.write(summaryTable(reports) + '\n');
+  if (config.inbound.length > 0) process.stdout.write(summaryTable(reports) + '\n');
+  if (exports.length > 0) process.stdout.write(exportTable(exports) + '\n');
   if (fatal !== undefined) {
     if (isWisbridgeError(fatal)) {
       process.stderr.write(`wisbridge batch: ${describeError(fatal)}\n`);
@@ -74,7 +82,20 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw fatal;
   }
-  return exitCodeOf(reports);
+  const exportCode = exports.some((e) => e.exitCode !== 0) ? 1 : 0;
+  return Math.max(exitCodeOf(reports), exportCode);
+}
+
+function exportTable(summaries: readonly ExportSummary[]): string {
+  const header = ['export job', 'work type', 'listed', 'exported', 'files', 'acknowledged', 'ack errors', 'ack uncertain', 'awaiting WMS', 'cancelled'];
+  const rows = summaries.map((e) => [
+    e.job, e.workType, String(e.listed), String(e.exported), e.files.map((f) => f.name).join(' ') || '-',
+    String(e.acknowledgements.acknowledged), String(e.acknowledgements.errors), String(e.acknowledgements.uncertain),
+    String(e.awaitingConfirmation), String(e.cancelled),
+  ]);
+  const widths = header.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => r[i].length))));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return ['', fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
 }
 
 async function closeQuietly(runtime: Runtime): Promise<void> {
