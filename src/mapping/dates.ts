@@ -39,11 +39,13 @@ export function compileDatePattern(pattern: string): DatePattern {
     return `(\\d{${t.width},${t.max}})`;
   }).join('') + '$');
   const hasTime = parts.has('H');
+  const fixed = fixedWidthParser(tokens);
   const shortYear = tokens.some((t) => t.part === 'y' && t.width === 2);
   return {
     source: pattern,
     hasTime,
     parse(value) {
+      if (fixed) return fixed(value);
       const m = re.exec(value);
       if (!m) return undefined;
       const f: DateFields = { y: 0, M: 0, d: 0, H: 0, m: 0, s: 0, S: 0 };
@@ -54,6 +56,39 @@ export function compileDatePattern(pattern: string): DatePattern {
     format(f) {
       return tokens.map((t) => t.literal ?? String(t.part === 'y' && t.width === 2 ? f.y % 100 : f[t.part!]).padStart(t.width, '0')).join('');
     },
+  };
+}
+
+/** Patterns of fixed-width tokens only (dd.MM.yyyy, yyyyMMdd) are parsed by position: no regex, no garbage. */
+function fixedWidthParser(tokens: Token[]): ((value: string) => DateFields | undefined) | undefined {
+  if (tokens.some((t) => t.part !== undefined && t.width !== t.max)) return undefined;
+  const steps: { at: number; part?: Part; width: number; literal?: string }[] = [];
+  let at = 0;
+  for (const t of tokens) {
+    const width = t.literal !== undefined ? t.literal.length : t.width;
+    steps.push({ at, part: t.part, width, literal: t.literal });
+    at += width;
+  }
+  const length = at;
+  const shortYear = tokens.some((t) => t.part === 'y' && t.width === 2);
+  return (value) => {
+    if (value.length !== length) return undefined;
+    const f: DateFields = { y: 0, M: 0, d: 0, H: 0, m: 0, s: 0, S: 0 };
+    for (const step of steps) {
+      if (step.literal !== undefined) {
+        if (!value.startsWith(step.literal, step.at)) return undefined;
+        continue;
+      }
+      let n = 0;
+      for (let i = step.at; i < step.at + step.width; i++) {
+        const c = value.charCodeAt(i) - 48;
+        if (c < 0 || c > 9) return undefined;
+        n = n * 10 + c;
+      }
+      f[step.part!] = n;
+    }
+    if (shortYear) f.y += f.y < 70 ? 2000 : 1900;
+    return validFields(f) ? f : undefined;
   };
 }
 

@@ -307,7 +307,7 @@ class InboundMapper extends Transform {
     await this.resolveRefs(docs);
     const good: MappedDocument[] = [];
     for (const doc of docs) {
-      if (doc.lines.length > 1) doc.lines.sort((a, b) => a - b);
+      if (!ascending(doc.lines)) doc.lines.sort((a, b) => a - b);
       if (!doc.errors) {
         const r = this.target.schema.safeParse(doc.item);
         if (r.success) {
@@ -357,6 +357,11 @@ function keyOf(root: BoundNode, row: readonly string[]): string | { label: strin
     key += root.key.length === 1 ? String(v ?? '') : `${String(v ?? '')}\u0001`;
   }
   return key;
+}
+
+function ascending(lines: number[]): boolean {
+  for (let i = 1; i < lines.length; i++) if (lines[i] < lines[i - 1]) return false;
+  return true;
 }
 
 function isEmpty(record: string[]): boolean {

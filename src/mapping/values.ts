@@ -103,7 +103,12 @@ export function compileParse(spec: FieldSpec, path: (string | number)[]): Parse 
       const plain = decimal === '.' && thousands === '';
       return (s) => {
         if (!re.test(s)) return new Fail(`is not ${what}`);
-        const n = Number(plain ? s : s.replaceAll(thousands || '\u0000', '').replace(decimal, '.'));
+        let t = s;
+        if (!plain) {
+          if (thousands !== '' && t.includes(thousands)) t = t.replaceAll(thousands, '');
+          if (decimal !== '.' && t.includes(decimal)) t = t.replace(decimal, '.');
+        }
+        const n = Number(t);
         if (type === 'integer' && !Number.isInteger(n)) return new Fail('is not a whole number');
         return n;
       };
