@@ -101,9 +101,16 @@ export class BridgeService {
     const journal = await this.runtime.journal();
     const metricsConfig = this.loaded.config.metrics;
     if (metricsConfig && this.options.httpServer !== false) {
-      this.health = await startHealthServer(metricsConfig.host, metricsConfig.port, this.metrics, () => this.healthReport());
-      this.logger.info({ url: this.health.url }, 'metrics on /metrics, health on /healthz');
+      const health = await startHealthServer(metricsConfig.host, metricsConfig.port, this.metrics, () => this.healthReport());
+      // A signal that came while the server was starting: stop() has run already and must not be undone.
+      if (this.stopSignal.aborted) {
+        await health.close();
+        return;
+      }
+      this.health = health;
+      this.logger.info({ url: health.url }, 'metrics on /metrics, health on /healthz');
     }
+    if (this.stopSignal.aborted) return;
     const now = this.clock.now();
     for (const job of this.jobs.values()) {
       if (!job.schedule) continue;
