@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runInboundJob } from '../../src/pipeline/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { ManualClock } from '../../src/service/clock.js';
 import { redriveFile } from '../../src/service/redrive.js';
@@ -142,8 +143,18 @@ describe('operator commands: status, retry, resolve', () => {
     expect(resolved).toMatchObject({ resolved: 1, status: 'done' });
     expect(readFileSync(join(outbox, 'KORR_b.result.csv'), 'utf8')).toMatch(/^2,,ok,.*SKU-00005/m);
 
+    // C-1's request never reached the service (connection reset before): a person finds no move, marks it
+    // not applied, and retry sends it — applied exactly once.
+    await setFaults(emu, { reset_rate: 1, reset_phase: 'before', times: 1, path_prefix: '/v1/inventory/adjustments' });
+    writeFileSync(join(inbox, 'KORR_c.csv'), korrFile([['SKU-00002', 4, 'C-1']]));
+    const pass = await runInboundJob(runtime, env.loaded.config.inbound[0]);
+    expect(pass.files.map((f) => [f.file, f.rows.uncertain])).toEqual([['KORR_c.csv', 1]]);
+    expect((await adjustmentsByReference()).has('C-1')).toBe(false);
+    await resolveRows(runtime, 'KORR_c.csv', { resolution: 'not-applied', note: 'no move for C-1', by: 'ops' });
+    expect(await redriveFile(runtime, 'KORR_c.csv')).toMatchObject({ sent: 1, ok: 1, status: 'done' });
+
     const applied = await adjustmentsByReference();
-    expect(Object.fromEntries(applied)).toEqual({ 'A-1': 1, 'A-2': 1, 'A-3': 1, 'B-1': 1, 'B-2': 1, TOPUP: 1 });
+    expect(Object.fromEntries(applied)).toEqual({ 'A-1': 1, 'A-2': 1, 'A-3': 1, 'B-1': 1, 'B-2': 1, 'C-1': 1, TOPUP: 1 });
     expect(journal.backlog()).toMatchObject({ uncertainItems: 0, errorItems: 0 });
   });
 
