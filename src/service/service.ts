@@ -145,7 +145,7 @@ export class BridgeService {
     this.logger.info({ jobs: [...this.jobs.keys()], watching: this.loaded.config.inbound.filter((j) => j.watch).map((j) => j.name) }, 'bridge running');
   }
 
-  /** Runs a job now (tests, `--once`); skipped when busy. */
+  /** Runs a job now (tests, tools); skipped, counted and logged when the job is busy. */
   async runNow(name: string, trigger: Trigger = 'manual'): Promise<LastRun | 'skipped'> {
     const job = this.jobs.get(name);
     if (!job) throw new Error(`unknown job ${name}`);
