@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,6 +12,7 @@ import type { ExportJob } from '../../src/config/schema.js';
 import { runExportJob, type ExportSummary } from '../../src/export/index.js';
 import { openJournal, type Journal } from '../../src/journal/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import type { Logger } from '../../src/log.js';
 import type { SftpServer } from '../support/sftp-server.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
@@ -46,7 +49,7 @@ export interface Setup {
  * A configuration file in a temporary folder: one service (the emulator, token from an environment variable),
  * one drop (local folder, or the real OpenSSH server), the repository's mappings, a journal file, and the jobs.
  */
-export async function setUp(emu: { url: string; token: string }, jobs: JobInput[], options: { sftp?: SftpServer; mappings?: string } = {}): Promise<Setup> {
+export async function setUp(emu: { url: string; token: string }, jobs: JobInput[], options: { sftp?: SftpServer; mappings?: string; logger?: Logger } = {}): Promise<Setup> {
   process.env[TOKEN_ENV] = emu.token;
   const dir = mkdtempSync(join(tmpdir(), 'wisbridge-export-'));
   let drop: Record<string, unknown> = { type: 'local', root: join(dir, 'drop'), fsync: false };
@@ -71,7 +74,7 @@ export async function setUp(emu: { url: string; token: string }, jobs: JobInput[
   const configFile = join(dir, 'wisbridge.yaml');
   writeFileSync(configFile, stringify(config));
   const loaded = await loadConfig(configFile);
-  const runtime = createRuntime(loaded);
+  const runtime = createRuntime(loaded, { logger: options.logger });
   const job = (name: string) => loaded.config.exports.find((j) => j.name === name)!;
   return {
     dir, configFile, outbox, loaded, runtime,
@@ -133,4 +136,16 @@ export async function admin(emu: { url: string }, method: string, path: string, 
   const json = await res.json();
   if (res.status !== 200) throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
+}
+
+/** A pino logger whose JSON lines are kept in `lines` (to check what operators would see). */
+export function captureLogger(): { logger: Logger; lines: Record<string, any>[] } {
+  const lines: Record<string, any>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      cb();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { records, useEmulator } from '../support/emulator.js';
 import { acknowledgeDueForJob } from '../../src/export/index.js';
-import { MAPPING_OF, admin, readCsv, readRows, setUp, type Setup } from './helpers.js';
+import { MAPPING_OF, admin, captureLogger, readCsv, readRows, setUp, type Setup } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 let setup: Setup | undefined;
@@ -62,7 +62,8 @@ describe('acknowledgement policies', () => {
 
   it('on-confirmation: records wait for the WMS confirmation; confirmed ones are acknowledged by the next run, a cancelled one reported', async () => {
     const pending = await pendingShipments();
-    setup = await setUp(emu, [{ name: 'so', ...SO, acknowledge: 'on-confirmation' }]);
+    const log = captureLogger();
+    setup = await setUp(emu, [{ name: 'so', ...SO, acknowledge: 'on-confirmation' }], { logger: log.logger });
     const first = await setup.run('so');
     expect(first).toMatchObject({ exported: pending.length, awaitingConfirmation: pending.length, acknowledgements: { acknowledged: 0 } });
     expect(await pendingShipments()).toHaveLength(pending.length);
@@ -81,6 +82,9 @@ describe('acknowledgement policies', () => {
     expect(open.map((r) => r.id).sort()).toEqual(confirmed.slice(0, 9).sort());
     expect(await pendingShipments()).toHaveLength(pending.length - 10);
     expect(second.cancelled).toBe(1);
+    const refused = log.lines.filter((l) => l.msg === 'export: acknowledgement refused');
+    expect(refused).toEqual([expect.objectContaining({ level: 50, job: 'so', id: confirmed[9], number: pending[9].number, messages: [expect.stringMatching(/cancel/i)] })]);
+    expect(JSON.stringify(log.lines)).not.toContain(emu.token);
   });
 });
 
