@@ -45,7 +45,9 @@ export async function acknowledgeDue(ctx: AckContext, tally: AckTally): Promise<
   const byExport = new Map<number, ExportRecord[]>();
   for (const r of due) {
     acknowledgingNow.add(key(r));
-    byExport.set(r.exportId, [...(byExport.get(r.exportId) ?? []), r]);
+    const list = byExport.get(r.exportId);
+    if (list) list.push(r);
+    else byExport.set(r.exportId, [r]);
   }
   try {
     for (const [exportId, records] of byExport) await acknowledgeExport(ctx, exportId, records, tally);
@@ -77,6 +79,7 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
       logger.warn({ err: error }, 'export: could not read back refused acknowledgements');
     }
   }
+  const numbers = new Map(records.map((r) => [r.id, r.number]));
   const acks: Acknowledgement[] = [];
   for (const o of outcomes) {
     const id = o.key as number;
@@ -93,7 +96,7 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
     } else {
       tally.errors++;
       acks.push({ id, status: 'error', messages: o.errors });
-      logger.error({ id, number: records.find((r) => r.id === id)?.number, messages: o.errors }, 'export: acknowledgement refused');
+      logger.error({ id, number: numbers.get(id), messages: o.errors }, 'export: acknowledgement refused');
     }
   }
   // Only what is still waiting (another process on this journal may have settled some meanwhile).

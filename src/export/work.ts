@@ -74,7 +74,8 @@ export class FileBatcher {
       const taken = isWisbridgeError(error, 'JOURNAL_STATE') ? (error.details?.ids as number[] | undefined) : undefined;
       if (!taken) throw error;
       logger.warn({ ids: taken.slice(0, 20), count: taken.length }, 'export: records handed over meanwhile by another job are left out');
-      records = records.filter((r) => !taken.includes(r.id));
+      const takenIds = new Set(taken);
+      records = records.filter((r) => !takenIds.has(r.id));
       if (records.length === 0) return;
       exportId = this.begin(name, records.map(journalRecord));
     }
