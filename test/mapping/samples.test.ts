@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -74,6 +74,20 @@ describe('samples against the emulator (small seed)', () => {
         expect(actual, `${m.name} on ${s}`).toEqual(expected);
       }
     }
+  });
+
+  it('wisbridge map resolves references through the service with --url and a token from the environment', async () => {
+    // Asynchronous child: the emulator answers from this very process.
+    const child = spawn(process.execPath, [resolve(root, 'bin/wisbridge.js'), 'map', 'samples/GR_20261120.csv', '--url', emu.url, '--token-env', 'WB_TEST_TOKEN'], {
+      cwd: root, env: { ...process.env, WB_TEST_TOKEN: emu.mintToken([1]) },
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const status = await new Promise<number | null>((ok) => child.on('close', ok));
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.kind === 'batch').body.shipments[0].id).toBe(1180);
+    expect(lines.find((l) => l.kind === 'rejected').errors[0].message).toBe('GR_20261120.csv, line 7, column SKU: "SKU-99999" is not a known product');
+    expect(status).toBe(1);
   });
 
   it('the emulator accepts the mapped requests', async () => {

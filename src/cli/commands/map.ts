@@ -3,17 +3,23 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { intOption, parseCommandLine } from '../args.js';
 import { WisbridgeError } from '../../errors.js';
+import { ApiReferenceResolver } from '../../client/references.js';
+import { createClient, type WisClient } from '../../client/index.js';
 import { loadMappings, mapInbound, TableResolver, type ReferenceResolver } from '../../mapping/index.js';
 
-const HELP = `usage: wisbridge map FILE --mapping NAME [--dir mappings] [--references FILE] [--max-batch N]
+const HELP = `usage: wisbridge map FILE [--mapping NAME] [--dir mappings] [--max-batch N]
+                    [--references FILE | --url URL (--token-env NAME | --token-file PATH)]
 
 Dry run: prints the requests FILE would produce (one JSON object per line: batches, rejections, skipped
 rows) without sending anything. References (shipment numbers, SKUs) are resolved from --references, a JSON
-file { "customerShipment": { "SO-1": 1 }, "product": { ... } }. Exit 1 when a document is rejected.`;
+file { "customerShipment": { "SO-1": 1 }, "product": { ... } }, or through the service at --url (list
+requests only; the token is read from an environment variable or a file, never from the command line).
+Without --mapping the mapping is chosen by the file name. Exit 1 when a document is rejected.`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, {
     mapping: { type: 'string' }, dir: { type: 'string' }, references: { type: 'string' }, 'max-batch': { type: 'string' }, help: { type: 'boolean' },
+    url: { type: 'string' }, 'token-env': { type: 'string' }, 'token-file': { type: 'string' },
   }, true);
   if (values.help) {
     process.stdout.write(HELP + '\n');
@@ -26,7 +32,14 @@ export async function run(argv: string[]): Promise<number> {
   const mapping = values.mapping ? set.get(values.mapping) : set.find(basename(file));
   if (!mapping) throw new WisbridgeError('MAPPING_NOT_FOUND', `no mapping matches ${basename(file)}: give --mapping NAME`);
   let resolver: ReferenceResolver | undefined;
-  if (values.references) {
+  let client: WisClient | undefined;
+  if (values.references && values.url) throw new WisbridgeError('USAGE', 'give --references or --url, not both');
+  if (values.url) {
+    const token = values['token-env'] ? { env: values['token-env'] } : values['token-file'] ? { file: values['token-file'] } : undefined;
+    if (!token) throw new WisbridgeError('USAGE', '--url needs --token-env NAME or --token-file PATH');
+    client = await createClient({ baseUrl: values.url, token });
+    resolver = new ApiReferenceResolver(client);
+  } else if (values.references) {
     try {
       resolver = new TableResolver(JSON.parse(await readFile(values.references, 'utf8')));
     } catch (error) {
@@ -37,9 +50,13 @@ export async function run(argv: string[]): Promise<number> {
   const outcomes = mapInbound(createReadStream(file), mapping, {
     fileName: basename(file), resolver, maxBatchItems: intOption(values['max-batch'], 'max-batch', 100),
   });
-  for await (const o of outcomes) {
-    if (o.kind === 'rejected') rejected++;
-    process.stdout.write(JSON.stringify(o) + '\n');
+  try {
+    for await (const o of outcomes) {
+      if (o.kind === 'rejected') rejected++;
+      process.stdout.write(JSON.stringify(o) + '\n');
+    }
+  } finally {
+    await client?.close(true);
   }
   return rejected > 0 ? 1 : 0;
 }
