@@ -107,3 +107,10 @@ describe('line numbers with comment lines (csv-parse info)', () => {
     expect(items(s)).toEqual([{ product_code: 'A', quantity: 1, reason: 'x\r\ny' }]);
   });
 });
+
+describe('line numbers without comment lines (counted from the records)', () => {
+  it('count skip_lines, empty lines and blank-only records', async () => {
+    const s = await mapText(adj('  delimiter: ","\n  skip_lines: 2'), 'TITLE\nDATE\nSKU,QTY\nA,1\n\n , \nB,x\n');
+    expect(s.rejected).toEqual([{ key: '', lines: [7], errors: ['in.csv, line 7, column QTY: "x" is not a number'] }]);
+  });
+});
