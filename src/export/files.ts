@@ -14,10 +14,11 @@ export function writeWorkFile(drop: Drop, name: string, mapping: Mapping, record
 }
 
 /**
- * Test hook for a real crash: WISBRIDGE_EXPORT_CRASH=after-rename kills the process right after the file is
- * renamed into the outbox (before the journal marks it written), `after-written` right after the journal did.
+ * Test hook for a real crash: WISBRIDGE_EXPORT_CRASH=after-record kills the process once the journal recorded a
+ * file (before it is written), `after-rename` right after the file is renamed into the outbox (before the journal
+ * marks it written), `after-written` right after the journal did.
  */
-export function crashPoint(point: 'after-rename' | 'after-written'): void {
+export function crashPoint(point: 'after-record' | 'after-rename' | 'after-written'): void {
   if (process.env.WISBRIDGE_EXPORT_CRASH === point) process.kill(process.pid, 'SIGKILL');
 }
 
@@ -50,6 +51,7 @@ export async function writeRecorded(
 ): Promise<WriteResult> {
   let written: WriteResult;
   exportsInFlight.add(exportId);
+  crashPoint('after-record');
   try {
     try {
       written = await writeWorkFile(drop, name, mapping, records);

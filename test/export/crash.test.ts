@@ -14,7 +14,7 @@ afterEach(async () => {
 
 const pendingOf = (family: string) => records(emu, family, (r) => r.warehouse_id === 1 && r.list_status === 'pending');
 
-async function crashAt(point: 'after-rename' | 'after-written', type: string) {
+async function crashAt(point: 'after-record' | 'after-rename' | 'after-written', type: string) {
   const crashed = await wisbridge(['export', type, '--config', setup!.configFile], { WISBRIDGE_EXPORT_CRASH: point });
   expect(crashed.signal).toBe('SIGKILL');
   return crashed;
@@ -48,6 +48,22 @@ describe('a crash between writing the work list and acknowledging', { timeout: 1
     const after = await records(emu, 'customer_shipments', (r) => pending.some((p) => p.id === r.id));
     expect(after.every((r) => r.list_status === 'open' && r.acknowledged_at !== null)).toBe(true);
     expect(await pendingOf('customer_shipments')).toEqual([]);
+  });
+
+  it('killed after the journal recorded the file but before it was written: the rerun frees the records and exports them in a new file', async () => {
+    const pending = await pendingOf('customer_return_shipments');
+    setup = await setUp(emu, [{ name: 'rma', work_type: 'customerReturns', mapping: MAPPING_OF.customerReturns }]);
+    await crashAt('after-record', 'customer-returns');
+    expect(setup.outboxFiles()).toEqual([]);
+    const journal = await setup.journal();
+    expect(journal.unwrittenExports('customerReturns').map((e) => e.recordCount)).toEqual([pending.length]);
+    journal.close();
+
+    const { code, summary } = await rerun('customer-returns');
+    expect(code).toBe(0);
+    expect(summary).toMatchObject({ exported: pending.length, recovered: { markedWritten: 0, abandoned: pending.length }, acknowledgements: { acknowledged: pending.length } });
+    expect(setup.outboxFiles()).toEqual([expect.stringMatching(/^rma_\d{14}_000002\.csv$/)]);
+    expect(await pendingOf('customer_return_shipments')).toEqual([]);
   });
 
   it('killed after the rename but before the journal knew: the rerun finds the file, marks it written, acknowledges, no second file', async () => {
