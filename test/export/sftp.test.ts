@@ -31,6 +31,16 @@ describe('exports to a real OpenSSH SFTP server', { timeout: 180_000 }, () => {
     expect(new Set(readRows(join(setup.outbox, cancelFile.name), { delimiter: ';' }).map((r) => r.RMA))).toEqual(new Set([pending[1].number]));
   });
 
+  it('a file recorded but never written (no outbox folder yet on the server) is settled as abandoned and exported again', async () => {
+    const pending = await records(emu, 'supplier_shipments', (r) => r.warehouse_id === 1 && r.list_status === 'pending');
+    setup = await setUp(emu, [{ name: 'asn', work_type: 'supplierShipments', mapping: MAPPING_OF.supplierShipments }], { sftp: server });
+    const journal = await setup.runtime.journal();
+    journal.beginExport({ workType: 'supplierShipments', fileName: 'asn_lost.csv', records: pending.map((r) => ({ id: r.id, number: r.number })) });
+    const run = await setup.run('asn');
+    expect(run).toMatchObject({ recovered: { abandoned: pending.length, markedWritten: 0 }, exported: pending.length, exitCode: 0 });
+    expect(setup.outboxFiles()).toEqual([run.files[0].name]);
+  });
+
   it('the command line over SFTP: a crash after writing, then the rerun acknowledges without a second work list', async () => {
     const pending = await records(emu, 'inbound_transfers', (r) => r.warehouse_id === 1 && r.list_status === 'pending');
     setup = await setUp(emu, [{ name: 'it', work_type: 'inboundTransfers', mapping: MAPPING_OF.inboundTransfers }], { sftp: server });
