@@ -1,5 +1,5 @@
 import { configSchema } from '../config/schema.js';
-import { mappingDefinitionSchema } from '../mapping/definition-schema.js';
+import { mappingJsonSchema } from '../mapping/json-schema.js';
 import { jsonSchemaText, markdownReference } from '../util/schema-docs.js';
 
 /**
@@ -8,14 +8,10 @@ import { jsonSchemaText, markdownReference } from '../util/schema-docs.js';
  */
 export const GENERATED_FILES: ReadonlyArray<{ path: string; render: () => string }> = [
   { path: 'schemas/config.schema.json', render: () => jsonSchemaText(configSchema, 'config.schema.json', 'wisbridge configuration') },
-  { path: 'schemas/mapping.schema.json', render: () => jsonSchemaText(mappingDefinitionSchema, 'mapping.schema.json', 'wisbridge mapping definition') },
+  { path: 'schemas/mapping.schema.json', render: mappingJsonSchema },
   {
     path: 'docs/reference/configuration.md',
     render: () => reference('Configuration reference', 'the configuration file (`wisbridge.yaml`)', 'config.schema.json', markdownReference(configSchema)),
-  },
-  {
-    path: 'docs/reference/mapping.md',
-    render: () => reference('Mapping definition reference', 'a mapping definition (`mappings/*.yaml`)', 'mapping.schema.json', markdownReference(mappingDefinitionSchema)),
   },
 ];
 

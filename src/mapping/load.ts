@@ -1,81 +1,25 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { WisbridgeError } from '../errors.js';
 import { mappingDefinitionSchema } from './definition-schema.js';
 import { compileMapping, type Mapping } from './mapping.js';
 import { DefinitionError } from './values.js';
+import { formatYamlProblem, parseYamlWithSchema, type YamlProblem } from '../util/yaml-document.js';
 
 /** One problem of a definition file, with its YAML position (1-based). */
-export interface DefinitionProblem { file: string; line: number; col: number; message: string }
+export type DefinitionProblem = YamlProblem;
 
-export const formatProblem = (p: DefinitionProblem) => `${p.file}:${p.line}:${p.col}: ${p.message}`;
-
-/** Finds the deepest YAML node along a path, so an error points at the value (or its nearest parent). */
-function positionOf(doc: Document, counter: LineCounter, path: readonly PropertyKey[]): { line: number; col: number } {
-  let node: unknown = doc.contents;
-  let offset = (doc.contents as YamlNode | null)?.range?.[0] ?? 0;
-  for (const seg of path) {
-    let next: unknown;
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === seg);
-      if (pair) {
-        offset = (pair.key as YamlNode).range?.[0] ?? offset;
-        next = pair.value;
-      }
-    } else if (isSeq(node) && typeof seg === 'number') {
-      next = node.items[seg];
-    }
-    if (!next) break;
-    node = next;
-    offset = (next as YamlNode).range?.[0] ?? offset;
-  }
-  const pos = counter.linePos(offset);
-  return { line: pos.line, col: pos.col };
-}
-
-type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] };
-
-/**
- * A union failure ("Invalid input") is replaced by the issue of the branch that got furthest: for a field
- * written as an object, the object branch's own complaint (a bad `type`) is what the author needs.
- */
-function specificIssue(issue: Issue): Issue {
-  if (issue.code !== 'invalid_union' || !issue.errors?.length) return issue;
-  const score = (branch: Issue[]) => Math.max(...branch.map((i) => (i.code === 'invalid_type' && i.path.length === 0 ? -1 : i.path.length)));
-  const best = [...issue.errors].sort((a, b) => score(b) - score(a))[0];
-  if (!best?.length || score(best) < 0) return issue;
-  const inner = specificIssue(best[0]);
-  return { ...inner, path: [...issue.path, ...inner.path] };
-}
+export const formatProblem = formatYamlProblem;
 
 /** Parses, validates and compiles one definition; every problem found is returned (nothing thrown). */
 export function parseMapping(text: string, file: string): { mapping?: Mapping; problems: DefinitionProblem[] } {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
-  const name = basename(file).replace(/\.ya?ml$/i, '');
-  if (doc.errors.length > 0) {
-    return {
-      problems: doc.errors.slice(0, 3).map((e) => {
-        const pos = counter.linePos(e.pos[0]);
-        return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.split('\n')[0]}` };
-      }),
-    };
-  }
-  const parsed = mappingDefinitionSchema.safeParse(doc.toJS());
-  if (!parsed.success) {
-    return {
-      problems: parsed.error.issues.map(specificIssue).map((issue) => ({
-        file, ...positionOf(doc, counter, issue.path),
-        message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}`,
-      })),
-    };
-  }
+  const { data, doc, problems } = parseYamlWithSchema(text, file, mappingDefinitionSchema);
+  if (!data || !doc) return { problems };
   try {
-    return { mapping: compileMapping(parsed.data, parsed.data.name ?? name, file), problems: [] };
+    return { mapping: compileMapping(data, data.name ?? basename(file).replace(/\.ya?ml$/i, ''), file), problems: [] };
   } catch (error) {
     if (error instanceof DefinitionError) {
-      return { problems: [{ file, ...positionOf(doc, counter, error.path), message: `${error.path.join('.')}: ${error.message}` }] };
+      return { problems: [{ file, ...doc.positionOf(error.path), message: `${error.path.join('.')}: ${error.message}` }] };
     }
     throw error;
   }

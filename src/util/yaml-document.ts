@@ -39,7 +39,7 @@ export function parseYamlWithSchema<S extends z.ZodType>(
   if (!parsed.success) {
     return {
       doc,
-      problems: parsed.error.issues.map((issue) => ({
+      problems: (parsed.error.issues as Issue[]).map(specificIssue).map((issue) => ({
         file,
         ...doc.positionOf(issue.path),
         message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}`,
@@ -47,6 +47,21 @@ export function parseYamlWithSchema<S extends z.ZodType>(
     };
   }
   return { data: parsed.data, doc, problems: [] };
+}
+
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] };
+
+/**
+ * A union failure ("Invalid input") is replaced by the issue of the branch that got furthest: for a field
+ * written as an object, the object branch's own complaint (a bad `type`) is what the author needs.
+ */
+function specificIssue(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return issue;
+  const score = (branch: Issue[]) => Math.max(...branch.map((i) => (i.code === 'invalid_type' && i.path.length === 0 ? -1 : i.path.length)));
+  const best = [...issue.errors].sort((a, b) => score(b) - score(a))[0];
+  if (!best?.length || score(best) < 0) return issue;
+  const inner = specificIssue(best[0]!);
+  return { ...inner, path: [...issue.path, ...inner.path] };
 }
 
 /** Finds the deepest YAML node along a path, so an error points at the value (or its nearest parent). */
