@@ -1,20 +1,53 @@
 import type { AdjustmentItem, CycleCountRequest } from '../contract/index.js';
 import type { WriteContext } from './context.js';
 import { HttpError, ItemError, outTime } from './http.js';
-import type { WarehouseRow } from './store.js';
+import type { ProductRow, WarehouseRow } from './store.js';
+
+/**
+ * Lookups of one request (ctx is per request): a 1,000-item adjustment asks for the same warehouse and a few
+ * products again and again. Nothing an adjustment writes changes them, and a new request starts afresh.
+ */
+interface RequestLookups {
+  warehouses: Map<number, { row: WarehouseRow; companies: string[] }>;
+  goods: Map<string, ProductRow>;
+}
+const lookups = new WeakMap<WriteContext, RequestLookups>();
+function lookupsOf(ctx: WriteContext): RequestLookups {
+  let l = lookups.get(ctx);
+  if (!l) lookups.set(ctx, (l = { warehouses: new Map(), goods: new Map() }));
+  return l;
+}
+function cachedWarehouse(ctx: WriteContext, id: number): { row: WarehouseRow; companies: string[] } {
+  const cache = lookupsOf(ctx).warehouses;
+  let w = cache.get(id);
+  if (!w) {
+    const row = ctx.store.warehouse(id);
+    cache.set(id, (w = { row, companies: JSON.parse(row.companies) as string[] }));
+  }
+  return w;
+}
+function cachedGoods(ctx: WriteContext, code: string): ProductRow {
+  const cache = lookupsOf(ctx).goods;
+  let p = cache.get(code);
+  if (!p) cache.set(code, (p = ctx.store.goods(code))); // throws ItemError when unknown: not cached
+  return p;
+}
 
 /** The warehouse an inventory request applies to: required when the token is scoped to several warehouses. */
 function targetWarehouse(ctx: WriteContext, given: number | undefined): WarehouseRow {
-  if (given === undefined) {
-    if (ctx.scope.length > 1) throw new ItemError('warehouse is required: the token is scoped to several warehouses');
-    return ctx.store.warehouse(ctx.scope[0]!);
-  }
-  if (!ctx.scope.includes(given)) throw new ItemError(`warehouse ${given} not found`);
-  return ctx.store.warehouse(given);
+  return ctx.store.warehouse(targetWarehouseId(ctx, given));
 }
 
-function companyFor(warehouse: WarehouseRow, given: string | undefined, required: boolean): string {
-  const companies = JSON.parse(warehouse.companies) as string[];
+function targetWarehouseId(ctx: WriteContext, given: number | undefined): number {
+  if (given === undefined) {
+    if (ctx.scope.length > 1) throw new ItemError('warehouse is required: the token is scoped to several warehouses');
+    return ctx.scope[0]!;
+  }
+  if (!ctx.scope.includes(given)) throw new ItemError(`warehouse ${given} not found`);
+  return given;
+}
+
+function companyFor(warehouse: WarehouseRow, given: string | undefined, required: boolean, companies = JSON.parse(warehouse.companies) as string[]): string {
   if (given === undefined) {
     if (required && companies.length > 1) throw new ItemError(`company_code is required: warehouse ${warehouse.id} has more than one company`);
     return warehouse.default_company;
@@ -23,11 +56,15 @@ function companyFor(warehouse: WarehouseRow, given: string | undefined, required
   return given;
 }
 
+/**
+ * Throws ItemError only before its first write (the stock check in store.move comes before the update), so
+ * runPerItem needs no savepoint per adjustment (ADJUST_WITHOUT_SAVEPOINT in writes.ts).
+ */
 export function adjust(ctx: WriteContext, item: AdjustmentItem) {
   const { store } = ctx;
-  const warehouse = targetWarehouse(ctx, item.warehouse);
-  const company = companyFor(warehouse, item.company_code, true);
-  const product = store.goods(item.product_code);
+  const { row: warehouse, companies } = cachedWarehouse(ctx, targetWarehouseId(ctx, item.warehouse));
+  const company = companyFor(warehouse, item.company_code, true, companies);
+  const product = cachedGoods(ctx, item.product_code);
   const lot = store.lotFor(warehouse, product, item.lot_number);
   const moveId = store.move('adjustment', warehouse.id, company, product, lot, item.quantity, null);
   store.sql(`INSERT INTO adjustments (move_id, warehouse_id, company_code, product_code, lot_number, quantity, reason, reference, date, created_at)

@@ -51,11 +51,18 @@ export function itemsOf(endpoint: EndpointDef, body: unknown, max: number): unkn
   return (parsed.data as Record<string, unknown[]>)[key]!;
 }
 
+/**
+ * Handlers that throw ItemError only before their first write: a refused item changed nothing, so they skip the
+ * savepoint (two statements per item). Any other error still rolls back the whole request.
+ */
+const ATOMIC_CHECKS = new Set(['inventory.adjustments']);
+
 /** Per-item endpoint: every item on its own (a savepoint each), 200 when all succeeded, 207 otherwise. */
 export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unknown[]): { status: number; body: unknown } {
   const handler = WRITE_HANDLERS[endpoint.id]!;
   const db = ctx.store.db;
   const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
+  const noSavepoint = ATOMIC_CHECKS.has(endpoint.id);
   const results: Record<string, unknown>[] = [];
   let failures = 0;
   const all = db.transaction(() => {
@@ -67,7 +74,7 @@ export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unkn
         continue;
       }
       try {
-        results.push(savepoint(() => handler(ctx, parsed.data)));
+        results.push(noSavepoint ? handler(ctx, parsed.data) : savepoint(() => handler(ctx, parsed.data)));
       } catch (error) {
         if (!(error instanceof ItemError)) throw error;
         failures++;
