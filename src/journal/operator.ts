@@ -4,7 +4,7 @@ import {
 } from './rows.js';
 import type {
   Backlog, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemRecord, ItemStatus, ItemWithBody, LineOutcome,
-  ResolveOptions, ResolveTarget,
+  Resolution, ResolveOptions, ResolveTarget,
 } from './types.js';
 
 interface FileRow {
@@ -42,6 +42,13 @@ function toFile(row: FileRow): FileRecord {
 }
 
 const PAGE = 2000;
+
+/** A row of the linePage query (raw). */
+type LinePageRow = [
+  id: number, seq: number, endpoint: string | null, docKey: string | null, firstLine: number, lastLine: number,
+  lines: string | null, status: ItemStatus, requestId: number | null, messages: string | null, hint: string | null,
+  resolution: Resolution | null,
+];
 
 export function createOperator(
   db: Db,
@@ -87,9 +94,12 @@ export function createOperator(
        WHERE id = ? AND status = 'uncertain'`),
     settleFile: db.prepare(`UPDATE files SET status = ?, summary = ? WHERE id = ? AND status IN ('done', 'failed')`),
     history: db.prepare('SELECT * FROM item_history WHERE item_id = ? ORDER BY id'),
+    // Only the columns of a LineOutcome, as arrays (no object per row from the driver); the request status is
+    // looked up once per request per page instead of by a subquery per row.
     linePage: db.prepare(
-      `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND (first_line, seq) > (?, ?)
-       ORDER BY first_line, seq LIMIT ?`),
+      `SELECT id, seq, endpoint, doc_key, first_line, last_line, lines, status, request_id, messages, hint, resolution
+       FROM items WHERE file_id = ? AND (first_line, seq) > (?, ?) ORDER BY first_line, seq LIMIT ?`).raw(),
+    requestStatus: db.prepare('SELECT status FROM requests WHERE id = ?').pluck(),
     processingFiles: db.prepare(`SELECT count(*) FROM files WHERE status = 'processing'`).pluck(),
     openRequests: db.prepare(
       `SELECT status, count(*) AS requests, coalesce(sum(item_count), 0) AS items FROM requests
@@ -199,26 +209,33 @@ export function createOperator(
     };
     let afterLine = Number.MIN_SAFE_INTEGER;
     let afterSeq = Number.MIN_SAFE_INTEGER;
+    // Request statuses of the current page: other writes may run between two pages, so it is emptied per page.
+    const requestStatuses = new Map<number, string | null>();
+    const requestStatus = (id: number): string | null => {
+      let status = requestStatuses.get(id);
+      if (status === undefined) requestStatuses.set(id, (status = (q.requestStatus.get(id) as string | undefined) ?? null));
+      return status;
+    };
     for (;;) {
-      const rows = q.linePage.all(fileId, afterLine, afterSeq, PAGE) as ItemRow[];
+      requestStatuses.clear();
+      const rows = q.linePage.all(fileId, afterLine, afterSeq, PAGE) as LinePageRow[];
       for (const row of rows) {
-        while (heap.length > 0 && heap[0].line < row.first_line) yield pop();
-        const status = effectiveStatus(row.status, row.request_status);
-        const result = status === 'ok' ? resultOf(row.request_id, row.seq) : null;
-        const messages = parseMessages(row.messages);
-        const outcome = (line: number): LineOutcome => ({
-          line, seq: row.seq, itemId: row.id, endpoint: row.endpoint, docKey: row.doc_key, status, result, messages,
-          hint: row.hint, resolution: row.resolution,
-        });
-        if (row.lines === null && row.first_line === row.last_line && (heap.length === 0 || heap[0].line > row.first_line)) {
-          yield outcome(row.first_line);
+        const [id, seq, endpoint, docKey, firstLine, lastLine, lines, itemStatus, requestId, messagesText, hint, resolution] = row;
+        while (heap.length > 0 && heap[0].line < firstLine) yield pop();
+        const status = itemStatus === 'pending' && requestId !== null ? effectiveStatus(itemStatus, requestStatus(requestId)) : itemStatus;
+        const result = status === 'ok' ? resultOf(requestId, seq) : null;
+        const messages = parseMessages(messagesText);
+        if (lines === null && firstLine === lastLine && (heap.length === 0 || heap[0].line > firstLine)) {
+          yield { line: firstLine, seq, itemId: id, endpoint, docKey, status, result, messages, hint, resolution };
           continue;
         }
-        for (const line of decodeLines(row.first_line, row.last_line, row.lines)) push(outcome(line));
+        for (const line of decodeLines(firstLine, lastLine, lines)) {
+          push({ line, seq, itemId: id, endpoint, docKey, status, result, messages, hint, resolution });
+        }
       }
       if (rows.length < PAGE) break;
-      afterLine = rows[rows.length - 1].first_line;
-      afterSeq = rows[rows.length - 1].seq;
+      afterLine = rows[rows.length - 1][4];
+      afterSeq = rows[rows.length - 1][1];
     }
     while (heap.length > 0) yield pop();
   }
