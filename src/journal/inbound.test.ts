@@ -167,6 +167,28 @@ describe('items and requests', () => {
     expect(journal.fileSummary(fileId)).toMatchObject({ total: 2, ok: 2 });
   });
 
+  it('records large batches in chunks and names the item already in a request, leaving nothing behind', () => {
+    const seqs = Array.from({ length: 137 }, (_, i) => i);
+    const first = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(75)]);
+    const error = (() => {
+      try {
+        journal.recordBatch(fileId, 'inventory.adjustments', seqs.map((s) => adjustment(s)));
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(isWisbridgeError(error, 'JOURNAL_STATE') && error.message).toContain('item 75 ');
+    expect(journal.fileSummary(fileId)).toMatchObject({ total: 1, pending: 1 });
+    journal.markSent(first);
+    journal.completeRequest(first, okOutcomes([75]));
+    const rest = seqs.filter((s) => s !== 75);
+    const id = journal.recordBatch(fileId, 'inventory.adjustments', rest.map((s) => adjustment(s)), { sent: true });
+    expect(journal.requestItems(id).map((i) => [i.seq, i.status])).toEqual(rest.map((s) => [s, 'sent']));
+    journal.completeRequest(id, okOutcomes(rest));
+    expect(journal.fileSummary(fileId)).toMatchObject({ total: 137, ok: 137 });
+  });
+
   it('refuses transitions that do not fit the recorded state', () => {
     const id = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)]);
     expect(stateCode(() => journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(1)]))).toBe('JOURNAL_STATE');

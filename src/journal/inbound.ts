@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import {
   emptyCounts, encodeLines, fromRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges,
@@ -30,6 +31,8 @@ export function toRequest(row: RequestRow): RecordedRequest {
 }
 
 const PAGE = 2000;
+/** Items per multi-row INSERT of recordBatch (9 parameters each, far below SQLite's limit). */
+const LINKED_CHUNK = 50;
 
 function bodyJson(body: unknown): string | null {
   if (body === undefined || body === null) return null;
@@ -71,6 +74,12 @@ export function createInbound(db: Db, now: () => string) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, 1)
        ON CONFLICT (file_id, seq) DO UPDATE SET request_id = excluded.request_id, attempt = 1, body = excluded.body
        WHERE items.status = 'pending' AND items.request_id IS NULL AND items.rejected = 0 AND items.endpoint = excluded.endpoint`),
+    insertLinkedItems: db.prepare(
+      `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, request_id, attempt)
+       VALUES ${Array(LINKED_CHUNK).fill(`(?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, 1)`).join(', ')}
+       ON CONFLICT (file_id, seq) DO UPDATE SET request_id = excluded.request_id, attempt = 1, body = excluded.body
+       WHERE items.status = 'pending' AND items.request_id IS NULL AND items.rejected = 0 AND items.endpoint = excluded.endpoint`),
+    linkedTo: db.prepare('SELECT request_id FROM items WHERE file_id = ? AND seq = ?').pluck(),
     insertRequest: db.prepare(
       `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at)
        VALUES (?, ?, ?, ?, ?, 'pending', ?)`),
@@ -197,16 +206,37 @@ export function createInbound(db: Db, now: () => string) {
     if (items.length === 0) throw stateError('a request needs at least one item');
     const ranges = toRanges(items.map((item) => item.seq));
     const requestId = Number(q.insertRequest.run(fileId, endpoint, 1, JSON.stringify(ranges), items.length, now()).lastInsertRowid);
-    for (const item of items) {
+    // Rows go in LINKED_CHUNK at a time (one statement call per chunk instead of per item).
+    const params: unknown[] = [];
+    let chunkStart = 0;
+    const insertChunk = (statement: Statement, from: number, to: number) => {
+      if (statement.run(params).changes === to - from) return;
+      for (let i = from; i < to; i++) {
+        if (q.linkedTo.get(fileId, items[i].seq) !== requestId) {
+          throw stateError(`item ${items[i].seq} of file ${fileId} is already in a request or finished`, { fileId, seq: items[i].seq });
+        }
+      }
+    };
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
       const lines = encodeLines(item.lines);
       const body = bodyJson(item.body);
       if (body === null) throw stateError(`item ${item.seq} of file ${fileId} has no body`);
       if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
         throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
       }
-      const changed = q.insertLinkedItem.run(fileId, item.seq, endpoint, item.docKey ?? null, lines.first, lines.last, lines.list,
-        body, requestId).changes;
-      if (changed !== 1) throw stateError(`item ${item.seq} of file ${fileId} is already in a request or finished`, { fileId, seq: item.seq });
+      params.push(fileId, item.seq, endpoint, item.docKey ?? null, lines.first, lines.last, lines.list, body, requestId);
+      if (i + 1 - chunkStart === LINKED_CHUNK) {
+        insertChunk(q.insertLinkedItems, chunkStart, i + 1);
+        params.length = 0;
+        chunkStart = i + 1;
+      }
+    }
+    for (let i = chunkStart; i < items.length; i++) {
+      const row = params.slice((i - chunkStart) * 9, (i - chunkStart + 1) * 9);
+      if (q.insertLinkedItem.run(row).changes !== 1) {
+        throw stateError(`item ${items[i].seq} of file ${fileId} is already in a request or finished`, { fileId, seq: items[i].seq });
+      }
     }
     if (sent) q.sendRequest.run(now(), requestId);
     return requestId;
