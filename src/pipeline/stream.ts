@@ -7,6 +7,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { sendBatch, type OutgoingDoc, type SenderContext } from './sender.js';
 import { ByteCounter } from './source.js';
 import type { ProcessFileOptions } from './types.js';
+import { documentKey } from './document-key.js';
 
 /** Documents asked from the mapper at a time: its output buffer (64 entries) then holds at most 6,400 documents. */
 const MAPPER_BATCH = 100;
@@ -76,7 +77,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
           const seq = d.lines[0];
           if (state.classify(seq) !== 'unsent') continue;
           if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
-          pending.push({ seq, key: d.key, lines: d.lines, item: d.item });
+          pending.push({ seq, key: documentKey(o.endpoint, d.key, d.item), lines: d.lines, item: d.item });
         }
         if (pending.length >= requestSize || wholeFile) {
           if (options.signal?.aborted) return await stop();

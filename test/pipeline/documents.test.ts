@@ -81,6 +81,8 @@ describe('inbound pipeline: every document type of the samples, one batch pass',
     // inventory: adjustments (company codes) and one all-or-nothing cycle count
     expect(state.adjustments.length - before.adjustments.length).toBe(3);
     expect(state.adjustments.map((a: any) => a.company_code)).toEqual(['ACME', 'GLOBEX', 'ACME']);
+    // an adjustment has no grouping key: its result row names the SKU
+    expect(ws.result('KORR_20261120.result.csv').filter((r) => r.status === 'ok').map((r) => r.document)).toEqual(['SKU-00001', 'SKU-00002', 'SKU-00003']);
     const count = ws.result('COUNT_20261120.result.csv');
     expect(count.map((r) => `${r.line}:${r.status}:${r.count_number}`)).toEqual(['2:ok:CC-000001', '3:ok:CC-000001', '5:ok:CC-000001']);
     expect(state.counts).toHaveLength(1);
