@@ -1,6 +1,6 @@
-import { request } from 'undici';
 import { WisClient, type ClientEvent, type ClientOptions } from '../../src/client/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { adminState, resetEmulator, setFaults } from '../support/emulator.js';
 
 /** The real emulator over HTTP on loopback, with its admin API, for the client's tests. */
 export interface TestService {
@@ -39,17 +39,6 @@ export interface AdminState {
   counts: { id: number; reference: string | null }[];
 }
 
-async function admin(url: string, method: 'GET' | 'PUT' | 'POST', path: string, body?: unknown): Promise<unknown> {
-  const res = await request(`${url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`admin ${method} ${path}: ${res.statusCode} ${text}`);
-  return JSON.parse(text);
-}
-
 export async function startTestService(options: { scale?: 'small' | 'medium' | 'large'; seed?: number } = {}): Promise<TestService> {
   const emulator = await startEmulator({ port: 0, seed: options.seed ?? 1, scale: options.scale ?? 'small', today: '2026-11-22' });
   const token = emulator.mintToken([1]);
@@ -58,13 +47,13 @@ export async function startTestService(options: { scale?: 'small' | 'medium' | '
     emulator,
     url: emulator.url,
     token,
-    state: async (only) => (await admin(emulator.url, 'GET', `/_admin/state${only ? `?only=${only}` : ''}`)) as AdminState,
+    state: async (only) => (await adminState(emulator, only ? [only] : undefined)) as AdminState,
     faults: async (faults) => {
-      await admin(emulator.url, 'PUT', '/_admin/faults', faults);
+      await setFaults(emulator, faults);
     },
     reset: async () => {
-      await admin(emulator.url, 'PUT', '/_admin/faults', {});
-      await admin(emulator.url, 'POST', '/_admin/reset', { seed: options.seed ?? 1, scale: options.scale ?? 'small' });
+      await setFaults(emulator, {});
+      await resetEmulator(emulator, { seed: options.seed ?? 1, scale: options.scale ?? 'small' });
     },
     client(extra = {}) {
       const events: ClientEvent[] = [];
