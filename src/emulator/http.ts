@@ -11,8 +11,13 @@ export class HttpError extends Error {
 /** A precondition failure of one item; per-item endpoints report it, fail-fast endpoints turn it into a 400. */
 export class ItemError extends Error {}
 
+/** A body already rendered as JSON text (list pages, rendered by SQLite), sent as is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }

@@ -1,7 +1,7 @@
 import { LIMITS, type EndpointDef } from '../contract/index.js';
 import type Database from 'better-sqlite3';
 import type { Db, Family } from './db.js';
-import { HttpError, outTime, toIssues } from './http.js';
+import { HttpError, JsonText, toIssues } from './http.js';
 
 export interface Scope {
   warehouses: number[];
@@ -71,23 +71,68 @@ export function countRecords(db: Db, endpoint: EndpointDef, scope: Scope, f: Fil
   const row = stmt(db, `SELECT count(*) AS n FROM ${family === 'products' ? 'products' : 'records'} WHERE ${w.sql}`).get(...w.args) as { n: number };
   return { count: row.n };
 }
-
-export function listRecords(db: Db, endpoint: EndpointDef, scope: Scope, f: Filters): Record<string, unknown> {
+/**
+ * One page of a list as JSON text, rendered by SQLite: no JSON.parse of the stored documents, no objects and no
+ * JSON.stringify of the page in JS. A deep page starts after the last id of an earlier page of the same listing
+ * when nothing changed since (keyset), instead of walking the index with a large OFFSET.
+ */
+export function listRecords(db: Db, endpoint: EndpointDef, scope: Scope, f: Filters): JsonText {
   const family = familyOf(endpoint.id);
   const w = where(family, scope, f);
   const page = f.page ?? 1;
   const size = LIMITS.pageSize;
   const table = family === 'products' ? 'products' : 'records';
-  // page over ids first (covered by the listing index), then fetch only the rows of this page
-  const rows = stmt(db, `SELECT * FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE ${w.sql} ORDER BY id LIMIT ? OFFSET ?) ORDER BY id`)
-    .all(...w.args, size + 1, (page - 1) * size) as Row[];
-  const has_more = rows.length > size;
-  const pageRows = rows.slice(0, size);
-  const records = family === 'products' ? pageRows.map(productOut) : recordsOut(db, pageRows);
-  return { [endpoint.envelopeKey!]: records, has_more };
+  const boundaries = pageBoundaries(db, `${table} ${w.sql} ${JSON.stringify(w.args)}`);
+  let from = boundaries.nearest(page);
+  if (page - (from?.page ?? 0) > 2 && page <= MAX_REMEMBERED_PAGE) {
+    // a jump ahead (a random page, or concurrent pages answered out of order): step from the nearest known page,
+    // remembering every page end on the way; this costs about what OFFSET would, once, and later pages are keyset
+    const next = stmt(db, `SELECT id FROM ${table} WHERE ${w.sql} AND id > ? ORDER BY id LIMIT 1 OFFSET ${size - 1}`).pluck();
+    let lastId = from?.lastId ?? Number.MIN_SAFE_INTEGER;
+    for (let p = (from?.page ?? 0) + 1; p < page; p++) {
+      const id = next.get(...w.args, lastId) as number | undefined;
+      if (id === undefined) break;
+      boundaries.set(p, (lastId = id));
+      from = { page: p, lastId };
+    }
+  }
+  const after = from === undefined ? '' : ' AND id > ?';
+  // ids of the page first (covered by the listing index), then render only the rows of this page
+  const rows = stmt(db, `SELECT r.id, ${family === 'products' ? PRODUCT_JSON : RECORD_JSON} FROM ${table} r
+      WHERE r.id IN (SELECT id FROM ${table} WHERE ${w.sql}${after} ORDER BY id LIMIT ? OFFSET ?) ORDER BY r.id`).raw()
+    .all(...w.args, ...(from === undefined ? [] : [from.lastId]), size + 1, (page - 1 - (from?.page ?? 0)) * size) as [number, string][];
+  const hasMore = rows.length > size;
+  if (rows.length >= size) boundaries.set(page, rows[size - 1]![0]);
+  let text = `{${JSON.stringify(endpoint.envelopeKey!)}:[`;
+  for (let i = 0; i < rows.length && i < size; i++) text += i === 0 ? rows[i]![1] : `,${rows[i]![1]}`;
+  return new JsonText(`${text}],"has_more":${hasMore}}`);
 }
 
-type Row = Record<string, unknown> & { id: number; doc: string };
+/** Stored `…Z` timestamps are sent with an explicit offset `+00:00` (as `outTime`). */
+const time = (col: string) => `json_quote(CASE WHEN substr(${col}, -1) = 'Z' THEN substr(${col}, 1, length(${col}) - 1) || '+00:00' ELSE ${col} END)`;
+/** The members of a stored document spliced in; documents are written by JSON.stringify, so `{…}` without spaces. */
+const spread = (col: string) => `CASE WHEN length(${col}) > 2 THEN ',' || substr(${col}, 2, length(${col}) - 2) ELSE '' END`;
+/** REAL columns holding whole numbers are sent as integers (2, not 2.0), as JSON.stringify writes them. */
+const num = (col: string) => `CASE WHEN ${col} = CAST(${col} AS INTEGER) THEN CAST(${col} AS INTEGER) ELSE ${col} END`;
+
+const PRODUCT_JSON = `'{"id":' || r.id || ',"code":' || json_quote(r.code) || ',"name":' || json_quote(r.name) || ${spread('r.doc')}
+  || ',"updated_at":' || ${time('r.updated_at')} || '}'`;
+
+// Fields in the order the emulator always sent them: header columns, the document, lines, then the derived fields.
+const LINE_JSON = `'{"id":' || l.id || ',"product":{"code":' || json_quote(p.code) || ',"name":' || json_quote(p.name) || '},"quantity":' || ${num('l.quantity')}
+  || ${spread('l.doc')}
+  || CASE WHEN r.family = 'inbound_transfers' THEN ',"lot":' || CASE WHEN l.lot_number IS NULL THEN 'null' ELSE '{"number":' || json_quote(l.lot_number) || ',"expiry_date":null}' END ELSE '' END
+  || '}'`;
+const RECORD_JSON = `'{"id":' || r.id || ',"number":' || json_quote(r.number) || ',"company_code":' || json_quote(r.company_code)
+  || ',"warehouse":' || coalesce((SELECT '{"id":' || w.id || ',"code":' || json_quote(w.code) || ',"name":' || json_quote(w.name) || '}' FROM warehouses w WHERE w.id = r.warehouse_id),
+       '{"id":' || r.warehouse_id || ',"code":"WH' || r.warehouse_id || '","name":"Warehouse ' || r.warehouse_id || '"}')
+  || ',"planned_date":' || json_quote(r.planned_date) || ',"carrier_code":' || json_quote(r.carrier_code) || ',"service_code":' || json_quote(r.service_code)
+  || ${spread('r.doc')}
+  || ',"lines":[' || coalesce((SELECT group_concat(${LINE_JSON}, ',' ORDER BY l.id) FROM lines l JOIN products p ON p.id = l.product_id WHERE l.record_id = r.id), '') || ']'
+  || ',"status":' || json_quote(r.list_status) || ',"updated_at":' || ${time('r.updated_at')}
+  || CASE WHEN r.family = 'customer_shipments' THEN ',"picking_status":' || json_quote(r.picking_status) || ',"tpl_status":' || json_quote(r.tpl_status) || ',"tracking_numbers":' || r.tracking ELSE '' END
+  || CASE WHEN r.origin_id IS NOT NULL THEN ',"origin_id":' || r.origin_id || ',"origin_kind":' || json_quote(r.origin_kind) ELSE '' END
+  || '}'`;
 
 /** Prepared statements by SQL text: the filter combinations are few, compiling them per request is not free. */
 const statements = new WeakMap<Db, Map<string, Database.Statement>>();
@@ -102,55 +147,54 @@ function stmt(db: Db, sql: string): Database.Statement {
   return s;
 }
 
-function productOut(row: Row): Record<string, unknown> {
-  return { id: row.id, code: row.code, name: row.name, ...JSON.parse(row.doc), updated_at: outTime(row.updated_at as string) };
-}
+/**
+ * The last id of each page served, per listing (table + filters), valid while the data is unchanged:
+ * `total_changes()` counts every row this connection wrote (rolled-back writes too, so it only errs towards
+ * forgetting) and `data_version` moves when another connection commits to the same file. While both stand still,
+ * page n is exactly the 100 ids after the last id of page n−1 (or after the nearest page served before it).
+ */
+class PageBoundaries {
+  private version = '';
+  private readonly last: number[] = [];
+  constructor(private readonly current: () => string) {}
 
-interface WarehouseRow { id: number; code: string; name: string }
-const warehouseCache = new WeakMap<Db, Map<number, WarehouseRow>>();
-export function warehouseRef(db: Db, id: number): WarehouseRow {
-  let cache = warehouseCache.get(db);
-  if (!cache || !cache.has(id)) {
-    cache = new Map((db.prepare('SELECT id, code, name FROM warehouses').all() as WarehouseRow[]).map((w) => [w.id, w]));
-    warehouseCache.set(db, cache);
-  }
-  return cache.get(id) ?? { id, code: `WH${id}`, name: `Warehouse ${id}` };
-}
-export function forgetWarehouses(db: Db): void {
-  warehouseCache.delete(db);
-}
-
-interface LineRow { id: number; record_id: number; quantity: number; done_quantity: number; lot_number: string | null; doc: string; code: string; name: string }
-
-/** Serializes record rows with their lines, in the documented field types. */
-export function recordsOut(db: Db, rows: Row[]): Record<string, unknown>[] {
-  if (rows.length === 0) return [];
-  const lines = stmt(db, `SELECT l.id, l.record_id, l.quantity, l.done_quantity, l.lot_number, l.doc, p.code, p.name FROM lines l
-      JOIN products p ON p.id = l.product_id WHERE l.record_id IN (${rows.map(() => '?').join(',')}) ORDER BY l.id`).all(...rows.map((r) => r.id)) as LineRow[];
-  const byRecord = new Map<number, LineRow[]>();
-  for (const l of lines) {
-    const list = byRecord.get(l.record_id) ?? [];
-    list.push(l);
-    byRecord.set(l.record_id, list);
-  }
-  return rows.map((r) => {
-    const family = r.family as Family;
-    const out: Record<string, unknown> = {
-      id: r.id, number: r.number, company_code: r.company_code, warehouse: warehouseRef(db, r.warehouse_id as number),
-      planned_date: r.planned_date, carrier_code: r.carrier_code, service_code: r.service_code, ...JSON.parse(r.doc),
-      lines: (byRecord.get(r.id) ?? []).map((l) => lineOut(family, l)),
-      status: r.list_status, updated_at: outTime(r.updated_at as string),
-    };
-    if (family === 'customer_shipments') {
-      Object.assign(out, { picking_status: r.picking_status, tpl_status: r.tpl_status, tracking_numbers: JSON.parse(r.tracking as string) });
+  nearest(page: number): { page: number; lastId: number } | undefined {
+    const v = this.current();
+    if (v !== this.version) {
+      this.version = v;
+      this.last.length = 0;
     }
-    if (r.origin_id !== null) Object.assign(out, { origin_id: r.origin_id, origin_kind: r.origin_kind });
-    return out;
-  });
+    for (let p = Math.min(page - 1, this.last.length - 1); p >= 1; p--) {
+      const lastId = this.last[p];
+      if (lastId !== undefined) return { page: p, lastId };
+    }
+    return undefined;
+  }
+
+  set(page: number, lastId: number): void {
+    if (page <= MAX_REMEMBERED_PAGE) this.last[page] = lastId;
+  }
+}
+const MAX_REMEMBERED_PAGE = 100_000;
+const MAX_LISTINGS = 64;
+const boundaryCache = new WeakMap<Db, Map<string, PageBoundaries>>();
+function pageBoundaries(db: Db, key: string): PageBoundaries {
+  let cache = boundaryCache.get(db);
+  if (!cache) boundaryCache.set(db, (cache = new Map()));
+  let b = cache.get(key);
+  if (b) {
+    cache.delete(key); // re-inserted below: the map's order is least recently used first
+  } else {
+    if (cache.size >= MAX_LISTINGS) cache.delete(cache.keys().next().value!);
+    const changes = stmt(db, 'SELECT total_changes()').pluck();
+    const dataVersion = stmt(db, 'PRAGMA data_version').pluck();
+    b = new PageBoundaries(() => `${changes.get() as number}:${dataVersion.get() as number}`);
+  }
+  cache.set(key, b);
+  return b;
 }
 
-function lineOut(family: Family, l: LineRow): Record<string, unknown> {
-  const base = { id: l.id, product: { code: l.code, name: l.name }, quantity: l.quantity, ...JSON.parse(l.doc) };
-  if (family === 'inbound_transfers') base.lot = l.lot_number === null ? null : { number: l.lot_number, expiry_date: null };
-  return base;
+/** The state was rebuilt (admin reset): forget what was derived from it. */
+export function forgetWarehouses(db: Db): void {
+  boundaryCache.delete(db);
 }
