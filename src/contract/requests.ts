@@ -46,38 +46,40 @@ type PackageShape = z.infer<z.ZodObject<typeof packageFields>> & { children?: Sh
 export type ShipPackage = PackageShape;
 
 /** A package holds `items` or nested `children` (a parent / pallet package), never both at one level. */
-export const shipPackage: z.ZodType<ShipPackage> = z.lazy(() =>
+const packageLevel = (children: z.ZodType<ShipPackage>) =>
   z
-    .object({ ...packageFields, children: z.array(shipPackage).min(1).max(LIMITS.maxItemsPerRequest).optional() })
+    .object({ ...packageFields, children: z.array(children).min(1).max(LIMITS.maxItemsPerRequest).optional() })
     .refine((p) => !(p.items && p.children), { error: 'a package has items or children, not both' })
-    .refine((p) => p.items !== undefined || p.children !== undefined, { error: 'a package needs items (or children)' }),
-);
+    .refine((p) => p.items !== undefined || p.children !== undefined, { error: 'a package needs items (or children)' });
+export const shipPackage: z.ZodType<ShipPackage> = z.lazy(() => packageLevel(shipPackage));
 
-export const shipRequestItem = z
-  .object({
-    id,
-    carrier: code.optional(),
-    carrier_code: code.optional(),
-    carrier_service: code.optional(),
-    carrier_service_code: code.optional(),
-    carrier_identifier: code.optional(),
-    tracking_number: code.optional(),
-    cost: z.number().nonnegative().optional(),
-    cost_currency_code: z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code').optional(),
-    ship_strategy: z.enum(SHIP_STRATEGIES).optional(),
-    lines: z.array(shipItemLine).min(1).max(LIMITS.maxItemsPerRequest).optional(),
-    packages: z.array(shipPackage).min(1).max(LIMITS.maxItemsPerRequest).optional(),
-    split: z.boolean().optional(),
-  })
-  .refine((s) => !(s.lines && s.packages), { error: 'lines and packages are mutually exclusive', path: ['packages'] })
-  .refine((s) => s.lines !== undefined || s.packages !== undefined, { error: 'lines or packages is required', path: ['lines'] })
-  .refine((s) => !(s.carrier && s.carrier_code && s.carrier !== s.carrier_code), { error: 'carrier and its alias carrier_code disagree', path: ['carrier_code'] })
-  .refine((s) => !(s.carrier_service && s.carrier_service_code && s.carrier_service !== s.carrier_service_code), {
-    error: 'carrier_service and its alias carrier_service_code disagree', path: ['carrier_service_code'],
-  })
-  .refine((s) => s.split === undefined || s.ship_strategy === undefined || s.ship_strategy === splitToStrategy(s.split), {
-    error: 'deprecated split disagrees with ship_strategy', path: ['split'],
-  });
+const shipItem = (packages: z.ZodType<ShipPackage>) =>
+  z
+    .object({
+      id,
+      carrier: code.optional(),
+      carrier_code: code.optional(),
+      carrier_service: code.optional(),
+      carrier_service_code: code.optional(),
+      carrier_identifier: code.optional(),
+      tracking_number: code.optional(),
+      cost: z.number().nonnegative().optional(),
+      cost_currency_code: z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code').optional(),
+      ship_strategy: z.enum(SHIP_STRATEGIES).optional(),
+      lines: z.array(shipItemLine).min(1).max(LIMITS.maxItemsPerRequest).optional(),
+      packages: z.array(packages).min(1).max(LIMITS.maxItemsPerRequest).optional(),
+      split: z.boolean().optional(),
+    })
+    .refine((s) => !(s.lines && s.packages), { error: 'lines and packages are mutually exclusive', path: ['packages'] })
+    .refine((s) => s.lines !== undefined || s.packages !== undefined, { error: 'lines or packages is required', path: ['lines'] })
+    .refine((s) => !(s.carrier && s.carrier_code && s.carrier !== s.carrier_code), { error: 'carrier and its alias carrier_code disagree', path: ['carrier_code'] })
+    .refine((s) => !(s.carrier_service && s.carrier_service_code && s.carrier_service !== s.carrier_service_code), {
+      error: 'carrier_service and its alias carrier_service_code disagree', path: ['carrier_service_code'],
+    })
+    .refine((s) => s.split === undefined || s.ship_strategy === undefined || s.ship_strategy === splitToStrategy(s.split), {
+      error: 'deprecated split disagrees with ship_strategy', path: ['split'],
+    });
+export const shipRequestItem = shipItem(shipPackage);
 
 /** Deprecated `split`: false → ship_all_together, true → ship_as_available. */
 export function splitToStrategy(split: boolean): (typeof SHIP_STRATEGIES)[number] {
@@ -190,6 +192,41 @@ export const inboundTransferReceiveRequest = shipmentsBody(inboundTransferReceiv
 export const supplierReceiveRequest = shipmentsBody(supplierReceiveItem);
 export const returnReceiveRequest = shipmentsBody(returnReceiveItem);
 export const adjustmentsRequest = z.object({ adjustments: items(adjustmentItem) });
+
+// ---- fast validation for hot paths ----
+/** Package levels the compiled ship item covers; deeper nesting is decided by the recursive schema. */
+export const COMPILED_PACKAGE_DEPTH = 4;
+const noPackage = z.never() as unknown as z.ZodType<ShipPackage>;
+const unrolledPackage = (depth: number): z.ZodType<ShipPackage> => packageLevel(depth === 1 ? noPackage : unrolledPackage(depth - 1));
+/**
+ * shipRequestItem unrolled: the same builders with the lazy reference replaced by COMPILED_PACKAGE_DEPTH copies
+ * and z.never() below the last, so it accepts a subset of shipRequestItem's inputs, with the same output.
+ */
+export const shipRequestItemUnrolled = shipItem(unrolledPackage(COMPILED_PACKAGE_DEPTH));
+
+interface SafeParser<T> { safeParse(value: unknown): z.ZodSafeParseResult<T> }
+const validators = new WeakMap<z.ZodType, SafeParser<unknown>>();
+
+/**
+ * The schema compiled with z.compile (zod's ahead-of-time compiler: identical results and errors, it falls back to
+ * the runtime parser whenever its generated check fails). A recursive schema cannot be compiled: the ship item is
+ * checked by its compiled unrolled form first, and only an input that form refuses is parsed by shipRequestItem
+ * itself (refusals, packages nested deeper than COMPILED_PACKAGE_DEPTH), so results and errors stay those of
+ * shipRequestItem. Without `new Function` (z.config jitless, strict CSP) z.compile returns the schema unchanged.
+ */
+export function fastValidator<T>(schema: z.ZodType<T>): SafeParser<T> {
+  let v = validators.get(schema);
+  if (!v) {
+    if (schema === (shipRequestItem as z.ZodType)) {
+      const compiled = z.compile(shipRequestItemUnrolled);
+      v = { safeParse: (value) => { const r = compiled.safeParse(value); return r.success ? r : shipRequestItem.safeParse(value); } };
+    } else {
+      v = z.compile(schema) as SafeParser<unknown>;
+    }
+    validators.set(schema, v);
+  }
+  return v as SafeParser<T>;
+}
 
 export type AcknowledgeItem = z.infer<typeof acknowledgeItem>;
 export type ChangeStatusItem = z.infer<typeof changeStatusItem>;

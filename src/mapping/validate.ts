@@ -1,15 +1,15 @@
 import type { z } from 'zod';
-import { endpoints } from '../contract/index.js';
+import { endpoints, fastValidator } from '../contract/index.js';
 import type { InboundDocument } from './definition-schema.js';
 import { cellMessage, DocumentBuilder, type DocState, type RowError } from './documents.js';
 import type { BoundNode } from './compile.js';
 
-interface Target { schema: z.ZodType; bodyKey?: 'shipments' | 'adjustments' }
+interface Target { schema: { safeParse(value: unknown): z.ZodSafeParseResult<unknown> }; bodyKey?: 'shipments' | 'adjustments' }
 
-/** The contract's item schema per write (built once by the contract module). */
+/** The contract's item schema per write, compiled once (fastValidator: the same results and errors, faster). */
 export function contractTarget(document: InboundDocument): Target {
   const e = endpoints[document] as { item: z.ZodType; bodyKey?: 'shipments' | 'adjustments' };
-  return { schema: e.item, bodyKey: e.bodyKey };
+  return { schema: fastValidator(e.item), bodyKey: e.bodyKey };
 }
 
 const pathText = (path: readonly PropertyKey[]) =>
