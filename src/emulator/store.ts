@@ -53,8 +53,16 @@ export class Store {
   now(): string {
     const t = Math.max(Date.now(), this.last + 1);
     this.last = t;
-    return new Date(t).toISOString();
+    // toISOString costs ~1.8 us here and an adjustment asks twice: format the second once, then add the ms.
+    const ms = t % 1000;
+    if (t - ms !== this.isoSecond) {
+      this.isoSecond = t - ms;
+      this.isoPrefix = new Date(this.isoSecond).toISOString().slice(0, 20);
+    }
+    return `${this.isoPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   }
+  private isoSecond = -1;
+  private isoPrefix = '';
 
   /** A record of the family in the token's scope; anything else is "not found" (invisible). */
   record(family: Family, id: number, scope: number[]): RecordRow {
