@@ -1,5 +1,5 @@
 import type { Condition, FieldSpec, NodeSpec, ReferenceKind } from './definition-schema.js';
-import { compileParse, compileTransform, DefinitionError, Fail, type TextStep } from './values.js';
+import { compileParse, compileTransform, DefinitionError, Fail, identity, type Parse, type TextStep } from './values.js';
 
 /** Where a column reference points once the columns of a file are known. */
 export interface ColumnSlot { index: number; label: string }
@@ -45,12 +45,13 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
   return (bind) => {
     let source: (row: readonly string[]) => string;
     let label = '';
+    let columnIndex = -1;
     if (spec.value !== undefined) {
       const v = constant(spec.value, 'value');
       return { path: outPath, label, ref, get: () => v, raw: () => String(spec.value) };
     } else if (spec.column !== undefined) {
       const slot = bind(spec.column, [...path, 'column']);
-      const i = slot.index;
+      const i = (columnIndex = slot.index);
       label = slot.label;
       source = (row) => row[i] ?? '';
     } else if (spec.concat) {
@@ -71,28 +72,50 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
     } else {
       source = () => '';
     }
-    const get = (row: readonly string[]): unknown => {
-      let s = source(row);
-      for (let k = 0; k < steps.length; k++) {
-        const r = steps[k](s);
-        if (r instanceof Fail) return r;
-        s = r;
-      }
-      if (s === '') return fallback;
-      if (split !== undefined) {
-        const out: unknown[] = [];
-        for (const part of s.split(split)) {
-          const p = part.trim();
-          if (p === '') continue;
-          const v = parse(p);
-          if (v instanceof Fail) return v;
-          out.push(v);
-        }
-        return out.length ? out : fallback;
-      }
-      return parse(s);
-    };
+    const get = fieldGetter(source, columnIndex, steps, fallback, split, parse);
     return { path: outPath, label, ref, get, raw: source };
+  };
+}
+
+/**
+ * One closure per field for the common shapes (a column, at most one transform, no split), so a row does not
+ * go through the source closure, a transform loop and an identity parse; the general form handles the rest.
+ */
+function fieldGetter(source: (row: readonly string[]) => string, i: number, steps: TextStep[], fallback: unknown, split: string | undefined, parse: Parse): (row: readonly string[]) => unknown {
+  const plain = parse === identity;
+  if (i >= 0 && split === undefined && steps.length === 0) {
+    return plain
+      ? (row) => { const s = row[i]; return s === undefined || s === '' ? fallback : s; }
+      : (row) => { const s = row[i]; return s === undefined || s === '' ? fallback : parse(s); };
+  }
+  if (i >= 0 && split === undefined && steps.length === 1) {
+    const step = steps[0];
+    return (row) => {
+      const r = step(row[i] ?? '');
+      if (typeof r !== 'string') return r;
+      return r === '' ? fallback : plain ? r : parse(r);
+    };
+  }
+  return (row) => {
+    let s = source(row);
+    for (let k = 0; k < steps.length; k++) {
+      const r = steps[k](s);
+      if (r instanceof Fail) return r;
+      s = r;
+    }
+    if (s === '') return fallback;
+    if (split !== undefined) {
+      const out: unknown[] = [];
+      for (const part of s.split(split)) {
+        const p = part.trim();
+        if (p === '') continue;
+        const v = parse(p);
+        if (v instanceof Fail) return v;
+        out.push(v);
+      }
+      return out.length ? out : fallback;
+    }
+    return parse(s);
   };
 }
 

@@ -59,7 +59,8 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
     max_record_size: d.max_record_size, relax_column_count: true, relax_quotes: true,
     record_delimiter: d.record_delimiter === 'lf' ? '\n' : d.record_delimiter === 'crlf' ? '\r\n' : undefined,
   });
-  const stages = d.encoding === 'utf-8' ? [source, parser, mapper] : [source, createDecoder(d.encoding), parser, mapper];
+  const watch = breakWatch(d.quote, mapper);
+  const stages = d.encoding === 'utf-8' ? [source, watch, parser, mapper] : [source, watch, createDecoder(d.encoding), parser, mapper];
   const done = pipeline(stages as [Readable, Transform, Transform]);
   done.catch(() => undefined);
   try {
@@ -110,6 +111,8 @@ class InboundMapper extends Transform {
   private contextLines: number[] = [];
 
   private readonly skipEmpty: boolean;
+  /** Set by breakWatch once the bytes hold a quote or a CR; until then no field can hold a line break. */
+  mayBreak = false;
 
   constructor(private readonly mapping: Mapping, options: MapInboundOptions, private readonly withInfo: boolean) {
     super({ objectMode: true, highWaterMark: 64 });
@@ -154,7 +157,7 @@ class InboundMapper extends Transform {
       } else {
         record = chunk as string[];
         line = this.prevEnd + 1;
-        this.prevEnd = line + lineBreaks(record).lines;
+        this.prevEnd = this.mayBreak ? line + lineBreaks(record).lines : line;
         if (this.skipEmpty && isEmpty(record)) return cb();
       }
       if (!this.root) {
@@ -367,6 +370,26 @@ function ascending(lines: number[]): boolean {
 function isEmpty(record: string[]): boolean {
   for (let i = 0; i < record.length; i++) if (record[i] !== '' && record[i].trim() !== '') return false;
   return true;
+}
+
+/**
+ * Only a quoted field holds an LF, and a CR stays in a field only when it is quoted or not part of the record
+ * delimiter. Counting line breaks costs two scans per field, so it starts only once the bytes (seen before
+ * csv-parse gets them) hold the quote character or a CR; the flag never goes back, so it is conservative.
+ * Quote and CR are ASCII, so this holds for UTF-8, windows-1252 and ISO-8859-1 bytes alike.
+ */
+function breakWatch(quote: string, mapper: InboundMapper): Transform {
+  const q = quote === '' ? -1 : quote.charCodeAt(0);
+  if (q > 127) mapper.mayBreak = true;
+  return new Transform({
+    transform(chunk: Buffer | string, _enc, cb) {
+      if (!mapper.mayBreak) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        if ((q >= 0 && bytes.indexOf(q) >= 0) || bytes.indexOf(13) >= 0) mapper.mayBreak = true;
+      }
+      cb(null, chunk);
+    },
+  });
 }
 
 const NO_BREAKS = { lines: 0, crlf: 0 };
