@@ -4,7 +4,7 @@ import { FAMILIES, type Db } from './db.js';
 import { faultsSchema, type FaultInjector } from './faults.js';
 import { HttpError, outTime, toIssues } from './http.js';
 import type { Scale } from './seed.js';
-import type { RecordRow, Store } from './store.js';
+import { RECORD_ROW_COLUMNS, type RecordRow, type Store } from './store.js';
 
 export const tokenRequest = z.strictObject({
   warehouses: z.array(z.number().int().positive()).min(1).max(100),
@@ -72,7 +72,7 @@ export function stateView(h: AdminHooks, only: string | null): Record<string, un
       list.push(rest);
       byRecord.set(record_id, list);
     }
-    out[family] = (h.db.prepare(`SELECT * FROM records WHERE family = ? ORDER BY id`).all(family) as Record<string, unknown>[]).map((r) => ({
+    out[family] = (h.db.prepare(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE family = ? ORDER BY id`).all(family) as Record<string, unknown>[]).map((r) => ({
       id: r.id, number: r.number, warehouse_id: r.warehouse_id, company_code: r.company_code, state: r.state, list_status: r.list_status,
       acknowledged_at: outTime(r.acknowledged_at as string | null), shipped_at: outTime(r.shipped_at as string | null),
       picking_status: r.picking_status, tpl_status: r.tpl_status, tpl_error: r.tpl_error, origin_id: r.origin_id, origin_kind: r.origin_kind,
@@ -100,7 +100,7 @@ export const touchProductsRequest = z.strictObject({
 export function cancelRecords(store: Store, ids: number[]): { cancelled: number[] } {
   return store.db.transaction(() => {
     for (const id of ids) {
-      const row = store.db.prepare('SELECT * FROM records WHERE id = ?').get(id) as RecordRow | undefined;
+      const row = store.db.prepare(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE id = ?`).get(id) as RecordRow | undefined;
       if (!row || !['customer_shipments', 'customer_return_shipments'].includes(row.family)) {
         throw new HttpError(400, 'invalid_body', `record ${id} is not a customer shipment or return`);
       }

@@ -22,7 +22,7 @@ CREATE TABLE IF NOT EXISTS records (
   company_code TEXT NOT NULL, state TEXT NOT NULL, list_status TEXT NOT NULL, planned_date TEXT NOT NULL,
   updated_at TEXT NOT NULL, carrier_code TEXT NOT NULL, service_code TEXT NOT NULL, acknowledged_at TEXT,
   shipped_at TEXT, picking_status TEXT, tpl_status TEXT, tpl_error TEXT, origin_id INTEGER, origin_kind TEXT,
-  tracking TEXT NOT NULL DEFAULT '[]', doc TEXT NOT NULL);
+  tracking TEXT NOT NULL DEFAULT '[]', doc TEXT NOT NULL, rendered TEXT);
 CREATE TABLE IF NOT EXISTS lines (
   id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL, product_id INTEGER NOT NULL, quantity REAL NOT NULL,
   done_quantity REAL NOT NULL DEFAULT 0, damaged_quantity REAL NOT NULL DEFAULT 0, lot_number TEXT, doc TEXT NOT NULL);
@@ -52,6 +52,32 @@ export const INDEXES = [
   'CREATE INDEX IF NOT EXISTS packages_record ON packages (record_id)',
 ];
 
+/**
+ * `records.rendered` holds a record's list JSON (lines included), rendered by the seed. Any write that changes what
+ * a record lists as — its columns, its lines, a product or warehouse it names — clears it, whatever code path
+ * writes; a cleared record is rendered on the fly by the list query (lists.ts).
+ */
+const RECORD_COLUMNS = 'family, number, warehouse_id, company_code, state, list_status, planned_date, updated_at, carrier_code, service_code, acknowledged_at, shipped_at, picking_status, tpl_status, tpl_error, origin_id, origin_kind, tracking, doc';
+export const TRIGGERS = [
+  `CREATE TRIGGER IF NOT EXISTS records_rendered_insert AFTER INSERT ON records WHEN new.rendered IS NOT NULL
+    BEGIN UPDATE records SET rendered = NULL WHERE id = new.id; END`,
+  `CREATE TRIGGER IF NOT EXISTS records_rendered_update AFTER UPDATE OF id, ${RECORD_COLUMNS} ON records WHEN new.rendered IS NOT NULL
+    BEGIN UPDATE records SET rendered = NULL WHERE id = new.id; END`,
+  `CREATE TRIGGER IF NOT EXISTS lines_rendered_insert AFTER INSERT ON lines
+    BEGIN UPDATE records SET rendered = NULL WHERE id = new.record_id AND rendered IS NOT NULL; END`,
+  `CREATE TRIGGER IF NOT EXISTS lines_rendered_update AFTER UPDATE ON lines
+    BEGIN UPDATE records SET rendered = NULL WHERE id IN (old.record_id, new.record_id) AND rendered IS NOT NULL; END`,
+  `CREATE TRIGGER IF NOT EXISTS lines_rendered_delete AFTER DELETE ON lines
+    BEGIN UPDATE records SET rendered = NULL WHERE id = old.record_id AND rendered IS NOT NULL; END`,
+  `CREATE TRIGGER IF NOT EXISTS products_rendered_update AFTER UPDATE OF id, code, name ON products
+    WHEN old.id IS NOT new.id OR old.code IS NOT new.code OR old.name IS NOT new.name
+    BEGIN UPDATE records SET rendered = NULL WHERE id IN (SELECT record_id FROM lines WHERE product_id IN (old.id, new.id)) AND rendered IS NOT NULL; END`,
+  `CREATE TRIGGER IF NOT EXISTS warehouses_rendered_update AFTER UPDATE ON warehouses
+    BEGIN UPDATE records SET rendered = NULL WHERE warehouse_id IN (old.id, new.id) AND rendered IS NOT NULL; END`,
+  `CREATE TRIGGER IF NOT EXISTS warehouses_rendered_delete AFTER DELETE ON warehouses
+    BEGIN UPDATE records SET rendered = NULL WHERE warehouse_id = old.id AND rendered IS NOT NULL; END`,
+];
+
 const TABLES = ['meta', 'warehouses', 'products', 'inventory', 'records', 'lines', 'packages', 'moves', 'adjustments', 'counts'];
 
 export function openDb(file: string): Db {
@@ -62,8 +88,21 @@ export function openDb(file: string): Db {
   }
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
+  // state files written before the rendered column existed: the column starts empty (rendered on the fly)
+  if (!(db.prepare('PRAGMA table_info(records)').all() as { name: string }[]).some((c) => c.name === 'rendered')) {
+    db.exec('ALTER TABLE records ADD COLUMN rendered TEXT');
+  }
   createIndexes(db);
+  createTriggers(db);
   return db;
+}
+
+export function createTriggers(db: Db): void {
+  for (const sql of TRIGGERS) db.exec(sql);
+}
+/** Dropped while the seed bulk-loads: it renders every record once at the end instead. */
+export function dropTriggers(db: Db): void {
+  for (const sql of TRIGGERS) db.exec(`DROP TRIGGER IF EXISTS ${/EXISTS (\w+)/.exec(sql)![1]}`);
 }
 
 export function createIndexes(db: Db): void {

@@ -98,7 +98,7 @@ export function listRecords(db: Db, endpoint: EndpointDef, scope: Scope, f: Filt
   }
   const after = from === undefined ? '' : ' AND id > ?';
   // ids of the page first (covered by the listing index), then render only the rows of this page
-  const rows = stmt(db, `SELECT r.id, ${family === 'products' ? PRODUCT_JSON : RECORD_JSON} FROM ${table} r
+  const rows = stmt(db, `SELECT r.id, ${family === 'products' ? PRODUCT_JSON : `coalesce(r.rendered, ${RECORD_JSON})`} FROM ${table} r
       WHERE r.id IN (SELECT id FROM ${table} WHERE ${w.sql}${after} ORDER BY id LIMIT ? OFFSET ?) ORDER BY r.id`).raw()
     .all(...w.args, ...(from === undefined ? [] : [from.lastId]), size + 1, (page - 1 - (from?.page ?? 0)) * size) as [number, string][];
   const hasMore = rows.length > size;
@@ -133,6 +133,11 @@ const RECORD_JSON = `'{"id":' || r.id || ',"number":' || json_quote(r.number) ||
   || CASE WHEN r.family = 'customer_shipments' THEN ',"picking_status":' || json_quote(r.picking_status) || ',"tpl_status":' || json_quote(r.tpl_status) || ',"tracking_numbers":' || r.tracking ELSE '' END
   || CASE WHEN r.origin_id IS NOT NULL THEN ',"origin_id":' || r.origin_id || ',"origin_kind":' || json_quote(r.origin_kind) ELSE '' END
   || '}'`;
+
+/** Fills `records.rendered` of every record (the seed; writes clear it again through the triggers of db.ts). */
+export function renderAllRecords(db: Db): void {
+  db.exec(`UPDATE records AS r SET rendered = ${RECORD_JSON}`);
+}
 
 /** Prepared statements by SQL text: the filter combinations are few, compiling them per request is not free. */
 const statements = new WeakMap<Db, Map<string, Database.Statement>>();

@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
-import { clearDb, createIndexes, dropIndexes, listStatus, setMeta, type Family } from './db.js';
+import { clearDb, createIndexes, createTriggers, dropIndexes, dropTriggers, listStatus, setMeta, type Family } from './db.js';
+import { renderAllRecords } from './lists.js';
 
 export type Scale = 'small' | 'medium' | 'large';
 export const SCALES: Record<Scale, { products: number; shipments: number; other: number }> = {
@@ -52,6 +53,7 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
   const planned = Array.from({ length: 14 }, (_, k) => addDays(today, k - 3));
 
   const run = db.transaction(() => {
+    dropTriggers(db);
     dropIndexes(db);
     clearDb(db);
     setMeta(db, 'seed', String(seed));
@@ -193,6 +195,8 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
     for (const n of [3, 13, 23]) insInv.run(1, 'ACME', n, seedLot(productCode(n)), 100);
     for (const n of [1, 2, 4, 5]) for (const [wh, company] of [[1, 'ACME'], [1, 'GLOBEX'], [2, 'ACME']] as const) insInv.run(wh, company, n, '', 100);
     createIndexes(db);
+    renderAllRecords(db);
+    createTriggers(db);
   });
   run.immediate();
 }

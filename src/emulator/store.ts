@@ -9,6 +9,8 @@ export interface RecordRow {
   acknowledged_at: string | null; shipped_at: string | null; picking_status: string | null; tpl_status: string | null;
   tpl_error: string | null; origin_id: number | null; origin_kind: string | null; tracking: string; doc: string;
 }
+/** The columns of a RecordRow (not `rendered`: derived records must not copy their origin's list JSON). */
+export const RECORD_ROW_COLUMNS = 'id, family, number, warehouse_id, company_code, state, list_status, planned_date, updated_at, carrier_code, service_code, acknowledged_at, shipped_at, picking_status, tpl_status, tpl_error, origin_id, origin_kind, tracking, doc';
 export interface LineRow { id: number; record_id: number; product_id: number; quantity: number; done_quantity: number; damaged_quantity: number; lot_number: string | null; doc: string }
 export interface ProductRow { id: number; code: string; name: string; type: string; lot_tracked: number; serial_tracked: number }
 export interface WarehouseRow { id: number; code: string; name: string; lot_inventory: number; companies: string; default_company: string }
@@ -27,7 +29,7 @@ export class Store {
 
   constructor(readonly db: Db) {
     this.s = {
-      record: db.prepare('SELECT * FROM records WHERE id = ? AND family = ?'),
+      record: db.prepare(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE id = ? AND family = ?`),
       lines: db.prepare('SELECT * FROM lines WHERE record_id = ? ORDER BY id'),
       product: db.prepare('SELECT id, code, name, type, lot_tracked, serial_tracked FROM products WHERE code = ?'),
       productById: db.prepare('SELECT id, code, name, type, lot_tracked, serial_tracked FROM products WHERE id = ?'),
