@@ -30,7 +30,8 @@ export interface DocState {
   key: string;
   item: Obj;
   lines: number[];
-  rows: { line: number; row: readonly string[] }[];
+  /** The rows, flat: line, row, line, row … (no object per row). */
+  rows: (number | readonly string[])[];
   /** Created on the first error / reference (most rows have none). */
   errors?: RowError[];
   refs?: PendingRef[];
@@ -38,6 +39,8 @@ export interface DocState {
   index?: Map<unknown[], Map<string, Obj>>;
   trace?: Map<object, Origin>;
 }
+
+export const rowCount = (doc: DocState) => doc.rows.length >> 1;
 
 export function cellMessage(file: string, line: number, label: string, raw: string, reason: string): string {
   return label ? `${file}, line ${line}, column ${label}: "${raw}" ${reason}` : `${file}, line ${line}: "${raw}" ${reason}`;
@@ -70,7 +73,7 @@ export class DocumentBuilder {
 
   add(doc: DocState, row: readonly string[], line: number): void {
     const first = doc.rows.length === 0;
-    doc.rows.push({ line, row });
+    doc.rows.push(line, row);
     doc.lines.push(line);
     if (first) this.fill(doc, this.root, doc.item, row, line);
     this.lists(doc, this.root, doc.item, row, line);

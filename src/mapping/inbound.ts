@@ -6,7 +6,7 @@ import { WisbridgeError } from '../errors.js';
 import type { InboundDocument } from './definition-schema.js';
 import { ColumnMissing, type BoundNode, type RowTest } from './compile.js';
 import { createDecoder } from './decode.js';
-import { DocumentBuilder, type DocState, type RowError } from './documents.js';
+import { DocumentBuilder, rowCount, type DocState, type RowError } from './documents.js';
 import type { Mapping } from './mapping.js';
 import { cachedResolver, describeKind, type ReferenceResolver } from './resolver.js';
 import { contractTarget, locateIssues } from './validate.js';
@@ -281,9 +281,10 @@ class InboundMapper extends Transform {
 
   private add(doc: DocState, row: readonly string[], line: number, extraLines: number[] | undefined): void {
     if (extraLines) doc.lines.push(...extraLines);
-    if (doc.rows.length >= this.mapping.definition.grouping.max_rows_per_document) {
-      if (doc.rows.length === this.mapping.definition.grouping.max_rows_per_document) {
-        (doc.errors ??= []).push({ line, message: `${this.file}, line ${line}: the document has more than ${doc.rows.length} rows (grouping.max_rows_per_document)` });
+    const rows = rowCount(doc);
+    if (rows >= this.mapping.definition.grouping.max_rows_per_document) {
+      if (rows === this.mapping.definition.grouping.max_rows_per_document) {
+        (doc.errors ??= []).push({ line, message: `${this.file}, line ${line}: the document has more than ${rows} rows (grouping.max_rows_per_document)` });
       }
       doc.lines.push(line);
       return;

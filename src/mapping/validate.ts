@@ -22,8 +22,8 @@ const pathText = (path: readonly PropertyKey[]) =>
 export function locateIssues(doc: DocState, root: BoundNode, fileName: string, issues: readonly z.core.$ZodIssue[]): RowError[] {
   const builder = new DocumentBuilder(root, fileName);
   const traced = builder.start(doc.key, true);
-  for (const { line, row } of doc.rows) builder.add(traced, row, line);
-  const firstLine = doc.rows[0]?.line ?? 0;
+  for (let i = 0; i < doc.rows.length; i += 2) builder.add(traced, doc.rows[i + 1] as readonly string[], doc.rows[i] as number);
+  const firstLine = (doc.rows[0] as number | undefined) ?? 0;
   return issues.map((issue) => {
     let obj: unknown = traced.item;
     let origin = traced.trace!.get(traced.item);
