@@ -118,12 +118,12 @@ describe('operator commands: status, retry, resolve', () => {
       ['KORR_b.csv', 'failed', { ok: 1, error: 0, skipped: 0, uncertain: 1 }],
       ['KORR_a.csv', 'failed', { ok: 2, error: 1, skipped: 0, uncertain: 0 }],
     ]);
-    // Adjustments carry no document key in the journal (the mapping names none): file and line identify the row.
+    // Adjustments have no grouping key: the row is named by file, line and SKU.
     expect(report.failed).toEqual([expect.objectContaining({ file: 'KORR_a.csv', lines: [3], message: expect.stringContaining('insufficient stock of SKU-00004') })]);
     expect(report.uncertain).toEqual([expect.objectContaining({ file: 'KORR_b.csv', lines: [2], message: expect.stringContaining('check: check the stock of SKU-00005') })]);
     const text = formatStatus(report);
     expect(text).toContain('wisbridge retry --config FILE --file ID');
-    expect(text).toMatch(/KORR_a\.csv\s+3\s+insufficient stock of SKU-00004/);
+    expect(text).toMatch(/KORR_a\.csv\s+3\s+SKU-00004\s+insufficient stock of SKU-00004/);
 
     // A retry before the cause is fixed fails again and changes nothing else.
     const early = await redriveFile(runtime, 'KORR_a.csv');
@@ -134,7 +134,7 @@ describe('operator commands: status, retry, resolve', () => {
     const fixed = await redriveFile(runtime, String(report.files[1].fileId));
     expect(fixed).toMatchObject({ sent: 1, ok: 1, error: 0, status: 'done', resultFile: 'KORR_a.result.csv' });
     const result = readFileSync(join(outbox, 'KORR_a.result.csv'), 'utf8').trim().split('\r\n').map((l) => l.split(',').slice(0, 3).join(','));
-    expect(result).toEqual(['line,document,status', '2,,ok', '3,,ok', '4,,ok']);
+    expect(result).toEqual(['line,document,status', '2,SKU-00001,ok', '3,SKU-00004,ok', '4,SKU-00002,ok']);
     await expect(redriveFile(runtime, 'KORR_a.csv')).rejects.toMatchObject({ code: 'JOURNAL_STATE' });
 
     // B-1 was applied (its answer was lost): a person checks and resolves it.
