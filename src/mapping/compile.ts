@@ -78,8 +78,8 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
 }
 
 /**
- * One closure per field for the common shapes (a column, at most one transform, no split), so a row does not
- * go through the source closure, a transform loop and an identity parse; the general form handles the rest.
+ * One closure per field for the common shapes (a column, no split; transforms composed into one step), so a row
+ * does not go through the source closure, a transform loop and an identity parse; the general form handles the rest.
  */
 function fieldGetter(source: (row: readonly string[]) => string, i: number, steps: TextStep[], fallback: unknown, split: string | undefined, parse: Parse): (row: readonly string[]) => unknown {
   const plain = parse === identity;
@@ -88,8 +88,8 @@ function fieldGetter(source: (row: readonly string[]) => string, i: number, step
       ? (row) => { const s = row[i]; return s === undefined || s === '' ? fallback : s; }
       : (row) => { const s = row[i]; return s === undefined || s === '' ? fallback : parse(s); };
   }
-  if (i >= 0 && split === undefined && steps.length === 1) {
-    const step = steps[0];
+  if (i >= 0 && split === undefined && steps.length >= 1) {
+    const step = steps.reduce(composeSteps);
     return (row) => {
       const r = step(row[i] ?? '');
       if (typeof r !== 'string') return r;
@@ -118,6 +118,12 @@ function fieldGetter(source: (row: readonly string[]) => string, i: number, step
     return parse(s);
   };
 }
+
+/** Two transforms as one (a Fail of the first stops the second), composed at load time. */
+const composeSteps = (a: TextStep, b: TextStep): TextStep => (s) => {
+  const r = a(s);
+  return typeof r === 'string' ? b(r) : r;
+};
 
 export type RowTest = (row: readonly string[]) => boolean;
 

@@ -73,8 +73,15 @@ export class DocumentBuilder {
 
   add(doc: DocState, row: readonly string[], line: number): void {
     const first = doc.rows.length === 0;
-    doc.rows.push(line, row);
-    doc.lines.push(line);
+    // Exact-size literals for the first row: a push onto an empty array allocates room for 17.
+    if (first) {
+      doc.rows = [line, row];
+      if (doc.lines.length === 0) doc.lines = [line];
+      else doc.lines.push(line);
+    } else {
+      doc.rows.push(line, row);
+      doc.lines.push(line);
+    }
     if (first) this.fill(doc, this.root, doc.item, row, line);
     this.lists(doc, this.root, doc.item, row, line);
   }
