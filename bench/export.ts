@@ -1,12 +1,13 @@
 /**
  * Export of 100,000 pending customer shipments (emulator `large` seed, in its own process) with 20 ms injected
  * latency per request: the work-list export (list + CSV to the outbox) with sequential has_more paging against
- * count-based concurrent paging, then a full pass that also acknowledges everything.
- * Run: npx tsx bench/export.ts [concurrency=16] [latencyMs=20] [--no-ack-pass]
+ * count-based concurrent paging, then a full pass that also acknowledges everything. Every mode runs against a
+ * fresh emulator, so no mode profits from what an earlier one left in the emulator (e.g. remembered page ends).
+ * Run: npx tsx bench/export.ts [concurrency=4] [latencyMs=20] [--no-ack-pass]
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
@@ -15,33 +16,52 @@ import { loadConfig } from '../src/config/load.js';
 import { runExportJob, type ExportSummary } from '../src/export/index.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 
-const concurrency = Number(process.argv[2] ?? 16);
+const concurrency = Number(process.argv[2] ?? 4);
 const latencyMs = Number(process.argv[3] ?? 20);
 const repo = resolve(import.meta.dirname, '..');
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
-const t0 = performance.now();
-const child = spawn(process.execPath, [join(repo, 'bin/wisbridge.js'), 'emulator', '--scale', 'large', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise<string>((ok, fail) => {
-  const lines = createInterface({ input: child.stdout! });
-  lines.on('line', (line) => {
-    const m = /emulator listening on (\S+)/.exec(line);
-    if (m) ok(m[1]);
+let url = '';
+let child: ChildProcess | undefined;
+/** A fresh emulator (large seed) in its own process, with the injected latency; the previous one is stopped. */
+async function freshEmulator(): Promise<void> {
+  if (child) await stopEmulator();
+  const t0 = performance.now();
+  child = spawn(process.execPath, [join(repo, 'bin/wisbridge.js'), 'emulator', '--scale', 'large', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const started = child;
+  url = await new Promise<string>((ok, fail) => {
+    const lines = createInterface({ input: started.stdout! });
+    lines.on('line', (line) => {
+      const m = /emulator listening on (\S+)/.exec(line);
+      if (m) ok(m[1]);
+    });
+    started.once('exit', (code) => fail(new Error(`emulator exited with ${code}`)));
   });
-  child.once('exit', (code) => fail(new Error(`emulator exited with ${code}`)));
-});
-console.log(`emulator (large seed, own process) ready in ${((performance.now() - t0) / 1000).toFixed(1)} s at ${url}`);
+  process.env.WISBRIDGE_BENCH_TOKEN = (await adminCall('POST', 'tokens', { warehouses: [1] })).token;
+  await adminCall('PUT', 'faults', { latency_ms: latencyMs });
+  console.log(`  (fresh emulator, large seed, own process, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${load()})`);
+}
+async function stopEmulator(): Promise<void> {
+  const c = child;
+  child = undefined;
+  if (!c || c.exitCode !== null) return;
+  await new Promise<void>((ok) => {
+    c.once('exit', () => ok());
+    c.kill('SIGTERM');
+  });
+}
 
 async function adminCall(method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${url}/_admin/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   if (res.status !== 200) throw new Error(`admin ${path}: ${res.status}`);
   return res.json();
 }
-process.env.WISBRIDGE_BENCH_TOKEN = (await adminCall('POST', 'tokens', { warehouses: [1] })).token;
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 
 async function pass(label: string, pages: number, acknowledge: 'never' | 'on-export'): Promise<{ seconds: number; summary: ExportSummary }> {
+  await freshEmulator();
   const dir = mkdtempSync(join(tmpdir(), 'wisbridge-bench-export-'));
   const file = join(dir, 'wisbridge.yaml');
   writeFileSync(file, stringify({
@@ -60,7 +80,7 @@ async function pass(label: string, pages: number, acknowledge: 'never' | 'on-exp
     const seconds = (performance.now() - start) / 1000;
     const bytes = readdirSync(join(dir, 'drop', 'outbox')).reduce((n, f) => n + statSync(join(dir, 'drop', 'outbox', f)).size, 0);
     console.log(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(6)} s  ${summary.exported} records in ${summary.files.length} files (${(bytes / 1e6).toFixed(1)} MB), ` +
-      `acknowledged ${summary.acknowledgements.acknowledged}, ${Math.round(summary.exported / seconds)} records/s`);
+      `acknowledged ${summary.acknowledgements.acknowledged}, ${Math.round(summary.exported / seconds)} records/s; load average ${load()}`);
     return { seconds, summary };
   } finally {
     await runtime.close();
@@ -69,10 +89,11 @@ async function pass(label: string, pages: number, acknowledge: 'never' | 'on-exp
 }
 
 try {
+  console.log(`load average before the run: ${load()} (2 cores shared with other engineers' work)`);
+  await freshEmulator();
   const counted = (await (await fetch(`${url}/v1/customer-shipments/count.json?status=pending`, { headers: { authorization: `Bearer ${process.env.WISBRIDGE_BENCH_TOKEN}` } })).json()) as { count: number };
   const total = counted.count;
   const pages = Math.ceil(total / 100);
-  await adminCall('PUT', 'faults', { latency_ms: latencyMs });
   console.log(`${total} pending customer shipments = ${pages} pages; ${latencyMs} ms injected latency per request; concurrency ${concurrency}`);
   const client = new WisClient({ baseUrl: url, token: process.env.WISBRIDGE_BENCH_TOKEN!, connections: concurrency });
   const listStart = performance.now();
@@ -80,7 +101,7 @@ try {
   for await (const _ of client.customerShipments.list({ status: 'pending' }, { concurrency })) listed++;
   const listSeconds = (performance.now() - listStart) / 1000;
   await client.close();
-  console.log(`${`listing only (client), ${concurrency} at once`.padEnd(44)} ${listSeconds.toFixed(2).padStart(6)} s  ${listed} records (no file, no journal): the export's own overhead is the difference`);
+  console.log(`${`listing only (client), ${concurrency} at once`.padEnd(44)} ${listSeconds.toFixed(2).padStart(6)} s  ${listed} records (no file, no journal): the export's own overhead is the difference; load average ${load()}`);
   const seq = await pass('export, sequential has_more paging', 1, 'never');
   const conc = await pass(`export, count-based paging, ${concurrency} at once`, concurrency, 'never');
   const full = process.argv.includes('--no-ack-pass') ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
@@ -88,14 +109,13 @@ try {
   const bound = 1.5 * floor;
   console.log('');
   console.log(`pages × latency / concurrency = ${floor.toFixed(2)} s; bound 1.5× = ${bound.toFixed(2)} s`);
-  console.log(`concurrent export ${conc.seconds.toFixed(2)} s: ${conc.seconds <= bound ? 'WITHIN' : 'OVER'} the bound (${(conc.seconds / floor).toFixed(1)}× the floor)`);
-  console.log(`speed-up over sequential has_more paging: ${(seq.seconds / conc.seconds).toFixed(1)}× (${seq.seconds / conc.seconds >= 4 ? 'meets' : 'misses'} 4×)`);
+  console.log(`concurrent export ${conc.seconds.toFixed(2)} s: ${conc.seconds <= bound ? 'WITHIN' : 'OVER'} the bound (${(conc.seconds / floor).toFixed(2)}× the floor)`);
+  console.log(`speed-up over sequential has_more paging: ${(seq.seconds / conc.seconds).toFixed(2)}× (${seq.seconds / conc.seconds >= 4 ? 'meets' : 'misses'} 4×)`);
   if (full) console.log(`full pass incl. acknowledging ${full.summary.acknowledgements.acknowledged}: ${full.seconds.toFixed(2)} s`);
-  console.log(`bridge peak RSS ${(peakRss / 1e6).toFixed(0)} MB`);
+  console.log(`bridge peak RSS ${(peakRss / 1e6).toFixed(0)} MB; load average after the run: ${load()}`);
   const perPage = (seq.seconds * 1000) / pages - latencyMs;
-  console.log(`sequential cost per page beyond the injected latency: ${perPage.toFixed(1)} ms (emulator + client CPU on this machine)`);
+  console.log(`sequential cost per page beyond the injected latency: ${perPage.toFixed(1)} ms (emulator + client + export CPU on this machine)`);
 } finally {
   clearInterval(sampler);
-  await adminCall('PUT', 'faults', {}).catch(() => undefined);
-  child.kill('SIGTERM');
+  await stopEmulator();
 }
