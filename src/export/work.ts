@@ -41,11 +41,15 @@ export const journalRecord = (r: ListedRecord): ExportRecordInput => ({
 
 /**
  * Collects records into files of at most max_records_per_file: each file is recorded in the journal (with its
- * records) before it is written, and marked written once it is in the outbox.
+ * records) before it is written, and marked written once it is in the outbox. A full file is written while the
+ * caller goes on adding (the listing keeps its requests in flight); files are written one after another, in order,
+ * and `flush` waits for all of them. A failed write fails the next `add` and the final `flush`.
  */
 export class FileBatcher {
   readonly files: WrittenFile[] = [];
   #buffer: ListedRecord[] = [];
+  #writing: Promise<void> = Promise.resolve();
+  #failure: { error: unknown } | undefined;
 
   constructor(
     private readonly ctx: FileContext,
@@ -55,15 +59,29 @@ export class FileBatcher {
   ) {}
 
   async add(record: ListedRecord): Promise<void> {
+    if (this.#failure) throw this.#failure.error;
     this.#buffer.push(record);
-    if (this.#buffer.length >= this.ctx.job.max_records_per_file) await this.flush();
+    if (this.#buffer.length >= this.ctx.job.max_records_per_file) this.#queue(false);
   }
 
-  /** Writes what is buffered; with `allowEmpty`, a header-only file when nothing at all was written. */
+  /** Writes what is buffered and waits for every file; with `allowEmpty`, a header-only file when nothing at all was written. */
   async flush(allowEmpty = false): Promise<void> {
-    if (this.#buffer.length === 0 && !(allowEmpty && this.files.length === 0)) return;
-    let records = this.#buffer;
+    this.#queue(allowEmpty);
+    await this.#writing;
+    if (this.#failure) throw this.#failure.error;
+  }
+
+  #queue(allowEmpty: boolean): void {
+    const records = this.#buffer;
     this.#buffer = [];
+    this.#writing = this.#writing.then(() => (this.#failure ? undefined : this.#write(records, allowEmpty))).catch((error: unknown) => {
+      this.#failure ??= { error };
+    });
+  }
+
+  async #write(buffered: ListedRecord[], allowEmpty: boolean): Promise<void> {
+    if (buffered.length === 0 && !(allowEmpty && this.files.length === 0)) return;
+    let records = buffered;
     const { job, journal, drop, logger } = this.ctx;
     const name = formatFileName(this.options.fileName, job, this.ctx.now(), journal.nextFileSequence(job.name));
     let exportId: number;
