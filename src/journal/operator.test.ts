@@ -1,18 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../errors.js';
 import type { Journal } from './index.js';
-import { adjustment, claimInput, okOutcomes, tempDir, testJournal } from './test-support.js';
+import { adjustment, claimInput, okOutcomes, useTestJournal, type TempDir } from './test-support.js';
 
-let tmp: ReturnType<typeof tempDir>;
+let tmp: TempDir;
 let journal: Journal;
-
-beforeEach(() => {
-  tmp = tempDir();
-  journal = testJournal(tmp.path);
-});
-afterEach(() => {
-  journal.close();
-  tmp.remove();
+useTestJournal((j, t) => {
+  journal = j;
+  tmp = t;
 });
 
 const EP = 'inventory.adjustments';

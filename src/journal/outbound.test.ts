@@ -1,17 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Journal } from './index.js';
-import { tempDir, testJournal } from './test-support.js';
+import { testJournal, useTestJournal, type TempDir } from './test-support.js';
 
-let tmp: ReturnType<typeof tempDir>;
+let tmp: TempDir;
 let journal: Journal;
-
-beforeEach(() => {
-  tmp = tempDir();
-  journal = testJournal(tmp.path);
-});
-afterEach(() => {
-  journal.close();
-  tmp.remove();
+useTestJournal((j, t) => {
+  journal = j;
+  tmp = t;
 });
 
 const records = (...ids: number[]) => ids.map((id) => ({ id, number: `SO-${id}`, updatedAt: '2026-03-01T07:00:00Z' }));

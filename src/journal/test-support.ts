@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { openJournal, type Journal } from './journal.js';
 import type { ItemOutcome, NewItem } from './types.js';
 
@@ -8,6 +9,22 @@ import type { ItemOutcome, NewItem } from './types.js';
 export function tempDir(): { dir: string; path: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'wisbridge-journal-'));
   return { dir, path: join(dir, 'journal.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export type TempDir = ReturnType<typeof tempDir>;
+
+/** A fresh journal file per test (closed and deleted after it), handed to `use` before each test. */
+export function useTestJournal(use: (journal: Journal, tmp: TempDir) => void): void {
+  let current: { journal: Journal; tmp: TempDir } | undefined;
+  beforeEach(() => {
+    const tmp = tempDir();
+    current = { journal: testJournal(tmp.path), tmp };
+    use(current.journal, tmp);
+  });
+  afterEach(() => {
+    current?.journal.close();
+    current?.tmp.remove();
+  });
 }
 
 /** A journal whose clock moves one second per call, from a fixed start. */
