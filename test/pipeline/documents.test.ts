@@ -1,23 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInboundJob } from '../../src/pipeline/index.js';
-import type { Runtime } from '../../src/runtime/runtime.js';
 import { adminState, useEmulator } from '../support/emulator.js';
-import { workspace, type Workspace } from './helpers.js';
+import { runInboundOnce, workspace, type Workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
-let runtime: Runtime | undefined;
-afterEach(async () => {
-  await runtime?.close();
-  runtime = undefined;
-});
-
-async function runOnce(ws: Workspace) {
-  runtime = await ws.runtime();
-  const report = await runInboundJob(runtime, runtime.loaded.config.inbound[0]);
-  await runtime.close();
-  runtime = undefined;
-  return report;
-}
 
 const statuses = (ws: Workspace, file: string) => ws.result(file).map((r) => `${r.line}:${r.status}`);
 const byNumber = (list: any[], number: string) => list.find((r) => r.number === number);
@@ -30,7 +16,7 @@ describe('inbound pipeline: every document type of the samples, one batch pass',
       'PICK_20261120.csv', 'RET_20261120.csv', 'SHIP_20261120_flat.csv', 'WE_UML_20261120.csv'];
     for (const s of samples) ws.drop(s);
     const before = await adminState(emu);
-    const report = await runOnce(ws);
+    const report = await runInboundOnce(ws);
     expect(report.files).toHaveLength(samples.length);
     expect(ws.files('archive')).toEqual([...samples].sort());
     expect(ws.files('inbox')).toEqual([]);
@@ -91,7 +77,7 @@ describe('inbound pipeline: every document type of the samples, one batch pass',
   it('a cycle count the service refuses fails as one document: every line reported, nothing recorded', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     ws.drop('COUNT_20261121.csv', '20261115,CC-B,SKU-00001,10,\n20261115,CC-B,SKU-99999,7,\n');
-    const report = await runOnce(ws);
+    const report = await runInboundOnce(ws);
     expect(report.files[0].outcome).toBe('failed');
     const rows = ws.result('COUNT_20261121.result.csv');
     expect(rows.map((r) => `${r.line}:${r.status}`)).toEqual(['1:error', '2:error']);
@@ -113,7 +99,7 @@ describe('customer-shipment ship with pallets, children, consumables, lots, SSCC
       'D;SKU-00237;3;',
       '',
     ].join('\n'));
-    const report = await runOnce(ws);
+    const report = await runInboundOnce(ws);
     expect(report.files[0].rows).toEqual({ ok: 7, error: 0, skipped: 0, uncertain: 0 });
     const state = await adminState(emu, ['customer_shipments']);
     const so = byNumber(state.customer_shipments, 'SO-1128');
@@ -137,7 +123,7 @@ describe('customer-shipment ship with pallets, children, consumables, lots, SSCC
     const before = await adminState(emu, ['customer_shipments']);
     const so = before.customer_shipments.find((s: any) => s.list_status === 'open' && s.lines.length >= 2 && s.lines.every((l: any) => !l.lot_number));
     ws.drop('SALELINE_1.csv', `ORDER,LINE,QTY\n${so.number},${so.lines[0].id},${so.lines[0].quantity}\n`);
-    const report = await runOnce(ws);
+    const report = await runInboundOnce(ws);
     expect(report.files[0].rows.ok).toBe(1);
     const after = byNumber((await adminState(emu, ['customer_shipments'])).customer_shipments, so.number);
     expect(after.lines[0].done_quantity).toBe(so.lines[0].quantity);
@@ -148,7 +134,7 @@ describe('inventory with a token scoped to several warehouses', () => {
   it('adds the configured warehouse to every adjustment', async () => {
     const ws = workspace({ url: emu.url, token: emu.mintToken([1, 2]), warehouse: 2 });
     ws.drop('KORR_20261122.csv', Buffer.from('Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant\nSKU-00001;3;Fund;W2-1;19.11.2026;;ACME\n', 'latin1'));
-    const report = await runOnce(ws);
+    const report = await runInboundOnce(ws);
     expect(report.files[0].rows.ok).toBe(1);
     const adjustments = (await adminState(emu, ['adjustments'])).adjustments;
     expect(adjustments.map((a: any) => a.warehouse_id)).toEqual([2]);

@@ -5,7 +5,7 @@ import { openJournal } from '../../src/journal/index.js';
 import { processFile, runInboundJob } from '../../src/pipeline/index.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { adminState, useEmulator } from '../support/emulator.js';
-import { workspace, type Workspace } from './helpers.js';
+import { runInboundOnce, workspace, type Workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 let runtime: Runtime | undefined;
@@ -13,25 +13,17 @@ afterEach(async () => {
   await runtime?.close();
   runtime = undefined;
 });
-
-async function runOnce(ws: Workspace) {
-  runtime = await ws.runtime();
-  const report = await runInboundJob(runtime, runtime.loaded.config.inbound[0]);
-  await runtime.close();
-  runtime = undefined;
-  return report;
-}
 const adjustmentCount = async () => (await adminState(emu, ['adjustments'])).adjustments.length;
 
 describe('the same file twice', () => {
   it('dropped again (same name, then renamed) is not applied twice; each copy gets a result file saying so and is archived', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     ws.drop('KORR_20261120.csv');
-    expect((await runOnce(ws)).files[0].outcome).toBe('failed');
+    expect((await runInboundOnce(ws)).files[0].outcome).toBe('failed');
     expect(await adjustmentCount()).toBe(3);
 
     ws.drop('KORR_20261120.csv');
-    const again = (await runOnce(ws)).files[0];
+    const again = (await runInboundOnce(ws)).files[0];
     expect(again.outcome).toBe('duplicate');
     expect(again.rows).toEqual({ ok: 0, error: 0, skipped: 5, uncertain: 0 });
     const rows = ws.result('KORR_20261120.result.csv');
@@ -39,7 +31,7 @@ describe('the same file twice', () => {
     expect(rows[0].message).toMatch(/^duplicate: the same content was already processed as KORR_20261120\.csv on 2026-.* \(failed\); not applied again$/);
 
     ws.drop('KORR_20261120.csv', undefined, 'KORR_20261120_resent.csv');
-    const renamed = (await runOnce(ws)).files[0];
+    const renamed = (await runInboundOnce(ws)).files[0];
     expect(renamed.outcome).toBe('duplicate');
     expect(ws.result('KORR_20261120_resent.result.csv')[0].message).toContain('as KORR_20261120.csv');
     expect(await adjustmentCount()).toBe(3);
@@ -50,7 +42,7 @@ describe('the same file twice', () => {
   it('--force processes the same bytes again', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     ws.drop('KORR_20261120.csv');
-    await runOnce(ws);
+    await runInboundOnce(ws);
     ws.drop('KORR_20261120.csv');
     runtime = await ws.runtime();
     const report = await processFile(runtime, runtime.loaded.config.inbound[0], 'KORR_20261120.csv', { force: true });
@@ -62,11 +54,11 @@ describe('the same file twice', () => {
   it('a run stopped between finishing and archiving: the next run writes the real result and archives, sending nothing', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     ws.drop('KORR_20261120.csv');
-    await runOnce(ws);
+    await runInboundOnce(ws);
     // Put the world back as a crash right after finishFile would have left it.
     renameSync(join(ws.folder('archive'), 'KORR_20261120.csv'), join(ws.folder('inbox'), 'KORR_20261120.csv'));
     unlinkSync(join(ws.folder('outbox'), 'KORR_20261120.result.csv'));
-    const report = (await runOnce(ws)).files[0];
+    const report = (await runInboundOnce(ws)).files[0];
     expect(report.outcome).toBe('failed');
     expect(report.requests).toBe(0);
     expect(ws.result('KORR_20261120.result.csv').map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'skipped', 'error']);
@@ -86,7 +78,7 @@ describe('a file that fails as a whole goes to error/ with a reason file', () =>
   it.each(cases)('%s', async (name, content, reason) => {
     const ws = workspace({ url: emu.url, token: emu.token });
     ws.drop(name, content);
-    const report = (await runOnce(ws)).files[0];
+    const report = (await runInboundOnce(ws)).files[0];
     expect(report.outcome).toBe('rejected');
     expect(report.reason).toMatch(reason);
     expect(ws.files('error')).toEqual([name, `${name}.error.txt`].sort());
@@ -108,7 +100,7 @@ describe('acknowledgements from the WMS for the export policy on-confirmation', 
     journal.markExportWritten(exportId);
     journal.close();
     ws.drop('ACK_SO_20261120.csv');
-    expect((await runOnce(ws)).files[0].outcome).toBe('done');
+    expect((await runInboundOnce(ws)).files[0].outcome).toBe('done');
     const after = openJournal(join(ws.dir, 'journal.sqlite'));
     const records = after.exportRecords(exportId).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
     after.close();

@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeF
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
+import { runInboundJob } from '../../src/pipeline/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -93,6 +94,16 @@ export function workspace(options: WorkspaceOptions): Workspace {
 }
 
 /** A small RFC 4180 reader for result files (quoted fields, "" escapes, CRLF). */
+/** Runs the workspace's first inbound job once with a fresh runtime, closed afterwards even when the run throws. */
+export async function runInboundOnce(ws: Workspace) {
+  const runtime = await ws.runtime();
+  try {
+    return await runInboundJob(runtime, runtime.loaded.config.inbound[0]!);
+  } finally {
+    await runtime.close();
+  }
+}
+
 export function parseCsv(text: string): Record<string, string>[] {
   const rows: string[][] = [];
   let row: string[] = [];

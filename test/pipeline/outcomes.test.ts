@@ -2,27 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
 import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
-import type { Runtime } from '../../src/runtime/runtime.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
-import { workspace, type Workspace } from './helpers.js';
+import { runInboundOnce, workspace, type Workspace } from './helpers.js';
 import { join } from 'node:path';
 
 const emu = useEmulator({ resetEachTest: true });
-let runtime: Runtime | undefined;
-afterEach(async () => {
-  await runtime?.close();
-  runtime = undefined;
-});
-
-async function runOnce(ws: Workspace) {
-  runtime = await ws.runtime();
-  try {
-    return await runInboundJob(runtime, runtime.loaded.config.inbound[0]);
-  } finally {
-    await runtime.close();
-    runtime = undefined;
-  }
-}
 
 const korr = (rows: string[]) => Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows, ''].join('\n'), 'latin1');
 const adjustments = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string; quantity: number }>;
@@ -39,7 +23,7 @@ describe('per-item endpoints (207): good and bad rows reported row by row', () =
       'SKU-00005;oops;Fund;M-6;19.11.2026;;ACME',
       'SKU-00006;3;Fund;M-7;19.11.2026;;ACME',
     ]));
-    const file = (await runOnce(ws)).files[0];
+    const file = (await runInboundOnce(ws)).files[0];
     expect(file.outcome).toBe('failed');
     expect(file.rows).toEqual({ ok: 3, error: 4, skipped: 0, uncertain: 0 });
     expect(file.requests).toBe(3);
@@ -67,7 +51,7 @@ describe('fail-fast endpoints: a bad item is isolated, the rest of its batch goe
       for (const l of s.lines) lines.push(`${s.number},DHL,DHL_EXPRESS,T${i},,${i === 2 ? 'SKU-00999' : l.product_code},${l.quantity},,`);
     });
     ws.drop('SHIP_FAILFAST.csv', lines.join('\n') + '\n');
-    const file = (await runOnce(ws)).files[0];
+    const file = (await runInboundOnce(ws)).files[0];
     expect(file.outcome).toBe('failed');
     const rows = ws.result('SHIP_FAILFAST.result.csv');
     const byDoc = new Map(rows.map((r) => [r.document, r]));
@@ -90,7 +74,7 @@ describe('ship whose answer was lost before the service processed it', () => {
     ws.drop('SHIP_LOST.csv', ['ORDER_NO,CARRIER,SERVICE,TRACKING,STRATEGY,SKU,QTY,LOT,SERIALS',
       ...s.lines.map((l: any) => `${s.number},DHL,DHL_EXPRESS,T1,,${l.product_code},${l.quantity},,`), ''].join('\n'));
     await setFaults(emu, { reset_rate: 1, reset_phase: 'before', times: 1, path_prefix: '/v1/customer-shipments/ship' });
-    const file = (await runOnce(ws)).files[0];
+    const file = (await runInboundOnce(ws)).files[0];
     expect(file.rows).toEqual({ ok: s.lines.length, error: 0, skipped: 0, uncertain: 0 });
     expect(file.requests).toBe(2);
     const after = await adminState(emu, ['customer_shipments']);
@@ -104,7 +88,7 @@ describe('the service down for a while, then back', () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2, maxAttempts: 2 });
     ws.drop('KORR_DOWN.csv', korr(['SKU-00001;1;Fund;D-1;19.11.2026;;ACME', 'SKU-00002;1;Fund;D-2;19.11.2026;;ACME', 'SKU-00004;1;Fund;D-3;19.11.2026;;ACME']));
     await setFaults(emu, { error_rate: 1, error_status: 503 });
-    const failure = await runOnce(ws).catch((error: unknown) => error);
+    const failure = await runInboundOnce(ws).catch((error: unknown) => error);
     expect(isWisbridgeError(failure, 'UNAVAILABLE')).toBe(true);
     expect(ws.files('inbox')).toEqual(['KORR_DOWN.csv']);
     expect(ws.files('outbox')).toEqual([]);
@@ -115,7 +99,7 @@ describe('the service down for a while, then back', () => {
     expect(await adjustments()).toEqual([]);
 
     await setFaults(emu, {});
-    const file = (await runOnce(ws)).files[0];
+    const file = (await runInboundOnce(ws)).files[0];
     expect(file).toMatchObject({ outcome: 'done', resumed: true, rows: { ok: 3, error: 0, skipped: 0, uncertain: 0 } });
     expect((await adjustments()).map((a) => a.reference).sort()).toEqual(['D-1', 'D-2', 'D-3']);
     expect(ws.files('archive')).toEqual(['KORR_DOWN.csv']);
@@ -125,7 +109,7 @@ describe('the service down for a while, then back', () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2, maxAttempts: 6 });
     ws.drop('KORR_BLIP.csv', korr(['SKU-00001;1;Fund;B-1;19.11.2026;;ACME', 'SKU-00002;1;Fund;B-2;19.11.2026;;ACME', 'SKU-00004;1;Fund;B-3;19.11.2026;;ACME']));
     await setFaults(emu, { error_rate: 1, error_status: 503, times: 3 });
-    const file = (await runOnce(ws)).files[0];
+    const file = (await runInboundOnce(ws)).files[0];
     expect(file.rows).toEqual({ ok: 3, error: 0, skipped: 0, uncertain: 0 });
     expect((await adjustments()).map((a) => a.reference).sort()).toEqual(['B-1', 'B-2', 'B-3']);
   });
@@ -135,7 +119,7 @@ describe('the service down for a while, then back', () => {
     ws.drop('KORR_LOST.csv', korr(['SKU-00001;1;Fund;L-1;19.11.2026;;ACME']));
     ws.drop('ACK_SO_20261120.csv');
     await setFaults(emu, { reset_rate: 1, reset_phase: 'after', times: 1, path_prefix: '/v1/inventory' });
-    const report = await runOnce(ws);
+    const report = await runInboundOnce(ws);
     const korrFile = report.files.find((f) => f.file === 'KORR_LOST.csv')!;
     expect(korrFile.rows.uncertain).toBe(1);
     const row = ws.result('KORR_LOST.result.csv')[0];
@@ -145,7 +129,7 @@ describe('the service down for a while, then back', () => {
 
     await setFaults(emu, { reset_rate: 1, reset_phase: 'after', times: 1, path_prefix: '/v1/customer-shipments' });
     ws.drop('ACK_SO_20261120.csv', 'NUMBER\nSO-1003\nSO-1004\n', 'ACK_SO_20261121.csv');
-    const ack = (await runOnce(ws)).files[0];
+    const ack = (await runInboundOnce(ws)).files[0];
     expect(ack.rows).toEqual({ ok: 2, error: 0, skipped: 0, uncertain: 0 });
   });
 });
