@@ -89,25 +89,29 @@ export function splitToStrategy(split: boolean): (typeof SHIP_STRATEGIES)[number
 // ---- transfers ----
 export const outboundTransferShipItem = z.object({ id, carrier: code, carrier_service: code, tracking_number: code });
 
-const receivedOrDamaged = <T extends { received_quantity?: number; damaged_quantity?: number; quantity?: number }>(l: T) =>
+type ReceiptQuantities = { received_quantity?: number; damaged_quantity?: number; quantity?: number };
+const receivedOrDamaged = (l: ReceiptQuantities) =>
   l.received_quantity !== undefined || l.damaged_quantity !== undefined || l.quantity !== undefined;
-const aliasAgrees = <T extends { received_quantity?: number; quantity?: number }>(l: T) =>
+const aliasAgrees = (l: ReceiptQuantities) =>
   l.received_quantity === undefined || l.quantity === undefined || l.received_quantity === l.quantity;
 const needOne = { error: 'received_quantity or damaged_quantity is required', path: ['received_quantity'] };
 const aliasMsg = { error: 'quantity (alias of received_quantity) disagrees with received_quantity', path: ['quantity'] };
 
-export const inboundTransferReceiveLine = z
-  .object({
-    sku: code,
-    received_quantity: receiptQuantity.optional(),
-    damaged_quantity: receiptQuantity.optional(),
-    quantity: receiptQuantity.optional(),
-    lot_number: code.optional(),
-    effective_date: isoDate.optional(),
-    tpl_reference: code.optional(),
-  })
-  .refine(receivedOrDamaged, needOne)
-  .refine(aliasAgrees, aliasMsg);
+/** The fields and rules every receive line shares (inbound transfers, supplier shipments, returns). */
+const receiveLine = <S extends z.ZodRawShape>(extra: S) =>
+  z
+    .object({
+      sku: code,
+      received_quantity: receiptQuantity.optional(),
+      damaged_quantity: receiptQuantity.optional(),
+      quantity: receiptQuantity.optional(),
+      lot_number: code.optional(),
+      ...extra,
+    })
+    .refine((l) => receivedOrDamaged(l as ReceiptQuantities), needOne)
+    .refine((l) => aliasAgrees(l as ReceiptQuantities), aliasMsg);
+
+export const inboundTransferReceiveLine = receiveLine({ effective_date: isoDate.optional(), tpl_reference: code.optional() });
 
 export const inboundTransferReceiveItem = z.object({
   id,
@@ -117,18 +121,7 @@ export const inboundTransferReceiveItem = z.object({
 
 // ---- supplier shipments ----
 export const SUPPLIER_RECEIVING_STRATEGIES = ['finalize_and_start_new', 'split_and_keep_open'] as const;
-export const supplierReceiveLine = z
-  .object({
-    sku: code,
-    received_quantity: receiptQuantity.optional(),
-    damaged_quantity: receiptQuantity.optional(),
-    quantity: receiptQuantity.optional(),
-    lot_number: code.optional(),
-    lot_expiry_date: isoDate.optional(),
-    epc: code.optional(),
-  })
-  .refine(receivedOrDamaged, needOne)
-  .refine(aliasAgrees, aliasMsg)
+export const supplierReceiveLine = receiveLine({ lot_expiry_date: isoDate.optional(), epc: code.optional() })
   .refine((l) => l.lot_expiry_date === undefined || l.lot_number !== undefined, { error: 'lot_expiry_date requires lot_number', path: ['lot_expiry_date'] });
 
 export const supplierReceiveItem = z.object({
@@ -140,17 +133,7 @@ export const supplierReceiveItem = z.object({
 
 // ---- customer returns ----
 export const RETURN_RECEIVING_STRATEGIES = ['split_and_keep_open', 'finalize_and_start_new'] as const;
-export const returnReceiveLine = z
-  .object({
-    sku: code,
-    received_quantity: receiptQuantity.optional(),
-    damaged_quantity: receiptQuantity.optional(),
-    quantity: receiptQuantity.optional(),
-    lot_number: code.optional(),
-    return_reason: id.optional(),
-  })
-  .refine(receivedOrDamaged, needOne)
-  .refine(aliasAgrees, aliasMsg);
+export const returnReceiveLine = receiveLine({ return_reason: id.optional() });
 
 export const returnReceiveItem = z.object({
   id,
