@@ -45,6 +45,12 @@ function toRecord(row: RecordRow): ExportRecord {
   };
 }
 
+/** Records per multi-row INSERT of beginExport (6 parameters each, far below SQLite's limit). */
+const RECORD_CHUNK = 50;
+const recordValues = (n: number) =>
+  `INSERT INTO export_records (export_id, record_id, work_type, kind, number, updated_at, ack_status) VALUES `
+  + Array.from({ length: n }, () => `(?, ?, ?, ?, ?, ?, 'unwritten')`).join(', ');
+
 const RECORD_SELECT = `SELECT r.*, e.file_name FROM export_records r JOIN exports e ON e.id = r.export_id`;
 const WRITTEN_STATUS: Record<AckPolicy, AckStatus> = {
   'on-export': 'pending', 'on-confirmation': 'awaiting-confirmation', never: 'not-required',
@@ -55,9 +61,8 @@ export function createOutbound(db: Db, now: () => string) {
     insertExport: db.prepare(
       `INSERT INTO exports (work_type, file_name, kind, policy, status, record_count, created_at)
        VALUES (?, ?, ?, ?, 'recorded', ?, ?)`),
-    insertRecord: db.prepare(
-      `INSERT INTO export_records (export_id, record_id, work_type, kind, number, updated_at, ack_status)
-       VALUES (?, ?, ?, ?, ?, ?, 'unwritten')`),
+    insertRecord: db.prepare(recordValues(1)),
+    insertRecords: db.prepare(recordValues(RECORD_CHUNK)),
     exported: db.prepare(
       `SELECT DISTINCT record_id FROM export_records WHERE work_type = ? AND kind = 'work' AND ack_status != 'abandoned'
          AND record_id IN (SELECT value FROM json_each(?))`).pluck(),
@@ -128,7 +133,23 @@ export function createOutbound(db: Db, now: () => string) {
     }
     const at = now();
     const exportId = Number(q.insertExport.run(input.workType, input.fileName, kind, policy, ids.length, at).lastInsertRowid);
-    for (const r of input.records) q.insertRecord.run(exportId, r.id, input.workType, kind, r.number, r.updatedAt ?? null);
+    // One statement call per RECORD_CHUNK records instead of per record.
+    const records = input.records;
+    const full = records.length - (records.length % RECORD_CHUNK);
+    const params: unknown[] = new Array(RECORD_CHUNK * 6);
+    for (let start = 0; start < full; start += RECORD_CHUNK) {
+      for (let i = 0; i < RECORD_CHUNK; i++) {
+        const r = records[start + i]!;
+        const k = i * 6;
+        params[k] = exportId; params[k + 1] = r.id; params[k + 2] = input.workType; params[k + 3] = kind;
+        params[k + 4] = r.number; params[k + 5] = r.updatedAt ?? null;
+      }
+      q.insertRecords.run(params);
+    }
+    for (let i = full; i < records.length; i++) {
+      const r = records[i]!;
+      q.insertRecord.run(exportId, r.id, input.workType, kind, r.number, r.updatedAt ?? null);
+    }
     return exportId;
   });
 
