@@ -5,13 +5,14 @@ import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
+// One item per request and 400 ms of latency: the 30 requests take seconds, so the kill lands mid-file even on a busy machine.
 describe('kill -9 in the middle of a file, then restart (endpoints safe to repeat or verifiable)', () => {
   it('picking status (safe to repeat): after the restart every row is ok and applied', async () => {
-    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 1 });
     const state = await adminState(emu, ['customer_shipments']);
     const open = state.customer_shipments.filter((s: any) => s.state === 'assigned').slice(0, 30);
     ws.drop('PICK_CRASH.csv', ['Auftrag;Status;Bemerkung', ...open.map((s: any) => `${s.number};Fertig;`), ''].join('\n'));
-    await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/customer-shipments/change-status' });
+    await setFaults(emu, { latency_ms: 400, path_prefix: '/v1/customer-shipments/change-status' });
     const done = async () => (await adminState(emu, ['customer_shipments'])).customer_shipments.filter((s: any) => s.picking_status === 'done').length;
     await killMidFile(ws, async () => (await done()) >= 6);
     expect(await done()).toBeLessThan(30);
@@ -22,11 +23,11 @@ describe('kill -9 in the middle of a file, then restart (endpoints safe to repea
   });
 
   it('acknowledgements (verified by reading back): every shipment acknowledged once, every row ok', async () => {
-    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 1 });
     const state = await adminState(emu, ['customer_shipments']);
     const pending = state.customer_shipments.filter((s: any) => s.list_status === 'pending').slice(0, 30);
     ws.drop('ACK_SO_CRASH.csv', ['NUMBER', ...pending.map((s: any) => s.number), ''].join('\n'));
-    await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/customer-shipments/acknowledge' });
+    await setFaults(emu, { latency_ms: 400, path_prefix: '/v1/customer-shipments/acknowledge' });
     const acked = async () => (await adminState(emu, ['customer_shipments'])).customer_shipments.filter((s: any) => pending.some((p: any) => p.id === s.id) && s.acknowledged_at).length;
     await killMidFile(ws, async () => (await acked()) >= 6);
     const second = await restart(emu, ws);
