@@ -12,7 +12,7 @@ describe('kill -9 in the middle of a file, then restart', () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 4 });
     const rows = Array.from({ length: 80 }, (_, i) => `${PLAIN[i % PLAIN.length]};1;Fund;C-${i + 1};19.11.2026;;ACME`);
     ws.drop('KORR_CRASH.csv', Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows, ''].join('\n'), 'latin1'));
-    await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory' });
+    await setFaults(emu, { latency_ms: 300, path_prefix: '/v1/inventory' });
     const applied = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string }>;
     await killMidFile(ws, async () => (await applied()).length >= 20);
     const atKill = (await applied()).length;
