@@ -15,7 +15,7 @@ export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>):
   }
   child.kill('SIGKILL');
   const result = await exit;
-  expect(result.signal).toBe('SIGKILL');
+  expect(result.signal, `the batch ended before the kill (code ${result.code}): ${result.stdout} ${result.stderr}`).toBe('SIGKILL');
 }
 
 /** Clears the faults and runs `wisbridge batch` to the end. */
