@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { WisClient, type ClientEvent, type ClientOptions } from '../../src/client/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { adminState, resetEmulator, setFaults } from '../support/emulator.js';
@@ -73,6 +74,21 @@ export async function startTestService(options: { scale?: 'small' | 'medium' | '
       await emulator.close();
     },
   };
+}
+
+/** One emulator per test file, reset (state and faults) before every test, handed to `use` once started. */
+export function useTestService(use: (svc: TestService) => void): void {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    svc = await startTestService();
+    use(svc);
+  });
+  beforeEach(async () => {
+    await svc!.reset();
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
 }
 
 /** Number of HTTP requests that reached the wire for an endpoint (one per attempt). */

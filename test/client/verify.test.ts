@@ -1,19 +1,12 @@
 import { inspect } from 'node:util';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { plainProducts, requestsTo, startTestService, type AdminRecord, type AdminState, type TestService } from './emulator-helpers.js';
+import { plainProducts, requestsTo, useTestService, type AdminRecord, type AdminState, type TestService } from './emulator-helpers.js';
 
 let svc: TestService;
-
-beforeAll(async () => {
-  svc = await startTestService();
-});
-beforeEach(async () => {
-  await svc.reset();
-});
-afterAll(async () => {
-  await svc.close();
+useTestService((s) => {
+  svc = s;
 });
 
 function plainRecords(state: AdminState, records: AdminRecord[], listStatus: string): AdminRecord[] {

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
-import { plainProducts, requestsTo, startTestService, type AdminRecord, type AdminState, type TestService } from './emulator-helpers.js';
+import { plainProducts, requestsTo, useTestService, type AdminRecord, type AdminState, type TestService } from './emulator-helpers.js';
 
 let svc: TestService;
-
-beforeAll(async () => {
-  svc = await startTestService();
-});
-beforeEach(async () => {
-  await svc.reset();
-});
-afterAll(async () => {
-  await svc.close();
+useTestService((s) => {
+  svc = s;
 });
 
 function shippable(state: AdminState, count: number): AdminRecord[] {
