@@ -2,7 +2,8 @@
  * Child process for the crash and concurrency tests (src/journal/crash.test.ts), run with tsx.
  *   crash PATH   — commits batches, leaves one request sent, then loops inside one transaction until killed.
  *   writer PATH NAME BATCHES — writes batches and takes file sequence numbers, racing another connection;
- *     with BATCHES = peer it goes on until the other process sets the cursor `peer-done`, then writes once more.
+ *     with BATCHES = peer it goes on (however fast it is) until the other process sets the cursor `peer-done`,
+ *     then writes once more; it gives up after two minutes if the peer never finishes.
  * Progress goes to stdout with writeSync so the parent sees it before the next statement runs.
  */
 import { writeSync } from 'node:fs';
@@ -41,11 +42,13 @@ if (mode === 'crash') {
   });
 } else if (mode === 'writer') {
   const untilPeer = batchesArg === 'peer';
-  const batches = untilPeer ? 2000 : Number(batchesArg);
+  const batches = untilPeer ? Number.POSITIVE_INFINITY : Number(batchesArg);
+  const giveUpAt = Date.now() + 120_000;
   const sequences: number[] = [];
   let last = false;
   for (let b = 0; b < batches && !last; b++) {
     last = untilPeer && journal.getCursor('peer-done') !== null;
+    if (Date.now() > giveUpAt) throw new Error('the peer never set peer-done');
     const id = journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 50, 50));
     journal.markSent(id);
     journal.completeRequest(id, batch(b * 50, 50).map((i) => ({ seq: i.seq, status: 'ok' as const })));
