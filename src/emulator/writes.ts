@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { EndpointDef } from '../contract/index.js';
+import { fastValidator, type EndpointDef } from '../contract/index.js';
 import type { ItemHandler, WriteContext } from './context.js';
 import { HttpError, ItemError, issueText, toIssues } from './http.js';
-import { adjust, adjustmentError } from './inventory.js';
+import { adjust, adjustmentError, flushAdjustments } from './inventory.js';
 import { acknowledge, receiveInboundTransfer, receiveReturn, receiveSupplierShipment, shipTransfer } from './receipts.js';
 import { acknowledgeShipment, changeStatus, failShipment, shipShipment } from './shipments.js';
 
@@ -56,10 +56,21 @@ export function itemsOf(endpoint: EndpointDef, body: unknown, max: number): unkn
  * savepoint (two statements per item). Any other error still rolls back the whole request.
  */
 const ATOMIC_CHECKS = new Set(['inventory.adjustments']);
+/** Handlers that queue their writes: what they queued is written at the end of the request's transaction. */
+const FLUSH: Record<string, (ctx: WriteContext) => void> = { 'inventory.adjustments': flushAdjustments };
+
+/** The contract's item schema per endpoint, compiled once (the same results and errors, faster). */
+const itemValidators = new Map<string, ReturnType<typeof fastValidator>>();
+function itemValidator(endpoint: EndpointDef) {
+  let v = itemValidators.get(endpoint.id);
+  if (!v) itemValidators.set(endpoint.id, (v = fastValidator(endpoint.item!)));
+  return v;
+}
 
 /** Per-item endpoint: every item on its own (a savepoint each), 200 when all succeeded, 207 otherwise. */
 export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unknown[]): { status: number; body: unknown } {
   const handler = WRITE_HANDLERS[endpoint.id]!;
+  const validator = itemValidator(endpoint);
   const db = ctx.store.db;
   const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
   const noSavepoint = ATOMIC_CHECKS.has(endpoint.id);
@@ -67,7 +78,7 @@ export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unkn
   let failures = 0;
   const all = db.transaction(() => {
     for (const raw of items) {
-      const parsed = endpoint.item!.safeParse(raw);
+      const parsed = validator.safeParse(raw);
       if (!parsed.success) {
         failures++;
         results.push(errorItem(endpoint.id, raw, toIssues(parsed.error.issues).map(issueText)));
@@ -81,6 +92,7 @@ export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unkn
         results.push(errorItem(endpoint.id, raw, [error.message]));
       }
     }
+    FLUSH[endpoint.id]?.(ctx);
   });
   all.immediate();
   return { status: failures === 0 ? 200 : 207, body: { [endpoint.bodyKey!]: results } };

@@ -154,7 +154,9 @@ describe('items and requests', () => {
     const id = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)], { sent: true });
     journal.releaseRequest(id);
     expect(journal.getRequest(id).status).toBe('abandoned');
-    expect(journal.resumeState(fileId).counts).toEqual({ finished: 0, sent: 0, unsent: 2 });
+    // Its items are no longer recorded at all (the file maps them again), so nothing reads as in flight.
+    expect(journal.resumeState(fileId).counts).toEqual({ finished: 0, sent: 0, unsent: 0 });
+    expect(journal.resumeState(fileId).classify(1)).toBe('unsent');
     expect(() => journal.completeRequest(id, okOutcomes([0, 1]))).toThrow(/already abandoned/);
     const again = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(0), adjustment(1)]);
     journal.markSent(again);
@@ -307,5 +309,73 @@ describe('line outcomes for the result file', () => {
     }
     expect(count).toBe(4500);
     expect([...journal.itemsInRange(fileId, 1000, 3999)]).toHaveLength(3000);
+  });
+});
+
+describe('item blocks (a request packed into one row)', () => {
+  const ship = (seq: number, lines: number[], key: string) =>
+    ({ seq, endpoint: 'customer-shipments.ship', docKey: key, lines, body: { id: seq, key } });
+
+  it('keeps only exceptions and rejected rows as item rows, and reads both back in line order', () => {
+    const { fileId } = journal.claimFile(claimInput('mixed.csv', 'abc'));
+    // Two interleaved requests (grouped documents may complete out of line order), a rejected row between them,
+    // a document spread over non-contiguous lines, and one that comes back with an error.
+    journal.addItems(fileId, [{ seq: 4, docKey: 'SO-X', lines: [4], status: 'error', messages: ['no id'] }]);
+    const a = journal.recordBatch(fileId, 'customer-shipments.ship', [ship(2, [2, 6], 'SO-1'), ship(7, [7], 'SO-3')], { sent: true });
+    const b = journal.recordBatch(fileId, 'customer-shipments.ship', [ship(3, [3, 5], 'SO-2'), ship(8, [8], 'SO-4')], { sent: true });
+    journal.completeRequest(a, [{ seq: 2, status: 'ok', result: { shipped_at: '2026-03-01T09:00:00Z' } }, { seq: 7, status: 'error', messages: ['closed'] }]);
+    expect([...journal.iterateLineOutcomes(fileId)].map((o) => [o.line, o.docKey, o.status])).toEqual([
+      [2, 'SO-1', 'ok'], [3, 'SO-2', 'sent'], [4, 'SO-X', 'error'], [5, 'SO-2', 'sent'], [6, 'SO-1', 'ok'],
+      [7, 'SO-3', 'error'], [8, 'SO-4', 'sent'],
+    ]);
+    journal.completeRequest(b, [{ seq: 3, status: 'ok' }, { seq: 8, status: 'ok' }]);
+    const outcomes = [...journal.iterateLineOutcomes(fileId)];
+    expect(outcomes.map((o) => [o.line, o.docKey, o.status, o.result, o.messages])).toEqual([
+      [2, 'SO-1', 'ok', { shipped_at: '2026-03-01T09:00:00Z' }, []],
+      [3, 'SO-2', 'ok', null, []],
+      [4, 'SO-X', 'error', null, ['no id']],
+      [5, 'SO-2', 'ok', null, []],
+      [6, 'SO-1', 'ok', { shipped_at: '2026-03-01T09:00:00Z' }, []],
+      [7, 'SO-3', 'error', null, ['closed']],
+      [8, 'SO-4', 'ok', null, []],
+    ]);
+    // Item rows: the rejected row and the error copied out of its block (with its body, for a re-drive).
+    const rows = journal.db.prepare('SELECT seq, status, body FROM items WHERE file_id = ? ORDER BY seq').all(fileId);
+    expect(rows).toEqual([{ seq: 4, status: 'error', body: null }, { seq: 7, status: 'error', body: '{"id":7,"key":"SO-3"}' }]);
+    expect(journal.fileSummary(fileId)).toMatchObject({ total: 5, ok: 3, error: 2 });
+    expect(journal.failedItems(fileId).map((i) => [i.seq, i.requestId, i.rejected])).toEqual([[4, null, true], [7, a, false]]);
+    expect([...journal.retryable(fileId)].map((i) => [i.seq, i.body])).toEqual([[7, '{"id":7,"key":"SO-3"}']]);
+    expect(journal.requestItems(a).map((i) => [i.seq, i.status, i.itemId === null])).toEqual([[2, 'ok', true], [7, 'error', false]]);
+    const state = journal.resumeState(fileId);
+    expect([2, 3, 4, 5, 7, 8, 9].map((s) => state.classify(s))).toEqual(['finished', 'finished', 'finished', 'unsent', 'finished', 'finished', 'unsent']);
+  });
+
+  it('re-drives an error copied out of a block and resolves an uncertain one without touching the ok items', () => {
+    const { fileId } = journal.claimFile(claimInput('adj.csv', 'abc'));
+    const id = journal.recordBatch(fileId, 'inventory.adjustments', [0, 1, 2].map((s) => adjustment(s)), { sent: true });
+    journal.completeRequest(id, [
+      { seq: 0, status: 'ok', result: { move_id: 10 } },
+      { seq: 1, status: 'error', messages: ['insufficient stock'] },
+      { seq: 2, status: 'uncertain', messages: ['timeout'], hint: 'check SKU-2' },
+    ]);
+    expect(journal.finishFile(fileId)).toBe('failed');
+    journal.resolveUncertain({ fileId, seqs: [2] }, { resolution: 'applied', note: 'seen in the service', by: 'ops' });
+    const attempt = journal.beginRedrive(fileId);
+    const again = journal.recordRequest(fileId, 'inventory.adjustments', [1], { attempt });
+    journal.markSent(again);
+    journal.completeRequest(again, [{ seq: 1, status: 'ok', result: { move_id: 11 } }]);
+    expect(journal.finishFile(fileId)).toBe('done');
+    expect([...journal.iterateLineOutcomes(fileId)].map((o) => [o.line, o.status, o.result])).toEqual([
+      [2, 'ok', { move_id: 10 }], [3, 'ok', { move_id: 11 }], [4, 'ok', null],
+    ]);
+    expect(journal.fileSummary(fileId)).toMatchObject({ total: 3, ok: 3, error: 0, uncertain: 0 });
+  });
+
+  it('refuses a seq already in another block, naming it, and leaves nothing behind', () => {
+    const { fileId } = journal.claimFile(claimInput('dup.csv', 'abc'));
+    journal.recordBatch(fileId, 'inventory.adjustments', [10, 11, 12].map((s) => adjustment(s)));
+    expect(() => journal.recordBatch(fileId, 'inventory.adjustments', [8, 9, 12, 13].map((s) => adjustment(s)))).toThrow(/item 12 of file/);
+    expect(journal.fileSummary(fileId)).toMatchObject({ total: 3, pending: 3 });
+    expect(journal.db.prepare('SELECT count(*) FROM item_blocks').pluck().get()).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import type { Statement } from 'better-sqlite3';
+import { createBlocks, mergeRanges, type BlockRow } from './blocks.js';
 import type { Db } from './db.js';
 import {
   emptyCounts, encodeLines, fromRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges,
@@ -31,8 +31,6 @@ export function toRequest(row: RequestRow): RecordedRequest {
 }
 
 const PAGE = 2000;
-/** Items per multi-row INSERT of recordBatch (9 parameters each, far below SQLite's limit). */
-const LINKED_CHUNK = 50;
 
 function bodyJson(body: unknown): string | null {
   if (body === undefined || body === null) return null;
@@ -48,6 +46,7 @@ const EFFECTIVE_STATUS = `CASE WHEN i.status != 'pending' THEN i.status WHEN r.s
   WHEN r.status IN ('done', 'failed', 'uncertain') THEN 'ok' ELSE 'pending' END`;
 
 export function createInbound(db: Db, now: () => string) {
+  const blocks = createBlocks(db);
   const q = {
     fileStatus: db.prepare('SELECT status FROM files WHERE id = ?').pluck(),
     processingByChecksum: db.prepare(
@@ -68,18 +67,6 @@ export function createInbound(db: Db, now: () => string) {
     insertItem: db.prepare(
       `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, rejected, messages)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (file_id, seq) DO NOTHING`),
-    // A resumed file maps its rows again: an item recorded before the crash but never sent is re-linked.
-    insertLinkedItem: db.prepare(
-      `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, request_id, attempt)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, 1)
-       ON CONFLICT (file_id, seq) DO UPDATE SET request_id = excluded.request_id, attempt = 1, body = excluded.body
-       WHERE items.status = 'pending' AND items.request_id IS NULL AND items.rejected = 0 AND items.endpoint = excluded.endpoint`),
-    insertLinkedItems: db.prepare(
-      `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, request_id, attempt)
-       VALUES ${Array(LINKED_CHUNK).fill(`(?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, 1)`).join(', ')}
-       ON CONFLICT (file_id, seq) DO UPDATE SET request_id = excluded.request_id, attempt = 1, body = excluded.body
-       WHERE items.status = 'pending' AND items.request_id IS NULL AND items.rejected = 0 AND items.endpoint = excluded.endpoint`),
-    linkedTo: db.prepare('SELECT request_id FROM items WHERE file_id = ? AND seq = ?').pluck(),
     insertRequest: db.prepare(
       `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at)
        VALUES (?, ?, ?, ?, ?, 'pending', ?)`),
@@ -110,7 +97,6 @@ export function createInbound(db: Db, now: () => string) {
     rejectFile: db.prepare(
       `UPDATE files SET status = 'rejected', reason = ?, finished_at = ? WHERE id = ? AND status = 'processing'`),
     maxSeq: db.prepare('SELECT max(seq) FROM items WHERE file_id = ?').pluck(),
-    itemCount: db.prepare('SELECT count(*) FROM items WHERE file_id = ?').pluck(),
     // Gaps and islands: the finished seqs as ranges, computed inside SQLite without shipping 1M rows to JS.
     finishedRanges: db.prepare(
       `SELECT min(seq), max(seq) FROM (SELECT i.seq, i.seq - row_number() OVER (ORDER BY i.seq) AS island
@@ -138,10 +124,15 @@ export function createInbound(db: Db, now: () => string) {
 
   function abandonPendingRequests(fileId: number): void {
     const at = now();
-    for (const row of q.pendingRequests.all(fileId) as RequestRow[]) {
-      for (const [from, to] of JSON.parse(row.seqs) as Array<[number, number]>) q.unlinkRange.run(fileId, from, to, row.id);
-      q.abandonRequest.run(at, row.id);
+    for (const row of q.pendingRequests.all(fileId) as RequestRow[]) unlinkAndAbandon(row, at);
+  }
+
+  /** The request's items are free again (a block is dropped: its items were never recorded elsewhere). */
+  function unlinkAndAbandon(row: RequestRow, at: string): void {
+    if (!blocks.remove(row.id)) {
+      for (const [from, to] of JSON.parse(row.seqs) as Array<[number, number]>) q.unlinkRange.run(row.file_id, from, to, row.id);
     }
+    q.abandonRequest.run(at, row.id);
   }
 
   const claimTx = db.transaction((input: ClaimInput): ClaimResult => {
@@ -206,38 +197,7 @@ export function createInbound(db: Db, now: () => string) {
     if (items.length === 0) throw stateError('a request needs at least one item');
     const ranges = toRanges(items.map((item) => item.seq));
     const requestId = Number(q.insertRequest.run(fileId, endpoint, 1, JSON.stringify(ranges), items.length, now()).lastInsertRowid);
-    // Rows go in LINKED_CHUNK at a time (one statement call per chunk instead of per item).
-    const params: unknown[] = [];
-    let chunkStart = 0;
-    const insertChunk = (statement: Statement, from: number, to: number) => {
-      if (statement.run(params).changes === to - from) return;
-      for (let i = from; i < to; i++) {
-        if (q.linkedTo.get(fileId, items[i].seq) !== requestId) {
-          throw stateError(`item ${items[i].seq} of file ${fileId} is already in a request or finished`, { fileId, seq: items[i].seq });
-        }
-      }
-    };
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      const lines = encodeLines(item.lines);
-      const body = bodyJson(item.body);
-      if (body === null) throw stateError(`item ${item.seq} of file ${fileId} has no body`);
-      if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
-        throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
-      }
-      params.push(fileId, item.seq, endpoint, item.docKey ?? null, lines.first, lines.last, lines.list, body, requestId);
-      if (i + 1 - chunkStart === LINKED_CHUNK) {
-        insertChunk(q.insertLinkedItems, chunkStart, i + 1);
-        params.length = 0;
-        chunkStart = i + 1;
-      }
-    }
-    for (let i = chunkStart; i < items.length; i++) {
-      const row = params.slice((i - chunkStart) * 9, (i - chunkStart + 1) * 9);
-      if (q.insertLinkedItem.run(row).changes !== 1) {
-        throw stateError(`item ${items[i].seq} of file ${fileId} is already in a request or finished`, { fileId, seq: items[i].seq });
-      }
-    }
+    blocks.insert(fileId, requestId, endpoint, items, ranges);
     if (sent) q.sendRequest.run(now(), requestId);
     return requestId;
   });
@@ -252,8 +212,7 @@ export function createInbound(db: Db, now: () => string) {
   const releaseTx = db.transaction((requestId: number) => {
     const row = requireRequest(requestId);
     if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
-    for (const [from, to] of JSON.parse(row.seqs) as Array<[number, number]>) q.unlinkRange.run(row.file_id, from, to, row.id);
-    q.abandonRequest.run(now(), row.id);
+    unlinkAndAbandon(row, now());
   });
 
   const completeTx = db.transaction((requestId: number, outcomes: readonly ItemOutcome[], forced?: RequestStatus) => {
@@ -263,6 +222,7 @@ export function createInbound(db: Db, now: () => string) {
     if (outcomes.length !== row.item_count) {
       throw stateError(`request ${requestId} has ${row.item_count} items but ${outcomes.length} outcomes were given`);
     }
+    const block = blocks.get(requestId);
     const seen = new Set<number>();
     const results: Array<[number, unknown]> = [];
     let errors = 0;
@@ -276,11 +236,13 @@ export function createInbound(db: Db, now: () => string) {
         if (o.result !== undefined && o.result !== null) results.push([o.seq, o.result]);
         continue;
       }
-      const changed = q.outcome.run(o.status, messagesJson(o.messages), o.hint ?? null, row.file_id, o.seq, requestId).changes;
-      if (changed !== 1) throw stateError(`seq ${o.seq} is not an open item of request ${requestId}`, { requestId, seq: o.seq });
       if (o.status === 'error') errors++;
       else uncertain++;
+      if (block) continue;
+      const changed = q.outcome.run(o.status, messagesJson(o.messages), o.hint ?? null, row.file_id, o.seq, requestId).changes;
+      if (changed !== 1) throw stateError(`seq ${o.seq} is not an open item of request ${requestId}`, { requestId, seq: o.seq });
     }
+    if (block && errors + uncertain > 0) blocks.storeExceptions(block, outcomes);
     // The ok items are not written: a pending item of a completed request reads as ok, so an
     // all-ok batch costs one row write (the request) instead of one per item.
     const status: RequestStatus = forced ?? (uncertain > 0 ? 'uncertain' : errors > 0 ? 'failed' : 'done');
@@ -306,8 +268,8 @@ export function createInbound(db: Db, now: () => string) {
   function summary(fileId: number): FileSummary {
     const counts = emptyCounts();
     let total = 0;
-    for (const { status, n } of q.counts.all(fileId) as Array<{ status: keyof typeof counts; n: number }>) {
-      counts[status] = n;
+    for (const { status, n } of [...(q.counts.all(fileId) as Array<{ status: keyof typeof counts; n: number }>), ...blocks.counts(fileId)]) {
+      counts[status] += n;
       total += n;
     }
     return { fileId, total, ...counts };
@@ -330,7 +292,7 @@ export function createInbound(db: Db, now: () => string) {
   });
 
   function resumeState(fileId: number): ResumeState {
-    const finished = q.finishedRanges.all(fileId) as Array<[number, number]>;
+    const finished = mergeRanges([...(q.finishedRanges.all(fileId) as Array<[number, number]>), ...blocks.finishedRanges(fileId)]);
     const sentRequests = (q.sentRequests.all(fileId) as RequestRow[]).map(toRequest);
     const sent = new Set(sentRequests.flatMap((r) => r.seqs));
     const done = finished.reduce((n, [a, b]) => n + b - a + 1, 0);
@@ -346,36 +308,53 @@ export function createInbound(db: Db, now: () => string) {
       if (hi >= 0 && seq <= finished[hi][1]) return 'finished';
       return sent.has(seq) ? 'sent' : 'unsent';
     };
+    const s = summary(fileId);
     return {
       fileId,
-      maxSeq: (q.maxSeq.get(fileId) as number | null) ?? -1,
-      counts: { finished: done, sent: sent.size, unsent: (q.itemCount.get(fileId) as number) - done - sent.size },
+      maxSeq: Math.max((q.maxSeq.get(fileId) as number | null) ?? -1, blocks.maxSeq(fileId) ?? -1),
+      counts: { finished: done, sent: sent.size, unsent: s.total - done - sent.size },
       sentRequests,
       classify,
     };
   }
 
-  /** Pages with .all(): other journal writes may run between two yields (a live .iterate() would forbid them). */
-  function* itemsInRange(fileId: number, fromSeq: number, toSeq: number): Generator<ItemWithBody> {
+  /**
+   * Items with seqs in [fromSeq, toSeq], in seq order (for tools and tests: the range is held in memory).
+   * An item copied from a block into `items` is read from `items`.
+   */
+  function itemsInRange(fileId: number, fromSeq: number, toSeq: number): ItemWithBody[] {
+    const found = new Map<number, ItemWithBody>();
+    for (const block of blocks.inSeqRange(fileId, fromSeq, toSeq)) {
+      for (const item of blocks.items(block, (seq) => resultOf(block.request_id, seq))) {
+        if (item.seq >= fromSeq && item.seq <= toSeq) found.set(item.seq, item);
+      }
+    }
     let next = fromSeq;
     for (;;) {
       const rows = q.itemsInRange.all(fileId, next, toSeq, PAGE) as Array<ItemRow & { body: string | null }>;
-      for (const row of rows) yield { ...toItem(row, resultOf(row.request_id, row.seq)), body: row.body };
-      if (rows.length < PAGE) return;
+      for (const row of rows) found.set(row.seq, { ...toItem(row, resultOf(row.request_id, row.seq)), body: row.body });
+      if (rows.length < PAGE) break;
       next = rows[rows.length - 1].seq + 1;
     }
+    return [...found.values()].sort((a, b) => a.seq - b.seq);
   }
 
+  /** A request's items in seq order: its block (if any) plus its rows in `items`. */
   function requestItems(requestId: number): ItemWithBody[] {
     const row = requireRequest(requestId);
-    const items: ItemWithBody[] = [];
+    const block = blocks.get(requestId);
+    const items: ItemWithBody[] = block ? blocks.items(block, (seq) => resultOf(requestId, seq)) : [];
     for (const [from, to] of JSON.parse(row.seqs) as Array<[number, number]>) {
       for (const item of q.itemsOfRequestRange.all(row.file_id, from, to, requestId) as Array<ItemRow & { body: string | null }>) {
         items.push({ ...toItem(item, resultOf(requestId, item.seq)), body: item.body });
       }
     }
-    return items;
+    return block ? items.sort((a, b) => a.seq - b.seq) : items;
   }
+
+  /** Blocks of a file in line order (for the result file). */
+  const blocksByLine = (fileId: number, afterLine: number, afterRequest: number, limit: number): BlockRow[] =>
+    blocks.pageByLine(fileId, afterLine, afterRequest, limit);
 
   return {
     /** Claims a file by its content checksum: new, resume (a crash left it processing) or duplicate. */
@@ -415,5 +394,8 @@ export function createInbound(db: Db, now: () => string) {
     fileSummary: summary,
     /** What the service returned for an ok item (stored per request). */
     resultOf,
+    blocksByLine,
+    /** Seqs of a block's items that were copied into `items` (they are read from there). */
+    copiedSeqs: blocks.copiedSeqs,
   };
 }

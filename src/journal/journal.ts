@@ -28,7 +28,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   const clock = options.now ?? (() => new Date());
   const now = (): string => clock().toISOString();
   const inbound = createInbound(db, now);
-  const operator = createOperator(db, now, inbound.fileSummary, inbound.resultOf);
+  const operator = createOperator(db, now, inbound);
   const outbound = createOutbound(db, now);
   const run = db.transaction((fn: () => unknown) => {
     const result = fn();

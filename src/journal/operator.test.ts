@@ -83,7 +83,7 @@ describe('retry (re-drive)', () => {
     journal.completeRequest(id, [...okOutcomes([2]), { seq: 3, status: 'error', messages: ['still closed'] }]);
     const [item2] = journal.requestItems(id);
     expect(item2).toMatchObject({ status: 'ok', attempt: 2, result: { move_id: 1002 } });
-    expect(journal.itemHistory(item2.itemId)).toEqual([
+    expect(journal.itemHistory(item2.itemId!)).toEqual([
       expect.objectContaining({ attempt: 1, status: 'error', messages: ['unknown product'] }),
     ]);
     // The ok items of the first attempt were not touched.
@@ -132,14 +132,14 @@ describe('resolving uncertain items', () => {
     const [item] = [...journal.itemsInRange(fileId, 4, 4)];
     expect(item).toMatchObject({ status: 'ok', resolution: 'applied', resolutionNote: 'move 88 found', resolvedBy: 'ops@3pl' });
     expect(item.resolvedAt).toMatch(/^2026-03-01T/);
-    expect(journal.itemHistory(item.itemId)).toEqual([expect.objectContaining({ status: 'uncertain', hint: 'look for move of SKU-4' })]);
+    expect(journal.itemHistory(item.itemId!)).toEqual([expect.objectContaining({ status: 'uncertain', hint: 'look for move of SKU-4' })]);
     expect(journal.uncertainItems(fileId)).toEqual([]);
   });
 
   it('marks uncertain items not applied (error) by item id, so retry can re-drive them', () => {
     const fileId = failedFile();
     const [uncertain] = journal.uncertainItems(fileId);
-    journal.resolveUncertain({ itemIds: [uncertain.itemId] }, { resolution: 'not-applied', note: 'no move found', by: 'ops' });
+    journal.resolveUncertain({ itemIds: [uncertain.itemId!] }, { resolution: 'not-applied', note: 'no move found', by: 'ops' });
     expect([...journal.retryable(fileId)].map((i) => i.seq)).toEqual([2, 3, 4]);
     expect(journal.failedItems(fileId).find((i) => i.seq === 4)?.messages).toEqual(['not applied: no move found']);
   });

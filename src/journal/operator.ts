@@ -1,9 +1,10 @@
+import { blockItemStatus, entryLines, unpackDocs, type BlockRow } from './blocks.js';
 import type { Db } from './db.js';
 import {
   decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
 } from './rows.js';
 import type {
-  Backlog, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemRecord, ItemStatus, ItemWithBody, LineOutcome,
+  Backlog, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemStatus, StoredItem, ItemWithBody, LineOutcome,
   Resolution, ResolveOptions, ResolveTarget,
 } from './types.js';
 
@@ -50,12 +51,84 @@ type LinePageRow = [
   resolution: Resolution | null,
 ];
 
-export function createOperator(
-  db: Db,
-  now: () => string,
-  summary: (fileId: number) => FileSummary,
-  resultOf: (requestId: number | null, seq: number) => unknown,
-) {
+/** What the operator reads through the inbound side of the journal. */
+interface InboundReads {
+  fileSummary: (fileId: number) => FileSummary;
+  resultOf: (requestId: number | null, seq: number) => unknown;
+  blocksByLine: (fileId: number, afterLine: number, afterRequest: number, limit: number) => BlockRow[];
+  copiedSeqs: (block: BlockRow) => Set<number> | undefined;
+}
+
+/** Blocks read at a time for the result file (each holds up to a request's worth of items). */
+const BLOCK_PAGE = 16;
+
+/** Reads pages on demand and hands out their entries one at a time, with the first line of the next one. */
+function pager<T>(load: (last: T | undefined) => T[], lineOf: (entry: T) => number) {
+  let page: T[] = [];
+  let index = 0;
+  let done = false;
+  let last: T | undefined;
+  const fill = () => {
+    if (index < page.length || done) return;
+    page = load(last);
+    index = 0;
+    if (page.length === 0) done = true;
+  };
+  return {
+    peekLine(): number {
+      fill();
+      return index < page.length ? lineOf(page[index]) : Number.POSITIVE_INFINITY;
+    },
+    take(): T {
+      fill();
+      last = page[index++];
+      return last;
+    },
+  };
+}
+
+/** A min-heap of line outcomes by line. */
+class LineHeap {
+  private readonly items: LineOutcome[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  get top(): LineOutcome {
+    return this.items[0];
+  }
+  push(o: LineOutcome): void {
+    const heap = this.items;
+    heap.push(o);
+    for (let i = heap.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent].line <= heap[i].line) break;
+      [heap[parent], heap[i]] = [heap[i], heap[parent]];
+      i = parent;
+    }
+  }
+  pop(): LineOutcome {
+    const heap = this.items;
+    const top = heap[0];
+    const last = heap.pop() as LineOutcome;
+    if (heap.length > 0) {
+      heap[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && heap[l].line < heap[m].line) m = l;
+        if (r < heap.length && heap[r].line < heap[m].line) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i], heap[m]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+export function createOperator(db: Db, now: () => string, inbound: InboundReads) {
+  const summary = inbound.fileSummary;
   const q = {
     file: db.prepare('SELECT * FROM files WHERE id = ?'),
     listFiles: db.prepare(
@@ -177,38 +250,13 @@ export function createOperator(
     return { resolved: rows.length, files: [...files].map((fileId) => ({ fileId, status: settle(fileId) ?? getFile(fileId).status })) };
   });
 
+  /**
+   * Line outcomes from two sources read in first-line order: item rows (paged by first_line, seq) and item
+   * blocks (paged by their first line). Every line of what was read goes into a min-heap; a line leaves it
+   * once nothing unread can start before it, so lines of interleaved documents still come out in order.
+   */
   function* iterateLineOutcomes(fileId: number): Generator<LineOutcome> {
-    // A min-heap of lines already announced by an item but not yet reached (non-contiguous items).
-    const heap: LineOutcome[] = [];
-    const push = (o: LineOutcome) => {
-      heap.push(o);
-      for (let i = heap.length - 1; i > 0;) {
-        const parent = (i - 1) >> 1;
-        if (heap[parent].line <= heap[i].line) break;
-        [heap[parent], heap[i]] = [heap[i], heap[parent]];
-        i = parent;
-      }
-    };
-    const pop = (): LineOutcome => {
-      const top = heap[0];
-      const last = heap.pop() as LineOutcome;
-      if (heap.length > 0) {
-        heap[0] = last;
-        for (let i = 0; ;) {
-          const l = 2 * i + 1;
-          const r = l + 1;
-          let m = i;
-          if (l < heap.length && heap[l].line < heap[m].line) m = l;
-          if (r < heap.length && heap[r].line < heap[m].line) m = r;
-          if (m === i) break;
-          [heap[m], heap[i]] = [heap[i], heap[m]];
-          i = m;
-        }
-      }
-      return top;
-    };
-    let afterLine = Number.MIN_SAFE_INTEGER;
-    let afterSeq = Number.MIN_SAFE_INTEGER;
+    const heap = new LineHeap();
     // Request statuses of the current page: other writes may run between two pages, so it is emptied per page.
     const requestStatuses = new Map<number, string | null>();
     const requestStatus = (id: number): string | null => {
@@ -216,28 +264,42 @@ export function createOperator(
       if (status === undefined) requestStatuses.set(id, (status = (q.requestStatus.get(id) as string | undefined) ?? null));
       return status;
     };
-    for (;;) {
+    const rows = pager<LinePageRow>((last) => {
       requestStatuses.clear();
-      const rows = q.linePage.all(fileId, afterLine, afterSeq, PAGE) as LinePageRow[];
-      for (const row of rows) {
-        const [id, seq, endpoint, docKey, firstLine, lastLine, lines, itemStatus, requestId, messagesText, hint, resolution] = row;
-        while (heap.length > 0 && heap[0].line < firstLine) yield pop();
+      return q.linePage.all(fileId, last?.[4] ?? Number.MIN_SAFE_INTEGER, last?.[1] ?? Number.MIN_SAFE_INTEGER, PAGE) as LinePageRow[];
+    }, (row) => row[4]);
+    const blocks = pager<BlockRow>((last) => inbound.blocksByLine(fileId, last?.first_line ?? Number.MIN_SAFE_INTEGER, last?.request_id ?? 0, BLOCK_PAGE),
+      (block) => block.first_line);
+
+    for (;;) {
+      const frontier = Math.min(rows.peekLine(), blocks.peekLine());
+      while (heap.size > 0 && heap.top.line < frontier) yield heap.pop();
+      if (frontier === Number.POSITIVE_INFINITY) break;
+      if (rows.peekLine() <= blocks.peekLine()) {
+        const [id, seq, endpoint, docKey, firstLine, lastLine, lines, itemStatus, requestId, messagesText, hint, resolution] = rows.take();
         const status = itemStatus === 'pending' && requestId !== null ? effectiveStatus(itemStatus, requestStatus(requestId)) : itemStatus;
-        const result = status === 'ok' ? resultOf(requestId, seq) : null;
+        const result = status === 'ok' ? inbound.resultOf(requestId, seq) : null;
         const messages = parseMessages(messagesText);
-        if (lines === null && firstLine === lastLine && (heap.length === 0 || heap[0].line > firstLine)) {
+        if (lines === null && firstLine === lastLine && (heap.size === 0 || heap.top.line > firstLine) && firstLine < blocks.peekLine()) {
           yield { line: firstLine, seq, itemId: id, endpoint, docKey, status, result, messages, hint, resolution };
           continue;
         }
         for (const line of decodeLines(firstLine, lastLine, lines)) {
-          push({ line, seq, itemId: id, endpoint, docKey, status, result, messages, hint, resolution });
+          heap.push({ line, seq, itemId: id, endpoint, docKey, status, result, messages, hint, resolution });
+        }
+      } else {
+        const block = blocks.take();
+        const copied = inbound.copiedSeqs(block);
+        const status = blockItemStatus(block.status);
+        for (const entry of unpackDocs(block)) {
+          if (copied?.has(entry.seq)) continue;
+          const result = status === 'ok' ? inbound.resultOf(block.request_id, entry.seq) : null;
+          for (const line of entryLines(entry)) {
+            heap.push({ line, seq: entry.seq, itemId: null, endpoint: block.endpoint, docKey: entry.docKey, status, result, messages: [], hint: null, resolution: null });
+          }
         }
       }
-      if (rows.length < PAGE) break;
-      afterLine = rows[rows.length - 1][4];
-      afterSeq = rows[rows.length - 1][1];
     }
-    while (heap.length > 0) yield pop();
   }
 
   function backlog(): Backlog {
@@ -264,9 +326,9 @@ export function createOperator(
     getFile,
     listFiles: (options: { since?: string; status?: FileStatus; limit: number }): FileRecord[] =>
       (q.listFiles.all({ since: options.since ?? null, status: options.status ?? null, limit: options.limit }) as FileRow[]).map(toFile),
-    failedItems: (fileId: number, options: { limit?: number } = {}): ItemRecord[] =>
+    failedItems: (fileId: number, options: { limit?: number } = {}): StoredItem[] =>
       (q.failed.all(fileId, options.limit ?? 1000) as ItemRow[]).map((row) => toItem(row)),
-    uncertainItems: (fileId?: number, options: { limit?: number } = {}): ItemRecord[] =>
+    uncertainItems: (fileId?: number, options: { limit?: number } = {}): StoredItem[] =>
       ((fileId === undefined ? q.uncertain.all(options.limit ?? 1000) : q.uncertainOfFile.all(fileId, options.limit ?? 1000)) as ItemRow[])
         .map((row) => toItem(row)),
     /** Failed items of a file that can be sent again (never ok, uncertain or mapping-rejected ones), with bodies. */

@@ -1,5 +1,5 @@
 import { WisbridgeError } from '../errors.js';
-import type { ItemRecord, ItemStatus, Resolution, StatusCounts } from './types.js';
+import type { ItemStatus, Resolution, StatusCounts, StoredItem } from './types.js';
 
 /** Sorted, de-duplicated seqs as [from, to] ranges: a 500-item batch is usually one range. */
 export function toRanges(seqs: readonly number[]): Array<[number, number]> {
@@ -102,7 +102,7 @@ export function effectiveStatus(status: ItemStatus, requestStatus: string | null
   return requestStatus === 'done' || requestStatus === 'failed' || requestStatus === 'uncertain' ? 'ok' : 'pending';
 }
 
-export function toItem(row: ItemRow, result: unknown = null): ItemRecord {
+export function toItem(row: ItemRow, result: unknown = null): StoredItem {
   return {
     itemId: row.id,
     fileId: row.file_id,

@@ -69,7 +69,8 @@ export interface ResumeState {
 }
 
 export interface ItemRecord {
-  itemId: number;
+  /** Row id in `items`; null for an item of a block that has no row (pending, sent or ok). */
+  itemId: number | null;
   fileId: number;
   seq: number;
   endpoint: string | null;
@@ -88,6 +89,9 @@ export interface ItemRecord {
   resolvedAt: string | null;
 }
 
+/** An item that has a row in `items` (errors, uncertain, rejected and skipped rows always do). */
+export type StoredItem = ItemRecord & { itemId: number };
+
 export interface ItemWithBody extends ItemRecord {
   /** The request body JSON as recorded. */
   body: string | null;
@@ -96,7 +100,7 @@ export interface ItemWithBody extends ItemRecord {
 export interface LineOutcome {
   line: number;
   seq: number;
-  itemId: number;
+  itemId: number | null;
   endpoint: string | null;
   docKey: string | null;
   status: ItemStatus;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { WisbridgeError } from '../errors.js';
-import type { FileStatus, ItemRecord, Resolution } from '../journal/index.js';
+import type { FileStatus, StoredItem, Resolution } from '../journal/index.js';
 import { resultFileName } from '../pipeline/index.js';
 import { resultStream } from '../pipeline/result-file.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -21,7 +21,7 @@ export async function resolveRows(
   const journal = await runtime.journal();
   const file = findFile(journal, ref);
   const uncertain = journal.uncertainItems(file.fileId, { limit: 1_000_000 });
-  let items: ItemRecord[] = uncertain;
+  let items: StoredItem[] = uncertain;
   if (options.lines) {
     const wanted = new Set(options.lines);
     items = uncertain.filter((i) => i.lines.some((l) => wanted.has(l)));

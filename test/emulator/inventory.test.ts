@@ -56,6 +56,26 @@ describe('inventory adjustments (per-item)', () => {
     expect(res.body.adjustments[4].move_id).toBeNull();
   });
 
+  it('checks stock against what earlier items of the same request booked; move ids follow on across requests', async () => {
+    const before = await stock(1, 'ACME', 'SKU-00002');
+    const res = await emu.request('POST', ADJ, { adjustments: [
+      { product_code: 'SKU-00002', quantity: -before, company_code: 'ACME' },
+      { product_code: 'SKU-00002', quantity: -1, company_code: 'ACME' },
+      { product_code: 'SKU-00002', quantity: 5, company_code: 'ACME' },
+      { product_code: 'SKU-00002', quantity: -5, company_code: 'ACME' },
+    ] });
+    expect(res.status).toBe(207);
+    expect(res.body.adjustments.map((r: any) => r.errors?.[0] ?? null)).toEqual([
+      null, expect.stringMatching(/insufficient stock of SKU-00002 .*: 0 on hand, 1 needed/), null, null,
+    ]);
+    expect(await stock(1, 'ACME', 'SKU-00002')).toBe(0);
+    const ids = res.body.adjustments.map((r: any) => r.move_id);
+    const next = await emu.request('POST', ADJ, { adjustments: [{ product_code: 'SKU-00002', quantity: 2, company_code: 'ACME' }] });
+    expect([ids[2] - ids[0], ids[3] - ids[2], next.body.adjustments[0].move_id - ids[3]]).toEqual([1, 1, 1]);
+    const state = await adminState(emu, ['adjustments']);
+    expect(state.adjustments.filter((a: any) => a.product_code === 'SKU-00002').map((a: any) => a.quantity)).toEqual([-before, 5, -5, 2]);
+  });
+
   it('a warehouse with one company needs no company_code and refuses lots when lot inventory is off', async () => {
     const token = emu.mintToken([2]);
     const res = await emu.request('POST', ADJ, { adjustments: [{ product_code: 'SKU-00001', quantity: 1 }, { product_code: 'SKU-00003', quantity: 1, lot_number: 'L' }] }, { token });

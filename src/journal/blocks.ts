@@ -1,0 +1,226 @@
+import type { Db } from './db.js';
+import { decodeLines, encodeLines, messagesJson, stateError } from './rows.js';
+import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } from './types.js';
+
+/**
+ * Item blocks: the items of a pipeline request packed into one row of item_blocks (schema migration 2).
+ * Only the items that did not come back ok are copied into `items` when the request completes, so a
+ * 1,000,000-row file costs about a thousand row writes, not a million. Readers merge the two.
+ */
+
+/** One item of a block: [seq, doc_key, first_line, last_line, lines (only when not one ascending run)]. */
+type PackedDoc = [seq: number, docKey: string | null, firstLine: number, lastLine: number, lines: number[] | null];
+
+export interface BlockRow {
+  request_id: number;
+  file_id: number;
+  first_seq: number;
+  last_seq: number;
+  first_line: number;
+  docs: string;
+  exceptions: number;
+  /** Of the request. */
+  status: RequestStatus;
+  endpoint: string;
+  attempt: number;
+}
+
+/** An item of a block, as the readers see it. */
+export interface BlockEntry {
+  requestId: number;
+  seq: number;
+  docKey: string | null;
+  firstLine: number;
+  lastLine: number;
+  lines: number[] | null;
+}
+
+/** Status of a block item that has no row in `items`: it follows its request. */
+export function blockItemStatus(requestStatus: RequestStatus): ItemStatus {
+  if (requestStatus === 'sent') return 'sent';
+  return requestStatus === 'pending' || requestStatus === 'abandoned' ? 'pending' : 'ok';
+}
+
+export function unpackDocs(row: Pick<BlockRow, 'request_id' | 'docs'>): BlockEntry[] {
+  return (JSON.parse(row.docs) as PackedDoc[]).map(([seq, docKey, firstLine, lastLine, lines]) => ({
+    requestId: row.request_id, seq, docKey, firstLine, lastLine, lines,
+  }));
+}
+
+export function entryLines(entry: BlockEntry): number[] {
+  return entry.lines ?? decodeLines(entry.firstLine, entry.lastLine, null);
+}
+
+/** Sorted [from, to] ranges merged where they overlap or touch. */
+export function mergeRanges(ranges: Array<[number, number]>): Array<[number, number]> {
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const [from, to] of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+    else merged.push([from, to]);
+  }
+  return merged;
+}
+
+/** The first seq in both range lists, if any. */
+function firstCommon(a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArray<readonly [number, number]>): number | undefined {
+  let common: number | undefined;
+  for (const [from, to] of a) {
+    for (const [f, t] of b) if (from <= t && f <= to && (common === undefined || Math.max(from, f) < common)) common = Math.max(from, f);
+  }
+  return common;
+}
+
+export function createBlocks(db: Db) {
+  const q = {
+    insert: db.prepare(
+      `INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    remove: db.prepare('DELETE FROM item_blocks WHERE request_id = ?'),
+    block: db.prepare(
+      `SELECT b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
+       FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.request_id = ?`),
+    bodies: db.prepare('SELECT bodies FROM item_blocks WHERE request_id = ?').pluck(),
+    // Blocks whose seq span reaches [from, to]: few, since blocks of a file mostly follow each other.
+    near: db.prepare(
+      `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
+       WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`).pluck(),
+    firstItem: db.prepare('SELECT min(seq) FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?').pluck(),
+    counts: db.prepare(
+      `SELECT r.status AS status, coalesce(sum(r.item_count - b.exceptions), 0) AS n
+       FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.file_id = ? GROUP BY r.status`),
+    finishedSeqs: db.prepare(
+      `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
+       WHERE b.file_id = ? AND r.status IN ('done', 'failed', 'uncertain')`).pluck(),
+    maxSeq: db.prepare('SELECT max(last_seq) FROM item_blocks WHERE file_id = ?').pluck(),
+    byLine: db.prepare(
+      `SELECT b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
+       FROM item_blocks b JOIN requests r ON r.id = b.request_id
+       WHERE b.file_id = ? AND (b.first_line, b.request_id) > (?, ?) ORDER BY b.first_line, b.request_id LIMIT ?`),
+    inSeqRange: db.prepare(
+      `SELECT b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
+       FROM item_blocks b JOIN requests r ON r.id = b.request_id
+       WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ? ORDER BY b.first_seq`),
+    itemSeqs: db.prepare('SELECT seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?').pluck(),
+    setExceptions: db.prepare('UPDATE item_blocks SET exceptions = ? WHERE request_id = ?'),
+    insertException: db.prepare(
+      `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, request_id, attempt, messages, hint)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+  };
+
+  /**
+   * Packs the items of a new request (inside the caller's transaction). Refuses seqs already recorded for the
+   * file, in a block or as an item row: a seq is sent at most once per claim.
+   */
+  function insert(fileId: number, requestId: number, endpoint: string, items: readonly NewItem[], ranges: Array<[number, number]>): void {
+    const docs: PackedDoc[] = new Array(items.length);
+    const parts: string[] = new Array(items.length);
+    let firstLine = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
+        throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
+      }
+      if (item.body === undefined || item.body === null) throw stateError(`item ${item.seq} of file ${fileId} has no body`);
+      parts[i] = typeof item.body === 'string' ? item.body : JSON.stringify(item.body);
+      const lines = item.lines;
+      const contiguous = lines.length === 1 ? lines[0] : undefined;
+      if (contiguous !== undefined) {
+        docs[i] = [item.seq, item.docKey ?? null, contiguous, contiguous, null];
+      } else {
+        const encoded = encodeLines(lines);
+        docs[i] = [item.seq, item.docKey ?? null, encoded.first, encoded.last, encoded.list === null ? null : (JSON.parse(encoded.list) as number[])];
+      }
+      if (docs[i][2] < firstLine) firstLine = docs[i][2];
+    }
+    const firstSeq = ranges[0][0];
+    const lastSeq = ranges[ranges.length - 1][1];
+    for (const [from, to] of ranges) {
+      const seq = q.firstItem.get(fileId, from, to) as number | null;
+      if (seq !== null) throw alreadyRecorded(fileId, seq);
+    }
+    for (const seqs of q.near.all(fileId, firstSeq, lastSeq) as string[]) {
+      const seq = firstCommon(ranges, JSON.parse(seqs) as Array<[number, number]>);
+      if (seq !== undefined) throw alreadyRecorded(fileId, seq);
+    }
+    q.insert.run(requestId, fileId, firstSeq, lastSeq, firstLine, JSON.stringify(docs), `[${parts.join(',')}]`);
+  }
+
+  function get(requestId: number): BlockRow | undefined {
+    return q.block.get(requestId) as BlockRow | undefined;
+  }
+
+  /** The items of a block with their bodies (JSON text each), in request order. */
+  function items(block: BlockRow, result: (seq: number) => unknown): ItemWithBody[] {
+    const bodies = JSON.parse(q.bodies.get(block.request_id) as string) as unknown[];
+    const skip = copiedSeqs(block);
+    const status = blockItemStatus(block.status);
+    const out: ItemWithBody[] = [];
+    unpackDocs(block).forEach((entry, i) => {
+      if (skip?.has(entry.seq)) return;
+      out.push({
+        itemId: null, fileId: block.file_id, seq: entry.seq, endpoint: block.endpoint, docKey: entry.docKey, lines: entryLines(entry),
+        status, rejected: false, requestId: block.request_id, attempt: block.attempt, result: status === 'ok' ? result(entry.seq) : null,
+        messages: [], hint: null, resolution: null, resolutionNote: null, resolvedBy: null, resolvedAt: null,
+        body: JSON.stringify(bodies[i]),
+      });
+    });
+    return out;
+  }
+
+  /** Copies the items that did not come back ok into `items` (with their bodies, for retry and resolve). */
+  function storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[]): void {
+    const failed = outcomes.filter((o) => o.status !== 'ok');
+    if (failed.length === 0) return;
+    const entries = unpackDocs(block);
+    const index = new Map(entries.map((e, i) => [e.seq, i]));
+    const bodies = JSON.parse(q.bodies.get(block.request_id) as string) as unknown[];
+    for (const o of failed) {
+      const i = index.get(o.seq)!;
+      const e = entries[i];
+      q.insertException.run(block.file_id, e.seq, block.endpoint, e.docKey, e.firstLine, e.lastLine, e.lines === null ? null : JSON.stringify(e.lines),
+        JSON.stringify(bodies[i]), o.status, block.request_id, block.attempt, messagesJson(o.messages), o.hint ?? null);
+    }
+    q.setExceptions.run(failed.length, block.request_id);
+  }
+
+  /** Item counts per status of the file's blocks (items copied into `items` are counted there). */
+  function counts(fileId: number): Array<{ status: ItemStatus; n: number }> {
+    return (q.counts.all(fileId) as Array<{ status: RequestStatus; n: number }>).map((r) => ({ status: blockItemStatus(r.status), n: r.n }));
+  }
+
+  function finishedRanges(fileId: number): Array<[number, number]> {
+    return (q.finishedSeqs.all(fileId) as string[]).flatMap((seqs) => JSON.parse(seqs) as Array<[number, number]>);
+  }
+
+  /** Pages of blocks in line order, after (firstLine, requestId). */
+  function pageByLine(fileId: number, afterLine: number, afterRequest: number, limit: number): BlockRow[] {
+    return q.byLine.all(fileId, afterLine, afterRequest, limit) as BlockRow[];
+  }
+
+  /** Seqs of `items` rows within a block's span: its items copied there (they win over the block). */
+  function copiedSeqs(block: BlockRow): Set<number> | undefined {
+    return block.exceptions > 0 ? new Set(q.itemSeqs.all(block.file_id, block.first_seq, block.last_seq) as number[]) : undefined;
+  }
+
+  return {
+    insert,
+    get,
+    items,
+    storeExceptions,
+    counts,
+    finishedRanges,
+    pageByLine,
+    copiedSeqs,
+    inSeqRange: (fileId: number, from: number, to: number): BlockRow[] => q.inSeqRange.all(fileId, from, to) as BlockRow[],
+    maxSeq: (fileId: number): number | null => q.maxSeq.get(fileId) as number | null,
+    /** A request that never left (or was refused before processing): its items are unrecorded again. */
+    remove: (requestId: number): boolean => q.remove.run(requestId).changes === 1,
+  };
+}
+
+export type Blocks = ReturnType<typeof createBlocks>;
+
+function alreadyRecorded(fileId: number, seq: number) {
+  return stateError(`item ${seq} of file ${fileId} is already in a request or finished`, { fileId, seq });
+}
