@@ -80,7 +80,10 @@ export function stateView(h: AdminHooks, only: string | null): Record<string, un
       updated_at: outTime(r.updated_at as string), lines: byRecord.get(r.id as number) ?? [],
     }));
   }
-  if (wanted('adjustments')) out.adjustments = h.db.prepare('SELECT * FROM adjustments ORDER BY id').all();
+  if (wanted('adjustments')) {
+    out.adjustments = h.db.prepare(`SELECT id, id AS move_id, warehouse_id, company_code, product_code, nullif(lot_number, '') AS lot_number,
+      quantity, reason, reference, date, created_at FROM moves WHERE kind = 'adjustment' ORDER BY id`).all();
+  }
   if (wanted('counts')) {
     out.counts = (h.db.prepare('SELECT * FROM counts ORDER BY id').all() as Record<string, unknown>[]).map((c) => ({ ...c, items: JSON.parse(c.items as string) }));
   }

@@ -30,11 +30,8 @@ CREATE TABLE IF NOT EXISTS packages (
   id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL, sscc TEXT NOT NULL, tracking_number TEXT, doc TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS moves (
   id INTEGER PRIMARY KEY, kind TEXT NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
-  product_id INTEGER NOT NULL, lot_number TEXT NOT NULL, quantity REAL NOT NULL, record_id INTEGER, created_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS adjustments (
-  id INTEGER PRIMARY KEY, move_id INTEGER NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
-  product_code TEXT NOT NULL, lot_number TEXT, quantity REAL NOT NULL, reason TEXT, reference TEXT, date TEXT,
-  created_at TEXT NOT NULL);
+  product_id INTEGER NOT NULL, lot_number TEXT NOT NULL, quantity REAL NOT NULL, record_id INTEGER, created_at TEXT NOT NULL,
+  product_code TEXT, reason TEXT, reference TEXT, date TEXT);
 CREATE TABLE IF NOT EXISTS counts (
   id INTEGER PRIMARY KEY, number TEXT NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
   date TEXT NOT NULL, reason TEXT NOT NULL, reference TEXT, items TEXT NOT NULL, created_at TEXT NOT NULL);
@@ -78,7 +75,7 @@ export const TRIGGERS = [
     BEGIN UPDATE records SET rendered = NULL WHERE warehouse_id = old.id AND rendered IS NOT NULL; END`,
 ];
 
-const TABLES = ['meta', 'warehouses', 'products', 'inventory', 'records', 'lines', 'packages', 'moves', 'adjustments', 'counts'];
+const TABLES = ['meta', 'warehouses', 'products', 'inventory', 'records', 'lines', 'packages', 'moves', 'counts'];
 
 export function openDb(file: string): Db {
   const db = new Database(file);
@@ -91,6 +88,12 @@ export function openDb(file: string): Db {
   // state files written before the rendered column existed: the column starts empty (rendered on the fly)
   if (!(db.prepare('PRAGMA table_info(records)').all() as { name: string }[]).some((c) => c.name === 'rendered')) {
     db.exec('ALTER TABLE records ADD COLUMN rendered TEXT');
+  }
+  // state files written when adjustments had a table of their own (one row per adjustment now: its move)
+  if (!(db.prepare('PRAGMA table_info(moves)').all() as { name: string }[]).some((c) => c.name === 'reason')) {
+    db.exec('ALTER TABLE moves ADD COLUMN product_code TEXT; ALTER TABLE moves ADD COLUMN reason TEXT; ALTER TABLE moves ADD COLUMN reference TEXT; ALTER TABLE moves ADD COLUMN date TEXT');
+    db.exec(`UPDATE moves SET (product_code, reason, reference, date) = (SELECT product_code, reason, reference, date FROM adjustments a WHERE a.move_id = moves.id)
+      WHERE kind = 'adjustment'`);
   }
   createIndexes(db);
   createTriggers(db);

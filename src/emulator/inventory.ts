@@ -58,15 +58,15 @@ function companyFor(warehouse: WarehouseRow, given: string | undefined, required
 
 /**
  * The writes of one adjustment request, applied at its end (flushAdjustments): stock is checked against a running
- * balance per stock key, move ids are handed out in order, and the rows go in with a few multi-row INSERTs and one
- * stock update per key instead of three statements per item. What the service answers is the same.
+ * balance per stock key, move ids are handed out in order, and the moves (an adjustment is one move row, with its
+ * reason and reference) go in with a few multi-row INSERTs and one stock update per key instead of three statements
+ * per item. What the service answers is the same.
  */
 interface PendingAdjustments {
   nextMoveId: number;
   at: string;
   balances: Map<string, { warehouse: number; company: string; product: number; lot: string; quantity: number; delta: number }>;
   moves: unknown[];
-  adjustments: unknown[];
 }
 const pendingAdjustments = new WeakMap<WriteContext, PendingAdjustments>();
 const ROWS_PER_INSERT = 100;
@@ -75,7 +75,7 @@ function pendingOf(ctx: WriteContext): PendingAdjustments {
   let p = pendingAdjustments.get(ctx);
   if (!p) {
     const max = ctx.store.sql('SELECT coalesce(max(id), 0) FROM moves').pluck().get() as number;
-    pendingAdjustments.set(ctx, (p = { nextMoveId: max + 1, at: ctx.store.now(), balances: new Map(), moves: [], adjustments: [] }));
+    pendingAdjustments.set(ctx, (p = { nextMoveId: max + 1, at: ctx.store.now(), balances: new Map(), moves: [] }));
   }
   return p;
 }
@@ -103,8 +103,8 @@ export function adjust(ctx: WriteContext, item: AdjustmentItem) {
   balance.quantity += item.quantity;
   balance.delta += item.quantity;
   const moveId = pending.nextMoveId++;
-  pending.moves.push(moveId, 'adjustment', warehouse.id, company, product.id, lot ?? '', item.quantity, null, pending.at);
-  pending.adjustments.push(moveId, warehouse.id, company, product.code, lot, item.quantity, item.reason ?? null, item.reference ?? null, item.date ?? null, pending.at);
+  pending.moves.push(moveId, 'adjustment', warehouse.id, company, product.id, lot ?? '', item.quantity, pending.at,
+    product.code, item.reason ?? null, item.reference ?? null, item.date ?? null);
   return { product_code: product.code, reference: item.reference ?? null, lot_number: lot, move_id: moveId, company_code: company, errors: null };
 }
 
@@ -114,8 +114,7 @@ export function flushAdjustments(ctx: WriteContext): void {
   if (!pending) return;
   pendingAdjustments.delete(ctx);
   const { store } = ctx;
-  insertRows(store, 'moves (id, kind, warehouse_id, company_code, product_id, lot_number, quantity, record_id, created_at)', 9, pending.moves);
-  insertRows(store, 'adjustments (move_id, warehouse_id, company_code, product_code, lot_number, quantity, reason, reference, date, created_at)', 10, pending.adjustments);
+  insertRows(store, 'moves (id, kind, warehouse_id, company_code, product_id, lot_number, quantity, created_at, product_code, reason, reference, date)', 12, pending.moves);
   const upsert = store.sql(`INSERT INTO inventory VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (warehouse_id, company_code, product_id, lot_number) DO UPDATE SET quantity = quantity + excluded.quantity`);
   for (const b of pending.balances.values()) if (b.delta !== 0) upsert.run(b.warehouse, b.company, b.product, b.lot, b.delta);
