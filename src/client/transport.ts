@@ -55,6 +55,11 @@ export interface TransportOptions {
   random?: () => number;
 }
 
+/** A request body that is already JSON text (sent as it is, not serialized again). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface TransportRequest {
   endpoint: string;
   method: string;
@@ -202,7 +207,7 @@ export class Transport {
     const t0 = performance.now();
     const link = linkSignals(userSignals, deadline === undefined ? undefined : deadline - Date.now());
     const signal = link.signal;
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const body = req.body === undefined ? undefined : req.body instanceof JsonText ? req.body.text : JSON.stringify(req.body);
     this.#opts.onEvent?.({ type: 'request-start', endpoint: req.endpoint, method: req.method, attempt });
     let status: number | undefined;
     try {

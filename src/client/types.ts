@@ -53,6 +53,11 @@ export interface WriteOptions extends CallOptions {
   concurrency?: number;
   /** Check items with the contract's request schema before sending (default true); bad items are not sent. */
   validate?: boolean;
+  /**
+   * The items as JSON text, one per item (e.g. as the journal recorded them): a request of whole items is sent
+   * from this text instead of serializing the items again. Only with `validate: false`.
+   */
+  itemsJson?: readonly string[];
   /** After an uncertain attempt, read state back to confirm (default true where the endpoint has a verifier). */
   verifyUncertain?: boolean;
   /**

@@ -3,6 +3,7 @@ import { LIMITS, endpoints } from '../contract/index.js';
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
 import { linkSignals } from './backoff.js';
 import { deadlineOf, serviceMessage, type Core } from './core.js';
+import { JsonText } from './transport.js';
 import { WRITE_POLICIES, verifyApplied } from './safety.js';
 import type { BatchEndpointId, ItemOf, ResultOf, WriteOptions, WriteOutcome } from './types.js';
 import { describeIssues, parseResponse } from './validate.js';
@@ -14,6 +15,8 @@ interface Entry {
   index: number;
   key: number | string;
   body: unknown;
+  /** The body as JSON text, when the caller has it. */
+  json?: string;
 }
 
 function keyOf(item: unknown, index: number): number | string {
@@ -44,6 +47,11 @@ export async function runWrite<K extends BatchEndpointId>(
   }
 }
 
+function requestBody(key: string, batch: readonly Entry[]): unknown {
+  if (batch.some((e) => e.json === undefined)) return { [key]: batch.map((e) => e.body) };
+  return new JsonText(`{${JSON.stringify(key)}:[${batch.map((e) => e.json).join(',')}]}`);
+}
+
 async function writeAll<K extends BatchEndpointId>(
   core: Core,
   endpoint: K,
@@ -60,7 +68,7 @@ async function writeAll<K extends BatchEndpointId>(
 
   items.forEach((item, index) => {
     const key = keyOf(item, index);
-    if (options.validate === false) return entries.push({ index, key, body: item });
+    if (options.validate === false) return entries.push({ index, key, body: item, json: options.itemsJson?.[index] });
     const parsed = (def.item as z.ZodType).safeParse(item);
     if (parsed.success) entries.push({ index, key, body: parsed.data });
     else outcomes[index] = { key, index, ok: false, errors: describeIssues(parsed.error), returned: {} };
@@ -108,7 +116,7 @@ async function writeAll<K extends BatchEndpointId>(
     try {
       res = await core.transport.send({
         endpoint, method: def.method, path: def.path, retry: policy.retry,
-        body: { [def.bodyKey]: batch.map((e) => e.body) }, signal, deadline,
+        body: requestBody(def.bodyKey, batch), signal, deadline,
       });
     } catch (error) {
       if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) return onUnknown(batch, error, sentAt, repeated);

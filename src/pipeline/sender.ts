@@ -85,9 +85,11 @@ function onFatal(ctx: SenderContext, requestId: number, docs: readonly { seq: nu
 export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, docs: OutgoingDoc[], extra: NewItem[]): Promise<ItemOutcome[]> {
   const { journal, fileId } = ctx;
   const bodies = docs.map((d) => d.item);
+  // Serialized once: the journal stores this text and the request is sent from it.
+  const itemsJson = bodies.map((b) => JSON.stringify(b));
   const requestId = journal.transaction(() => {
     if (extra.length > 0) journal.addItems(fileId, extra);
-    const id = journal.recordBatch(fileId, endpoint, docs.map((d) => ({ seq: d.seq, docKey: d.key || null, lines: d.lines, body: d.item })));
+    const id = journal.recordBatch(fileId, endpoint, docs.map((d, i) => ({ seq: d.seq, docKey: d.key || null, lines: d.lines, body: itemsJson[i] })));
     // No await between this commit and the request leaving: a crash in between is settled like a sent request.
     journal.markSent(id);
     return id;
@@ -99,7 +101,7 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
   let results: WriteOutcome<Record<string, unknown>>[];
   const sentAt = new Date();
   try {
-    results = (await ctx.client.write(endpoint as BatchEndpointId, bodies as never, { batchSize: bodies.length, validate: false })) as never;
+    results = (await ctx.client.write(endpoint as BatchEndpointId, bodies as never, { batchSize: bodies.length, validate: false, itemsJson })) as never;
   } catch (error) {
     onFatal(ctx, requestId, docs, error, endpoint, bodies, keys);
     throw error;

@@ -59,6 +59,18 @@ describe('per-item writes (200 / 207)', () => {
     expect(typeof outcomes[0].returned.move_id).toBe('number');
     expect(outcomes[1].errors.length).toBeGreaterThan(0);
   });
+
+  it('sends items given as JSON text as they are (itemsJson), not serialized again', async () => {
+    const [a] = plainProducts(await svc.state('products'));
+    const client = svc.client();
+    const items = [{ product_code: a, quantity: 1, company_code: 'ACME' }, { product_code: a, quantity: 1, company_code: 'ACME' }];
+    // The text names other references than the objects: what the service applied shows which one went out.
+    const itemsJson = ['T-1', 'T-2'].map((reference, i) => JSON.stringify({ ...items[i], reference }));
+    const outcomes = await client.write('inventory.adjustments', items, { validate: false, itemsJson });
+    expect(outcomes.map((o) => [o.ok, o.returned.reference])).toEqual([[true, 'T-1'], [true, 'T-2']]);
+    const applied = (await svc.state('adjustments')).adjustments.filter((x) => x.reference?.startsWith('T-'));
+    expect(applied.map((x) => x.reference)).toEqual(['T-1', 'T-2']);
+  });
 });
 
 describe('fail-fast writes: bisection', () => {
