@@ -17,9 +17,10 @@ export async function exportCancellations(ctx: FileContext, spec: WorkTypeSpec, 
   const cursor = journal.getCursor(cursorKey(job.name));
   const filters: Record<string, unknown> = { status: 'canceled' };
   if (cursor !== null && spec.updatedFilter) filters.updated_at_min = new Date(Date.parse(cursor) - job.overlap_seconds * 1000).toISOString();
-  const batcher = new FileBatcher(ctx, mapping,
-    (fileName, records) => journal.beginCancellationExport({ workType: job.work_type, fileName, records }),
-    { kind: 'cancellation', fileName: job.cancellation_file_name });
+  const batcher = new FileBatcher(ctx, mapping, {
+    begin: (fileName, records) => journal.beginCancellationExport({ workType: job.work_type, fileName, records }),
+    add: (exportId, records) => journal.addExportRecords(exportId, records),
+  }, { kind: 'cancellation', fileName: job.cancellation_file_name });
   let max = cursor;
   let cancelled = 0;
   for await (const page of ctx.client.pages(spec.list, filters as never, { concurrency: ctx.concurrency, signal: ctx.signal })) {

@@ -4,13 +4,31 @@ import type { Drop, WriteResult } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
 import type { ExportFile, ExportRecord, Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
-import { createExportWriter, type Mapping } from '../mapping/index.js';
 
-/** Writes records through an export mapping to the outbox, atomically (temporary name, size check, rename). */
-export function writeWorkFile(drop: Drop, name: string, mapping: Mapping, records: readonly unknown[]): Promise<WriteResult> {
-  const writer = createExportWriter(mapping);
-  Readable.from(records).pipe(writer);
-  return drop.writeAtomic('outbox', name, writer);
+/** Writes a work file's bytes to the outbox, atomically (temporary name, size check, rename). */
+export function writeWorkFile(drop: Drop, name: string, chunks: Iterable<Buffer>): Promise<WriteResult> {
+  return drop.writeAtomic('outbox', name, Readable.from(chunks, { objectMode: false }));
+}
+
+/** Resolves after the I/O callbacks waiting now (answers of the listing) have run. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Records marked written per transaction (see markWritten). */
+const MARK_CHUNK = 1000;
+
+/**
+ * markExportWritten in transactions of MARK_CHUNK records with a turn of the event loop between them: one
+ * transaction over 25,000 records holds the loop for ~150 ms, while the listing's answers wait.
+ */
+async function markWritten(journal: Journal, exportId: number, ids: readonly number[]): Promise<void> {
+  if (ids.length > MARK_CHUNK) {
+    const sorted = Float64Array.from(ids).sort();
+    for (let start = 0; start < sorted.length; start += MARK_CHUNK) {
+      journal.markExportRecordsWritten(exportId, sorted[start]!, sorted[Math.min(start + MARK_CHUNK, sorted.length) - 1]!);
+      await nextTurn();
+    }
+  }
+  journal.markExportWritten(exportId);
 }
 
 /**
@@ -45,16 +63,16 @@ export async function settleUnwritten(journal: Journal, drop: Drop, exportFile: 
  */
 export const exportsInFlight = new Set<number>();
 
-/** Writes a work file for an export recorded in the journal, then marks it written; settles it on failure. */
+/** Writes a work file for an export recorded in the journal (records `ids`), then marks it written; settles it on failure. */
 export async function writeRecorded(
-  journal: Journal, drop: Drop, exportId: number, name: string, mapping: Mapping, records: readonly unknown[], logger: Logger,
+  journal: Journal, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, ids: readonly number[], logger: Logger,
 ): Promise<WriteResult> {
   let written: WriteResult;
   exportsInFlight.add(exportId);
   crashPoint('after-record');
   try {
     try {
-      written = await writeWorkFile(drop, name, mapping, records);
+      written = await writeWorkFile(drop, name, chunks);
     } catch (error) {
       // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.
       if (isWisbridgeError(error, 'DROP_EXISTS')) journal.abandonExport(exportId);
@@ -62,7 +80,7 @@ export async function writeRecorded(
       throw error;
     }
     crashPoint('after-rename');
-    journal.markExportWritten(exportId);
+    await markWritten(journal, exportId, ids);
     crashPoint('after-written');
   } finally {
     exportsInFlight.delete(exportId);

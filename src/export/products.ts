@@ -34,9 +34,10 @@ export async function exportProducts(ctx: FileContext, mapping: Mapping): Promis
   const filters: Record<string, unknown> = {};
   if (cursor) filters.updated_at_min = new Date(Date.parse(cursor.max) - overlapMs).toISOString();
   const seen = new Map<number, number>((cursor?.window ?? []).map(([id, at]) => [id, Date.parse(at)]));
-  const batcher = new FileBatcher(ctx, mapping,
-    (fileName, records) => journal.beginExport({ workType: job.work_type, fileName, records, policy: 'never', repeatable: true }),
-    { kind: 'work', fileName: job.file_name });
+  const batcher = new FileBatcher(ctx, mapping, {
+    begin: (fileName, records) => journal.beginExport({ workType: job.work_type, fileName, records, policy: 'never', repeatable: true }),
+    add: (exportId, records) => journal.addExportRecords(exportId, records, { repeatable: true }),
+  }, { kind: 'work', fileName: job.file_name });
   let max = cursor ? Date.parse(cursor.max) : -Infinity;
   let missingTimestamp = false;
   let listed = 0;

@@ -5,7 +5,8 @@ import { isWisbridgeError } from '../errors.js';
 import type { ExportRecordInput, Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
-import { writeRecorded } from './files.js';
+import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/export.js';
+import { exportsInFlight, nextTurn, writeRecorded } from './files.js';
 import { formatFileName } from './work-types.js';
 
 export interface ListedRecord {
@@ -39,29 +40,45 @@ export const journalRecord = (r: ListedRecord): ExportRecordInput => ({
   updatedAt: typeof r.updated_at === 'string' ? r.updated_at : null,
 });
 
+/** Records journaled, and marked written, per transaction: the listing's answers are served in between. */
+const JOURNAL_CHUNK = 1000;
+
+/** How a batcher records a file's records in the journal: the first chunk creates the export, the rest are added. */
+export interface FileJournal {
+  begin(fileName: string, records: ExportRecordInput[]): number;
+  add(exportId: number, records: ExportRecordInput[]): void;
+}
+
 /**
- * Collects records into files of at most max_records_per_file: each file is recorded in the journal (with its
- * records) before it is written, and marked written once it is in the outbox. A full file is written while the
- * caller goes on adding (the listing keeps its requests in flight); files are written one after another, in order,
- * and `flush` waits for all of them. A failed write fails the next `add` and the final `flush`.
+ * Collects records into files of at most max_records_per_file. Each record is rendered to CSV text when it is
+ * added (the listed objects are not kept, only their text and journal fields); each file is recorded in the
+ * journal (with its records, in chunks) before it is written, and marked written once it is in the outbox. A full
+ * file is written while the caller goes on adding (the listing keeps its requests in flight); files are written
+ * one after another, in order, and `flush` waits for all of them. A failed write fails the next `add` and the
+ * final `flush`.
  */
 export class FileBatcher {
   readonly files: WrittenFile[] = [];
-  #buffer: ListedRecord[] = [];
+  readonly #renderer: ExportRenderer;
+  #records: ExportRecordInput[] = [];
+  #texts: string[] = [];
   #writing: Promise<void> = Promise.resolve();
   #failure: { error: unknown } | undefined;
 
   constructor(
     private readonly ctx: FileContext,
-    private readonly mapping: Mapping,
-    private readonly begin: (fileName: string, records: ExportRecordInput[]) => number,
+    mapping: Mapping,
+    private readonly journal: FileJournal,
     private readonly options: { kind: 'work' | 'cancellation'; fileName: string },
-  ) {}
+  ) {
+    this.#renderer = createExportRenderer(mapping);
+  }
 
   async add(record: ListedRecord): Promise<void> {
     if (this.#failure) throw this.#failure.error;
-    this.#buffer.push(record);
-    if (this.#buffer.length >= this.ctx.job.max_records_per_file) this.#queue(false);
+    this.#texts.push(this.#renderer.render(record));
+    this.#records.push(journalRecord(record));
+    if (this.#records.length >= this.ctx.job.max_records_per_file) this.#queue(false);
   }
 
   /** Writes what is buffered and waits for every file; with `allowEmpty`, a header-only file when nothing at all was written. */
@@ -72,34 +89,76 @@ export class FileBatcher {
   }
 
   #queue(allowEmpty: boolean): void {
-    const records = this.#buffer;
-    this.#buffer = [];
-    this.#writing = this.#writing.then(() => (this.#failure ? undefined : this.#write(records, allowEmpty))).catch((error: unknown) => {
+    const records = this.#records;
+    const texts = this.#texts;
+    this.#records = [];
+    this.#texts = [];
+    this.#writing = this.#writing.then(() => (this.#failure ? undefined : this.#write(records, texts, allowEmpty))).catch((error: unknown) => {
       this.#failure ??= { error };
     });
   }
 
-  async #write(buffered: ListedRecord[], allowEmpty: boolean): Promise<void> {
-    if (buffered.length === 0 && !(allowEmpty && this.files.length === 0)) return;
-    let records = buffered;
+  async #write(records: ExportRecordInput[], texts: string[], allowEmpty: boolean): Promise<void> {
+    if (records.length === 0 && !(allowEmpty && this.files.length === 0)) return;
     const { job, journal, drop, logger } = this.ctx;
     const name = formatFileName(this.options.fileName, job, this.ctx.now(), journal.nextFileSequence(job.name));
-    let exportId: number;
+    const recorded = await this.#record(name, records);
+    if (!recorded) return;
+    const { exportId, left } = recorded;
+    const kept = left.size === 0 ? records : records.filter((r) => !left.has(r.id));
+    const keptTexts = left.size === 0 ? texts : texts.filter((_, i) => !left.has(records[i]!.id));
+    const written = await writeRecorded(journal, drop, exportId, name, encodeChunks(this.#renderer, keptTexts), kept.map((r) => r.id), logger);
+    this.files.push({ name, kind: this.options.kind, records: kept.length, bytes: written.size });
+    logger.info({ file: name, kind: this.options.kind, records: kept.length, bytes: written.size }, 'export: file written');
+  }
+
+  /**
+   * Records the file and its records in the journal, JOURNAL_CHUNK records per transaction. Records another job
+   * of the same work type handed over since they were listed are left out (`left`); undefined when that was all
+   * of them. On any other failure the part already recorded is abandoned, so its records are free again.
+   */
+  async #record(name: string, records: ExportRecordInput[]): Promise<{ exportId: number; left: Set<number> } | undefined> {
+    const { journal, logger } = this.ctx;
+    let exportId: number | undefined;
+    const left = new Set<number>();
     try {
-      exportId = this.begin(name, records.map(journalRecord));
+      for (let start = 0; start === 0 || start < records.length; start += JOURNAL_CHUNK) {
+        if (start > 0) await nextTurn();
+        let chunk = records.slice(start, start + JOURNAL_CHUNK);
+        for (;;) {
+          if (chunk.length === 0 && (exportId !== undefined || records.length > 0)) break;
+          try {
+            if (exportId === undefined) {
+              exportId = this.journal.begin(name, chunk);
+              exportsInFlight.add(exportId);
+            } else {
+              this.journal.add(exportId, chunk);
+            }
+            break;
+          } catch (error) {
+            const taken = isWisbridgeError(error, 'JOURNAL_STATE') ? (error.details?.ids as number[] | undefined) : undefined;
+            if (!taken) throw error;
+            for (const id of taken) left.add(id);
+            chunk = chunk.filter((r) => !left.has(r.id));
+          }
+        }
+      }
     } catch (error) {
-      // Another job of the same work type handed some of these over since they were listed: leave them out.
-      const taken = isWisbridgeError(error, 'JOURNAL_STATE') ? (error.details?.ids as number[] | undefined) : undefined;
-      if (!taken) throw error;
-      logger.warn({ ids: taken.slice(0, 20), count: taken.length }, 'export: records handed over meanwhile by another job are left out');
-      const takenIds = new Set(taken);
-      records = records.filter((r) => !takenIds.has(r.id));
-      if (records.length === 0) return;
-      exportId = this.begin(name, records.map(journalRecord));
+      if (exportId !== undefined) {
+        exportsInFlight.delete(exportId);
+        try {
+          journal.abandonExport(exportId);
+        } catch {
+          // left recorded: the next run finds no file for it and abandons it then
+        }
+      }
+      throw error;
     }
-    const written = await writeRecorded(journal, drop, exportId, name, this.mapping, records, logger);
-    this.files.push({ name, kind: this.options.kind, records: records.length, bytes: written.size });
-    logger.info({ file: name, kind: this.options.kind, records: records.length, bytes: written.size }, 'export: file written');
+    if (left.size > 0) {
+      // Another job of the same work type handed some of these over since they were listed: leave them out.
+      logger.warn({ ids: [...left].slice(0, 20), count: left.size }, 'export: records handed over meanwhile by another job are left out');
+    }
+    return exportId === undefined ? undefined : { exportId, left };
   }
 }
 
@@ -112,8 +171,10 @@ export async function exportPending(
   ctx: FileContext, mapping: Mapping, list: Parameters<WisClient['pages']>[0], filters: Record<string, unknown>,
 ): Promise<{ listed: number; skipped: number; files: WrittenFile[] }> {
   const { job, journal } = ctx;
-  const batcher = new FileBatcher(ctx, mapping, (fileName, records) => journal.beginExport({ workType: job.work_type, fileName, records, policy: job.acknowledge }),
-    { kind: 'work', fileName: job.file_name });
+  const batcher = new FileBatcher(ctx, mapping, {
+    begin: (fileName, records) => journal.beginExport({ workType: job.work_type, fileName, records, policy: job.acknowledge }),
+    add: (exportId, records) => journal.addExportRecords(exportId, records),
+  }, { kind: 'work', fileName: job.file_name });
   let listed = 0;
   let skipped = 0;
   for await (const page of ctx.client.pages(list, filters as never, { concurrency: ctx.concurrency, signal: ctx.signal })) {

@@ -1,7 +1,7 @@
 import type { Db } from './db.js';
 import { messagesJson, parseMessages, stateError } from './rows.js';
 import type {
-  Acknowledgement, AckPolicy, AckStatus, BeginExportInput, ExportFile, ExportKind, ExportRecord, ExportStatus,
+  Acknowledgement, AckPolicy, AckStatus, BeginExportInput, ExportFile, ExportKind, ExportRecord, ExportRecordInput, ExportStatus,
 } from './types.js';
 
 interface ExportRow {
@@ -77,6 +77,10 @@ export function createOutbound(db: Db, now: () => string) {
       `UPDATE exports SET status = @status, written_at = coalesce(written_at, @at),
          completed_at = CASE WHEN @status IN ('completed', 'abandoned') THEN @at END WHERE id = @id`),
     setAllRecords: db.prepare('UPDATE export_records SET ack_status = ? WHERE export_id = ?'),
+    setUnwritten: db.prepare(`UPDATE export_records SET ack_status = ? WHERE export_id = ? AND ack_status = 'unwritten'`),
+    setUnwrittenRange: db.prepare(
+      `UPDATE export_records SET ack_status = ? WHERE export_id = ? AND record_id BETWEEN ? AND ? AND ack_status = 'unwritten'`),
+    addToCount: db.prepare('UPDATE exports SET record_count = record_count + ? WHERE id = ?'),
     ack: db.prepare(
       `UPDATE export_records SET ack_status = ?, acknowledged_at = ?, messages = ?
        WHERE export_id = ? AND record_id = ? AND ack_status = 'pending'`),
@@ -116,9 +120,8 @@ export function createOutbound(db: Db, now: () => string) {
     return new Set(q.exported.all(workType, JSON.stringify(ids)) as number[]);
   }
 
-  const beginTx = db.transaction((input: BeginExportInput & { repeatable?: boolean }): number => {
-    const kind = input.kind ?? 'work';
-    const policy: AckPolicy = kind === 'cancellation' ? 'never' : input.policy ?? 'on-export';
+  /** Checks records for an export (kind, taken ids) and inserts them; the export row exists already. */
+  function insertRecords(exportId: number, input: BeginExportInput & { repeatable?: boolean }, kind: ExportKind): void {
     const ids = input.records.map((r) => r.id);
     if (new Set(ids).size !== ids.length) throw stateError(`export ${input.fileName} lists a record twice`);
     if (kind === 'work' && !input.repeatable) {
@@ -131,8 +134,6 @@ export function createOutbound(db: Db, now: () => string) {
       const wrong = ids.filter((id) => !open.has(id));
       if (wrong.length > 0) throw stateError(`records not exported or already cancelled: ${wrong.join(', ')}`, { ids: wrong });
     }
-    const at = now();
-    const exportId = Number(q.insertExport.run(input.workType, input.fileName, kind, policy, ids.length, at).lastInsertRowid);
     // One statement call per RECORD_CHUNK records instead of per record.
     const records = input.records;
     const full = records.length - (records.length % RECORD_CHUNK);
@@ -150,14 +151,34 @@ export function createOutbound(db: Db, now: () => string) {
       const r = records[i]!;
       q.insertRecord.run(exportId, r.id, input.workType, kind, r.number, r.updatedAt ?? null);
     }
+  }
+
+  const beginTx = db.transaction((input: BeginExportInput & { repeatable?: boolean }): number => {
+    const kind = input.kind ?? 'work';
+    const policy: AckPolicy = kind === 'cancellation' ? 'never' : input.policy ?? 'on-export';
+    const exportId = Number(q.insertExport.run(input.workType, input.fileName, kind, policy, input.records.length, now()).lastInsertRowid);
+    insertRecords(exportId, input, kind);
     return exportId;
+  });
+
+  const appendTx = db.transaction((exportId: number, records: readonly ExportRecordInput[], repeatable: boolean) => {
+    const row = requireExport(exportId);
+    if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}: records can only be added before it is written`);
+    insertRecords(exportId, { workType: row.work_type, fileName: row.file_name, records, repeatable }, row.kind);
+    q.addToCount.run(records.length, exportId);
+  });
+
+  const writtenPartTx = db.transaction((exportId: number, fromId: number, toId: number) => {
+    const row = requireExport(exportId);
+    if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}, not recorded`);
+    q.setUnwrittenRange.run(WRITTEN_STATUS[row.policy], exportId, fromId, toId);
   });
 
   const writtenTx = db.transaction((exportId: number) => {
     const row = requireExport(exportId);
     if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}, not recorded`);
     const ackStatus = WRITTEN_STATUS[row.policy];
-    q.setAllRecords.run(ackStatus, exportId);
+    q.setUnwritten.run(ackStatus, exportId);
     q.setExportStatus.run({ id: exportId, status: ackStatus === 'not-required' || row.record_count === 0 ? 'completed' : 'written', at: now() });
   });
 
@@ -197,8 +218,20 @@ export function createOutbound(db: Db, now: () => string) {
     beginExport: (input: BeginExportInput & { repeatable?: boolean }): number => beginTx.immediate(input),
     beginCancellationExport: (input: Omit<BeginExportInput, 'kind' | 'policy'>): number =>
       beginTx.immediate({ ...input, kind: 'cancellation' }),
+    /**
+     * More records for a recorded export (one of many small transactions instead of one large one, so the caller
+     * can serve other work in between). Checked like beginExport's; a crash in between leaves a recorded export
+     * with part of its records, which is abandoned like any other whose file never reached the outbox.
+     */
+    addExportRecords: (exportId: number, records: readonly ExportRecordInput[], options: { repeatable?: boolean } = {}): void =>
+      appendTx.immediate(exportId, records, options.repeatable ?? false),
     /** The file is atomically in place: its records now wait for acknowledgement (or confirmation, per policy). */
     markExportWritten: (exportId: number): void => writtenTx.immediate(exportId),
+    /**
+     * Part of markExportWritten, for records fromId..toId only, once the file is in place; the export itself stays
+     * `recorded` until markExportWritten, which takes the rest. Lets a large file be marked in small transactions.
+     */
+    markExportRecordsWritten: (exportId: number, fromId: number, toId: number): void => writtenPartTx.immediate(exportId, fromId, toId),
     markCancellationExported: (exportId: number): void => writtenTx.immediate(exportId),
     /** A recorded export whose file never reached the outbox (crash before the rename): its records are free again. */
     abandonExport: (exportId: number): void => abandonTx.immediate(exportId),

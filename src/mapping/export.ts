@@ -4,10 +4,10 @@ import iconv from 'iconv-lite';
 import { WisbridgeError } from '../errors.js';
 import type { Mapping } from './mapping.js';
 
-/** csv-stringify's synchronous formatter behind its stream (the same quoting, BOM, header and record delimiters). */
+/** csv-stringify's synchronous formatter behind its stream (the same quoting, BOM and record delimiters). */
 interface StringifierApi {
   info: { records: number };
-  options: { record_delimiter: string; eof: boolean; header: boolean };
+  options: { record_delimiter: string };
   __transform(row: unknown, push: (chunk: string | Buffer) => void): Error | undefined;
   bom(push: (chunk: string | Buffer) => void): void;
 }
@@ -16,14 +16,28 @@ interface StringifierApi {
 const CHUNK_CHARS = 64 * 1024;
 
 /**
- * Records in (API list records, object mode), CSV bytes out, in the mapping's dialect and encoding.
- * Formula neutralization is done per column by the mapping (so numeric columns can opt out and keep their
- * minus sign); csv-stringify quotes every field holding a CR or LF (quoted_match) so rows round-trip.
+ * The parts of an export file, each record rendered on its own: a file is `bom`, `header`, then the text of its
+ * records in order, encoded with `encode`. Every row ends with the record delimiter (csv-stringify's `eof`, which
+ * is never switched off here), so a record's text does not depend on its neighbours and can be rendered as soon
+ * as the record arrives, long before the file is written.
+ */
+export interface ExportRenderer {
+  /** The UTF-8 BOM when the dialect asks for it, else empty. */
+  readonly bom: Buffer;
+  /** The header row (with its record delimiter), or '' without one. */
+  readonly header: string;
+  /** The rows of one record. Throws what csv-stringify refuses. */
+  render(record: unknown): string;
+  encode(text: string): Buffer;
+}
+
+/**
+ * Formula neutralization is done per column by the mapping (so numeric columns can opt out and keep their minus
+ * sign); csv-stringify quotes every field holding a CR or LF (quoted_match) so rows round-trip.
  * Rows whose cells hold no delimiter, quote, escape, CR or LF need no quoting: they are joined here (csv-stringify
  * would write exactly that, and costs ~15 µs per row); any other row goes through csv-stringify's own formatter.
- * Output is collected into large chunks instead of one stream write per row.
  */
-export function createExportWriter(mapping: Mapping): Transform {
+export function createExportRenderer(mapping: Mapping): ExportRenderer {
   const plan = mapping.export;
   if (!plan) throw new WisbridgeError('USAGE', `mapping "${mapping.name}" is an inbound mapping, not an export`);
   const d = mapping.dialect;
@@ -35,47 +49,77 @@ export function createExportWriter(mapping: Mapping): Transform {
   const encode = d.encoding === 'utf-8' ? (s: string) => Buffer.from(s, 'utf8') : (s: string) => iconv.encode(s, d.encoding === 'windows-1252' ? 'win1252' : 'latin1');
   const special = new RegExp(`[${[...new Set([...d.delimiter, ...d.quote, ...d.escape, '\r', '\n'])].map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('')}]`);
   const recordDelimiter = api.options.record_delimiter;
-  const writeRow = (row: string[]): Error | undefined => {
-    for (const cell of row) if (special.test(cell)) return api.__transform(row, collect);
-    if (api.info.records === 0) api.bom(collect);
-    if (api.options.eof) pending += row.join(d.delimiter) + recordDelimiter;
-    else pending += (api.options.header || api.info.records > 0 ? recordDelimiter : '') + row.join(d.delimiter);
-    api.info.records++;
-    return undefined;
+  let bom = Buffer.alloc(0);
+  api.bom((chunk) => (bom = Buffer.from(chunk)));
+  // csv-stringify emits the BOM again with its first record: it is taken above, strings are the rows.
+  let text = '';
+  const collect = (chunk: string | Buffer) => {
+    if (typeof chunk === 'string') text += chunk;
   };
-  let pending = '';
+  const renderRow = (row: string[]): void => {
+    for (const cell of row) {
+      if (special.test(cell)) {
+        const error = api.__transform(row, collect);
+        if (error) throw error;
+        return;
+      }
+    }
+    api.info.records++;
+    text += row.join(d.delimiter) + recordDelimiter;
+  };
+  const rowsOf = (rows: Iterable<string[]>): string => {
+    text = '';
+    for (const row of rows) renderRow(row);
+    return text;
+  };
+  const header = plan.header ? rowsOf([plan.header]) : '';
+  return { bom, header, render: (record) => rowsOf(plan.rows(record)), encode };
+}
+
+/** Rendered text in, encoded chunks of about CHUNK_CHARS out (one buffer per chunk, not per record). */
+export function* encodeChunks(renderer: ExportRenderer, texts: Iterable<string>): Generator<Buffer> {
+  if (renderer.bom.length > 0) yield renderer.bom;
+  let pending = renderer.header;
+  for (const t of texts) {
+    pending += t;
+    if (pending.length >= CHUNK_CHARS) {
+      yield renderer.encode(pending);
+      pending = '';
+    }
+  }
+  if (pending.length > 0) yield renderer.encode(pending);
+}
+
+/** Records in (API list records, object mode), CSV bytes out, in the mapping's dialect and encoding. */
+export function createExportWriter(mapping: Mapping): Transform {
+  const renderer = createExportRenderer(mapping);
+  let pending = renderer.header;
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    if (renderer.bom.length > 0) out.push(renderer.bom);
+  };
+  const drain = () => {
+    start();
+    if (pending.length > 0) out.push(renderer.encode(pending));
+    pending = '';
+  };
   const out = new Transform({
     writableObjectMode: true,
     transform(record: unknown, _enc, cb: TransformCallback) {
-      for (const row of plan.rows(record)) {
-        const error = writeRow(row);
-        if (error) return cb(error);
+      try {
+        pending += renderer.render(record);
+      } catch (error) {
+        return cb(error as Error);
       }
       if (pending.length >= CHUNK_CHARS) drain();
       cb();
     },
     flush(cb) {
-      if (api.info.records === 0) api.bom(collect);
       drain();
       cb();
     },
   });
-  function collect(chunk: string | Buffer): void {
-    if (typeof chunk === 'string') {
-      pending += chunk;
-      return;
-    }
-    drain(); // the BOM: bytes as they are, never re-encoded
-    out.push(chunk);
-  }
-  function drain(): void {
-    if (pending.length === 0) return;
-    out.push(encode(pending));
-    pending = '';
-  }
-  if (plan.header) {
-    const error = writeRow(plan.header);
-    if (error) throw error;
-  }
   return out;
 }
