@@ -6,9 +6,10 @@
  * Run: npx tsx bench/export.ts [concurrency=4] [latencyMs=20] [--no-ack-pass]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
 import { WisClient } from '../src/client/index.js';
@@ -57,6 +58,33 @@ async function adminCall(method: string, path: string, body?: unknown): Promise<
   return res.json();
 }
 
+/** CPU seconds (user + system) of the emulator process so far, from /proc (Linux; NaN elsewhere). */
+function emulatorCpu(): number {
+  try {
+    const fields = readFileSync(`/proc/${child!.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** Measures CPU of both processes and the bridge's event-loop delay around `work`. */
+async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; cpu: string }> {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const emu0 = emulatorCpu();
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu0);
+  const emu = emulatorCpu() - emu0;
+  delay.disable();
+  const bridge = (used.user + used.system) / 1e6;
+  const cpu = `CPU bridge ${bridge.toFixed(2)} s, emulator ${emu.toFixed(2)} s; bridge event-loop delay p50 ${(delay.percentile(50) / 1e6).toFixed(0)} ms, ` +
+    `p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms, max ${(delay.max / 1e6).toFixed(0)} ms`;
+  return { result, seconds, cpu };
+}
+
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 
@@ -75,12 +103,11 @@ async function pass(label: string, pages: number, acknowledge: 'never' | 'on-exp
   const loaded = await loadConfig(file);
   const runtime = createRuntime(loaded);
   try {
-    const start = performance.now();
-    const summary = await runExportJob(runtime, loaded.config.exports[0]);
-    const seconds = (performance.now() - start) / 1000;
+    const { result: summary, seconds, cpu } = await measured(() => runExportJob(runtime, loaded.config.exports[0]));
     const bytes = readdirSync(join(dir, 'drop', 'outbox')).reduce((n, f) => n + statSync(join(dir, 'drop', 'outbox', f)).size, 0);
     console.log(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(6)} s  ${summary.exported} records in ${summary.files.length} files (${(bytes / 1e6).toFixed(1)} MB), ` +
       `acknowledged ${summary.acknowledgements.acknowledged}, ${Math.round(summary.exported / seconds)} records/s; load average ${load()}`);
+    console.log(`${''.padEnd(44)} ${cpu}`);
     return { seconds, summary };
   } finally {
     await runtime.close();
@@ -96,12 +123,13 @@ try {
   const pages = Math.ceil(total / 100);
   console.log(`${total} pending customer shipments = ${pages} pages; ${latencyMs} ms injected latency per request; concurrency ${concurrency}`);
   const client = new WisClient({ baseUrl: url, token: process.env.WISBRIDGE_BENCH_TOKEN!, connections: concurrency });
-  const listStart = performance.now();
   let listed = 0;
-  for await (const _ of client.customerShipments.list({ status: 'pending' }, { concurrency })) listed++;
-  const listSeconds = (performance.now() - listStart) / 1000;
+  const listing = await measured(async () => {
+    for await (const _ of client.customerShipments.list({ status: 'pending' }, { concurrency })) listed++;
+  });
   await client.close();
-  console.log(`${`listing only (client), ${concurrency} at once`.padEnd(44)} ${listSeconds.toFixed(2).padStart(6)} s  ${listed} records (no file, no journal): the export's own overhead is the difference; load average ${load()}`);
+  console.log(`${`listing only (client), ${concurrency} at once`.padEnd(44)} ${listing.seconds.toFixed(2).padStart(6)} s  ${listed} records (no file, no journal): the export's own overhead is the difference; load average ${load()}`);
+  console.log(`${''.padEnd(44)} ${listing.cpu}`);
   const seq = await pass('export, sequential has_more paging', 1, 'never');
   const conc = await pass(`export, count-based paging, ${concurrency} at once`, concurrency, 'never');
   const full = process.argv.includes('--no-ack-pass') ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
