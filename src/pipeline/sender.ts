@@ -39,10 +39,27 @@ export function uncertainHint(endpoint: string, key: string, body: Record<string
   }
 }
 
+/** Result fields that name the row's document: kept even when the request already said them. */
+const KEPT = new Set(['id', 'acknowledged_at', 'shipped_at', 'move_id', 'number']);
+
+/**
+ * What the service returned that the row did not already say: empty fields and echoes of the request (an
+ * adjustment's product_code, reference...) are dropped, so the journal and the result file carry only news.
+ */
+export function newsOf(returned: Record<string, unknown>, body: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  let news: Record<string, unknown> | undefined;
+  for (const k in returned) {
+    const v = returned[k];
+    if (!KEPT.has(k) && (v === null || v === undefined || (body !== undefined && body[k] === v))) continue;
+    (news ??= {})[k] = v;
+  }
+  return news;
+}
+
 export function toOutcome(seq: number, o: WriteOutcome<Record<string, unknown>>, endpoint: string, key: string, body: Record<string, unknown>): ItemOutcome {
   if (o.ok) {
-    const result = o.verified ? { ...o.returned, verified: 'read back from the service' } : o.returned;
-    return { seq, status: 'ok', result: Object.keys(result).length > 0 ? result : undefined };
+    const news = newsOf(o.returned, body);
+    return { seq, status: 'ok', result: o.verified ? { ...news, verified: 'read back from the service' } : news };
   }
   if (o.uncertain) return { seq, status: 'uncertain', messages: o.errors, hint: uncertainHint(endpoint, key, body) };
   return { seq, status: 'error', messages: o.errors.length > 0 ? o.errors : ['refused by the service'] };
