@@ -291,9 +291,20 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads)
         const block = blocks.take();
         const copied = inbound.copiedSeqs(block);
         const status = blockItemStatus(block.status);
-        for (const entry of unpackDocs(block)) {
+        const entries = unpackDocs(block);
+        // The usual block: one line per item, ascending, before anything else unread. Its lines go straight out.
+        const frontierAfter = Math.min(rows.peekLine(), blocks.peekLine());
+        let direct = heap.size === 0 && entries[entries.length - 1].lastLine < frontierAfter;
+        for (let i = 0; direct && i < entries.length; i++) {
+          direct = entries[i].lines === null && entries[i].firstLine === entries[i].lastLine && (i === 0 || entries[i].firstLine > entries[i - 1].firstLine);
+        }
+        for (const entry of entries) {
           if (copied?.has(entry.seq)) continue;
           const result = status === 'ok' ? inbound.resultOf(block.request_id, entry.seq) : null;
+          if (direct) {
+            yield { line: entry.firstLine, seq: entry.seq, itemId: null, endpoint: block.endpoint, docKey: entry.docKey, status, result, messages: [], hint: null, resolution: null };
+            continue;
+          }
           for (const line of entryLines(entry)) {
             heap.push({ line, seq: entry.seq, itemId: null, endpoint: block.endpoint, docKey: entry.docKey, status, result, messages: [], hint: null, resolution: null });
           }
