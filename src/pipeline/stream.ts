@@ -50,11 +50,14 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
   let endpoint = mapping.document;
   let rows = 0;
 
-  const flush = async (): Promise<void> => {
-    if (pending.length === 0) return;
-    const docs = pending;
-    pending = [];
-    await window.add(sendBatch(sender, endpoint as never, docs, extra));
+  /** Sends what is pending in requests of at most the service's batch size (all of it when `all`, else only full ones). */
+  const flush = async (all: boolean): Promise<void> => {
+    while (pending.length > 0 && (all || pending.length >= requestSize)) {
+      if (options.signal?.aborted && !all) return;
+      const docs = wholeFile || pending.length <= requestSize ? pending : pending.slice(0, requestSize);
+      pending = docs === pending ? [] : pending.slice(docs.length);
+      await window.add(sendBatch(sender, endpoint as never, docs, extra));
+    }
   };
   const outcomes = mapInbound(source.pipe(counter), mapping, {
     fileName: input.name, resolver: new ApiReferenceResolver(sender.client), maxBatchItems: Math.min(MAPPER_BATCH, requestSize),
@@ -81,7 +84,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
         }
         if (pending.length >= requestSize || wholeFile) {
           if (options.signal?.aborted) return await stop();
-          await flush();
+          await flush(wholeFile);
         }
       }
       if (extra.length >= EXTRA_FLUSH) {
@@ -91,7 +94,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
       options.onProgress?.({ file: input.name, rows, bytes: counter.bytes, size: input.size });
     }
     if (options.signal?.aborted && pending.length > 0) return await stop();
-    await flush();
+    await flush(true);
     await window.drain();
     if (extra.length > 0) journal.addItems(fileId, extra);
     return true;

@@ -12,6 +12,16 @@ const korr = (rows: string[]) => Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;C
 const adjustments = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string; quantity: number }>;
 
 describe('per-item endpoints (207): good and bad rows reported row by row', () => {
+  it('keeps to batch_size even when references are resolved for many rows at once (acknowledgements by number)', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 7 });
+    const state = await adminState(emu, ['customer_shipments']);
+    const pending = state.customer_shipments.filter((s: any) => s.list_status === 'pending').slice(0, 30);
+    ws.drop('ACK_SO_BATCHES.csv', ['NUMBER', ...pending.map((s: any) => s.number), ''].join('\n'));
+    const file = (await runInboundOnce(ws)).files[0];
+    expect(file.rows).toEqual({ ok: 30, error: 0, skipped: 0, uncertain: 0 });
+    expect(file.requests).toBe(5);
+  });
+
   it('adjustments in batches of 2: the service refuses some items, the others are applied once', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
     ws.drop('KORR_MIXED.csv', korr([
