@@ -5,11 +5,12 @@
  */
 export function documentKey(endpoint: string, mappingKey: string, item: Record<string, unknown>): string {
   if (mappingKey) return mappingKey;
-  const pick = (...fields: string[]) => {
-    for (const f of fields) if (item[f] !== undefined && item[f] !== null && item[f] !== '') return String(item[f]);
-    return '';
-  };
-  if (endpoint === 'inventory.adjustments') return pick('product_code');
-  if (endpoint === 'inventory.counts') return pick('reference', 'date');
-  return pick('id');
+  if (endpoint === 'inventory.adjustments') return text(item.product_code);
+  if (endpoint === 'inventory.counts') return text(item.reference) || text(item.date);
+  return text(item.id);
+}
+
+// A module-level function, not a closure per call: this runs once per row (and tsx wraps each closure it creates).
+function text(value: unknown): string {
+  return value === undefined || value === null || value === '' ? '' : String(value);
 }
