@@ -54,10 +54,11 @@ export interface WriteOptions extends CallOptions {
   /** Check items with the contract's request schema before sending (default true); bad items are not sent. */
   validate?: boolean;
   /**
-   * The items as JSON text, one per item (e.g. as the journal recorded them): a request of whole items is sent
-   * from this text instead of serializing the items again. Only with `validate: false`.
+   * The items as one JSON array text (e.g. as the journal recorded them): a request carrying all the items, in
+   * order, is sent from this text instead of serializing them again (a bisected half is serialized). Only with
+   * `validate: false`.
    */
-  itemsJson?: readonly string[];
+  itemsJson?: string;
   /** After an uncertain attempt, read state back to confirm (default true where the endpoint has a verifier). */
   verifyUncertain?: boolean;
   /**

@@ -15,8 +15,6 @@ interface Entry {
   index: number;
   key: number | string;
   body: unknown;
-  /** The body as JSON text, when the caller has it. */
-  json?: string;
 }
 
 function keyOf(item: unknown, index: number): number | string {
@@ -47,9 +45,12 @@ export async function runWrite<K extends BatchEndpointId>(
   }
 }
 
-function requestBody(key: string, batch: readonly Entry[]): unknown {
-  if (batch.some((e) => e.json === undefined)) return { [key]: batch.map((e) => e.body) };
-  return new JsonText(`{${JSON.stringify(key)}:[${batch.map((e) => e.json).join(',')}]}`);
+/** The request body: the caller's JSON text when the batch is all the items in order, else serialized. */
+function requestBody(key: string, batch: readonly Entry[], items: readonly unknown[], itemsJson: string | undefined): unknown {
+  if (itemsJson !== undefined && batch.length === items.length && batch.every((e, i) => e.index === i)) {
+    return new JsonText(`{${JSON.stringify(key)}:${itemsJson}}`);
+  }
+  return { [key]: batch.map((e) => e.body) };
 }
 
 async function writeAll<K extends BatchEndpointId>(
@@ -68,7 +69,7 @@ async function writeAll<K extends BatchEndpointId>(
 
   items.forEach((item, index) => {
     const key = keyOf(item, index);
-    if (options.validate === false) return entries.push({ index, key, body: item, json: options.itemsJson?.[index] });
+    if (options.validate === false) return entries.push({ index, key, body: item });
     const parsed = (def.item as z.ZodType).safeParse(item);
     if (parsed.success) entries.push({ index, key, body: parsed.data });
     else outcomes[index] = { key, index, ok: false, errors: describeIssues(parsed.error), returned: {} };
@@ -116,7 +117,7 @@ async function writeAll<K extends BatchEndpointId>(
     try {
       res = await core.transport.send({
         endpoint, method: def.method, path: def.path, retry: policy.retry,
-        body: requestBody(def.bodyKey, batch), signal, deadline,
+        body: requestBody(def.bodyKey, batch, items, options.validate === false ? options.itemsJson : undefined), signal, deadline,
       });
     } catch (error) {
       if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) return onUnknown(batch, error, sentAt, repeated);

@@ -112,17 +112,19 @@ export function createBlocks(db: Db) {
    * Packs the items of a new request (inside the caller's transaction). Refuses seqs already recorded for the
    * file, in a block or as an item row: a seq is sent at most once per claim.
    */
-  function insert(fileId: number, requestId: number, endpoint: string, items: readonly NewItem[], ranges: Array<[number, number]>): void {
+  function insert(fileId: number, requestId: number, endpoint: string, items: readonly NewItem[], ranges: Array<[number, number]>, bodies?: string): void {
     const docs: PackedDoc[] = new Array(items.length);
-    const parts: string[] = new Array(items.length);
+    const parts: string[] = new Array(bodies === undefined ? items.length : 0);
     let firstLine = Number.POSITIVE_INFINITY;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
         throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
       }
-      if (item.body === undefined || item.body === null) throw stateError(`item ${item.seq} of file ${fileId} has no body`);
-      parts[i] = typeof item.body === 'string' ? item.body : JSON.stringify(item.body);
+      if (bodies === undefined) {
+        if (item.body === undefined || item.body === null) throw stateError(`item ${item.seq} of file ${fileId} has no body`);
+        parts[i] = typeof item.body === 'string' ? item.body : JSON.stringify(item.body);
+      }
       const lines = item.lines;
       const contiguous = lines.length === 1 ? lines[0] : undefined;
       if (contiguous !== undefined) {
@@ -143,7 +145,7 @@ export function createBlocks(db: Db) {
       const seq = firstCommon(ranges, JSON.parse(seqs) as Array<[number, number]>);
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
-    q.insert.run(requestId, fileId, firstSeq, lastSeq, firstLine, JSON.stringify(docs), `[${parts.join(',')}]`);
+    q.insert.run(requestId, fileId, firstSeq, lastSeq, firstLine, JSON.stringify(docs), bodies ?? `[${parts.join(',')}]`);
   }
 
   function get(requestId: number): BlockRow | undefined {

@@ -192,12 +192,12 @@ export function createInbound(db: Db, now: () => string) {
     return requestId;
   });
 
-  const recordBatchTx = db.transaction((fileId: number, endpoint: string, items: readonly NewItem[], sent: boolean) => {
+  const recordBatchTx = db.transaction((fileId: number, endpoint: string, items: readonly NewItem[], sent: boolean, bodies: string | undefined) => {
     requireProcessing(fileId);
     if (items.length === 0) throw stateError('a request needs at least one item');
     const ranges = toRanges(items.map((item) => item.seq));
     const requestId = Number(q.insertRequest.run(fileId, endpoint, 1, JSON.stringify(ranges), items.length, now()).lastInsertRowid);
-    blocks.insert(fileId, requestId, endpoint, items, ranges);
+    blocks.insert(fileId, requestId, endpoint, items, ranges, bodies);
     if (sent) q.sendRequest.run(now(), requestId);
     return requestId;
   });
@@ -368,14 +368,14 @@ export function createInbound(db: Db, now: () => string) {
     recordRequest: (fileId: number, endpoint: string, seqs: readonly number[], options: { attempt?: number } = {}): number =>
       recordRequestTx.immediate(fileId, endpoint, seqs, options.attempt ?? 1),
     /**
-     * The hot path: records new items and the request that carries them in one transaction, one row
-     * write per item. Items recorded earlier (pending, in no request) are linked instead.
-     * `sent: true` also marks the request sent in the same commit (one fsync less per batch): call it
-     * only right before sending; a crash between this commit and the send makes the batch look sent
-     * (reported uncertain / read back on resume), never applied twice.
+     * The hot path: records a request and its new items as one item block (one row for the whole request).
+     * A seq already recorded for the file is refused. `sent: true` also marks the request sent in the same
+     * commit (one fsync less per batch): call it only right before sending; a crash between this commit and
+     * the send makes the batch look sent (reported uncertain / read back on resume), never applied twice.
+     * `bodies`: the items' bodies as one JSON array text in item order (the items then carry none).
      */
-    recordBatch: (fileId: number, endpoint: string, items: readonly NewItem[], options: { sent?: boolean } = {}): number =>
-      recordBatchTx.immediate(fileId, endpoint, items, options.sent === true),
+    recordBatch: (fileId: number, endpoint: string, items: readonly NewItem[], options: { sent?: boolean; bodies?: string } = {}): number =>
+      recordBatchTx.immediate(fileId, endpoint, items, options.sent === true, options.bodies),
     /** Call just before the bytes go out: from here on the outcome is unknown until completeRequest. */
     markSent: (requestId: number): void => markSentTx.immediate(requestId),
     /** The request did not reach the service after all (e.g. 503 until the retries ran out): abandoned, its items unsent again. */

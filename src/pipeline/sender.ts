@@ -103,10 +103,10 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
   const { journal, fileId } = ctx;
   const bodies = docs.map((d) => d.item);
   // Serialized once: the journal stores this text and the request is sent from it.
-  const itemsJson = bodies.map((b) => JSON.stringify(b));
+  const itemsJson = JSON.stringify(bodies);
   const requestId = journal.transaction(() => {
     if (extra.length > 0) journal.addItems(fileId, extra);
-    const id = journal.recordBatch(fileId, endpoint, docs.map((d, i) => ({ seq: d.seq, docKey: d.key || null, lines: d.lines, body: itemsJson[i] })));
+    const id = journal.recordBatch(fileId, endpoint, docs.map((d) => ({ seq: d.seq, docKey: d.key || null, lines: d.lines })), { bodies: itemsJson });
     // No await between this commit and the request leaving: a crash in between is settled like a sent request.
     journal.markSent(id);
     return id;

@@ -65,7 +65,7 @@ describe('per-item writes (200 / 207)', () => {
     const client = svc.client();
     const items = [{ product_code: a, quantity: 1, company_code: 'ACME' }, { product_code: a, quantity: 1, company_code: 'ACME' }];
     // The text names other references than the objects: what the service applied shows which one went out.
-    const itemsJson = ['T-1', 'T-2'].map((reference, i) => JSON.stringify({ ...items[i], reference }));
+    const itemsJson = JSON.stringify(['T-1', 'T-2'].map((reference, i) => ({ ...items[i], reference })));
     const outcomes = await client.write('inventory.adjustments', items, { validate: false, itemsJson });
     expect(outcomes.map((o) => [o.ok, o.returned.reference])).toEqual([[true, 'T-1'], [true, 'T-2']]);
     const applied = (await svc.state('adjustments')).adjustments.filter((x) => x.reference?.startsWith('T-'));
