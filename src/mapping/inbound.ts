@@ -115,7 +115,7 @@ class InboundMapper extends Transform {
   mayBreak = false;
 
   constructor(private readonly mapping: Mapping, options: MapInboundOptions, private readonly withInfo: boolean) {
-    super({ objectMode: true, highWaterMark: 64 });
+    super({ objectMode: true, highWaterMark: 4 });
     this.skipEmpty = mapping.dialect.skip_empty_lines;
     this.prevEnd = mapping.dialect.skip_lines;
     this.file = options.fileName;
