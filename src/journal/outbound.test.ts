@@ -65,6 +65,50 @@ describe('work-list exports', () => {
     expect(() => journal.abandonExport(again)).toThrow(/only an unwritten export/);
   });
 
+  it('records a large export in parts: records added while recorded, checked like the first part, refused once written', () => {
+    const exportId = journal.beginExport({ workType: 'customer-shipments', fileName: 'cs-big.csv', records: records(1, 2), policy: 'on-export' });
+    journal.addExportRecords(exportId, records(3, 4));
+    expect(journal.getExport(exportId)).toMatchObject({ status: 'recorded', recordCount: 4 });
+    const earlier = journal.beginExport({ workType: 'customer-shipments', fileName: 'cs-other.csv', records: records(9) });
+    const taken = (() => {
+      try {
+        journal.addExportRecords(exportId, records(5, 9));
+      } catch (error) {
+        return error as { code: string; details: { ids: number[] } };
+      }
+    })();
+    expect(taken).toMatchObject({ code: 'JOURNAL_STATE', details: { ids: [9] } });
+    expect(journal.exportRecords(exportId).map((r) => r.id)).toEqual([1, 2, 3, 4]);
+    expect(journal.exportRecords(earlier).map((r) => r.id)).toEqual([9]);
+    journal.addExportRecords(exportId, records(5));
+    journal.markExportWritten(exportId);
+    expect(journal.getExport(exportId)).toMatchObject({ status: 'written', recordCount: 5 });
+    expect(() => journal.addExportRecords(exportId, records(6))).toThrow(/only be added before it is written/);
+  });
+
+  it('marks a large export written in parts; what was acknowledged in between is kept', () => {
+    const exportId = journal.beginExport({ workType: 'customer-shipments', fileName: 'cs-big.csv', records: records(1, 2, 3, 4, 5) });
+    journal.markExportRecordsWritten(exportId, 1, 2);
+    expect(journal.getExport(exportId).status).toBe('recorded');
+    expect(journal.pendingAcknowledgements('customer-shipments').map((r) => r.id)).toEqual([1, 2]);
+    journal.recordAcknowledgements(exportId, [{ id: 1, status: 'acknowledged' }]);
+    reopen(); // a crash before the rest was marked: settling marks the rest, record 1 stays acknowledged
+    journal.markExportWritten(exportId);
+    expect(journal.getExport(exportId).status).toBe('written');
+    expect(journal.exportRecords(exportId).map((r) => [r.id, r.ackStatus])).toEqual([
+      [1, 'acknowledged'], [2, 'pending'], [3, 'pending'], [4, 'pending'], [5, 'pending'],
+    ]);
+    expect(() => journal.markExportRecordsWritten(exportId, 1, 5)).toThrow(/not recorded/);
+  });
+
+  it('answers which ids were exported for sparse and dense id lists alike', () => {
+    journal.markExportWritten(journal.beginExport({ workType: 'customer-shipments', fileName: 'a.csv', records: records(10, 12, 1_000_000) }));
+    journal.abandonExport(journal.beginExport({ workType: 'customer-shipments', fileName: 'b.csv', records: records(11) }));
+    expect(journal.alreadyExported('customer-shipments', [9, 10, 11, 12, 13])).toEqual(new Set([10, 12]));
+    expect(journal.alreadyExported('customer-shipments', [12, 1_000_000, 5])).toEqual(new Set([12, 1_000_000]));
+    expect(journal.alreadyExported('customer-shipments', [])).toEqual(new Set());
+  });
+
   it('keeps work types apart and rejects a record listed twice', () => {
     journal.markExportWritten(journal.beginExport({ workType: 'inbound-transfers', fileName: 'it.csv', records: records(1) }));
     expect(journal.alreadyExported('outbound-transfers', [1])).toEqual(new Set());
