@@ -17,23 +17,24 @@ export async function exportCancellations(ctx: FileContext, spec: WorkTypeSpec, 
   const cursor = journal.getCursor(cursorKey(job.name));
   const filters: Record<string, unknown> = { status: 'canceled' };
   if (cursor !== null && spec.updatedFilter) filters.updated_at_min = new Date(Date.parse(cursor) - job.overlap_seconds * 1000).toISOString();
-  const batcher = new FileBatcher(ctx, mapping, {
-    begin: (fileName, records) => journal.beginCancellationExport({ workType: job.work_type, fileName, records }),
-    add: (exportId, records) => journal.addExportRecords(exportId, records),
-  }, { kind: 'cancellation', fileName: job.cancellation_file_name });
+  const batcher = new FileBatcher(ctx, mapping, { workType: job.work_type, kind: 'cancellation', policy: 'never' }, { fileName: job.cancellation_file_name });
   let max = cursor;
   let cancelled = 0;
-  for await (const page of ctx.client.pages(spec.list, filters as never, { concurrency: ctx.concurrency, signal: ctx.signal })) {
-    const records = page.records as ListedRecord[];
-    for (const r of records) max = later(max, r.updated_at);
-    const due = new Set(journal.cancelledNotYetExported(job.work_type, records.map((r) => r.id)).map((r) => r.id));
-    for (const r of records) {
-      if (!due.has(r.id)) continue;
-      cancelled++;
-      await batcher.add(r);
+  try {
+    for await (const page of ctx.client.pages(spec.list, filters as never, { concurrency: ctx.concurrency, signal: ctx.signal })) {
+      const records = page.records as ListedRecord[];
+      for (const r of records) max = later(max, r.updated_at);
+      const due = new Set(journal.cancelledNotYetExported(job.work_type, records.map((r) => r.id)).map((r) => r.id));
+      for (const r of records) {
+        if (!due.has(r.id)) continue;
+        cancelled++;
+        await batcher.add(r);
+      }
     }
+    await batcher.flush();
+  } finally {
+    await batcher.close();
   }
-  await batcher.flush();
   if (max !== null && max !== cursor) journal.setCursor(cursorKey(job.name), max);
   return { cancelled, files: batcher.files };
 }

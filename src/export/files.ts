@@ -4,31 +4,25 @@ import type { Drop, WriteResult } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
 import type { ExportFile, ExportRecord, Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
+import type { ExportJournalWriter } from './journal-writer.js';
 
 /** Writes a work file's bytes to the outbox, atomically (temporary name, size check, rename). */
 export function writeWorkFile(drop: Drop, name: string, chunks: Iterable<Buffer>): Promise<WriteResult> {
   return drop.writeAtomic('outbox', name, Readable.from(chunks, { objectMode: false }));
 }
 
-/** Resolves after the I/O callbacks waiting now (answers of the listing) have run. */
-export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** Records marked written per transaction (see markWritten). */
-const MARK_CHUNK = 1000;
-
 /**
- * markExportWritten in transactions of MARK_CHUNK records with a turn of the event loop between them: one
- * transaction over 25,000 records holds the loop for ~150 ms, while the listing's answers wait.
+ * markExportWritten in transactions of `chunk` records: one transaction over 25,000 records holds the journal
+ * (and, inline, the event loop) for ~150 ms.
  */
-async function markWritten(journal: Journal, exportId: number, ids: readonly number[]): Promise<void> {
-  if (ids.length > MARK_CHUNK) {
+async function markWritten(writer: ExportJournalWriter, exportId: number, ids: readonly number[], chunk: number): Promise<void> {
+  if (ids.length > chunk) {
     const sorted = Float64Array.from(ids).sort();
-    for (let start = 0; start < sorted.length; start += MARK_CHUNK) {
-      journal.markExportRecordsWritten(exportId, sorted[start]!, sorted[Math.min(start + MARK_CHUNK, sorted.length) - 1]!);
-      await nextTurn();
+    for (let start = 0; start < sorted.length; start += chunk) {
+      await writer.markRecords(exportId, sorted[start]!, sorted[Math.min(start + chunk, sorted.length) - 1]!);
     }
   }
-  journal.markExportWritten(exportId);
+  await writer.markWritten(exportId);
 }
 
 /**
@@ -63,10 +57,15 @@ export async function settleUnwritten(journal: Journal, drop: Drop, exportFile: 
  */
 export const exportsInFlight = new Set<number>();
 
-/** Writes a work file for an export recorded in the journal (records `ids`), then marks it written; settles it on failure. */
+/**
+ * Writes a work file for an export recorded in the journal (records `ids`), then marks it written through
+ * `writer`; settles it on failure.
+ */
 export async function writeRecorded(
-  journal: Journal, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, ids: readonly number[], logger: Logger,
+  journal: Journal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, ids: readonly number[],
+  options: { logger: Logger; chunk: number },
 ): Promise<WriteResult> {
+  const { logger } = options;
   let written: WriteResult;
   exportsInFlight.add(exportId);
   crashPoint('after-record');
@@ -80,7 +79,7 @@ export async function writeRecorded(
       throw error;
     }
     crashPoint('after-rename');
-    await markWritten(journal, exportId, ids);
+    await markWritten(writer, exportId, ids, options.chunk);
     crashPoint('after-written');
   } finally {
     exportsInFlight.delete(exportId);

@@ -34,32 +34,33 @@ export async function exportProducts(ctx: FileContext, mapping: Mapping): Promis
   const filters: Record<string, unknown> = {};
   if (cursor) filters.updated_at_min = new Date(Date.parse(cursor.max) - overlapMs).toISOString();
   const seen = new Map<number, number>((cursor?.window ?? []).map(([id, at]) => [id, Date.parse(at)]));
-  const batcher = new FileBatcher(ctx, mapping, {
-    begin: (fileName, records) => journal.beginExport({ workType: job.work_type, fileName, records, policy: 'never', repeatable: true }),
-    add: (exportId, records) => journal.addExportRecords(exportId, records, { repeatable: true }),
-  }, { kind: 'work', fileName: job.file_name });
+  const batcher = new FileBatcher(ctx, mapping, { workType: job.work_type, kind: 'work', policy: 'never', repeatable: true }, { fileName: job.file_name });
   let max = cursor ? Date.parse(cursor.max) : -Infinity;
   let missingTimestamp = false;
   let listed = 0;
   let skipped = 0;
   const exported: [number, number][] = [];
-  for await (const page of ctx.client.pages('products.list', filters as never, { signal: ctx.signal })) {
-    for (const p of page.records as ListedRecord[]) {
-      listed++;
-      const at = typeof p.updated_at === 'string' ? Date.parse(p.updated_at) : NaN;
-      if (Number.isNaN(at)) missingTimestamp = true;
-      else if (seen.get(p.id) === at) {
-        skipped++;
-        continue;
+  try {
+    for await (const page of ctx.client.pages('products.list', filters as never, { signal: ctx.signal })) {
+      for (const p of page.records as ListedRecord[]) {
+        listed++;
+        const at = typeof p.updated_at === 'string' ? Date.parse(p.updated_at) : NaN;
+        if (Number.isNaN(at)) missingTimestamp = true;
+        else if (seen.get(p.id) === at) {
+          skipped++;
+          continue;
+        }
+        if (!Number.isNaN(at)) {
+          max = Math.max(max, at);
+          exported.push([p.id, at]);
+        }
+        await batcher.add(p);
       }
-      if (!Number.isNaN(at)) {
-        max = Math.max(max, at);
-        exported.push([p.id, at]);
-      }
-      await batcher.add(p);
     }
+    await batcher.flush(job.empty_files);
+  } finally {
+    await batcher.close();
   }
-  await batcher.flush(job.empty_files);
   // Without updated_at on the records, the time the listing started is the only safe cursor.
   if (missingTimestamp || max === -Infinity) max = Math.max(max, startedAt.getTime());
   for (const [id, at] of exported) seen.set(id, at);

@@ -2,11 +2,12 @@ import type { WisClient } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
-import type { ExportRecordInput, Journal } from '../journal/index.js';
+import type { AckPolicy, ExportRecordInput, Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/export.js';
-import { exportsInFlight, nextTurn, writeRecorded } from './files.js';
+import { exportsInFlight, writeRecorded } from './files.js';
+import { inlineJournalWriter, JournalThread, type ExportJournalWriter } from './journal-writer.js';
 import { formatFileName } from './work-types.js';
 
 export interface ListedRecord {
@@ -32,6 +33,7 @@ export interface FileContext {
   concurrency: number;
   signal?: AbortSignal;
   now: () => Date;
+  journalTuning?: JournalTuning;
 }
 
 export const journalRecord = (r: ListedRecord): ExportRecordInput => ({
@@ -40,13 +42,23 @@ export const journalRecord = (r: ListedRecord): ExportRecordInput => ({
   updatedAt: typeof r.updated_at === 'string' ? r.updated_at : null,
 });
 
-/** Records journaled, and marked written, per transaction: the listing's answers are served in between. */
-const JOURNAL_CHUNK = 1000;
+/** How files are journaled; the defaults suit production, tests make both paths reachable with little data. */
+export interface JournalTuning {
+  /** Records recorded, and marked written, per transaction (default 1,000): the listing's answers are served in between. */
+  chunk?: number;
+  /** Files of at least this many records are journaled on a JournalThread, not the main thread (default 5,000). */
+  threadFrom?: number;
+}
+const JOURNAL_CHUNK = 1_000;
+const JOURNAL_THREAD_FROM = 5_000;
 
-/** How a batcher records a file's records in the journal: the first chunk creates the export, the rest are added. */
-export interface FileJournal {
-  begin(fileName: string, records: ExportRecordInput[]): number;
-  add(exportId: number, records: ExportRecordInput[]): void;
+/** What a batcher's files are in the journal. */
+export interface FileJournalSpec {
+  workType: string;
+  kind: 'work' | 'cancellation';
+  policy: AckPolicy;
+  /** Records may be in earlier exports too (products). */
+  repeatable?: boolean;
 }
 
 /**
@@ -55,7 +67,7 @@ export interface FileJournal {
  * journal (with its records, in chunks) before it is written, and marked written once it is in the outbox. A full
  * file is written while the caller goes on adding (the listing keeps its requests in flight); files are written
  * one after another, in order, and `flush` waits for all of them. A failed write fails the next `add` and the
- * final `flush`.
+ * final `flush`. `close` (always, also after a failure) ends the journal thread, if one was started.
  */
 export class FileBatcher {
   readonly files: WrittenFile[] = [];
@@ -64,12 +76,13 @@ export class FileBatcher {
   #texts: string[] = [];
   #writing: Promise<void> = Promise.resolve();
   #failure: { error: unknown } | undefined;
+  #thread: JournalThread | undefined;
 
   constructor(
     private readonly ctx: FileContext,
     mapping: Mapping,
-    private readonly journal: FileJournal,
-    private readonly options: { kind: 'work' | 'cancellation'; fileName: string },
+    private readonly spec: FileJournalSpec,
+    private readonly options: { fileName: string },
   ) {
     this.#renderer = createExportRenderer(mapping);
   }
@@ -88,6 +101,13 @@ export class FileBatcher {
     if (this.#failure) throw this.#failure.error;
   }
 
+  async close(): Promise<void> {
+    await this.#writing;
+    const thread = this.#thread;
+    this.#thread = undefined;
+    await thread?.close();
+  }
+
   #queue(allowEmpty: boolean): void {
     const records = this.#records;
     const texts = this.#texts;
@@ -98,18 +118,31 @@ export class FileBatcher {
     });
   }
 
+  get #chunk(): number {
+    return this.ctx.journalTuning?.chunk ?? JOURNAL_CHUNK;
+  }
+
+  #writer(records: number): ExportJournalWriter {
+    const threadFrom = this.ctx.journalTuning?.threadFrom ?? JOURNAL_THREAD_FROM;
+    if (this.#thread || (records >= threadFrom && this.ctx.journal.path !== ':memory:')) return (this.#thread ??= new JournalThread(this.ctx.journal.path));
+    return inlineJournalWriter(this.ctx.journal);
+  }
+
   async #write(records: ExportRecordInput[], texts: string[], allowEmpty: boolean): Promise<void> {
     if (records.length === 0 && !(allowEmpty && this.files.length === 0)) return;
     const { job, journal, drop, logger } = this.ctx;
     const name = formatFileName(this.options.fileName, job, this.ctx.now(), journal.nextFileSequence(job.name));
-    const recorded = await this.#record(name, records);
+    const writer = this.#writer(records.length);
+    const recorded = await this.#record(writer, name, records);
     if (!recorded) return;
     const { exportId, left } = recorded;
     const kept = left.size === 0 ? records : records.filter((r) => !left.has(r.id));
     const keptTexts = left.size === 0 ? texts : texts.filter((_, i) => !left.has(records[i]!.id));
-    const written = await writeRecorded(journal, drop, exportId, name, encodeChunks(this.#renderer, keptTexts), kept.map((r) => r.id), logger);
-    this.files.push({ name, kind: this.options.kind, records: kept.length, bytes: written.size });
-    logger.info({ file: name, kind: this.options.kind, records: kept.length, bytes: written.size }, 'export: file written');
+    const written = await writeRecorded(journal, writer, drop, exportId, name, encodeChunks(this.#renderer, keptTexts), kept.map((r) => r.id), {
+      logger, chunk: this.#chunk,
+    });
+    this.files.push({ name, kind: this.spec.kind, records: kept.length, bytes: written.size });
+    logger.info({ file: name, kind: this.spec.kind, records: kept.length, bytes: written.size }, 'export: file written');
   }
 
   /**
@@ -117,22 +150,22 @@ export class FileBatcher {
    * of the same work type handed over since they were listed are left out (`left`); undefined when that was all
    * of them. On any other failure the part already recorded is abandoned, so its records are free again.
    */
-  async #record(name: string, records: ExportRecordInput[]): Promise<{ exportId: number; left: Set<number> } | undefined> {
+  async #record(writer: ExportJournalWriter, name: string, records: ExportRecordInput[]): Promise<{ exportId: number; left: Set<number> } | undefined> {
     const { journal, logger } = this.ctx;
+    const { workType, kind, policy, repeatable } = this.spec;
     let exportId: number | undefined;
     const left = new Set<number>();
     try {
-      for (let start = 0; start === 0 || start < records.length; start += JOURNAL_CHUNK) {
-        if (start > 0) await nextTurn();
-        let chunk = records.slice(start, start + JOURNAL_CHUNK);
+      for (let start = 0; start === 0 || start < records.length; start += this.#chunk) {
+        let chunk = records.slice(start, start + this.#chunk);
         for (;;) {
           if (chunk.length === 0 && (exportId !== undefined || records.length > 0)) break;
           try {
             if (exportId === undefined) {
-              exportId = this.journal.begin(name, chunk);
+              exportId = await writer.begin({ workType, fileName: name, records: chunk, kind, policy, repeatable });
               exportsInFlight.add(exportId);
             } else {
-              this.journal.add(exportId, chunk);
+              await writer.add(exportId, chunk, { repeatable });
             }
             break;
           } catch (error) {
@@ -171,19 +204,20 @@ export async function exportPending(
   ctx: FileContext, mapping: Mapping, list: Parameters<WisClient['pages']>[0], filters: Record<string, unknown>,
 ): Promise<{ listed: number; skipped: number; files: WrittenFile[] }> {
   const { job, journal } = ctx;
-  const batcher = new FileBatcher(ctx, mapping, {
-    begin: (fileName, records) => journal.beginExport({ workType: job.work_type, fileName, records, policy: job.acknowledge }),
-    add: (exportId, records) => journal.addExportRecords(exportId, records),
-  }, { kind: 'work', fileName: job.file_name });
+  const batcher = new FileBatcher(ctx, mapping, { workType: job.work_type, kind: 'work', policy: job.acknowledge }, { fileName: job.file_name });
   let listed = 0;
   let skipped = 0;
-  for await (const page of ctx.client.pages(list, filters as never, { concurrency: ctx.concurrency, signal: ctx.signal })) {
-    const records = page.records as ListedRecord[];
-    listed += records.length;
-    const before = journal.alreadyExported(job.work_type, records.map((r) => r.id));
-    skipped += before.size;
-    for (const r of records) if (!before.has(r.id)) await batcher.add(r);
+  try {
+    for await (const page of ctx.client.pages(list, filters as never, { concurrency: ctx.concurrency, signal: ctx.signal })) {
+      const records = page.records as ListedRecord[];
+      listed += records.length;
+      const before = journal.alreadyExported(job.work_type, records.map((r) => r.id));
+      skipped += before.size;
+      for (const r of records) if (!before.has(r.id)) await batcher.add(r);
+    }
+    await batcher.flush(job.empty_files);
+  } finally {
+    await batcher.close();
   }
-  await batcher.flush(job.empty_files);
   return { listed, skipped, files: batcher.files };
 }

@@ -9,7 +9,7 @@ import iconv from 'iconv-lite';
 import { stringify } from 'yaml';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import type { ExportJob } from '../../src/config/schema.js';
-import { runExportJob, type ExportSummary } from '../../src/export/index.js';
+import { runExportJob, type ExportSummary, type RunExportOptions } from '../../src/export/index.js';
 import { openJournal, type Journal } from '../../src/journal/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import type { Logger } from '../../src/log.js';
@@ -37,7 +37,7 @@ export interface Setup {
   outbox: string;
   loaded: LoadedConfig;
   runtime: Runtime;
-  run(job: string): Promise<ExportSummary>;
+  run(job: string, options?: RunExportOptions): Promise<ExportSummary>;
   /** Work files (not result files, not temporary names) in the outbox, sorted. */
   outboxFiles(): string[];
   /** A second journal connection (read what the bridge recorded). */
@@ -78,7 +78,7 @@ export async function setUp(emu: { url: string; token: string }, jobs: JobInput[
   const job = (name: string) => loaded.config.exports.find((j) => j.name === name)!;
   return {
     dir, configFile, outbox, loaded, runtime,
-    run: (name) => runExportJob(runtime, job(name)),
+    run: (name, runOptions) => runExportJob(runtime, job(name), runOptions),
     outboxFiles: () => listOutbox(outbox).filter((f) => !f.endsWith('.ack.csv')),
     journal: async () => openJournal(loaded.journalPath),
     async cleanup() {

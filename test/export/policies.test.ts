@@ -46,6 +46,44 @@ describe('files: names, sequence, size, empty files', () => {
   });
 });
 
+describe('journaling large files (in parts, on a worker thread)', () => {
+  const inParts = { journal: { threadFrom: 1, chunk: 7 } };
+
+  it('files journaled in parts of 7 records on the journal thread: the same files, every record recorded and acknowledged once', async () => {
+    const pending = await pendingShipments();
+    setup = await setUp(emu, [{ name: 'so', ...SO, max_records_per_file: 50 }]);
+    const run = await setup.run('so', inParts);
+    expect(run.files.map((f) => f.records)).toEqual([50, 50, pending.length - 100]);
+    expect(run.acknowledgements.acknowledged).toBe(pending.length);
+    const journal = await setup.journal();
+    try {
+      const exports = journal.listExports({ workType: 'customerShipments', limit: 10 }).reverse();
+      expect(exports.map((e) => [e.fileName, e.status, e.recordCount])).toEqual(run.files.map((f) => [f.name, 'completed', f.records]));
+      for (const [i, e] of exports.entries()) {
+        const inFile = new Set(readRows(join(setup.outbox, run.files[i]!.name)).map((r) => r.ORDER_NO));
+        const recorded = journal.exportRecords(e.exportId);
+        expect(new Set(recorded.map((r) => r.number))).toEqual(inFile);
+        expect(new Set(recorded.map((r) => r.ackStatus))).toEqual(new Set(['acknowledged']));
+      }
+    } finally {
+      journal.close();
+    }
+    expect(await pendingShipments()).toEqual([]);
+    expect((await setup.run('so', inParts)).files).toEqual([]);
+  });
+
+  it('two jobs at once, both journaling in parts on threads: each record handed over once', async () => {
+    const pending = await pendingShipments();
+    setup = await setUp(emu, [{ name: 'a', ...SO, max_records_per_file: 20 }, { name: 'b', ...SO, max_records_per_file: 30 }]);
+    const [a, b] = await Promise.all([setup.run('a', inParts), setup.run('b', inParts)]);
+    const numbers = [...a.files, ...b.files].flatMap((f) => [...new Set(readRows(join(setup!.outbox, f.name)).map((r) => r.ORDER_NO))]);
+    expect(numbers).toHaveLength(pending.length);
+    expect(new Set(numbers)).toEqual(new Set(pending.map((r) => r.number)));
+    expect(a.acknowledgements.errors + b.acknowledgements.errors).toBe(0);
+    expect(await pendingShipments()).toEqual([]);
+  });
+});
+
 describe('acknowledgement policies', () => {
   it('never: the work list is written, nothing is acknowledged, and the records are not exported again', async () => {
     const pending = await pendingShipments();
