@@ -60,8 +60,15 @@ async function adminCall(method: string, path: string, body?: unknown): Promise<
 
 /** CPU seconds (user + system) of the emulator process so far, from /proc (Linux; NaN elsewhere). */
 function emulatorCpu(): number {
+  return procCpu(`/proc/${child!.pid}/stat`);
+}
+/** CPU seconds of the bridge's main thread alone (the process figure also counts worker and libuv threads, and GC helpers). */
+function mainThreadCpu(): number {
+  return procCpu(`/proc/self/task/${process.pid}/stat`);
+}
+function procCpu(statFile: string): number {
   try {
-    const fields = readFileSync(`/proc/${child!.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return Number.NaN;
@@ -72,15 +79,17 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   const emu0 = emulatorCpu();
+  const main0 = mainThreadCpu();
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   const result = await work();
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu0);
   const emu = emulatorCpu() - emu0;
+  const main = mainThreadCpu() - main0;
   delay.disable();
   const bridge = (used.user + used.system) / 1e6;
-  const cpu = `CPU bridge ${bridge.toFixed(2)} s, emulator ${emu.toFixed(2)} s; bridge event-loop delay p50 ${(delay.percentile(50) / 1e6).toFixed(0)} ms, ` +
+  const cpu = `CPU bridge ${bridge.toFixed(2)} s (main thread ${main.toFixed(2)} s), emulator ${emu.toFixed(2)} s; bridge event-loop delay p50 ${(delay.percentile(50) / 1e6).toFixed(0)} ms, ` +
     `p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms, max ${(delay.max / 1e6).toFixed(0)} ms`;
   return { result, seconds, cpu };
 }
