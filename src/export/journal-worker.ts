@@ -49,3 +49,4 @@ port.on('message', (call: JournalCall) => {
   port.postMessage(reply);
   if (call.op === 'close') port.close();
 });
+port.postMessage({ id: 0, result: 'ready' } satisfies JournalReply);

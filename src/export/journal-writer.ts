@@ -44,10 +44,15 @@ export class JournalThread implements ExportJournalWriter {
   readonly #calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
   #nextId = 1;
   #failure: Error | undefined;
+  /** Settles once the worker has opened the journal (or failed to start). */
+  readonly ready: Promise<void>;
 
   constructor(path: string) {
+    let started!: { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+    this.ready = new Promise<unknown>((resolve, reject) => (started = { resolve, reject })).then(() => undefined);
+    this.ready.catch(() => undefined); // also reported to every call
+    this.#calls.set(0, started);
     this.#worker = new Worker(new URL('./journal-worker-boot.mjs', import.meta.url), { workerData: { path } });
-    this.#worker.unref();
     this.#worker.on('message', (reply: JournalReply) => {
       const call = this.#calls.get(reply.id);
       if (!call) return;

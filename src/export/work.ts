@@ -77,6 +77,7 @@ export class FileBatcher {
   #writing: Promise<void> = Promise.resolve();
   #failure: { error: unknown } | undefined;
   #thread: JournalThread | undefined;
+  #threadFailed = false;
 
   constructor(
     private readonly ctx: FileContext,
@@ -91,6 +92,8 @@ export class FileBatcher {
     if (this.#failure) throw this.#failure.error;
     this.#texts.push(this.#renderer.render(record));
     this.#records.push(journalRecord(record));
+    // started while the file fills up, so that it is ready when the file is journaled
+    if (this.#records.length === (this.ctx.journalTuning?.threadFrom ?? JOURNAL_THREAD_FROM)) this.#startThread();
     if (this.#records.length >= this.ctx.job.max_records_per_file) this.#queue(false);
   }
 
@@ -122,17 +125,33 @@ export class FileBatcher {
     return this.ctx.journalTuning?.chunk ?? JOURNAL_CHUNK;
   }
 
-  #writer(records: number): ExportJournalWriter {
+  /** The journal thread for files of `records` records, started if need be; inline when it cannot start. */
+  async #writer(records: number): Promise<ExportJournalWriter> {
     const threadFrom = this.ctx.journalTuning?.threadFrom ?? JOURNAL_THREAD_FROM;
-    if (this.#thread || (records >= threadFrom && this.ctx.journal.path !== ':memory:')) return (this.#thread ??= new JournalThread(this.ctx.journal.path));
-    return inlineJournalWriter(this.ctx.journal);
+    if (records >= threadFrom) this.#startThread();
+    const thread = this.#thread;
+    if (!thread) return inlineJournalWriter(this.ctx.journal);
+    try {
+      await thread.ready;
+      return thread;
+    } catch (error) {
+      this.ctx.logger.warn({ err: error }, 'export: the journal thread did not start; journaling on the main thread');
+      this.#thread = undefined;
+      this.#threadFailed = true;
+      return inlineJournalWriter(this.ctx.journal);
+    }
+  }
+
+  #startThread(): void {
+    if (this.#thread || this.#threadFailed || this.ctx.journal.path === ':memory:') return;
+    this.#thread = new JournalThread(this.ctx.journal.path);
   }
 
   async #write(records: ExportRecordInput[], texts: string[], allowEmpty: boolean): Promise<void> {
     if (records.length === 0 && !(allowEmpty && this.files.length === 0)) return;
     const { job, journal, drop, logger } = this.ctx;
     const name = formatFileName(this.options.fileName, job, this.ctx.now(), journal.nextFileSequence(job.name));
-    const writer = this.#writer(records.length);
+    const writer = await this.#writer(records.length);
     const recorded = await this.#record(writer, name, records);
     if (!recorded) return;
     const { exportId, left } = recorded;
