@@ -95,7 +95,7 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds
 }
 
 let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100);
 
 async function pass(label: string, pages: number, acknowledge: 'never' | 'on-export'): Promise<{ seconds: number; summary: ExportSummary }> {
   await freshEmulator();

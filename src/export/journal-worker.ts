@@ -23,10 +23,12 @@ const outbound = createOutbound(db, () => new Date().toISOString());
 function run(call: JournalCall): unknown {
   const a = call.args as never[];
   switch (call.op) {
-    case 'begin':
-      return outbound.beginExport(a[0]);
+    case 'begin': {
+      const input = a[0] as { records: string };
+      return outbound.beginExport({ ...input, records: JSON.parse(input.records) } as never);
+    }
     case 'add':
-      return outbound.addExportRecords(a[0], a[1], a[2]);
+      return outbound.addExportRecords(a[0], JSON.parse(a[1]) as never, a[2]);
     case 'markRecords':
       return outbound.markExportRecordsWritten(a[0], a[1], a[2]);
     case 'markWritten':

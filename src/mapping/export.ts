@@ -47,8 +47,14 @@ export function createExportRenderer(mapping: Mapping): ExportRenderer {
     bom: d.bom && d.encoding === 'utf-8',
   }) as unknown as { api: StringifierApi }).api;
   const encode = d.encoding === 'utf-8' ? (s: string) => Buffer.from(s, 'utf8') : (s: string) => iconv.encode(s, d.encoding === 'windows-1252' ? 'win1252' : 'latin1');
-  const special = new RegExp(`[${[...new Set([...d.delimiter, ...d.quote, ...d.escape, '\r', '\n'])].map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('')}]`);
+  const quoting = new RegExp(`[${[...new Set([...d.quote, ...d.escape, '\r', '\n'])].map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('')}]`);
   const recordDelimiter = api.options.record_delimiter;
+  /** True when a cell of the joined row holds the delimiter: the row then has more delimiters than cell gaps. */
+  const extraDelimiter = (line: string, cells: number): boolean => {
+    let n = 0;
+    for (let i = line.indexOf(d.delimiter); i !== -1; i = line.indexOf(d.delimiter, i + d.delimiter.length)) if (++n >= cells) return true;
+    return false;
+  };
   let bom = Buffer.alloc(0);
   api.bom((chunk) => (bom = Buffer.from(chunk)));
   // csv-stringify emits the BOM again with its first record: it is taken above, strings are the rows.
@@ -56,16 +62,16 @@ export function createExportRenderer(mapping: Mapping): ExportRenderer {
   const collect = (chunk: string | Buffer) => {
     if (typeof chunk === 'string') text += chunk;
   };
+  // One test of the joined row instead of one per cell.
   const renderRow = (row: string[]): void => {
-    for (const cell of row) {
-      if (special.test(cell)) {
-        const error = api.__transform(row, collect);
-        if (error) throw error;
-        return;
-      }
+    const line = row.join(d.delimiter);
+    if (quoting.test(line) || extraDelimiter(line, row.length)) {
+      const error = api.__transform(row, collect);
+      if (error) throw error;
+      return;
     }
     api.info.records++;
-    text += row.join(d.delimiter) + recordDelimiter;
+    text += line + recordDelimiter;
   };
   const rowsOf = (rows: Iterable<string[]>): string => {
     text = '';
