@@ -13,6 +13,8 @@ RUN apt-get update \
 
 WORKDIR /app
 ENV NODE_ENV=production
+# Heap caps (src/runtime/node-options.ts): keep RSS near the live data instead of letting garbage pile up.
+ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=16"
 COPY package.json package-lock.json ./
 # The sources run through tsx (a runtime dependency), so there is no build step. --ignore-scripts is not
 # used: better-sqlite3 needs its install script.

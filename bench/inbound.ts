@@ -6,6 +6,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSy
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const BATCH = Number(process.argv[3] ?? 1000);
@@ -55,13 +56,17 @@ out.end(chunk);
 await once(out, 'finish');
 const size = statSync(file).size;
 
-// The bridge runs as `wisbridge batch` in its own process (as in production); its peak RSS is the kernel's
-// high-water mark (VmHWM). V8 collects lazily: a heap cap keeps garbage from inflating RSS (docs/pipeline.md).
-const heapCap = process.env.BENCH_HEAP_MB ?? '96';
+// The bridge runs as `wisbridge batch` in its own process with the Node options of production (NODE_OPTIONS in
+// src/runtime/node-options.ts: heap caps); its peak RSS is the kernel's high-water mark (VmHWM).
+// BENCH_HEAP_MB / BENCH_SEMI_MB override them ('0': V8's default).
+const flag = (name: string, env: string | undefined) => {
+  const given = env ?? NODE_OPTIONS.find((o) => o.startsWith(`--${name}=`))!.split('=')[1];
+  return given === '0' ? [] : [`--${name}=${given}`];
+};
+const heapFlags = [...flag('max-old-space-size', process.env.BENCH_HEAP_MB), ...flag('max-semi-space-size', process.env.BENCH_SEMI_MB)];
 const started = performance.now();
 const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-const semiSpace = process.env.BENCH_SEMI_MB ? [`--max-semi-space-size=${process.env.BENCH_SEMI_MB}`] : [];
-const bridge = spawn(process.execPath, [...profile, ...(heapCap === '0' ? [] : [`--max-old-space-size=${heapCap}`]), ...semiSpace, join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const bridge = spawn(process.execPath, [...profile, ...heapFlags, join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
 let stdout = '';
 bridge.stdout!.on('data', (d) => (stdout += d));
 let peak = 0;
@@ -95,7 +100,7 @@ emulator.kill('SIGTERM');
 const row = stdout.split('\n').find((l) => l.startsWith('bench '))?.split(/\s{2,}/) ?? [];
 const [, , outcome, ok, error, , uncertain, requests] = row;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
-console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, bridge heap cap ${heapCap === '0' ? 'none' : `${heapCap} MB`}`);
+console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, bridge node options ${heapFlags.join(' ') || 'none'}`);
 console.log(`outcome         exit ${code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}`);
 console.log(`requests sent   ${requests}`);
 console.log(`elapsed         ${elapsed.toFixed(2)} s end to end (process start, checksum, map, journal, send, result file, archive)`);

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkConfigFile } from '../../src/cli/commands/config.js';
 import { configSchema } from '../../src/config/schema.js';
+import { NODE_OPTIONS } from '../../src/runtime/node-options.js';
 
 // Docker and systemd cannot run here: these checks keep the files consistent with the code they deploy.
 const root = resolve(import.meta.dirname, '../..');
@@ -25,11 +26,13 @@ describe('deployment files', () => {
     expect(setting('EnvironmentFile')).toMatch(/^\/etc\/wisbridge\/.+\.env$/);
     expect(setting('ExecStart')).toMatch(/bin\/wisbridge\.js run --config /);
     for (const hardening of ['NoNewPrivileges', 'ProtectSystem', 'ProtectHome', 'PrivateTmp']) expect(setting(hardening), hardening).toMatch(/^(true|strict)$/);
+    expect(unit).toContain(`Environment="NODE_OPTIONS=${NODE_OPTIONS.join(' ')}"`);
   });
 
   it('the Dockerfile runs the sources as a non-root user, keeps the journal on a volume and checks /healthz', () => {
     const docker = read('Dockerfile');
     expect(docker).toMatch(/^FROM node:20-bookworm-slim$/m);
+    expect(docker).toContain(`ENV NODE_OPTIONS="${NODE_OPTIONS.join(' ')}"`);
     const user = docker.match(/^USER (\S+)$/m)?.[1];
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^(root|0)$/);
