@@ -66,7 +66,7 @@ export async function fetchPage<K extends ListEndpointId>(
 }
 
 /** Pages fetched ahead of the one the caller is at, beyond those in flight, per request allowed at once. */
-const LOOKAHEAD_PER_REQUEST = 4;
+const LOOKAHEAD_PER_REQUEST = 16;
 
 /**
  * Pages 1..pages with `concurrency` requests at the service at all times (a sliding window, not waves): as soon as

@@ -52,10 +52,11 @@ export async function settleUnwritten(journal: Journal, drop: Drop, exportFile: 
 }
 
 /**
- * Exports being written by this process right now: another job of the same work type starting meanwhile must not
- * take them for leftovers of a crash (it would abandon a file that is about to appear).
+ * Names of the export files this process is recording or writing right now (a name is known before the journal
+ * has an id for it): another job of the same work type starting meanwhile must not take them for leftovers of a
+ * crash (it would abandon a file that is about to appear).
  */
-export const exportsInFlight = new Set<number>();
+export const exportsInFlight = new Set<string>();
 
 /**
  * Writes a work file for an export recorded in the journal (records `ids`), then marks it written through
@@ -67,7 +68,7 @@ export async function writeRecorded(
 ): Promise<WriteResult> {
   const { logger } = options;
   let written: WriteResult;
-  exportsInFlight.add(exportId);
+  exportsInFlight.add(name);
   crashPoint('after-record');
   try {
     try {
@@ -82,7 +83,7 @@ export async function writeRecorded(
     await markWritten(writer, exportId, ids, options.chunk);
     crashPoint('after-written');
   } finally {
-    exportsInFlight.delete(exportId);
+    exportsInFlight.delete(name);
   }
   return written;
 }

@@ -71,7 +71,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
     recovered: { markedWritten: 0, abandoned: 0 }, acknowledgements: emptyTally(), awaitingConfirmation: 0, cancelled: 0, exitCode: 0,
   };
 
-  for (const unwritten of journal.unwrittenExports(job.work_type).filter((e) => !exportsInFlight.has(e.exportId))) {
+  for (const unwritten of journal.unwrittenExports(job.work_type).filter((e) => !exportsInFlight.has(e.fileName))) {
     const outcome = await settleUnwritten(journal, drop, unwritten, logger);
     if (outcome === 'written') summary.recovered.markedWritten += unwritten.recordCount;
     else summary.recovered.abandoned += unwritten.recordCount;

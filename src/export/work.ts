@@ -174,6 +174,8 @@ export class FileBatcher {
     const { workType, kind, policy, repeatable } = this.spec;
     let exportId: number | undefined;
     const left = new Set<number>();
+    // in flight from before the first part is recorded: a job starting meanwhile must not settle it as a leftover
+    exportsInFlight.add(name);
     try {
       for (let start = 0; start === 0 || start < records.length; start += this.#chunk) {
         let chunk = records.slice(start, start + this.#chunk);
@@ -182,7 +184,6 @@ export class FileBatcher {
           try {
             if (exportId === undefined) {
               exportId = await writer.begin({ workType, fileName: name, records: chunk, kind, policy, repeatable });
-              exportsInFlight.add(exportId);
             } else {
               await writer.add(exportId, chunk, { repeatable });
             }
@@ -196,8 +197,8 @@ export class FileBatcher {
         }
       }
     } catch (error) {
+      exportsInFlight.delete(name);
       if (exportId !== undefined) {
-        exportsInFlight.delete(exportId);
         try {
           journal.abandonExport(exportId);
         } catch {
@@ -210,6 +211,7 @@ export class FileBatcher {
       // Another job of the same work type handed some of these over since they were listed: leave them out.
       logger.warn({ ids: [...left].slice(0, 20), count: left.size }, 'export: records handed over meanwhile by another job are left out');
     }
+    if (exportId === undefined) exportsInFlight.delete(name);
     return exportId === undefined ? undefined : { exportId, left };
   }
 }
