@@ -3,6 +3,7 @@
  * latency per request: the work-list export (list + CSV to the outbox) with sequential has_more paging against
  * count-based concurrent paging, then a full pass that also acknowledges everything. Every mode runs against a
  * fresh emulator, so no mode profits from what an earlier one left in the emulator (e.g. remembered page ends).
+ * A raw HTTP pass (undici, bodies not parsed) shows the floor the emulator and the network set at that concurrency.
  * Run: npx tsx bench/export.ts [concurrency=4] [latencyMs=20] [--no-ack-pass]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,6 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { Pool } from 'undici';
 import { stringify } from 'yaml';
 import { WisClient } from '../src/client/index.js';
 import { loadConfig } from '../src/config/load.js';
@@ -139,6 +141,19 @@ try {
   await client.close();
   console.log(`${`listing only (client), ${concurrency} at once`.padEnd(44)} ${listing.seconds.toFixed(2).padStart(6)} s  ${listed} records (no file, no journal): the export's own overhead is the difference; load average ${load()}`);
   console.log(`${''.padEnd(44)} ${listing.cpu}`);
+  // The floor set by the emulator and the network: the same pages, N at once, bodies read but not parsed.
+  await freshEmulator();
+  const pool = new Pool(url, { connections: concurrency });
+  let nextPage = 1;
+  const raw = await measured(() => Promise.all(Array.from({ length: concurrency }, async () => {
+    for (let p = nextPage++; p <= pages; p = nextPage++) {
+      const res = await pool.request({ path: `/v1/customer-shipments.json?status=pending&page=${p}`, method: 'GET', headers: { authorization: `Bearer ${process.env.WISBRIDGE_BENCH_TOKEN}` } });
+      await res.body.dump({ limit: Infinity });
+    }
+  })));
+  await pool.close();
+  console.log(`${`raw HTTP only (undici, no parsing), ${concurrency} at once`.padEnd(44)} ${raw.seconds.toFixed(2).padStart(6)} s  ${pages} pages: the emulator's and the network's floor at this concurrency; load average ${load()}`);
+  console.log(`${''.padEnd(44)} ${raw.cpu}`);
   const seq = await pass('export, sequential has_more paging', 1, 'never');
   const conc = await pass(`export, count-based paging, ${concurrency} at once`, concurrency, 'never');
   const full = process.argv.includes('--no-ack-pass') ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
