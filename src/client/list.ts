@@ -54,7 +54,7 @@ export async function fetchPage<K extends ListEndpointId>(
   endpoint: K,
   filters: FiltersOf<K>,
   page: number,
-  options: { signal?: AbortSignal; deadline?: number; query?: (page: number) => string; onAnswer?: () => void } = {},
+  options: { signal?: AbortSignal; deadline?: number; query?: (page: number) => string } = {},
 ): Promise<Page<RecordOf<K>>> {
   const def = endpoints[endpoint];
   const query = options.query ? options.query(page) : queryString(endpoint, filters as Record<string, unknown>, page);
@@ -69,22 +69,22 @@ export async function fetchPage<K extends ListEndpointId>(
 const LOOKAHEAD_PER_REQUEST = 16;
 
 /**
- * Pages 1..pages with `concurrency` requests at the service at all times (a sliding window, not waves): as soon as
- * the service answers one (its status is in; the body is read and parsed after), the next page is requested,
- * whatever the caller is doing with earlier pages. Pages are handed out in order; how far fetching may run ahead
- * of the caller is bounded. Nothing is started past a page without `has_more`, and none after a failure.
+ * Pages 1..pages with `concurrency` requests in flight at all times (a sliding window, not waves): whenever a
+ * request ends, the next page is requested at once, whatever the caller is doing with earlier pages. Pages are
+ * handed out in order; how far fetching may run ahead of the caller is bounded. Nothing is started past a page
+ * without `has_more`, and none after a failure.
  */
 class PageWindow<R> {
   readonly #results = new Map<number, { page: Page<R> } | { error: unknown }>();
   #next = 1;
   #wanted = 1;
-  #waiting = 0;
+  #inFlight = 0;
   #stopped = false;
   #wake: (() => void) | undefined;
   #pages: number;
 
   constructor(
-    private readonly fetch: (page: number, onAnswer: () => void) => Promise<Page<R>>,
+    private readonly fetch: (page: number) => Promise<Page<R>>,
     pages: number,
     private readonly concurrency: number,
   ) {
@@ -94,19 +94,12 @@ class PageWindow<R> {
   /** Requests pages while the window has room. */
   fill(): void {
     const limit = this.#wanted + this.concurrency * (1 + LOOKAHEAD_PER_REQUEST);
-    while (!this.#stopped && this.#waiting < this.concurrency && this.#next <= this.#pages && this.#next < limit) {
+    while (!this.#stopped && this.#inFlight < this.concurrency && this.#next <= this.#pages && this.#next < limit) {
       const p = this.#next++;
-      this.#waiting++;
-      let answered = false;
-      const answer = () => {
-        if (answered) return;
-        answered = true;
-        this.#waiting--;
-        this.fill();
-      };
-      this.fetch(p, answer).then(
-        (page) => this.#settle(p, { page }, answer),
-        (error: unknown) => this.#settle(p, { error }, answer),
+      this.#inFlight++;
+      this.fetch(p).then(
+        (page) => this.#settle(p, { page }),
+        (error: unknown) => this.#settle(p, { error }),
       );
     }
   }
@@ -134,11 +127,12 @@ class PageWindow<R> {
     this.#stopped = true;
   }
 
-  #settle(p: number, result: { page: Page<R> } | { error: unknown }, answer: () => void): void {
+  #settle(p: number, result: { page: Page<R> } | { error: unknown }): void {
+    this.#inFlight--;
     this.#results.set(p, result);
     if ('error' in result) this.#stopped = true;
     else if (!result.page.hasMore) this.#pages = Math.min(this.#pages, p);
-    answer();
+    this.fill();
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
@@ -177,25 +171,14 @@ export async function* listPages<K extends ListEndpointId>(
     const stop = new AbortController();
     const link = linkSignals([options.signal, stop.signal]);
     const signal = link.signal;
-    const fetch = (p: number, onAnswer?: () => void) => fetchPage(core, endpoint, filters, p, { signal, deadline, query, onAnswer });
+    const fetch = (p: number) => fetchPage(core, endpoint, filters, p, { signal, deadline, query });
     let last: Page<RecordOf<K>> | undefined;
     try {
-      let firstAnswered: (() => void) | undefined;
-      let firstIn = false;
-      const first = fetch(1, () => {
-        firstIn = true;
-        firstAnswered?.();
-      });
+      const first = fetch(1);
       first.catch(() => undefined); // awaited below; this only silences it when the count fails first
       const total = await countRecords(core, countId, filters as never, { signal: options.signal, deadline });
       const pages = Math.max(1, Math.ceil(total / LIMITS.pageSize));
-      const window = new PageWindow<RecordOf<K>>((p, onAnswer) => {
-        if (p !== 1) return fetch(p, onAnswer);
-        // requested before the window existed: its answer may be in already
-        if (firstIn) onAnswer();
-        else firstAnswered = onAnswer;
-        return first;
-      }, pages, concurrency);
+      const window = new PageWindow<RecordOf<K>>((p) => (p === 1 ? first : fetch(p)), pages, concurrency);
       try {
         for (let p = 1; p <= pages; p++) {
           const page = await window.take(p);

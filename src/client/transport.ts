@@ -70,11 +70,6 @@ export interface TransportRequest {
   signal?: AbortSignal;
   /** Absolute time (epoch ms) after which the call fails with TIMEOUT. */
   deadline?: number;
-  /**
-   * Called when a 2xx status arrives, before the body is read and parsed: the service is done with the request
-   * (paging starts the next one then). Once per such attempt: a body lost on the way is retried as usual.
-   */
-  onAnswer?: () => void;
 }
 
 export interface TransportResponse {
@@ -229,7 +224,6 @@ export class Transport {
         signal,
       });
       status = res.statusCode;
-      if (status >= 200 && status < 300) req.onAnswer?.();
       const ms = () => performance.now() - t0;
       if (RETRYABLE_STATUS.has(status)) {
         await res.body.dump().catch(() => undefined);
