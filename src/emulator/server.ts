@@ -41,12 +41,18 @@ export function createHandler(deps: ServerDeps) {
     const started = process.hrtime.bigint();
     res.on('finish', () => deps.log.debug({ method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'emulator request'));
     let resetAfter = false;
+    let readAhead: Promise<{ reply: Reply } | { error: unknown }> | undefined;
     try {
       if (path.startsWith('/_admin/')) return send(res, await admin(deps, req, method, path, url));
       if (path.startsWith('/_labels/')) return label(deps, res, path, url);
       if (deps.faults.applies(path)) {
         const f = deps.faults.faults;
-        if (f.latency_ms > 0) await sleep(f.latency_ms);
+        if (f.latency_ms > 0) {
+          // A read is computed at once and held until latency_ms after it arrived (a service answering in that time);
+          // a write waits first, so a client that gives up during the wait finds it not applied (docs/emulator.md).
+          if (method === 'GET') readAhead = api(deps, req, method, path, url).then((reply) => ({ reply }), (error: unknown) => ({ error }));
+          await sleep(Math.max(0, f.latency_ms - Number(process.hrtime.bigint() - started) / 1e6));
+        }
         const d = deps.faults.decide();
         if (d.kind === 'reset' && d.phase === 'before') {
           req.socket.destroy();
@@ -56,7 +62,7 @@ export function createHandler(deps: ServerDeps) {
         if (d.kind === 'rate_limit') throw new HttpError(429, 'rate_limited', 'too many requests (injected fault)', undefined, { 'retry-after': String(d.retryAfter) });
         if (d.kind === 'error') throw new HttpError(d.status, 'injected_error', `injected fault: status ${d.status}`);
       }
-      const reply = await api(deps, req, method, path, url);
+      const reply = readAhead ? await settled(readAhead) : await api(deps, req, method, path, url);
       if (resetAfter) {
         req.socket.destroy();
         return;
@@ -72,6 +78,12 @@ export function createHandler(deps: ServerDeps) {
       sendError(res, new HttpError(500, 'internal_error', 'the emulator hit an unexpected error'));
     }
   };
+}
+
+async function settled(read: Promise<{ reply: Reply } | { error: unknown }>): Promise<Reply> {
+  const outcome = await read;
+  if ('error' in outcome) throw outcome.error;
+  return outcome.reply;
 }
 
 function send(res: ServerResponse, reply: Reply): void {

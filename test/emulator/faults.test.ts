@@ -65,6 +65,21 @@ describe('fault injection', () => {
     expect((await emu.request('PUT', '/v1/customer-shipments/ship.json', { shipments: [{ id: 1 }] })).status).toBe(503);
   });
 
+  it('latency: a write is applied at the end of its wait; a read answers with the state when it arrived', async () => {
+    const [first] = await records(emu, 'customer_shipments', (r) => r.warehouse_id === 1 && r.list_status === 'pending');
+    await setFaults(emu, { latency_ms: 1500, path_prefix: '/v1/customer-shipments' });
+    const acknowledging = emu.request('PUT', '/v1/customer-shipments/acknowledge.json', { shipments: [{ id: first.id }] });
+    // The admin API is not delayed: the write is still inside its wait.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await records(emu, 'customer_shipments', (r) => r.id === first.id))[0].acknowledged_at).toBeNull();
+    // Arrives before the write is applied and answers as of then, although its answer leaves after the write's.
+    const listing = emu.get(`/v1/customer-shipments.json?ids=${first.id}`);
+    const ack = await acknowledging;
+    expect(ack.body.shipments[0].acknowledged_at).toEqual(expect.any(String));
+    expect((await records(emu, 'customer_shipments', (r) => r.id === first.id))[0].list_status).not.toBe('pending');
+    expect((await listing).body.data.map((r: any) => r.id)).toEqual([first.id]);
+  });
+
   it('latency delays answers but they still arrive intact', async () => {
     const now = await setFaults(emu, { latency_ms: 50 });
     expect(now.latency_ms).toBe(50);
