@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
-import { runInboundOnce, workspace, type Workspace } from './helpers.js';
+import { korr, runInboundOnce, type Workspace, workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
@@ -133,7 +133,7 @@ describe('customer-shipment ship with pallets, children, consumables, lots, SSCC
 describe('inventory with a token scoped to several warehouses', () => {
   it('adds the configured warehouse to every adjustment', async () => {
     const ws = workspace({ url: emu.url, token: emu.mintToken([1, 2]), warehouse: 2 });
-    ws.drop('KORR_20261122.csv', Buffer.from('Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant\nSKU-00001;3;Fund;W2-1;19.11.2026;;ACME\n', 'latin1'));
+    ws.drop('KORR_20261122.csv', korr(['SKU-00001;3;Fund;W2-1;19.11.2026;;ACME']));
     const report = await runInboundOnce(ws);
     expect(report.files[0].rows.ok).toBe(1);
     const adjustments = (await adminState(emu, ['adjustments'])).adjustments;

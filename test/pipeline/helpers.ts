@@ -9,6 +9,10 @@ import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SAMPLES = join(ROOT, 'samples');
 
+/** An adjustments file in the default KORR dialect (semicolons, latin1): the header, then the given rows. */
+export const korr = (rows: readonly string[]): Buffer =>
+  Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows, ''].join('\n'), 'latin1');
+
 export interface Workspace {
   dir: string;
   configFile: string;

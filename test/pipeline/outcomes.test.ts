@@ -3,12 +3,11 @@ import { isWisbridgeError } from '../../src/errors.js';
 import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
-import { runInboundOnce, workspace, type Workspace } from './helpers.js';
+import { korr, runInboundOnce, type Workspace, workspace } from './helpers.js';
 import { join } from 'node:path';
 
 const emu = useEmulator({ resetEachTest: true });
 
-const korr = (rows: string[]) => Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows, ''].join('\n'), 'latin1');
 const adjustments = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string; quantity: number }>;
 
 describe('per-item endpoints (207): good and bad rows reported row by row', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
-import { workspace, type Workspace } from './helpers.js';
+import { korr, type Workspace, workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
@@ -35,7 +35,7 @@ async function runOnce(ws: Workspace) {
 describe('resuming a file whose request was marked sent before a crash', () => {
   it('adjustments are never sent again: uncertain with what to check; the rest of the file is sent', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
-    ws.drop('KORR_R.csv', Buffer.from('Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant\nSKU-00001;1;Fund;R-1;19.11.2026;;ACME\nSKU-00002;1;Fund;R-2;19.11.2026;;ACME\n', 'latin1'));
+    ws.drop('KORR_R.csv', korr(['SKU-00001;1;Fund;R-1;19.11.2026;;ACME', 'SKU-00002;1;Fund;R-2;19.11.2026;;ACME']));
     crashedWith(ws, 'KORR_R.csv', 'inventory-adjustments', 'inventory.adjustments', [
       { seq: 2, body: { product_code: 'SKU-00001', quantity: 1, reason: 'Fund', reference: 'R-1', date: '2026-11-19', company_code: 'ACME' } },
     ]);

@@ -4,7 +4,7 @@ import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { PLAIN } from './crash-support.js';
-import { workspace } from './helpers.js';
+import { korr, workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
@@ -12,7 +12,7 @@ describe('graceful stop between batches', () => {
   it('an aborted job finishes the requests in flight, leaves the journal consistent and the file in the inbox; the next run completes it once', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
     const rows = Array.from({ length: 40 }, (_, i) => `${PLAIN[i % PLAIN.length]};1;Fund;G-${i + 1};19.11.2026;;ACME`);
-    ws.drop('KORR_STOP.csv', Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows, ''].join('\n'), 'latin1'));
+    ws.drop('KORR_STOP.csv', korr(rows));
     await setFaults(emu, { latency_ms: 50, path_prefix: '/v1/inventory' });
     const stop = new AbortController();
     let runtime = await ws.runtime();
