@@ -328,7 +328,11 @@ class InboundMapper extends Transform {
       for (const d of good) this.push({ kind: 'batch', endpoint: this.endpoint, body: d.item, documents: [d] });
       return;
     }
-    this.push({ kind: 'batch', endpoint: this.endpoint, body: { [bodyKey]: good.map((d) => d.item) }, documents: good });
+    // Documents completed together (a grouped file's end, say) can outnumber maxBatch: never a bigger body.
+    for (let i = 0; i < good.length; i += this.maxBatch) {
+      const documents = good.length <= this.maxBatch ? good : good.slice(i, i + this.maxBatch);
+      this.push({ kind: 'batch', endpoint: this.endpoint, body: { [bodyKey]: documents.map((d) => d.item) }, documents });
+    }
   }
 
   private async resolveRefs(docs: DocState[]): Promise<void> {

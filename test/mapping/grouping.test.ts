@@ -103,6 +103,20 @@ request:
     const s = await mapText(m, `SKU,QTY\n${rows}\n`, { maxBatchItems: 2 });
     expect(s.requests.map((r) => (r.body.adjustments as unknown[]).length)).toEqual([2, 2, 1]);
   });
+  it('keyed documents that complete together at the end of the file still come in bodies of maxBatchItems', async () => {
+    const m = `
+document: customerShipments.changeStatus
+files: "*.csv"
+request:
+  key: ID
+  fields: { id: { column: ID, type: integer }, picking_status: STATUS }
+`;
+    // Non-contiguous keys: every document stays open until the end of the file.
+    const s = await mapText(m, 'ID,STATUS\n1,done\n2,done\n3,done\n1,done\n4,done\n5,done\n');
+    expect(s.requests).toHaveLength(1);
+    const small = await mapText(m, 'ID,STATUS\n1,done\n2,done\n3,done\n1,done\n4,done\n5,done\n', { maxBatchItems: 2 });
+    expect(small.requests.map((r) => (r.body.shipments as Array<{ id: number }>).map((x) => x.id))).toEqual([[1, 2], [3, 4], [5]]);
+  });
 });
 
 describe('nesting: packages, pallets, items, consumables', () => {
