@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../errors.js';
 import { openJournal, SCHEMA_VERSION, type Journal } from './index.js';
 import { adjustment, claimInput, okOutcomes, useTestJournal, type TempDir } from './test-support.js';

@@ -1,4 +1,4 @@
-import { createBlocks, mergeRanges, type BlockRow } from './blocks.js';
+import { mergeRanges, type Blocks } from './blocks.js';
 import type { Db } from './db.js';
 import {
   emptyCounts, encodeLines, fromRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges,
@@ -45,8 +45,7 @@ function inRanges(ranges: ReadonlyArray<readonly [number, number]>, seq: number)
 const EFFECTIVE_STATUS = `CASE WHEN i.status != 'pending' THEN i.status WHEN r.status = 'sent' THEN 'sent'
   WHEN r.status IN ('done', 'failed', 'uncertain') THEN 'ok' ELSE 'pending' END`;
 
-export function createInbound(db: Db, now: () => string) {
-  const blocks = createBlocks(db);
+export function createInbound(db: Db, now: () => string, blocks: Blocks) {
   const q = {
     fileStatus: db.prepare('SELECT status FROM files WHERE id = ?').pluck(),
     processingByChecksum: db.prepare(
@@ -352,10 +351,6 @@ export function createInbound(db: Db, now: () => string) {
     return block ? items.sort((a, b) => a.seq - b.seq) : items;
   }
 
-  /** Blocks of a file in line order (for the result file). */
-  const blocksByLine = (fileId: number, afterLine: number, afterRequest: number, limit: number): BlockRow[] =>
-    blocks.pageByLine(fileId, afterLine, afterRequest, limit);
-
   return {
     /** Claims a file by its content checksum: new, resume (a crash left it processing) or duplicate. */
     claimFile: (input: ClaimInput): ClaimResult => claimTx.immediate(input),
@@ -394,8 +389,5 @@ export function createInbound(db: Db, now: () => string) {
     fileSummary: summary,
     /** What the service returned for an ok item (stored per request). */
     resultOf,
-    blocksByLine,
-    /** Seqs of a block's items that were copied into `items` (they are read from there). */
-    copiedSeqs: blocks.copiedSeqs,
   };
 }

@@ -1,4 +1,5 @@
 import { WisbridgeError } from '../errors.js';
+import { createBlocks } from './blocks.js';
 import { openDatabase, schemaVersion, type Db } from './db.js';
 import { createInbound } from './inbound.js';
 import { createOperator } from './operator.js';
@@ -27,8 +28,9 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   const db = openDatabase(path);
   const clock = options.now ?? (() => new Date());
   const now = (): string => clock().toISOString();
-  const inbound = createInbound(db, now);
-  const operator = createOperator(db, now, inbound);
+  const blocks = createBlocks(db);
+  const inbound = createInbound(db, now, blocks);
+  const operator = createOperator(db, now, inbound, blocks);
   const outbound = createOutbound(db, now);
   const run = db.transaction((fn: () => unknown) => {
     const result = fn();

@@ -1,13 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../errors.js';
 import type { Journal } from './index.js';
-import { adjustment, claimInput, okOutcomes, useTestJournal, type TempDir } from './test-support.js';
+import { adjustment, claimInput, okOutcomes, useTestJournal } from './test-support.js';
 
-let tmp: TempDir;
 let journal: Journal;
-useTestJournal((j, t) => {
+useTestJournal((j) => {
   journal = j;
-  tmp = t;
 });
 
 const EP = 'inventory.adjustments';

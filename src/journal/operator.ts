@@ -1,4 +1,4 @@
-import { blockItemStatus, entryLines, unpackDocs, type BlockRow } from './blocks.js';
+import { blockItemStatus, entryLines, unpackDocs, type BlockRow, type Blocks } from './blocks.js';
 import type { Db } from './db.js';
 import {
   decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
@@ -55,8 +55,6 @@ type LinePageRow = [
 interface InboundReads {
   fileSummary: (fileId: number) => FileSummary;
   resultOf: (requestId: number | null, seq: number) => unknown;
-  blocksByLine: (fileId: number, afterLine: number, afterRequest: number, limit: number) => BlockRow[];
-  copiedSeqs: (block: BlockRow) => Set<number> | undefined;
 }
 
 /** Blocks read at a time for the result file (each holds up to a request's worth of items). */
@@ -127,7 +125,7 @@ class LineHeap {
   }
 }
 
-export function createOperator(db: Db, now: () => string, inbound: InboundReads) {
+export function createOperator(db: Db, now: () => string, inbound: InboundReads, itemBlocks: Blocks) {
   const summary = inbound.fileSummary;
   const q = {
     file: db.prepare('SELECT * FROM files WHERE id = ?'),
@@ -268,7 +266,7 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads)
       requestStatuses.clear();
       return q.linePage.all(fileId, last?.[4] ?? Number.MIN_SAFE_INTEGER, last?.[1] ?? Number.MIN_SAFE_INTEGER, PAGE) as LinePageRow[];
     }, (row) => row[4]);
-    const blocks = pager<BlockRow>((last) => inbound.blocksByLine(fileId, last?.first_line ?? Number.MIN_SAFE_INTEGER, last?.request_id ?? 0, BLOCK_PAGE),
+    const blocks = pager<BlockRow>((last) => itemBlocks.pageByLine(fileId, last?.first_line ?? Number.MIN_SAFE_INTEGER, last?.request_id ?? 0, BLOCK_PAGE),
       (block) => block.first_line);
 
     for (;;) {
@@ -289,7 +287,7 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads)
         }
       } else {
         const block = blocks.take();
-        const copied = inbound.copiedSeqs(block);
+        const copied = itemBlocks.copiedSeqs(block);
         const status = blockItemStatus(block.status);
         const entries = unpackDocs(block);
         // The usual block: one line per item, ascending, before anything else unread. Its lines go straight out.

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Journal } from './index.js';
 import { testJournal, useTestJournal, type TempDir } from './test-support.js';
 

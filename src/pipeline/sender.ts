@@ -1,5 +1,5 @@
 import type { BatchEndpointId, WisClient, WriteOutcome } from '../client/index.js';
-import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
+import { describeError, isWisbridgeError } from '../errors.js';
 import type { ItemOutcome, Journal, NewItem } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { InboundDocument } from '../mapping/definition-schema.js';
