@@ -1,8 +1,13 @@
 import { expect } from 'vitest';
 import { setFaults } from '../support/emulator.js';
-import { cli, finished, type Workspace } from './helpers.js';
+import { cli, finished, korr, type Workspace } from './helpers.js';
 
 export const PLAIN = Array.from({ length: 60 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+
+/** Drops an adjustments file of `count` rows over the plain SKUs, each +1, references PREFIX-1… (one move each). */
+export function dropPlainAdjustments(ws: Workspace, name: string, count: number, prefix: string): void {
+  ws.drop(name, korr(Array.from({ length: count }, (_, i) => `${PLAIN[i % PLAIN.length]};1;Fund;${prefix}-${i + 1};19.11.2026;;ACME`)));
+}
 
 /** Starts `wisbridge batch` and SIGKILLs it once `ready()` holds (checked every 50 ms). */
 export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>): Promise<void> {

@@ -2,16 +2,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
-import { killMidFile, PLAIN, restart } from './crash-support.js';
-import { korr, workspace } from './helpers.js';
+import { dropPlainAdjustments, killMidFile, restart } from './crash-support.js';
+import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
 describe('kill -9 in the middle of a file, then restart', () => {
   it('adjustments: every row applied exactly once, or reported uncertain (applied at most once) with what to check', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 4 });
-    const rows = Array.from({ length: 80 }, (_, i) => `${PLAIN[i % PLAIN.length]};1;Fund;C-${i + 1};19.11.2026;;ACME`);
-    ws.drop('KORR_CRASH.csv', korr(rows));
+    dropPlainAdjustments(ws, 'KORR_CRASH.csv', 80, 'C');
     await setFaults(emu, { latency_ms: 300, path_prefix: '/v1/inventory' });
     const applied = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string }>;
     await killMidFile(ws, async () => (await applied()).length >= 20);

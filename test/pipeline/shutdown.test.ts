@@ -3,16 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
-import { PLAIN } from './crash-support.js';
-import { korr, workspace } from './helpers.js';
+import { dropPlainAdjustments } from './crash-support.js';
+import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
 describe('graceful stop between batches', () => {
   it('an aborted job finishes the requests in flight, leaves the journal consistent and the file in the inbox; the next run completes it once', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
-    const rows = Array.from({ length: 40 }, (_, i) => `${PLAIN[i % PLAIN.length]};1;Fund;G-${i + 1};19.11.2026;;ACME`);
-    ws.drop('KORR_STOP.csv', korr(rows));
+    dropPlainAdjustments(ws, 'KORR_STOP.csv', 40, 'G');
     await setFaults(emu, { latency_ms: 50, path_prefix: '/v1/inventory' });
     const stop = new AbortController();
     let runtime = await ws.runtime();
@@ -39,6 +38,6 @@ describe('graceful stop between batches', () => {
     await runtime.close();
     expect(second.files[0]).toMatchObject({ outcome: 'done', resumed: true, rows: { ok: 40, error: 0, skipped: 0, uncertain: 0 } });
     const references = (await adminState(emu, ['adjustments'])).adjustments.map((a: any) => a.reference).sort();
-    expect(references).toEqual(rows.map((_, i) => `G-${i + 1}`).sort());
+    expect(references).toEqual(Array.from({ length: 40 }, (_, i) => `G-${i + 1}`).sort());
   });
 });
