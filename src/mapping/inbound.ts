@@ -1,6 +1,7 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parse, type CsvError, type Info } from 'csv-parse';
+import type { CsvError, Info } from 'csv-parse';
+import { csvRecords } from './csv-records.js';
 import { LIMITS } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { InboundDocument } from './definition-schema.js';
@@ -52,12 +53,17 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
   // records themselves (empty lines are skipped here too); only comment lines, which csv-parse drops
   // unseen, need `info`.
   const useInfo = d.comment !== undefined;
-  const parser = parse({
-    delimiter: d.delimiter, quote: d.quote, escape: d.escape, bom: true, info: useInfo,
-    comment: d.comment, comment_no_infix: true, from_line: d.skip_lines + 1,
-    skip_empty_lines: useInfo && d.skip_empty_lines, skip_records_with_empty_values: useInfo && d.skip_empty_lines,
-    max_record_size: d.max_record_size, relax_column_count: true, relax_quotes: true,
-    record_delimiter: d.record_delimiter === 'lf' ? '\n' : d.record_delimiter === 'crlf' ? '\r\n' : undefined,
+  const parser = csvRecords({
+    // Comment lines need csv-parse's `info`, an explicit CRLF delimiter makes a lone LF part of a field, and a
+    // quote character beyond ASCII is looked for in bytes by breakWatch: those files go through csv-parse whole.
+    fastPath: !useInfo && d.record_delimiter !== 'crlf' && d.quote.charCodeAt(0) < 128,
+    parse: {
+      delimiter: d.delimiter, quote: d.quote, escape: d.escape, bom: true, info: useInfo,
+      comment: d.comment, comment_no_infix: true, from_line: d.skip_lines + 1,
+      skip_empty_lines: useInfo && d.skip_empty_lines, skip_records_with_empty_values: useInfo && d.skip_empty_lines,
+      max_record_size: d.max_record_size, relax_column_count: true, relax_quotes: true,
+      record_delimiter: d.record_delimiter === 'lf' ? '\n' : d.record_delimiter === 'crlf' ? '\r\n' : undefined,
+    },
   });
   const watch = breakWatch(d.quote, mapper);
   const stages = d.encoding === 'utf-8' ? [source, watch, parser, mapper] : [source, watch, createDecoder(d.encoding), parser, mapper];
