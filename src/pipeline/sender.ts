@@ -3,6 +3,7 @@ import { describeError, isWisbridgeError } from '../errors.js';
 import type { ItemOutcome, Journal, NewItem } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { InboundDocument } from '../mapping/definition-schema.js';
+import type { CompletionQueue } from './completions.js';
 import { recordConfirmations } from './confirmations.js';
 import { resendUntouched } from './settle.js';
 
@@ -21,6 +22,8 @@ export interface SenderContext {
   logger: Logger;
   /** Counts requests sent (for the summary and the benchmark). */
   stats: { requests: number };
+  /** Outcomes committed with the next request's record (group commit); without it each commits at once. */
+  completions?: CompletionQueue;
 }
 
 /** What a person should check for an item whose outcome is unknown. */
@@ -104,13 +107,14 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
   const bodies = docs.map((d) => d.item);
   // Serialized once: the journal stores this text and the request is sent from it.
   const itemsJson = JSON.stringify(bodies);
-  const requestId = journal.transaction(() => {
+  const record = () => {
     if (extra.length > 0) journal.addItems(fileId, extra);
     const id = journal.recordBatch(fileId, endpoint, docs.map((d) => ({ seq: d.seq, docKey: d.key || null, lines: d.lines })), { bodies: itemsJson });
     // No await between this commit and the request leaving: a crash in between is settled like a sent request.
     journal.markSent(id);
     return id;
-  });
+  };
+  const requestId = ctx.completions ? ctx.completions.commitWith(record) : journal.transaction(record);
   extra.length = 0;
   ctx.stats.requests++;
   const keys = docs.map((d) => d.key);
@@ -125,8 +129,12 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
   }
   const outcomes = results.map((o, i) => toOutcome(docs[i].seq, o, endpoint, keys[i], bodies[i]));
   if (outcomes.some((o) => o.status === 'uncertain')) await resendUntouched(ctx, endpoint, outcomes, bodies, keys, sentAt);
-  journal.completeRequest(requestId, outcomes);
-  confirm(ctx, endpoint, bodies, outcomes);
+  const store = () => {
+    journal.completeRequest(requestId, outcomes);
+    confirm(ctx, endpoint, bodies, outcomes);
+  };
+  if (ctx.completions) ctx.completions.add(store);
+  else store();
   return outcomes;
 }
 

@@ -5,6 +5,7 @@ import type { NewItem, ResumeState } from '../journal/index.js';
 import { mapInbound, type Mapping } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { sendBatch, type OutgoingDoc, type SenderContext } from './sender.js';
+import { CompletionQueue } from './completions.js';
 import { ByteCounter } from './source.js';
 import type { ProcessFileOptions } from './types.js';
 import { documentKey } from './document-key.js';
@@ -35,8 +36,10 @@ export interface StreamInput {
  * batches (everything outstanding settled first).
  */
 export async function streamFile(input: StreamInput): Promise<boolean> {
-  const { mapping, sender, state, options } = input;
-  const { journal, fileId } = sender;
+  const { mapping, state, options } = input;
+  const { journal, fileId } = input.sender;
+  const completions = new CompletionQueue(journal);
+  const sender: SenderContext = { ...input.sender, completions };
   const service = input.runtime.loaded.service(input.job.service);
   const warehouse = mapping.document.startsWith('inventory.') ? service.warehouse : undefined;
   const wholeFile = mapping.inbound?.wholeFile === true;
@@ -96,15 +99,22 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
     if (options.signal?.aborted && pending.length > 0) return await stop();
     await flush(true);
     await window.drain();
+    completions.flush();
     if (extra.length > 0) journal.addItems(fileId, extra);
     return true;
   } catch (error) {
     await window.drain().catch(() => undefined);
+    try {
+      completions.flush(); // outcomes already answered are kept whatever stopped the file
+    } catch {
+      // the first error is the one to report
+    }
     throw error;
   }
 
   async function stop(): Promise<false> {
     await window.drain();
+    completions.flush();
     if (extra.length > 0) journal.addItems(fileId, extra);
     return false;
   }
