@@ -4,7 +4,10 @@
  * count-based concurrent paging, then a full pass that also acknowledges everything. Every mode runs against a
  * fresh emulator, so no mode profits from what an earlier one left in the emulator (e.g. remembered page ends).
  * A raw HTTP pass (undici, bodies not parsed) shows the floor the emulator and the network set at that concurrency.
- * Run: npx tsx bench/export.ts [concurrency=4] [latencyMs=20] [--no-ack-pass]
+ * Run: npx tsx bench/export.ts [concurrency=4] [latencyMs=20] [--no-ack-pass] [--only=listing,raw,sequential,concurrent]
+ * (`--only` runs just the modes named, e.g. while trying a change; the comparison needs both exports.)
+ * `--page-thread-from=N`: ExportTuning.pageThreadFrom (Infinity: pages decoded on the main thread, as before the
+ * page thread). BENCH_EMULATOR_NODE_FLAGS: flags for the emulator's process (e.g. `--cpu-prof --cpu-prof-dir=DIR`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -19,8 +22,14 @@ import { loadConfig } from '../src/config/load.js';
 import { runExportJob, type ExportSummary } from '../src/export/index.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 
-const concurrency = Number(process.argv[2] ?? 4);
-const latencyMs = Number(process.argv[3] ?? 20);
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const concurrency = Number(positional[0] ?? 4);
+const latencyMs = Number(positional[1] ?? 20);
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+/** `--page-thread-from=N`: records listed before pages are decoded on the page thread (ExportTuning; Infinity: never). */
+const pageThreadArg = process.argv.find((a) => a.startsWith('--page-thread-from='))?.split('=')[1];
+const tuning = pageThreadArg === undefined ? undefined : { pageThreadFrom: Number(pageThreadArg) };
+const runs = (mode: 'listing' | 'raw' | 'sequential' | 'concurrent') => !only || only.includes(mode);
 const repo = resolve(import.meta.dirname, '..');
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
@@ -30,7 +39,7 @@ let child: ChildProcess | undefined;
 async function freshEmulator(): Promise<void> {
   if (child) await stopEmulator();
   const t0 = performance.now();
-  child = spawn(process.execPath, [join(repo, 'bin/wisbridge.js'), 'emulator', '--scale', 'large', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  child = spawn(process.execPath, [...(process.env.BENCH_EMULATOR_NODE_FLAGS ? process.env.BENCH_EMULATOR_NODE_FLAGS.split(' ') : []), join(repo, 'bin/wisbridge.js'), 'emulator', '--scale', 'large', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const started = child;
   url = await new Promise<string>((ok, fail) => {
     const lines = createInterface({ input: started.stdout! });
@@ -68,6 +77,27 @@ function emulatorCpu(): number {
 function mainThreadCpu(): number {
   return procCpu(`/proc/self/task/${process.pid}/stat`);
 }
+/** CPU seconds per thread of the bridge (name from /proc, e.g. `node`, `WorkerThread`, `libuv-worker`), by thread id. */
+function threadCpu(): Map<string, { name: string; cpu: number }> {
+  const threads = new Map<string, { name: string; cpu: number }>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      threads.set(tid, { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: procCpu(`/proc/self/task/${tid}/stat`) });
+    }
+  } catch {
+    // not Linux: no per-thread figures
+  }
+  return threads;
+}
+/** The last figure of every thread seen by the sampler (worker threads end before a pass's figures are taken). */
+const lastSeen = new Map<string, { name: string; cpu: number }>();
+/** The threads that used more than 0.1 s of CPU since `before`, busiest first (as last sampled, for ended ones). */
+function busyThreads(before: Map<string, { name: string; cpu: number }>): string {
+  for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
+  const used = [...lastSeen].map(([tid, t]) => ({ name: t.name, cpu: t.cpu - (before.get(tid)?.cpu ?? 0) })).filter((t) => t.cpu > 0.1);
+  return used.sort((a, b) => b.cpu - a.cpu).map((t) => `${t.name} ${t.cpu.toFixed(2)} s`).join(', ');
+}
 function procCpu(statFile: string): number {
   try {
     const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
@@ -82,6 +112,7 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds
   delay.enable();
   const emu0 = emulatorCpu();
   const main0 = mainThreadCpu();
+  const threads0 = threadCpu();
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   const result = await work();
@@ -89,15 +120,19 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds
   const used = process.cpuUsage(cpu0);
   const emu = emulatorCpu() - emu0;
   const main = mainThreadCpu() - main0;
+  const threads = busyThreads(threads0);
   delay.disable();
   const bridge = (used.user + used.system) / 1e6;
   const cpu = `CPU bridge ${bridge.toFixed(2)} s (main thread ${main.toFixed(2)} s), emulator ${emu.toFixed(2)} s; bridge event-loop delay p50 ${(delay.percentile(50) / 1e6).toFixed(0)} ms, ` +
-    `p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms, max ${(delay.max / 1e6).toFixed(0)} ms`;
+    `p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms, max ${(delay.max / 1e6).toFixed(0)} ms;\n${''.padEnd(45)}threads: ${threads}`;
   return { result, seconds, cpu };
 }
 
 let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100);
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
+}, 100);
 
 async function pass(label: string, pages: number, acknowledge: 'never' | 'on-export'): Promise<{ seconds: number; summary: ExportSummary }> {
   await freshEmulator();
@@ -114,7 +149,7 @@ async function pass(label: string, pages: number, acknowledge: 'never' | 'on-exp
   const loaded = await loadConfig(file);
   const runtime = createRuntime(loaded);
   try {
-    const { result: summary, seconds, cpu } = await measured(() => runExportJob(runtime, loaded.config.exports[0]));
+    const { result: summary, seconds, cpu } = await measured(() => runExportJob(runtime, loaded.config.exports[0], { tuning }));
     const bytes = readdirSync(join(dir, 'drop', 'outbox')).reduce((n, f) => n + statSync(join(dir, 'drop', 'outbox', f)).size, 0);
     console.log(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(6)} s  ${summary.exported} records in ${summary.files.length} files (${(bytes / 1e6).toFixed(1)} MB), ` +
       `acknowledged ${summary.acknowledgements.acknowledged}, ${Math.round(summary.exported / seconds)} records/s; load average ${load()}`);
@@ -133,6 +168,30 @@ try {
   const total = counted.count;
   const pages = Math.ceil(total / 100);
   console.log(`${total} pending customer shipments = ${pages} pages; ${latencyMs} ms injected latency per request; concurrency ${concurrency}`);
+  if (runs('listing')) await listingOnly();
+  if (runs('raw')) await rawHttp(pages);
+  const seq = runs('sequential') ? await pass('export, sequential has_more paging', 1, 'never') : undefined;
+  const conc = runs('concurrent') ? await pass(`export, count-based paging, ${concurrency} at once`, concurrency, 'never') : undefined;
+  const full = process.argv.includes('--no-ack-pass') || only ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
+  const floor = (pages * latencyMs) / concurrency / 1000;
+  const bound = 1.5 * floor;
+  console.log('');
+  console.log(`pages × latency / concurrency = ${floor.toFixed(2)} s; bound 1.5× = ${bound.toFixed(2)} s`);
+  if (conc) console.log(`concurrent export ${conc.seconds.toFixed(2)} s: ${conc.seconds <= bound ? 'WITHIN' : 'OVER'} the bound (${(conc.seconds / floor).toFixed(2)}× the floor)`);
+  if (seq && conc) console.log(`speed-up over sequential has_more paging: ${(seq.seconds / conc.seconds).toFixed(2)}× (${seq.seconds / conc.seconds >= 4 ? 'meets' : 'misses'} 4×)`);
+  if (full) console.log(`full pass incl. acknowledging ${full.summary.acknowledgements.acknowledged}: ${full.seconds.toFixed(2)} s`);
+  console.log(`bridge peak RSS ${(peakRss / 1e6).toFixed(0)} MB; load average after the run: ${load()}`);
+  if (seq) {
+    const perPage = (seq.seconds * 1000) / pages - latencyMs;
+    console.log(`sequential cost per page beyond the injected latency: ${perPage.toFixed(1)} ms (emulator + client + export CPU on this machine)`);
+  }
+} finally {
+  clearInterval(sampler);
+  await stopEmulator();
+}
+
+/** The client's listing alone: every record, no file, no journal. */
+async function listingOnly(): Promise<void> {
   const client = new WisClient({ baseUrl: url, token: process.env.WISBRIDGE_BENCH_TOKEN!, connections: concurrency });
   let listed = 0;
   const listing = await measured(async () => {
@@ -141,7 +200,10 @@ try {
   await client.close();
   console.log(`${`listing only (client), ${concurrency} at once`.padEnd(44)} ${listing.seconds.toFixed(2).padStart(6)} s  ${listed} records (no file, no journal): the export's own overhead is the difference; load average ${load()}`);
   console.log(`${''.padEnd(44)} ${listing.cpu}`);
-  // The floor set by the emulator and the network: the same pages, N at once, bodies read but not parsed.
+}
+
+/** The floor set by the emulator and the network: the same pages, N at once, bodies read but not parsed. */
+async function rawHttp(pages: number): Promise<void> {
   await freshEmulator();
   const pool = new Pool(url, { connections: concurrency });
   let nextPage = 1;
@@ -154,20 +216,4 @@ try {
   await pool.close();
   console.log(`${`raw HTTP only (undici, no parsing), ${concurrency} at once`.padEnd(44)} ${raw.seconds.toFixed(2).padStart(6)} s  ${pages} pages: the emulator's and the network's floor at this concurrency; load average ${load()}`);
   console.log(`${''.padEnd(44)} ${raw.cpu}`);
-  const seq = await pass('export, sequential has_more paging', 1, 'never');
-  const conc = await pass(`export, count-based paging, ${concurrency} at once`, concurrency, 'never');
-  const full = process.argv.includes('--no-ack-pass') ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
-  const floor = (pages * latencyMs) / concurrency / 1000;
-  const bound = 1.5 * floor;
-  console.log('');
-  console.log(`pages × latency / concurrency = ${floor.toFixed(2)} s; bound 1.5× = ${bound.toFixed(2)} s`);
-  console.log(`concurrent export ${conc.seconds.toFixed(2)} s: ${conc.seconds <= bound ? 'WITHIN' : 'OVER'} the bound (${(conc.seconds / floor).toFixed(2)}× the floor)`);
-  console.log(`speed-up over sequential has_more paging: ${(seq.seconds / conc.seconds).toFixed(2)}× (${seq.seconds / conc.seconds >= 4 ? 'meets' : 'misses'} 4×)`);
-  if (full) console.log(`full pass incl. acknowledging ${full.summary.acknowledgements.acknowledged}: ${full.seconds.toFixed(2)} s`);
-  console.log(`bridge peak RSS ${(peakRss / 1e6).toFixed(0)} MB; load average after the run: ${load()}`);
-  const perPage = (seq.seconds * 1000) / pages - latencyMs;
-  console.log(`sequential cost per page beyond the injected latency: ${perPage.toFixed(1)} ms (emulator + client + export CPU on this machine)`);
-} finally {
-  clearInterval(sampler);
-  await stopEmulator();
 }

@@ -3,7 +3,7 @@ import { endpoints, type CycleCountResult, type EndpointId, type SsccResponse } 
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { deadlineOf, getJson, serviceMessage, type Core } from './core.js';
-import { countRecords, listPages, listRecords, type Page } from './list.js';
+import { countRecords, listDecodedPages, listPages, listRecords, type Page, type PageDecoder, type RawPage } from './list.js';
 import { WRITE_POLICIES, verifyApplied } from './safety.js';
 import { resolveSecret, type SecretSource } from './secret.js';
 import { Transport, type TransportOptions } from './transport.js';
@@ -91,6 +91,15 @@ export class WisClient {
   /** Like `list`, one page at a time (`{page, records, hasMore}`). */
   pages<K extends ListEndpointId>(endpoint: K, filters: FiltersOf<K> = {} as FiltersOf<K>, options?: ListOptions): AsyncGenerator<Page<RecordOf<K>>> {
     return listPages(this.#core, endpoint, filters, options);
+  }
+
+  /**
+   * Like `pages`, but each page's JSON text is handed to `decode` (which must check it against the contract, e.g.
+   * with `pageOfText`), so that parsing can run off the main thread; records seen on an earlier page are named in
+   * `repeated`.
+   */
+  decodedPages<K extends ListEndpointId, D>(endpoint: K, filters: FiltersOf<K>, decode: PageDecoder<D>, options?: ListOptions): AsyncGenerator<RawPage<D>> {
+    return listDecodedPages(this.#core, endpoint, filters, decode, options);
   }
 
   count<K extends CountEndpointId>(endpoint: K, filters: FiltersOf<K> = {} as FiltersOf<K>, options?: CallOptions): Promise<number> {

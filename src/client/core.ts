@@ -31,10 +31,12 @@ export async function getJson(
   core: Core,
   endpoint: EndpointId,
   path: string,
-  options: { signal?: AbortSignal; deadline?: number; retry?: RetryClass },
+  options: { signal?: AbortSignal; deadline?: number; retry?: RetryClass; raw?: boolean },
 ): Promise<TransportResponse> {
   const def = endpoints[endpoint];
-  const res = await core.transport.send({ endpoint, method: def.method, path, retry: options.retry ?? 'read', signal: options.signal, deadline: options.deadline });
+  const res = await core.transport.send({
+    endpoint, method: def.method, path, retry: options.retry ?? 'read', signal: options.signal, deadline: options.deadline, raw: options.raw,
+  });
   if (res.status >= 200 && res.status < 300) return res;
   throw new WisbridgeError('BAD_REQUEST', `${endpoint}: the service answered ${res.status}: ${serviceMessage(res.json, res.status)}`, {
     details: { endpoint, status: res.status },

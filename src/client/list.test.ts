@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestsTo, startTestService, type TestService } from '../../test/client/emulator-helpers.js';
-import { isWisbridgeError } from '../errors.js';
+import { WisbridgeError, isWisbridgeError } from '../errors.js';
+import { pageOfText } from './list.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -59,5 +60,56 @@ describe('count-based paging (sliding window)', () => {
     } finally {
       await svc.faults({});
     }
+  });
+});
+
+describe('pages decoded by the caller (decodedPages)', () => {
+  it('hands each page text to the decoder once, in page order, with the same records as pages()', async () => {
+    const client = svc.client();
+    const expected: number[] = [];
+    for await (const page of client.pages('customerShipments.list', { status: 'pending' }, { concurrency: 3 })) expected.push(...page.records.map((r) => r.id));
+    const decodedPages: number[] = [];
+    const ids: number[] = [];
+    const decode = async (text: string, page: number) => {
+      decodedPages.push(page);
+      const { records, hasMore } = pageOfText('customerShipments.list', text);
+      return { hasMore, ids: records.map((r) => r.id), data: records.length };
+    };
+    const handed: number[] = [];
+    for await (const page of client.decodedPages('customerShipments.list', { status: 'pending' }, decode, { concurrency: 3 })) {
+      handed.push(page.page);
+      expect(page.repeated.size).toBe(0);
+      expect(page.data).toBe(page.ids.length);
+      ids.push(...Array.from(page.ids));
+    }
+    expect(ids).toEqual(expected);
+    expect(handed).toEqual(Array.from({ length: handed.length }, (_, i) => i + 1));
+    expect([...decodedPages].sort((a, b) => a - b)).toEqual(handed);
+  });
+
+  it('a page the decoder refuses ends the listing with its error', async () => {
+    const client = svc.client();
+    const decode = async (text: string, page: number) => {
+      if (page === 3) throw new WisbridgeError('CONTRACT_VIOLATION', 'page 3 refused');
+      const { records, hasMore } = pageOfText('customerShipments.list', text);
+      return { hasMore, ids: records.map((r) => r.id), data: undefined };
+    };
+    const handed: number[] = [];
+    const error = await (async () => {
+      for await (const page of client.decodedPages('customerShipments.list', { status: 'pending' }, decode, { concurrency: 4 })) handed.push(page.page);
+    })().catch((e: unknown) => e);
+    expect(isWisbridgeError(error, 'CONTRACT_VIOLATION')).toBe(true);
+    expect(handed).toEqual([1, 2]);
+  });
+
+  it('pageOfText: a body that is not JSON is a contract violation that does not quote the body', () => {
+    let error: unknown;
+    try {
+      pageOfText('customerShipments.list', 'secret-token-text {');
+    } catch (e) {
+      error = e;
+    }
+    expect(isWisbridgeError(error, 'CONTRACT_VIOLATION')).toBe(true);
+    expect((error as Error).message).not.toContain('secret');
   });
 });

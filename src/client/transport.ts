@@ -70,13 +70,17 @@ export interface TransportRequest {
   signal?: AbortSignal;
   /** Absolute time (epoch ms) after which the call fails with TIMEOUT. */
   deadline?: number;
+  /** A 2xx body is handed back as `text`, not parsed (the caller parses it, e.g. off the main thread). */
+  raw?: boolean;
 }
 
 export interface TransportResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON body; undefined when the body was empty. */
+  /** Parsed JSON body; undefined when the body was empty or the request asked for `raw`. */
   json: unknown;
+  /** The body's text, for a 2xx answer to a `raw` request. */
+  text?: string;
   attempts: number;
 }
 
@@ -243,6 +247,10 @@ export class Transport {
         this.#event(req, attempt, status, ms(), req.method === 'GET' ? 'error' : 'uncertain');
         const outcome: CallOutcome = req.method === 'GET' ? 'not-applied' : 'unknown';
         throw this.#error(req.method === 'GET' ? 'UNAVAILABLE' : 'UNCERTAIN_OUTCOME', req, `HTTP ${status}${this.#serviceMessage(text)}`, attempt, outcome, status);
+      }
+      if (req.raw && status < 300) {
+        this.#event(req, attempt, status, ms(), 'ok');
+        return { kind: 'answer', response: { status, headers: res.headers, json: undefined, text } };
       }
       let json: unknown;
       if (text.trim() !== '') {

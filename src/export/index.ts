@@ -1,6 +1,6 @@
 // Public API of the outbound flow: list → work-list file → acknowledge (docs/exports.md).
 export { runExportJob, acknowledgeDueForJob, type ExportSummary, type RunExportOptions } from './job.js';
 export type { AckTally } from './acknowledge.js';
-export type { JournalTuning, WrittenFile } from './work.js';
+export type { ExportTuning, WrittenFile } from './work.js';
 export { WORK_TYPE_SPECS, parseWorkType, formatFileName, type WorkListType, type WorkTypeSpec } from './work-types.js';
 export { resultFileName, RESULT_COLUMNS } from './files.js';

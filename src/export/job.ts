@@ -6,7 +6,7 @@ import { acknowledgeDue, emptyTally, type AckTally } from './acknowledge.js';
 import { exportCancellations } from './cancellations.js';
 import { exportsInFlight, settleUnwritten } from './files.js';
 import { exportProducts } from './products.js';
-import { exportPending, type FileContext, type JournalTuning, type WrittenFile } from './work.js';
+import { exportPending, type FileContext, type ExportTuning, type WrittenFile } from './work.js';
 import { WORK_TYPE_SPECS } from './work-types.js';
 
 export interface ExportSummary {
@@ -37,8 +37,8 @@ export interface RunExportOptions {
   signal?: AbortSignal;
   /** Clock for file names (tests). */
   now?: () => Date;
-  /** How files are journaled (tests): see JournalTuning. */
-  journal?: JournalTuning;
+  /** Threads and journal transactions (tests): see ExportTuning. */
+  tuning?: ExportTuning;
 }
 
 function exportMapping(mappings: { get(name: string): Mapping }, name: string, job: ExportJob): Mapping {
@@ -64,7 +64,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
   const [journal, client, drop] = await Promise.all([runtime.journal(), runtime.client(job.service), runtime.drop(job.drop)]);
   const ctx: FileContext = {
     job, client, journal, drop, logger, signal, now: options.now ?? (() => new Date()),
-    concurrency: runtime.loaded.service(job.service).concurrency, journalTuning: options.journal,
+    concurrency: runtime.loaded.service(job.service).concurrency, tuning: options.tuning,
   };
   const summary: ExportSummary = {
     job: job.name, workType: job.work_type, files: [], listed: 0, skipped: 0, exported: 0,

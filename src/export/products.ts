@@ -1,5 +1,6 @@
 import type { Mapping } from '../mapping/index.js';
-import { FileBatcher, type FileContext, type ListedRecord, type WrittenFile } from './work.js';
+import type { ListedRecord } from './journal-record.js';
+import { FileBatcher, type FileContext, type WrittenFile } from './work.js';
 
 /** The product cursor: the latest updated_at exported, and the (id, updated_at) pairs inside the overlap window. */
 interface ProductCursor {

@@ -1,4 +1,5 @@
-import type { WisClient } from '../client/index.js';
+import type { ResourceLimits } from 'node:worker_threads';
+import type { ListEndpointId, WisClient } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
@@ -8,14 +9,9 @@ import type { Mapping } from '../mapping/index.js';
 import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/export.js';
 import { exportsInFlight, writeRecorded } from './files.js';
 import { inlineJournalWriter, JournalThread, type ExportJournalWriter } from './journal-writer.js';
+import { journalRecord, type ListedRecord } from './journal-record.js';
+import { ExportPages } from './pages.js';
 import { formatFileName } from './work-types.js';
-
-export interface ListedRecord {
-  id: number;
-  number?: string;
-  updated_at?: unknown;
-  [key: string]: unknown;
-}
 
 export interface WrittenFile {
   name: string;
@@ -33,24 +29,26 @@ export interface FileContext {
   concurrency: number;
   signal?: AbortSignal;
   now: () => Date;
-  journalTuning?: JournalTuning;
+  tuning?: ExportTuning;
 }
 
-export const journalRecord = (r: ListedRecord): ExportRecordInput => ({
-  id: r.id,
-  number: typeof r.number === 'string' ? r.number : typeof r.code === 'string' ? r.code : String(r.id),
-  updatedAt: typeof r.updated_at === 'string' ? r.updated_at : null,
-});
-
-/** How files are journaled; the defaults suit production, tests make both paths reachable with little data. */
-export interface JournalTuning {
+/**
+ * How an export uses worker threads and journal transactions; the defaults suit production, tests make every path
+ * reachable with little data.
+ */
+export interface ExportTuning {
   /** Records recorded, and marked written, per transaction (default 1,000): the listing's answers are served in between. */
   chunk?: number;
   /** Files of at least this many records are journaled on a JournalThread, not the main thread (default 5,000). */
   threadFrom?: number;
+  /** Pending-work pages are decoded on a page thread once this many records were listed (default 1,000; see ExportPages). */
+  pageThreadFrom?: number;
+  /** Node's resource limits of the page thread (tests starve it to prove the fallback to the main thread). */
+  pageThreadLimits?: ResourceLimits;
 }
 const JOURNAL_CHUNK = 1_000;
 const JOURNAL_THREAD_FROM = 5_000;
+const PAGE_THREAD_FROM = 1_000;
 
 /** What a batcher's files are in the journal. */
 export interface FileJournalSpec {
@@ -88,12 +86,22 @@ export class FileBatcher {
     this.#renderer = createExportRenderer(mapping);
   }
 
+  /** The renderer of this batcher's mapping (records rendered elsewhere must be rendered the same way). */
+  get renderer(): ExportRenderer {
+    return this.#renderer;
+  }
+
   async add(record: ListedRecord): Promise<void> {
+    return this.addRendered(journalRecord(record), this.#renderer.render(record));
+  }
+
+  /** A record already rendered through this batcher's mapping (`text`: its rows). */
+  async addRendered(record: ExportRecordInput, text: string): Promise<void> {
     if (this.#failure) throw this.#failure.error;
-    this.#texts.push(this.#renderer.render(record));
-    this.#records.push(journalRecord(record));
+    this.#texts.push(text);
+    this.#records.push(record);
     // started while the file fills up, so that it is ready when the file is journaled
-    if (this.#records.length === (this.ctx.journalTuning?.threadFrom ?? JOURNAL_THREAD_FROM)) this.#startThread();
+    if (this.#records.length === (this.ctx.tuning?.threadFrom ?? JOURNAL_THREAD_FROM)) this.#startThread();
     if (this.#records.length >= this.ctx.job.max_records_per_file) this.#queue(false);
   }
 
@@ -122,12 +130,12 @@ export class FileBatcher {
   }
 
   get #chunk(): number {
-    return this.ctx.journalTuning?.chunk ?? JOURNAL_CHUNK;
+    return this.ctx.tuning?.chunk ?? JOURNAL_CHUNK;
   }
 
   /** The journal thread for files of `records` records, started if need be; inline when it cannot start. */
   async #writer(records: number): Promise<ExportJournalWriter> {
-    const threadFrom = this.ctx.journalTuning?.threadFrom ?? JOURNAL_THREAD_FROM;
+    const threadFrom = this.ctx.tuning?.threadFrom ?? JOURNAL_THREAD_FROM;
     if (records >= threadFrom) this.#startThread();
     const thread = this.#thread;
     if (!thread) return inlineJournalWriter(this.ctx.journal);
@@ -217,28 +225,40 @@ export class FileBatcher {
 }
 
 /**
- * Lists the pending records (all pages, concurrently from the count endpoint), skips those the journal says
- * were handed over already, and writes the rest in work-list files. Acknowledging comes after the whole listing:
- * acknowledged records leave the pending list, which would shift the pages still to be read.
+ * Lists the pending records (all pages, concurrently from the count endpoint; decoded and rendered by ExportPages),
+ * skips those the journal says were handed over already, and writes the rest in work-list files. Acknowledging
+ * comes after the whole listing: acknowledged records leave the pending list, which would shift the pages still
+ * to be read.
  */
 export async function exportPending(
-  ctx: FileContext, mapping: Mapping, list: Parameters<WisClient['pages']>[0], filters: Record<string, unknown>,
+  ctx: FileContext, mapping: Mapping, list: ListEndpointId, filters: Record<string, unknown>,
 ): Promise<{ listed: number; skipped: number; files: WrittenFile[] }> {
   const { job, journal } = ctx;
   const batcher = new FileBatcher(ctx, mapping, { workType: job.work_type, kind: 'work', policy: job.acknowledge }, { fileName: job.file_name });
+  const pages = new ExportPages(list, mapping, batcher.renderer, ctx.logger, {
+    threadFrom: ctx.tuning?.pageThreadFrom ?? PAGE_THREAD_FROM, resourceLimits: ctx.tuning?.pageThreadLimits,
+  });
   let listed = 0;
   let skipped = 0;
   try {
-    for await (const page of ctx.client.pages(list, filters as never, { concurrency: ctx.concurrency, signal: ctx.signal })) {
-      const records = page.records as ListedRecord[];
-      listed += records.length;
-      const before = journal.alreadyExported(job.work_type, records.map((r) => r.id));
+    for await (const page of ctx.client.decodedPages(list, filters as never, pages.decode, { concurrency: ctx.concurrency, signal: ctx.signal })) {
+      const { ids, repeated, data } = page;
+      const fresh = repeated.size === 0 ? Array.from(ids) : Array.from(ids).filter((_, i) => !repeated.has(i));
+      listed += fresh.length;
+      const before = journal.alreadyExported(job.work_type, fresh);
       skipped += before.size;
-      for (const r of records) if (!before.has(r.id)) await batcher.add(r);
+      const failed = data.failed.length === 0 ? undefined : new Map(data.failed);
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        if (repeated.has(i) || before.has(id)) continue;
+        const problem = failed?.get(i);
+        if (problem !== undefined) throw new Error(`export mapping "${mapping.name}": record ${id}: ${problem}`);
+        await batcher.addRendered({ id, number: data.numbers[i]!, updatedAt: data.updatedAts[i]! }, data.texts[i]!);
+      }
     }
     await batcher.flush(job.empty_files);
   } finally {
-    await batcher.close();
+    await Promise.all([batcher.close(), pages.close()]);
   }
   return { listed, skipped, files: batcher.files };
 }

@@ -47,7 +47,7 @@ describe('files: names, sequence, size, empty files', () => {
 });
 
 describe('journaling large files (in parts, on a worker thread)', () => {
-  const inParts = { journal: { threadFrom: 1, chunk: 7 } };
+  const inParts = { tuning: { threadFrom: 1, chunk: 7 } };
 
   it('files journaled in parts of 7 records on the journal thread: the same files, every record recorded and acknowledged once', async () => {
     const pending = await pendingShipments();

@@ -1,0 +1,79 @@
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { WisbridgeError, type ErrorCode } from '../errors.js';
+import type { WorkerCall, WorkerReply } from './worker-serve.js';
+
+/**
+ * A TypeScript module (`serveCalls` on its side) running in a worker thread, called by operation name. The worker
+ * starts without the main thread's tsx loader, so it boots through worker-boot.mjs, which registers tsx first.
+ * It is referenced only while a call is open, so an idle one never keeps the process alive. Errors come back as
+ * WisbridgeError with their code; uncoded ones (and the thread's own failure) get `failureCode`, or stay plain
+ * errors without one.
+ */
+export class WorkerThread {
+  readonly #worker: Worker;
+  readonly #calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  #nextId = 1;
+  #failure: Error | undefined;
+  /** Settles once the worker is ready to serve calls (or failed to start). */
+  readonly ready: Promise<void>;
+
+  constructor(
+    module: URL,
+    data: unknown,
+    private readonly what: string,
+    private readonly failureCode: ErrorCode | undefined,
+    resourceLimits?: ResourceLimits,
+  ) {
+    let started!: { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+    this.ready = new Promise<unknown>((resolve, reject) => (started = { resolve, reject })).then(() => undefined);
+    this.ready.catch(() => undefined); // also reported to every call
+    this.#calls.set(0, started);
+    this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: { module: module.href, data }, resourceLimits });
+    this.#worker.on('message', (reply: WorkerReply) => {
+      const call = this.#calls.get(reply.id);
+      if (!call) return;
+      this.#calls.delete(reply.id);
+      if (this.#calls.size === 0) this.#worker.unref();
+      if ('error' in reply) {
+        const e = reply.error;
+        call.reject(this.#error(e.message, e.code as ErrorCode | undefined, e.details));
+      } else {
+        call.resolve(reply.result);
+      }
+    });
+    this.#worker.on('error', (error) => this.#fail(error));
+    this.#worker.on('exit', () => this.#fail(this.#error(`the ${what} thread ended`)));
+  }
+
+  /** True once the thread failed or ended: every call is refused from then on. */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  call(op: string, args: unknown[]): Promise<unknown> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#calls.set(id, { resolve, reject });
+      if (this.#calls.size === 1) this.#worker.ref();
+      this.#worker.postMessage({ id, op, args } satisfies WorkerCall);
+    });
+  }
+
+  /** Lets the worker close what it holds (its `close` operation), then ends it. */
+  async close(): Promise<void> {
+    if (!this.#failure) await this.call('close', []).catch(() => undefined);
+    await this.#worker.terminate();
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error instanceof WisbridgeError ? error : this.#error(`the ${this.what} thread failed: ${error.message}`, undefined, undefined, error);
+    for (const call of this.#calls.values()) call.reject(this.#failure);
+    this.#calls.clear();
+    this.#worker.unref();
+  }
+
+  #error(message: string, code = this.failureCode, details?: Record<string, unknown>, cause?: unknown): Error {
+    return code ? new WisbridgeError(code, message, { details, cause }) : new Error(message, { cause });
+  }
+}
