@@ -92,10 +92,13 @@ function threadCpu(): Map<string, { name: string; cpu: number }> {
 }
 /** The last figure of every thread seen by the sampler (worker threads end before a pass's figures are taken). */
 const lastSeen = new Map<string, { name: string; cpu: number }>();
+/** Threads that had ended when the current measurement started. */
+let endedBefore = new Set<string>();
 /** The threads that used more than 0.1 s of CPU since `before`, busiest first (as last sampled, for ended ones). */
 function busyThreads(before: Map<string, { name: string; cpu: number }>): string {
   for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
-  const used = [...lastSeen].map(([tid, t]) => ({ name: t.name, cpu: t.cpu - (before.get(tid)?.cpu ?? 0) })).filter((t) => t.cpu > 0.1);
+  const used = [...lastSeen].filter(([tid]) => before.has(tid) || !endedBefore.has(tid))
+    .map(([tid, t]) => ({ name: t.name, cpu: t.cpu - (before.get(tid)?.cpu ?? 0) })).filter((t) => t.cpu > 0.1);
   return used.sort((a, b) => b.cpu - a.cpu).map((t) => `${t.name} ${t.cpu.toFixed(2)} s`).join(', ');
 }
 function procCpu(statFile: string): number {
@@ -113,6 +116,7 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds
   const emu0 = emulatorCpu();
   const main0 = mainThreadCpu();
   const threads0 = threadCpu();
+  endedBefore = new Set([...lastSeen.keys()].filter((tid) => !threads0.has(tid)));
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   const result = await work();

@@ -2,14 +2,14 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { ListEndpointId, WisClient } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
-import { isWisbridgeError } from '../errors.js';
-import type { AckPolicy, ExportRecordInput, Journal } from '../journal/index.js';
+import type { ExportRecordInput, Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/export.js';
-import { exportsInFlight, writeRecorded } from './files.js';
+import { writeRecorded } from './files.js';
 import { inlineJournalWriter, JournalThread, type ExportJournalWriter } from './journal-writer.js';
 import { journalRecord, type ListedRecord } from './journal-record.js';
+import { FileRecording, type FileJournalSpec } from './recording.js';
 import { ExportPages } from './pages.js';
 import { formatFileName } from './work-types.js';
 
@@ -41,7 +41,10 @@ export interface ExportTuning {
   chunk?: number;
   /** Files of at least this many records are journaled on a JournalThread, not the main thread (default 5,000). */
   threadFrom?: number;
-  /** Pending-work pages are decoded on a page thread once this many records were listed (default 1,000; see ExportPages). */
+  /**
+   * With concurrent paging, pending-work pages are decoded on a page thread once this many records were listed
+   * (default 1,000; see ExportPages).
+   */
   pageThreadFrom?: number;
   /** Node's resource limits of the page thread (tests starve it to prove the fallback to the main thread). */
   pageThreadLimits?: ResourceLimits;
@@ -50,28 +53,24 @@ const JOURNAL_CHUNK = 1_000;
 const JOURNAL_THREAD_FROM = 5_000;
 const PAGE_THREAD_FROM = 1_000;
 
-/** What a batcher's files are in the journal. */
-export interface FileJournalSpec {
-  workType: string;
-  kind: 'work' | 'cancellation';
-  policy: AckPolicy;
-  /** Records may be in earlier exports too (products). */
-  repeatable?: boolean;
-}
-
 /**
  * Collects records into files of at most max_records_per_file. Each record is rendered to CSV text when it is
  * added (the listed objects are not kept, only their text and journal fields); each file is recorded in the
- * journal (with its records, in chunks) before it is written, and marked written once it is in the outbox. A full
- * file is written while the caller goes on adding (the listing keeps its requests in flight); files are written
- * one after another, in order, and `flush` waits for all of them. A failed write fails the next `add` and the
- * final `flush`. `close` (always, also after a failure) ends the journal thread, if one was started.
+ * journal (with its records, in parts) before it is written, and marked written once it is in the outbox. A file
+ * that reaches `threadFrom` records is named then and recorded on the journal thread while it goes on filling up;
+ * a full file is written while the caller goes on adding (the listing keeps its requests in flight). Files are
+ * named in order and written one after another, in order; `flush` waits for all of them. A failed write fails the
+ * next `add` and the final `flush`, and the files after it are abandoned. `close` (always, also after a failure)
+ * ends the journal thread, if one was started.
  */
 export class FileBatcher {
   readonly files: WrittenFile[] = [];
   readonly #renderer: ExportRenderer;
   #records: ExportRecordInput[] = [];
   #texts: string[] = [];
+  /** The file filling up, when it is recorded while it fills; #records[0 .. #recorded) are given to it. */
+  #open: FileRecording | undefined;
+  #recorded = 0;
   #writing: Promise<void> = Promise.resolve();
   #failure: { error: unknown } | undefined;
   #thread: JournalThread | undefined;
@@ -99,10 +98,14 @@ export class FileBatcher {
   async addRendered(record: ExportRecordInput, text: string): Promise<void> {
     if (this.#failure) throw this.#failure.error;
     this.#texts.push(text);
-    this.#records.push(record);
-    // started while the file fills up, so that it is ready when the file is journaled
-    if (this.#records.length === (this.ctx.tuning?.threadFrom ?? JOURNAL_THREAD_FROM)) this.#startThread();
-    if (this.#records.length >= this.ctx.job.max_records_per_file) this.#queue(false);
+    const n = this.#records.push(record);
+    if (this.#open) {
+      if (n - this.#recorded >= this.#chunk) this.#recordPart(n);
+    } else if (n === this.#threadFrom && n < this.ctx.job.max_records_per_file) {
+      this.#open = this.#recording(n);
+      this.#recordPart(n);
+    }
+    if (n >= this.ctx.job.max_records_per_file) this.#queue(false);
   }
 
   /** Writes what is buffered and waits for every file; with `allowEmpty`, a header-only file when nothing at all was written. */
@@ -113,7 +116,9 @@ export class FileBatcher {
   }
 
   async close(): Promise<void> {
-    await this.#writing;
+    const open = this.#open;
+    this.#open = undefined;
+    await Promise.all([this.#writing, open?.abandon()]);
     const thread = this.#thread;
     this.#thread = undefined;
     await thread?.close();
@@ -122,30 +127,69 @@ export class FileBatcher {
   #queue(allowEmpty: boolean): void {
     const records = this.#records;
     const texts = this.#texts;
+    let recording = this.#open;
+    if (recording) this.#recordPart(records.length);
     this.#records = [];
     this.#texts = [];
-    this.#writing = this.#writing.then(() => (this.#failure ? undefined : this.#write(records, texts, allowEmpty))).catch((error: unknown) => {
-      this.#failure ??= { error };
-    });
+    this.#open = undefined;
+    this.#recorded = 0;
+    if (!recording && records.length > 0) {
+      // named now, so that files are named in order whatever the journal is still doing for earlier ones
+      recording = this.#recording(records.length);
+      for (let start = 0; start < records.length; start += this.#chunk) recording.part(records.slice(start, start + this.#chunk));
+    }
+    const file = recording;
+    this.#writing = this.#writing
+      .then(() => {
+        if (this.#failure) return file?.abandon();
+        if (file) return this.#write(file, records, texts);
+        if (allowEmpty && this.files.length === 0) {
+          const empty = this.#recording(0);
+          empty.part([]);
+          return this.#write(empty, records, texts);
+        }
+        return undefined;
+      })
+      .catch((error: unknown) => {
+        this.#failure ??= { error };
+      });
   }
 
   get #chunk(): number {
     return this.ctx.tuning?.chunk ?? JOURNAL_CHUNK;
   }
 
+  get #threadFrom(): number {
+    return this.ctx.tuning?.threadFrom ?? JOURNAL_THREAD_FROM;
+  }
+
+  /** A new file of this batcher, named now, recorded through the journal thread when it has `threadFrom` records. */
+  #recording(records: number): FileRecording {
+    const { job, journal, logger } = this.ctx;
+    const name = formatFileName(this.options.fileName, job, this.ctx.now(), journal.nextFileSequence(job.name));
+    return new FileRecording(name, this.#writer(records), journal, this.spec, logger);
+  }
+
+  /** Gives the open file the buffered records up to `n`, in parts of #chunk. */
+  #recordPart(n: number): void {
+    for (let start = this.#recorded; start < n; start += this.#chunk) this.#open!.part(this.#records.slice(start, Math.min(start + this.#chunk, n)));
+    this.#recorded = n;
+  }
+
   /** The journal thread for files of `records` records, started if need be; inline when it cannot start. */
   async #writer(records: number): Promise<ExportJournalWriter> {
-    const threadFrom = this.ctx.tuning?.threadFrom ?? JOURNAL_THREAD_FROM;
-    if (records >= threadFrom) this.#startThread();
+    if (records >= this.#threadFrom) this.#startThread();
     const thread = this.#thread;
     if (!thread) return inlineJournalWriter(this.ctx.journal);
     try {
       await thread.ready;
       return thread;
     } catch (error) {
-      this.ctx.logger.warn({ err: error }, 'export: the journal thread did not start; journaling on the main thread');
-      this.#thread = undefined;
-      this.#threadFailed = true;
+      if (this.#thread === thread) {
+        this.ctx.logger.warn({ err: error }, 'export: the journal thread did not start; journaling on the main thread');
+        this.#thread = undefined;
+        this.#threadFailed = true;
+      }
       return inlineJournalWriter(this.ctx.journal);
     }
   }
@@ -155,72 +199,19 @@ export class FileBatcher {
     this.#thread = new JournalThread(this.ctx.journal.path);
   }
 
-  async #write(records: ExportRecordInput[], texts: string[], allowEmpty: boolean): Promise<void> {
-    if (records.length === 0 && !(allowEmpty && this.files.length === 0)) return;
-    const { job, journal, drop, logger } = this.ctx;
-    const name = formatFileName(this.options.fileName, job, this.ctx.now(), journal.nextFileSequence(job.name));
-    const writer = await this.#writer(records.length);
-    const recorded = await this.#record(writer, name, records);
+  async #write(file: FileRecording, records: ExportRecordInput[], texts: string[]): Promise<void> {
+    const { journal, drop, logger } = this.ctx;
+    const recorded = await file.done();
     if (!recorded) return;
     const { exportId, left } = recorded;
     const kept = left.size === 0 ? records : records.filter((r) => !left.has(r.id));
     const keptTexts = left.size === 0 ? texts : texts.filter((_, i) => !left.has(records[i]!.id));
-    const written = await writeRecorded(journal, writer, drop, exportId, name, encodeChunks(this.#renderer, keptTexts), kept.map((r) => r.id), {
+    const name = file.name;
+    const written = await writeRecorded(journal, await file.writer, drop, exportId, name, encodeChunks(this.#renderer, keptTexts), kept.map((r) => r.id), {
       logger, chunk: this.#chunk,
     });
     this.files.push({ name, kind: this.spec.kind, records: kept.length, bytes: written.size });
     logger.info({ file: name, kind: this.spec.kind, records: kept.length, bytes: written.size }, 'export: file written');
-  }
-
-  /**
-   * Records the file and its records in the journal, JOURNAL_CHUNK records per transaction. Records another job
-   * of the same work type handed over since they were listed are left out (`left`); undefined when that was all
-   * of them. On any other failure the part already recorded is abandoned, so its records are free again.
-   */
-  async #record(writer: ExportJournalWriter, name: string, records: ExportRecordInput[]): Promise<{ exportId: number; left: Set<number> } | undefined> {
-    const { journal, logger } = this.ctx;
-    const { workType, kind, policy, repeatable } = this.spec;
-    let exportId: number | undefined;
-    const left = new Set<number>();
-    // in flight from before the first part is recorded: a job starting meanwhile must not settle it as a leftover
-    exportsInFlight.add(name);
-    try {
-      for (let start = 0; start === 0 || start < records.length; start += this.#chunk) {
-        let chunk = records.slice(start, start + this.#chunk);
-        for (;;) {
-          if (chunk.length === 0 && (exportId !== undefined || records.length > 0)) break;
-          try {
-            if (exportId === undefined) {
-              exportId = await writer.begin({ workType, fileName: name, records: chunk, kind, policy, repeatable });
-            } else {
-              await writer.add(exportId, chunk, { repeatable });
-            }
-            break;
-          } catch (error) {
-            const taken = isWisbridgeError(error, 'JOURNAL_STATE') ? (error.details?.ids as number[] | undefined) : undefined;
-            if (!taken) throw error;
-            for (const id of taken) left.add(id);
-            chunk = chunk.filter((r) => !left.has(r.id));
-          }
-        }
-      }
-    } catch (error) {
-      exportsInFlight.delete(name);
-      if (exportId !== undefined) {
-        try {
-          journal.abandonExport(exportId);
-        } catch {
-          // left recorded: the next run finds no file for it and abandons it then
-        }
-      }
-      throw error;
-    }
-    if (left.size > 0) {
-      // Another job of the same work type handed some of these over since they were listed: leave them out.
-      logger.warn({ ids: [...left].slice(0, 20), count: left.size }, 'export: records handed over meanwhile by another job are left out');
-    }
-    if (exportId === undefined) exportsInFlight.delete(name);
-    return exportId === undefined ? undefined : { exportId, left };
   }
 }
 
@@ -235,9 +226,9 @@ export async function exportPending(
 ): Promise<{ listed: number; skipped: number; files: WrittenFile[] }> {
   const { job, journal } = ctx;
   const batcher = new FileBatcher(ctx, mapping, { workType: job.work_type, kind: 'work', policy: job.acknowledge }, { fileName: job.file_name });
-  const pages = new ExportPages(list, mapping, batcher.renderer, ctx.logger, {
-    threadFrom: ctx.tuning?.pageThreadFrom ?? PAGE_THREAD_FROM, resourceLimits: ctx.tuning?.pageThreadLimits,
-  });
+  // Paging one at a time, the next request waits for this page's has_more anyway: a thread would only add its messages.
+  const threadFrom = ctx.concurrency > 1 ? (ctx.tuning?.pageThreadFrom ?? PAGE_THREAD_FROM) : Infinity;
+  const pages = new ExportPages(list, mapping, batcher.renderer, ctx.logger, { threadFrom, resourceLimits: ctx.tuning?.pageThreadLimits });
   let listed = 0;
   let skipped = 0;
   try {
