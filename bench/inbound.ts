@@ -68,7 +68,7 @@ const started = performance.now();
 const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 // BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (its stdout is the bridge's, printed at the end).
 profile.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-const bridge = spawn(process.execPath, [...profile, ...heapFlags, join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const bridge = spawn(process.execPath, [...profile, ...heapFlags, process.env.BENCH_BIN ?? join(root, "bin/wisbridge.js"), "batch", '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
 let stdout = '';
 bridge.stdout!.on('data', (d) => (stdout += d));
 let peak = 0;

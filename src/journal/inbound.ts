@@ -264,6 +264,12 @@ export function createInbound(db: Db, now: () => string, blocks: Blocks) {
     return map.get(seq) ?? null;
   }
 
+  /** A request's stored results as [seq, result] pairs in outcome order (usually its items' order). */
+  function resultList(requestId: number): ReadonlyArray<[number, unknown]> {
+    const text = q.results.get(requestId) as string | null | undefined;
+    return text ? (JSON.parse(text) as Array<[number, unknown]>) : [];
+  }
+
   function summary(fileId: number): FileSummary {
     const counts = emptyCounts();
     let total = 0;
@@ -389,5 +395,6 @@ export function createInbound(db: Db, now: () => string, blocks: Blocks) {
     fileSummary: summary,
     /** What the service returned for an ok item (stored per request). */
     resultOf,
+    resultList,
   };
 }

@@ -55,6 +55,7 @@ type LinePageRow = [
 interface InboundReads {
   fileSummary: (fileId: number) => FileSummary;
   resultOf: (requestId: number | null, seq: number) => unknown;
+  resultList: (requestId: number) => ReadonlyArray<[number, unknown]>;
 }
 
 /** Blocks read at a time for the result file (each holds up to a request's worth of items). */
@@ -296,9 +297,14 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
         for (let i = 0; direct && i < entries.length; i++) {
           direct = entries[i].lines === null && entries[i].firstLine === entries[i].lastLine && (i === 0 || entries[i].firstLine > entries[i - 1].firstLine);
         }
+        // Results are stored in the items' order: read in step with the entries, looked up only when they differ.
+        const results = status === 'ok' ? inbound.resultList(block.request_id) : [];
+        let next = 0;
         for (const entry of entries) {
           if (copied?.has(entry.seq)) continue;
-          const result = status === 'ok' ? inbound.resultOf(block.request_id, entry.seq) : null;
+          let result: unknown = null;
+          if (next < results.length && results[next][0] === entry.seq) result = results[next++][1];
+          else if (status === 'ok') result = inbound.resultOf(block.request_id, entry.seq);
           if (direct) {
             yield { line: entry.firstLine, seq: entry.seq, itemId: null, endpoint: block.endpoint, docKey: entry.docKey, status, result, messages: [], hint: null, resolution: null };
             continue;
