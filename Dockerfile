@@ -15,18 +15,18 @@ WORKDIR /app
 ENV NODE_ENV=production
 # Heap caps (src/runtime/node-options.ts): keep RSS near the live data instead of letting garbage pile up.
 ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=16"
-COPY package.json package-lock.json ./
-# The sources run through tsx (a runtime dependency), so there is no build step. --ignore-scripts is not
-# used: better-sqlite3 needs its install script.
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
- && apt-get purge -y python3 make g++ && apt-get autoremove -y
-
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY bin ./bin
 COPY src ./src
+# npm ci compiles src/ to dist/ (the `prepare` script, with the dev dependencies); bin/wisbridge.js runs dist/.
+# --ignore-scripts is not used: better-sqlite3 needs its install script.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force \
+ && apt-get purge -y python3 make g++ && apt-get autoremove -y
+
 COPY mappings ./mappings
 COPY schemas ./schemas
 COPY samples ./samples
-COPY tsconfig.json ./
 
 RUN groupadd --system wisbridge && useradd --system --gid wisbridge --home-dir /var/lib/wisbridge --shell /usr/sbin/nologin wisbridge \
  && mkdir -p /var/lib/wisbridge /etc/wisbridge && chown wisbridge:wisbridge /var/lib/wisbridge

@@ -7,6 +7,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { NODE_OPTIONS } from '../src/runtime/node-options.js';
+// @ts-expect-error plain JavaScript module without types
+import { buildIsCurrent } from '../bin/build-state.js';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const BATCH = Number(process.argv[3] ?? 1000);
@@ -64,6 +66,8 @@ const flag = (name: string, env: string | undefined) => {
   return given === '0' ? [] : [`--${name}=${given}`];
 };
 const heapFlags = [...flag('max-old-space-size', process.env.BENCH_HEAP_MB), ...flag('max-semi-space-size', process.env.BENCH_SEMI_MB)];
+// What bin/wisbridge.js runs, decided when the bridge starts.
+const bridgeCode = process.env.BENCH_BIN ?? (buildIsCurrent() ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)');
 const started = performance.now();
 const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 // BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (its stdout is the bridge's, printed at the end).
@@ -104,6 +108,7 @@ const row = stdout.split('\n').find((l) => l.startsWith('bench '))?.split(/\s{2,
 const [, , outcome, ok, error, , uncertain, requests] = row;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, bridge node options ${heapFlags.join(' ') || 'none'}`);
+console.log(`bridge code     ${bridgeCode}`);
 console.log(`outcome         exit ${code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}`);
 console.log(`requests sent   ${requests}`);
 console.log(`elapsed         ${elapsed.toFixed(2)} s end to end (process start, checksum, map, journal, send, result file, archive)`);

@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx so that a checkout works without a build step.
-import { register } from 'tsx/esm/api';
+// Runs the compiled build (dist/, made by `npm ci` through `prepare`, or `npm run build`) while it is newer than
+// every source file; otherwise the TypeScript sources through tsx, so a checkout being edited never runs stale
+// code and works without a build step. WISBRIDGE_SOURCES=1 always runs the sources.
+import { buildIsCurrent } from './build-state.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+let main;
+if (process.env.WISBRIDGE_SOURCES !== '1' && buildIsCurrent()) {
+  ({ main } = await import('../dist/cli/main.js'));
+} else {
+  (await import('tsx/esm/api')).register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

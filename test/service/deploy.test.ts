@@ -29,7 +29,7 @@ describe('deployment files', () => {
     expect(unit).toContain(`Environment="NODE_OPTIONS=${NODE_OPTIONS.join(' ')}"`);
   });
 
-  it('the Dockerfile runs the sources as a non-root user, keeps the journal on a volume and checks /healthz', () => {
+  it('the Dockerfile builds and runs the compiled bridge as a non-root user, keeps the journal on a volume and checks /healthz', () => {
     const docker = read('Dockerfile');
     expect(docker).toMatch(/^FROM node:20-bookworm-slim$/m);
     expect(docker).toContain(`ENV NODE_OPTIONS="${NODE_OPTIONS.join(' ')}"`);
@@ -39,8 +39,13 @@ describe('deployment files', () => {
     expect(docker).toMatch(/^VOLUME \["\/var\/lib\/wisbridge"\]$/m);
     expect(docker).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
     expect(docker).toContain(String(defaults.metrics.unwrap().shape.port.parse(undefined)));
-    // tsx runs the sources at runtime: it must stay a production dependency.
-    expect(JSON.parse(read('package.json')).dependencies.tsx).toBeDefined();
+    // npm ci builds dist/ (prepare) before the dev dependencies are pruned; tsx stays a production dependency,
+    // the fallback when the sources are newer than the build.
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+    expect(pkg.scripts.prepare).toBe(pkg.scripts.build);
+    expect(docker.indexOf('RUN npm ci')).toBeGreaterThan(docker.indexOf('COPY src '));
+    expect(docker).toMatch(/npm ci [^\n]*&& npm prune --omit=dev/);
+    expect(pkg.dependencies.tsx).toBeDefined();
     const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
     for (const [, source] of docker.matchAll(/^COPY (\S+) /gm)) {
       for (const path of source.split(/\s+/)) {
