@@ -8,13 +8,16 @@ import { WorkerThread } from './worker-thread.js';
 
 /**
  * The listed pages of an export, decoded (JSON.parse, the contract's check, the mapping's CSV rendering: 2–3 ms a
- * page of 100 shipments) on a worker thread once `threadFrom` records were listed, so that the main thread only
- * does the HTTP, the journal and the files. The first pages are decoded on the main thread (the same function), and
- * so is every page once the thread could not start or ended: decoding is pure, so a page the thread lost is simply
- * decoded again. `close` (always) ends the thread.
+ * page of 100 shipments) on a worker thread, so that the main thread only does the HTTP, the journal and the
+ * files. The thread is started once `threadFrom` records were listed; until it is ready (~0.5 s, longer on a busy
+ * machine) pages are decoded on the main thread (the same function), so the listing never waits for it. With
+ * `threadFrom` 0 it is started at once and every page waits for it. Pages are decoded on the main thread too once
+ * the thread could not start or ended: decoding is pure, so a page the thread lost is simply decoded again.
+ * `close` (always) ends the thread.
  */
 export class ExportPages {
   #thread: WorkerThread | undefined;
+  #ready = false;
   #threadFailed = false;
   /** Records decoded on the main thread. */
   #decoded = 0;
@@ -26,17 +29,15 @@ export class ExportPages {
     private readonly renderer: ExportRenderer,
     private readonly logger: Logger,
     private readonly options: { threadFrom: number; resourceLimits?: ResourceLimits },
-  ) {}
+  ) {
+    if (options.threadFrom === 0) this.#startThread();
+  }
 
   /** A PageDecoder for the client's `decodedPages`. */
   readonly decode = async (text: string): Promise<DecodedPage<ExportPage>> => {
-    if (!this.#thread && !this.#threadFailed && this.#decoded >= this.options.threadFrom) {
-      const { definition, name, file } = this.mapping;
-      const data = { endpoint: this.endpoint, mapping: { definition, name, file } };
-      this.#thread = new WorkerThread(new URL('./page-worker.ts', import.meta.url), data, 'page', undefined, this.options.resourceLimits);
-    }
+    if (!this.#thread && !this.#threadFailed && this.#decoded >= this.options.threadFrom) this.#startThread();
     const thread = this.#thread;
-    if (!thread) return this.#inline(text);
+    if (!thread || (!this.#ready && this.options.threadFrom > 0)) return this.#inline(text);
     try {
       await thread.ready;
       const page = (await thread.call('decode', [text])) as DecodedPage<ExportPage>;
@@ -44,15 +45,27 @@ export class ExportPages {
       return page;
     } catch (error) {
       if (!thread.failed) throw error; // the page itself (CONTRACT_VIOLATION)
-      if (this.#thread === thread) {
-        this.logger.warn({ err: error }, 'export: the page thread failed; pages are decoded on the main thread');
-        this.#thread = undefined;
-        this.#threadFailed = true;
-        void thread.close();
-      }
+      this.#lost(thread, error);
       return this.#inline(text);
     }
   };
+
+  #startThread(): void {
+    const { definition, name, file } = this.mapping;
+    const data = { endpoint: this.endpoint, mapping: { definition, name, file } };
+    const thread = new WorkerThread(new URL('./page-worker.ts', import.meta.url), data, 'page', undefined, this.options.resourceLimits);
+    this.#thread = thread;
+    thread.ready.then(() => (this.#ready = true), (error: unknown) => this.#lost(thread, error));
+  }
+
+  #lost(thread: WorkerThread, error: unknown): void {
+    if (this.#thread !== thread) return;
+    this.logger.warn({ err: error }, 'export: the page thread failed; pages are decoded on the main thread');
+    this.#thread = undefined;
+    this.#threadFailed = true;
+    void thread.close();
+  }
+
 
   async close(): Promise<void> {
     const thread = this.#thread;

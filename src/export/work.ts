@@ -42,8 +42,8 @@ export interface ExportTuning {
   /** Files of at least this many records are journaled on a JournalThread, not the main thread (default 5,000). */
   threadFrom?: number;
   /**
-   * With concurrent paging, pending-work pages are decoded on a page thread once this many records were listed
-   * (default 1,000; see ExportPages).
+   * With concurrent paging, pending-work pages are decoded on a page thread started once this many records were
+   * listed (default 200; 0: started before the listing, every page waits for it; see ExportPages).
    */
   pageThreadFrom?: number;
   /** Node's resource limits of the page thread (tests starve it to prove the fallback to the main thread). */
@@ -51,7 +51,7 @@ export interface ExportTuning {
 }
 const JOURNAL_CHUNK = 1_000;
 const JOURNAL_THREAD_FROM = 5_000;
-const PAGE_THREAD_FROM = 1_000;
+const PAGE_THREAD_FROM = 200;
 
 /**
  * Collects records into files of at most max_records_per_file. Each record is rendered to CSV text when it is

@@ -35,7 +35,7 @@ async function exportWith(tuning: ExportTuning) {
 }
 
 describe('pending pages decoded on the page thread', () => {
-  it('on the thread, switching to it midway, on the main thread, and after the thread failed to start: the same files, the same records acknowledged', async () => {
+  it('on the thread, switching to it once it is ready, on the main thread, and after the thread failed to start: the same files, the same records acknowledged', async () => {
     const main = await exportWith({ pageThreadFrom: Infinity });
     const pages = Math.ceil(main.pending.length / 100);
     expect(pages).toBeGreaterThan(5);
@@ -50,7 +50,9 @@ describe('pending pages decoded on the page thread', () => {
     const starved = await exportWith({ pageThreadFrom: 0, pageThreadLimits: { maxOldGenerationSizeMb: 1, maxYoungGenerationSizeMb: 1 } });
 
     expect(thread.decoded).toEqual({ thread: pages, main: 0 });
-    expect(midway.decoded).toEqual({ thread: pages - 3, main: 3 });
+    // on the main thread until the thread is ready (how many pages that is depends on the machine)
+    expect(midway.decoded.main).toBeGreaterThanOrEqual(3);
+    expect(midway.decoded.thread + midway.decoded.main).toBe(pages);
     expect(starved.decoded).toEqual({ thread: 0, main: pages });
     expect(starved.warnings).toContain('export: the page thread failed; pages are decoded on the main thread');
     for (const run of [thread, midway, starved]) {
