@@ -76,13 +76,21 @@ export function compileExport(spec: z.output<typeof exportSchema>, dialect: Dial
   if (spec.columns) {
     if (spec.header_record || spec.line_record) throw new DefinitionError('give columns (flat) or header_record/line_record, not both', where);
     const cells = spec.columns.map((c, i) => compileColumn(c, dialect, [...where, 'columns', i]));
-    const row = (record: unknown, line: unknown) => cells.map((cell) => cell(record, line));
+    // The record's own cells are the same on each of its lines: computed once per record, only line cells per line.
+    const lineCells = spec.columns.flatMap((c, i) => (c.path?.startsWith('line.') ? [i] : []));
     return {
       header: dialect.header ? spec.columns.map((c) => c.name) : undefined,
       rows(record) {
         const lines = rowsOf?.(record);
-        if (!rowsOf || !Array.isArray(lines) || lines.length === 0) return [row(record, undefined)];
-        return lines.map((line) => row(record, line));
+        const first = cells.map((cell) => cell(record, undefined));
+        if (!rowsOf || !Array.isArray(lines) || lines.length === 0) return [first];
+        const out: string[][] = [];
+        for (const line of lines) {
+          const row = first.slice();
+          for (const i of lineCells) row[i] = cells[i]!(record, line);
+          out.push(row);
+        }
+        return out;
       },
     };
   }
