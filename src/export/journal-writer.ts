@@ -42,7 +42,7 @@ export class JournalThread implements ExportJournalWriter {
   readonly ready: Promise<void>;
 
   constructor(path: string) {
-    this.#thread = new WorkerThread(new URL('./journal-worker.ts', import.meta.url), { path }, 'journal', 'JOURNAL');
+    this.#thread = new WorkerThread('journal-worker', { path }, 'journal', 'JOURNAL');
     this.ready = this.#thread.ready;
   }
 

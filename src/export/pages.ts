@@ -53,7 +53,7 @@ export class ExportPages {
   #startThread(): void {
     const { definition, name, file } = this.mapping;
     const data = { endpoint: this.endpoint, mapping: { definition, name, file } };
-    const thread = new WorkerThread(new URL('./page-worker.ts', import.meta.url), data, 'page', undefined, this.options.resourceLimits);
+    const thread = new WorkerThread('page-worker', data, 'page', undefined, this.options.resourceLimits);
     this.#thread = thread;
     thread.ready.then(() => (this.#ready = true), (error: unknown) => this.#lost(thread, error));
   }

@@ -1,7 +1,6 @@
-// Entry of every worker thread of WorkerThread (worker-thread.ts): the worker modules are TypeScript, and a worker
-// thread starts without the main thread's tsx loader, so it registers tsx itself before loading the module.
+// Entry of every worker thread of WorkerThread (worker-thread.ts): a worker thread starts without the main thread's
+// tsx loader, so a TypeScript module (the sources) registers tsx first; the build's JavaScript is imported as it is.
 import { workerData } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
 
-register();
+if (workerData.module.endsWith('.ts')) (await import('tsx/esm/api')).register();
 await import(workerData.module);

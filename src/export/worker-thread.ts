@@ -3,8 +3,9 @@ import { WisbridgeError, type ErrorCode } from '../errors.js';
 import type { WorkerCall, WorkerReply } from './worker-serve.js';
 
 /**
- * A TypeScript module (`serveCalls` on its side) running in a worker thread, called by operation name. The worker
- * starts without the main thread's tsx loader, so it boots through worker-boot.mjs, which registers tsx first.
+ * A module (`serveCalls` on its side) running in a worker thread, called by operation name. The worker starts
+ * without the main thread's tsx loader, so it boots through worker-boot.mjs, which registers tsx first when the
+ * module is TypeScript (running from the sources; the build's JavaScript is imported as it is).
  * It is referenced only while a call is open, so an idle one never keeps the process alive. Errors come back as
  * WisbridgeError with their code; uncoded ones (and the thread's own failure) get `failureCode`, or stay plain
  * errors without one.
@@ -17,8 +18,9 @@ export class WorkerThread {
   /** Settles once the worker is ready to serve calls (or failed to start). */
   readonly ready: Promise<void>;
 
+  /** `module`: a module of this folder, named without extension (`.ts` from the sources, `.js` from the build). */
   constructor(
-    module: URL,
+    module: string,
     data: unknown,
     private readonly what: string,
     private readonly failureCode: ErrorCode | undefined,
@@ -28,7 +30,8 @@ export class WorkerThread {
     this.ready = new Promise<unknown>((resolve, reject) => (started = { resolve, reject })).then(() => undefined);
     this.ready.catch(() => undefined); // also reported to every call
     this.#calls.set(0, started);
-    this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: { module: module.href, data }, resourceLimits });
+    const href = new URL(`./${module}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+    this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: { module: href, data }, resourceLimits });
     this.#worker.on('message', (reply: WorkerReply) => {
       const call = this.#calls.get(reply.id);
       if (!call) return;
