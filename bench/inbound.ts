@@ -67,7 +67,7 @@ const flag = (name: string, env: string | undefined) => {
 };
 const heapFlags = [...flag('max-old-space-size', process.env.BENCH_HEAP_MB), ...flag('max-semi-space-size', process.env.BENCH_SEMI_MB)];
 // What bin/wisbridge.js runs, decided when the bridge starts.
-const bridgeCode = process.env.BENCH_BIN ?? (buildIsCurrent() ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)');
+const bridgeCode = process.env.BENCH_BIN ?? (process.env.WISBRIDGE_SOURCES !== '1' && buildIsCurrent() ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)');
 const started = performance.now();
 const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 // BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (its stdout is the bridge's, printed at the end).

@@ -123,5 +123,6 @@ export function touchProducts(store: Store, codes: string[], name?: string): { p
     store.db.prepare('UPDATE products SET updated_at = ?, name = coalesce(?, name) WHERE id = ?').run(at, name ?? null, product.id);
     return { code, updated_at: outTime(at)! };
   })).immediate();
+  store.forgetProducts();
   return { products };
 }

@@ -53,12 +53,31 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
 /** Deep nesting would overflow the stack of recursive validation: refuse it up front (iteratively). */
 const MAX_DEPTH = 32;
 function tooDeep(root: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[root, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
+  // Two parallel stacks: no [value, depth] pair allocated per object.
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const d = depths.pop()!;
     if (typeof v !== 'object' || v === null) continue;
     if (d >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i];
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(d + 1);
+        }
+      }
+    } else {
+      for (const k in v) {
+        const child = (v as Record<string, unknown>)[k];
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(d + 1);
+        }
+      }
+    }
   }
   return false;
 }

@@ -68,6 +68,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (newToday !== undefined) fixedToday = newToday;
       seedDb(db, seed, scale, today());
       forgetWarehouses(db);
+      store.forgetProducts();
       deprecations.length = 0;
     },
   });

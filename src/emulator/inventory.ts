@@ -120,12 +120,18 @@ export function flushAdjustments(ctx: WriteContext): void {
   for (const b of pending.balances.values()) if (b.delta !== 0) upsert.run(b.warehouse, b.company, b.product, b.lot, b.delta);
 }
 
+/** SQL texts of the multi-row INSERTs by target and row count: the same string each time, so its hash is kept. */
+const insertTexts = new Map<string, string>();
+
 function insertRows(store: WriteContext['store'], target: string, width: number, values: unknown[]): void {
-  const row = `(${Array(width).fill('?').join(', ')})`;
   const chunk = ROWS_PER_INSERT * width;
   for (let i = 0; i < values.length; i += chunk) {
-    const part = values.slice(i, i + chunk);
-    store.sql(`INSERT INTO ${target} VALUES ${Array(part.length / width).fill(row).join(', ')}`).run(part);
+    const part = values.length <= chunk ? values : values.slice(i, i + chunk);
+    const rows = part.length / width;
+    const key = `${rows} ${target}`;
+    let text = insertTexts.get(key);
+    if (!text) insertTexts.set(key, (text = `INSERT INTO ${target} VALUES ${Array(rows).fill(`(${Array(width).fill('?').join(', ')})`).join(', ')}`));
+    store.sql(text).run(part);
   }
 }
 

@@ -77,8 +77,23 @@ export class Store {
     return this.s.lines.all(recordId) as LineRow[];
   }
 
+  /**
+   * Products by code, read once: an adjustment request looks up the same few hundred products a thousand times,
+   * and only a reset or touchProducts changes them (both call forgetProducts).
+   */
+  private readonly products = new Map<string, ProductRow | undefined>();
+
   product(code: string): ProductRow | undefined {
-    return this.s.product.get(code) as ProductRow | undefined;
+    if (this.products.has(code)) return this.products.get(code);
+    const row = this.s.product.get(code) as ProductRow | undefined;
+    if (this.products.size >= 100_000) this.products.clear();
+    this.products.set(code, row);
+    return row;
+  }
+
+  /** Products changed (reset, touchProducts): read them again. */
+  forgetProducts(): void {
+    this.products.clear();
   }
   productById(id: number): ProductRow | undefined {
     return this.s.productById.get(id) as ProductRow | undefined;

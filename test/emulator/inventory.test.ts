@@ -122,3 +122,17 @@ describe('cycle counts', () => {
     expect(res.body.count.company_code).toBe('GLOBEX');
   });
 });
+
+describe('products read once by the emulator', () => {
+  it('a reset with other products is seen at once: unknown before, adjusted after', async () => {
+    const adjust = () => emu.request('POST', ADJ, { adjustments: [{ product_code: 'SKU-00301', quantity: 1, company_code: 'ACME' }] });
+    const before = await adjust();
+    expect(before.body.adjustments[0].errors.join(' ')).toMatch(/SKU-00301 not found/);
+    await fetch(`${emu.url}/_admin/reset`, { method: 'POST', body: JSON.stringify({ scale: 'medium' }) });
+    const after = await adjust();
+    expect(after.status).toBe(200);
+    expect(after.body.adjustments[0].move_id).toEqual(expect.any(Number));
+    await fetch(`${emu.url}/_admin/reset`, { method: 'POST', body: JSON.stringify({ scale: 'small' }) });
+    expect((await adjust()).body.adjustments[0].errors.join(' ')).toMatch(/not found/);
+  });
+});

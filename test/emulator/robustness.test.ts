@@ -128,3 +128,15 @@ describe('bad input never gives a 5xx', () => {
     expect(state.warehouses).toHaveLength(2);
   });
 });
+
+describe('nesting depth', () => {
+  const nested = (depth: number): unknown => (depth === 0 ? { product_code: 'SKU-00001' } : depth % 2 ? [nested(depth - 1)] : { x: nested(depth - 1) });
+
+  it('a body nested deeper than 32 levels is refused as too deep before validation; 20 levels reach validation', async () => {
+    const deep = await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [nested(40)] });
+    expectJson400(deep, 'deep');
+    expect(deep.body.error.code).toBe('too_deep');
+    const shallow = await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [nested(20)] });
+    expect(shallow.body.error?.code).not.toBe('too_deep');
+  });
+});
