@@ -6,7 +6,7 @@
  * A raw HTTP pass (undici, bodies not parsed) shows the floor the emulator and the network set at that concurrency.
  * Run: npx tsx bench/export.ts [concurrency=4] [latencyMs=20] [--no-ack-pass] [--only=listing,raw,sequential,concurrent]
  * (`--only` runs just the modes named, e.g. while trying a change; the comparison needs both exports.)
- * `--page-thread-from=N`: ExportTuning.pageThreadFrom (Infinity: pages decoded on the main thread, as before the
+ * `--build`: the bridge from dist/ (see below). `--page-thread-from=N`: ExportTuning.pageThreadFrom (Infinity: pages decoded on the main thread, as before the
  * page thread). BENCH_EMULATOR_NODE_FLAGS: flags for the emulator's process (e.g. `--cpu-prof --cpu-prof-dir=DIR`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,10 +17,22 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
 import { stringify } from 'yaml';
-import { WisClient } from '../src/client/index.js';
-import { loadConfig } from '../src/config/load.js';
-import { runExportJob, type ExportSummary } from '../src/export/index.js';
-import { createRuntime } from '../src/runtime/runtime.js';
+import type { ExportSummary } from '../src/export/index.js';
+// @ts-expect-error plain JavaScript module of bin/
+import { buildIsCurrent } from '../bin/build-state.js';
+
+/**
+ * `--build`: the bridge from dist/ (as deployed: `npm run build` first; refused when the build is older than the
+ * sources), else from the sources through tsx. The emulator's process follows bin/wisbridge.js (dist/ when current,
+ * unless WISBRIDGE_SOURCES=1).
+ */
+const fromBuild = process.argv.includes('--build');
+if (fromBuild && !(buildIsCurrent() as boolean)) throw new Error('--build: dist/ is older than the sources (npm run build)');
+const code = fromBuild ? '../dist' : '../src';
+const { WisClient } = (await import(`${code}/client/index.js`)) as typeof import('../src/client/index.js');
+const { loadConfig } = (await import(`${code}/config/load.js`)) as typeof import('../src/config/load.js');
+const { runExportJob } = (await import(`${code}/export/index.js`)) as typeof import('../src/export/index.js');
+const { createRuntime } = (await import(`${code}/runtime/runtime.js`)) as typeof import('../src/runtime/runtime.js');
 
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const concurrency = Number(positional[0] ?? 4);
@@ -133,9 +145,11 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds
 }
 
 let peakRss = 0;
+let samples = 0;
 const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
+  // the threads' figures every 500 ms (reading /proc costs the bridge's main thread ~0.1 ms a thread)
+  if (++samples % 5 === 0) for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
 }, 100);
 
 async function pass(label: string, pages: number, acknowledge: 'never' | 'on-export'): Promise<{ seconds: number; summary: ExportSummary }> {
