@@ -9,7 +9,7 @@ import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } fr
  */
 
 /** One item of a block: [seq, doc_key, first_line, last_line, lines (only when not one ascending run)]. */
-type PackedDoc = [seq: number, docKey: string | null, firstLine: number, lastLine: number, lines: number[] | null];
+export type PackedDoc = [seq: number, docKey: string | null, firstLine: number, lastLine: number, lines: number[] | null];
 
 export interface BlockRow {
   request_id: number;
@@ -41,8 +41,13 @@ export function blockItemStatus(requestStatus: RequestStatus): ItemStatus {
   return requestStatus === 'pending' || requestStatus === 'abandoned' ? 'pending' : 'ok';
 }
 
+/** A block's items as stored: [seq, docKey, firstLine, lastLine, lines (null: one ascending run)]. */
+export function packedDocs(row: Pick<BlockRow, 'docs'>): readonly PackedDoc[] {
+  return JSON.parse(row.docs) as PackedDoc[];
+}
+
 export function unpackDocs(row: Pick<BlockRow, 'request_id' | 'docs'>): BlockEntry[] {
-  return (JSON.parse(row.docs) as PackedDoc[]).map(([seq, docKey, firstLine, lastLine, lines]) => ({
+  return (packedDocs(row) as PackedDoc[]).map(([seq, docKey, firstLine, lastLine, lines]) => ({
     requestId: row.request_id, seq, docKey, firstLine, lastLine, lines,
   }));
 }

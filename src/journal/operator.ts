@@ -1,4 +1,4 @@
-import { blockItemStatus, entryLines, unpackDocs, type BlockRow, type Blocks } from './blocks.js';
+import { blockItemStatus, packedDocs, type BlockRow, type Blocks } from './blocks.js';
 import type { Db } from './db.js';
 import {
   decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
@@ -290,27 +290,29 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
         const block = blocks.take();
         const copied = itemBlocks.copiedSeqs(block);
         const status = blockItemStatus(block.status);
-        const entries = unpackDocs(block);
+        // Packed [seq, docKey, firstLine, lastLine, lines] entries, read as they are (no object per item).
+        const entries = packedDocs(block);
         // The usual block: one line per item, ascending, before anything else unread. Its lines go straight out.
         const frontierAfter = Math.min(rows.peekLine(), blocks.peekLine());
-        let direct = heap.size === 0 && entries[entries.length - 1].lastLine < frontierAfter;
+        let direct = heap.size === 0 && entries[entries.length - 1][3] < frontierAfter;
         for (let i = 0; direct && i < entries.length; i++) {
-          direct = entries[i].lines === null && entries[i].firstLine === entries[i].lastLine && (i === 0 || entries[i].firstLine > entries[i - 1].firstLine);
+          direct = entries[i][4] === null && entries[i][2] === entries[i][3] && (i === 0 || entries[i][2] > entries[i - 1][2]);
         }
         // Results are stored in the items' order: read in step with the entries, looked up only when they differ.
         const results = status === 'ok' ? inbound.resultList(block.request_id) : [];
+        const noMessages: string[] = [];
         let next = 0;
-        for (const entry of entries) {
-          if (copied?.has(entry.seq)) continue;
+        for (const [seq, docKey, firstLine, lastLine, lines] of entries) {
+          if (copied?.has(seq)) continue;
           let result: unknown = null;
-          if (next < results.length && results[next][0] === entry.seq) result = results[next++][1];
-          else if (status === 'ok') result = inbound.resultOf(block.request_id, entry.seq);
+          if (next < results.length && results[next][0] === seq) result = results[next++][1];
+          else if (status === 'ok') result = inbound.resultOf(block.request_id, seq);
           if (direct) {
-            yield { line: entry.firstLine, seq: entry.seq, itemId: null, endpoint: block.endpoint, docKey: entry.docKey, status, result, messages: [], hint: null, resolution: null };
+            yield { line: firstLine, seq, itemId: null, endpoint: block.endpoint, docKey, status, result, messages: noMessages, hint: null, resolution: null };
             continue;
           }
-          for (const line of entryLines(entry)) {
-            heap.push({ line, seq: entry.seq, itemId: null, endpoint: block.endpoint, docKey: entry.docKey, status, result, messages: [], hint: null, resolution: null });
+          for (const line of lines ?? decodeLines(firstLine, lastLine, null)) {
+            heap.push({ line, seq, itemId: null, endpoint: block.endpoint, docKey, status, result, messages: noMessages, hint: null, resolution: null });
           }
         }
       }

@@ -62,13 +62,29 @@ export interface ResultRowOverride {
   message: string;
 }
 
+/** The returned cells of a row (id … returned), CSV-escaped: the same as returnedColumns, without the arrays. */
+function returnedCells(result: unknown): string {
+  if (result === null || typeof result !== 'object') return ',,,,,';
+  const r = result as Record<string, unknown>;
+  let rest = '';
+  for (const k in r) {
+    const v = r[k];
+    if (v === null || v === undefined || PROMOTED.has(k)) continue;
+    rest += `${rest ? '; ' : ''}${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
+  }
+  return `${csvField(r.id)},${csvField(r.acknowledged_at)},${csvField(r.shipped_at)},${csvField(r.move_id)},${csvField(r.number)},${csvField(rest)}`;
+}
+
+const STATUS_CELLS: Record<string, string> = { ok: 'ok', error: 'error', skipped: 'skipped', uncertain: 'uncertain' };
+
+// Once per line of the file: built as one template string (no arrays), columns as in RESULT_COLUMNS.
 function row(o: LineOutcome, override: ResultRowOverride | undefined, counts: Record<string, number> | undefined): string {
-  const status = override?.status ?? (o.status === 'pending' || o.status === 'sent' ? 'uncertain' : o.status);
+  const unsettled = o.status === 'pending' || o.status === 'sent';
+  const status = override?.status ?? (unsettled ? 'uncertain' : o.status);
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
-  const messages = override ? [override.message] : o.messages;
-  const hint = override ? '' : o.hint ?? (o.status === 'pending' || o.status === 'sent' ? 'the bridge stopped before this row was settled' : '');
-  const [id, acknowledgedAt, shippedAt, moveId, countNumber, rest] = returnedColumns(o.result);
-  return csvRow([o.line, o.docKey ?? '', status, id, acknowledgedAt, shippedAt, moveId, countNumber, rest, messages.length === 0 ? '' : messages.join(' | '), hint]);
+  const message = override ? override.message : o.messages.length === 0 ? '' : o.messages.join(' | ');
+  const hint = override ? '' : o.hint ?? (unsettled ? 'the bridge stopped before this row was settled' : '');
+  return `${o.line},${csvField(o.docKey ?? '')},${STATUS_CELLS[status] ?? csvField(status)},${returnedCells(o.result)},${csvField(message)},${csvField(hint)}\r\n`;
 }
 
 /** The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status. */
