@@ -7,10 +7,15 @@ import type { CompletionQueue } from './completions.js';
 import { recordConfirmations } from './confirmations.js';
 import { resendUntouched } from './settle.js';
 
-/** One mapped document ready to go: seq = its first input line (deterministic across runs of the same file). */
+/**
+ * One mapped document ready to go: seq = its first input line (deterministic across runs of the same file). It is
+ * also the journal's NewItem of the document (the request's bodies are recorded as one JSON text).
+ */
 export interface OutgoingDoc {
   seq: number;
+  /** What the result file shows as the document ('' when nothing identifies it). */
   key: string;
+  docKey: string | null;
   lines: number[];
   item: Record<string, unknown>;
 }
@@ -104,12 +109,17 @@ function onFatal(ctx: SenderContext, requestId: number, docs: readonly { seq: nu
 /** Writes one batch: recorded (with the rows rejected since the last batch) and marked sent in one commit, then sent. */
 export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, docs: OutgoingDoc[], extra: NewItem[]): Promise<ItemOutcome[]> {
   const { journal, fileId } = ctx;
-  const bodies = docs.map((d) => d.item);
+  const bodies: Record<string, unknown>[] = new Array(docs.length);
+  const keys: string[] = new Array(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    bodies[i] = docs[i].item;
+    keys[i] = docs[i].key;
+  }
   // Serialized once: the journal stores this text and the request is sent from it.
   const itemsJson = JSON.stringify(bodies);
   const record = () => {
     if (extra.length > 0) journal.addItems(fileId, extra);
-    const id = journal.recordBatch(fileId, endpoint, docs.map((d) => ({ seq: d.seq, docKey: d.key || null, lines: d.lines })), { bodies: itemsJson });
+    const id = journal.recordBatch(fileId, endpoint, docs, { bodies: itemsJson });
     // No await between this commit and the request leaving: a crash in between is settled like a sent request.
     journal.markSent(id);
     return id;
@@ -117,7 +127,6 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
   const requestId = ctx.completions ? ctx.completions.commitWith(record) : journal.transaction(record);
   extra.length = 0;
   ctx.stats.requests++;
-  const keys = docs.map((d) => d.key);
   if (endpoint === 'inventory.counts') return sendCount(ctx, requestId, docs[0]);
   let results: WriteOutcome<Record<string, unknown>>[];
   const sentAt = new Date();
