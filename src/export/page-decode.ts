@@ -1,4 +1,5 @@
-import { pageOfText, type DecodedPage, type ListEndpointId } from '../client/index.js';
+import { pageOfText, type DecodedPage } from '../client/list.js';
+import type { ListEndpointId } from '../client/types.js';
 import type { ExportRenderer } from '../mapping/export.js';
 import { journalRecord, type ListedRecord } from './journal-record.js';
 
