@@ -9,8 +9,8 @@ import { WorkerThread } from './worker-thread.js';
 /**
  * The listed pages of an export, decoded (JSON.parse, the contract's check, the mapping's CSV rendering: 2–3 ms a
  * page of 100 shipments) on a worker thread, so that the main thread only does the HTTP, the journal and the
- * files. The thread is started once `threadFrom` records were listed; until it is ready (~0.2–1 s, longer on a busy
- * machine) pages are decoded on the main thread (the same function), so the listing never waits for it. With
+ * files. The thread is started once `threadFrom` records were listed; until it is ready (~0.5 s from the build, longer
+ * through tsx) pages are decoded on the main thread (the same function), so the listing never waits for it. With
  * `threadFrom` 0 it is started at once and every page waits for it. Pages are decoded on the main thread too once
  * the thread could not start or ended: decoding is pure, so a page the thread lost is simply decoded again.
  * `close` (always) ends the thread.
