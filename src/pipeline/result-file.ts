@@ -44,17 +44,22 @@ export function csvRow(values: readonly unknown[]): string {
 const PROMOTED = new Set(['id', 'acknowledged_at', 'shipped_at', 'move_id', 'number', 'errors']);
 const NO_RESULT: [unknown, unknown, unknown, unknown, unknown, string] = [null, null, null, null, null, ''];
 
-/** Fields of the service's answer (or of a verification) for one item, split into the fixed columns and the rest. */
-export function returnedColumns(result: unknown): [unknown, unknown, unknown, unknown, unknown, string] {
-  if (result === null || typeof result !== 'object') return NO_RESULT;
-  const r = result as Record<string, unknown>;
+/** The fields of an answer that have no column of their own, as `key=value; …`. */
+function restOf(r: Record<string, unknown>): string {
   let rest = '';
   for (const k in r) {
     const v = r[k];
     if (v === null || v === undefined || PROMOTED.has(k)) continue;
     rest += `${rest ? '; ' : ''}${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
   }
-  return [r.id, r.acknowledged_at, r.shipped_at, r.move_id, r.number, rest];
+  return rest;
+}
+
+/** Fields of the service's answer (or of a verification) for one item, split into the fixed columns and the rest. */
+export function returnedColumns(result: unknown): [unknown, unknown, unknown, unknown, unknown, string] {
+  if (result === null || typeof result !== 'object') return NO_RESULT;
+  const r = result as Record<string, unknown>;
+  return [r.id, r.acknowledged_at, r.shipped_at, r.move_id, r.number, restOf(r)];
 }
 
 export interface ResultRowOverride {
@@ -62,17 +67,11 @@ export interface ResultRowOverride {
   message: string;
 }
 
-/** The returned cells of a row (id … returned), CSV-escaped: the same as returnedColumns, without the arrays. */
+/** The returned cells of a row (id … returned), CSV-escaped: returnedColumns without the arrays. */
 function returnedCells(result: unknown): string {
   if (result === null || typeof result !== 'object') return ',,,,,';
   const r = result as Record<string, unknown>;
-  let rest = '';
-  for (const k in r) {
-    const v = r[k];
-    if (v === null || v === undefined || PROMOTED.has(k)) continue;
-    rest += `${rest ? '; ' : ''}${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
-  }
-  return `${csvField(r.id)},${csvField(r.acknowledged_at)},${csvField(r.shipped_at)},${csvField(r.move_id)},${csvField(r.number)},${csvField(rest)}`;
+  return `${csvField(r.id)},${csvField(r.acknowledged_at)},${csvField(r.shipped_at)},${csvField(r.move_id)},${csvField(r.number)},${csvField(restOf(r))}`;
 }
 
 const STATUS_CELLS: Record<string, string> = { ok: 'ok', error: 'error', skipped: 'skipped', uncertain: 'uncertain' };
