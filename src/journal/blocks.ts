@@ -47,7 +47,7 @@ export function packedDocs(row: Pick<BlockRow, 'docs'>): readonly PackedDoc[] {
 }
 
 export function unpackDocs(row: Pick<BlockRow, 'request_id' | 'docs'>): BlockEntry[] {
-  return (packedDocs(row) as PackedDoc[]).map(([seq, docKey, firstLine, lastLine, lines]) => ({
+  return packedDocs(row).map(([seq, docKey, firstLine, lastLine, lines]) => ({
     requestId: row.request_id, seq, docKey, firstLine, lastLine, lines,
   }));
 }

@@ -74,8 +74,6 @@ function returnedCells(result: unknown): string {
   return `${csvField(r.id)},${csvField(r.acknowledged_at)},${csvField(r.shipped_at)},${csvField(r.move_id)},${csvField(r.number)},${csvField(restOf(r))}`;
 }
 
-const STATUS_CELLS: Record<string, string> = { ok: 'ok', error: 'error', skipped: 'skipped', uncertain: 'uncertain' };
-
 // Once per line of the file: built as one template string (no arrays), columns as in RESULT_COLUMNS.
 function row(o: LineOutcome, override: ResultRowOverride | undefined, counts: Record<string, number> | undefined): string {
   const unsettled = o.status === 'pending' || o.status === 'sent';
@@ -83,7 +81,7 @@ function row(o: LineOutcome, override: ResultRowOverride | undefined, counts: Re
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
   const message = override ? override.message : o.messages.length === 0 ? '' : o.messages.join(' | ');
   const hint = override ? '' : o.hint ?? (unsettled ? 'the bridge stopped before this row was settled' : '');
-  return `${o.line},${csvField(o.docKey ?? '')},${STATUS_CELLS[status] ?? csvField(status)},${returnedCells(o.result)},${csvField(message)},${csvField(hint)}\r\n`;
+  return `${o.line},${csvField(o.docKey ?? '')},${csvField(status)},${returnedCells(o.result)},${csvField(message)},${csvField(hint)}\r\n`;
 }
 
 /** The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status. */

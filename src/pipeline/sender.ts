@@ -13,8 +13,7 @@ import { resendUntouched } from './settle.js';
  */
 export interface OutgoingDoc {
   seq: number;
-  /** What the result file shows as the document ('' when nothing identifies it). */
-  key: string;
+  /** What the result file shows as the document; null when nothing identifies it. */
   docKey: string | null;
   lines: number[];
   item: Record<string, unknown>;
@@ -113,7 +112,7 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
   const keys: string[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) {
     bodies[i] = docs[i].item;
-    keys[i] = docs[i].key;
+    keys[i] = docs[i].docKey ?? '';
   }
   // Serialized once: the journal stores this text and the request is sent from it.
   const itemsJson = JSON.stringify(bodies);
@@ -156,7 +155,7 @@ async function sendCount(ctx: SenderContext, requestId: number, doc: OutgoingDoc
     if (isWisbridgeError(error, 'BAD_REQUEST') || isWisbridgeError(error, 'INVALID_REQUEST')) {
       outcome = { seq: doc.seq, status: 'error', messages: [error.message] };
     } else if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) {
-      outcome = { seq: doc.seq, status: 'uncertain', messages: [error.message], hint: uncertainHint('inventory.counts', doc.key, doc.item) };
+      outcome = { seq: doc.seq, status: 'uncertain', messages: [error.message], hint: uncertainHint('inventory.counts', doc.docKey ?? '', doc.item) };
     } else {
       if (isWisbridgeError(error) && error.details?.outcome === 'not-applied') ctx.journal.releaseRequest(requestId);
       throw error;

@@ -83,8 +83,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
           const seq = d.lines[0];
           if (state.classify(seq) !== 'unsent') continue;
           if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
-          const key = documentKey(o.endpoint, d.key, d.item);
-          pending.push({ seq, key, docKey: key || null, lines: d.lines, item: d.item });
+          pending.push({ seq, docKey: documentKey(o.endpoint, d.key, d.item) || null, lines: d.lines, item: d.item });
         }
         if (pending.length >= requestSize || wholeFile) {
           if (options.signal?.aborted) return await stop();
