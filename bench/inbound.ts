@@ -72,7 +72,7 @@ const started = performance.now();
 const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 // BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (its stdout is the bridge's, printed at the end).
 profile.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-const bridge = spawn(process.execPath, [...profile, ...heapFlags, process.env.BENCH_BIN ?? join(root, "bin/wisbridge.js"), "batch", '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const bridge = spawn(process.execPath, [...profile, ...heapFlags, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
 let stdout = '';
 bridge.stdout!.on('data', (d) => (stdout += d));
 let peak = 0;
@@ -103,7 +103,7 @@ const elapsed = (performance.now() - started) / 1000;
 clearInterval(sampler);
 emulator.kill('SIGTERM');
 
-if (process.env.BENCH_NODE_FLAGS) writeFileSync(join(tmpdir(), "wb-bench-inbound-bridge.out"), stdout);
+if (process.env.BENCH_NODE_FLAGS) writeFileSync(join(tmpdir(), 'wb-bench-inbound-bridge.out'), stdout);
 const row = stdout.split('\n').find((l) => l.startsWith('bench '))?.split(/\s{2,}/) ?? [];
 const [, , outcome, ok, error, , uncertain, requests] = row;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;

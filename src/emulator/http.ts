@@ -61,21 +61,12 @@ function tooDeep(root: unknown, max: number): boolean {
     const d = depths.pop()!;
     if (typeof v !== 'object' || v === null) continue;
     if (d >= max) return true;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const child: unknown = v[i];
-        if (typeof child === 'object' && child !== null) {
-          values.push(child);
-          depths.push(d + 1);
-        }
-      }
-    } else {
-      for (const k in v) {
-        const child = (v as Record<string, unknown>)[k];
-        if (typeof child === 'object' && child !== null) {
-          values.push(child);
-          depths.push(d + 1);
-        }
+    // for…in walks an array's indexes and an object's keys alike.
+    for (const k in v) {
+      const child = (v as Record<string, unknown>)[k];
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(d + 1);
       }
     }
   }
