@@ -5,7 +5,7 @@
 import { openDatabase } from '../journal/db.js';
 import type { BeginExportInput, ExportRecordInput } from '../journal/index.js';
 import { createOutbound } from '../journal/outbound.js';
-import { serveCalls, threadData } from './worker-serve.js';
+import { serveCalls, threadData } from '../runtime/worker-serve.js';
 
 const db = openDatabase((threadData() as { path: string }).path);
 const outbound = createOutbound(db, () => new Date().toISOString());

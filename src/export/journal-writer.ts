@@ -1,5 +1,5 @@
 import type { BeginExportInput, ExportRecordInput, Journal } from '../journal/index.js';
-import { WorkerThread } from './worker-thread.js';
+import { WorkerThread } from '../runtime/worker-thread.js';
 
 /**
  * The journal writes of an export file: record it with its records (in chunks), then mark it written. Inline on the
@@ -42,7 +42,7 @@ export class JournalThread implements ExportJournalWriter {
   readonly ready: Promise<void>;
 
   constructor(path: string) {
-    this.#thread = new WorkerThread('journal-worker', { path }, 'journal', 'JOURNAL');
+    this.#thread = new WorkerThread(new URL('./journal-worker', import.meta.url), { path }, 'journal', 'JOURNAL');
     this.ready = this.#thread.ready;
   }
 

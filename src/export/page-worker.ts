@@ -7,7 +7,7 @@ import { createExportRenderer } from '../mapping/export.js';
 import type { MappingDefinition } from '../mapping/definition-schema.js';
 import { compileMapping } from '../mapping/mapping.js';
 import { decodeExportPage } from './page-decode.js';
-import { serveCalls, threadData } from './worker-serve.js';
+import { serveCalls, threadData } from '../runtime/worker-serve.js';
 
 const { endpoint, mapping } = threadData() as { endpoint: ListEndpointId; mapping: { definition: MappingDefinition; name: string; file: string } };
 const renderer = createExportRenderer(compileMapping(mapping.definition, mapping.name, mapping.file));

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import type { ExportRenderer } from '../mapping/export.js';
 import { decodeExportPage, type ExportPage } from './page-decode.js';
-import { WorkerThread } from './worker-thread.js';
+import { WorkerThread } from '../runtime/worker-thread.js';
 
 /**
  * The listed pages of an export, decoded (JSON.parse, the contract's check, the mapping's CSV rendering: 2–3 ms a
@@ -53,7 +53,7 @@ export class ExportPages {
   #startThread(): void {
     const { definition, name, file } = this.mapping;
     const data = { endpoint: this.endpoint, mapping: { definition, name, file } };
-    const thread = new WorkerThread('page-worker', data, 'page', undefined, this.options.resourceLimits);
+    const thread = new WorkerThread(new URL('./page-worker', import.meta.url), data, 'page', undefined, this.options.resourceLimits);
     this.#thread = thread;
     thread.ready.then(() => (this.#ready = true), (error: unknown) => this.#lost(thread, error));
   }

@@ -18,9 +18,12 @@ export class WorkerThread {
   /** Settles once the worker is ready to serve calls (or failed to start). */
   readonly ready: Promise<void>;
 
-  /** `module`: a module of this folder, named without extension (`.ts` from the sources, `.js` from the build). */
+  /**
+   * `module`: the worker's module, named without extension (`new URL('./name', import.meta.url)` in its caller's
+   * folder): `.ts` from the sources, `.js` from the build.
+   */
   constructor(
-    module: string,
+    module: URL,
     data: unknown,
     private readonly what: string,
     private readonly failureCode: ErrorCode | undefined,
@@ -30,7 +33,7 @@ export class WorkerThread {
     this.ready = new Promise<unknown>((resolve, reject) => (started = { resolve, reject })).then(() => undefined);
     this.ready.catch(() => undefined); // also reported to every call
     this.#calls.set(0, started);
-    const href = new URL(`./${module}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+    const href = `${module.href}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`;
     this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: { module: href, data }, resourceLimits });
     this.#worker.on('message', (reply: WorkerReply) => {
       const call = this.#calls.get(reply.id);
