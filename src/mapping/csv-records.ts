@@ -35,7 +35,7 @@ class CsvRecords extends Transform {
   private parserDone?: Promise<void>;
 
   constructor(private readonly options: CsvRecordsOptions['parse']) {
-    super({ writableObjectMode: false, readableObjectMode: true, readableHighWaterMark: 64 });
+    super({ readableObjectMode: true, readableHighWaterMark: 64 });
     this.delimiter = options.delimiter;
     this.quote = options.quote;
     this.maxRecord = options.max_record_size;
@@ -126,7 +126,7 @@ class CsvRecords extends Transform {
 const located = new WeakSet<Error>();
 
 function firstOf(text: string, a: string, b: string): number {
-  const i = a === '' ? -1 : text.indexOf(a);
+  const i = text.indexOf(a);
   const j = text.indexOf(b);
   return i < 0 ? j : j < 0 ? i : Math.min(i, j);
 }
