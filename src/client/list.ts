@@ -41,7 +41,7 @@ export interface Page<R> {
  * The query string of each page: the filters are checked by the contract's schema once (zod per page costs more
  * than the rest of building the request), then only the page number changes. Same text as queryString(…, page).
  */
-export function pageQueries(endpoint: ListEndpointId, filters: Record<string, unknown>): (page: number) => string {
+function pageQueries(endpoint: ListEndpointId, filters: Record<string, unknown>): (page: number) => string {
   const def = endpoints[endpoint];
   const parsed = def.query.safeParse({ ...filters, page: 1 });
   if (!parsed.success) return (page) => queryString(endpoint, filters, page);
@@ -50,7 +50,7 @@ export function pageQueries(endpoint: ListEndpointId, filters: Record<string, un
 }
 
 /** A list page's body checked against the contract's response schema: its records and `has_more`. */
-export function pageOf<K extends ListEndpointId>(endpoint: K, json: unknown): { records: RecordOf<K>[]; hasMore: boolean } {
+function pageOf<K extends ListEndpointId>(endpoint: K, json: unknown): { records: RecordOf<K>[]; hasMore: boolean } {
   const def = endpoints[endpoint];
   // Pages are the bulk of what the client validates: the compiled check is several times cheaper per record.
   const schema = def.response as z.ZodType<unknown>;

@@ -14,7 +14,7 @@ export interface ExportJournalWriter {
 }
 
 /** Resolves after the I/O callbacks waiting now (answers of the listing) have run. */
-export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** On the journal's connection, in the main thread; a turn of the event loop after each call lets the listing's answers in. */
 export function inlineJournalWriter(journal: Journal): ExportJournalWriter {
