@@ -60,7 +60,7 @@ export const exportsInFlight = new Set<string>();
 
 /**
  * Writes a work file for an export recorded in the journal (records `ids`), then marks it written through
- * `writer`; settles it on failure.
+ * `writer`; settles it on failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here.
  */
 export async function writeRecorded(
   journal: Journal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, ids: readonly number[],
@@ -68,7 +68,6 @@ export async function writeRecorded(
 ): Promise<WriteResult> {
   const { logger } = options;
   let written: WriteResult;
-  exportsInFlight.add(name);
   crashPoint('after-record');
   try {
     try {
