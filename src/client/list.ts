@@ -72,15 +72,15 @@ export function pageOfText<K extends ListEndpointId>(endpoint: K, text: string):
   return pageOf(endpoint, json);
 }
 
+/** Page `page` of a listing (its query string from `query`, see pageQueries), checked against the contract. */
 export async function fetchPage<K extends ListEndpointId>(
   core: Core,
   endpoint: K,
-  filters: FiltersOf<K>,
   page: number,
-  options: { signal?: AbortSignal; deadline?: number; query?: (page: number) => string } = {},
+  query: (page: number) => string,
+  options: { signal?: AbortSignal; deadline?: number } = {},
 ): Promise<Page<RecordOf<K>>> {
-  const query = options.query ? options.query(page) : queryString(endpoint, filters as Record<string, unknown>, page);
-  const res = await getJson(core, endpoint as EndpointId, endpoints[endpoint].path + query, options);
+  const res = await getJson(core, endpoint as EndpointId, endpoints[endpoint].path + query(page), options);
   return { page, ...pageOf(endpoint, res.json) };
 }
 
@@ -258,7 +258,7 @@ export async function* listPages<K extends ListEndpointId>(
   const query = pageQueries(endpoint, filters as Record<string, unknown>);
   const seen = new Set<unknown>();
   const fetch = async (p: number, signal: AbortSignal | undefined, deadline: number | undefined) =>
-    ({ page: await fetchPage(core, endpoint, filters, p, { signal, deadline, query }) });
+    ({ page: await fetchPage(core, endpoint, p, query, { signal, deadline }) });
   for await (const page of pagesFrom(core, endpoint, filters, options, fetch)) {
     const records = page.records.filter((r) => {
       const id = (r as { id?: unknown }).id;
