@@ -12,20 +12,6 @@ export function writeWorkFile(drop: Drop, name: string, chunks: Iterable<Buffer>
 }
 
 /**
- * markExportWritten in transactions of `chunk` records: one transaction over 25,000 records holds the journal
- * (and, inline, the event loop) for ~150 ms.
- */
-async function markWritten(writer: ExportJournalWriter, exportId: number, ids: readonly number[], chunk: number): Promise<void> {
-  if (ids.length > chunk) {
-    const sorted = Float64Array.from(ids).sort();
-    for (let start = 0; start < sorted.length; start += chunk) {
-      await writer.markRecords(exportId, sorted[start]!, sorted[Math.min(start + chunk, sorted.length) - 1]!);
-    }
-  }
-  await writer.markWritten(exportId);
-}
-
-/**
  * Test hook for a real crash: WISBRIDGE_EXPORT_CRASH=after-record kills the process once the journal recorded a
  * file (before it is written), `after-rename` right after the file is renamed into the outbox (before the journal
  * marks it written), `after-written` right after the journal did.
@@ -63,10 +49,8 @@ export const exportsInFlight = new Set<string>();
  * `writer`; settles it on failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here.
  */
 export async function writeRecorded(
-  journal: Journal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, ids: readonly number[],
-  options: { logger: Logger; chunk: number },
+  journal: Journal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, logger: Logger,
 ): Promise<WriteResult> {
-  const { logger } = options;
   let written: WriteResult;
   crashPoint('after-record');
   try {
@@ -79,7 +63,7 @@ export async function writeRecorded(
       throw error;
     }
     crashPoint('after-rename');
-    await markWritten(writer, exportId, ids, options.chunk);
+    await writer.markWritten(exportId);
     crashPoint('after-written');
   } finally {
     exportsInFlight.delete(name);

@@ -14,7 +14,6 @@ const outbound = createOutbound(db, () => new Date().toISOString());
 serveCalls({
   begin: (input: BeginExportInput & { records: string }) => outbound.beginExport({ ...input, records: JSON.parse(input.records) as ExportRecordInput[] }),
   add: (exportId: number, records: string, options: { repeatable?: boolean }) => outbound.addExportRecords(exportId, JSON.parse(records) as ExportRecordInput[], options),
-  markRecords: (exportId: number, fromId: number, toId: number) => outbound.markExportRecordsWritten(exportId, fromId, toId),
   markWritten: (exportId: number) => outbound.markExportWritten(exportId),
   close: () => db.close(),
 });

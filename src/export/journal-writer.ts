@@ -8,7 +8,6 @@ import { WorkerThread } from '../runtime/worker-thread.js';
 export interface ExportJournalWriter {
   begin(input: BeginExportInput & { repeatable?: boolean }): Promise<number>;
   add(exportId: number, records: readonly ExportRecordInput[], options: { repeatable?: boolean }): Promise<void>;
-  markRecords(exportId: number, fromId: number, toId: number): Promise<void>;
   markWritten(exportId: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -25,7 +24,6 @@ export function inlineJournalWriter(journal: Journal): ExportJournalWriter {
   return {
     begin: async (input) => after(journal.beginExport(input)),
     add: async (exportId, records, options) => after(journal.addExportRecords(exportId, records, options)),
-    markRecords: async (exportId, fromId, toId) => after(journal.markExportRecordsWritten(exportId, fromId, toId)),
     markWritten: async (exportId) => journal.markExportWritten(exportId),
     close: async () => undefined,
   };
@@ -53,10 +51,6 @@ export class JournalThread implements ExportJournalWriter {
 
   async add(exportId: number, records: readonly ExportRecordInput[], options: { repeatable?: boolean }): Promise<void> {
     await this.#thread.call('add', [exportId, JSON.stringify(records), options]);
-  }
-
-  async markRecords(exportId: number, fromId: number, toId: number): Promise<void> {
-    await this.#thread.call('markRecords', [exportId, fromId, toId]);
   }
 
   async markWritten(exportId: number): Promise<void> {

@@ -180,9 +180,11 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
       `SELECT count(*) FROM items INDEXED BY items_attention WHERE status IN ('error', 'uncertain') AND status = 'uncertain'`).pluck(),
     errorCount: db.prepare(
       `SELECT count(*) FROM items INDEXED BY items_attention WHERE status IN ('error', 'uncertain') AND status = 'error'`).pluck(),
+    // A record of an export still `recorded` (file not in place) is unwritten, whatever its own status says.
     openAcks: db.prepare(
-      `SELECT ack_status, count(*) AS n FROM export_records
-       WHERE ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') GROUP BY ack_status`),
+      `SELECT CASE WHEN e.status = 'recorded' THEN 'unwritten' ELSE r.ack_status END AS ack_status, count(*) AS n
+       FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
+       WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') GROUP BY 1`),
   };
 
   function getFile(fileId: number): FileRecord {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Journal } from './index.js';
+import { SCHEMA_VERSION, type Journal } from './index.js';
 import { testJournal, useTestJournal, type TempDir } from './test-support.js';
 
 let tmp: TempDir;
@@ -86,19 +86,35 @@ describe('work-list exports', () => {
     expect(() => journal.addExportRecords(exportId, records(6))).toThrow(/only be added before it is written/);
   });
 
-  it('marks a large export written in parts; what was acknowledged in between is kept', () => {
-    const exportId = journal.beginExport({ workType: 'customer-shipments', fileName: 'cs-big.csv', records: records(1, 2, 3, 4, 5) });
-    journal.markExportRecordsWritten(exportId, 1, 2);
-    expect(journal.getExport(exportId).status).toBe('recorded');
-    expect(journal.pendingAcknowledgements('customer-shipments').map((r) => r.id)).toEqual([1, 2]);
-    journal.recordAcknowledgements(exportId, [{ id: 1, status: 'acknowledged' }]);
-    reopen(); // a crash before the rest was marked: settling marks the rest, record 1 stays acknowledged
+  it('marks an export written in one step, however many records it has; its records read unwritten until then', () => {
+    const ids = Array.from({ length: 2_500 }, (_, i) => i + 1);
+    const exportId = journal.beginExport({ workType: 'customer-shipments', fileName: 'cs-big.csv', records: records(...ids) });
+    expect(journal.exportRecords(exportId).every((r) => r.ackStatus === 'unwritten')).toBe(true);
+    expect(journal.cancelledNotYetExported('customer-shipments', [1, 2])).toEqual([]);
+    expect(() => journal.recordAcknowledgements(exportId, [{ id: 1, status: 'acknowledged' }])).toThrow(/is recorded: its records are not waiting/);
+    const changes = () => journal.db.prepare('SELECT total_changes()').pluck().get() as number;
+    const before = changes();
     journal.markExportWritten(exportId);
+    expect(changes() - before).toBe(1); // the export row, no record row
     expect(journal.getExport(exportId).status).toBe('written');
-    expect(journal.exportRecords(exportId).map((r) => [r.id, r.ackStatus])).toEqual([
-      [1, 'acknowledged'], [2, 'pending'], [3, 'pending'], [4, 'pending'], [5, 'pending'],
-    ]);
-    expect(() => journal.markExportRecordsWritten(exportId, 1, 5)).toThrow(/not recorded/);
+    expect(journal.pendingAcknowledgements('customer-shipments')).toHaveLength(2_500);
+    expect(journal.exportRecords(exportId).every((r) => r.ackStatus === 'pending')).toBe(true);
+    expect(journal.cancelledNotYetExported('customer-shipments', [1, 2]).map((r) => r.id)).toEqual([1, 2]);
+  });
+
+  it('brings records an older journal left unwritten to their policy status, their export still unwritten', () => {
+    const raw = journal.db;
+    const exportId = journal.beginExport({ workType: 'customer-shipments', fileName: 'old.csv', records: records(1, 2), policy: 'on-confirmation' });
+    raw.prepare(`UPDATE export_records SET ack_status = 'unwritten' WHERE export_id = ?`).run(exportId);
+    raw.prepare('DELETE FROM schema_version WHERE version = ?').run(SCHEMA_VERSION);
+    reopen(); // the last migration runs again
+    expect(journal.db.prepare('SELECT DISTINCT ack_status FROM export_records').pluck().all()).toEqual(['awaiting-confirmation']);
+    expect(journal.exportRecords(exportId).map((r) => r.ackStatus)).toEqual(['unwritten', 'unwritten']);
+    expect(journal.backlog().exportsUnwritten).toBe(2);
+    expect(journal.confirmRecords('customer-shipments', [1])).toEqual({ confirmed: [], unknown: [1] }); // not handed over yet
+    journal.markExportWritten(exportId);
+    expect(journal.awaitingConfirmation('customer-shipments').map((r) => r.id)).toEqual([1, 2]);
+    expect(journal.backlog()).toMatchObject({ exportsUnwritten: 0, awaitingConfirmation: 2 });
   });
 
   it('answers which ids were exported for sparse and dense id lists alike', () => {

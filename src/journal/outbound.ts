@@ -45,16 +45,24 @@ function toRecord(row: RecordRow): ExportRecord {
   };
 }
 
-/** Records per multi-row INSERT of beginExport (6 parameters each, far below SQLite's limit). */
+/** Records per multi-row INSERT of beginExport (7 parameters each, far below SQLite's limit). */
 const RECORD_CHUNK = 50;
 const recordValues = (n: number) =>
   `INSERT INTO export_records (export_id, record_id, work_type, kind, number, updated_at, ack_status) VALUES `
-  + Array.from({ length: n }, () => `(?, ?, ?, ?, ?, ?, 'unwritten')`).join(', ');
+  + Array.from({ length: n }, () => `(?, ?, ?, ?, ?, ?, ?)`).join(', ');
 
 /** exportedIds reads the id range min..max when it spans at most this many ids per id asked about. */
 const DENSE_RANGE = 8;
 
-const RECORD_SELECT = `SELECT r.*, e.file_name FROM export_records r JOIN exports e ON e.id = r.export_id`;
+/**
+ * Whether an export's file is in place is a fact of the export row alone (status `recorded` until the rename):
+ * its records are inserted with the status they take once it is written, so marking a file of 25,000 records
+ * written is one row, not 25,000. A record of a `recorded` export reads as `unwritten`.
+ */
+const RECORD_SELECT = `SELECT r.export_id, r.record_id, r.work_type, r.kind, r.number, r.updated_at,
+    CASE WHEN e.status = 'recorded' AND r.ack_status <> 'abandoned' THEN 'unwritten' ELSE r.ack_status END AS ack_status,
+    r.acknowledged_at, r.messages, e.file_name
+  FROM export_records r JOIN exports e ON e.id = r.export_id`;
 const WRITTEN_STATUS: Record<AckPolicy, AckStatus> = {
   'on-export': 'pending', 'on-confirmation': 'awaiting-confirmation', never: 'not-required',
 };
@@ -73,7 +81,7 @@ export function createOutbound(db: Db, now: () => string) {
       `SELECT record_id FROM export_records WHERE work_type = ? AND kind = 'work' AND record_id BETWEEN ? AND ?
          AND ack_status != 'abandoned'`).pluck(),
     cancellable: db.prepare(
-      `${RECORD_SELECT} WHERE r.work_type = @workType AND r.kind = 'work' AND r.ack_status NOT IN ('unwritten', 'abandoned')
+      `${RECORD_SELECT} WHERE r.work_type = @workType AND r.kind = 'work' AND e.status IN ('written', 'completed') AND r.ack_status <> 'abandoned'
          AND r.record_id IN (SELECT value FROM json_each(@ids))
          AND NOT EXISTS (SELECT 1 FROM export_records c WHERE c.work_type = @workType AND c.kind = 'cancellation'
                          AND c.record_id = r.record_id AND c.ack_status != 'abandoned')
@@ -83,27 +91,24 @@ export function createOutbound(db: Db, now: () => string) {
       `UPDATE exports SET status = @status, written_at = coalesce(written_at, @at),
          completed_at = CASE WHEN @status IN ('completed', 'abandoned') THEN @at END WHERE id = @id`),
     setAllRecords: db.prepare('UPDATE export_records SET ack_status = ? WHERE export_id = ?'),
-    setUnwritten: db.prepare(`UPDATE export_records SET ack_status = ? WHERE export_id = ? AND ack_status = 'unwritten'`),
-    setUnwrittenRange: db.prepare(
-      `UPDATE export_records SET ack_status = ? WHERE export_id = ? AND record_id BETWEEN ? AND ? AND ack_status = 'unwritten'`),
     addToCount: db.prepare('UPDATE exports SET record_count = record_count + ? WHERE id = ?'),
     ack: db.prepare(
       `UPDATE export_records SET ack_status = ?, acknowledged_at = ?, messages = ?
        WHERE export_id = ? AND record_id = ? AND ack_status = 'pending'`),
     openInExport: db.prepare(
-      `SELECT count(*) FROM export_records WHERE export_id = ?
-         AND ack_status IN ('unwritten', 'pending', 'awaiting-confirmation')`).pluck(),
+      `SELECT count(*) FROM export_records WHERE export_id = ? AND ack_status IN ('pending', 'awaiting-confirmation')`).pluck(),
     // The partial index is used only when the query repeats its WHERE term verbatim.
     dueForAck: db.prepare(
       `SELECT r.*, e.file_name FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
-       WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ? AND r.ack_status = 'pending' ORDER BY r.export_id, r.record_id`),
+       WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ? AND r.ack_status = 'pending'
+         AND e.status = 'written' ORDER BY r.export_id, r.record_id`),
     awaiting: db.prepare(
       `SELECT r.*, e.file_name FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
        WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ?
-         AND r.ack_status = 'awaiting-confirmation' ORDER BY r.export_id, r.record_id`),
+         AND r.ack_status = 'awaiting-confirmation' AND e.status = 'written' ORDER BY r.export_id, r.record_id`),
     confirm: db.prepare(
       `UPDATE export_records SET ack_status = 'pending' WHERE work_type = ? AND record_id = ? AND kind = 'work'
-         AND ack_status = 'awaiting-confirmation'`),
+         AND ack_status = 'awaiting-confirmation' AND export_id IN (SELECT id FROM exports WHERE status = 'written')`),
     recordsOf: db.prepare(`${RECORD_SELECT} WHERE r.export_id = ? ORDER BY r.record_id`),
     listExports: db.prepare(
       `SELECT * FROM exports WHERE (@workType IS NULL OR work_type = @workType) AND (@status IS NULL OR status = @status) ORDER BY id DESC LIMIT @limit`),
@@ -139,7 +144,7 @@ export function createOutbound(db: Db, now: () => string) {
   }
 
   /** Checks records for an export (kind, taken ids) and inserts them; the export row exists already. */
-  function insertRecords(exportId: number, input: BeginExportInput & { repeatable?: boolean }, kind: ExportKind): void {
+  function insertRecords(exportId: number, input: BeginExportInput & { repeatable?: boolean }, kind: ExportKind, ackStatus: AckStatus): void {
     const ids = input.records.map((r) => r.id);
     if (new Set(ids).size !== ids.length) throw stateError(`export ${input.fileName} lists a record twice`);
     if (kind === 'work' && !input.repeatable) {
@@ -155,19 +160,19 @@ export function createOutbound(db: Db, now: () => string) {
     // One statement call per RECORD_CHUNK records instead of per record.
     const records = input.records;
     const full = records.length - (records.length % RECORD_CHUNK);
-    const params: unknown[] = new Array(RECORD_CHUNK * 6);
+    const params: unknown[] = new Array(RECORD_CHUNK * 7);
     for (let start = 0; start < full; start += RECORD_CHUNK) {
       for (let i = 0; i < RECORD_CHUNK; i++) {
         const r = records[start + i]!;
-        const k = i * 6;
+        const k = i * 7;
         params[k] = exportId; params[k + 1] = r.id; params[k + 2] = input.workType; params[k + 3] = kind;
-        params[k + 4] = r.number; params[k + 5] = r.updatedAt ?? null;
+        params[k + 4] = r.number; params[k + 5] = r.updatedAt ?? null; params[k + 6] = ackStatus;
       }
       q.insertRecords.run(params);
     }
     for (let i = full; i < records.length; i++) {
       const r = records[i]!;
-      q.insertRecord.run(exportId, r.id, input.workType, kind, r.number, r.updatedAt ?? null);
+      q.insertRecord.run(exportId, r.id, input.workType, kind, r.number, r.updatedAt ?? null, ackStatus);
     }
   }
 
@@ -175,29 +180,22 @@ export function createOutbound(db: Db, now: () => string) {
     const kind = input.kind ?? 'work';
     const policy: AckPolicy = kind === 'cancellation' ? 'never' : input.policy ?? 'on-export';
     const exportId = Number(q.insertExport.run(input.workType, input.fileName, kind, policy, input.records.length, now()).lastInsertRowid);
-    insertRecords(exportId, input, kind);
+    insertRecords(exportId, input, kind, WRITTEN_STATUS[policy]);
     return exportId;
   });
 
   const appendTx = db.transaction((exportId: number, records: readonly ExportRecordInput[], repeatable: boolean) => {
     const row = requireExport(exportId);
     if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}: records can only be added before it is written`);
-    insertRecords(exportId, { workType: row.work_type, fileName: row.file_name, records, repeatable }, row.kind);
+    insertRecords(exportId, { workType: row.work_type, fileName: row.file_name, records, repeatable }, row.kind, WRITTEN_STATUS[row.policy]);
     q.addToCount.run(records.length, exportId);
-  });
-
-  const writtenPartTx = db.transaction((exportId: number, fromId: number, toId: number) => {
-    const row = requireExport(exportId);
-    if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}, not recorded`);
-    q.setUnwrittenRange.run(WRITTEN_STATUS[row.policy], exportId, fromId, toId);
   });
 
   const writtenTx = db.transaction((exportId: number) => {
     const row = requireExport(exportId);
     if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}, not recorded`);
-    const ackStatus = WRITTEN_STATUS[row.policy];
-    q.setUnwritten.run(ackStatus, exportId);
-    q.setExportStatus.run({ id: exportId, status: ackStatus === 'not-required' || row.record_count === 0 ? 'completed' : 'written', at: now() });
+    // The records have their status since they were recorded (RECORD_SELECT): only the export row changes.
+    q.setExportStatus.run({ id: exportId, status: row.policy === 'never' || row.record_count === 0 ? 'completed' : 'written', at: now() });
   });
 
   const abandonTx = db.transaction((exportId: number) => {
@@ -209,6 +207,7 @@ export function createOutbound(db: Db, now: () => string) {
 
   const ackTx = db.transaction((exportId: number, acks: readonly Acknowledgement[]) => {
     const row = requireExport(exportId);
+    if (row.status !== 'written') throw stateError(`export ${exportId} (${row.file_name}) is ${row.status}: its records are not waiting for an acknowledgement`);
     const at = now();
     for (const a of acks) {
       const acknowledgedAt = a.status === 'acknowledged' ? a.acknowledgedAt ?? at : null;
@@ -245,11 +244,6 @@ export function createOutbound(db: Db, now: () => string) {
       appendTx.immediate(exportId, records, options.repeatable ?? false),
     /** The file is atomically in place: its records now wait for acknowledgement (or confirmation, per policy). */
     markExportWritten: (exportId: number): void => writtenTx.immediate(exportId),
-    /**
-     * Part of markExportWritten, for records fromId..toId only, once the file is in place; the export itself stays
-     * `recorded` until markExportWritten, which takes the rest. Lets a large file be marked in small transactions.
-     */
-    markExportRecordsWritten: (exportId: number, fromId: number, toId: number): void => writtenPartTx.immediate(exportId, fromId, toId),
     markCancellationExported: (exportId: number): void => writtenTx.immediate(exportId),
     /** A recorded export whose file never reached the outbox (crash before the rename): its records are free again. */
     abandonExport: (exportId: number): void => abandonTx.immediate(exportId),

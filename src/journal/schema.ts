@@ -135,6 +135,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX item_blocks_line ON item_blocks (file_id, first_line, request_id);
   CREATE INDEX item_blocks_seq ON item_blocks (file_id, last_seq);
   `,
+  `
+  -- Whether an export's file is in place is the export row's status alone: records are recorded with the status
+  -- they take once it is written (its policy's), and read as 'unwritten' while it is 'recorded'. Records this
+  -- version's predecessor left 'unwritten' take their policy's status; their export is still 'recorded'.
+  UPDATE export_records SET ack_status = (
+    SELECT CASE e.policy WHEN 'on-export' THEN 'pending' WHEN 'on-confirmation' THEN 'awaiting-confirmation' ELSE 'not-required' END
+    FROM exports e WHERE e.id = export_records.export_id)
+  WHERE ack_status = 'unwritten';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
