@@ -41,8 +41,8 @@ export interface RunExportOptions {
   tuning?: ExportTuning;
 }
 
-function exportMapping(mappings: { get(name: string): Mapping }, name: string, job: ExportJob): Mapping {
-  const mapping = mappings.get(name);
+async function exportMapping(runtime: Runtime, name: string, job: ExportJob): Promise<Mapping> {
+  const mapping = await runtime.mapping(name);
   const want = `${job.work_type}.list`;
   if (mapping.direction !== 'export' || mapping.document !== want) {
     throw new WisbridgeError('CONFIG_INVALID', `export job "${job.name}": mapping "${name}" is ${mapping.document}, not ${want}`);
@@ -59,8 +59,7 @@ function exportMapping(mappings: { get(name: string): Mapping }, name: string, j
 export async function runExportJob(runtime: Runtime, job: ExportJob, options: RunExportOptions = {}): Promise<ExportSummary> {
   const logger = runtime.logger.child({ job: job.name, work_type: job.work_type });
   const signal = options.signal ?? runtime.signal;
-  const mappings = await runtime.mappings();
-  const mapping = exportMapping(mappings, job.mapping, job);
+  const mapping = await exportMapping(runtime, job.mapping, job);
   const [journal, client, drop] = await Promise.all([runtime.journal(), runtime.client(job.service), runtime.drop(job.drop)]);
   const ctx: FileContext = {
     job, client, journal, drop, logger, signal, now: options.now ?? (() => new Date()),
@@ -98,7 +97,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
   summary.awaitingConfirmation = journal.awaitingConfirmation(job.work_type).length;
 
   if (spec.cancellable && job.cancellations) {
-    const cancelMapping = job.cancellation_mapping ? exportMapping(mappings, job.cancellation_mapping, job) : mapping;
+    const cancelMapping = job.cancellation_mapping ? await exportMapping(runtime, job.cancellation_mapping, job) : mapping;
     const result = await exportCancellations(ctx, spec, cancelMapping);
     summary.cancelled = result.cancelled;
     summary.files.push(...result.files);

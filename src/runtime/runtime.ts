@@ -5,7 +5,8 @@ import type { LoadedConfig } from '../config/load.js';
 import { createDrop, type Drop } from '../drops/index.js';
 import { openJournal, type Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
-import { loadMappings, type MappingSet } from '../mapping/load.js';
+import type { Mapping } from '../mapping/index.js';
+import { loadMappings, loadNamedMapping, type MappingSet } from '../mapping/load.js';
 
 /**
  * The live parts a configuration describes, built once and shared by every job of a process:
@@ -18,7 +19,10 @@ export interface Runtime {
   /** Aborted on shutdown: every request and wait in flight ends promptly. */
   readonly signal: AbortSignal;
   journal(): Promise<Journal>;
+  /** Every definition of the mappings folder, checked together (names unique). */
   mappings(): Promise<MappingSet>;
+  /** One mapping by name: from the set when it is loaded, else from its own file when there is one (loadNamedMapping). */
+  mapping(name: string): Promise<Mapping>;
   client(service: string): Promise<WisClient>;
   drop(name: string): Promise<Drop>;
   close(): Promise<void>;
@@ -36,8 +40,11 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   const signal = options.signal ?? new AbortController().signal;
   const clients = new Map<string, Promise<WisClient>>();
   const drops = new Map<string, Promise<Drop>>();
+  const single = new Map<string, Promise<Mapping>>();
   let journal: Promise<Journal> | undefined;
   let mappings: Promise<MappingSet> | undefined;
+
+  const loadSet = () => (mappings ??= loadMappings(loaded.mappingsDir));
 
   const once = <T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {
     let found = cache.get(key);
@@ -59,7 +66,11 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
         await mkdir(dirname(loaded.journalPath), { recursive: true });
         return openJournal(loaded.journalPath);
       })()),
-    mappings: () => (mappings ??= loadMappings(loaded.mappingsDir)),
+    mappings: loadSet,
+    mapping: (name) =>
+      mappings
+        ? mappings.then((set) => set.get(name))
+        : once(single, name, async () => (await loadNamedMapping(loaded.mappingsDir, name)) ?? (await loadSet()).get(name)),
     client: (name) =>
       once(clients, name, async () => {
         const service = loaded.service(name);

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkMappings, loadMappings, mappingSet } from '../../src/mapping/index.js';
+import { checkMappings, loadMappings, loadNamedMapping, mappingSet } from '../../src/mapping/index.js';
 import { mappingOf, problemsOf, rejection } from './helpers.js';
 
 const base = `document: inventory.adjustments
@@ -64,6 +64,26 @@ describe('definition problems name the file and the YAML position', () => {
   });
   it('optional_level needs a key and one nested list', () => {
     expect(problemsOf(base + '  lists:\n    x:\n      optional_level: true\n      fields: {}\n')[0]).toMatch(/optional_level needs a key/);
+  });
+});
+
+describe('one mapping by name, from its own file', () => {
+  it('reads only <name>.yaml: another file\'s problem does not stop it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wb-map-'));
+    await writeFile(join(dir, 'a.yaml'), base);
+    await writeFile(join(dir, 'broken.yaml'), 'document: [\n');
+    expect((await loadNamedMapping(dir, 'a'))?.document).toBe('inventory.adjustments');
+    await expect(loadMappings(dir)).rejects.toMatchObject({ code: 'MAPPING_INVALID' });
+  });
+  it('undefined when there is no such file or it names another mapping; its own problem is MAPPING_INVALID with position', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wb-map-'));
+    await writeFile(join(dir, 'a.yml'), 'name: other\n' + base);
+    await writeFile(join(dir, 'b.yaml'), base.replace('SKU', '{ colum: SKU }'));
+    expect(await loadNamedMapping(dir, 'a')).toBeUndefined();
+    expect(await loadNamedMapping(dir, 'missing')).toBeUndefined();
+    const e = await rejection(loadNamedMapping(dir, 'b'));
+    expect(e.code).toBe('MAPPING_INVALID');
+    expect(e.message).toMatch(new RegExp(`^${join(dir, 'b.yaml').replace(/[.\\/]/g, '\\$&')}:5:19: `));
   });
 });
 

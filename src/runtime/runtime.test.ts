@@ -1,0 +1,40 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bindConfig, checkConfigText } from '../config/load.js';
+import { createRuntime } from './runtime.js';
+
+const adjustments = `document: inventory.adjustments
+files: "KORR_*.csv"
+request:
+  fields:
+    product_code: SKU
+`;
+
+async function runtimeOver(files: Record<string, string>) {
+  const dir = await mkdtemp(join(tmpdir(), 'wb-runtime-'));
+  await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(dir, name), text)));
+  const { config, problems } = checkConfigText(
+    `mappings: ${dir}\nservices: { wis: { url: "http://127.0.0.1:1", token: { env: UNUSED } } }\ndrops: { local: { type: local, root: ${dir} } }\n`,
+    'wisbridge.yaml',
+  );
+  expect(problems).toEqual([]);
+  return createRuntime(bindConfig(config!, join(dir, 'wisbridge.yaml')));
+}
+
+describe('runtime mappings', () => {
+  it('one mapping by name comes from its own file, without the folder\'s other problems', async () => {
+    const runtime = await runtimeOver({ 'a.yaml': adjustments, 'broken.yaml': 'document: [\n' });
+    expect((await runtime.mapping('a')).name).toBe('a');
+    await expect(runtime.mappings()).rejects.toMatchObject({ code: 'MAPPING_INVALID' });
+  });
+
+  it('a mapping named inside another file, or any once the set is loaded, comes from the set', async () => {
+    const runtime = await runtimeOver({ 'file.yaml': 'name: declared\n' + adjustments, 'b.yaml': adjustments });
+    expect((await runtime.mapping('declared')).name).toBe('declared');
+    const set = await runtime.mappings();
+    expect(await runtime.mapping('b')).toBe(set.get('b'));
+    await expect(runtime.mapping('nope')).rejects.toMatchObject({ code: 'MAPPING_NOT_FOUND' });
+  });
+});
