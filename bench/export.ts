@@ -4,22 +4,25 @@
  * count-based concurrent paging, then a full pass that also acknowledges everything. Every mode runs against a
  * fresh emulator, so no mode profits from what an earlier one left in the emulator (e.g. remembered page ends).
  * A raw HTTP pass (undici, bodies not parsed) shows the floor the emulator and the network set at that concurrency.
+ * Each export pass runs in a process of its own (bench/export-pass.mjs): with `--build` from dist/ under plain node,
+ * as `wisbridge export` runs, else from the sources under tsx (whose hooks slow down the loading of worker threads).
  * Run: npx tsx bench/export.ts [concurrency=4] [latencyMs=20] [--no-ack-pass] [--only=listing,raw,sequential,concurrent]
  * (`--only` runs just the modes named, e.g. while trying a change; the comparison needs both exports.)
  * `--build`: the bridge from dist/ (see below). `--page-thread-from=N`: ExportTuning.pageThreadFrom (Infinity: pages decoded on the main thread, as before the
- * page thread). BENCH_EMULATOR_NODE_FLAGS: flags for the emulator's process (e.g. `--cpu-prof --cpu-prof-dir=DIR`).
+ * page thread). BENCH_EMULATOR_NODE_FLAGS, BENCH_BRIDGE_NODE_FLAGS: flags for the emulator's and the export pass's process
+ * (e.g. `--cpu-prof --cpu-prof-dir=DIR`, `--max-semi-space-size=16`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
 import { stringify } from 'yaml';
-import type { ExportSummary } from '../src/export/index.js';
 // @ts-expect-error plain JavaScript module of bin/
 import { buildIsCurrent } from '../bin/build-state.js';
+// @ts-expect-error plain JavaScript module (bench/export-pass.mjs uses it without a TypeScript loader)
+import { measured, procCpu } from './measure.mjs';
 
 /**
  * `--build`: the bridge from dist/ (as deployed: `npm run build` first; refused when the build is older than the
@@ -30,9 +33,6 @@ const fromBuild = process.argv.includes('--build');
 if (fromBuild && !(buildIsCurrent() as boolean)) throw new Error('--build: dist/ is older than the sources (npm run build)');
 const code = fromBuild ? '../dist' : '../src';
 const { WisClient } = (await import(`${code}/client/index.js`)) as typeof import('../src/client/index.js');
-const { loadConfig } = (await import(`${code}/config/load.js`)) as typeof import('../src/config/load.js');
-const { runExportJob } = (await import(`${code}/export/index.js`)) as typeof import('../src/export/index.js');
-const { createRuntime } = (await import(`${code}/runtime/runtime.js`)) as typeof import('../src/runtime/runtime.js');
 
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const concurrency = Number(positional[0] ?? 4);
@@ -83,76 +83,33 @@ async function adminCall(method: string, path: string, body?: unknown): Promise<
 
 /** CPU seconds (user + system) of the emulator process so far, from /proc (Linux; NaN elsewhere). */
 function emulatorCpu(): number {
-  return procCpu(`/proc/${child!.pid}/stat`);
+  return procCpu(`/proc/${child!.pid}/stat`) as number;
 }
-/** CPU seconds of the bridge's main thread alone (the process figure also counts worker and libuv threads, and GC helpers). */
-function mainThreadCpu(): number {
-  return procCpu(`/proc/self/task/${process.pid}/stat`);
+
+interface Measured {
+  seconds: number;
+  cpu: { process: number; main: number; threads: { name: string; cpu: number }[] };
+  delayMs: { p50: number; p99: number; max: number };
+  gc: { minor: number; minorMs: number; major: number; majorMs: number };
 }
-/** CPU seconds per thread of the bridge (name from /proc, e.g. `node`, `WorkerThread`, `libuv-worker`), by thread id. */
-function threadCpu(): Map<string, { name: string; cpu: number }> {
-  const threads = new Map<string, { name: string; cpu: number }>();
-  try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      threads.set(tid, { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: procCpu(`/proc/self/task/${tid}/stat`) });
-    }
-  } catch {
-    // not Linux: no per-thread figures
-  }
-  return threads;
+/** The CPU line of a measured step: the bridge's process and main thread, the emulator, event-loop delay, threads. */
+function cpuLine(m: Measured, emulator: number): string {
+  return `CPU bridge ${m.cpu.process.toFixed(2)} s (main thread ${m.cpu.main.toFixed(2)} s), emulator ${emulator.toFixed(2)} s; bridge event-loop delay p50 ${m.delayMs.p50.toFixed(0)} ms, ` +
+    `p99 ${m.delayMs.p99.toFixed(0)} ms, max ${m.delayMs.max.toFixed(0)} ms; main-thread GC ${m.gc.minor} minor ${m.gc.minorMs.toFixed(0)} ms, ` +
+    `${m.gc.major} major ${m.gc.majorMs.toFixed(0)} ms;\n${''.padEnd(45)}threads: ${m.cpu.threads.map((t) => `${t.name} ${t.cpu.toFixed(2)} s`).join(', ')}`;
 }
-/** The last figure of every thread seen by the sampler (worker threads end before a pass's figures are taken). */
-const lastSeen = new Map<string, { name: string; cpu: number }>();
-/** Threads that had ended when the current measurement started. */
-let endedBefore = new Set<string>();
-/** The threads that used more than 0.1 s of CPU since `before`, busiest first (as last sampled, for ended ones). */
-function busyThreads(before: Map<string, { name: string; cpu: number }>): string {
-  for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
-  const used = [...lastSeen].filter(([tid]) => before.has(tid) || !endedBefore.has(tid))
-    .map(([tid, t]) => ({ name: t.name, cpu: t.cpu - (before.get(tid)?.cpu ?? 0) })).filter((t) => t.cpu > 0.1);
-  return used.sort((a, b) => b.cpu - a.cpu).map((t) => `${t.name} ${t.cpu.toFixed(2)} s`).join(', ');
-}
-function procCpu(statFile: string): number {
-  try {
-    const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-/** Measures CPU of both processes and the bridge's event-loop delay around `work`. */
-async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; cpu: string }> {
-  const delay = monitorEventLoopDelay({ resolution: 5 });
-  delay.enable();
+/** A step run in this process, with the emulator's CPU beside it. */
+async function measuredHere<T>(work: () => Promise<T>): Promise<Measured & { result: T; line: string }> {
   const emu0 = emulatorCpu();
-  const main0 = mainThreadCpu();
-  const threads0 = threadCpu();
-  endedBefore = new Set([...lastSeen.keys()].filter((tid) => !threads0.has(tid)));
-  const cpu0 = process.cpuUsage();
-  const start = performance.now();
-  const result = await work();
-  const seconds = (performance.now() - start) / 1000;
-  const used = process.cpuUsage(cpu0);
-  const emu = emulatorCpu() - emu0;
-  const main = mainThreadCpu() - main0;
-  const threads = busyThreads(threads0);
-  delay.disable();
-  const bridge = (used.user + used.system) / 1e6;
-  const cpu = `CPU bridge ${bridge.toFixed(2)} s (main thread ${main.toFixed(2)} s), emulator ${emu.toFixed(2)} s; bridge event-loop delay p50 ${(delay.percentile(50) / 1e6).toFixed(0)} ms, ` +
-    `p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms, max ${(delay.max / 1e6).toFixed(0)} ms;\n${''.padEnd(45)}threads: ${threads}`;
-  return { result, seconds, cpu };
+  const m = (await measured(work)) as Measured & { result: T };
+  return { ...m, line: cpuLine(m, emulatorCpu() - emu0) };
 }
 
 let peakRss = 0;
-let samples = 0;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  // the threads' figures every 500 ms (reading /proc costs the bridge's main thread ~0.1 ms a thread)
-  if (++samples % 5 === 0) for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
-}, 100);
 
-async function pass(label: string, pages: number, acknowledge: 'never' | 'on-export'): Promise<{ seconds: number; summary: ExportSummary }> {
+interface PassResult extends Measured { bytes: number; peakRss: number; exported: number; files: number; acknowledged: number }
+/** One export pass in a process of its own (bench/export-pass.mjs), against a fresh emulator. */
+async function pass(label: string, pages: number, acknowledge: 'never' | 'on-export'): Promise<PassResult> {
   await freshEmulator();
   const dir = mkdtempSync(join(tmpdir(), 'wisbridge-bench-export-'));
   const file = join(dir, 'wisbridge.yaml');
@@ -164,17 +121,24 @@ async function pass(label: string, pages: number, acknowledge: 'never' | 'on-exp
     exports: [{ name: 'so', work_type: 'customerShipments', drop: 'wms', service: 'wis', mapping: 'customer-shipments-export', acknowledge, max_records_per_file: 25_000 }],
     log: { level: 'warn' },
   }));
-  const loaded = await loadConfig(file);
-  const runtime = createRuntime(loaded);
   try {
-    const { result: summary, seconds, cpu } = await measured(() => runExportJob(runtime, loaded.config.exports[0], { tuning }));
-    const bytes = readdirSync(join(dir, 'drop', 'outbox')).reduce((n, f) => n + statSync(join(dir, 'drop', 'outbox', f)).size, 0);
-    console.log(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(6)} s  ${summary.exported} records in ${summary.files.length} files (${(bytes / 1e6).toFixed(1)} MB), ` +
-      `acknowledged ${summary.acknowledgements.acknowledged}, ${Math.round(summary.exported / seconds)} records/s; load average ${load()}`);
-    console.log(`${''.padEnd(44)} ${cpu}`);
-    return { seconds, summary };
+    const emu0 = emulatorCpu();
+    const flags = process.env.BENCH_BRIDGE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+    const args = [...flags, ...(fromBuild ? [] : ['--import', 'tsx']), join(repo, 'bench/export-pass.mjs'), fromBuild ? 'dist' : 'src', file];
+    if (tuning) args.push(JSON.stringify(tuning, (_, v) => (v === Infinity ? 'Infinity' : v)));
+    const output = await new Promise<string>((ok, fail) => {
+      const run = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      run.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      run.once('exit', (code) => (code === 0 ? ok(text) : fail(new Error(`export pass exited with ${code}`))));
+    });
+    const result = JSON.parse(/^RESULT (.*)$/m.exec(output)![1]!) as PassResult;
+    peakRss = Math.max(peakRss, result.peakRss);
+    console.log(`${label.padEnd(44)} ${result.seconds.toFixed(2).padStart(6)} s  ${result.exported} records in ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB), ` +
+      `acknowledged ${result.acknowledged}, ${Math.round(result.exported / result.seconds)} records/s; load average ${load()}`);
+    console.log(`${''.padEnd(44)} ${cpuLine(result, emulatorCpu() - emu0)}; peak RSS ${(result.peakRss / 1e6).toFixed(0)} MB`);
+    return result;
   } finally {
-    await runtime.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -197,14 +161,13 @@ try {
   console.log(`pages × latency / concurrency = ${floor.toFixed(2)} s; bound 1.5× = ${bound.toFixed(2)} s`);
   if (conc) console.log(`concurrent export ${conc.seconds.toFixed(2)} s: ${conc.seconds <= bound ? 'WITHIN' : 'OVER'} the bound (${(conc.seconds / floor).toFixed(2)}× the floor)`);
   if (seq && conc) console.log(`speed-up over sequential has_more paging: ${(seq.seconds / conc.seconds).toFixed(2)}× (${seq.seconds / conc.seconds >= 4 ? 'meets' : 'misses'} 4×)`);
-  if (full) console.log(`full pass incl. acknowledging ${full.summary.acknowledgements.acknowledged}: ${full.seconds.toFixed(2)} s`);
+  if (full) console.log(`full pass incl. acknowledging ${full.acknowledged}: ${full.seconds.toFixed(2)} s`);
   console.log(`bridge peak RSS ${(peakRss / 1e6).toFixed(0)} MB; load average after the run: ${load()}`);
   if (seq) {
     const perPage = (seq.seconds * 1000) / pages - latencyMs;
     console.log(`sequential cost per page beyond the injected latency: ${perPage.toFixed(1)} ms (emulator + client + export CPU on this machine)`);
   }
 } finally {
-  clearInterval(sampler);
   await stopEmulator();
 }
 
@@ -212,12 +175,12 @@ try {
 async function listingOnly(): Promise<void> {
   const client = new WisClient({ baseUrl: url, token: process.env.WISBRIDGE_BENCH_TOKEN!, connections: concurrency });
   let listed = 0;
-  const listing = await measured(async () => {
+  const listing = await measuredHere(async () => {
     for await (const _ of client.customerShipments.list({ status: 'pending' }, { concurrency })) listed++;
   });
   await client.close();
   console.log(`${`listing only (client), ${concurrency} at once`.padEnd(44)} ${listing.seconds.toFixed(2).padStart(6)} s  ${listed} records (no file, no journal): the export's own overhead is the difference; load average ${load()}`);
-  console.log(`${''.padEnd(44)} ${listing.cpu}`);
+  console.log(`${''.padEnd(44)} ${listing.line}`);
 }
 
 /** The floor set by the emulator and the network: the same pages, N at once, bodies read but not parsed. */
@@ -225,7 +188,7 @@ async function rawHttp(pages: number): Promise<void> {
   await freshEmulator();
   const pool = new Pool(url, { connections: concurrency });
   let nextPage = 1;
-  const raw = await measured(() => Promise.all(Array.from({ length: concurrency }, async () => {
+  const raw = await measuredHere(() => Promise.all(Array.from({ length: concurrency }, async () => {
     for (let p = nextPage++; p <= pages; p = nextPage++) {
       const res = await pool.request({ path: `/v1/customer-shipments.json?status=pending&page=${p}`, method: 'GET', headers: { authorization: `Bearer ${process.env.WISBRIDGE_BENCH_TOKEN}` } });
       await res.body.dump({ limit: Infinity });
@@ -233,5 +196,5 @@ async function rawHttp(pages: number): Promise<void> {
   })));
   await pool.close();
   console.log(`${`raw HTTP only (undici, no parsing), ${concurrency} at once`.padEnd(44)} ${raw.seconds.toFixed(2).padStart(6)} s  ${pages} pages: the emulator's and the network's floor at this concurrency; load average ${load()}`);
-  console.log(`${''.padEnd(44)} ${raw.cpu}`);
+  console.log(`${''.padEnd(44)} ${raw.line}`);
 }
