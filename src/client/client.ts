@@ -94,9 +94,9 @@ export class WisClient {
   }
 
   /**
-   * Like `pages`, but each page's JSON text is handed to `decode` (which must check it against the contract, e.g.
-   * with `pageOfText`), so that parsing can run off the main thread; records seen on an earlier page are named in
-   * `repeated`.
+   * Like `pages`, but each page's body is handed to `decode` as bytes (which must check it against the contract,
+   * e.g. with `pageOfBody`), so that decoding and parsing can run off the main thread; records seen on an earlier
+   * page are named in `repeated`.
    */
   decodedPages<K extends ListEndpointId, D>(endpoint: K, filters: FiltersOf<K>, decode: PageDecoder<D>, options?: ListOptions): AsyncGenerator<RawPage<D>> {
     return listDecodedPages(this.#core, endpoint, filters, decode, options);

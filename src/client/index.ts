@@ -1,7 +1,7 @@
 export { WisClient, createClient, isFatalClientError, type ClientOptions, type CreateClientOptions, type Family, type MethodOf } from './client.js';
 export { resolveSecret, redact, type SecretSource } from './secret.js';
 export type { ClientEvent, RetryClass, CallOutcome } from './transport.js';
-export { pageOfText, type DecodedPage, type Page, type PageDecoder, type RawPage } from './list.js';
+export { pageOfBody, pageOfText, type DecodedPage, type Page, type PageDecoder, type RawPage } from './list.js';
 export { WRITE_POLICIES, type WritePolicy, type VerifySpec } from './safety.js';
 export type {
   BatchEndpointId, CallOptions, CountEndpointId, FailFastEndpointId, FiltersOf, ItemOf, ListEndpointId, ListOptions, RecordOf, ResultOf, WriteOptions, WriteOutcome,

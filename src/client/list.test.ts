@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestsTo, startTestService, type TestService } from '../../test/client/emulator-helpers.js';
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
-import { pageOfText } from './list.js';
+import { pageOfBody, pageOfText } from './list.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -64,15 +64,19 @@ describe('count-based paging (sliding window)', () => {
 });
 
 describe('pages decoded by the caller (decodedPages)', () => {
-  it('hands each page text to the decoder once, in page order, with the same records as pages()', async () => {
+  it('hands each page body to the decoder once, as bytes of its own, in page order, with the same records as pages()', async () => {
     const client = svc.client();
     const expected: number[] = [];
     for await (const page of client.pages('customerShipments.list', { status: 'pending' }, { concurrency: 3 })) expected.push(...page.records.map((r) => r.id));
     const decodedPages: number[] = [];
     const ids: number[] = [];
-    const decode = async (text: string, page: number) => {
+    const decode = async (body: ArrayBuffer, page: number) => {
       decodedPages.push(page);
-      const { records, hasMore } = pageOfText('customerShipments.list', text);
+      expect(body).toBeInstanceOf(ArrayBuffer);
+      const { records, hasMore } = pageOfBody('customerShipments.list', body);
+      const size = body.byteLength;
+      expect(structuredClone(body, { transfer: [body] }).byteLength).toBe(size); // its own buffer: transferable
+      expect(body.byteLength).toBe(0);
       return { hasMore, ids: records.map((r) => r.id), data: records.length };
     };
     const handed: number[] = [];
@@ -89,9 +93,9 @@ describe('pages decoded by the caller (decodedPages)', () => {
 
   it('a page the decoder refuses ends the listing with its error', async () => {
     const client = svc.client();
-    const decode = async (text: string, page: number) => {
+    const decode = async (body: ArrayBuffer, page: number) => {
       if (page === 3) throw new WisbridgeError('CONTRACT_VIOLATION', 'page 3 refused');
-      const { records, hasMore } = pageOfText('customerShipments.list', text);
+      const { records, hasMore } = pageOfBody('customerShipments.list', body);
       return { hasMore, ids: records.map((r) => r.id), data: undefined };
     };
     const handed: number[] = [];
@@ -111,5 +115,12 @@ describe('pages decoded by the caller (decodedPages)', () => {
     }
     expect(isWisbridgeError(error, 'CONTRACT_VIOLATION')).toBe(true);
     expect((error as Error).message).not.toContain('secret');
+  });
+
+  it('pageOfBody: UTF-8 with or without a BOM reads like the text', () => {
+    const text = JSON.stringify({ data: [], has_more: false });
+    const bytes = (s: string) => new TextEncoder().encode(s).buffer as ArrayBuffer;
+    expect(pageOfBody('customerShipments.list', bytes(text))).toEqual(pageOfText('customerShipments.list', text));
+    expect(pageOfBody('customerShipments.list', bytes('\uFEFF' + text))).toEqual({ records: [], hasMore: false });
   });
 });

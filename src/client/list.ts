@@ -59,8 +59,8 @@ function pageOf<K extends ListEndpointId>(endpoint: K, json: unknown): { records
 }
 
 /**
- * A list page's JSON text (a 2xx body fetched with `decodedPages`) parsed and checked like `fetchPage` does;
- * callable anywhere, e.g. on a worker thread. The body is not quoted in the error (no secret can leak through it).
+ * A list page's JSON text parsed and checked like `fetchPage` does; callable anywhere, e.g. on a worker thread.
+ * The body is not quoted in the error (no secret can leak through it).
  */
 export function pageOfText<K extends ListEndpointId>(endpoint: K, text: string): { records: RecordOf<K>[]; hasMore: boolean } {
   let json: unknown;
@@ -70,6 +70,13 @@ export function pageOfText<K extends ListEndpointId>(endpoint: K, text: string):
     throw new WisbridgeError('CONTRACT_VIOLATION', `${endpoint}: the answer is not JSON (${text.length} characters)`, { details: { endpoint } });
   }
   return pageOf(endpoint, json);
+}
+
+const utf8 = new TextDecoder();
+
+/** A list page's body as fetched by `decodedPages` (UTF-8 bytes, a BOM dropped), parsed and checked like pageOfText. */
+export function pageOfBody<K extends ListEndpointId>(endpoint: K, body: ArrayBuffer): { records: RecordOf<K>[]; hasMore: boolean } {
+  return pageOfText(endpoint, utf8.decode(body));
 }
 
 /** Page `page` of a listing (its query string from `query`, see pageQueries), checked against the contract. */
@@ -93,10 +100,10 @@ export interface DecodedPage<D> {
 }
 
 /**
- * Turns a page's JSON text into the caller's form. It must check the page against the contract (`pageOfText`
- * does) and throw CONTRACT_VIOLATION for a page that breaks it.
+ * Turns a page's body (its bytes, the decoder's to keep or transfer) into the caller's form. It must check the page
+ * against the contract (`pageOfBody` does) and throw CONTRACT_VIOLATION for a page that breaks it.
  */
-export type PageDecoder<D> = (text: string, page: number) => Promise<DecodedPage<D>>;
+export type PageDecoder<D> = (body: ArrayBuffer, page: number) => Promise<DecodedPage<D>>;
 
 export interface RawPage<D> extends DecodedPage<D> {
   page: number;
@@ -271,8 +278,8 @@ export async function* listPages<K extends ListEndpointId>(
 }
 
 /**
- * Like listPages, but each page's JSON text goes to `decode` (which checks it against the contract), e.g. on a
- * worker thread: the main thread only does the HTTP. A request's slot in the window is free once its text is in,
+ * Like listPages, but each page's body goes to `decode` as bytes (which checks it against the contract), e.g. on a
+ * worker thread: the main thread only does the HTTP. A request's slot in the window is free once its body is in,
  * while the page is still being decoded. Records seen on an earlier page are named in `repeated`.
  */
 export async function* listDecodedPages<K extends ListEndpointId, D>(
@@ -286,7 +293,7 @@ export async function* listDecodedPages<K extends ListEndpointId, D>(
   const seen = new Set<number>();
   const fetch = async (p: number, signal: AbortSignal | undefined, deadline: number | undefined) => {
     const res = await getJson(core, endpoint as EndpointId, endpoints[endpoint].path + query(p), { signal, deadline, raw: true });
-    const later = decode(res.text ?? '', p).then((decoded) => ({ page: p, ...decoded }));
+    const later = decode(res.bytes ?? new ArrayBuffer(0), p).then((decoded) => ({ page: p, ...decoded }));
     later.catch(() => undefined); // taken in order by the listing; this only silences it when the listing stops first
     return { later };
   };

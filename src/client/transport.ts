@@ -70,7 +70,10 @@ export interface TransportRequest {
   signal?: AbortSignal;
   /** Absolute time (epoch ms) after which the call fails with TIMEOUT. */
   deadline?: number;
-  /** A 2xx body is handed back as `text`, not parsed (the caller parses it, e.g. off the main thread). */
+  /**
+   * A 2xx body is handed back as `bytes`, neither decoded nor parsed: the caller does both, e.g. on a worker
+   * thread (copying bytes there costs less than decoding them here).
+   */
   raw?: boolean;
 }
 
@@ -79,8 +82,8 @@ export interface TransportResponse {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body; undefined when the body was empty or the request asked for `raw`. */
   json: unknown;
-  /** The body's text, for a 2xx answer to a `raw` request. */
-  text?: string;
+  /** The body's bytes (an ArrayBuffer of its own), for a 2xx answer to a `raw` request. */
+  bytes?: ArrayBuffer;
   attempts: number;
 }
 
@@ -238,6 +241,11 @@ export class Transport {
         const code: ErrorCode = status === 429 ? 'RATE_LIMITED' : 'UNAVAILABLE';
         return { kind: 'failure', problem: `HTTP ${status}`, outcome, code, status, retryAfterMs, durationMs: ms() };
       }
+      if (req.raw && status >= 200 && status < 300) {
+        const bytes = await res.body.arrayBuffer();
+        this.#event(req, attempt, status, ms(), 'ok');
+        return { kind: 'answer', response: { status, headers: res.headers, json: undefined, bytes } };
+      }
       const text = await res.body.text();
       if (status === 401) {
         this.#event(req, attempt, status, ms(), 'error');
@@ -247,10 +255,6 @@ export class Transport {
         this.#event(req, attempt, status, ms(), req.method === 'GET' ? 'error' : 'uncertain');
         const outcome: CallOutcome = req.method === 'GET' ? 'not-applied' : 'unknown';
         throw this.#error(req.method === 'GET' ? 'UNAVAILABLE' : 'UNCERTAIN_OUTCOME', req, `HTTP ${status}${this.#serviceMessage(text)}`, attempt, outcome, status);
-      }
-      if (req.raw && status < 300) {
-        this.#event(req, attempt, status, ms(), 'ok');
-        return { kind: 'answer', response: { status, headers: res.headers, json: undefined, text } };
       }
       let json: unknown;
       if (text.trim() !== '') {

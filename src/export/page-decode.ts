@@ -1,4 +1,4 @@
-import { pageOfText, type DecodedPage } from '../client/list.js';
+import { pageOfBody, type DecodedPage } from '../client/list.js';
 import type { ListEndpointId } from '../client/types.js';
 import type { ExportRenderer } from '../mapping/export.js';
 import { journalRecord, type ListedRecord } from './journal-record.js';
@@ -14,11 +14,11 @@ export interface ExportPage {
 }
 
 /**
- * A list page's JSON text, checked against the contract (CONTRACT_VIOLATION), rendered through the export
- * mapping record by record. Runs on the page thread, or on the main thread when that cannot start.
+ * A list page's body, checked against the contract (CONTRACT_VIOLATION), rendered through the export mapping record
+ * by record. Runs on the page thread, or on the main thread when that cannot start.
  */
-export function decodeExportPage(endpoint: ListEndpointId, text: string, renderer: ExportRenderer): DecodedPage<ExportPage> {
-  const { records, hasMore } = pageOfText(endpoint, text);
+export function decodeExportPage(endpoint: ListEndpointId, body: ArrayBuffer, renderer: ExportRenderer): DecodedPage<ExportPage> {
+  const { records, hasMore } = pageOfBody(endpoint, body);
   const n = records.length;
   const ids = new Array<number>(n);
   const data: ExportPage = { numbers: new Array<string>(n), updatedAts: new Array<string | null>(n), texts: new Array<string>(n), failed: [] };

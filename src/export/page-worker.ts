@@ -13,5 +13,5 @@ const { endpoint, mapping } = threadData() as { endpoint: ListEndpointId; mappin
 const renderer = createExportRenderer(compileMapping(mapping.definition, mapping.name, mapping.file));
 
 serveCalls({
-  decode: (text: string) => decodeExportPage(endpoint, text, renderer),
+  decode: (body: ArrayBuffer) => decodeExportPage(endpoint, body, renderer),
 });
