@@ -91,6 +91,20 @@ describe('pages decoded by the caller (decodedPages)', () => {
     expect([...decodedPages].sort((a, b) => a - b)).toEqual(handed);
   });
 
+  it('onCount: the count, once, before the first page is handed out; not called when paging on has_more', async () => {
+    const client = svc.client();
+    const seen: string[] = [];
+    const total = await client.count('customerShipments.count', { status: 'pending' });
+    const onCount = (n: number) => seen.push(`count ${n}`);
+    for await (const page of client.pages('customerShipments.list', { status: 'pending' }, { concurrency: 3, onCount })) seen.push(`page ${page.page}`);
+    expect(seen[0]).toBe(`count ${total}`);
+    expect(seen.filter((s) => s.startsWith('count'))).toHaveLength(1);
+    expect(seen[1]).toBe('page 1');
+    seen.length = 0;
+    for await (const page of client.pages('customerShipments.list', { status: 'pending' }, { concurrency: 1, onCount })) seen.push(`page ${page.page}`);
+    expect(seen.every((s) => s.startsWith('page'))).toBe(true);
+  });
+
   it('a page the decoder refuses ends the listing with its error', async () => {
     const client = svc.client();
     const decode = async (body: ArrayBuffer, page: number) => {

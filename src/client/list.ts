@@ -225,6 +225,7 @@ async function* pagesFrom<K extends ListEndpointId, P extends { page: number; ha
       const first = fetch(1, signal, deadline);
       first.catch(() => undefined); // awaited below; this only silences it when the count fails first
       const total = await countRecords(core, countId, filters as never, { signal: options.signal, deadline });
+      options.onCount?.(total);
       const pages = Math.max(1, Math.ceil(total / LIMITS.pageSize));
       const window = new PageWindow<P>((p) => (p === 1 ? first : fetch(p, signal, deadline)), pages, concurrency);
       try {

@@ -71,4 +71,6 @@ export interface WriteOptions extends CallOptions {
 export interface ListOptions extends CallOptions {
   /** Pages fetched at once in count-based mode; 1 (default) pages sequentially on `has_more`. */
   concurrency?: number;
+  /** Count-based mode: called with the count endpoint's answer, before any page is handed out. */
+  onCount?: (records: number) => void;
 }

@@ -46,12 +46,15 @@ export interface ExportTuning {
    * listed (default 200; 0: started before the listing, every page waits for it; see ExportPages).
    */
   pageThreadFrom?: number;
+  /** A listing counted at this many records or more waits for the page thread from its start (default 5,000). */
+  pageThreadWaitFrom?: number;
   /** Node's resource limits of the page thread (tests starve it to prove the fallback to the main thread). */
   pageThreadLimits?: ResourceLimits;
 }
 const JOURNAL_CHUNK = 1_000;
 const JOURNAL_THREAD_FROM = 5_000;
 const PAGE_THREAD_FROM = 200;
+const PAGE_THREAD_WAIT_FROM = 5_000;
 
 /**
  * Collects records into files of at most max_records_per_file. Each record is rendered to CSV text when it is
@@ -226,11 +229,14 @@ export async function exportPending(
   const batcher = new FileBatcher(ctx, mapping, { workType: job.work_type, kind: 'work', policy: job.acknowledge }, { fileName: job.file_name });
   // Paging one at a time, the next request waits for this page's has_more anyway: a thread would only add its messages.
   const threadFrom = ctx.concurrency > 1 ? (ctx.tuning?.pageThreadFrom ?? PAGE_THREAD_FROM) : Infinity;
-  const pages = new ExportPages(list, mapping, batcher.renderer, ctx.logger, { threadFrom, resourceLimits: ctx.tuning?.pageThreadLimits });
+  const pages = new ExportPages(list, mapping, batcher.renderer, ctx.logger, {
+    threadFrom, waitFrom: ctx.tuning?.pageThreadWaitFrom ?? PAGE_THREAD_WAIT_FROM, resourceLimits: ctx.tuning?.pageThreadLimits,
+  });
   let listed = 0;
   let skipped = 0;
   try {
-    for await (const page of ctx.client.decodedPages(list, filters as never, pages.decode, { concurrency: ctx.concurrency, signal: ctx.signal })) {
+    const options = { concurrency: ctx.concurrency, signal: ctx.signal, onCount: pages.expect };
+    for await (const page of ctx.client.decodedPages(list, filters as never, pages.decode, options)) {
       const { ids, repeated, data } = page;
       const fresh = repeated.size === 0 ? Array.from(ids) : Array.from(ids).filter((_, i) => !repeated.has(i));
       listed += fresh.length;

@@ -35,7 +35,7 @@ async function exportWith(tuning: ExportTuning) {
 }
 
 describe('pending pages decoded on the page thread', () => {
-  it('on the thread, switching to it once it is ready, on the main thread, and after the thread failed to start: the same files, the same records acknowledged', async () => {
+  it('on the thread, switching to it once it is ready or when the count is large, on the main thread, and after the thread failed to start: the same files, the same records acknowledged', async () => {
     const main = await exportWith({ pageThreadFrom: Infinity });
     const pages = Math.ceil(main.pending.length / 100);
     expect(pages).toBeGreaterThan(5);
@@ -45,7 +45,10 @@ describe('pending pages decoded on the page thread', () => {
     expect(main.acknowledged).toEqual(main.pending);
 
     const thread = await exportWith({ pageThreadFrom: 0 });
-    const midway = await exportWith({ pageThreadFrom: 300 });
+    const midway = await exportWith({ pageThreadFrom: 300, pageThreadWaitFrom: Infinity });
+    // counted above pageThreadWaitFrom: the thread starts on the count and pages wait for it (page 1, requested
+    // beside the count, may be decoded before the count is in)
+    const counted = await exportWith({ pageThreadFrom: 300, pageThreadWaitFrom: 300 });
     // a thread that cannot hold even its modules dies while it starts: the main thread decodes every page
     const starved = await exportWith({ pageThreadFrom: 0, pageThreadLimits: { maxOldGenerationSizeMb: 1, maxYoungGenerationSizeMb: 1 } });
 
@@ -53,9 +56,11 @@ describe('pending pages decoded on the page thread', () => {
     // on the main thread until the thread is ready (how many pages that is depends on the machine)
     expect(midway.decoded.main).toBeGreaterThanOrEqual(3);
     expect(midway.decoded.thread + midway.decoded.main).toBe(pages);
+    expect(counted.decoded.main).toBeLessThanOrEqual(1);
+    expect(counted.decoded.thread + counted.decoded.main).toBe(pages);
     expect(starved.decoded).toEqual({ thread: 0, main: pages });
     expect(starved.warnings).toContain('export: the page thread failed; pages are decoded on the main thread');
-    for (const run of [thread, midway, starved]) {
+    for (const run of [thread, midway, counted, starved]) {
       expect(run.pending).toEqual(main.pending);
       expect(run.summary).toMatchObject({ listed: main.summary.listed, exported: main.summary.exported, skipped: 0, exitCode: 0 });
       expect(run.files).toEqual(main.files);
