@@ -6,7 +6,7 @@
  * A raw HTTP pass (undici, bodies not parsed) shows the floor the emulator and the network set at that concurrency.
  * Each export pass runs in a process of its own (bench/export-pass.mjs): with `--build` from dist/ under plain node,
  * as `wisbridge export` runs, else from the sources under tsx (whose hooks slow down the loading of worker threads).
- * Run: npx tsx bench/export.ts [concurrency=4] [latencyMs=20] [--no-ack-pass] [--only=listing,raw,sequential,concurrent]
+ * Run: npx tsx bench/export.ts [concurrency=the configuration's default, 5] [latencyMs=20] [--no-ack-pass] [--only=listing,raw,sequential,concurrent]
  * (`--only` runs just the modes named, e.g. while trying a change; the comparison needs both exports.)
  * `--build`: the bridge from dist/ (see below). `--page-thread-from=N`: ExportTuning.pageThreadFrom (Infinity: pages decoded on the main thread, as before the
  * page thread). BENCH_EMULATOR_NODE_FLAGS, BENCH_BRIDGE_NODE_FLAGS: flags for the emulator's and the export pass's process
@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
 import { stringify } from 'yaml';
+import { serviceSchema } from '../src/config/schema.js';
 // @ts-expect-error plain JavaScript module of bin/
 import { buildIsCurrent } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module (bench/export-pass.mjs uses it without a TypeScript loader)
@@ -35,7 +36,8 @@ const code = fromBuild ? '../dist' : '../src';
 const { WisClient } = (await import(`${code}/client/index.js`)) as typeof import('../src/client/index.js');
 
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const concurrency = Number(positional[0] ?? 4);
+/** Requests at once: the configuration's default `services.<name>.concurrency` unless given. */
+const concurrency = Number(positional[0] ?? serviceSchema.parse({ url: 'http://127.0.0.1', token: { env: 'UNUSED' } }).concurrency);
 const latencyMs = Number(positional[1] ?? 20);
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 /** `--page-thread-from=N`: records listed before pages are decoded on the page thread (ExportTuning; Infinity: never). */

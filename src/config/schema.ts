@@ -28,7 +28,7 @@ export const serviceSchema = z
     token: secretRefSchema.describe('the JWT of this warehouse (or warehouses)'),
     warehouse: z.number().int().positive().optional().describe('warehouse id sent with inventory writes when the token is scoped to several warehouses'),
     batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),
-    concurrency: z.number().int().min(1).max(32).default(4).describe('pages fetched at once by listings, and connection cap'),
+    concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings, and connection cap'),
     request_timeout_ms: z.number().int().min(100).default(30_000).describe('deadline of one HTTP request'),
     max_attempts: z.number().int().min(1).max(20).default(6).describe('attempts of one request on retryable failures (connection errors, 429, 502-504)'),
   })
