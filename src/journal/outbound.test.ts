@@ -117,6 +117,22 @@ describe('work-list exports', () => {
     expect(journal.backlog()).toMatchObject({ exportsUnwritten: 0, awaitingConfirmation: 2 });
   });
 
+  it('lists the exports with records due for acknowledgement, and each one\'s due records, written exports only', () => {
+    const a = journal.beginExport({ workType: 'customer-shipments', fileName: 'a.csv', records: records(1, 2) });
+    const b = journal.beginExport({ workType: 'customer-shipments', fileName: 'b.csv', records: records(3) });
+    const c = journal.beginExport({ workType: 'customer-shipments', fileName: 'c.csv', records: records(4), policy: 'on-confirmation' });
+    journal.beginExport({ workType: 'customer-shipments', fileName: 'd.csv', records: records(5) }); // not written
+    for (const id of [a, b, c]) journal.markExportWritten(id);
+    journal.recordAcknowledgements(b, [{ id: 3, status: 'acknowledged' }]);
+    expect(journal.exportsDueForAcknowledgement('customer-shipments')).toEqual([a]);
+    expect(journal.exportsDueForAcknowledgement('customer-returns')).toEqual([]);
+    expect(journal.pendingAcknowledgementsOf(a).map((r) => [r.id, r.fileName, r.ackStatus])).toEqual([[1, 'a.csv', 'pending'], [2, 'a.csv', 'pending']]);
+    expect(journal.pendingAcknowledgementsOf(b)).toEqual([]);
+    journal.confirmRecords('customer-shipments', [4]);
+    expect(journal.exportsDueForAcknowledgement('customer-shipments')).toEqual([a, c]);
+    expect(journal.pendingAcknowledgements('customer-shipments').map((r) => r.id)).toEqual([1, 2, 4]);
+  });
+
   it('answers which ids were exported for sparse and dense id lists alike', () => {
     journal.markExportWritten(journal.beginExport({ workType: 'customer-shipments', fileName: 'a.csv', records: records(10, 12, 1_000_000) }));
     journal.abandonExport(journal.beginExport({ workType: 'customer-shipments', fileName: 'b.csv', records: records(11) }));

@@ -102,6 +102,13 @@ export function createOutbound(db: Db, now: () => string) {
       `SELECT r.*, e.file_name FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
        WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ? AND r.ack_status = 'pending'
          AND e.status = 'written' ORDER BY r.export_id, r.record_id`),
+    dueForAckIn: db.prepare(
+      `SELECT r.*, e.file_name FROM export_records r JOIN exports e ON e.id = r.export_id
+       WHERE r.export_id = ? AND r.ack_status = 'pending' AND e.status = 'written' ORDER BY r.record_id`),
+    exportsDueForAck: db.prepare(
+      `SELECT DISTINCT r.export_id FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
+       WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ? AND r.ack_status = 'pending'
+         AND e.status = 'written' ORDER BY r.export_id`).pluck(),
     awaiting: db.prepare(
       `SELECT r.*, e.file_name FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
        WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ?
@@ -256,6 +263,10 @@ export function createOutbound(db: Db, now: () => string) {
     /** Records in written files whose acknowledgement is due and not yet recorded. */
     pendingAcknowledgements: (workType: string): ExportRecord[] =>
       (q.dueForAck.all(workType) as RecordRow[]).map(toRecord),
+    /** The written exports of a work type with records due for acknowledgement, oldest first. */
+    exportsDueForAcknowledgement: (workType: string): number[] => q.exportsDueForAck.all(workType) as number[],
+    /** pendingAcknowledgements of one export (a large backlog is read export by export, not all at once). */
+    pendingAcknowledgementsOf: (exportId: number): ExportRecord[] => (q.dueForAckIn.all(exportId) as RecordRow[]).map(toRecord),
     /** Stores acknowledgement outcomes; returns true when the export has no open record left. */
     recordAcknowledgements: (exportId: number, acks: readonly Acknowledgement[]): boolean => ackTx.immediate(exportId, acks),
     awaitingConfirmation: (workType: string): ExportRecord[] =>
