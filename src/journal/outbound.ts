@@ -95,8 +95,12 @@ export function createOutbound(db: Db, now: () => string) {
     ack: db.prepare(
       `UPDATE export_records SET ack_status = ?, acknowledged_at = ?, messages = ?
        WHERE export_id = ? AND record_id = ? AND ack_status = 'pending'`),
-    openInExport: db.prepare(
-      `SELECT count(*) FROM export_records WHERE export_id = ? AND ack_status IN ('pending', 'awaiting-confirmation')`).pluck(),
+    // Through the partial index, whose entries end with the primary key (export_id, record_id): a seek, not a scan
+    // of the export's records (acknowledgements are recorded 1,000 at a time; a file has up to max_records_per_file).
+    anyOpenInExport: db.prepare(
+      `SELECT 1 FROM export_records INDEXED BY export_records_open
+       WHERE ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND work_type = ?
+         AND ack_status IN ('pending', 'awaiting-confirmation') AND export_id = ? LIMIT 1`).pluck(),
     // The partial index is used only when the query repeats its WHERE term verbatim.
     dueForAck: db.prepare(
       `SELECT r.*, e.file_name FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
@@ -222,7 +226,7 @@ export function createOutbound(db: Db, now: () => string) {
         throw stateError(`record ${a.id} of export ${exportId} (${row.file_name}) is not waiting for an acknowledgement`);
       }
     }
-    const complete = (q.openInExport.get(exportId) as number) === 0;
+    const complete = q.anyOpenInExport.get(row.work_type, exportId) === undefined;
     if (complete) q.setExportStatus.run({ id: exportId, status: 'completed', at: at });
     return complete;
   });
