@@ -6,7 +6,7 @@
  * A raw HTTP pass (undici, bodies not parsed) shows the floor the emulator and the network set at that concurrency.
  * Each export pass runs in a process of its own (bench/export-pass.mjs): with `--build` from dist/ under plain node,
  * as `wisbridge export` runs, else from the sources under tsx (whose hooks slow down the loading of worker threads).
- * Run: npx tsx bench/export.ts [concurrency=the configuration's default, 5] [latencyMs=20] [--no-ack-pass] [--only=listing,raw,sequential,concurrent]
+ * Run: npx tsx bench/export.ts [concurrency=the configuration's default, 5] [latencyMs=20] [--no-ack-pass] [--only=listing,raw,sequential,concurrent,full]
  * (`--only` runs just the modes named, e.g. while trying a change; the comparison needs both exports.)
  * `--build`: the bridge from dist/ (see below). `--page-thread-from=N`: ExportTuning.pageThreadFrom (Infinity: pages decoded on the main thread, as before the
  * page thread). BENCH_EMULATOR_NODE_FLAGS, BENCH_BRIDGE_NODE_FLAGS: flags for the emulator's and the export pass's process
@@ -43,7 +43,7 @@ const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.
 /** `--page-thread-from=N`: records listed before pages are decoded on the page thread (ExportTuning; Infinity: never). */
 const pageThreadArg = process.argv.find((a) => a.startsWith('--page-thread-from='))?.split('=')[1];
 const tuning = pageThreadArg === undefined ? undefined : { pageThreadFrom: Number(pageThreadArg) };
-const runs = (mode: 'listing' | 'raw' | 'sequential' | 'concurrent') => !only || only.includes(mode);
+const runs = (mode: 'listing' | 'raw' | 'sequential' | 'concurrent' | 'full') => !only || only.includes(mode);
 const repo = resolve(import.meta.dirname, '..');
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
@@ -156,7 +156,7 @@ try {
   if (runs('raw')) await rawHttp(pages);
   const seq = runs('sequential') ? await pass('export, sequential has_more paging', 1, 'never') : undefined;
   const conc = runs('concurrent') ? await pass(`export, count-based paging, ${concurrency} at once`, concurrency, 'never') : undefined;
-  const full = process.argv.includes('--no-ack-pass') || only ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
+  const full = process.argv.includes('--no-ack-pass') || (only && !only.includes('full')) ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
   const floor = (pages * latencyMs) / concurrency / 1000;
   const bound = 1.5 * floor;
   console.log('');

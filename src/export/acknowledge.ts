@@ -102,7 +102,7 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
     }
   }
   // Only what is still waiting (another process on this journal may have settled some meanwhile).
-  const waiting = new Set(journal.pendingAcknowledgementsOf(exportId).map((r) => r.id));
+  const waiting = journal.pendingIdsOf(exportId);
   const settled = acks.filter((a) => waiting.has(a.id));
   for (let start = 0; start < settled.length; start += SETTLE_CHUNK) {
     if (start > 0) await nextTurn();

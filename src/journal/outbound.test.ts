@@ -128,6 +128,8 @@ describe('work-list exports', () => {
     expect(journal.exportsDueForAcknowledgement('customer-returns')).toEqual([]);
     expect(journal.pendingAcknowledgementsOf(a).map((r) => [r.id, r.fileName, r.ackStatus])).toEqual([[1, 'a.csv', 'pending'], [2, 'a.csv', 'pending']]);
     expect(journal.pendingAcknowledgementsOf(b)).toEqual([]);
+    expect(journal.pendingIdsOf(a)).toEqual(new Set([1, 2]));
+    expect(journal.pendingIdsOf(b)).toEqual(new Set());
     journal.confirmRecords('customer-shipments', [4]);
     expect(journal.exportsDueForAcknowledgement('customer-shipments')).toEqual([a, c]);
     expect(journal.pendingAcknowledgements('customer-shipments').map((r) => r.id)).toEqual([1, 2, 4]);

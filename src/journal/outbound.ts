@@ -109,6 +109,7 @@ export function createOutbound(db: Db, now: () => string) {
     dueForAckIn: db.prepare(
       `SELECT r.*, e.file_name FROM export_records r JOIN exports e ON e.id = r.export_id
        WHERE r.export_id = ? AND r.ack_status = 'pending' AND e.status = 'written' ORDER BY r.record_id`),
+    pendingIdsIn: db.prepare(`SELECT record_id FROM export_records WHERE export_id = ? AND ack_status = 'pending'`).pluck(),
     exportsDueForAck: db.prepare(
       `SELECT DISTINCT r.export_id FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
        WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND r.work_type = ? AND r.ack_status = 'pending'
@@ -271,6 +272,8 @@ export function createOutbound(db: Db, now: () => string) {
     exportsDueForAcknowledgement: (workType: string): number[] => q.exportsDueForAck.all(workType) as number[],
     /** pendingAcknowledgements of one export (a large backlog is read export by export, not all at once). */
     pendingAcknowledgementsOf: (exportId: number): ExportRecord[] => (q.dueForAckIn.all(exportId) as RecordRow[]).map(toRecord),
+    /** The ids of an export's records waiting for an acknowledgement (its file written or not). */
+    pendingIdsOf: (exportId: number): Set<number> => new Set(q.pendingIdsIn.all(exportId) as number[]),
     /** Stores acknowledgement outcomes; returns true when the export has no open record left. */
     recordAcknowledgements: (exportId: number, acks: readonly Acknowledgement[]): boolean => ackTx.immediate(exportId, acks),
     awaitingConfirmation: (workType: string): ExportRecord[] =>
