@@ -16,7 +16,8 @@ export const threadData = (): unknown => (workerData as { data: unknown }).data;
 
 /**
  * Serves the main thread's calls with `handlers` until it sends `close` (which runs `handlers.close`, if any,
- * and ends the port). A thrown WisbridgeError keeps its code and details on the way back.
+ * and ends the port). A thrown WisbridgeError keeps its code and details on the way back. Handlers are synchronous:
+ * what one returns is posted back as it is (a promise cannot be, and would end the thread).
  */
 export function serveCalls(handlers: Record<string, (...args: never[]) => unknown>): void {
   const port = parentPort!;

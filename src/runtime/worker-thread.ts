@@ -73,7 +73,7 @@ export class WorkerThread {
   }
 
   #fail(error: Error): void {
-    this.#failure ??= error instanceof WisbridgeError ? error : this.#error(`the ${this.what} thread failed: ${error.message}`, undefined, undefined, error);
+    this.#failure ??= error instanceof WisbridgeError ? error : this.#error(`the ${this.what} thread failed: ${(error as Partial<Error>)?.message ?? String(error)}`, undefined, undefined, error);
     for (const call of this.#calls.values()) call.reject(this.#failure);
     this.#calls.clear();
     this.#worker.unref();

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { isWisbridgeError } from '../../src/errors.js';
+import { WorkerThread } from '../../src/runtime/worker-thread.js';
+
+const echoWorker = new URL('../support/echo-worker', import.meta.url);
+
+describe('WorkerThread', () => {
+  it('answers calls by operation name; a thrown WisbridgeError comes back with its code and details', async () => {
+    const thread = new WorkerThread(echoWorker, { greeting: 'hello' }, 'echo', 'JOURNAL');
+    try {
+      await thread.ready;
+      expect(await thread.call('echo', [{ n: 1 }])).toEqual({ greeting: 'hello', value: { n: 1 } });
+      const error = await thread.call('refuse', ['page 3 is not JSON']).catch((e: unknown) => e);
+      expect(isWisbridgeError(error, 'CONTRACT_VIOLATION')).toBe(true);
+      expect(error).toMatchObject({ message: 'page 3 is not JSON', details: { why: 'asked to' } });
+      expect(thread.failed).toBe(false);
+      const unknown = await thread.call('nope', []).catch((e: unknown) => e);
+      expect(isWisbridgeError(unknown, 'JOURNAL')).toBe(true);
+      expect((unknown as Error).message).toMatch(/unknown operation nope/);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('a thread that dies fails the calls in flight and every later call with its failure code', async () => {
+    const thread = new WorkerThread(echoWorker, { greeting: 'hi' }, 'echo', 'JOURNAL');
+    await thread.ready;
+    const dying = thread.call('die', []).catch((e: unknown) => e);
+    const queued = thread.call('echo', ['after']).catch((e: unknown) => e); // sent, never answered
+    for (const error of await Promise.all([dying, queued])) {
+      expect(isWisbridgeError(error, 'JOURNAL')).toBe(true);
+      expect((error as Error).message).toBe('the echo thread ended');
+    }
+    expect(thread.failed).toBe(true);
+    expect(isWisbridgeError(await thread.call('echo', [1]).catch((e: unknown) => e), 'JOURNAL')).toBe(true);
+    await thread.close(); // nothing left to close: no hang, no throw
+  });
+
+  it('a module that cannot be loaded fails ready, and with it every call', async () => {
+    const thread = new WorkerThread(new URL('../support/no-such-worker', import.meta.url), {}, 'echo', undefined);
+    const error = await thread.ready.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(thread.failed).toBe(true);
+    await expect(thread.call('echo', [1])).rejects.toBe(error);
+    await thread.close();
+  });
+});
