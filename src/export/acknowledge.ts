@@ -109,7 +109,7 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
     journal.recordAcknowledgements(exportId, settled.slice(start, start + SETTLE_CHUNK));
   }
   if (ctx.job.result_files && acks.length > 0) {
-    const name = await writeResultFile(ctx.drop, journal.getExport(exportId), journal.exportRecords(exportId));
+    const name = await writeResultFile(ctx.drop, journal, journal.getExport(exportId));
     if (!tally.resultFiles.includes(name)) tally.resultFiles.push(name);
   }
   if (fatal !== undefined) throw fatal;

@@ -78,13 +78,32 @@ export function resultFileName(workFile: string): string {
   return `${workFile}.ack.csv`;
 }
 
+const RESULT_CSV = { escape_formulas: true, quoted_match: /[\r\n]/ };
+const resultRows = (records: readonly ExportRecord[]): string =>
+  stringify(records.map((r) => [r.fileName, String(r.id), r.number ?? '', r.ackStatus, r.acknowledgedAt ?? '', r.messages.join(' | ')]), RESULT_CSV);
+
 export function resultCsv(records: readonly ExportRecord[]): string {
-  const rows = records.map((r) => [r.fileName, String(r.id), r.number ?? '', r.ackStatus, r.acknowledgedAt ?? '', r.messages.join(' | ')]);
-  return stringify([RESULT_COLUMNS, ...rows], { escape_formulas: true, quoted_match: /[\r\n]/ });
+  return stringify([RESULT_COLUMNS], RESULT_CSV) + resultRows(records);
 }
 
-export async function writeResultFile(drop: Drop, exportFile: ExportFile, records: readonly ExportRecord[]): Promise<string> {
+/** Records read and rendered per part of a result file: a file of 25,000 at once held the event loop ~0.3 s. */
+const RESULT_PART = 2_000;
+
+/** resultCsv of an export's records as the journal has them, read and rendered in parts, a turn of the event loop apart. */
+export async function* resultCsvParts(journal: Journal, exportId: number, part = RESULT_PART): AsyncGenerator<string> {
+  yield stringify([RESULT_COLUMNS], RESULT_CSV);
+  for (let after = Number.MIN_SAFE_INTEGER; ;) {
+    const records = journal.exportRecordsAfter(exportId, after, part);
+    if (records.length > 0) yield resultRows(records);
+    if (records.length < part) return;
+    after = records[records.length - 1]!.id;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** `<work list>.ack.csv`, rewritten whole from the journal (overwrite: it is the bridge's own file). */
+export async function writeResultFile(drop: Drop, journal: Journal, exportFile: ExportFile): Promise<string> {
   const name = resultFileName(exportFile.fileName);
-  await drop.writeAtomic('outbox', name, resultCsv(records), { overwrite: true });
+  await drop.writeAtomic('outbox', name, resultCsvParts(journal, exportFile.exportId), { overwrite: true });
   return name;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExportRecord } from '../journal/index.js';
-import { resultCsv, resultFileName } from './files.js';
+import { tempDir, testJournal } from '../journal/test-support.js';
+import { resultCsv, resultCsvParts, resultFileName } from './files.js';
 import { fileTimestamp, formatFileName, parseWorkType, WORK_TYPE_SPECS } from './work-types.js';
 
 describe('work types and file names', () => {
@@ -31,5 +32,24 @@ describe('work types and file names', () => {
     expect(resultCsv([record(1, 'acknowledged', []), record(2, 'error', ['=cmd', 'line\nbreak'])])).toBe(
       'file,id,number,status,acknowledged_at,message\nso_1.csv,1,SO-1,acknowledged,,\nso_1.csv,2,SO-2,error,,"\'=cmd | line\nbreak"\n',
     );
+  });
+
+  it('renders a large result file in parts, read from the journal, the same text as in one piece', async () => {
+    const tmp = tempDir();
+    const journal = testJournal(tmp.path);
+    try {
+      const ids = Array.from({ length: 4_500 }, (_, i) => 10 + 2 * i);
+      const exportId = journal.beginExport({ workType: 'customerShipments', fileName: 'so_9.csv', records: ids.map((id) => ({ id, number: `SO-${id}` })) });
+      journal.markExportWritten(exportId);
+      journal.recordAcknowledgements(exportId, [{ id: 12, status: 'error', messages: ['=cancelled'] }, { id: 9_000, status: 'acknowledged', acknowledgedAt: '2026-03-01T08:00:00Z' }]);
+      const parts: string[] = [];
+      for await (const part of resultCsvParts(journal, exportId, 1_000)) parts.push(part);
+      expect(parts).toHaveLength(1 + 5); // header, then 1,000 + 1,000 + 1,000 + 1,000 + 500 records
+      expect(parts.join('')).toBe(resultCsv(journal.exportRecords(exportId)));
+      expect(parts.join('').split('\n')).toHaveLength(4_500 + 2);
+    } finally {
+      journal.close();
+      tmp.remove();
+    }
   });
 });

@@ -122,6 +122,7 @@ export function createOutbound(db: Db, now: () => string) {
       `UPDATE export_records SET ack_status = 'pending' WHERE work_type = ? AND record_id = ? AND kind = 'work'
          AND ack_status = 'awaiting-confirmation' AND export_id IN (SELECT id FROM exports WHERE status = 'written')`),
     recordsOf: db.prepare(`${RECORD_SELECT} WHERE r.export_id = ? ORDER BY r.record_id`),
+    recordsAfter: db.prepare(`${RECORD_SELECT} WHERE r.export_id = ? AND r.record_id > ? ORDER BY r.record_id LIMIT ?`),
     listExports: db.prepare(
       `SELECT * FROM exports WHERE (@workType IS NULL OR work_type = @workType) AND (@status IS NULL OR status = @status) ORDER BY id DESC LIMIT @limit`),
     getCursor: db.prepare('SELECT value FROM cursors WHERE key = ?').pluck(),
@@ -265,6 +266,9 @@ export function createOutbound(db: Db, now: () => string) {
       (q.listExports.all({ workType: options.workType ?? null, status: options.status ?? null, limit: options.limit }) as ExportRow[]).map(toExport),
     getExport: (exportId: number): ExportFile => toExport(requireExport(exportId)),
     exportRecords: (exportId: number): ExportRecord[] => (q.recordsOf.all(exportId) as RecordRow[]).map(toRecord),
+    /** An export's records after record id `afterId`, at most `limit`, in id order (to read a large one in parts). */
+    exportRecordsAfter: (exportId: number, afterId: number, limit: number): ExportRecord[] =>
+      (q.recordsAfter.all(exportId, afterId, limit) as RecordRow[]).map(toRecord),
     /** Records in written files whose acknowledgement is due and not yet recorded. */
     pendingAcknowledgements: (workType: string): ExportRecord[] =>
       (q.dueForAck.all(workType) as RecordRow[]).map(toRecord),
