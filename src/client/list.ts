@@ -91,7 +91,7 @@ export async function fetchPage<K extends ListEndpointId>(
   return { page, ...pageOf(endpoint, res.json) };
 }
 
-/** A page the caller decoded from its JSON text (`PageDecoder`), e.g. on a worker thread. */
+/** A page the caller decoded from its body (`PageDecoder`), e.g. on a worker thread. */
 export interface DecodedPage<D> {
   hasMore: boolean;
   /** The ids of the page's records, in order. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { WisClient, WriteOutcome } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
@@ -58,7 +59,6 @@ const acknowledgingNow = new Set<string>();
 
 /** Outcomes recorded per transaction: 25,000 in one held the event loop for ~0.3 s. */
 const SETTLE_CHUNK = 1_000;
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function acknowledgeExport(ctx: AckContext, exportId: number, records: ExportRecord[], tally: AckTally): Promise<void> {
   const { client, journal, spec, logger } = ctx;

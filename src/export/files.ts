@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { stringify } from 'csv-stringify/sync';
 import type { Drop, WriteResult } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
@@ -45,8 +46,8 @@ export async function settleUnwritten(journal: Journal, drop: Drop, exportFile: 
 export const exportsInFlight = new Set<string>();
 
 /**
- * Writes a work file for an export recorded in the journal (records `ids`), then marks it written through
- * `writer`; settles it on failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here.
+ * Writes a work file for an export recorded in the journal, then marks it written through `writer`; settles it on
+ * failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here.
  */
 export async function writeRecorded(
   journal: Journal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, logger: Logger,
@@ -97,7 +98,7 @@ export async function* resultCsvParts(journal: Journal, exportId: number, part =
     if (records.length > 0) yield resultRows(records);
     if (records.length < part) return;
     after = records[records.length - 1]!.id;
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
 }
 

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { BeginExportInput, ExportRecordInput, Journal } from '../journal/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 
@@ -12,10 +13,10 @@ export interface ExportJournalWriter {
   close(): Promise<void>;
 }
 
-/** Resolves after the I/O callbacks waiting now (answers of the listing) have run. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** On the journal's connection, in the main thread; a turn of the event loop after each call lets the listing's answers in. */
+/**
+ * On the journal's connection, in the main thread; a turn of the event loop after each call (setImmediate: after
+ * the I/O callbacks waiting now) lets the listing's answers in.
+ */
 export function inlineJournalWriter(journal: Journal): ExportJournalWriter {
   const after = async <T>(result: T): Promise<T> => {
     await nextTurn();

@@ -34,7 +34,7 @@ export class ExportPages {
     private readonly options: { threadFrom: number; waitFrom: number; resourceLimits?: ResourceLimits },
   ) {
     this.#waitForThread = options.threadFrom === 0;
-    if (options.threadFrom === 0) this.#startThread();
+    if (this.#waitForThread) this.#startThread();
   }
 
   /**
@@ -80,7 +80,6 @@ export class ExportPages {
     this.#threadFailed = true;
     void thread.close();
   }
-
 
   async close(): Promise<void> {
     const thread = this.#thread;

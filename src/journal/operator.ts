@@ -1,5 +1,6 @@
 import { blockItemStatus, packedDocs, type BlockRow, type Blocks } from './blocks.js';
 import type { Db } from './db.js';
+import { RECORD_ACK_STATUS } from './outbound.js';
 import {
   decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
 } from './rows.js';
@@ -182,7 +183,7 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
       `SELECT count(*) FROM items INDEXED BY items_attention WHERE status IN ('error', 'uncertain') AND status = 'error'`).pluck(),
     // A record of an export still `recorded` (file not in place) is unwritten, whatever its own status says.
     openAcks: db.prepare(
-      `SELECT CASE WHEN e.status = 'recorded' THEN 'unwritten' ELSE r.ack_status END AS ack_status, count(*) AS n
+      `SELECT ${RECORD_ACK_STATUS} AS ack_status, count(*) AS n
        FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
        WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') GROUP BY 1`),
   };

@@ -57,11 +57,12 @@ const DENSE_RANGE = 8;
 /**
  * Whether an export's file is in place is a fact of the export row alone (status `recorded` until the rename):
  * its records are inserted with the status they take once it is written, so marking a file of 25,000 records
- * written is one row, not 25,000. A record of a `recorded` export reads as `unwritten`.
+ * written is one row, not 25,000. A record of a `recorded` export reads as `unwritten` (this SQL expression, over
+ * `export_records r JOIN exports e`).
  */
+export const RECORD_ACK_STATUS = `CASE WHEN e.status = 'recorded' AND r.ack_status <> 'abandoned' THEN 'unwritten' ELSE r.ack_status END`;
 const RECORD_SELECT = `SELECT r.export_id, r.record_id, r.work_type, r.kind, r.number, r.updated_at,
-    CASE WHEN e.status = 'recorded' AND r.ack_status <> 'abandoned' THEN 'unwritten' ELSE r.ack_status END AS ack_status,
-    r.acknowledged_at, r.messages, e.file_name
+    ${RECORD_ACK_STATUS} AS ack_status, r.acknowledged_at, r.messages, e.file_name
   FROM export_records r JOIN exports e ON e.id = r.export_id`;
 const WRITTEN_STATUS: Record<AckPolicy, AckStatus> = {
   'on-export': 'pending', 'on-confirmation': 'awaiting-confirmation', never: 'not-required',
