@@ -32,12 +32,12 @@ import { measured, procCpu } from './measure.mjs';
  */
 const fromBuild = process.argv.includes('--build');
 if (fromBuild && !(buildIsCurrent() as boolean)) throw new Error('--build: dist/ is older than the sources (npm run build)');
-const code = fromBuild ? '../dist' : '../src';
-const { WisClient } = (await import(`${code}/client/index.js`)) as typeof import('../src/client/index.js');
+const code = fromBuild ? 'dist' : 'src';
+const { WisClient } = (await import(`../${code}/client/index.js`)) as typeof import('../src/client/index.js');
 
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 /** Requests at once: the configuration's default `services.<name>.concurrency` unless given. */
-const concurrency = Number(positional[0] ?? serviceSchema.parse({ url: 'http://127.0.0.1', token: { env: 'UNUSED' } }).concurrency);
+const concurrency = Number(positional[0] ?? serviceSchema.shape.concurrency.parse(undefined));
 const latencyMs = Number(positional[1] ?? 20);
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 /** `--page-thread-from=N`: records listed before pages are decoded on the page thread (ExportTuning; Infinity: never). */
@@ -47,13 +47,16 @@ const runs = (mode: 'listing' | 'raw' | 'sequential' | 'concurrent' | 'full') =>
 const repo = resolve(import.meta.dirname, '..');
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
+/** Node flags from an environment variable, space-separated. */
+const nodeFlags = (name: string): string[] => (process.env[name] ?? '').split(' ').filter(Boolean);
+
 let url = '';
 let child: ChildProcess | undefined;
 /** A fresh emulator (large seed) in its own process, with the injected latency; the previous one is stopped. */
 async function freshEmulator(): Promise<void> {
   if (child) await stopEmulator();
   const t0 = performance.now();
-  child = spawn(process.execPath, [...(process.env.BENCH_EMULATOR_NODE_FLAGS ? process.env.BENCH_EMULATOR_NODE_FLAGS.split(' ') : []), join(repo, 'bin/wisbridge.js'), 'emulator', '--scale', 'large', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  child = spawn(process.execPath, [...nodeFlags('BENCH_EMULATOR_NODE_FLAGS'), join(repo, 'bin/wisbridge.js'), 'emulator', '--scale', 'large', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const started = child;
   url = await new Promise<string>((ok, fail) => {
     const lines = createInterface({ input: started.stdout! });
@@ -125,8 +128,7 @@ async function pass(label: string, pages: number, acknowledge: 'never' | 'on-exp
   }));
   try {
     const emu0 = emulatorCpu();
-    const flags = process.env.BENCH_BRIDGE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-    const args = [...flags, ...(fromBuild ? [] : ['--import', 'tsx']), join(repo, 'bench/export-pass.mjs'), fromBuild ? 'dist' : 'src', file];
+    const args = [...nodeFlags('BENCH_BRIDGE_NODE_FLAGS'), ...(fromBuild ? [] : ['--import', 'tsx']), join(repo, 'bench/export-pass.mjs'), code, file];
     if (tuning) args.push(JSON.stringify(tuning, (_, v) => (v === Infinity ? 'Infinity' : v)));
     const output = await new Promise<string>((ok, fail) => {
       const run = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -156,7 +158,7 @@ try {
   if (runs('raw')) await rawHttp(pages);
   const seq = runs('sequential') ? await pass('export, sequential has_more paging', 1, 'never') : undefined;
   const conc = runs('concurrent') ? await pass(`export, count-based paging, ${concurrency} at once`, concurrency, 'never') : undefined;
-  const full = process.argv.includes('--no-ack-pass') || (only && !only.includes('full')) ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
+  const full = process.argv.includes('--no-ack-pass') || !runs('full') ? undefined : await pass(`full pass with acknowledge, ${concurrency} at once`, concurrency, 'on-export');
   const floor = (pages * latencyMs) / concurrency / 1000;
   const bound = 1.5 * floor;
   console.log('');

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 // @ts-expect-error plain JavaScript module without types
-import { buildIsCurrent } from '../bin/build-state.js';
+import { runsBuild } from '../bin/build-state.js';
+// @ts-expect-error plain JavaScript module (bench/export-pass.mjs uses it without a TypeScript loader)
+import { procCpu } from './measure.mjs';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const BATCH = Number(process.argv[3] ?? 1000);
@@ -67,24 +69,21 @@ const flag = (name: string, env: string | undefined) => {
 };
 const heapFlags = [...flag('max-old-space-size', process.env.BENCH_HEAP_MB), ...flag('max-semi-space-size', process.env.BENCH_SEMI_MB)];
 // What bin/wisbridge.js runs, decided when the bridge starts.
-const bridgeCode = process.env.BENCH_BIN ?? (process.env.WISBRIDGE_SOURCES !== '1' && buildIsCurrent() ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)');
+const bridgeCode = process.env.BENCH_BIN ?? ((runsBuild() as boolean) ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)');
 const started = performance.now();
-const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-// BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (its stdout is the bridge's, printed at the end).
-profile.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-const bridge = spawn(process.execPath, [...profile, ...heapFlags, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const bridgeFlags = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+// BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (the bridge's stdout then goes to
+// $TMPDIR/wb-bench-inbound-bridge.out). BENCH_BIN: another entry than bin/wisbridge.js.
+bridgeFlags.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+const bridge = spawn(process.execPath, [...bridgeFlags, ...heapFlags, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
 let stdout = '';
 bridge.stdout!.on('data', (d) => (stdout += d));
 let peak = 0;
 const cpu = { bridge: 0, emulator: 0 };
-/** utime + stime of a process in seconds (Linux: /proc/PID/stat fields 14 and 15, 100 ticks/s). */
+/** CPU seconds of a process so far; undefined once it has exited. */
 const cpuSeconds = (pid: number | undefined): number | undefined => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
+  const seconds = procCpu(`/proc/${pid}/stat`) as number;
+  return Number.isNaN(seconds) ? undefined : seconds;
 };
 const readPeak = () => {
   try {
@@ -103,7 +102,10 @@ const elapsed = (performance.now() - started) / 1000;
 clearInterval(sampler);
 emulator.kill('SIGTERM');
 
-if (process.env.BENCH_NODE_FLAGS) writeFileSync(join(tmpdir(), 'wb-bench-inbound-bridge.out'), stdout);
+if (process.env.BENCH_NODE_FLAGS) {
+  writeFileSync(join(tmpdir(), 'wb-bench-inbound-bridge.out'), stdout);
+  console.log(`the bridge's output: ${join(tmpdir(), 'wb-bench-inbound-bridge.out')}`);
+}
 const row = stdout.split('\n').find((l) => l.startsWith('bench '))?.split(/\s{2,}/) ?? [];
 const [, , outcome, ok, error, , uncertain, requests] = row;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;

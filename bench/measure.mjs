@@ -1,13 +1,19 @@
-// CPU, threads, event-loop delay and peak RSS of the process running a benchmark step (Linux /proc; NaN and no
-// per-thread figures elsewhere). Plain JavaScript: bench/export-pass.mjs runs it without a TypeScript loader.
+// CPU, threads, event-loop delay, garbage collections and peak RSS of the process running a benchmark step (Linux
+// /proc; NaN and no per-thread figures elsewhere). Plain JavaScript: bench/export-pass.mjs runs it without a
+// TypeScript loader. Nothing runs until the first `measured` call.
 import { readdirSync, readFileSync } from 'node:fs';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
-/** CPU seconds (user + system) from a /proc stat file. */
+/** CPU seconds (user + system) in the text of a /proc stat file (fields 14 and 15, 100 ticks a second). */
+const statCpu = (stat) => {
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+/** CPU seconds of a process or thread from its /proc stat file; NaN once it is gone (or not on Linux). */
 export function procCpu(statFile) {
   try {
-    const fields = readFileSync(statFile, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return statCpu(readFileSync(statFile, 'utf8'));
   } catch {
     return Number.NaN;
   }
@@ -19,7 +25,7 @@ function threadCpu() {
   try {
     for (const tid of readdirSync('/proc/self/task')) {
       const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      threads.set(tid, { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: procCpu(`/proc/self/task/${tid}/stat`) });
+      threads.set(tid, { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: statCpu(stat) });
     }
   } catch {
     // not Linux: no per-thread figures
@@ -30,23 +36,28 @@ function threadCpu() {
 /** The last figure of every thread seen by the sampler (worker threads end before a step's figures are taken). */
 const lastSeen = new Map();
 let peakRss = 0;
-let samples = 0;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  // the threads' figures every 500 ms (reading /proc costs the main thread ~0.1 ms a thread)
-  if (++samples % 5 === 0) for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
-}, 100);
-sampler.unref();
-
-/** Garbage collections of the main thread's isolate (pauses, ms) while a measurement runs: minor and major. */
+/** Garbage collections of the main thread's isolate (pauses, ms): scavenges and mark-compacts. */
 const gc = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    // kind: 1 minor (scavenge), 2 major (mark-compact), 4 incremental marking, 8 weak callbacks
-    if (entry.detail?.kind === 1) (gc.minor++, (gc.minorMs += entry.duration));
-    else (gc.major++, (gc.majorMs += entry.duration));
-  }
-}).observe({ entryTypes: ['gc'] });
+let started = false;
+
+/** The RSS and thread sampler and the GC observer, from the first measurement on. */
+function start() {
+  if (started) return;
+  started = true;
+  let samples = 0;
+  setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    // the threads' figures every 500 ms (reading /proc costs the main thread ~0.1 ms a thread)
+    if (++samples % 5 === 0) for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
+  }, 100).unref();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      // incremental marking and weak callbacks are steps of a major GC, not collections of their own
+      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) (gc.minor++, (gc.minorMs += entry.duration));
+      else if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) (gc.major++, (gc.majorMs += entry.duration));
+    }
+  }).observe({ entryTypes: ['gc'] });
+}
 
 export function peakRssBytes() {
   return Math.max(peakRss, process.memoryUsage.rss());
@@ -57,6 +68,7 @@ export function peakRssBytes() {
  * that used more than 0.1 s, busiest first), the main thread's event-loop delay and garbage collections.
  */
 export async function measured(work) {
+  start();
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   const main0 = procCpu(`/proc/self/task/${process.pid}/stat`);
@@ -64,14 +76,14 @@ export async function measured(work) {
   const endedBefore = new Set([...lastSeen.keys()].filter((tid) => !threads0.has(tid)));
   const gc0 = { ...gc };
   const cpu0 = process.cpuUsage();
-  const start = performance.now();
+  const begin = performance.now();
   const result = await work();
-  const seconds = (performance.now() - start) / 1000;
+  const seconds = (performance.now() - begin) / 1000;
   const used = process.cpuUsage(cpu0);
   const main = procCpu(`/proc/self/task/${process.pid}/stat`) - main0;
   for (const [tid, t] of threadCpu()) lastSeen.set(tid, t);
   delay.disable();
-  const threads = [...lastSeen].filter(([tid]) => threads0.has(tid) || !endedBefore.has(tid))
+  const threads = [...lastSeen].filter(([tid]) => !endedBefore.has(tid))
     .map(([tid, t]) => ({ name: t.name, cpu: t.cpu - (threads0.get(tid)?.cpu ?? 0) })).filter((t) => t.cpu > 0.1)
     .sort((a, b) => b.cpu - a.cpu);
   return {

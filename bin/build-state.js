@@ -1,7 +1,10 @@
-// Whether dist/ (stamped by scripts/build.mjs) is newer than every source file of src/ (tests aside).
+// Whether dist/ (stamped by scripts/build.mjs) is newer than every source file of src/ (tests and their support
+// files aside, as tsconfig.build.json leaves them out of the build).
 import { readdirSync, statSync } from 'node:fs';
 
-export function buildIsCurrent(root = new URL('..', import.meta.url)) {
+const root = new URL('..', import.meta.url);
+
+export function buildIsCurrent() {
   let built;
   try {
     built = statSync(new URL('dist/.built', root)).mtimeMs;
@@ -9,8 +12,13 @@ export function buildIsCurrent(root = new URL('..', import.meta.url)) {
     return false;
   }
   for (const entry of readdirSync(new URL('src', root), { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || entry.name.endsWith('.test.ts') || !/\.(ts|mjs)$/.test(entry.name)) continue;
+    if (!entry.isFile() || entry.name.endsWith('.test.ts') || entry.name === 'test-support.ts' || !/\.(ts|mjs)$/.test(entry.name)) continue;
     if (statSync(`${entry.parentPath ?? entry.path}/${entry.name}`).mtimeMs > built) return false;
   }
   return true;
+}
+
+/** What bin/wisbridge.js runs: the build while it is current, unless WISBRIDGE_SOURCES=1. */
+export function runsBuild() {
+  return process.env.WISBRIDGE_SOURCES !== '1' && buildIsCurrent();
 }
