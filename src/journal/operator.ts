@@ -1,6 +1,5 @@
 import { blockItemStatus, packedDocs, type BlockRow, type Blocks } from './blocks.js';
 import type { Db } from './db.js';
-import { RECORD_ACK_STATUS } from './outbound.js';
 import {
   decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
 } from './rows.js';
@@ -181,11 +180,12 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
       `SELECT count(*) FROM items INDEXED BY items_attention WHERE status IN ('error', 'uncertain') AND status = 'uncertain'`).pluck(),
     errorCount: db.prepare(
       `SELECT count(*) FROM items INDEXED BY items_attention WHERE status IN ('error', 'uncertain') AND status = 'error'`).pluck(),
-    // A record of an export still `recorded` (file not in place) is unwritten, whatever its own status says.
+    // Unwritten: the records of exports whose file is not in place yet, whatever status they will take (records
+    // carry that status from the start, see outbound.ts); open: those of written exports still waiting.
+    unwrittenRecords: db.prepare(`SELECT coalesce(sum(record_count), 0) FROM exports WHERE status = 'recorded'`).pluck(),
     openAcks: db.prepare(
-      `SELECT ${RECORD_ACK_STATUS} AS ack_status, count(*) AS n
-       FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
-       WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') GROUP BY 1`),
+      `SELECT r.ack_status, count(*) AS n FROM export_records r INDEXED BY export_records_open JOIN exports e ON e.id = r.export_id
+       WHERE r.ack_status IN ('unwritten', 'pending', 'awaiting-confirmation') AND e.status = 'written' GROUP BY r.ack_status`),
   };
 
   function getFile(fileId: number): FileRecord {
@@ -328,15 +328,14 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
       pendingRequests: 0, pendingItems: 0, sentRequests: 0, sentItems: 0,
       uncertainItems: q.uncertainCount.get() as number,
       errorItems: q.errorCount.get() as number,
-      exportsUnwritten: 0, acknowledgementsPending: 0, awaitingConfirmation: 0,
+      exportsUnwritten: q.unwrittenRecords.get() as number, acknowledgementsPending: 0, awaitingConfirmation: 0,
     };
     for (const row of q.openRequests.all() as Array<{ status: string; requests: number; items: number }>) {
       if (row.status === 'pending') Object.assign(result, { pendingRequests: row.requests, pendingItems: row.items });
       else Object.assign(result, { sentRequests: row.requests, sentItems: row.items });
     }
     for (const row of q.openAcks.all() as Array<{ ack_status: string; n: number }>) {
-      if (row.ack_status === 'unwritten') result.exportsUnwritten = row.n;
-      else if (row.ack_status === 'pending') result.acknowledgementsPending = row.n;
+      if (row.ack_status === 'pending') result.acknowledgementsPending = row.n;
       else result.awaitingConfirmation = row.n;
     }
     return result;

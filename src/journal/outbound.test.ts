@@ -19,6 +19,11 @@ describe('work-list exports', () => {
   it('records the file before writing, then acknowledges after it is in place', () => {
     const exportId = journal.beginExport({ workType: 'customer-shipments', fileName: 'cs-0001.csv', records: records(1, 2, 3) });
     expect(journal.getExport(exportId)).toMatchObject({ status: 'recorded', policy: 'on-export', recordCount: 3 });
+    // records of an export without acknowledgement are unwritten too until their file is in place
+    const never = journal.beginExport({ workType: 'products', fileName: 'p.csv', records: records(7, 8), policy: 'never', repeatable: true });
+    expect(journal.backlog().exportsUnwritten).toBe(5);
+    expect(journal.exportRecords(never).map((r) => r.ackStatus)).toEqual(['unwritten', 'unwritten']);
+    journal.markExportWritten(never);
     expect(journal.alreadyExported('customer-shipments', [1, 2, 4])).toEqual(new Set([1, 2]));
     expect(journal.pendingAcknowledgements('customer-shipments')).toEqual([]);
     expect(journal.backlog().exportsUnwritten).toBe(3);

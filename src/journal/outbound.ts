@@ -58,9 +58,9 @@ const DENSE_RANGE = 8;
  * Whether an export's file is in place is a fact of the export row alone (status `recorded` until the rename):
  * its records are inserted with the status they take once it is written, so marking a file of 25,000 records
  * written is one row, not 25,000. A record of a `recorded` export reads as `unwritten` (this SQL expression, over
- * `export_records r JOIN exports e`).
+ * `export_records r JOIN exports e`; the operator's backlog counts them from the export rows).
  */
-export const RECORD_ACK_STATUS = `CASE WHEN e.status = 'recorded' AND r.ack_status <> 'abandoned' THEN 'unwritten' ELSE r.ack_status END`;
+const RECORD_ACK_STATUS = `CASE WHEN e.status = 'recorded' AND r.ack_status <> 'abandoned' THEN 'unwritten' ELSE r.ack_status END`;
 const RECORD_SELECT = `SELECT r.export_id, r.record_id, r.work_type, r.kind, r.number, r.updated_at,
     ${RECORD_ACK_STATUS} AS ack_status, r.acknowledged_at, r.messages, e.file_name
   FROM export_records r JOIN exports e ON e.id = r.export_id`;
