@@ -26,8 +26,6 @@ export interface SenderContext {
   logger: Logger;
   /** Counts requests sent (for the summary and the benchmark). */
   stats: { requests: number };
-  /** Outcomes committed with the next request's record (group commit); without it each commits at once. */
-  completions?: CompletionQueue;
 }
 
 /** What a person should check for an item whose outcome is unknown. */
@@ -106,7 +104,9 @@ function onFatal(ctx: SenderContext, requestId: number, docs: readonly { seq: nu
 }
 
 /** Writes one batch: recorded (with the rows rejected since the last batch) and marked sent in one commit, then sent. */
-export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, docs: OutgoingDoc[], extra: NewItem[]): Promise<ItemOutcome[]> {
+export async function sendBatch(
+  ctx: SenderContext, completions: CompletionQueue, endpoint: InboundDocument, docs: OutgoingDoc[], extra: NewItem[],
+): Promise<ItemOutcome[]> {
   const { journal, fileId } = ctx;
   const bodies: Record<string, unknown>[] = new Array(docs.length);
   const keys: string[] = new Array(docs.length);
@@ -123,7 +123,7 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
     journal.markSent(id);
     return id;
   };
-  const requestId = ctx.completions ? ctx.completions.commitWith(record) : journal.transaction(record);
+  const requestId = completions.commitWith(record);
   extra.length = 0;
   ctx.stats.requests++;
   if (endpoint === 'inventory.counts') return sendCount(ctx, requestId, docs[0]);
@@ -141,8 +141,7 @@ export async function sendBatch(ctx: SenderContext, endpoint: InboundDocument, d
     journal.completeRequest(requestId, outcomes);
     confirm(ctx, endpoint, bodies, outcomes);
   };
-  if (ctx.completions) ctx.completions.add(store);
-  else store();
+  completions.add(store);
   return outcomes;
 }
 

@@ -39,7 +39,6 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
   const { mapping, state, options } = input;
   const { journal, fileId } = input.sender;
   const completions = new CompletionQueue(journal);
-  const sender: SenderContext = { ...input.sender, completions };
   const service = input.runtime.loaded.service(input.job.service);
   const warehouse = mapping.document.startsWith('inventory.') ? service.warehouse : undefined;
   const wholeFile = mapping.inbound?.wholeFile === true;
@@ -59,11 +58,11 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
       if (options.signal?.aborted && !all) return;
       const docs = wholeFile || pending.length <= requestSize ? pending : pending.slice(0, requestSize);
       pending = docs === pending ? [] : pending.slice(docs.length);
-      await window.add(sendBatch(sender, endpoint as never, docs, extra));
+      await window.add(sendBatch(input.sender, completions, endpoint as never, docs, extra));
     }
   };
   const outcomes = mapInbound(source.pipe(counter), mapping, {
-    fileName: input.name, resolver: new ApiReferenceResolver(sender.client), maxBatchItems: Math.min(MAPPER_BATCH, requestSize),
+    fileName: input.name, resolver: new ApiReferenceResolver(input.sender.client), maxBatchItems: Math.min(MAPPER_BATCH, requestSize),
   });
   try {
     for await (const o of outcomes) {
