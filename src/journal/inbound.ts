@@ -256,8 +256,7 @@ export function createInbound(db: Db, now: () => string, blocks: Blocks) {
     if (requestId === null) return null;
     let map = resultCache.get(requestId);
     if (!map) {
-      const text = q.results.get(requestId) as string | null | undefined;
-      map = new Map(text ? (JSON.parse(text) as Array<[number, unknown]>) : []);
+      map = new Map(resultList(requestId));
       if (resultCache.size >= 8) resultCache.delete(resultCache.keys().next().value as number);
       resultCache.set(requestId, map);
     }

@@ -303,13 +303,14 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
         }
         // Results are stored in the items' order: read in step with the entries, looked up only when they differ.
         const results = status === 'ok' ? inbound.resultList(block.request_id) : [];
+        let resultById: Map<number, unknown> | undefined;
         const noMessages: string[] = [];
         let next = 0;
         for (const [seq, docKey, firstLine, lastLine, lines] of entries) {
           if (copied?.has(seq)) continue;
           let result: unknown = null;
           if (next < results.length && results[next][0] === seq) result = results[next++][1];
-          else if (status === 'ok') result = inbound.resultOf(block.request_id, seq);
+          else if (results.length > 0) result = (resultById ??= new Map(results)).get(seq) ?? null;
           if (direct) {
             yield { line: firstLine, seq, itemId: null, endpoint: block.endpoint, docKey, status, result, messages: noMessages, hint: null, resolution: null };
             continue;
