@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   USAGE: 'the command line is wrong',
   // input files and rows
   FILE_UNREADABLE: 'an input file cannot be read or decoded',
+  FILE_NAME: 'an input file name is not taken (a backslash or control character, not UTF-8, or over 200 bytes)',
   ROW_INVALID: 'a row cannot be mapped into a valid request',
   FILE_LAYOUT: 'an input file lacks the columns or record types its mapping expects',
   GROUPING_LIMIT: 'an input file holds more open documents or rows than its mapping allows',
@@ -32,6 +33,8 @@ export const ERROR_CODES = {
   DROP_PERMISSION: 'a file operation on a drop was denied',
   DROP_NOT_FOUND: 'a file or folder is missing on a drop',
   DROP_EXISTS: 'a file already exists on a drop and overwriting was not requested',
+  DROP_NOT_REGULAR: 'a name in a drop folder is not a regular file (a symbolic link, folder or device): it is never read',
+  DROP_CHANGED: 'a file on a drop was replaced or changed while the bridge had it open',
   // journal
   JOURNAL: 'the journal database failed',
   JOURNAL_STATE: 'a journal operation does not fit the recorded state',

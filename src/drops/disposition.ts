@@ -1,4 +1,4 @@
-import type { Drop, FolderRole } from './drop.js';
+import type { Drop, FolderRole, MoveOptions } from './drop.js';
 import type { ReadyFile } from './watcher.js';
 
 export interface Disposition {
@@ -10,16 +10,17 @@ export interface Disposition {
 /**
  * Moves a processed file out of the inbox: to `archive`, or to `error` when the file as a whole failed.
  * Its marker file (marker mode) is removed afterwards, so that a later file of the same name must bring
- * its own marker. When the move fails (e.g. DROP_PERMISSION) the source and its marker stay in place.
+ * its own marker. When the move fails (e.g. DROP_PERMISSION, DROP_CHANGED) the source and its marker stay in place.
  */
 export async function disposeFile(
   drop: Drop,
   file: ReadyFile | string,
   outcome: 'archive' | 'error',
+  options: Omit<MoveOptions, 'toName'> = {},
   from: FolderRole = 'inbox',
 ): Promise<Disposition> {
   const name = typeof file === 'string' ? file : file.name;
-  const finalName = await drop.move(from, name, outcome);
+  const finalName = await drop.move(from, name, outcome, options);
   if (typeof file !== 'string' && file.marker !== undefined) await drop.remove(from, file.marker);
   return { name: finalName, folder: outcome };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { assertPlainName, collisionName, isTemporaryName, temporaryNameFor } from './drop.js';
+import { assertPlainName, collisionName, fitName, isTemporaryName, NAME_MAX_BYTES, temporaryNameFor } from './drop.js';
 import { dropOptionsSchema, localDropOptionsSchema, sftpDropOptionsSchema } from './options.js';
 import { renderOptionsTables } from './options-doc.js';
 import { StableFileWatcher } from './watcher.js';
@@ -24,12 +24,23 @@ describe('file names', () => {
   });
 
   it('rejects names that are not a plain file name', () => {
-    for (const name of ['', '.', '..', 'a/b', '..\\x', 'a\0b']) {
+    for (const name of ['', '.', '..', 'a/b', '../x', 'a\0b']) {
       let error: unknown;
       try { assertPlainName('d', name); } catch (e) { error = e; }
       expect(isWisbridgeError(error, 'DROP_IO'), JSON.stringify(name)).toBe(true);
     }
     expect(() => assertPlainName('d', 'orders 2026.csv')).not.toThrow();
+    expect(() => assertPlainName('d', 'orders\\2026.csv')).not.toThrow(); // a backslash is a POSIX name's own byte
+  });
+
+  it('derived names never pass the 255-byte limit, and two long names cut alike stay apart', () => {
+    const long = `${'ä'.repeat(125)}x.csv`; // 255 bytes
+    for (const derived of [temporaryNameFor(long), collisionName(long, new Date(), 3), fitName(long, '.error.txt')]) {
+      expect(Buffer.byteLength(derived)).toBeLessThanOrEqual(NAME_MAX_BYTES);
+    }
+    expect(fitName(long, '.error.txt')).toMatch(/~[0-9a-f]{8}\.error\.txt$/);
+    expect(fitName(`${long}1`, '.error.txt')).not.toBe(fitName(`${long}2`, '.error.txt'));
+    expect(fitName('short.csv', '.error.txt')).toBe('short.csv.error.txt');
   });
 
   it('the watcher never treats markers or temporary files as candidates, and honours the pattern', () => {

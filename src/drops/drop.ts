@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { WisbridgeError, type ErrorCode } from '../errors.js';
 
@@ -13,6 +14,25 @@ export interface DropEntry {
 }
 
 export type WriteSource = Readable | AsyncIterable<Uint8Array | string> | string | Buffer;
+
+/**
+ * A file opened for one read. `identity` names the file that was opened (local: device and inode; SFTP: size and
+ * modification time, the most SFTP v3 tells), so that a later move can check it still moves that file.
+ */
+export interface OpenedFile {
+  stream: Readable;
+  identity: string;
+  size: number;
+}
+
+export interface MoveOptions {
+  /** Name in the target folder (default: the same name). */
+  toName?: string;
+  /** Move only when the file still has this identity (from openFile): DROP_CHANGED when it was replaced. */
+  expect?: string;
+  /** Time of the collision suffix (default now): a fixed time makes a repeated move try the same names. */
+  stampAt?: Date;
+}
 
 export interface WriteOptions {
   /** Replace an existing file of that name (default false: DROP_EXISTS). */
@@ -32,12 +52,21 @@ export interface Drop {
   list(folder: FolderRole, filter?: (name: string) => boolean): Promise<DropEntry[]>;
   /** The entry, or undefined when there is no such file. */
   stat(folder: FolderRole, name: string): Promise<DropEntry | undefined>;
-  /** A stream of the file's bytes; DROP_NOT_FOUND when missing. */
+  /**
+   * Opens a regular file directly in the folder, never following a symbolic link: DROP_NOT_REGULAR for anything
+   * else (a link, a folder, a device), DROP_NOT_FOUND when missing.
+   */
+  openFile(folder: FolderRole, name: string): Promise<OpenedFile>;
+  /** The stream of openFile. */
   openRead(folder: FolderRole, name: string): Promise<Readable>;
   /** Writes under a temporary name in the same folder, checks the size, then renames (see docs/drops.md). */
   writeAtomic(folder: FolderRole, name: string, source: WriteSource, options?: WriteOptions): Promise<WriteResult>;
-  /** Moves a file, creating the target folder; on a name collision a timestamp suffix is added. Returns the final name. */
-  move(fromFolder: FolderRole, name: string, toFolder: FolderRole, toName?: string): Promise<string>;
+  /**
+   * Moves a file, creating the target folder; on a name collision a timestamp suffix is added. Returns the final
+   * name. With `expect`, only the file of that identity is moved (DROP_CHANGED otherwise, nothing moved). A move
+   * a crash interrupted half-way (local: linked, not yet unlinked) is finished, not copied again.
+   */
+  move(fromFolder: FolderRole, name: string, toFolder: FolderRole, options?: MoveOptions): Promise<string>;
   /** Removes a file; false when it was not there. */
   remove(folder: FolderRole, name: string): Promise<boolean>;
   /** Optional change notification (local drops): calls onChange when something in the folder may have changed. */
@@ -54,16 +83,37 @@ export function isTemporaryName(name: string): boolean {
   return TEMPORARY_SUFFIXES.some((suffix) => lower.endsWith(suffix));
 }
 
-/** Rejects names that would leave the folder (`a/b`, `..`) or are empty. */
+/** Rejects names that would leave the folder (`a/b`, `..`) or are empty; any other byte is a file name's own. */
 export function assertPlainName(drop: string, name: string): void {
-  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\\') || name.includes('\0')) {
-    throw new WisbridgeError('DROP_IO', `drop ${drop}: "${name}" is not a plain file name`, { details: { drop, name } });
+  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
+    throw new WisbridgeError('DROP_IO', `drop ${drop}: ${JSON.stringify(name)} is not a plain file name`, { details: { drop, name } });
   }
 }
 
-/** The temporary name a write uses: a dot-file ending in .tmp, ignored by every watcher. */
+/** The longest file name (bytes) Linux file systems and OpenSSH accept. */
+export const NAME_MAX_BYTES = 255;
+
+/**
+ * `base + suffix` within NAME_MAX_BYTES: a base too long is cut (on a character boundary) and marked with eight
+ * hex digits of its sha256, so that two long names cut alike still get different results.
+ */
+export function fitName(base: string, suffix: string): string {
+  const whole = base + suffix;
+  if (Buffer.byteLength(whole) <= NAME_MAX_BYTES) return whole;
+  const mark = `~${createHash('sha256').update(base).digest('hex').slice(0, 8)}`;
+  let room = NAME_MAX_BYTES - Buffer.byteLength(suffix) - mark.length;
+  let cut = '';
+  for (const char of base) {
+    room -= Buffer.byteLength(char);
+    if (room < 0) break;
+    cut += char;
+  }
+  return cut + mark + suffix;
+}
+
+/** The temporary name a write uses: a dot-file ending in .tmp, ignored by every watcher, never over the name limit. */
 export function temporaryNameFor(name: string): string {
-  return `.${name}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
+  return fitName(`.${name}`, `.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
 }
 
 /**
@@ -74,8 +124,8 @@ export function collisionName(name: string, now: Date, attempt: number): string 
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('.', '');
   const suffix = attempt <= 1 ? stamp : `${stamp}-${attempt - 1}`;
   const dot = name.lastIndexOf('.');
-  if (dot <= 0) return `${name}.${suffix}`;
-  return `${name.slice(0, dot)}.${suffix}${name.slice(dot)}`;
+  if (dot <= 0) return fitName(name, `.${suffix}`);
+  return fitName(name.slice(0, dot), `.${suffix}${name.slice(dot)}`);
 }
 
 export function dropError(code: ErrorCode, drop: string, message: string, cause?: unknown, details?: Record<string, unknown>): WisbridgeError {

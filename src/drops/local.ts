@@ -7,7 +7,7 @@ import { isWisbridgeError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
   assertPlainName, collisionName, dropError, temporaryNameFor,
-  type Drop, type DropEntry, type FolderRole, type WriteOptions, type WriteResult, type WriteSource,
+  type Drop, type DropEntry, type FolderRole, type MoveOptions, type OpenedFile, type WriteOptions, type WriteResult, type WriteSource,
 } from './drop.js';
 import type { LocalDropOptions } from './options.js';
 import { ByteCounter, toReadable } from './streams.js';
@@ -53,7 +53,7 @@ export class LocalDrop implements Drop {
   async stat(folder: FolderRole, name: string): Promise<DropEntry | undefined> {
     assertPlainName(this.name, name);
     try {
-      const s = await fs.stat(join(this.folders[folder], name));
+      const s = await fs.lstat(join(this.folders[folder], name));
       return s.isFile() ? { name, size: s.size, mtimeMs: s.mtimeMs } : undefined;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -61,15 +61,29 @@ export class LocalDrop implements Drop {
     }
   }
 
-  async openRead(folder: FolderRole, name: string): Promise<Readable> {
+  async openFile(folder: FolderRole, name: string): Promise<OpenedFile> {
     assertPlainName(this.name, name);
     const path = join(this.folders[folder], name);
+    let handle: fs.FileHandle;
     try {
-      const handle = await fs.open(path, constants.O_RDONLY);
-      return handle.createReadStream({ autoClose: true });
+      // O_NOFOLLOW: a symbolic link is never followed out of the folder; O_NONBLOCK: a FIFO never blocks the open.
+      handle = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw notRegular(this.name, folder, name, 'a symbolic link');
       throw this.fail(error, `cannot open ${folder}/${name}`);
     }
+    try {
+      const s = await handle.stat();
+      if (!s.isFile()) throw notRegular(this.name, folder, name, s.isDirectory() ? 'a folder' : 'a device, socket or pipe');
+      return { stream: handle.createReadStream({ autoClose: true }), identity: localIdentity(s), size: s.size };
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw this.fail(error, `cannot open ${folder}/${name}`);
+    }
+  }
+
+  async openRead(folder: FolderRole, name: string): Promise<Readable> {
+    return (await this.openFile(folder, name)).stream;
   }
 
   async writeAtomic(folder: FolderRole, name: string, source: WriteSource, options: WriteOptions = {}): Promise<WriteResult> {
@@ -108,18 +122,21 @@ export class LocalDrop implements Drop {
     }
   }
 
-  async move(fromFolder: FolderRole, name: string, toFolder: FolderRole, toName: string = name): Promise<string> {
+  async move(fromFolder: FolderRole, name: string, toFolder: FolderRole, options: MoveOptions = {}): Promise<string> {
+    const toName = options.toName ?? name;
     assertPlainName(this.name, name);
     assertPlainName(this.name, toName);
     const source = join(this.folders[fromFolder], name);
     const targetDir = this.folders[toFolder];
+    if (options.expect !== undefined) await this.expectIdentity(source, options.expect, `${fromFolder}/${name}`);
     await this.ensureFolder(targetDir);
-    const now = new Date();
+    const now = options.stampAt ?? new Date();
     for (let attempt = 0; attempt <= MAX_COLLISION_ATTEMPTS; attempt += 1) {
       const candidate = attempt === 0 ? toName : collisionName(toName, now, attempt);
+      const target = join(targetDir, candidate);
       try {
-        await this.linkNoClobber(source, join(targetDir, candidate));
-        this.logger.info({ drop: this.name, file: name, from: fromFolder, to: toFolder, as: candidate }, 'file moved');
+        await this.linkNoClobber(source, target, options.expect);
+        this.logger.info({ file: name, from: fromFolder, to: toFolder, as: candidate }, 'file moved');
         return candidate;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
@@ -153,21 +170,43 @@ export class LocalDrop implements Drop {
   }
 
   /**
-   * Moves without ever replacing: link() fails with EEXIST when the target exists, atomically. File systems
-   * without hard links (some network shares) get a check-then-rename, which has a small race.
+   * Moves without ever replacing: link() fails with EEXIST when the target exists, atomically. A target that is
+   * the source itself (a crash came between link and unlink) finishes the move. With `expect`, a target that is
+   * not the expected file (swapped in the instant between the check and the link) is unlinked again: DROP_CHANGED.
+   * File systems without hard links (some network shares) get a check-then-rename, which has a small race.
    */
-  private async linkNoClobber(from: string, to: string): Promise<void> {
+  private async linkNoClobber(from: string, to: string, expect?: string): Promise<void> {
     try {
       await fs.link(from, to);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && (await sameFile(from, to))) {
+        await fs.unlink(from);
+        return;
+      }
       if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw error;
-      const exists = await fs.stat(to).then(() => true, () => false);
+      const exists = await fs.lstat(to).then(() => true, () => false);
       if (exists) throw Object.assign(new Error(`${to} exists`), { code: 'EEXIST' });
       await fs.rename(from, to);
       return;
     }
+    if (expect !== undefined && localIdentity(await fs.lstat(to)) !== expect) {
+      await fs.unlink(to);
+      throw dropError('DROP_CHANGED', this.name, `${from} was replaced while it was being moved; the replacement stays`);
+    }
     await fs.unlink(from);
+  }
+
+  private async expectIdentity(path: string, expect: string, label: string): Promise<void> {
+    let s;
+    try {
+      s = await fs.lstat(path);
+    } catch (error) {
+      throw this.fail(error, `cannot move ${label}`);
+    }
+    if (localIdentity(s) !== expect) {
+      throw dropError('DROP_CHANGED', this.name, `${label} was replaced or changed after it was read; it is left in place`);
+    }
   }
 
   private async ensureFolder(dir: string): Promise<void> {
@@ -194,4 +233,18 @@ export class LocalDrop implements Drop {
     if (code === 'EEXIST') return dropError('DROP_EXISTS', this.name, `${message}: already exists`, error);
     return dropError('DROP_IO', this.name, `${message}: ${reason}`, error);
   }
+}
+
+/** Device, inode, size and modification time: another file, or the same one changed in place, differs. */
+function localIdentity(s: { dev: number; ino: number; size: number; mtimeMs: number }): string {
+  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([fs.lstat(a).catch(() => undefined), fs.lstat(b).catch(() => undefined)]);
+  return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
+}
+
+function notRegular(drop: string, folder: FolderRole, name: string, what: string) {
+  return dropError('DROP_NOT_REGULAR', drop, `${folder}/${name} is ${what}, not a regular file: it is not read`, undefined, { folder, file: name });
 }

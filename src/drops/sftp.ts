@@ -1,12 +1,13 @@
 import { posix } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { SFTPWrapper, Stats } from 'ssh2';
 import type SftpClient from 'ssh2-sftp-client';
 import { isWisbridgeError, type WisbridgeError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
   assertPlainName, collisionName, dropError, temporaryNameFor,
-  type Drop, type DropEntry, type FolderRole, type WriteOptions, type WriteResult, type WriteSource,
+  type Drop, type DropEntry, type FolderRole, type MoveOptions, type OpenedFile, type WriteOptions, type WriteResult, type WriteSource,
 } from './drop.js';
 import type { SftpDropOptions } from './options.js';
 import { SftpConnection, isConnectionLost, withDeadline } from './sftp-connection.js';
@@ -52,24 +53,44 @@ export class SftpDrop implements Drop {
       .catch((e) => { throw this.fail(e, `cannot stat ${folder}/${name}`); });
   }
 
-  async openRead(folder: FolderRole, name: string): Promise<Readable> {
+  /**
+   * SFTP v3 has no O_NOFOLLOW: the name is lstat'ed (a regular file, not a link), opened, and the open handle
+   * fstat'ed; a handle whose size or modification time differs from the name's was swapped in between
+   * (DROP_CHANGED). The read goes through that handle.
+   */
+  async openFile(folder: FolderRole, name: string): Promise<OpenedFile> {
     assertPlainName(this.name, name);
     const path = posix.join(this.folders[folder], name);
     const release = this.connection.hold();
     try {
-      const source = await this.connection.run(`open ${folder}/${name}`, async (c, live) => {
-        if (!(await this.statPath(c, path, name))) throw Object.assign(new Error(`no such file ${path}`), { code: 2 });
-        return live.track(c.createReadStream(path, {}) as Readable);
+      const opened = await this.connection.run(`open ${folder}/${name}`, async (c, live) => {
+        const before = await this.lstatPath(c, path);
+        if (!before) throw Object.assign(new Error(`no such file ${path}`), { code: 2 });
+        if (!before.isFile()) throw notRegular(this.name, folder, name, before.isSymbolicLink() ? 'a symbolic link' : before.isDirectory() ? 'a folder' : 'not a plain file');
+        const raw = rawSftp(c);
+        const handle = await new Promise<Buffer>((resolve, reject) => raw.open(path, 'r', (e, h) => (e ? reject(e) : resolve(h))));
+        const after = await new Promise<Stats>((resolve, reject) => raw.fstat(handle, (e, st) => (e ? reject(e) : resolve(st))))
+          .catch((error: unknown) => { raw.close(handle, () => undefined); throw error; });
+        if (!after.isFile() || after.size !== before.size || after.mtime !== before.mtime) {
+          raw.close(handle, () => undefined);
+          throw dropError('DROP_CHANGED', this.name, `${folder}/${name} was replaced while it was being opened`, undefined, { folder, file: name });
+        }
+        const stream = live.track(raw.createReadStream(path, { handle, autoClose: true }) as unknown as Readable);
+        return { stream, identity: sftpIdentity(after.size, after.mtime), size: after.size };
       }, true);
       const out = new PassThrough();
-      source.on('error', (error) => out.destroy(this.fail(error, `cannot read ${folder}/${name}`)));
-      out.on('close', () => { release(); if (!source.destroyed) source.destroy(); });
-      source.pipe(out);
-      return out;
+      opened.stream.on('error', (error) => out.destroy(this.fail(error, `cannot read ${folder}/${name}`)));
+      out.on('close', () => { release(); if (!opened.stream.destroyed) opened.stream.destroy(); });
+      opened.stream.pipe(out);
+      return { ...opened, stream: out };
     } catch (error) {
       release();
       throw this.fail(error, `cannot open ${folder}/${name}`);
     }
+  }
+
+  async openRead(folder: FolderRole, name: string): Promise<Readable> {
+    return (await this.openFile(folder, name)).stream;
   }
 
   async writeAtomic(folder: FolderRole, name: string, source: WriteSource, options: WriteOptions = {}): Promise<WriteResult> {
@@ -104,16 +125,24 @@ export class SftpDrop implements Drop {
     }
   }
 
-  async move(fromFolder: FolderRole, name: string, toFolder: FolderRole, toName: string = name): Promise<string> {
+  async move(fromFolder: FolderRole, name: string, toFolder: FolderRole, options: MoveOptions = {}): Promise<string> {
+    const toName = options.toName ?? name;
     assertPlainName(this.name, name);
     assertPlainName(this.name, toName);
     const source = posix.join(this.folders[fromFolder], name);
     const targetDir = this.folders[toFolder];
     const finalName = await this.connection.run(`move ${fromFolder}/${name}`, async (c) => {
+      if (options.expect !== undefined) {
+        const now = await this.lstatPath(c, source);
+        if (!now) throw Object.assign(new Error(`no such file ${source}`), { code: 2 });
+        if (!now.isFile() || sftpIdentity(now.size, now.mtime) !== options.expect) {
+          throw dropError('DROP_CHANGED', this.name, `${fromFolder}/${name} was replaced or changed after it was read; it is left in place`);
+        }
+      }
       await this.ensureFolder(c, targetDir);
-      const now = new Date();
+      const stamp = options.stampAt ?? new Date();
       for (let attempt = 0; attempt <= MAX_COLLISION_ATTEMPTS; attempt += 1) {
-        const candidate = attempt === 0 ? toName : collisionName(toName, now, attempt);
+        const candidate = attempt === 0 ? toName : collisionName(toName, stamp, attempt);
         const target = posix.join(targetDir, candidate);
         if (await c.exists(target)) continue;
         try {
@@ -177,13 +206,17 @@ export class SftpDrop implements Drop {
   }
 
   private async statPath(c: SftpClient, path: string, name: string): Promise<DropEntry | undefined> {
-    try {
-      const s = await c.stat(path);
-      return s.isFile ? { name, size: s.size, mtimeMs: s.modifyTime } : undefined;
-    } catch (error) {
-      if ((error as ErrorWithCode).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const s = await this.lstatPath(c, path);
+    return s?.isFile() ? { name, size: s.size, mtimeMs: s.mtime * 1000 } : undefined;
+  }
+
+  /** The name's own attributes (a link is not followed), or undefined when there is no such name. */
+  private lstatPath(c: SftpClient, path: string): Promise<Stats | undefined> {
+    return new Promise((resolve, reject) => rawSftp(c).lstat(path, (error, stats) => {
+      if (!error) resolve(stats);
+      else if ((error as ErrorWithCode).code === 2) resolve(undefined);
+      else reject(error);
+    }));
   }
 
   private async ensureFolder(c: SftpClient, dir: string): Promise<void> {
@@ -208,4 +241,18 @@ export class SftpDrop implements Drop {
     if (isConnectionLost(error)) return dropError('DROP_CONNECT', this.name, `${message}: connection lost (${reason})`, error, { connectionLost: true });
     return dropError('DROP_IO', this.name, `${message}: ${reason}`, error);
   }
+}
+
+/** ssh2's SFTP channel inside ssh2-sftp-client (public in its source; typed by ssh2). */
+function rawSftp(client: SftpClient): SFTPWrapper {
+  return (client as unknown as { sftp: SFTPWrapper }).sftp;
+}
+
+/** What SFTP v3 tells of a file's identity: size and modification time (whole seconds). */
+function sftpIdentity(size: number, mtime: number): string {
+  return `${size}:${mtime}`;
+}
+
+function notRegular(drop: string, folder: FolderRole, name: string, what: string): WisbridgeError {
+  return dropError('DROP_NOT_REGULAR', drop, `${folder}/${name} is ${what}, not a regular file: it is not read`, undefined, { folder, file: name });
 }

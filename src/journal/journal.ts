@@ -1,6 +1,7 @@
 import { WisbridgeError } from '../errors.js';
 import { createBlocks } from './blocks.js';
 import { openDatabase, schemaVersion, type Db } from './db.js';
+import { createDispositions } from './dispositions.js';
 import { createInbound } from './inbound.js';
 import { createOperator } from './operator.js';
 import { createOutbound } from './outbound.js';
@@ -10,7 +11,8 @@ export interface JournalOptions {
   now?: () => Date;
 }
 
-export type Journal = ReturnType<typeof createInbound> & ReturnType<typeof createOperator> & ReturnType<typeof createOutbound> & {
+export type Journal = ReturnType<typeof createInbound> & ReturnType<typeof createOperator> & ReturnType<typeof createOutbound>
+  & ReturnType<typeof createDispositions> & {
   readonly path: string;
   readonly schemaVersion: number;
   /**
@@ -41,6 +43,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     ...inbound,
     ...operator,
     ...outbound,
+    ...createDispositions(db),
     path,
     schemaVersion: schemaVersion(db),
     db,

@@ -22,6 +22,8 @@ interface FileRow {
   redrive: number;
   claimed_at: string;
   finished_at: string | null;
+  result_name: string | null;
+  disposed_to: string | null;
 }
 
 function toFile(row: FileRow): FileRecord {
@@ -39,6 +41,8 @@ function toFile(row: FileRow): FileRecord {
     redrives: row.redrive,
     claimedAt: row.claimed_at,
     finishedAt: row.finished_at,
+    resultName: row.result_name,
+    disposedTo: row.disposed_to,
   };
 }
 

@@ -144,6 +144,15 @@ export const MIGRATIONS: readonly string[] = [
     FROM exports e WHERE e.id = export_records.export_id)
   WHERE ack_status = 'unwritten';
   `,
+  `
+  -- Where a file's result went and where the file itself went, recorded once each is done. A result file is only
+  -- ever replaced by one of the same file (never by a later file's, e.g. a re-drop's); a file still in its inbox
+  -- whose disposition is not recorded was stopped by a crash before it left (it is finished, not a re-drop).
+  -- Files finished before this version are taken as disposed: their disposition is not known.
+  ALTER TABLE files ADD COLUMN result_name TEXT;
+  ALTER TABLE files ADD COLUMN disposed_to TEXT;
+  UPDATE files SET disposed_to = 'unknown' WHERE status != 'processing';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -133,6 +133,10 @@ export interface FileRecord {
   redrives: number;
   claimedAt: string;
   finishedAt: string | null;
+  /** Name of the file's result file once one was written (in the result folder of its run). */
+  resultName: string | null;
+  /** `archive/NAME` or `error/NAME` once the file left its inbox ('unknown' for files of older journals). */
+  disposedTo: string | null;
 }
 
 export interface ResolveOptions {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ApiReferenceResolver } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
-import { disposeFile, type Drop, type FolderRole } from '../drops/index.js';
+import { collisionName, disposeFile, fitName, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
@@ -10,12 +10,27 @@ import type { Runtime } from '../runtime/runtime.js';
 import { errorFileName, resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
 import type { SenderContext } from './sender.js';
 import { settleSentRequest } from './settle.js';
-import { fingerprint } from './source.js';
+import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /** Errors after which the file as a whole goes to error/ (it cannot be read or mapped); anything else stops the run. */
 const FILE_LEVEL = new Set(['FILE_UNREADABLE', 'FILE_LAYOUT', 'GROUPING_LIMIT', 'MAPPING_INVALID', 'MAPPING_NOT_FOUND', 'USAGE']);
+
+/** Longest input name (bytes) taken: its result, reason and archive names (timestamp suffix included) must fit 255. */
+export const MAX_INBOUND_NAME_BYTES = 200;
+
+/** Why a file of that name is not processed (it goes to error/), or undefined. */
+export function inboundNameProblem(name: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (/[\\\x00-\x1f\x7f]/.test(name)) return `the name ${JSON.stringify(name)} holds a backslash or a control character, which many WMS cannot read back`;
+  if (name.includes('\uFFFD')) return `the name ${JSON.stringify(name)} is not valid UTF-8`;
+  const bytes = Buffer.byteLength(name);
+  if (bytes > MAX_INBOUND_NAME_BYTES) {
+    return `the name is ${bytes} bytes long: at most ${MAX_INBOUND_NAME_BYTES} are taken, so that its result and archive names fit the file system's limit`;
+  }
+  return undefined;
+}
 
 interface FileContext {
   runtime: Runtime;
@@ -27,6 +42,8 @@ interface FileContext {
   logger: Logger;
   report: FileReport;
   resultFolder: FolderRole;
+  /** The inbox file's identity as it was read: it is moved only while it is still that file. */
+  identity?: string;
 }
 
 /** The inbound mapping of a file: `--mapping`, else the job's mappings (or every inbound mapping) whose patterns match. */
@@ -47,9 +64,9 @@ export function pickMapping(set: MappingSet, job: InboundJob, fileName: string, 
 }
 
 /**
- * One file through the whole flow: mapping → checksum → claim → settle what an earlier run left in flight →
- * stream, map, batch, record, send → result file → archive (or error/ with a reason file). Fatal problems
- * (401, service or drop unreachable, journal) are thrown and leave the file in the inbox to resume later.
+ * One file through the whole flow: name and mapping → private copy and checksum → claim → settle what an earlier
+ * run left in flight → map the copy, batch, record, send → result file → archive (or error/ with a reason file).
+ * Fatal problems (401, service or drop unreachable, journal) are thrown and leave the file in the inbox to resume later.
  */
 export async function processFile(runtime: Runtime, job: InboundJob, file: FileRef, options: ProcessFileOptions = {}): Promise<FileReport> {
   const name = typeof file === 'string' ? file : file.name;
@@ -59,6 +76,8 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
     runtime, job, drop, name, file, options, report, resultFolder: options.resultFolder ?? 'outbox',
     logger: runtime.logger.child({ job: job.name, file: name }),
   };
+  const nameProblem = inboundNameProblem(name);
+  if (nameProblem !== undefined) return rejectWhole(ctx, `FILE_NAME: ${nameProblem}`);
   let mapping: Mapping;
   try {
     mapping = pickMapping(await runtime.mappings(), job, name, options.mapping);
@@ -67,30 +86,47 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
     throw error;
   }
   report.mapping = mapping.name;
-  let fp;
+  let snapshot: Snapshot;
   try {
-    fp = await fingerprint(await drop.openRead('inbox', name), mapping.dialect.encoding === 'utf-8');
+    snapshot = await takeSnapshot(drop, name, snapshotFolder(runtime), mapping.dialect.encoding === 'utf-8');
   } catch (error) {
     if (isWisbridgeError(error, 'DROP_NOT_FOUND')) return { ...report, outcome: 'vanished', reason: describeError(error) };
+    if (isWisbridgeError(error, 'DROP_CHANGED')) return { ...report, outcome: 'changed', reason: describeError(error) };
+    if (isWisbridgeError(error, 'DROP_NOT_REGULAR')) return rejectWhole(ctx, describeError(error));
     throw error;
   }
-  if (fp.blank) return rejectWhole(ctx, `FILE_UNREADABLE: ${name} is empty: there is no header row`);
-  if (fp.invalidUtf8At !== undefined) {
-    return rejectWhole(ctx, `FILE_UNREADABLE: ${name} is not valid UTF-8 (near byte ${fp.invalidUtf8At}); mapping ${mapping.name} reads utf-8 — check the encoding the WMS writes (dialect.encoding)`);
+  ctx.identity = snapshot.identity;
+  try {
+    return await processSnapshot(ctx, mapping, snapshot);
+  } finally {
+    await snapshot.dispose();
   }
-  if (options.dryRun) return dryRun(ctx, mapping);
+}
+
+/** Private copies of the files being read live beside the journal (see source.ts). */
+export function snapshotFolder(runtime: Runtime): string {
+  return `${runtime.loaded.journalPath}.snapshots`;
+}
+
+async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Snapshot): Promise<FileReport> {
+  const { runtime, job, name, options, report, drop } = ctx;
+  if (snapshot.blank) return rejectWhole(ctx, `FILE_UNREADABLE: ${name} is empty: there is no header row`);
+  if (snapshot.invalidUtf8At !== undefined) {
+    return rejectWhole(ctx, `FILE_UNREADABLE: ${name} is not valid UTF-8 (near byte ${snapshot.invalidUtf8At}); mapping ${mapping.name} reads utf-8 — check the encoding the WMS writes (dialect.encoding)`);
+  }
+  if (options.dryRun) return dryRun(ctx, mapping, snapshot);
 
   const journal = await runtime.journal();
-  const claim = journal.claimFile({ drop: drop.name, name, checksum: fp.checksum, size: fp.size, mapping: mapping.name, force: options.force });
+  const claim = journal.claimFile({ drop: drop.name, name, checksum: snapshot.checksum, size: snapshot.size, mapping: mapping.name, force: options.force });
   if (claim.status === 'duplicate') return duplicate(ctx, journal, claim.fileId);
   report.fileId = claim.fileId;
   report.resumed = claim.status === 'resume';
-  ctx.logger.info({ fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: fp.size }, 'processing file');
+  ctx.logger.info({ fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: snapshot.size }, 'processing file');
   const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 } };
   try {
     const state = journal.resumeState(claim.fileId);
     for (const r of state.sentRequests) await settleSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile({ runtime, job, drop, name, options, mapping, sender, state, size: fp.size });
+    const completed = await streamFile({ runtime, job, name, source: snapshot.open, options, mapping, sender, state, size: snapshot.size });
     if (!completed) {
       report.outcome = 'interrupted';
       fillCounts(report, journal, claim.fileId);
@@ -107,7 +143,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
   }
   report.outcome = journal.finishFile(claim.fileId) === 'done' ? 'done' : 'failed';
   await writeResult(ctx, journal, claim.fileId);
-  await dispose(ctx, 'archive');
+  await dispose(ctx, 'archive', journal);
   ctx.logger.info({ outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return report;
 }
@@ -117,18 +153,57 @@ function fillCounts(report: FileReport, journal: Journal, fileId: number): void 
   report.rows = { ok: s.ok, error: s.error, skipped: s.skipped, uncertain: s.uncertain + s.sent };
 }
 
-async function writeResult(ctx: FileContext, journal: Journal, fileId: number, override?: ResultRowOverride): Promise<void> {
-  const name = resultFileName(ctx.name);
+/**
+ * The file's result file. Its name is recorded in the journal before it is written: a later run of the same file
+ * (after a crash) rewrites that name, while a result file of another file of the same name is never replaced — a
+ * new name with the archive's timestamp suffix is taken instead.
+ */
+async function writeResult(ctx: FileContext, journal: Journal, fileId: number): Promise<void> {
+  let name = journal.getFile(fileId).resultName;
+  if (name === null) {
+    name = await freeResultName(ctx);
+    journal.recordResultName(fileId, name);
+  }
+  await writeResultAs(ctx, name, journal, fileId);
+}
+
+async function writeResultAs(ctx: FileContext, name: string, journal: Journal, fileId: number, override?: ResultRowOverride): Promise<void> {
   const counts = emptyRowCounts();
   await ctx.drop.writeAtomic(ctx.resultFolder, name, resultStream(journal, fileId, override, counts) as Readable, { overwrite: true });
   ctx.report.resultFile = name;
   ctx.report.rows = counts;
 }
 
-async function dispose(ctx: FileContext, outcome: 'archive' | 'error'): Promise<void> {
+/** `NAME.result.csv`, or `NAME.<timestamp>.result.csv` when that one is taken. */
+async function freeResultName(ctx: FileContext): Promise<string> {
+  const now = new Date();
+  for (let attempt = 0; attempt <= 20; attempt++) {
+    const candidate = resultFileName(attempt === 0 ? ctx.name : collisionName(ctx.name, now, attempt));
+    if ((await ctx.drop.stat(ctx.resultFolder, candidate)) === undefined) return candidate;
+  }
+  throw new WisbridgeError('DROP_EXISTS', `cannot find a free result file name for ${ctx.name} in ${ctx.resultFolder}`);
+}
+
+/**
+ * Moves the file out of the inbox, only while it is still the file that was read. With the journal, where it went
+ * is recorded for the report's file, and a collision suffix is the claim's time: a move a crash interrupted tries
+ * the same names again and finishes instead of making a second copy. A file replaced meanwhile stays: it is
+ * processed as a file of its own.
+ */
+async function dispose(ctx: FileContext, outcome: 'archive' | 'error', journal?: Journal): Promise<void> {
   if (ctx.options.dispose === false) return;
-  const moved = await disposeFile(ctx.drop, ctx.file, outcome);
-  ctx.report.movedTo = `${moved.folder}/${moved.name}`;
+  const fileId = journal ? ctx.report.fileId : undefined;
+  const stampAt = fileId !== undefined ? new Date(journal!.getFile(fileId).claimedAt) : undefined;
+  try {
+    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt });
+    ctx.report.movedTo = `${moved.folder}/${moved.name}`;
+  } catch (error) {
+    if (!isWisbridgeError(error, 'DROP_CHANGED')) throw error;
+    ctx.logger.warn({ err: describeError(error) }, 'the file was replaced while it was processed: the replacement stays in the inbox and is read as a file of its own');
+    ctx.report.reason = `${ctx.report.reason ? `${ctx.report.reason}; ` : ''}${describeError(error)}`;
+    ctx.report.movedTo = undefined;
+  }
+  if (fileId !== undefined) journal!.recordDisposition(fileId, ctx.report.movedTo ?? 'replaced');
 }
 
 /** The file failed as a whole: to error/ with NAME.error.txt beside it (and its result file when rows were recorded). */
@@ -147,41 +222,51 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: Journal):
     await ctx.drop.writeAtomic(ctx.resultFolder, errorFileName(ctx.name), text, { overwrite: true });
     return report;
   }
-  await dispose(ctx, 'error');
-  const finalName = report.movedTo!.slice('error/'.length);
+  try {
+    await dispose(ctx, 'error', journal);
+  } catch (error) {
+    // A name the drop cannot address (not UTF-8): nothing to move; said once per run, the others go on.
+    if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
+    ctx.logger.warn({ err: describeError(error) }, 'the rejected file cannot be moved to error/: it is left in the inbox');
+    return report;
+  }
+  if (report.movedTo === undefined) return report;
+  const finalName = report.movedTo.slice('error/'.length);
   await ctx.drop.writeAtomic('error', errorFileName(finalName), text, { overwrite: true });
   return report;
 }
 
 /**
- * Same bytes as a file processed before. A re-drop (the earlier file is in archive/, or has another name) gets
- * a result file saying so, every row `skipped`. The same name still in the inbox and not archived means the
- * earlier run stopped between finishing and archiving: its result file is written again and the file archived.
+ * Same bytes as a file processed before. The same name on the same drop whose disposition the journal has not
+ * recorded is that very file, stopped by a crash between finishing and leaving the inbox (even half-way through
+ * its move): its result file is written again under its recorded name and the move finished. Anything else is a
+ * re-drop: a result file of its own (the earlier one is kept) says every row is `skipped`, and the file is archived.
  */
 async function duplicate(ctx: FileContext, journal: Journal, previousId: number): Promise<FileReport> {
   const prev = journal.getFile(previousId);
   const { report } = ctx;
   report.fileId = previousId;
-  const interruptedRun = ctx.options.dispose !== false && prev.name === ctx.name && prev.drop === ctx.drop.name
-    && prev.status !== 'rejected' && (await ctx.drop.stat('archive', ctx.name)) === undefined;
-  if (interruptedRun) {
+  const unfinished = ctx.options.dispose !== false && prev.name === ctx.name && prev.drop === ctx.drop.name && prev.disposedTo === null;
+  if (unfinished) {
+    if (prev.status === 'rejected') return rejectWhole(ctx, prev.reason ?? 'rejected', journal);
     report.outcome = prev.status === 'done' ? 'done' : 'failed';
     fillCounts(report, journal, previousId);
     await writeResult(ctx, journal, previousId);
-  } else {
-    report.outcome = 'duplicate';
-    const when = prev.finishedAt ?? prev.claimedAt;
-    const message = `duplicate: the same content was already processed as ${prev.name} on ${when} (${prev.status}); not applied again`;
-    report.reason = message;
-    await writeResult(ctx, journal, previousId, { status: 'skipped', message });
-    ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
+    await dispose(ctx, 'archive', journal);
+    return report;
   }
+  report.outcome = 'duplicate';
+  const when = prev.finishedAt ?? prev.claimedAt;
+  const message = `duplicate: the same content was already processed as ${prev.name} on ${when} (${prev.status}); not applied again`;
+  report.reason = message;
+  await writeResultAs(ctx, await freeResultName(ctx), journal, previousId, { status: 'skipped', message });
+  ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
   await dispose(ctx, 'archive');
   return report;
 }
 
 /** Maps and validates without claiming or sending: what would be sent goes to `onDryRun`. */
-async function dryRun(ctx: FileContext, mapping: Mapping): Promise<FileReport> {
+async function dryRun(ctx: FileContext, mapping: Mapping, snapshot: Snapshot): Promise<FileReport> {
   const { report, runtime, job } = ctx;
   report.outcome = 'dry-run';
   const service = runtime.loaded.service(job.service);
@@ -191,8 +276,9 @@ async function dryRun(ctx: FileContext, mapping: Mapping): Promise<FileReport> {
     resolve: async (kind, keys) => (resolver ??= new ApiReferenceResolver(await runtime.client(job.service))).resolve(kind, keys),
   };
   const emit = ctx.options.onDryRun ?? (() => undefined);
+  const source = snapshot.open();
   try {
-    for await (const o of mapInbound(await ctx.drop.openRead('inbox', ctx.name), mapping, { fileName: ctx.name, resolver: lazy, maxBatchItems: service.batch_size })) {
+    for await (const o of mapInbound(source, mapping, { fileName: ctx.name, resolver: lazy, maxBatchItems: service.batch_size })) {
       if (o.kind === 'skipped') {
         report.rows.skipped++;
         emit({ kind: 'skipped', line: o.line, reason: o.reason });
@@ -214,6 +300,8 @@ async function dryRun(ctx: FileContext, mapping: Mapping): Promise<FileReport> {
       return report;
     }
     throw error;
+  } finally {
+    source.destroy();
   }
   return report;
 }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { fitName } from '../drops/index.js';
 import type { Journal, LineOutcome } from '../journal/index.js';
 
 /**
@@ -12,11 +13,12 @@ export const RESULT_COLUMNS = [
 /** `KORR_20261120.csv` → `KORR_20261120.result.csv`. */
 export function resultFileName(name: string): string {
   const dot = name.lastIndexOf('.');
-  return `${dot > 0 ? name.slice(0, dot) : name}.result.csv`;
+  return fitName(dot > 0 ? name.slice(0, dot) : name, '.result.csv');
 }
 
+/** `KORR_20261120.csv` → `KORR_20261120.csv.error.txt` (within the file name limit, see fitName). */
 export function errorFileName(name: string): string {
-  return `${name}.error.txt`;
+  return fitName(name, '.error.txt');
 }
 
 const NUMBER = /^-?\d+(\.\d+)?$/;

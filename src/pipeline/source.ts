@@ -1,5 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { TextDecoder } from 'node:util';
+import type { Drop } from '../drops/index.js';
+import { dropError } from '../drops/index.js';
 
 export interface Fingerprint {
   checksum: string;
@@ -10,40 +17,102 @@ export interface Fingerprint {
   blank: boolean;
 }
 
-/** First pass over a file: sha256 and size while streaming, and a strict UTF-8 check when the mapping reads UTF-8. */
-export async function fingerprint(source: Readable, checkUtf8: boolean): Promise<Fingerprint> {
-  const hash = createHash('sha256');
-  const decoder = checkUtf8 ? new TextDecoder('utf-8', { fatal: true }) : undefined;
-  let size = 0;
-  let invalidUtf8At: number | undefined;
-  let blank = true;
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    if (blank && /\S/.test(chunk.toString('latin1'))) blank = false;
-    if (decoder && invalidUtf8At === undefined) {
-      try {
-        decoder.decode(chunk, { stream: true });
-      } catch {
-        invalidUtf8At = size;
-      }
-    }
-    size += chunk.length;
-  }
-  if (decoder && invalidUtf8At === undefined) {
-    try {
-      decoder.decode();
-    } catch {
-      invalidUtf8At = size;
-    }
-  }
-  return { checksum: hash.digest('hex'), size, invalidUtf8At, blank };
+/**
+ * The bytes of an inbox file as the bridge claimed them: read once from the inbox (a regular file, never through a
+ * link) into a private copy while its sha256 is computed. Everything after the claim reads the copy, so the rows
+ * applied are exactly the bytes whose checksum the journal holds, whatever happens to the inbox file meanwhile.
+ */
+export interface Snapshot extends Fingerprint {
+  /** The inbox file's identity when it was opened (Drop.openFile): its move checks it. */
+  identity: string;
+  /** A new stream of the copy's bytes. */
+  open(): Readable;
+  /** Removes the copy (idempotent). */
+  dispose(): Promise<void>;
 }
 
-/** Counts the bytes flowing through (progress of the mapping pass). */
-export class ByteCounter extends Transform {
-  bytes = 0;
+/**
+ * Copies `inbox/NAME` into `dir` and fingerprints it on the way. DROP_CHANGED when the file grew or shrank while it
+ * was read (still being written: it is read again once it is stable). The inbox stream is closed on every path.
+ */
+export async function takeSnapshot(drop: Drop, name: string, dir: string, checkUtf8: boolean): Promise<Snapshot> {
+  await prepareFolder(dir);
+  const opened = await drop.openFile('inbox', name);
+  const path = join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.snapshot`);
+  const fingerprinter = new Fingerprinter(checkUtf8);
+  try {
+    await pipeline(opened.stream, fingerprinter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  } catch (error) {
+    opened.stream.destroy();
+    await rm(path, { force: true });
+    throw error;
+  }
+  const fp = fingerprinter.result();
+  const dispose = () => rm(path, { force: true });
+  if (fp.size !== opened.size) {
+    await dispose();
+    throw dropError('DROP_CHANGED', drop.name, `inbox/${name} changed while it was read (${opened.size} bytes when opened, ${fp.size} read)`);
+  }
+  return { ...fp, identity: opened.identity, open: () => createReadStream(path), dispose };
+}
+
+/** sha256, size, a strict UTF-8 check (when the mapping reads UTF-8) and blankness of the bytes flowing through. */
+class Fingerprinter extends Transform {
+  private readonly hash = createHash('sha256');
+  private readonly decoder: TextDecoder | undefined;
+  private size = 0;
+  private invalidUtf8At: number | undefined;
+  private blank = true;
+
+  constructor(checkUtf8: boolean) {
+    super();
+    this.decoder = checkUtf8 ? new TextDecoder('utf-8', { fatal: true }) : undefined;
+  }
+
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    this.bytes += chunk.length;
+    this.hash.update(chunk);
+    if (this.blank && /\S/.test(chunk.toString('latin1'))) this.blank = false;
+    if (this.decoder && this.invalidUtf8At === undefined) {
+      try {
+        this.decoder.decode(chunk, { stream: true });
+      } catch {
+        this.invalidUtf8At = this.size;
+      }
+    }
+    this.size += chunk.length;
     cb(null, chunk);
+  }
+
+  result(): Fingerprint {
+    if (this.decoder && this.invalidUtf8At === undefined) {
+      try {
+        this.decoder.decode();
+      } catch {
+        this.invalidUtf8At = this.size;
+      }
+    }
+    return { checksum: this.hash.digest('hex'), size: this.size, invalidUtf8At: this.invalidUtf8At, blank: this.blank };
+  }
+}
+
+const prepared = new Set<string>();
+
+/** Creates the private folder once per process and removes copies left by processes that are gone (a crash). */
+async function prepareFolder(dir: string): Promise<void> {
+  if (prepared.has(dir)) return;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const entry of await readdir(dir)) {
+    const pid = Number(/^(\d+)-/.exec(entry)?.[1]);
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) await rm(join(dir, entry), { force: true });
+  }
+  prepared.add(dir);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

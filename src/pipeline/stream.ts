@@ -1,12 +1,12 @@
 import { ApiReferenceResolver } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
-import type { Drop } from '../drops/index.js';
+import type { Readable } from 'node:stream';
+import { ByteCounter } from '../drops/index.js';
 import type { NewItem, ResumeState } from '../journal/index.js';
 import { mapInbound, type Mapping } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { sendBatch, type OutgoingDoc, type SenderContext } from './sender.js';
 import { CompletionQueue } from './completions.js';
-import { ByteCounter } from './source.js';
 import type { ProcessFileOptions } from './types.js';
 import { documentKey } from './document-key.js';
 
@@ -20,8 +20,9 @@ const IN_FLIGHT = 2;
 export interface StreamInput {
   runtime: Runtime;
   job: InboundJob;
-  drop: Drop;
   name: string;
+  /** Opens the bytes to map: the private copy whose checksum was claimed. */
+  source: () => Readable;
   options: ProcessFileOptions;
   mapping: Mapping;
   sender: SenderContext;
@@ -44,7 +45,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
   const wholeFile = mapping.inbound?.wholeFile === true;
   const requestSize = service.batch_size;
   const counter = new ByteCounter();
-  const source = await input.drop.openRead('inbox', input.name);
+  const source = input.source();
   source.on('error', (error) => counter.destroy(error));
   const window = new InFlight(wholeFile ? 1 : IN_FLIGHT);
   const extra: NewItem[] = [];
@@ -109,6 +110,8 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
       // the first error is the one to report
     }
     throw error;
+  } finally {
+    source.destroy(); // a file rejected half-way must not hold its descriptor until garbage collection
   }
 
   async function stop(): Promise<false> {

@@ -10,9 +10,10 @@ export type RowCounts = Record<RowStatus, number>;
  * - `duplicate` the same bytes were processed before (not applied again; a result file says so);
  * - `interrupted` stopped by shutdown between batches: it stays in the inbox and resumes on the next run;
  * - `dry-run` mapped and validated only;
- * - `vanished` the file disappeared before it could be read.
+ * - `vanished` the file disappeared before it could be read;
+ * - `changed` the file changed while it was read (still being written): it stays and is read again once stable.
  */
-export type FileOutcome = 'done' | 'failed' | 'rejected' | 'duplicate' | 'interrupted' | 'dry-run' | 'vanished';
+export type FileOutcome = 'done' | 'failed' | 'rejected' | 'duplicate' | 'interrupted' | 'dry-run' | 'vanished' | 'changed';
 
 export interface FileReport {
   job: string;

@@ -1,5 +1,6 @@
 import type { ReadyFile } from '../drops/index.js';
 import type { ExportJob, InboundJob } from '../config/schema.js';
+import type { FileOutcome } from '../pipeline/types.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 export interface RowCounts {
@@ -15,9 +16,10 @@ export interface FileResult {
   fileId?: number;
   /**
    * done: every row ok/skipped; failed: some rows error/uncertain; rejected: the file as a whole (error/);
-   * duplicate: seen before; interrupted: stopped by shutdown, resumes later; vanished: gone before it was read.
+   * duplicate: seen before; interrupted: stopped by shutdown, resumes later; vanished: gone before it was read;
+   * changed: still being written when read, read again once stable.
    */
-  outcome: 'done' | 'failed' | 'rejected' | 'duplicate' | 'interrupted' | 'vanished' | 'dry-run';
+  outcome: FileOutcome;
   rows: RowCounts;
   /** Where the result file went (drop outbox name), when one was written. */
   resultFile?: string;

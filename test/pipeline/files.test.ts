@@ -16,17 +16,21 @@ afterEach(async () => {
 const adjustmentCount = async () => (await adminState(emu, ['adjustments'])).adjustments.length;
 
 describe('the same file twice', () => {
-  it('dropped again (same name, then renamed) is not applied twice; each copy gets a result file saying so and is archived', async () => {
+  it('dropped again (same name, then renamed) is not applied twice; each copy gets a result file of its own saying so and is archived', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     ws.drop('KORR_20261120.csv');
     expect((await runInboundOnce(ws)).files[0].outcome).toBe('failed');
     expect(await adjustmentCount()).toBe(3);
+    const original = ws.read('outbox', 'KORR_20261120.result.csv');
 
     ws.drop('KORR_20261120.csv');
     const again = (await runInboundOnce(ws)).files[0];
     expect(again.outcome).toBe('duplicate');
     expect(again.rows).toEqual({ ok: 0, error: 0, skipped: 5, uncertain: 0 });
-    const rows = ws.result('KORR_20261120.result.csv');
+    // The first result file (with its errors) is kept; the duplicate's has a name of its own.
+    expect(ws.read('outbox', 'KORR_20261120.result.csv')).toBe(original);
+    expect(again.resultFile).toMatch(/^KORR_20261120\.\d{8}T\d{9}Z\.result\.csv$/);
+    const rows = ws.result(again.resultFile!);
     expect(rows.map((r) => r.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
     expect(rows[0].message).toMatch(/^duplicate: the same content was already processed as KORR_20261120\.csv on 2026-.* \(failed\); not applied again$/);
 
@@ -37,6 +41,7 @@ describe('the same file twice', () => {
     expect(await adjustmentCount()).toBe(3);
     expect(ws.files('archive')).toHaveLength(3);
     expect(ws.files('inbox')).toEqual([]);
+    expect(ws.files('outbox')).toHaveLength(3);
   });
 
   it('--force processes the same bytes again', async () => {
@@ -58,6 +63,9 @@ describe('the same file twice', () => {
     // Put the world back as a crash right after finishFile would have left it.
     renameSync(join(ws.folder('archive'), 'KORR_20261120.csv'), join(ws.folder('inbox'), 'KORR_20261120.csv'));
     unlinkSync(join(ws.folder('outbox'), 'KORR_20261120.result.csv'));
+    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    journal.db.prepare('UPDATE files SET disposed_to = NULL').run();
+    journal.close();
     const report = (await runInboundOnce(ws)).files[0];
     expect(report.outcome).toBe('failed');
     expect(report.requests).toBe(0);
