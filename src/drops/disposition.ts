@@ -1,4 +1,4 @@
-import type { Drop, FolderRole, MoveOptions } from './drop.js';
+import { moveCrashPoint, type Drop, type FolderRole, type MoveOptions } from './drop.js';
 import type { ReadyFile } from './watcher.js';
 
 export interface Disposition {
@@ -20,6 +20,7 @@ export async function disposeFile(
   from: FolderRole = 'inbox',
 ): Promise<Disposition> {
   const name = typeof file === 'string' ? file : file.name;
+  moveCrashPoint('before-move');
   const finalName = await drop.move(from, name, outcome, options);
   if (typeof file !== 'string' && file.marker !== undefined) await drop.remove(from, file.marker);
   return { name: finalName, folder: outcome };

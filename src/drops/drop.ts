@@ -128,6 +128,15 @@ export function collisionName(name: string, now: Date, attempt: number): string 
   return fitName(name.slice(0, dot), `.${suffix}${name.slice(dot)}`);
 }
 
+/**
+ * Test hook for a real crash (kill -9) around a move: WISBRIDGE_MOVE_CRASH=before-move kills the process just
+ * before a processed file is moved out of the inbox, `after-link` (local drops) between the link into the target
+ * folder and the unlink from the inbox.
+ */
+export function moveCrashPoint(point: 'before-move' | 'after-link'): void {
+  if (process.env.WISBRIDGE_MOVE_CRASH === point) process.kill(process.pid, 'SIGKILL');
+}
+
 export function dropError(code: ErrorCode, drop: string, message: string, cause?: unknown, details?: Record<string, unknown>): WisbridgeError {
   return new WisbridgeError(code, `drop ${drop}: ${message}`, { cause, details: { drop, ...details } });
 }

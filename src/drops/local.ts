@@ -6,7 +6,7 @@ import { watch as chokidarWatch } from 'chokidar';
 import { isWisbridgeError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
-  assertPlainName, collisionName, dropError, temporaryNameFor,
+  assertPlainName, collisionName, dropError, moveCrashPoint, temporaryNameFor,
   type Drop, type DropEntry, type FolderRole, type MoveOptions, type OpenedFile, type WriteOptions, type WriteResult, type WriteSource,
 } from './drop.js';
 import type { LocalDropOptions } from './options.js';
@@ -194,6 +194,7 @@ export class LocalDrop implements Drop {
       await fs.unlink(to);
       throw dropError('DROP_CHANGED', this.name, `${from} was replaced while it was being moved; the replacement stays`);
     }
+    moveCrashPoint('after-link');
     await fs.unlink(from);
   }
 
