@@ -15,6 +15,8 @@ export interface WatcherOptions {
   markerSuffixes?: string[];
   pattern?: string | RegExp;
   pollIntervalMs?: number;
+  /** watch(): told after each listing, with the error when it failed (drop health). */
+  onListing?: (error?: unknown) => void;
 }
 
 const EVENT_DEBOUNCE_MS = 100;
@@ -37,6 +39,7 @@ export class StableFileWatcher {
   private readonly suffixes: string[];
   private readonly pattern: RegExp | undefined;
   private readonly pollIntervalMs: number;
+  private readonly onListing: (error?: unknown) => void;
 
   constructor(private readonly drop: Drop, options: WatcherOptions = {}, private readonly logger: Logger = silentLogger) {
     this.folder = options.folder ?? 'inbox';
@@ -45,6 +48,7 @@ export class StableFileWatcher {
     this.suffixes = (options.markerSuffixes ?? ['.ok', '.done']).map((s) => s.toLowerCase());
     this.pattern = typeof options.pattern === 'string' ? compilePattern(options.pattern) : options.pattern;
     this.pollIntervalMs = options.pollIntervalMs ?? 5000;
+    this.onListing = options.onListing ?? (() => undefined);
   }
 
   /** Whether a name is a candidate at all (not temporary, not a marker, matches the pattern). */
@@ -78,6 +82,7 @@ export class StableFileWatcher {
         let nextCheck = this.pollIntervalMs;
         try {
           const { ready, present, pendingIn } = await this.evaluate(observed, Date.now());
+          this.onListing();
           for (const name of [...emitted.keys()]) if (!present.has(name)) emitted.delete(name);
           for (const file of ready) {
             const signature = `${file.size}:${file.mtimeMs}`;
@@ -89,6 +94,7 @@ export class StableFileWatcher {
           }
           if (pendingIn !== undefined) nextCheck = Math.min(nextCheck, Math.max(pendingIn, 10));
         } catch (error) {
+          this.onListing(error);
           this.logger.warn({ drop: this.drop.name, folder: this.folder, err: describeError(error) }, 'listing the drop failed; retrying at the next poll');
         }
         await waker.wait(nextCheck, signal);

@@ -22,6 +22,8 @@ export class ServiceMetrics {
   readonly expectedMissing: Gauge<'job' | 'pattern'>;
   readonly backlog: Gauge<'state'>;
   readonly lastRun: Gauge<'job'>;
+  readonly dropUp: Gauge<'drop'>;
+  readonly dropListFailures: Counter<'drop' | 'code'>;
 
   constructor(backlog: () => Backlog | undefined, options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -39,10 +41,12 @@ export class ServiceMetrics {
       name: 'wisbridge_http_request_duration_seconds', help: 'Duration of one HTTP attempt',
       labelNames: ['service', 'endpoint'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers,
     });
-    this.jobRuns = new Counter({ name: 'wisbridge_job_runs_total', help: 'Job runs by trigger and result (ok, failed, aborted)', labelNames: ['job', 'trigger', 'result'], registers });
+    this.jobRuns = new Counter({ name: 'wisbridge_job_runs_total', help: 'Job runs by trigger and result (ok, partial: files rejected or rows failed or uncertain, failed, aborted)', labelNames: ['job', 'trigger', 'result'], registers });
     this.skippedRuns = new Counter({ name: 'wisbridge_job_runs_skipped_total', help: 'Scheduled ticks skipped because the job was still busy', labelNames: ['job'], registers });
     this.missedFiles = new Counter({ name: 'wisbridge_missed_file_alerts_total', help: 'Expected files that had not arrived by their cut-off', labelNames: ['job', 'pattern'], registers });
     this.expectedMissing = new Gauge({ name: 'wisbridge_expected_file_missing', help: '1 while an expected file is overdue, 0 once one arrived', labelNames: ['job', 'pattern'], registers });
+    this.dropUp = new Gauge({ name: 'wisbridge_drop_up', help: '1 while the drop inbox can be listed, 0 while it cannot (see /healthz for the reason)', labelNames: ['drop'], registers });
+    this.dropListFailures = new Counter({ name: 'wisbridge_drop_list_failures_total', help: 'Failed listings of a drop inbox, by error code', labelNames: ['drop', 'code'], registers });
     this.lastRun = new Gauge({ name: 'wisbridge_job_last_run_timestamp_seconds', help: 'End of the last run of a job', labelNames: ['job'], registers });
     this.backlog = new Gauge({
       name: 'wisbridge_journal_backlog', help: 'Journal backlog: requests pending/sent, items uncertain/error, acknowledgements pending',

@@ -5,6 +5,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { systemClock, type Clock } from './clock.js';
 import { CronSchedule } from './cron.js';
+import { DropHealth, isDropUnreachable } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
 import { startHealthServer, type HealthServer } from './health.js';
 import { ServiceMetrics } from './metrics.js';
@@ -29,7 +30,8 @@ export interface LastRun {
   trigger: Trigger;
   startedAt: string;
   finishedAt: string;
-  result: 'ok' | 'failed' | 'aborted';
+  /** partial: the run finished, but some files were rejected or some rows failed or are uncertain. */
+  result: 'ok' | 'partial' | 'failed' | 'aborted';
   files: number;
   rows: { ok: number; error: number; skipped: number; uncertain: number };
   exports: number;
@@ -40,6 +42,8 @@ export interface LastRun {
 interface JobState {
   name: string;
   kind: 'inbound' | 'export';
+  /** The drop an inbound job lists (its health is the drop's). */
+  drop?: string;
   slot: JobSlot;
   schedule?: CronSchedule;
   catchUp: boolean;
@@ -53,6 +57,7 @@ export class BridgeService {
   readonly runtime: Runtime;
   readonly scheduler: Scheduler;
   readonly expected: ExpectedFiles;
+  readonly drops: DropHealth;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly stopController = new AbortController();
@@ -78,9 +83,10 @@ export class BridgeService {
     void this.runtime.journal().then((j) => { journalBacklog = () => j.backlog(); }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
     this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger);
+    this.drops = new DropHealth(this.metrics, this.logger, this.clock);
     const { runners } = options;
     for (const job of loaded.config.inbound) {
-      this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal)));
+      this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal)), job.drop);
     }
     for (const job of loaded.config.exports) {
       this.addJob(job.name, 'export', job.schedule, (signal) => runners.exportRun(this.runtime, job, signal));
@@ -136,6 +142,7 @@ export class BridgeService {
       this.loops.push(watchInbox({
         runtime: this.runtime, job, clock: this.clock, signal: this.stopSignal, logger: this.logger.child({ job: job.name }),
         retryMs: this.options.watchRetryMs ?? 30_000,
+        onListing: (error) => (error === undefined ? this.drops.listed(job.drop) : this.drops.failed(job.drop, error)),
         onFile: (file) => {
           this.expected.noteArrival(job.name, file.name);
           return state.slot.runWhenFree('watch', () => this.execute(state, 'watch', (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal)));
@@ -191,22 +198,24 @@ export class BridgeService {
       const next = this.scheduler.nextRun(`job:${job.name}`);
       jobs[job.name] = { kind: job.kind, running: job.slot.busy, nextRun: next === null ? null : new Date(next).toISOString(), lastRun: job.last ?? null };
     }
-    const healthy = this.stopping === undefined;
+    const drops = this.drops.problems;
+    const status = this.stopping !== undefined ? 'stopping' : drops.length > 0 ? 'degraded' : 'ok';
     return {
-      healthy,
+      healthy: status === 'ok',
       body: {
-        status: healthy ? 'ok' : 'stopping',
+        status,
         uptimeSeconds: Math.round((this.clock.now() - this.startedAt) / 1000),
         startedAt: new Date(this.startedAt).toISOString(),
         jobs,
+        ...(drops.length > 0 ? { drops } : {}),
         alerts: this.expected.alerts.slice(-10),
       },
     };
   }
 
-  private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run']): void {
+  private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run'], drop?: string): void {
     this.jobs.set(name, {
-      name, kind, slot: new JobSlot(name), run, catchUp: schedule?.catch_up ?? false,
+      name, kind, drop, slot: new JobSlot(name), run, catchUp: schedule?.catch_up ?? false,
       schedule: schedule ? new CronSchedule(schedule.cron, schedule.timezone) : undefined,
     });
   }
@@ -264,11 +273,14 @@ export class BridgeService {
     let error: string | undefined;
     try {
       summary = await run(this.stopSignal);
+      if (job.drop !== undefined && trigger !== 'watch') this.drops.listed(job.drop);
       this.metrics.onSummary(job.name, summary);
       await this.logRows(log, summary);
+      if (summary.files.some(needsAttention)) result = 'partial';
     } catch (e) {
       result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
+      if (job.drop !== undefined && isDropUnreachable(e)) this.drops.failed(job.drop, e);
       if (result === 'failed') log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
     }
     const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
@@ -280,9 +292,16 @@ export class BridgeService {
     };
     this.metrics.jobRuns.inc({ job: job.name, trigger, result });
     this.metrics.lastRun.set({ job: job.name }, this.clock.now() / 1000);
-    if (result !== 'failed') log.info({ trigger, result, files: job.last.files, rows, exports: job.last.exports, records: job.last.records }, 'job run finished');
-    return result === 'ok';
+    const finished = { trigger, result, files: job.last.files, rows, exports: job.last.exports, records: job.last.records };
+    if (result === 'partial') log.warn(finished, 'job run finished: some files were rejected or some rows need attention');
+    else if (result !== 'failed') log.info(finished, 'job run finished');
+    return result === 'ok' || result === 'partial';
   }
+}
+
+/** A file rejected as a whole, or with rows that failed or whose outcome is unknown. */
+function needsAttention(file: JobSummary['files'][number]): boolean {
+  return file.outcome === 'rejected' || file.outcome === 'failed' || file.rows.error > 0 || file.rows.uncertain > 0;
 }
 
 /** Rows that need a person, one warn line each (file, line, document key, request id): what a log search finds. */

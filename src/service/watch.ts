@@ -12,6 +12,8 @@ export interface WatchOptions {
   signal: AbortSignal;
   logger: Logger;
   retryMs: number;
+  /** Told after each listing of the inbox, with the error when it failed. */
+  onListing?: (error?: unknown) => void;
   /** Processes one ready file; false when the run failed (the file stays and is offered again later). */
   onFile(file: ReadyFile): Promise<boolean>;
 }
@@ -28,7 +30,7 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
     try {
       const drop = await runtime.drop(job.drop);
       const dropOptions = await runtime.loaded.dropOptions(job.drop);
-      const watcher = new StableFileWatcher(drop, dropOptions, logger);
+      const watcher = new StableFileWatcher(drop, { ...dropOptions, onListing: options.onListing }, logger);
       logger.info({ drop: job.drop }, 'watching the inbox');
       for await (const file of watcher.watch(signal)) {
         logger.info({ file: file.name, size: file.size }, 'file ready');
@@ -39,6 +41,7 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
       }
     } catch (error) {
       failed = true;
+      options.onListing?.(error);
       logger.error({ drop: job.drop, err: describeError(error) }, 'watching the inbox failed');
     }
     if (failed && !signal.aborted) {

@@ -62,7 +62,7 @@ describe('wisbridge run in-process: watch, metrics, health', () => {
     await setFaults(emu, { rate_limit_rate: 1, retry_after_s: 0, times: 1, path_prefix: '/v1/inventory/adjustments' });
     writeFileSync(join(inbox, 'KORR_metrics.csv'), korrFile([['SKU-00001', 1, 'M-1'], ['SKU-00002', 2, 'M-2'], ['SKU-99999', 1, 'M-3']]));
     await until(() => bridge.lastRun('stock'), 'the watched file to be processed');
-    expect(bridge.lastRun('stock')).toMatchObject({ trigger: 'watch', result: 'ok', files: 1, rows: { ok: 2, error: 1 } });
+    expect(bridge.lastRun('stock')).toMatchObject({ trigger: 'watch', result: 'partial', files: 1, rows: { ok: 2, error: 1 } });
     expect(readFileSync(join(outbox, 'KORR_metrics.result.csv'), 'utf8')).toContain('SKU-99999');
 
     const text = await scrape(bridge.url!);
@@ -74,13 +74,13 @@ describe('wisbridge run in-process: watch, metrics, health', () => {
     expect(metricValue(text, 'wisbridge_http_request_duration_seconds_count{service="main",endpoint="inventory.adjustments"}')).toBeGreaterThanOrEqual(3);
     expect(metricValue(text, 'wisbridge_journal_backlog{state="error"}')).toBe(1);
     expect(metricValue(text, 'wisbridge_journal_backlog{state="uncertain"}')).toBe(0);
-    expect(metricValue(text, 'wisbridge_job_runs_total{job="stock",trigger="watch",result="ok"}')).toBe(1);
+    expect(metricValue(text, 'wisbridge_job_runs_total{job="stock",trigger="watch",result="partial"}')).toBe(1);
     expect(text).toContain('# TYPE wisbridge_job_runs_skipped_total counter');
 
     const health = await fetch(`${bridge.url}/healthz`);
     expect(health.status).toBe(200);
     const body = (await health.json()) as Record<string, any>;
-    expect(body).toMatchObject({ status: 'ok', jobs: { stock: { kind: 'inbound', running: false, lastRun: { result: 'ok', files: 1 } } } });
+    expect(body).toMatchObject({ status: 'ok', jobs: { stock: { kind: 'inbound', running: false, lastRun: { result: 'partial', files: 1 } } } });
     expect(body.uptimeSeconds).toBeGreaterThanOrEqual(0);
     expect((await fetch(`${bridge.url}/other`)).status).toBe(404);
 

@@ -1,3 +1,4 @@
+import { assertConfigReady } from '../../config/check.js';
 import { loadConfig } from '../../config/load.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
@@ -11,7 +12,8 @@ const HELP = `usage: wisbridge batch --config FILE [--job NAME]... [--force]
 One pass over every configured job, then exit: each inbound job's drop inbox is processed (result files to the
 outbox, sources to archive/ or error/), and each export job runs once. Prints a summary table.
 Exit 0 when everything went through, 1 when some rows failed or are uncertain (or a file was rejected),
-2 on a fatal error (401, an unreachable drop or service, a broken configuration).
+2 on a fatal error (401, an unreachable drop or service, a broken configuration, mapping or missing secret:
+everything \`wisbridge config check\` checks must hold before anything is read).
 SIGINT / SIGTERM stop between batches (the current file resumes on the next run); a second signal aborts at once.`;
 
 export async function run(argv: string[]): Promise<number> {
@@ -24,6 +26,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!values.config) throw new WisbridgeError('USAGE', 'give --config FILE (see --help)');
   const loaded = await loadConfig(values.config);
+  await assertConfigReady(values.config);
   const { config } = loaded;
   const wanted = values.job ? new Set(values.job) : undefined;
   const known = [...config.inbound, ...config.exports].map((j) => j.name);

@@ -1,3 +1,4 @@
+import { assertConfigReady } from '../../config/check.js';
 import { loadConfig } from '../../config/load.js';
 import { createLogger } from '../../log.js';
 import { flowRunners } from '../../service/runners.js';
@@ -10,7 +11,8 @@ Runs the bridge as a service until SIGTERM or SIGINT: watches the inbox of every
 watch: true, runs scheduled jobs (cron with time zones), raises alerts for expected files that have
 not arrived by their cut-off, and serves /metrics and /healthz when the configuration has metrics:.
 Shutdown finishes the request in flight and closes the journal within shutdown_timeout_ms.
-Exit codes: 0 stopped cleanly, 2 configuration or start-up error, 3 shutdown took too long.`;
+Before it starts, everything \`wisbridge config check\` checks must hold: the configuration, every mapping, and
+every secret it references. Exit codes: 0 stopped cleanly, 2 configuration or start-up error, 3 shutdown took too long.`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandLine(argv, { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } });
@@ -18,7 +20,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return 0;
   }
-  const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
+  const file = values.config ?? 'wisbridge.yaml';
+  const loaded = await loadConfig(file);
+  await assertConfigReady(file);
   const logger = createLogger({ level: process.env.WISBRIDGE_LOG_LEVEL ?? loaded.config.log.level });
   const service = new BridgeService(loaded, { runners: flowRunners, logger });
   let signals = 0;

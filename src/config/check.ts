@@ -1,0 +1,76 @@
+import { access, constants, readFile } from 'node:fs/promises';
+import { describeError, WisbridgeError } from '../errors.js';
+import { checkMappings } from '../mapping/load.js';
+import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
+import { bindConfig, checkConfigText, type LoadedConfig } from './load.js';
+
+export interface ConfigCheckOptions {
+  /** Resolve every secret the configuration references (default true); false checks the shape only. */
+  secrets?: boolean;
+}
+
+/**
+ * Every problem that would keep a configuration from working, each with its position: the file itself, the whole
+ * mappings folder and the mappings its jobs name, and (by default) every secret it references — environment
+ * variables set, token and key files readable. `config check` prints them; `run` and `batch` refuse to start on any.
+ */
+export async function checkConfigFile(file: string, options: ConfigCheckOptions = {}): Promise<YamlProblem[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new WisbridgeError('CONFIG_INVALID', `cannot read the configuration file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const { config, problems, doc } = checkConfigText(text, file);
+  if (!config || !doc) return problems;
+  const loaded = bindConfig(config, file);
+  const { mappings, problems: mappingProblems } = await checkMappings(loaded.mappingsDir);
+  const known = new Map(mappings.map((m) => [m.name, m]));
+  const missing: YamlProblem[] = [];
+  const names = [
+    ...config.inbound.flatMap((job, i) =>
+      (job.mappings ?? []).map((m, j) => ({ mapping: m, direction: 'inbound' as const, path: ['inbound', i, 'mappings', j] }))),
+    ...config.exports.map((job, i) => ({ mapping: job.mapping, direction: 'export' as const, path: ['exports', i, 'mapping'] })),
+  ];
+  for (const { mapping, direction, path } of names) {
+    const found = known.get(mapping);
+    const at = { file, ...doc.positionOf(path) };
+    if (!found) missing.push({ ...at, message: `${path.join('.')}: no mapping named "${mapping}" in ${loaded.mappingsDir}` });
+    else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
+  }
+  const secrets = options.secrets === false ? [] : await secretProblems(loaded, doc);
+  return [...mappingProblems, ...missing, ...secrets];
+}
+
+/** Each service token and drop credential resolved once; messages name the variable or file, never a value. */
+async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
+  const problems: YamlProblem[] = [];
+  const at = (path: string[], message: string) => problems.push({ file: loaded.file, ...doc.positionOf(path), message: `${path.join('.')}: ${message}` });
+  for (const name of Object.keys(loaded.config.services)) {
+    await loaded.serviceToken(name).catch((error: unknown) => at(['services', name, 'token'], describeError(error)));
+  }
+  for (const name of Object.keys(loaded.config.drops)) {
+    try {
+      const options = await loaded.dropOptions(name);
+      if (options.type === 'sftp' && options.privateKeyPath !== undefined) {
+        await access(options.privateKeyPath, constants.R_OK).catch((error: unknown) => {
+          throw new WisbridgeError('CONFIG_INVALID', `the private key file ${options.privateKeyPath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+        });
+      }
+    } catch (error) {
+      at(['drops', name], describeError(error));
+    }
+  }
+  return problems;
+}
+
+/**
+ * Refuses to start on any problem of checkConfigFile: one line naming the first problem and how many more there are
+ * (`wisbridge config check` lists them all).
+ */
+export async function assertConfigReady(file: string): Promise<void> {
+  const problems = await checkConfigFile(file);
+  if (problems.length === 0) return;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: wisbridge config check --config ${file} lists them)` : '';
+  throw new WisbridgeError('CONFIG_INVALID', `cannot start: ${formatYamlProblem(problems[0]!)}${more}`, { details: { problems } });
+}
