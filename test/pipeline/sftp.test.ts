@@ -103,6 +103,36 @@ describe('inbound integrity over a real OpenSSH SFTP drop', () => {
     }
   });
 
+  it('a file replaced while the bridge maps its copy stays in the inbox and is processed on its own; the claimed rows are applied once', async () => {
+    const ws = sftpWorkspace();
+    const rows = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `SKU-00001;1;Fund;${prefix}-${i + 1};19.11.2026;;ACME`);
+    ws.drop('KORR_swap.csv', korr(rows('OLD', 3)));
+    const runtime = await ws.runtime();
+    let swapped = false;
+    try {
+      const first = await processFile(runtime, runtime.loaded.config.inbound[0]!, 'KORR_swap.csv', {
+        onProgress: () => {
+          if (swapped) return;
+          swapped = true;
+          writeFileSync(join(ws.folder('inbox'), '.next'), korr(rows('NEW', 2)));
+          renameSync(join(ws.folder('inbox'), '.next'), join(ws.folder('inbox'), 'KORR_swap.csv'));
+        },
+      });
+      expect(first.outcome).toBe('done');
+      expect(first.reason).toMatch(/^DROP_CHANGED: /);
+      expect(ws.files('archive')).toEqual([]);
+      const second = (await runInboundJob(runtime, runtime.loaded.config.inbound[0]!)).files[0]!;
+      expect(second.outcome).toBe('done');
+      expect(second.rows.ok).toBe(2);
+    } finally {
+      await runtime.close();
+    }
+    const refs = (await adminState(emu, ['adjustments'])).adjustments.map((a: { reference: string }) => a.reference).sort();
+    expect(refs).toEqual(['NEW-1', 'NEW-2', 'OLD-1', 'OLD-2', 'OLD-3']);
+    expect(ws.files('archive')).toEqual(['KORR_swap.csv']);
+    expect(ws.files('outbox')).toHaveLength(2);
+  });
+
   it('a backslash name and a 250-byte name go to error/; the good file after them is processed', async () => {
     const ws = sftpWorkspace();
     const long = `KORR_${'y'.repeat(241)}.csv`;
