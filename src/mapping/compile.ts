@@ -3,10 +3,11 @@ import { compileParse, compileTransform, DefinitionError, Fail, identity, type P
 
 /** Where a column reference points once the columns of a file are known. */
 export interface ColumnSlot { index: number; label: string }
-/** Resolves a column reference; throws DefinitionError (load time) or ColumnMissing (header of a file). */
+/** Resolves a column reference; throws DefinitionError (load time) or HeaderProblem (header of a file). */
 export type Binder = (ref: string | number, path: (string | number)[]) => ColumnSlot;
 
-export class ColumnMissing extends Error {}
+/** A header that does not fit the mapping (a named column missing, a name given twice): the file is refused. */
+export class HeaderProblem extends Error {}
 
 export interface BoundField {
   readonly path: readonly string[];

@@ -120,7 +120,8 @@ export const nodeSchema = z
 export const dialectSchema = z
   .strictObject({
     delimiter: z.string().min(1).default(',').describe('field delimiter'),
-    quote: z.string().length(1).default('"'),
+    quote: z.union([z.string().length(1), z.literal(false)]).default('"')
+      .describe('quote character around fields that hold the delimiter or a line break; false: quotes are ordinary characters and every line is one record'),
     escape: z.string().length(1).default('"').describe('escape character inside quotes'),
     encoding: z.enum(['utf-8', 'windows-1252', 'iso-8859-1']).default('utf-8')
       .describe('input encoding; a UTF-8 byte order mark always wins (it is stripped and the file read as UTF-8)'),

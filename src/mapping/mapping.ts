@@ -1,5 +1,5 @@
 import { EXPORT_DOCUMENTS, type Dialect, type ExportDocument, type InboundDocument, type MappingDefinition } from './definition-schema.js';
-import { ColumnMissing, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
+import { HeaderProblem, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
 import { compileExport, type ExportPlan } from './export-plan.js';
 import { DefinitionError } from './values.js';
 
@@ -29,7 +29,7 @@ export interface Mapping {
 
 export interface InboundPlan {
   readonly recordTypes?: RecordTypePlan;
-  /** Binds the request tree and skip test to a file's columns; throws ColumnMissing for a header without a named column. */
+  /** Binds the request tree and skip test to a file's columns; throws HeaderProblem for a header without a named column or with a name twice. */
   bind(header: readonly string[] | undefined): { root: BoundNode; skip?: RowTest; width?: number };
   /** The whole file is one request (all or nothing): cycle counts, grouping.whole_file. */
   readonly wholeFile: boolean;
@@ -51,6 +51,7 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   if (isExport) {
     if (definition.request) throw new DefinitionError(`${definition.document} is an export: use export, not request`, ['request']);
     if (!definition.export) throw new DefinitionError(`${definition.document} is an export and needs an export section`, ['document']);
+    if (definition.dialect.quote === false) throw new DefinitionError('quote: false is for inbound files: an export quotes the values that hold the delimiter or a line break', ['dialect', 'quote']);
     if (definition.dialect.bom && definition.dialect.encoding !== 'utf-8') throw new DefinitionError('a byte order mark is only written with encoding utf-8', ['dialect', 'bom']);
     return { ...base, direction: 'export', export: compileExport(definition.export, definition.dialect, ['export']) };
   }
@@ -88,12 +89,15 @@ function headerBinder(header: readonly string[]): Binder {
   const index = new Map<string, number>();
   header.forEach((h, i) => {
     const name = h.trim();
-    if (!index.has(name)) index.set(name, i);
+    const first = index.get(name);
+    // Empty names (trailing delimiters) cannot be named by a mapping; any other name must say which column it is.
+    if (first !== undefined && name !== '') throw new HeaderProblem(`the header names column "${name}" twice (columns ${first + 1} and ${i + 1}): rename one of them in the file`);
+    if (first === undefined) index.set(name, i);
   });
   return (ref) => {
     if (typeof ref === 'number') return { index: ref - 1, label: header[ref - 1]?.trim() || `#${ref}` };
     const i = index.get(ref);
-    if (i === undefined) throw new ColumnMissing(`column "${ref}" named by the mapping is not in the header (found: ${[...index.keys()].join(', ')})`);
+    if (i === undefined) throw new HeaderProblem(`column "${ref}" named by the mapping is not in the header (found: ${[...index.keys()].join(', ')})`);
     return { index: i, label: ref };
   };
 }
