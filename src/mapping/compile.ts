@@ -14,6 +14,8 @@ export interface BoundField {
   /** Column label used in error messages ('' for constants). */
   readonly label: string;
   readonly ref?: { kind: ReferenceKind; keep: boolean };
+  /** false: read and checked, never put into the request (send: false). */
+  readonly send: boolean;
   /** The value, undefined (empty: the field is left out), or a Fail. */
   get(row: readonly string[]): unknown;
   raw(row: readonly string[]): string;
@@ -42,6 +44,7 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
   };
   const fallback = spec.default === undefined ? undefined : constant(spec.default, 'default');
   const split = spec.split;
+  const send = spec.send !== false;
 
   return (bind) => {
     let source: (row: readonly string[]) => string;
@@ -49,7 +52,7 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
     let columnIndex = -1;
     if (spec.value !== undefined) {
       const v = constant(spec.value, 'value');
-      return { path: outPath, label, ref, get: () => v, raw: () => String(spec.value) };
+      return { path: outPath, label, ref, send, get: () => v, raw: () => String(spec.value) };
     } else if (spec.column !== undefined) {
       const slot = bind(spec.column, [...path, 'column']);
       const i = (columnIndex = slot.index);
@@ -74,7 +77,7 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
       source = () => '';
     }
     const get = fieldGetter(source, columnIndex, steps, fallback, split, parse);
-    return { path: outPath, label, ref, get, raw: source };
+    return { path: outPath, label, ref, send, get, raw: source };
   };
 }
 

@@ -90,6 +90,8 @@ export const fieldSchema = z
     resolve: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id found through the API'),
     check: z.enum(REFERENCE_KINDS).optional().describe('keep the value but require that it exists (e.g. a SKU check)'),
     escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR; default from the dialect'),
+    send: z.boolean().optional()
+      .describe('false: the value is read, parsed and checked (a row error when it fails; check/resolve still apply) but not put into the request; its name is free'),
   })
   .describe('One output field. A bare string is a column name, a bare number a column position.');
 
@@ -159,7 +161,7 @@ export const groupingSchema = z
   .describe('How rows are grouped into documents.');
 
 export const exportColumnSchema = fieldSchema
-  .omit({ column: true, concat: true, separator: true, transforms: true, split: true, resolve: true, check: true })
+  .omit({ column: true, concat: true, separator: true, transforms: true, split: true, resolve: true, check: true, send: true })
   .extend({
     name: z.string().min(1).describe('header name of the column'),
     path: z.string().optional().describe('path in the record: a.b, list[0], codes[type=3pl_sku].value; with `rows`, `line.x` reads the current line'),

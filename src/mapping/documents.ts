@@ -98,7 +98,9 @@ export class DocumentBuilder {
         (doc.errors ??= []).push({ line, column: f.label || undefined, raw, message: cellMessage(this.fileName, line, f.label, raw, v.reason) });
         continue;
       }
-      const target = f.path.length === 1 ? ((obj[f.path[0]] = v), obj) : setPath(obj, f.path, v);
+      // A field read only for a check (send: false) writes into a scratch object that is dropped.
+      const dest = f.send ? obj : {};
+      const target = f.path.length === 1 ? ((dest[f.path[0]] = v), dest) : setPath(dest, f.path, v);
       if (f.ref) {
         const field = f.path[f.path.length - 1];
         if (Array.isArray(v)) {

@@ -1,7 +1,8 @@
 import { EXPORT_DOCUMENTS, type Dialect, type ExportDocument, type InboundDocument, type MappingDefinition } from './definition-schema.js';
 import { HeaderProblem, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
 import { compileExport, type ExportPlan } from './export-plan.js';
-import { DefinitionError } from './values.js';
+import { checkTargets } from './targets.js';
+import { DefinitionError, DefinitionErrors } from './values.js';
 
 export interface RecordTypePlan {
   /** 0-based index of the type code in each record. */
@@ -61,6 +62,8 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   if (wholeFile && definition.request.key !== undefined) throw new DefinitionError('a whole-file request (grouping.whole_file, inventory.counts) has no document key', ['request', 'key']);
   const tables = definition.tables ?? {};
   const root = compileNode(definition.request, tables, ['request']);
+  const unknownTargets = checkTargets(definition.request, definition.document as InboundDocument);
+  if (unknownTargets.length > 0) throw new DefinitionErrors(unknownTargets);
   const skip = compileConditions(definition.skip, ['skip'], 'any');
   const recordTypes = definition.record_types ? planRecordTypes(definition) : undefined;
   const staticBinder = recordTypes ? namedBinder(recordTypesColumns(definition), 'record_types') : !definition.dialect.header ? positionalBinder(definition.columns) : undefined;
