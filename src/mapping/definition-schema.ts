@@ -145,7 +145,8 @@ export const recordTypesSchema = z
       z.string(),
       z.strictObject({
         columns: z.array(z.string().min(1)).min(1).describe('names of this record type\'s columns by position (the type column included); unique across types'),
-        emit: z.boolean().optional().describe('rows of this type are mapped (default: the last type listed); others only set context'),
+        emit: z.boolean().optional().describe('rows of this type are mapped (default: the last type listed that is not skipped); others only set context, and one with no mapped record below it is a row error'),
+        skip: z.boolean().optional().describe('records of this type are left out and reported skipped (trailers, notes, records the API has no field for)'),
       }),
     ).describe('record types in nesting order (H before P before D): a record resets the context of the types after it'),
   })

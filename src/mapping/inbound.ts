@@ -116,6 +116,8 @@ class InboundMapper extends Transform {
   private pending: DocState[] = [];
   private context?: string[];
   private contextLines: number[] = [];
+  /** The record type code of each context line (for the error when no detail record follows). */
+  private contextCodes: string[] = [];
   /** The last physical line of the current record (> its first line when a quoted field holds line breaks). */
   private spanEnd = 0;
 
@@ -217,6 +219,11 @@ class InboundMapper extends Transform {
       this.rejectLine(line, `${this.file}, line ${line}: record type "${code}" is not one of ${[...rt.types.keys()].join(', ')}`);
       return;
     }
+    if (type.skip) {
+      this.push({ kind: 'skipped', line, reason: `record type ${code} is skipped (record_types.types.${code}.skip)` });
+      if (this.spanEnd > line) for (const l of this.continuation(line)) this.push({ kind: 'skipped', line: l, reason: `record type ${code} is skipped (record_types.types.${code}.skip)` });
+      return;
+    }
     if (type.level === 0) this.flushContext();
     const ctx = (this.context ??= new Array<string>(rt.width).fill(''));
     ctx.fill('', rt.levelOffsets[type.level]);
@@ -224,19 +231,29 @@ class InboundMapper extends Transform {
     if (type.emit) {
       const extra = this.contextLines;
       this.contextLines = [];
+      this.contextCodes = [];
       const row = ctx.slice();
       // Sibling detail types (items and consumables) must not see each other's last values.
       for (const other of rt.types.values()) if (other.emit && other !== type) row.fill('', other.offset, other.offset + other.count);
       this.row(row, line, extra);
     } else {
-      this.contextLines.push(line);
-      if (this.spanEnd > line) this.contextLines.push(...this.continuation(line));
+      const lines = this.spanEnd > line ? [line, ...this.continuation(line)] : [line];
+      for (const l of lines) {
+        this.contextLines.push(l);
+        this.contextCodes.push(code);
+      }
     }
   }
 
+  /** Context records no detail record followed: their content would go nowhere, so each is an error. */
   private flushContext(): void {
-    for (const line of this.contextLines) this.push({ kind: 'skipped', line, reason: 'a context record without detail records' });
+    for (let i = 0; i < this.contextLines.length; i++) {
+      const line = this.contextLines[i];
+      const code = this.contextCodes[i];
+      this.rejectLine(line, `${this.file}, line ${line}: a ${code} record with no detail record below it, so nothing of it would be sent (if such records carry nothing to send, set record_types.types.${code}.skip: true)`);
+    }
     this.contextLines = [];
+    this.contextCodes = [];
   }
 
   private row(row: readonly string[], line: number, extraLines: number[] | undefined): void {

@@ -8,7 +8,7 @@ export interface RecordTypePlan {
   /** 0-based index of the type code in each record. */
   codeIndex: number;
   width: number;
-  types: Map<string, { level: number; offset: number; count: number; emit: boolean }>;
+  types: Map<string, { level: number; offset: number; count: number; emit: boolean; skip: boolean }>;
   /** Start offset of each level's slots; slots of deeper levels are cleared when a record arrives. */
   levelOffsets: number[];
 }
@@ -134,10 +134,12 @@ function planRecordTypes(def: MappingDefinition): RecordTypePlan {
   const entries = Object.entries(rt.types);
   if (entries.length < 2) throw new DefinitionError('record_types needs at least two types', ['record_types', 'types']);
   const seen = new Map<string, string>();
-  const types = new Map<string, { level: number; offset: number; count: number; emit: boolean }>();
+  const types = new Map<string, { level: number; offset: number; count: number; emit: boolean; skip: boolean }>();
   const levelOffsets: number[] = [];
   let offset = 0;
   const anyEmit = entries.some(([, t]) => t.emit);
+  const lastMapped = entries.findLastIndex(([, t]) => !t.skip);
+  for (const [code, t] of entries) if (t.skip && t.emit) throw new DefinitionError(`record type ${code}: skip and emit exclude each other`, ['record_types', 'types', code]);
   entries.forEach(([code, t], level) => {
     for (const c of t.columns) {
       const other = seen.get(c);
@@ -145,7 +147,7 @@ function planRecordTypes(def: MappingDefinition): RecordTypePlan {
       seen.set(c, code);
     }
     levelOffsets.push(offset);
-    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === entries.length - 1 });
+    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === lastMapped, skip: t.skip === true });
     offset += t.columns.length;
   });
   return { codeIndex: rt.column - 1, width: offset, types, levelOffsets };
