@@ -172,7 +172,7 @@ request:
     const s = await mapText(m, csv);
     expect(s.rejected).toEqual([{
       key: '7', lines: [2, 3],
-      errors: ['in.csv, line 3, column QTY: "0" is refused by the contract at packages[0].items[1].quantity: Too small: expected number to be >=1'],
+      errors: ['in.csv, line 3, column QTY: "0" is refused: packages[0].items[1].quantity must be at least 1'],
     }]);
   });
   it('a contract refusal of a whole object names its first line', async () => {
