@@ -3,16 +3,19 @@ import { compileParse, compileTransform, DefinitionError, Fail, identity, type P
 
 /** Where a column reference points once the columns of a file are known. */
 export interface ColumnSlot { index: number; label: string }
-/** Resolves a column reference; throws DefinitionError (load time) or ColumnMissing (header of a file). */
+/** Resolves a column reference; throws DefinitionError (load time) or HeaderProblem (header of a file). */
 export type Binder = (ref: string | number, path: (string | number)[]) => ColumnSlot;
 
-export class ColumnMissing extends Error {}
+/** A header that does not fit the mapping (a named column missing, a name given twice): the file is refused. */
+export class HeaderProblem extends Error {}
 
 export interface BoundField {
   readonly path: readonly string[];
   /** Column label used in error messages ('' for constants). */
   readonly label: string;
   readonly ref?: { kind: ReferenceKind; keep: boolean };
+  /** false: read and checked, never put into the request (send: false). */
+  readonly send: boolean;
   /** The value, undefined (empty: the field is left out), or a Fail. */
   get(row: readonly string[]): unknown;
   raw(row: readonly string[]): string;
@@ -41,6 +44,7 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
   };
   const fallback = spec.default === undefined ? undefined : constant(spec.default, 'default');
   const split = spec.split;
+  const send = spec.send !== false;
 
   return (bind) => {
     let source: (row: readonly string[]) => string;
@@ -48,7 +52,7 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
     let columnIndex = -1;
     if (spec.value !== undefined) {
       const v = constant(spec.value, 'value');
-      return { path: outPath, label, ref, get: () => v, raw: () => String(spec.value) };
+      return { path: outPath, label, ref, send, get: () => v, raw: () => String(spec.value) };
     } else if (spec.column !== undefined) {
       const slot = bind(spec.column, [...path, 'column']);
       const i = (columnIndex = slot.index);
@@ -73,7 +77,7 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
       source = () => '';
     }
     const get = fieldGetter(source, columnIndex, steps, fallback, split, parse);
-    return { path: outPath, label, ref, get, raw: source };
+    return { path: outPath, label, ref, send, get, raw: source };
   };
 }
 

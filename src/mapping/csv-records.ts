@@ -1,10 +1,10 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { parse, type Options as CsvParseOptions, type Parser } from 'csv-parse';
+import { parse, type Info, type Options as CsvParseOptions, type Parser } from 'csv-parse';
 
 export interface CsvRecordsOptions {
   /** csv-parse's options for the whole file; `from_line` and `bom` are applied here while lines are split here. */
-  parse: CsvParseOptions & { delimiter: string; quote: string; max_record_size: number; from_line: number };
+  parse: CsvParseOptions & { delimiter: string; /** '' when quoting is off */ quote: string; max_record_size: number; from_line: number };
   /** Split plain lines here (false: csv-parse reads the whole file). */
   fastPath: boolean;
 }
@@ -17,8 +17,41 @@ export interface CsvRecordsOptions {
  * csv-parse decides every case that needs a parser (quoted fields, CRLF, errors and their line numbers).
  */
 export function csvRecords(options: CsvRecordsOptions): Transform {
-  return options.fastPath ? new CsvRecords(options.parse) : parse(options.parse);
+  return options.fastPath ? new CsvRecords(options.parse) : trackedParser(options.parse, 0);
 }
+
+/** csv-parse errors that leave a record unfinished: `startLine` names the line that record began on. */
+const UNFINISHED = new Set(['CSV_QUOTE_NOT_CLOSED', 'CSV_MAX_RECORD_SIZE']);
+
+/**
+ * csv-parse with the end of the last complete record followed (on_record never throws, as the library notes ask):
+ * an unclosed quote is then reported where it opened, not where the file ends. `offset` counts the lines read
+ * before this parser took over; the empty and comment lines csv-parse skipped after that record are counted in.
+ */
+function trackedParser(options: CsvRecordsOptions['parse'], offset: number): Parser {
+  let end = options.from_line - 1;
+  let empty = 0;
+  let comments = 0;
+  const parser = parse({
+    ...options,
+    on_record: (record: string[], info: Info) => {
+      end = info.lines;
+      empty = info.empty_lines;
+      comments = info.comment_lines;
+      return record;
+    },
+  });
+  const locate = (error: ParseError) => {
+    if (!UNFINISHED.has(error.code ?? '') || error.startLine !== undefined) return;
+    error.startLine = offset + end + 1 + Math.max(0, (error.empty_lines ?? empty) - empty) + Math.max(0, (error.comment_lines ?? comments) - comments);
+  };
+  starts.set(parser, locate);
+  parser.on('error', locate);
+  return parser;
+}
+
+type ParseError = Error & { code?: string; lines?: number; startLine?: number; empty_lines?: number; comment_lines?: number };
+const starts = new WeakMap<Parser, (error: ParseError) => void>();
 
 class CsvRecords extends Transform {
   private readonly decoder = new StringDecoder('utf8');
@@ -90,7 +123,7 @@ class CsvRecords extends Transform {
     this.rest = '';
     // csv-parse takes the first line ending it meets for the whole file: LF, once lines were split here.
     const recordDelimiter = this.lines > 0 ? '\n' : this.options.record_delimiter;
-    const parser = parse({ ...this.options, bom: false, from_line: this.skip + 1, record_delimiter: recordDelimiter });
+    const parser = trackedParser({ ...this.options, bom: false, from_line: this.skip + 1, record_delimiter: recordDelimiter }, this.lines);
     this.parser = parser;
     parser.on('data', (record: string[]) => this.push(record));
     parser.on('error', () => undefined); // reported through the write and end callbacks
@@ -114,7 +147,8 @@ class CsvRecords extends Transform {
 
   /** csv-parse counts lines from where it took over (an error can come through a callback and its 'end' both). */
   private located(error: Error): Error {
-    const e = error as Error & { lines?: number };
+    const e = error as ParseError;
+    starts.get(this.parser!)?.(e);
     if (typeof e.lines === 'number' && !located.has(e)) {
       e.lines += this.lines;
       located.add(e);
@@ -126,7 +160,7 @@ class CsvRecords extends Transform {
 const located = new WeakSet<Error>();
 
 function firstOf(text: string, a: string, b: string): number {
-  const i = text.indexOf(a);
+  const i = a === '' ? -1 : text.indexOf(a);
   const j = text.indexOf(b);
   return i < 0 ? j : j < 0 ? i : Math.min(i, j);
 }

@@ -90,6 +90,8 @@ export const fieldSchema = z
     resolve: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id found through the API'),
     check: z.enum(REFERENCE_KINDS).optional().describe('keep the value but require that it exists (e.g. a SKU check)'),
     escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR; default from the dialect'),
+    send: z.boolean().optional()
+      .describe('false: the value is read, parsed and checked (a row error when it fails; check/resolve still apply) but not put into the request; its name is free'),
   })
   .describe('One output field. A bare string is a column name, a bare number a column position.');
 
@@ -120,7 +122,8 @@ export const nodeSchema = z
 export const dialectSchema = z
   .strictObject({
     delimiter: z.string().min(1).default(',').describe('field delimiter'),
-    quote: z.string().length(1).default('"'),
+    quote: z.union([z.string().length(1), z.literal(false)]).default('"')
+      .describe('quote character around fields that hold the delimiter or a line break; false: quotes are ordinary characters and every line is one record'),
     escape: z.string().length(1).default('"').describe('escape character inside quotes'),
     encoding: z.enum(['utf-8', 'windows-1252', 'iso-8859-1']).default('utf-8')
       .describe('input encoding; a UTF-8 byte order mark always wins (it is stripped and the file read as UTF-8)'),
@@ -142,7 +145,8 @@ export const recordTypesSchema = z
       z.string(),
       z.strictObject({
         columns: z.array(z.string().min(1)).min(1).describe('names of this record type\'s columns by position (the type column included); unique across types'),
-        emit: z.boolean().optional().describe('rows of this type are mapped (default: the last type listed); others only set context'),
+        emit: z.boolean().optional().describe('rows of this type are mapped (default: the last type listed that is not skipped); others only set context, and one with no mapped record below it is a row error'),
+        skip: z.boolean().optional().describe('records of this type are left out and reported skipped (trailers, notes, records the API has no field for)'),
       }),
     ).describe('record types in nesting order (H before P before D): a record resets the context of the types after it'),
   })
@@ -158,7 +162,7 @@ export const groupingSchema = z
   .describe('How rows are grouped into documents.');
 
 export const exportColumnSchema = fieldSchema
-  .omit({ column: true, concat: true, separator: true, transforms: true, split: true, resolve: true, check: true })
+  .omit({ column: true, concat: true, separator: true, transforms: true, split: true, resolve: true, check: true, send: true })
   .extend({
     name: z.string().min(1).describe('header name of the column'),
     path: z.string().optional().describe('path in the record: a.b, list[0], codes[type=3pl_sku].value; with `rows`, `line.x` reads the current line'),

@@ -83,7 +83,13 @@ export class DocumentBuilder {
       doc.lines.push(line);
     }
     if (first) this.fill(doc, this.root, doc.item, row, line);
-    this.lists(doc, this.root, doc.item, row, line);
+    if (!this.lists(doc, this.root, doc.item, row, line) && this.root.lists.length > 0) {
+      const lists = whenLists(this.root);
+      (doc.errors ??= []).push({
+        line,
+        message: `${this.fileName}, line ${line}: the row goes into no list of the request${lists.length ? ` (it passes none of the when conditions of ${lists.join(', ')})` : ''}, so nothing of it would be sent: map it in a list, or leave such rows out with skip`,
+      });
+    }
   }
 
   private fill(doc: DocState, node: BoundNode, obj: Obj, row: readonly string[], line: number): void {
@@ -98,7 +104,9 @@ export class DocumentBuilder {
         (doc.errors ??= []).push({ line, column: f.label || undefined, raw, message: cellMessage(this.fileName, line, f.label, raw, v.reason) });
         continue;
       }
-      const target = f.path.length === 1 ? ((obj[f.path[0]] = v), obj) : setPath(obj, f.path, v);
+      // A field read only for a check (send: false) writes into a scratch object that is dropped.
+      const dest = f.send ? obj : {};
+      const target = f.path.length === 1 ? ((dest[f.path[0]] = v), dest) : setPath(dest, f.path, v);
       if (f.ref) {
         const field = f.path[f.path.length - 1];
         if (Array.isArray(v)) {
@@ -110,33 +118,34 @@ export class DocumentBuilder {
     }
   }
 
-  private lists(doc: DocState, node: BoundNode, obj: Obj, row: readonly string[], line: number): void {
+  /** Adds the row to every list whose `when` holds; false when it reached no level without lists of its own. */
+  private lists(doc: DocState, node: BoundNode, obj: Obj, row: readonly string[], line: number): boolean {
+    let used = false;
     for (const { name, node: child } of node.lists) {
       if (child.when && !child.when(row)) continue;
-      this.addTo(doc, child, obj, name, row, line);
+      if (this.addTo(doc, child, obj, name, row, line)) used = true;
     }
+    return used;
   }
 
-  private addTo(doc: DocState, node: BoundNode, parent: Obj, name: string, row: readonly string[], line: number): void {
+  private addTo(doc: DocState, node: BoundNode, parent: Obj, name: string, row: readonly string[], line: number): boolean {
     let arr = parent[name] as Obj[] | undefined;
     if (!arr) parent[name] = arr = [];
     if (node.key.length === 0) {
       const el: Obj = {};
       arr.push(el);
       this.fill(doc, node, el, row, line);
-      this.lists(doc, node, el, row, line);
-      return;
+      return node.lists.length === 0 || this.lists(doc, node, el, row, line);
     }
     const key = evalKey(node.key, row);
     if (typeof key !== 'string') {
       const raw = key.field.raw(row);
       (doc.errors ??= []).push({ line, column: key.field.label, raw, message: cellMessage(this.fileName, line, key.field.label, raw, key.fail.reason) });
-      return;
+      return true; // reported
     }
     if (key === '' && node.optionalLevel) {
       const inner = node.lists[0].node;
-      if (!inner.when || inner.when(row)) this.addTo(doc, inner, parent, name, row, line);
-      return;
+      return (!inner.when || inner.when(row)) && this.addTo(doc, inner, parent, name, row, line);
     }
     const lists = (doc.index ??= new Map());
     let index = lists.get(arr);
@@ -148,8 +157,13 @@ export class DocumentBuilder {
       index.set(key, el);
       this.fill(doc, node, el, row, line);
     }
-    this.lists(doc, node, el, row, line);
+    return node.lists.length === 0 || this.lists(doc, node, el, row, line);
   }
+}
+
+/** The names of the lists that select rows with `when` (for the message of a row that fed none). */
+function whenLists(node: BoundNode): string[] {
+  return node.lists.flatMap(({ name, node: child }) => [...(child.when ? [name] : []), ...whenLists(child)]);
 }
 
 function setPath(obj: Obj, path: readonly string[], v: unknown): Obj {

@@ -40,7 +40,7 @@ export interface ExportRenderer {
 export function createExportRenderer(mapping: Mapping): ExportRenderer {
   const plan = mapping.export;
   if (!plan) throw new WisbridgeError('USAGE', `mapping "${mapping.name}" is an inbound mapping, not an export`);
-  const d = mapping.dialect;
+  const d = { ...mapping.dialect, quote: mapping.dialect.quote || '"' }; // quote: false is refused for exports at load
   const api = (new Stringifier({
     delimiter: d.delimiter, quote: d.quote, escape: d.escape, quoted_match: /[\r\n]/,
     record_delimiter: d.record_delimiter === 'crlf' ? 'windows' : 'unix',

@@ -5,7 +5,7 @@ import { csvRecords } from './csv-records.js';
 import { LIMITS } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { InboundDocument } from './definition-schema.js';
-import { ColumnMissing, type BoundNode, type RowTest } from './compile.js';
+import { HeaderProblem, type BoundNode, type RowTest } from './compile.js';
 import { createDecoder } from './decode.js';
 import { DocumentBuilder, rowCount, type DocState, type RowError } from './documents.js';
 import type { Mapping } from './mapping.js';
@@ -53,19 +53,20 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
   // records themselves (empty lines are skipped here too); only comment lines, which csv-parse drops
   // unseen, need `info`.
   const useInfo = d.comment !== undefined;
+  const quote = d.quote === false ? '' : d.quote;
   const parser = csvRecords({
     // Comment lines need csv-parse's `info`, an explicit CRLF delimiter makes a lone LF part of a field, and a
     // quote character beyond ASCII is looked for in bytes by breakWatch: those files go through csv-parse whole.
-    fastPath: !useInfo && d.record_delimiter !== 'crlf' && d.quote.charCodeAt(0) < 128,
+    fastPath: !useInfo && d.record_delimiter !== 'crlf' && (quote === '' || quote.charCodeAt(0) < 128),
     parse: {
-      delimiter: d.delimiter, quote: d.quote, escape: d.escape, bom: true, info: useInfo,
+      delimiter: d.delimiter, quote, escape: d.escape, bom: true, info: useInfo,
       comment: d.comment, comment_no_infix: true, from_line: d.skip_lines + 1,
       skip_empty_lines: useInfo && d.skip_empty_lines, skip_records_with_empty_values: useInfo && d.skip_empty_lines,
       max_record_size: d.max_record_size, relax_column_count: true, relax_quotes: true,
       record_delimiter: d.record_delimiter === 'lf' ? '\n' : d.record_delimiter === 'crlf' ? '\r\n' : undefined,
     },
   });
-  const watch = breakWatch(d.quote, mapper);
+  const watch = breakWatch(quote, mapper);
   const stages = d.encoding === 'utf-8' ? [source, watch, parser, mapper] : [source, watch, createDecoder(d.encoding), parser, mapper];
   const done = pipeline(stages as [Readable, Transform, Transform]);
   done.catch(() => undefined);
@@ -83,16 +84,16 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
 
 const CSV_MESSAGES: Record<string, string> = {
   CSV_MAX_RECORD_SIZE: 'a record is longer than dialect.max_record_size (an unclosed quote?)',
-  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed before the end of the file',
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed before the end of the file (its quote opens on this line; if the WMS never quotes fields, set dialect.quote: false)',
   CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by other characters than the delimiter',
 };
 
 function fileError(error: unknown, fileName: string): unknown {
   if (error instanceof WisbridgeError) return error;
-  const csv = error as CsvError & { lines?: number };
+  const csv = error as CsvError & { lines?: number; startLine?: number };
   if (typeof csv?.code === 'string' && csv.code.startsWith('CSV_')) {
     const message = CSV_MESSAGES[csv.code] ?? csv.message;
-    return new WisbridgeError('FILE_UNREADABLE', `${fileName}, line ${csv.lines ?? '?'}: ${message}`, { cause: error });
+    return new WisbridgeError('FILE_UNREADABLE', `${fileName}, line ${csv.startLine ?? csv.lines ?? '?'}: ${message}`, { cause: error });
   }
   return error;
 }
@@ -115,6 +116,10 @@ class InboundMapper extends Transform {
   private pending: DocState[] = [];
   private context?: string[];
   private contextLines: number[] = [];
+  /** The record type code of each context line (for the error when no detail record follows). */
+  private contextCodes: string[] = [];
+  /** The last physical line of the current record (> its first line when a quoted field holds line breaks). */
+  private spanEnd = 0;
 
   private readonly skipEmpty: boolean;
   /** Set by breakWatch once the bytes hold a quote or a CR; until then no field can hold a line break. */
@@ -159,11 +164,13 @@ class InboundMapper extends Transform {
           this.lineSkew += breaks.crlf;
           line -= breaks.crlf + breaks.lines;
         }
+        this.spanEnd = rawEnd - this.lineSkew;
         this.prevEnd = rawEnd;
       } else {
         record = chunk as string[];
         line = this.prevEnd + 1;
         this.prevEnd = this.mayBreak ? line + lineBreaks(record).lines : line;
+        this.spanEnd = this.prevEnd;
         if (this.skipEmpty && isEmpty(record)) return cb();
       }
       if (!this.root) {
@@ -173,7 +180,8 @@ class InboundMapper extends Transform {
       const rt = this.mapping.inbound!.recordTypes;
       if (rt) this.recordTyped(record, line);
       else if (this.width !== undefined && !this.mapping.inbound!.recordTypes && this.mapping.dialect.header && record.length !== this.width) {
-        this.rejectLine(line, `${this.file}, line ${line}: ${record.length} fields, the header has ${this.width}`);
+        const span = this.spanEnd > line ? ` (a quoted field runs from line ${line} to line ${this.spanEnd}: a stray quote?)` : '';
+        this.rejectLine(line, `${this.file}, line ${line}: ${record.length} fields, the header has ${this.width}${span}`);
       } else this.row(record, line, undefined);
       if (this.pendingItems() >= this.maxBatch) this.finalize().then(() => cb(), cb);
       else cb();
@@ -198,7 +206,7 @@ class InboundMapper extends Transform {
     try {
       this.bind(record);
     } catch (error) {
-      if (error instanceof ColumnMissing) throw new WisbridgeError('FILE_LAYOUT', `${this.file}, line ${line}: ${error.message}`);
+      if (error instanceof HeaderProblem) throw new WisbridgeError('FILE_LAYOUT', `${this.file}, line ${line}: ${error.message}`);
       throw error;
     }
   }
@@ -211,6 +219,11 @@ class InboundMapper extends Transform {
       this.rejectLine(line, `${this.file}, line ${line}: record type "${code}" is not one of ${[...rt.types.keys()].join(', ')}`);
       return;
     }
+    if (type.skip) {
+      this.push({ kind: 'skipped', line, reason: `record type ${code} is skipped (record_types.types.${code}.skip)` });
+      if (this.spanEnd > line) for (const l of this.continuation(line)) this.push({ kind: 'skipped', line: l, reason: `record type ${code} is skipped (record_types.types.${code}.skip)` });
+      return;
+    }
     if (type.level === 0) this.flushContext();
     const ctx = (this.context ??= new Array<string>(rt.width).fill(''));
     ctx.fill('', rt.levelOffsets[type.level]);
@@ -218,24 +231,36 @@ class InboundMapper extends Transform {
     if (type.emit) {
       const extra = this.contextLines;
       this.contextLines = [];
+      this.contextCodes = [];
       const row = ctx.slice();
       // Sibling detail types (items and consumables) must not see each other's last values.
       for (const other of rt.types.values()) if (other.emit && other !== type) row.fill('', other.offset, other.offset + other.count);
       this.row(row, line, extra);
     } else {
-      this.contextLines.push(line);
+      const lines = this.spanEnd > line ? [line, ...this.continuation(line)] : [line];
+      for (const l of lines) {
+        this.contextLines.push(l);
+        this.contextCodes.push(code);
+      }
     }
   }
 
+  /** Context records no detail record followed: their content would go nowhere, so each is an error. */
   private flushContext(): void {
-    for (const line of this.contextLines) this.push({ kind: 'skipped', line, reason: 'a context record without detail records' });
+    for (let i = 0; i < this.contextLines.length; i++) {
+      const line = this.contextLines[i];
+      const code = this.contextCodes[i];
+      this.rejectLine(line, `${this.file}, line ${line}: a ${code} record with no detail record below it, so nothing of it would be sent (if such records carry nothing to send, set record_types.types.${code}.skip: true)`);
+    }
     this.contextLines = [];
+    this.contextCodes = [];
   }
 
   private row(row: readonly string[], line: number, extraLines: number[] | undefined): void {
     if (this.skip && this.skip(row)) {
       if (extraLines) for (const l of extraLines) this.push({ kind: 'skipped', line: l, reason: 'all its detail records were skipped' });
       this.push({ kind: 'skipped', line, reason: 'skip condition' });
+      if (this.spanEnd > line) for (const l of this.continuation(line)) this.push({ kind: 'skipped', line: l, reason: `skip condition (part of the record that starts on line ${line})` });
       return;
     }
     const plan = this.mapping.inbound!;
@@ -293,13 +318,26 @@ class InboundMapper extends Transform {
         (doc.errors ??= []).push({ line, message: `${this.file}, line ${line}: the document has more than ${rows} rows (grouping.max_rows_per_document)` });
       }
       doc.lines.push(line);
-      return;
+    } else {
+      this.builder!.add(doc, row, line);
     }
-    this.builder!.add(doc, row, line);
+    if (this.spanEnd > line) doc.lines.push(...this.continuation(line));
+  }
+
+  /**
+   * The lines after the first of a record whose quoted field holds line breaks. They share the record's outcome,
+   * so every input line has a row in the result file and a stray quote that swallowed lines shows on each of them.
+   */
+  private continuation(line: number): number[] {
+    const out: number[] = [];
+    for (let l = line + 1; l <= this.spanEnd; l++) out.push(l);
+    return out;
   }
 
   private rejectLine(line: number, message: string, extraLines: number[] = [], key = ''): void {
-    this.push({ kind: 'rejected', endpoint: this.endpoint, key, lines: [...extraLines, line], errors: [{ line, message }] });
+    const lines = [...extraLines, line];
+    if (this.spanEnd > line) lines.push(...this.continuation(line));
+    this.push({ kind: 'rejected', endpoint: this.endpoint, key, lines, errors: [{ line, message }] });
   }
 
   private complete(doc: DocState): void {

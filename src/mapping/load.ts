@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { WisbridgeError } from '../errors.js';
 import { mappingDefinitionSchema } from './definition-schema.js';
 import { compileMapping, type Mapping } from './mapping.js';
-import { DefinitionError } from './values.js';
+import { DefinitionError, DefinitionErrors } from './values.js';
 import { formatYamlProblem, parseYamlWithSchema, type YamlProblem } from '../util/yaml-document.js';
 
 /** One problem of a definition file, with its YAML position (1-based). */
@@ -18,9 +18,8 @@ export function parseMapping(text: string, file: string): { mapping?: Mapping; p
   try {
     return { mapping: compileMapping(data, data.name ?? basename(file).replace(/\.ya?ml$/i, ''), file), problems: [] };
   } catch (error) {
-    if (error instanceof DefinitionError) {
-      return { problems: [{ file, ...doc.positionOf(error.path), message: `${error.path.join('.')}: ${error.message}` }] };
-    }
+    const errors = error instanceof DefinitionErrors ? error.errors : error instanceof DefinitionError ? [error] : undefined;
+    if (errors) return { problems: errors.map((e) => ({ file, ...doc.positionOf(e.path), message: `${e.path.join('.')}: ${e.message}` })) };
     throw error;
   }
 }

@@ -1,13 +1,14 @@
 import { EXPORT_DOCUMENTS, type Dialect, type ExportDocument, type InboundDocument, type MappingDefinition } from './definition-schema.js';
-import { ColumnMissing, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
+import { HeaderProblem, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
 import { compileExport, type ExportPlan } from './export-plan.js';
-import { DefinitionError } from './values.js';
+import { checkTargets } from './targets.js';
+import { DefinitionError, DefinitionErrors } from './values.js';
 
 export interface RecordTypePlan {
   /** 0-based index of the type code in each record. */
   codeIndex: number;
   width: number;
-  types: Map<string, { level: number; offset: number; count: number; emit: boolean }>;
+  types: Map<string, { level: number; offset: number; count: number; emit: boolean; skip: boolean }>;
   /** Start offset of each level's slots; slots of deeper levels are cleared when a record arrives. */
   levelOffsets: number[];
 }
@@ -29,7 +30,7 @@ export interface Mapping {
 
 export interface InboundPlan {
   readonly recordTypes?: RecordTypePlan;
-  /** Binds the request tree and skip test to a file's columns; throws ColumnMissing for a header without a named column. */
+  /** Binds the request tree and skip test to a file's columns; throws HeaderProblem for a header without a named column or with a name twice. */
   bind(header: readonly string[] | undefined): { root: BoundNode; skip?: RowTest; width?: number };
   /** The whole file is one request (all or nothing): cycle counts, grouping.whole_file. */
   readonly wholeFile: boolean;
@@ -51,6 +52,7 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   if (isExport) {
     if (definition.request) throw new DefinitionError(`${definition.document} is an export: use export, not request`, ['request']);
     if (!definition.export) throw new DefinitionError(`${definition.document} is an export and needs an export section`, ['document']);
+    if (definition.dialect.quote === false) throw new DefinitionError('quote: false is for inbound files: an export quotes the values that hold the delimiter or a line break', ['dialect', 'quote']);
     if (definition.dialect.bom && definition.dialect.encoding !== 'utf-8') throw new DefinitionError('a byte order mark is only written with encoding utf-8', ['dialect', 'bom']);
     return { ...base, direction: 'export', export: compileExport(definition.export, definition.dialect, ['export']) };
   }
@@ -60,6 +62,8 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   if (wholeFile && definition.request.key !== undefined) throw new DefinitionError('a whole-file request (grouping.whole_file, inventory.counts) has no document key', ['request', 'key']);
   const tables = definition.tables ?? {};
   const root = compileNode(definition.request, tables, ['request']);
+  const unknownTargets = checkTargets(definition.request, definition.document as InboundDocument);
+  if (unknownTargets.length > 0) throw new DefinitionErrors(unknownTargets);
   const skip = compileConditions(definition.skip, ['skip'], 'any');
   const recordTypes = definition.record_types ? planRecordTypes(definition) : undefined;
   const staticBinder = recordTypes ? namedBinder(recordTypesColumns(definition), 'record_types') : !definition.dialect.header ? positionalBinder(definition.columns) : undefined;
@@ -88,12 +92,15 @@ function headerBinder(header: readonly string[]): Binder {
   const index = new Map<string, number>();
   header.forEach((h, i) => {
     const name = h.trim();
-    if (!index.has(name)) index.set(name, i);
+    const first = index.get(name);
+    // Empty names (trailing delimiters) cannot be named by a mapping; any other name must say which column it is.
+    if (first !== undefined && name !== '') throw new HeaderProblem(`the header names column "${name}" twice (columns ${first + 1} and ${i + 1}): rename one of them in the file`);
+    if (first === undefined) index.set(name, i);
   });
   return (ref) => {
     if (typeof ref === 'number') return { index: ref - 1, label: header[ref - 1]?.trim() || `#${ref}` };
     const i = index.get(ref);
-    if (i === undefined) throw new ColumnMissing(`column "${ref}" named by the mapping is not in the header (found: ${[...index.keys()].join(', ')})`);
+    if (i === undefined) throw new HeaderProblem(`column "${ref}" named by the mapping is not in the header (found: ${[...index.keys()].join(', ')})`);
     return { index: i, label: ref };
   };
 }
@@ -127,10 +134,12 @@ function planRecordTypes(def: MappingDefinition): RecordTypePlan {
   const entries = Object.entries(rt.types);
   if (entries.length < 2) throw new DefinitionError('record_types needs at least two types', ['record_types', 'types']);
   const seen = new Map<string, string>();
-  const types = new Map<string, { level: number; offset: number; count: number; emit: boolean }>();
+  const types = new Map<string, { level: number; offset: number; count: number; emit: boolean; skip: boolean }>();
   const levelOffsets: number[] = [];
   let offset = 0;
   const anyEmit = entries.some(([, t]) => t.emit);
+  const lastMapped = entries.findLastIndex(([, t]) => !t.skip);
+  for (const [code, t] of entries) if (t.skip && t.emit) throw new DefinitionError(`record type ${code}: skip and emit exclude each other`, ['record_types', 'types', code]);
   entries.forEach(([code, t], level) => {
     for (const c of t.columns) {
       const other = seen.get(c);
@@ -138,7 +147,7 @@ function planRecordTypes(def: MappingDefinition): RecordTypePlan {
       seen.set(c, code);
     }
     levelOffsets.push(offset);
-    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === entries.length - 1 });
+    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === lastMapped, skip: t.skip === true });
     offset += t.columns.length;
   });
   return { codeIndex: rt.column - 1, width: offset, types, levelOffsets };

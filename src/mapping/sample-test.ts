@@ -1,4 +1,4 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,6 +7,8 @@ import { WisbridgeError, describeError } from '../errors.js';
 import { createExportWriter } from './export.js';
 import { mapInbound, type InboundOutcome } from './inbound.js';
 import type { Mapping } from './mapping.js';
+import type { DefinitionProblem } from './load.js';
+import { parseYaml } from '../util/yaml-document.js';
 import { TableResolver, type ReferenceResolver } from './resolver.js';
 
 /** What `mappings test` compares: requests that would be sent, rejections with their messages, skipped lines. */
@@ -30,20 +32,50 @@ export async function summarizeInbound(outcomes: AsyncIterable<InboundOutcome>):
 export async function referencesBeside(sample: string): Promise<ReferenceResolver | undefined> {
   const file = join(dirname(sample), 'references.json');
   if (!existsSync(file)) return undefined;
-  return new TableResolver(JSON.parse(await readFile(file, 'utf8')));
+  const tables = parseJson(await readText(file, 'reference table'), file, 'reference table (kind → key → id)');
+  if (tables === null || typeof tables !== 'object' || Array.isArray(tables)) throw new WisbridgeError('USAGE', `reference table ${file} must be an object: kind → key → id`);
+  return new TableResolver(tables as ConstructorParameters<typeof TableResolver>[0]);
 }
 
 export function expectedFileOf(mapping: Mapping, sample: string): string {
   return mapping.direction === 'inbound' ? sample.replace(/\.[^./\\]+$/, '') + '.expected.json' : sample.replace(/\.json$/i, '') + '.expected.csv';
 }
 
+/** A file's bytes, or a USAGE error in plain words (missing, a folder, unreadable): never an errno stack. */
+async function readBytes(file: string, what: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new WisbridgeError('USAGE', `${what} ${file} ${fileProblem(error)}`);
+  }
+}
+const readText = async (file: string, what: string) => (await readBytes(file, what)).toString('utf8');
+
+function fileProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'does not exist';
+  if (code === 'EISDIR') return 'is a folder, not a file';
+  if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
+  return `cannot be read (${code ?? (error as Error).message})`;
+}
+
+function parseJson(text: string, file: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new WisbridgeError('USAGE', `${file} is not valid JSON (${what}): ${(error as Error).message}`);
+  }
+}
+
 export async function runSample(mapping: Mapping, sample: string, resolver?: ReferenceResolver): Promise<string> {
   const name = sample.split(/[\\/]/).pop()!;
   if (mapping.direction === 'inbound') {
-    const summary = await summarizeInbound(mapInbound(createReadStream(sample), mapping, { fileName: name, resolver: resolver ?? (await referencesBeside(sample)) }));
+    const bytes = await readBytes(sample, 'sample');
+    const summary = await summarizeInbound(mapInbound(Readable.from([bytes]), mapping, { fileName: name, resolver: resolver ?? (await referencesBeside(sample)) }));
     return JSON.stringify(summary, null, 2) + '\n';
   }
-  const records = JSON.parse(await readFile(sample, 'utf8')) as unknown[];
+  const records = parseJson(await readText(sample, 'sample'), sample, 'an export sample is a JSON array of API records');
+  if (!Array.isArray(records)) throw new WisbridgeError('USAGE', `${sample}: an export sample is a JSON array of API records`);
   const chunks: Buffer[] = [];
   const writer = createExportWriter(mapping);
   writer.on('data', (c: Buffer) => chunks.push(c));
@@ -57,38 +89,66 @@ export async function runSample(mapping: Mapping, sample: string, resolver?: Ref
 
 export interface SampleResult { mapping: string; sample: string; expected: string; ok: boolean; diff?: string; error?: string }
 
-/** Runs each mapping on its samples; `update` rewrites the expected files instead of comparing. */
+/** Where a mapping's samples are: relative to its file (a mapping built from an object has none). */
+export function samplesOf(m: Mapping): { sample: string; expected: string }[] {
+  return (m.definition.samples ?? []).map((rel) => {
+    const sample = resolve(dirname(m.file), rel);
+    return { sample, expected: expectedFileOf(m, sample) };
+  });
+}
+
+/** `mappings check`: every sample and its expected file must exist (positions point at the `samples` entry). */
+export async function sampleFileProblems(m: Mapping): Promise<DefinitionProblem[]> {
+  const missing: { index: number; message: string }[] = [];
+  samplesOf(m).forEach(({ sample, expected }, index) => {
+    if (!isFile(sample)) missing.push({ index, message: `sample ${sample} ${existsSync(sample) ? 'is not a file' : 'does not exist'} (samples are relative to the mapping's folder)` });
+    else if (!isFile(expected)) missing.push({ index, message: `the expected file ${expected} of sample ${sample} does not exist (create it with wisbridge mappings test --update)` });
+  });
+  if (missing.length === 0) return [];
+  const { doc } = parseYaml(await readFile(m.file, 'utf8'), m.file);
+  return missing.map(({ index, message }) => ({ file: m.file, ...(doc?.positionOf(['samples', index]) ?? { line: 1, col: 1 }), message: `samples.${index}: ${message}` }));
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Runs each mapping on its samples; `update` rewrites the expected files instead of comparing. Never throws per sample. */
 export async function testSamples(mappings: readonly Mapping[], options: { update?: boolean } = {}): Promise<SampleResult[]> {
   const results: SampleResult[] = [];
   for (const m of mappings) {
-    for (const rel of m.definition.samples ?? []) {
-      const sample = resolve(dirname(m.file), rel);
-      const expected = expectedFileOf(m, sample);
+    for (const { sample, expected } of samplesOf(m)) {
       const base = { mapping: m.name, sample, expected };
-      let actual: string;
       try {
-        actual = await runSample(m, sample);
+        results.push({ ...base, ...(await testOne(m, sample, expected, options.update === true)) });
       } catch (error) {
         results.push({ ...base, ok: false, error: describeError(error) });
-        continue;
       }
-      const encode = (s: string) => (m.direction === 'export' && m.dialect.encoding !== 'utf-8' ? iconv.encode(s, m.dialect.encoding === 'windows-1252' ? 'win1252' : 'latin1') : Buffer.from(s, 'utf8'));
-      if (options.update) {
-        await writeFile(expected, encode(actual));
-        results.push({ ...base, ok: true });
-        continue;
-      }
-      if (!existsSync(expected)) {
-        results.push({ ...base, ok: false, error: `no expected file ${expected} (run with --update to create it)` });
-        continue;
-      }
-      const raw = await readFile(expected);
-      const want = m.direction === 'export' && m.dialect.encoding !== 'utf-8' ? iconv.decode(raw, m.dialect.encoding === 'windows-1252' ? 'win1252' : 'latin1') : raw.toString('utf8');
-      if (want === actual) results.push({ ...base, ok: true });
-      else results.push({ ...base, ok: false, diff: lineDiff(want, actual) });
     }
   }
   return results;
+}
+
+async function testOne(m: Mapping, sample: string, expected: string, update: boolean): Promise<{ ok: boolean; diff?: string; error?: string }> {
+  const actual = await runSample(m, sample);
+  const legacy = m.direction === 'export' && m.dialect.encoding !== 'utf-8' ? (m.dialect.encoding === 'windows-1252' ? 'win1252' : 'latin1') : undefined;
+  if (update) {
+    try {
+      await writeFile(expected, legacy ? iconv.encode(actual, legacy) : Buffer.from(actual, 'utf8'));
+    } catch (error) {
+      throw new WisbridgeError('USAGE', `expected file ${expected} cannot be written: ${fileProblem(error).replace(/^cannot be read /, '')}`);
+    }
+    return { ok: true };
+  }
+  if (!existsSync(expected)) return { ok: false, error: `no expected file ${expected} (run with --update to create it)` };
+  const raw = await readBytes(expected, 'expected file');
+  const want = legacy ? iconv.decode(raw, legacy) : raw.toString('utf8');
+  if (m.direction === 'inbound') parseJson(want, expected, 'the expected file of an inbound sample is the JSON that --update writes');
+  return want === actual ? { ok: true } : { ok: false, diff: lineDiff(want, actual) };
 }
 
 /** A readable line diff (LCS), with 2 lines of context: `-` expected, `+` actual. */

@@ -40,10 +40,54 @@ export function locateIssues(doc: DocState, root: BoundNode, fileName: string, i
     const line = origin?.line ?? firstLine;
     const fieldPath = issue.path.slice(rest).join('.');
     const field = origin && fieldPath ? origin.node.fields.find((f) => f.path.join('.') === fieldPath) : undefined;
+    const missing = issue.code === 'invalid_type' && / received undefined$/.test(issue.message);
     if (field && field.label) {
       const raw = field.raw(origin!.row);
-      return { line, column: field.label, raw, message: cellMessage(fileName, line, field.label, raw, `is refused by the contract at ${where}: ${issue.message}`) };
+      const message = missing && raw.trim() === ''
+        ? `${fileName}, line ${line}, column ${field.label}: the cell is empty, but ${where} is required`
+        : cellMessage(fileName, line, field.label, raw, `is refused: ${plainIssue(issue, where)}`);
+      return { line, column: field.label, raw, message };
     }
-    return { line, message: `${fileName}, line ${line}: ${where}: ${issue.message}` };
+    if (missing) return { line, message: `${fileName}, line ${line}: ${where} is required, but ${field ? 'its value is empty' : 'no field of the mapping fills it'}` };
+    return { line, message: `${fileName}, line ${line}: ${plainIssue(issue, where)}` };
   });
+}
+
+const KINDS: Record<string, string> = { int: 'a whole number', number: 'a number', string: 'text', boolean: 'yes or no', array: 'a list', object: 'an object' };
+
+/**
+ * A contract issue in plain words ("quantity must be at least 1", not zod's "Too small: expected number to be
+ * >=1"); the contract's own messages (refinements, "must be a 3-letter currency code") are kept, after `where`.
+ */
+export function plainIssue(issue: z.core.$ZodIssue, where: string): string {
+  if (issue.code === 'custom') return where === 'request' || issue.message.startsWith(where) ? issue.message : `${where}: ${issue.message}`;
+  return `${where} ${plainWords(issue)}`;
+}
+
+function plainWords(issue: z.core.$ZodIssue): string {
+  const i = issue as z.core.$ZodIssue & { origin?: string; minimum?: number | bigint; maximum?: number | bigint; inclusive?: boolean; expected?: string; format?: string; values?: unknown[] };
+  switch (i.code) {
+    case 'invalid_type':
+      return / received undefined$/.test(i.message) ? 'is required' : `must be ${KINDS[i.expected ?? ''] ?? i.expected}`;
+    case 'too_small': {
+      const n = Number(i.minimum);
+      if (i.origin === 'string') return n === 1 ? 'must not be empty' : `needs at least ${n} characters`;
+      if (i.origin === 'array' || i.origin === 'set') return n === 1 ? 'needs at least one entry (no row fed this list)' : `needs at least ${n} entries`;
+      return i.inclusive ? `must be at least ${n}` : `must be more than ${n}`;
+    }
+    case 'too_big': {
+      const n = Number(i.maximum);
+      if (i.origin === 'string') return `may have at most ${n} characters`;
+      if (i.origin === 'array' || i.origin === 'set') return `may have at most ${n} entries`;
+      return i.inclusive ? `must be at most ${n}` : `must be less than ${n}`;
+    }
+    case 'invalid_format':
+      if (i.format === 'date') return 'must be a date (yyyy-MM-dd; set type: date and its format on the field)';
+      if (i.format === 'datetime') return 'must be a date and time with an offset (set type: datetime on the field)';
+      return i.message.startsWith('Invalid') ? 'has the wrong format' : i.message;
+    case 'invalid_value':
+      return `must be one of ${(i.values ?? []).map(String).join(', ')} (a map transform can translate the WMS's values)`;
+    default:
+      return i.message;
+  }
 }

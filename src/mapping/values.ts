@@ -13,6 +13,13 @@ export class DefinitionError extends Error {
   }
 }
 
+/** Several DefinitionErrors found in one pass (every unknown request field, say): each is reported. */
+export class DefinitionErrors extends Error {
+  constructor(readonly errors: DefinitionError[]) {
+    super(errors.map((e) => e.message).join('; '));
+  }
+}
+
 export type TextStep = (s: string) => string | Fail;
 
 /** The parse of string fields (recognised by compile.ts, which skips calling it). */

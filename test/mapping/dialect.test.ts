@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { items, mapText, mappingOf, rejection } from './helpers.js';
+import { items, mapText, mappingOf, problemsOf, rejection } from './helpers.js';
 
 const adj = (dialect: string, fields = 'product_code: SKU\n    quantity: { column: QTY, type: number }', extra = '') => `
 document: inventory.adjustments
@@ -112,5 +112,55 @@ describe('line numbers without comment lines (counted from the records)', () => 
   it('count skip_lines, empty lines and blank-only records', async () => {
     const s = await mapText(adj('  delimiter: ","\n  skip_lines: 2'), 'TITLE\nDATE\nSKU,QTY\nA,1\n\n , \nB,x\n');
     expect(s.rejected).toEqual([{ key: '', lines: [7], errors: ['in.csv, line 7, column QTY: "x" is not a number'] }]);
+  });
+});
+
+describe('header names and quotes that would lose lines', () => {
+  const m = adj('  delimiter: ","', 'product_code: SKU\n    quantity: { column: QTY, type: number }\n    reason: NOTE');
+  it('a header naming a column twice is a FILE_LAYOUT error naming the column', async () => {
+    const e = await rejection(mapText(m, 'SKU,QTY,NOTE,QTY\nA,1,x,2\n'));
+    expect(e.code).toBe('FILE_LAYOUT');
+    expect(e.message).toBe('in.csv, line 1: the header names column "QTY" twice (columns 2 and 4): rename one of them in the file');
+  });
+  it('empty header names (trailing delimiters) may repeat', async () => {
+    const s = await mapText(m, 'SKU,QTY,NOTE,,\nA,1,x,,\n');
+    expect(items(s)).toEqual([{ product_code: 'A', quantity: 1, reason: 'x' }]);
+  });
+  it('an unclosed quote is reported at the line where it opens, on the fast path and through csv-parse', async () => {
+    const text = 'SKU,QTY,NOTE\nA,1,x\nB,2,"open\nC,3,y\nD,4,z\n';
+    for (const dialect of ['  delimiter: ","', '  delimiter: ","\n  comment: "#"', '  delimiter: ","\n  record_delimiter: crlf']) {
+      const input = dialect.includes('crlf') ? text.replace(/\n/g, '\r\n') : dialect.includes('comment') ? text.replace('A,1,x\n', 'A,1,x\n# note\n\n') : text;
+      const e = await rejection(mapText(adj(dialect, 'product_code: SKU\n    reason: NOTE'), input));
+      expect(e.code).toBe('FILE_UNREADABLE');
+      expect(e.message).toMatch(new RegExp(`^in\\.csv, line ${dialect.includes('comment') ? 5 : 3}: a quoted field is not closed before the end of the file \\(its quote opens on this line`));
+    }
+  });
+  it('an unclosed quote that reaches max_record_size is reported where it opens', async () => {
+    const e = await rejection(mapText(adj('  delimiter: ","\n  max_record_size: 1024'), 'SKU,QTY\nA,1\n"B,2\n' + 'x,1\n'.repeat(500)));
+    expect(e.message).toMatch(/^in\.csv, line 3: a record is longer than dialect.max_record_size/);
+  });
+  it('a stray quote that swallows lines gives every swallowed line the outcome of its record', async () => {
+    const s = await mapText(m, 'SKU,QTY,NOTE\nA,"1\nB,2,x\nC,3",y\nD,4,z\n');
+    expect(s.rejected).toEqual([{ key: '', lines: [2, 3, 4], errors: ['in.csv, line 2, column QTY: "1\nB,2,x\nC,3" is not a number'] }]);
+    expect(items(s)).toEqual([{ product_code: 'D', quantity: 4, reason: 'z' }]);
+    const wide = await mapText(m, 'SKU,QTY,NOTE\nA,1,"x\nB,2,y\nC,3,z"\nD,4,w,extra\n');
+    expect(items(wide)).toEqual([{ product_code: 'A', quantity: 1, reason: 'x\nB,2,y\nC,3,z' }]);
+    expect(wide.rejected[0].lines).toEqual([5]);
+    const split = await mapText(m, 'SKU,QTY,NOTE\nA,"1\nB",2,x\n');
+    expect(split.rejected).toEqual([{ key: '', lines: [2, 3], errors: ['in.csv, line 2: 4 fields, the header has 3 (a quoted field runs from line 2 to line 3: a stray quote?)'] }]);
+  });
+  it('a skipped multi-line record skips each of its lines', async () => {
+    const s = await mapText(adj('  delimiter: ","', 'product_code: SKU\n    reason: NOTE', 'skip: { column: SKU, equals: S }'), 'SKU,NOTE\nS,"a\nb"\nA,x\n');
+    expect(s.skipped.map((k) => k.line)).toEqual([2, 3]);
+  });
+  it('quote: false reads quotes as ordinary characters, one record per line', async () => {
+    const fields = 'product_code: SKU\n    quantity: { value: 1 }\n    reason: NOTE';
+    const s = await mapText(adj('  delimiter: ";"\n  quote: false', fields), 'SKU;NOTE\nA;"12" pipe\nB;say "hi\nC;x\n');
+    expect(items(s)).toEqual([{ product_code: 'A', quantity: 1, reason: '"12" pipe' }, { product_code: 'B', quantity: 1, reason: 'say "hi' }, { product_code: 'C', quantity: 1, reason: 'x' }]);
+    const viaParser = await mapText(adj('  delimiter: ";"\n  quote: false\n  comment: "#"', fields), 'SKU;NOTE\n"A;x"\n');
+    expect(items(viaParser)).toEqual([{ product_code: '"A', quantity: 1, reason: 'x"' }]);
+  });
+  it('quote: false is refused for an export', () => {
+    expect(problemsOf('document: products.list\nfiles: "x.csv"\ndialect: { quote: false }\nexport: { columns: [{ name: SKU, path: sku }] }\n').join('\n')).toMatch(/dialect\.quote: quote: false is for inbound files/);
   });
 });

@@ -172,7 +172,7 @@ request:
     const s = await mapText(m, csv);
     expect(s.rejected).toEqual([{
       key: '7', lines: [2, 3],
-      errors: ['in.csv, line 3, column QTY: "0" is refused by the contract at packages[0].items[1].quantity: Too small: expected number to be >=1'],
+      errors: ['in.csv, line 3, column QTY: "0" is refused: packages[0].items[1].quantity must be at least 1'],
     }]);
   });
   it('a contract refusal of a whole object names its first line', async () => {
@@ -205,9 +205,18 @@ request:
   });
   it('an unknown record type and a header without details are reported', async () => {
     const s = await mapText(m, 'H;5\nX;??\nD;broken\nH;6\n');
-    expect(s.rejected).toEqual([{ key: '', lines: [2], errors: ['in.csv, line 2: record type "X" is not one of H, D'] }]);
-    expect(s.skipped).toEqual([{ line: 4, reason: 'a context record without detail records' }]);
+    expect(s.rejected).toEqual([
+      { key: '', lines: [2], errors: ['in.csv, line 2: record type "X" is not one of H, D'] },
+      { key: '', lines: [4], errors: ['in.csv, line 4: a H record with no detail record below it, so nothing of it would be sent (if such records carry nothing to send, set record_types.types.H.skip: true)'] },
+    ]);
+    expect(s.skipped).toEqual([]);
     expect(items(s)).toEqual([{ id: 5, error: 'broken' }]);
+  });
+  it('a record type marked skip is left out and reported skipped; the last type that is not skipped is mapped', async () => {
+    const withTrailer = m.replace('    D: { columns: [DT, TEXT] }', '    D: { columns: [DT, TEXT] }\n    T: { columns: [TT, COUNT], skip: true }');
+    const s = await mapText(withTrailer, 'H;5\nD;broken\nT;1\n');
+    expect(items(s)).toEqual([{ id: 5, error: 'broken' }]);
+    expect(s.skipped).toEqual([{ line: 3, reason: 'record type T is skipped (record_types.types.T.skip)' }]);
   });
   it('a new header clears the columns of the records below it', async () => {
     const m3 = `
@@ -258,8 +267,12 @@ request:
       when: [{ column: T, not_equals: X }, { column: T, not_in: [Y] }]
       fields: { product_code: SKU, quantity: { column: Q, type: integer } }
 `;
-    const s = await mapText(m, 'T,SKU,Q\nA,s1,1\nX,s2,1\nY,s3,1\n');
-    expect(items(s)[0].items).toEqual([{ product_code: 's1', quantity: 1 }]);
+    const s = await mapText(m.replace('request:', 'skip: { column: T, equals: "Y" }\nrequest:'), 'T,SKU,Q\nA,s1,1\nX,s2,1\nY,s3,1\nZ,s4,2\n');
+    expect(s.skipped).toEqual([{ line: 4, reason: 'skip condition' }]);
+    // A row no list takes is an error, never ok while dropped (a cycle count is all or nothing).
+    expect(s.rejected).toEqual([{ key: '', lines: [2, 3, 5], errors: ['in.csv, line 3: the row goes into no list of the request (it passes none of the when conditions of items), so nothing of it would be sent: map it in a list, or leave such rows out with skip'] }]);
+    const selected = await mapText(m.replace('request:', 'skip: { column: T, in: [X, Y] }\nrequest:'), 'T,SKU,Q\nA,s1,1\nX,s2,1\nY,s3,1\nZ,s4,2\n');
+    expect(items(selected)[0].items).toEqual([{ product_code: 's1', quantity: 1 }, { product_code: 's4', quantity: 2 }]);
   });
   it('references are resolved once per key through the cache; unknown keys reject their document', async () => {
     let calls = 0;
@@ -327,5 +340,50 @@ request:
       { product_code: 'AB-1', quantity: 1, reason: 'counted', company_code: 'ACME', reference: 'AB/1' },
       { product_code: 'AB-', quantity: 3, reason: 'counted', company_code: 'GLOBEX', reference: 'AB' },
     ]);
+  });
+});
+
+describe('no row is reported ok when its content went nowhere', () => {
+  const pallets = (consumables: string) => `
+document: customerShipments.ship
+files: "*.csv"
+dialect: { delimiter: ";", header: false }
+record_types:
+  types:
+    H: { columns: [H_TYPE, ORDER] }
+    L: { columns: [L_TYPE, PALLET] }
+    D: { columns: [D_TYPE, SKU, QTY], emit: true }
+    C: { columns: [C_TYPE, C_SKU, C_QTY], emit: true }
+request:
+  key: ORDER
+  fields: { id: { column: ORDER, type: integer } }
+  lists:
+    packages:
+      key: PALLET
+      fields: { reference: PALLET }
+      lists:
+        items:
+          when: { column: D_TYPE, equals: D }
+          fields: { product_code: SKU, quantity: { column: QTY, type: number } }
+${consumables}`;
+  const file = 'H;7\nL;PAL-1\nD;A;1\nC;BOX;2\nH;8\nL;PAL-2\nD;B;1\n';
+  it('a consumable record no list takes is an error that rejects its document, not ok while dropped', async () => {
+    const s = await mapText(pallets(''), file);
+    expect(s.rejected).toEqual([{
+      key: '7', lines: [1, 2, 3, 4],
+      errors: ['in.csv, line 4: the row goes into no list of the request (it passes none of the when conditions of items), so nothing of it would be sent: map it in a list, or leave such rows out with skip'],
+    }]);
+    expect(items(s)).toEqual([{ id: 8, packages: [{ reference: 'PAL-2', items: [{ product_code: 'B', quantity: 1 }] }] }]);
+  });
+  it('with a consumables list the same file maps every row', async () => {
+    const s = await mapText(pallets('        consumables:\n          when: { column: C_TYPE, equals: C }\n          fields: { product_code: C_SKU, quantity: { column: C_QTY, type: integer } }'), file);
+    expect(s.rejected).toEqual([]);
+    expect(items(s)[0]).toEqual({ id: 7, packages: [{ reference: 'PAL-1', items: [{ product_code: 'A', quantity: 1 }], consumables: [{ product_code: 'BOX', quantity: 2 }] }] });
+  });
+  it('or an explicit rule leaves such records out: skip on the record type', async () => {
+    const s = await mapText(pallets('').replace('emit: true }\n    C: { columns: [C_TYPE, C_SKU, C_QTY], emit: true }', 'emit: true }\n    C: { columns: [C_TYPE, C_SKU, C_QTY], skip: true }'), file);
+    expect(s.rejected).toEqual([]);
+    expect(s.skipped).toEqual([{ line: 4, reason: 'record type C is skipped (record_types.types.C.skip)' }]);
+    expect(items(s)).toHaveLength(2);
   });
 });

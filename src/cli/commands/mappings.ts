@@ -3,11 +3,12 @@ import { WisbridgeError } from '../../errors.js';
 import { checkMappings, formatProblem } from '../../mapping/index.js';
 import { mappingJsonSchema } from '../../mapping/json-schema.js';
 import { referenceTables } from '../../mapping/reference-doc.js';
-import { testSamples } from '../../mapping/sample-test.js';
+import { sampleFileProblems, testSamples } from '../../mapping/sample-test.js';
 
 const HELP = `usage: wisbridge mappings <check|test|schema|docs> [--dir mappings] [--update]
 
-  check    validate every definition in --dir; problems are printed as file:line:col (exit 1)
+  check    validate every definition in --dir, and that each sample and its expected file exist; problems are
+           printed as file:line:col (exit 1)
   test     run each mapping on its samples and compare with the expected files beside them (exit 1 on a
            difference, with a diff); --update rewrites the expected files
   schema   print the JSON Schema of mapping definitions (schemas/mapping.schema.json)
@@ -32,6 +33,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (sub !== 'check' && sub !== 'test') throw new WisbridgeError('USAGE', `unknown subcommand "${sub}" (check, test, schema, docs)`);
   const { mappings, problems } = await checkMappings(dir);
+  if (sub === 'check') for (const m of mappings) problems.push(...(await sampleFileProblems(m)));
   for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
   if (sub === 'check') {
     process.stdout.write(`${mappings.length} mapping(s) valid, ${problems.length} problem(s)\n`);
