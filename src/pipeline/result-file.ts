@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { RETURNED_FIELDS } from '../contract/index.js';
 import type { Journal, LineOutcome } from '../journal/index.js';
 
 /**
@@ -41,7 +42,8 @@ export function csvRow(values: readonly unknown[]): string {
   return line + '\r\n';
 }
 
-const PROMOTED = new Set(['id', 'acknowledged_at', 'shipped_at', 'move_id', 'number', 'errors']);
+/** Fields with a column of their own (`errors` is the message column). */
+const PROMOTED = new Set<string>([...RETURNED_FIELDS, 'errors']);
 const NO_RESULT: [unknown, unknown, unknown, unknown, unknown, string] = [null, null, null, null, null, ''];
 
 /** The fields of an answer that have no column of their own, as `key=value; …`. */

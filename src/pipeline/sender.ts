@@ -3,12 +3,12 @@ import { describeError, isWisbridgeError } from '../errors.js';
 import type { ItemOutcome, NewItem } from '../journal/index.js';
 import type { InboundDocument } from '../mapping/definition-schema.js';
 import type { CompletionQueue } from './completions.js';
-import { storeOutcomes, toOutcome, uncertainHint } from './outcomes.js';
+import { uncertainHint } from '../contract/index.js';
+import { storeOutcomes, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
 
 export type { SenderContext } from './types.js';
-export { toOutcome, newsOf, uncertainHint } from './outcomes.js';
 
 /** One item of a request: its journal seq, what the result file shows as its document, its request body. */
 export interface SendDoc {

@@ -1,7 +1,9 @@
-import { WRITE_POLICIES, type BatchEndpointId, type WriteOutcome } from '../client/index.js';
+import type { BatchEndpointId, WriteOutcome } from '../client/index.js';
+import { writeModule } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { ItemOutcome, Journal } from '../journal/index.js';
-import { storeOutcomes, toOutcome, uncertainHint } from './outcomes.js';
+import { storeOutcomes, toOutcome } from './outcomes.js';
+import { uncertainHint } from '../contract/index.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
 
@@ -27,7 +29,7 @@ export async function settleSentRequest(ctx: SenderContext, requestId: number, e
     seq: items[i].seq, status: 'uncertain', messages: [why], hint: uncertainHint(endpoint, items[i].docKey ?? '', bodies[i]),
   });
   const interrupted = 'the bridge stopped while this request was in flight; its outcome is unknown';
-  const policy = WRITE_POLICIES[endpoint as BatchEndpointId];
+  const policy = writeModule(endpoint)?.policy;
   if (!policy) {
     journal.completeRequest(requestId, items.map((_, i) => uncertain(i, interrupted)));
     return;

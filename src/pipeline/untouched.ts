@@ -1,24 +1,17 @@
-import type { BatchEndpointId, ListEndpointId, WriteOutcome } from '../client/index.js';
+import type { BatchEndpointId, WriteOutcome } from '../client/index.js';
+import { writeModule } from '../contract/index.js';
 import type { ItemOutcome } from '../journal/index.js';
 import { toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
 
-/**
- * Ship / receive writes whose outcome is unknown and that reading back did not confirm: a record still open and
- * not updated since just before the write was sent was not touched by it, so sending it again cannot apply it
- * twice. Only families with both an `ids` and an `updated_at_min` filter can be checked this way; inbound
- * transfers (no updated_at filter) and supplier shipments (no ids filter) stay uncertain.
- */
-const UNTOUCHED: Partial<Record<BatchEndpointId, { list: ListEndpointId; open: readonly string[] }>> = {
-  'customerShipments.ship': { list: 'customerShipments.list', open: ['pending', 'open'] },
-  'outboundTransfers.ship': { list: 'outboundTransfers.list', open: ['pending', 'open'] },
-  'customerReturns.receive': { list: 'customerReturns.list', open: ['pending', 'open'] },
-};
+// Ship / receive writes whose outcome is unknown and that reading back did not confirm: a record still open and not
+// updated since just before the write was sent was not touched by it, so sending it again cannot apply it twice.
+// Which endpoints can be checked so, and how: `untouched` in their module (src/contract/writes/).
 /** Margin against clock skew between the bridge and the service: a record updated this close before the send counts as touched. */
 const SKEW_MS = 120_000;
 
 async function untouchedIds(ctx: SenderContext, endpoint: string, ids: number[], sentAt: Date): Promise<Set<number>> {
-  const spec = UNTOUCHED[endpoint as BatchEndpointId];
+  const spec = writeModule(endpoint)?.untouched;
   if (!spec || ids.length === 0) return new Set();
   const open = new Set<number>();
   const touched = new Set<number>();
@@ -35,7 +28,7 @@ async function untouchedIds(ctx: SenderContext, endpoint: string, ids: number[],
 
 /** Replaces uncertain outcomes (in place) by the outcome of sending again the items shown untouched by the first send. */
 export async function resendUntouched(ctx: SenderContext, endpoint: string, outcomes: ItemOutcome[], bodies: Record<string, unknown>[], keys: string[], sentAt: Date): Promise<void> {
-  if (!UNTOUCHED[endpoint as BatchEndpointId]) return;
+  if (!writeModule(endpoint)?.untouched) return;
   const ids = outcomes.flatMap((o, i) => (o.status === 'uncertain' && typeof bodies[i].id === 'number' ? [bodies[i].id as number] : []));
   const untouched = await untouchedIds(ctx, endpoint, ids, sentAt);
   const again = outcomes.flatMap((o, i) => (o.status === 'uncertain' && untouched.has(bodies[i].id as number) ? [i] : []));
