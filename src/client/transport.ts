@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { RetryClass } from '../contract/index.js';
-import { WisbridgeError, type ErrorCode } from '../errors.js';
+import { WisbridgeError, type CallOutcome, type ErrorCode } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { backoffDelay, linkSignals, parseRetryAfter, sleep } from './backoff.js';
 import { redact } from './secret.js';
@@ -88,8 +88,7 @@ export interface TransportResponse {
   attempts: number;
 }
 
-/** Outcome of a failed call, in `WisbridgeError.details.outcome`. */
-export type CallOutcome = 'not-applied' | 'unknown';
+export type { CallOutcome } from '../errors.js';
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 /** Errors raised before the request could reach the server: nothing was applied. */

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { WisbridgeError, type ErrorCode } from '../errors.js';
+import { WisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
 
 /** The four folders of a drop; each maps to a configurable path (options `inbox`, `outbox`, `archive`, `error`). */
 export type FolderRole = 'inbox' | 'outbox' | 'archive' | 'error';
@@ -78,6 +78,6 @@ export function collisionName(name: string, now: Date, attempt: number): string 
   return `${name.slice(0, dot)}.${suffix}${name.slice(dot)}`;
 }
 
-export function dropError(code: ErrorCode, drop: string, message: string, cause?: unknown, details?: Record<string, unknown>): WisbridgeError {
+export function dropError(code: ErrorCode, drop: string, message: string, cause?: unknown, details?: ErrorDetails): WisbridgeError {
   return new WisbridgeError(code, `drop ${drop}: ${message}`, { cause, details: { drop, ...details } });
 }

@@ -43,9 +43,9 @@ export interface RecordedRequest {
  */
 function onFatal(ctx: SenderContext, request: RecordedRequest, keys: string[], error: unknown): void {
   const { requestId, docs, endpoint, bodies } = request;
-  const details = isWisbridgeError(error) ? error.details ?? {} : {};
-  const notSent = new Set((details.notSent as number[] | undefined) ?? []);
-  const settled = (details.outcomes as WriteOutcome<Record<string, unknown>>[] | undefined) ?? [];
+  const details = isWisbridgeError(error) ? error.details : undefined;
+  const notSent = new Set(details?.notSent);
+  const settled = details?.outcomes ?? [];
   if (notSent.size === docs.length && settled.length === 0) {
     ctx.journal.releaseRequest(requestId);
     return;
