@@ -13,6 +13,9 @@ const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
  * writer knows is a number is written as it is; an export column holding numbers as text opts out per column.
  */
 export function neutralizeFormula(text: string): string {
+  const first = text.charCodeAt(0);
+  // Runs per cell: most text starts with a letter, past every formula start but the full-width ones.
+  if (first > 64 && first < 0xff0b) return text;
   return FORMULA_START.test(text) ? `'${text}` : text;
 }
 
