@@ -1,3 +1,5 @@
+import type { WriteOutcome } from './client/types.js';
+
 /**
  * Typed errors with stable codes. Every error a user or operator can cause carries a code from
  * ERROR_CODES; the CLI prints `code: message` for these and never a stack trace.
@@ -42,11 +44,51 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** Whether a failed call may have been applied by the service (`details.outcome`). */
+export type CallOutcome = 'not-applied' | 'unknown';
+
+/**
+ * What an error carries beyond its code and message, each field typed once here (readers never cast). A field is
+ * set by the producer named beside it; none holds a secret (details cross worker threads and reach logs).
+ */
+export interface ErrorDetails {
+  /** Client: the endpoint id of the call, the last HTTP status and the attempts made. */
+  endpoint?: string;
+  status?: number;
+  attempts?: number;
+  /** Client transport: whether the failed call may have been applied. */
+  outcome?: CallOutcome;
+  /** Client write stopped by a fatal error: outcomes of the items settled so far (in flight as uncertain)… */
+  outcomes?: WriteOutcome[];
+  /** …and the indexes of the items never sent. */
+  notSent?: number[];
+  /** Client response check: where the contract was broken, the offending value (shortened), how many issues. */
+  path?: string;
+  value?: unknown;
+  issues?: number;
+  /** Journal: the record ids an export operation refused (already exported, or not exported)… */
+  ids?: number[];
+  /** …and the file, request, item or items (not uncertain) a state error is about. */
+  fileId?: number;
+  requestId?: number;
+  seq?: number;
+  missing?: (number | string)[];
+  /** Configuration and mapping files: every problem found, with its position. */
+  problems?: readonly unknown[];
+  /** Drops: the drop, the folder and file (`name` for a refused file name), whether the connection was lost (reconnect), the host key fingerprint presented. */
+  drop?: string;
+  folder?: string;
+  file?: string;
+  name?: string;
+  connectionLost?: boolean;
+  presented?: string;
+}
+
 export class WisbridgeError extends Error {
   readonly code: ErrorCode;
-  readonly details: Record<string, unknown> | undefined;
+  readonly details: ErrorDetails | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: ErrorDetails }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WisbridgeError';
     this.code = code;

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { endpoints, type CycleCountResult, type EndpointId, type SsccResponse } from '../contract/index.js';
+import { WRITES, endpoints, type CycleCountResult, type EndpointId, type SsccResponse } from '../contract/index.js';
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { deadlineOf, getJson, serviceMessage, type Core } from './core.js';
 import { countRecords, listDecodedPages, listPages, listRecords, type Page, type PageDecoder, type RawPage } from './list.js';
-import { WRITE_POLICIES, verifyApplied } from './safety.js';
+import { verifyApplied } from './safety.js';
 import { resolveSecret, type SecretSource } from './secret.js';
 import { Transport, type TransportOptions } from './transport.js';
 import type {
@@ -116,7 +116,7 @@ export class WisClient {
    * received). `since`: when the write was sent. INVALID_REQUEST for endpoints that cannot be verified.
    */
   async verify(endpoint: BatchEndpointId, ids: number[], since: Date = new Date(Date.now() - 3_600_000), options?: CallOptions): Promise<Set<number>> {
-    const spec = WRITE_POLICIES[endpoint].verify;
+    const spec = WRITES[endpoint].policy.verify;
     if (!spec) throw new WisbridgeError('INVALID_REQUEST', `${endpoint} cannot be verified by reading state back`);
     return verifyApplied(this.#core, spec, ids, since, { signal: options?.signal, deadline: deadlineOf(this.#core, options) });
   }

@@ -2,7 +2,7 @@ export { WisClient, createClient, isFatalClientError, type ClientOptions, type C
 export { resolveSecret, redact, type SecretSource } from './secret.js';
 export type { ClientEvent, RetryClass, CallOutcome } from './transport.js';
 export { pageOfBody, pageOfText, type DecodedPage, type Page, type PageDecoder, type RawPage } from './list.js';
-export { WRITE_POLICIES, type WritePolicy, type VerifySpec } from './safety.js';
+export type { WritePolicy, VerifySpec } from '../contract/index.js';
 export type {
   BatchEndpointId, CallOptions, CountEndpointId, FailFastEndpointId, FiltersOf, ItemOf, ListEndpointId, ListOptions, RecordOf, ResultOf, WriteOptions, WriteOutcome,
 } from './types.js';

@@ -1,16 +1,17 @@
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
-import { WisbridgeError, type ErrorCode } from '../errors.js';
+import type { RetryClass } from '../contract/index.js';
+import { WisbridgeError, type CallOutcome, type ErrorCode } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { backoffDelay, linkSignals, parseRetryAfter, sleep } from './backoff.js';
 import { redact } from './secret.js';
 
 /**
- * How a request may be repeated when its outcome is unknown (sent, then the connection dropped or timed out):
- * `read` and `repeatable` are repeated; `unsafe` is reported as UNCERTAIN_OUTCOME and never repeated.
+ * RetryClass: how a request may be repeated when its outcome is unknown (sent, then the connection dropped or timed
+ * out): `read` and `repeatable` are repeated; `unsafe` is reported as UNCERTAIN_OUTCOME and never repeated.
  * Answers that prove nothing was applied (429, 503, connection refused) are retried for every class.
  */
-export type RetryClass = 'read' | 'repeatable' | 'unsafe';
+export type { RetryClass } from '../contract/index.js';
 
 export type ClientEvent =
   | { type: 'request-start'; endpoint: string; method: string; attempt: number }
@@ -87,8 +88,7 @@ export interface TransportResponse {
   attempts: number;
 }
 
-/** Outcome of a failed call, in `WisbridgeError.details.outcome`. */
-export type CallOutcome = 'not-applied' | 'unknown';
+export type { CallOutcome } from '../errors.js';
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 /** Errors raised before the request could reach the server: nothing was applied. */

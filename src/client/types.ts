@@ -1,13 +1,9 @@
 import type { z } from 'zod';
-import type { EndpointId, endpoints } from '../contract/index.js';
+import type { BatchEndpointId, CountEndpointId, EndpointId, endpoints, ListEndpointId } from '../contract/index.js';
 
 type Def<K extends EndpointId> = (typeof endpoints)[K];
 
-/** Endpoint ids by style, derived from the contract's table. */
-export type ListEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'list' ? K : never }[EndpointId];
-export type CountEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'count' ? K : never }[EndpointId];
-export type BatchEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'per-item' | 'fail-fast' ? K : never }[EndpointId];
-export type FailFastEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'fail-fast' ? K : never }[EndpointId];
+export type { BatchEndpointId, CountEndpointId, FailFastEndpointId, ListEndpointId } from '../contract/index.js';
 
 /** Typed filters of a list or count endpoint (what callers may pass; `page` is managed by the client). */
 export type FiltersOf<K extends ListEndpointId | CountEndpointId> = Def<K> extends { query: infer Q extends z.ZodType }

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { LIMITS, endpoints } from '../contract/index.js';
+import { LIMITS, WRITES, endpoints } from '../contract/index.js';
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
 import { linkSignals } from './backoff.js';
 import { deadlineOf, serviceMessage, type Core } from './core.js';
 import { JsonText } from './transport.js';
-import { WRITE_POLICIES, verifyApplied } from './safety.js';
+import { verifyApplied } from './safety.js';
 import type { BatchEndpointId, ItemOf, ResultOf, WriteOptions, WriteOutcome } from './types.js';
 import { describeIssues, parseResponse } from './validate.js';
 
@@ -15,13 +15,6 @@ interface Entry {
   index: number;
   key: number | string;
   body: unknown;
-}
-
-function keyOf(item: unknown, index: number): number | string {
-  const o = item as { id?: unknown; product_code?: unknown } | null;
-  if (typeof o?.id === 'number') return o.id;
-  if (typeof o?.product_code === 'string') return o.product_code;
-  return index;
 }
 
 /**
@@ -62,13 +55,13 @@ async function writeAll<K extends BatchEndpointId>(
   signal: AbortSignal,
 ): Promise<WriteOutcome<ResultOf<K>>[]> {
   const def = endpoints[endpoint];
-  const policy = WRITE_POLICIES[endpoint];
+  const { policy, outcomeKey } = WRITES[endpoint];
   const batchSize = Math.min(LIMITS.maxItemsPerRequest, Math.max(1, Math.floor(options.batchSize ?? core.batchSize)));
   const outcomes: (WriteOutcome<ResultOf<K>> | undefined)[] = new Array(items.length);
   const entries: Entry[] = [];
 
   items.forEach((item, index) => {
-    const key = keyOf(item, index);
+    const key = outcomeKey(item) ?? index;
     if (options.validate === false) return entries.push({ index, key, body: item });
     const parsed = (def.item as z.ZodType).safeParse(item);
     if (parsed.success) entries.push({ index, key, body: parsed.data });

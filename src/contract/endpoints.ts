@@ -101,3 +101,13 @@ export const endpoints = {
 export type EndpointId = keyof typeof endpoints;
 export type Endpoint<K extends EndpointId = EndpointId> = (typeof endpoints)[K];
 export const endpointList: readonly EndpointDef[] = Object.values(endpoints);
+
+type Def<K extends EndpointId> = (typeof endpoints)[K];
+/** Endpoint ids by style, derived from the table above. */
+export type ListEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'list' ? K : never }[EndpointId];
+export type CountEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'count' ? K : never }[EndpointId];
+/** Writes of many items in one request (`{shipments: [...]}` / `{adjustments: [...]}`). */
+export type BatchEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'per-item' | 'fail-fast' ? K : never }[EndpointId];
+export type FailFastEndpointId = { [K in EndpointId]: Def<K>['style'] extends 'fail-fast' ? K : never }[EndpointId];
+/** Every write: the batch endpoints and the cycle count (one object). What an inbound mapping can feed. */
+export type WriteEndpointId = BatchEndpointId | 'inventory.counts';

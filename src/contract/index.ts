@@ -4,3 +4,4 @@ export * from './requests.js';
 export * from './responses.js';
 export * from './queries.js';
 export * from './endpoints.js';
+export * from './writes/index.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { WisbridgeError, type ErrorCode } from '../errors.js';
+import { WisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
 
 /** The four folders of a drop; each maps to a configurable path (options `inbox`, `outbox`, `archive`, `error`). */
 export type FolderRole = 'inbox' | 'outbox' | 'archive' | 'error';
@@ -137,6 +137,6 @@ export function moveCrashPoint(point: 'before-move' | 'after-link'): void {
   if (process.env.WISBRIDGE_MOVE_CRASH === point) process.kill(process.pid, 'SIGKILL');
 }
 
-export function dropError(code: ErrorCode, drop: string, message: string, cause?: unknown, details?: Record<string, unknown>): WisbridgeError {
+export function dropError(code: ErrorCode, drop: string, message: string, cause?: unknown, details?: ErrorDetails): WisbridgeError {
   return new WisbridgeError(code, `drop ${drop}: ${message}`, { cause, details: { drop, ...details } });
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { fastValidator, type EndpointDef } from '../contract/index.js';
+import { fastValidator, type BatchEndpointId, type EndpointDef } from '../contract/index.js';
 import type { ItemHandler, WriteContext } from './context.js';
 import { HttpError, ItemError, issueText, toIssues } from './http.js';
 import { adjust, adjustmentError, flushAdjustments } from './inventory.js';
 import { acknowledge, receiveInboundTransfer, receiveReturn, receiveSupplierShipment, shipTransfer } from './receipts.js';
 import { acknowledgeShipment, changeStatus, failShipment, shipShipment } from './shipments.js';
 
-export const WRITE_HANDLERS: Record<string, ItemHandler> = {
+/** The emulator's side of every batch write of the contract (the compiler checks none is missing). */
+export const WRITE_HANDLERS: Record<BatchEndpointId, ItemHandler> = {
   'customerShipments.acknowledge': acknowledgeShipment,
   'customerShipments.changeStatus': changeStatus,
   'customerShipments.ship': shipShipment,
@@ -55,9 +56,9 @@ export function itemsOf(endpoint: EndpointDef, body: unknown, max: number): unkn
  * Handlers that throw ItemError only before their first write: a refused item changed nothing, so they skip the
  * savepoint (two statements per item). Any other error still rolls back the whole request.
  */
-const ATOMIC_CHECKS = new Set(['inventory.adjustments']);
+const ATOMIC_CHECKS = new Set<string>(['inventory.adjustments'] satisfies BatchEndpointId[]);
 /** Handlers that queue their writes: what they queued is written at the end of the request's transaction. */
-const FLUSH: Record<string, (ctx: WriteContext) => void> = { 'inventory.adjustments': flushAdjustments };
+const FLUSH: Partial<Record<BatchEndpointId, (ctx: WriteContext) => void>> = { 'inventory.adjustments': flushAdjustments };
 
 /** The contract's item schema per endpoint, compiled once (the same results and errors, faster). */
 const itemValidators = new Map<string, ReturnType<typeof fastValidator>>();
@@ -69,7 +70,7 @@ function itemValidator(endpoint: EndpointDef) {
 
 /** Per-item endpoint: every item on its own (a savepoint each), 200 when all succeeded, 207 otherwise. */
 export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unknown[]): { status: number; body: unknown } {
-  const handler = WRITE_HANDLERS[endpoint.id]!;
+  const handler = WRITE_HANDLERS[endpoint.id as BatchEndpointId];
   const validator = itemValidator(endpoint);
   const db = ctx.store.db;
   const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
@@ -92,7 +93,7 @@ export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unkn
         results.push(errorItem(endpoint.id, raw, [error.message]));
       }
     }
-    FLUSH[endpoint.id]?.(ctx);
+    FLUSH[endpoint.id as BatchEndpointId]?.(ctx);
   });
   all.immediate();
   return { status: failures === 0 ? 200 : 207, body: { [endpoint.bodyKey!]: results } };
@@ -109,7 +110,7 @@ export function runFailFast(ctx: WriteContext, endpoint: EndpointDef, items: unk
     else issues.push(...toIssues(parsed.error.issues, [key, i]));
   });
   if (issues.length > 0) throw new HttpError(400, 'invalid_items', `no change was made: ${issues.length} problem(s) in the request`, issues);
-  const handler = WRITE_HANDLERS[endpoint.id]!;
+  const handler = WRITE_HANDLERS[endpoint.id as BatchEndpointId];
   const db = ctx.store.db;
   const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
   const all = db.transaction(() => {

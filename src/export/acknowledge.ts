@@ -70,7 +70,7 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
     outcomes = await client.write(spec.acknowledge, records.map((r) => ({ id: r.id })) as never, { signal: ctx.signal, concurrency: ctx.concurrency });
   } catch (error) {
     fatal = error;
-    outcomes = (isWisbridgeError(error) ? (error.details?.outcomes as WriteOutcome[] | undefined) : undefined) ?? [];
+    outcomes = (isWisbridgeError(error) ? error.details?.outcomes : undefined) ?? [];
   }
   const refused = outcomes.filter((o) => !o.ok && !o.uncertain);
   let shownAcknowledged = new Set<number>();

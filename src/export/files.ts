@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { stringify } from 'csv-stringify/sync';
 import type { Drop, WriteResult } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
 import type { ExportFile, ExportRecord, Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
+import { CsvWriter, RFC4180 } from '../util/csv.js';
 import type { ExportJournalWriter } from './journal-writer.js';
 
 /** Writes a work file's bytes to the outbox, atomically (temporary name, size check, rename). */
@@ -79,12 +79,16 @@ export function resultFileName(workFile: string): string {
   return `${workFile}.ack.csv`;
 }
 
-const RESULT_CSV = { escape_formulas: true, quoted_match: /[\r\n]/ };
-const resultRows = (records: readonly ExportRecord[]): string =>
-  stringify(records.map((r) => [r.fileName, String(r.id), r.number ?? '', r.ackStatus, r.acknowledgedAt ?? '', r.messages.join(' | ')]), RESULT_CSV);
+/** Acknowledgement files: comma, LF, a header (src/util/csv.ts writes and neutralizes every cell). */
+const RESULT_CSV = new CsvWriter({ ...RFC4180, recordDelimiter: '\n' });
+function resultRows(records: readonly ExportRecord[]): string {
+  let text = '';
+  for (const r of records) text += RESULT_CSV.cells([r.fileName, r.id, r.number ?? '', r.ackStatus, r.acknowledgedAt ?? '', r.messages.join(' | ')]);
+  return text;
+}
 
 export function resultCsv(records: readonly ExportRecord[]): string {
-  return stringify([RESULT_COLUMNS], RESULT_CSV) + resultRows(records);
+  return RESULT_CSV.cells(RESULT_COLUMNS) + resultRows(records);
 }
 
 /** Records read and rendered per part of a result file: a file of 25,000 at once held the event loop ~0.3 s. */
@@ -92,7 +96,7 @@ const RESULT_PART = 2_000;
 
 /** resultCsv of an export's records as the journal has them, read and rendered in parts, a turn of the event loop apart. */
 export async function* resultCsvParts(journal: Journal, exportId: number, part = RESULT_PART): AsyncGenerator<string> {
-  yield stringify([RESULT_COLUMNS], RESULT_CSV);
+  yield RESULT_CSV.cells(RESULT_COLUMNS);
   for (let after = Number.MIN_SAFE_INTEGER; ;) {
     const records = journal.exportRecordsAfter(exportId, after, part);
     if (records.length > 0) yield resultRows(records);

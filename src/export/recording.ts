@@ -91,7 +91,7 @@ export class FileRecording {
         else await writer.add(this.#exportId, part, { repeatable });
         return;
       } catch (error) {
-        const taken = isWisbridgeError(error, 'JOURNAL_STATE') ? (error.details?.ids as number[] | undefined) : undefined;
+        const taken = isWisbridgeError(error, 'JOURNAL_STATE') ? error.details?.ids : undefined;
         if (!taken) throw error;
         for (const id of taken) this.#left.add(id);
         part = part.filter((r) => !this.#left.has(r.id));

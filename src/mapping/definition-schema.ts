@@ -1,17 +1,12 @@
 import { z } from 'zod';
+import { WRITE_ENDPOINT_IDS } from '../contract/index.js';
 
 // The schema of a mapping definition file (YAML). Descriptions feed schemas/mapping.schema.json and docs/mapping.md.
 
 export const REFERENCE_KINDS = ['customerShipment', 'outboundTransfer', 'inboundTransfer', 'supplierShipment', 'customerReturn', 'product'] as const;
 
-export const INBOUND_DOCUMENTS = [
-  'customerShipments.ship', 'customerShipments.changeStatus', 'customerShipments.failed', 'customerShipments.acknowledge',
-  'outboundTransfers.ship', 'outboundTransfers.acknowledge',
-  'inboundTransfers.receive', 'inboundTransfers.acknowledge',
-  'supplierShipments.receive', 'supplierShipments.failed', 'supplierShipments.acknowledge',
-  'customerReturns.receive', 'customerReturns.acknowledge',
-  'inventory.adjustments', 'inventory.counts',
-] as const;
+/** The writes an inbound mapping can feed: every write endpoint of the registry (src/contract/writes/). */
+export const INBOUND_DOCUMENTS = WRITE_ENDPOINT_IDS;
 
 export const EXPORT_DOCUMENTS = [
   'customerShipments.list', 'outboundTransfers.list', 'inboundTransfers.list', 'supplierShipments.list', 'customerReturns.list', 'products.list',

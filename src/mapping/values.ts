@@ -239,6 +239,5 @@ export function compileFormat(spec: Pick<FieldSpec, 'type' | 'decimal' | 'true' 
   }
 }
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-/** OWASP-style neutralization: a leading quote keeps spreadsheets from reading the cell as a formula. */
-export const escapeFormula = (s: string) => (FORMULA_START.test(s) ? `'${s}` : s);
+/** The bridge's one formula-neutralization rule (src/util/csv.ts). */
+export { neutralizeFormula as escapeFormula } from '../util/csv.js';

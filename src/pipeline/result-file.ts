@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
+import { RETURNED_FIELDS } from '../contract/index.js';
 import { fitName } from '../drops/index.js';
+import { CsvWriter, RFC4180 } from '../util/csv.js';
 import type { Journal, LineOutcome } from '../journal/index.js';
 
 /**
@@ -21,29 +23,19 @@ export function errorFileName(name: string): string {
   return fitName(name, '.error.txt');
 }
 
-const NUMBER = /^-?\d+(\.\d+)?$/;
-const NEEDS_QUOTES = /[",\r\n]/;
+const RESULT_CSV = new CsvWriter(RFC4180);
 
-/** Quotes when needed; a leading = + - @ TAB CR makes a spreadsheet run a formula: prefixed with ' (numbers left alone). */
+/** One cell of a result file: formula-neutralized text, quoted when needed (src/util/csv.ts). */
 export function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return String(value);
-  let text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (text.length === 0) return text;
-  const first = text.charCodeAt(0);
-  // = + - @ TAB CR
-  if ((first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13) && !NUMBER.test(text)) text = `'${text}`;
-  if (NEEDS_QUOTES.test(text)) return `"${text.replace(/"/g, '""')}"`;
-  return text;
+  return RESULT_CSV.cell(value);
 }
 
 export function csvRow(values: readonly unknown[]): string {
-  let line = '';
-  for (let i = 0; i < values.length; i++) line += (i === 0 ? '' : ',') + csvField(values[i]);
-  return line + '\r\n';
+  return RESULT_CSV.cells(values);
 }
 
-const PROMOTED = new Set(['id', 'acknowledged_at', 'shipped_at', 'move_id', 'number', 'errors']);
+/** Fields with a column of their own (`errors` is the message column). */
+const PROMOTED = new Set<string>([...RETURNED_FIELDS, 'errors']);
 const NO_RESULT: [unknown, unknown, unknown, unknown, unknown, string] = [null, null, null, null, null, ''];
 
 /** The fields of an answer that have no column of their own, as `key=value; …`. */

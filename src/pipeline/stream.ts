@@ -8,7 +8,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { sendBatch, type OutgoingDoc, type SenderContext } from './sender.js';
 import { CompletionQueue } from './completions.js';
 import type { ProcessFileOptions } from './types.js';
-import { documentKey } from './document-key.js';
+import { documentKey } from '../contract/index.js';
 
 /** Documents asked from the mapper at a time: its output buffer (64 entries) then holds at most 6,400 documents. */
 const MAPPER_BATCH = 100;

@@ -1,4 +1,7 @@
+import type { WisClient } from '../client/index.js';
 import type { Drop, FolderRole, ReadyFile } from '../drops/index.js';
+import type { Journal } from '../journal/index.js';
+import type { Logger } from '../log.js';
 
 export type RowStatus = 'ok' | 'error' | 'skipped' | 'uncertain';
 export type RowCounts = Record<RowStatus, number>;
@@ -68,3 +71,13 @@ export interface ProcessFileOptions {
 export type FileRef = ReadyFile | string;
 
 export const emptyRowCounts = (): RowCounts => ({ ok: 0, error: 0, skipped: 0, uncertain: 0 });
+
+/** What sending a file's requests needs: the first send, settling after a crash and re-drive share it. */
+export interface SenderContext {
+  journal: Journal;
+  client: WisClient;
+  fileId: number;
+  logger: Logger;
+  /** Counts requests sent (for the summary and the benchmark). */
+  stats: { requests: number };
+}

@@ -1,6 +1,6 @@
 /** The worker side of WorkerThread (worker-thread.ts): calls by operation name, answered in order of arrival. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { isWisbridgeError } from '../errors.js';
+import { isWisbridgeError, type ErrorDetails } from '../errors.js';
 
 export interface WorkerCall {
   id: number;
@@ -9,7 +9,7 @@ export interface WorkerCall {
 }
 export type WorkerReply =
   | { id: number; result: unknown }
-  | { id: number; error: { code?: string; message: string; details?: Record<string, unknown> } };
+  | { id: number; error: { code?: string; message: string; details?: ErrorDetails } };
 
 /** What the main thread gave its WorkerThread as `data`. */
 export const threadData = (): unknown => (workerData as { data: unknown }).data;

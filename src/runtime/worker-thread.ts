@@ -1,5 +1,5 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { WisbridgeError, type ErrorCode } from '../errors.js';
+import { WisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
 import type { WorkerCall, WorkerReply } from './worker-serve.js';
 
 /**
@@ -79,7 +79,7 @@ export class WorkerThread {
     this.#worker.unref();
   }
 
-  #error(message: string, code = this.failureCode, details?: Record<string, unknown>, cause?: unknown): Error {
+  #error(message: string, code = this.failureCode, details?: ErrorDetails, cause?: unknown): Error {
     return code ? new WisbridgeError(code, message, { details, cause }) : new Error(message, { cause });
   }
 }

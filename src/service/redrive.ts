@@ -1,11 +1,12 @@
 import type { Readable } from 'node:stream';
-import type { BatchEndpointId, WisClient, WriteOutcome } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, Journal } from '../journal/index.js';
 import { resultFileName } from '../pipeline/index.js';
 import { resultStream } from '../pipeline/result-file.js';
-import { uncertainHint } from '../pipeline/sender.js';
+import { storeOutcomes } from '../pipeline/outcomes.js';
+import { deliver, type SendDoc } from '../pipeline/sender.js';
+import type { SenderContext } from '../pipeline/types.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 export interface RedriveReport {
@@ -45,12 +46,6 @@ export function jobOfFile(runtime: Runtime, file: FileRecord): InboundJob {
   return job;
 }
 
-function toOutcome(item: ItemWithBody, o: WriteOutcome<Record<string, unknown>>, body: Record<string, unknown>): ItemOutcome {
-  if (o.ok) return { seq: item.seq, status: 'ok', result: Object.keys(o.returned).length > 0 ? o.returned : undefined };
-  if (o.uncertain) return { seq: item.seq, status: 'uncertain', messages: o.errors, hint: uncertainHint(item.endpoint ?? '', item.docKey ?? '', body) };
-  return { seq: item.seq, status: 'error', messages: o.errors.length > 0 ? o.errors : ['refused by the service'] };
-}
-
 /**
  * Re-drives the failed items of a file (wisbridge retry): only items that failed (never ok, uncertain or
  * rows the mapping rejected) are sent again, each recorded before it goes out; then the result file in the
@@ -61,20 +56,22 @@ export async function redriveFile(runtime: Runtime, ref: string): Promise<Redriv
   const file = findFile(journal, ref);
   const job = jobOfFile(runtime, file);
   const attempt = journal.beginRedrive(file.fileId);
-  const client = await runtime.client(job.service);
   const batchSize = runtime.loaded.service(job.service).batch_size;
   const log = runtime.logger.child({ job: job.name, file: file.name, fileId: file.fileId, attempt });
+  const ctx: SenderContext = { journal, client: await runtime.client(job.service), fileId: file.fileId, logger: log, stats: { requests: 0 } };
   const report: RedriveReport = { fileId: file.fileId, name: file.name, attempt, sent: 0, ok: 0, error: 0, uncertain: 0, status: 'processing' };
   const byEndpoint = new Map<string, ItemWithBody[]>();
   for (const item of journal.retryable(file.fileId)) {
     if (item.endpoint === null || item.body === null) continue;
-    byEndpoint.set(item.endpoint, [...(byEndpoint.get(item.endpoint) ?? []), item]);
+    let list = byEndpoint.get(item.endpoint);
+    if (!list) byEndpoint.set(item.endpoint, (list = []));
+    list.push(item);
   }
   log.info({ items: [...byEndpoint.values()].reduce((n, l) => n + l.length, 0) }, 're-driving failed items');
   for (const [endpoint, items] of byEndpoint) {
     const size = endpoint === 'inventory.counts' ? 1 : batchSize;
     for (let i = 0; i < items.length; i += size) {
-      const outcomes = await send(journal, client, file.fileId, attempt, endpoint, items.slice(i, i + size));
+      const outcomes = await send(ctx, attempt, endpoint, items.slice(i, i + size));
       report.sent += outcomes.length;
       for (const o of outcomes) report[o.status] += 1;
     }
@@ -88,41 +85,23 @@ export async function redriveFile(runtime: Runtime, ref: string): Promise<Redriv
   return report;
 }
 
-async function send(journal: Journal, client: WisClient, fileId: number, attempt: number, endpoint: string, items: ItemWithBody[]): Promise<ItemOutcome[]> {
-  const bodies = items.map((i) => JSON.parse(i.body as string) as Record<string, unknown>);
+/** Records a chunk of failed items as a request of this attempt and sends it through the pipeline's sender. */
+async function send(ctx: SenderContext, attempt: number, endpoint: string, items: ItemWithBody[]): Promise<ItemOutcome[]> {
+  const { journal, fileId } = ctx;
+  const docs: SendDoc[] = items.map((i) => ({ seq: i.seq, docKey: i.docKey, item: JSON.parse(i.body as string) as Record<string, unknown> }));
+  const bodies = docs.map((d) => d.item);
   const requestId = journal.transaction(() => {
     const id = journal.recordRequest(fileId, endpoint, items.map((i) => i.seq), { attempt });
     journal.markSent(id);
     return id;
   });
+  ctx.stats.requests++;
   let outcomes: ItemOutcome[];
   try {
-    if (endpoint === 'inventory.counts') {
-      outcomes = [await sendCount(client, items[0], bodies[0])];
-    } else {
-      const results = (await client.write(endpoint as BatchEndpointId, bodies as never, { batchSize: bodies.length })) as WriteOutcome<Record<string, unknown>>[];
-      outcomes = results.map((o, i) => toOutcome(items[i], o, bodies[i]));
-    }
+    outcomes = await deliver(ctx, { requestId, endpoint, docs, bodies });
   } catch (error) {
-    // Nothing was applied when the client says so: the items wait for the next retry; otherwise the request stays `sent`.
-    const details = isWisbridgeError(error) ? error.details ?? {} : {};
-    const notSent = (details.notSent as number[] | undefined) ?? [];
-    if (notSent.length === items.length || details.outcome === 'not-applied') journal.releaseRequest(requestId);
     throw new WisbridgeError(isWisbridgeError(error) ? error.code : 'UNAVAILABLE', `re-drive of file ${fileId} stopped: ${describeError(error)}`, { cause: error });
   }
-  journal.completeRequest(requestId, outcomes);
+  journal.transaction(() => storeOutcomes(ctx, requestId, endpoint, bodies, outcomes));
   return outcomes;
-}
-
-async function sendCount(client: WisClient, item: ItemWithBody, body: Record<string, unknown>): Promise<ItemOutcome> {
-  try {
-    const count = await client.cycleCount(body as never);
-    return { seq: item.seq, status: 'ok', result: count };
-  } catch (error) {
-    if (isWisbridgeError(error, 'BAD_REQUEST') || isWisbridgeError(error, 'INVALID_REQUEST')) return { seq: item.seq, status: 'error', messages: [error.message] };
-    if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) {
-      return { seq: item.seq, status: 'uncertain', messages: [error.message], hint: uncertainHint('inventory.counts', item.docKey ?? '', body) };
-    }
-    throw error;
-  }
 }

@@ -7,7 +7,7 @@ const { greeting } = threadData() as { greeting: string };
 serveCalls({
   echo: (value: unknown) => ({ greeting, value }),
   refuse: (message: string) => {
-    throw new WisbridgeError('CONTRACT_VIOLATION', message, { details: { why: 'asked to' } });
+    throw new WisbridgeError('CONTRACT_VIOLATION', message, { details: { ids: [3] } });
   },
   die: () => process.exit(3),
 });
