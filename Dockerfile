@@ -4,26 +4,36 @@
 #     -v /etc/wisbridge:/etc/wisbridge:ro -v wisbridge-journal:/var/lib/wisbridge -p 127.0.0.1:9464:9464 wisbridge
 # The configuration (/etc/wisbridge/wisbridge.yaml) must set `journal: /var/lib/wisbridge/journal.sqlite`,
 # `mappings: /app/mappings` (or a mounted folder) and `metrics: { host: 0.0.0.0, port: 9464 }`.
-FROM node:20-bookworm-slim
+# Two stages: `build` installs every dependency (TypeScript included) and compiles src/ to dist/; the runtime stage
+# gets only the production dependencies and dist/, no sources and no toolchain. test/service/image.test.ts runs the
+# npm steps of both stages without docker.
 
+FROM node:20-bookworm-slim AS build
 # better-sqlite3 ships prebuilt binaries for this platform; the toolchain is only a fallback when none matches.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-
 WORKDIR /app
-ENV NODE_ENV=production
-# Heap caps (src/runtime/node-options.ts): keep RSS near the live data instead of letting garbage pile up.
-ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=16"
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY bin ./bin
 COPY src ./src
-# npm ci compiles src/ to dist/ (the `prepare` script, with the dev dependencies); bin/wisbridge.js runs dist/.
-# --ignore-scripts is not used: better-sqlite3 needs its install script.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force \
- && apt-get purge -y python3 make g++ && apt-get autoremove -y
+# No NODE_ENV=production here: `npm ci` must install the dev dependencies, and its `prepare` script compiles
+# src/ to dist/ with them. --ignore-scripts is not used: better-sqlite3 needs its install script.
+RUN npm ci --no-audit --no-fund
+# Fail the build when no compiled bridge came out, then drop the dev dependencies the runtime does not need.
+RUN test -f dist/.built && npm prune --omit=dev --no-audit --no-fund
 
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+# Heap caps (src/runtime/node-options.ts): keep RSS near the live data instead of letting garbage pile up.
+ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=16"
+# The production dependencies as installed (and, if need be, compiled) by the build stage, on the same base image.
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/dist ./dist
 COPY mappings ./mappings
 COPY schemas ./schemas
 COPY samples ./samples

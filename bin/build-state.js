@@ -1,6 +1,7 @@
 // Whether dist/ (stamped by scripts/build.mjs) is newer than every source file of src/ (tests and their support
-// files aside, as tsconfig.build.json leaves them out of the build).
-import { readdirSync, statSync } from 'node:fs';
+// files aside, as tsconfig.build.json leaves them out of the build). An install without src/ (the container
+// image) has nothing newer to run: its build is current.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
 
@@ -11,6 +12,7 @@ export function buildIsCurrent() {
   } catch {
     return false;
   }
+  if (!existsSync(new URL('src', root))) return true;
   for (const entry of readdirSync(new URL('src', root), { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || entry.name.endsWith('.test.ts') || entry.name === 'test-support.ts' || !/\.(ts|mjs)$/.test(entry.name)) continue;
     if (statSync(`${entry.parentPath ?? entry.path}/${entry.name}`).mtimeMs > built) return false;

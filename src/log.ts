@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino';
+import { pino, type Logger, type LogFn } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -8,6 +9,9 @@ export const REDACTED_PATHS = [
   'password', '*.password', 'passphrase', '*.passphrase', 'privateKey', '*.privateKey', 'secret', '*.secret',
 ];
 
+/** pino-pretty's time format on a terminal: ISO 8601 in local time with its offset (2026-11-24T23:10:00.123+01:00). */
+export const PRETTY_TIME_FORMAT = "SYS:yyyy-mm-dd'T'HH:MM:ss.lp";
+
 export interface LogOptions {
   level?: string;
   /** Human-readable output (pino-pretty); defaults to true on a TTY. */
@@ -15,12 +19,34 @@ export interface LogOptions {
   destination?: NodeJS.WritableStream;
 }
 
+/**
+ * pino writes a child's bindings and the call's object side by side, so a key in both would appear twice in one
+ * JSON line (`"drop":"wms","drop":"wms"`). The bindings name the context: the call's copy is left out.
+ */
+function withoutBoundKeys(this: Logger, args: Parameters<LogFn>, method: LogFn): void {
+  const first: unknown = args[0];
+  if (first !== null && typeof first === 'object' && !(first instanceof Error)) {
+    const bound = this.bindings();
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(first)) {
+      if (!Object.hasOwn(bound, key)) continue;
+      copy ??= { ...(first as Record<string, unknown>) };
+      delete copy[key];
+    }
+    if (copy) args[0] = copy;
+  }
+  (method as (...a: unknown[]) => void).apply(this, args);
+}
+
 export function createLogger(options: LogOptions = {}): Logger {
   const level = options.level ?? process.env.WISBRIDGE_LOG_LEVEL ?? 'info';
   const pretty = options.pretty ?? (process.stderr.isTTY === true && !options.destination);
-  const base = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: undefined };
+  const base = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: undefined, hooks: { logMethod: withoutBoundKeys } };
+  if (pretty && options.destination) {
+    return pino(base, pinoPretty({ destination: options.destination, translateTime: PRETTY_TIME_FORMAT, colorize: false, sync: true }));
+  }
   if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, translateTime: 'SYS:HH:MM:ss.l' } } });
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, translateTime: PRETTY_TIME_FORMAT } } });
   }
   return pino(base, (options.destination as pino.DestinationStream | undefined) ?? pino.destination(2));
 }

@@ -15,7 +15,7 @@ import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /** Errors after which the file as a whole goes to error/ (it cannot be read or mapped); anything else stops the run. */
-const FILE_LEVEL = new Set(['FILE_UNREADABLE', 'FILE_LAYOUT', 'GROUPING_LIMIT', 'MAPPING_INVALID', 'MAPPING_NOT_FOUND', 'USAGE']);
+export const FILE_LEVEL = new Set(['FILE_UNREADABLE', 'FILE_LAYOUT', 'GROUPING_LIMIT', 'MAPPING_INVALID', 'MAPPING_NOT_FOUND', 'USAGE']);
 
 /** Longest input name (bytes) taken: its result, reason and archive names (timestamp suffix included) must fit 255. */
 export const MAX_INBOUND_NAME_BYTES = 200;

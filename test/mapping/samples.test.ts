@@ -81,7 +81,7 @@ describe('samples against the emulator (small seed)', () => {
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     const status = await new Promise<number | null>((ok) => child.on('close', ok));
     const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.find((l) => l.kind === 'batch').body.shipments[0].id).toBe(1180);
+    expect(lines.find((l) => l.kind === 'request').body.shipments[0].id).toBe(1180);
     expect(lines.find((l) => l.kind === 'rejected').errors[0].message).toBe('GR_20261120.csv, line 7, column SKU: "SKU-99999" is not a known product');
     expect(status).toBe(1);
   });
@@ -139,7 +139,7 @@ describe('commands', () => {
     const r = cli('map', 'samples/SHIP_20261120_flat.csv', '--references', 'samples/references.json');
     expect(r.status).toBe(1);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.filter((l) => l.kind === 'batch')[0].body.shipments.map((s: { id: number }) => s.id)).toEqual([1126, 1127]);
+    expect(lines.filter((l) => l.kind === 'request')[0].body.shipments.map((s: { id: number }) => s.id)).toEqual([1126, 1127]);
     expect(lines.filter((l) => l.kind === 'rejected').map((l) => l.errors[0].message)).toContain('SHIP_20261120_flat.csv, line 6, column QTY: "1,5x" is not a number');
   });
   it('mappings check reports file:line:col and exits 1; mappings test shows a readable diff and exits 1', async () => {

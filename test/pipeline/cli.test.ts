@@ -20,7 +20,10 @@ describe('wisbridge process', () => {
     const request = lines.find((l) => l.kind === 'request');
     expect(request.endpoint).toBe('inventory.adjustments');
     expect(request.body.adjustments.map((a: any) => a.product_code)).toEqual(['SKU-00001', 'SKU-00002', 'SKU-00003']);
-    expect(lines.find((l) => l.kind === 'rejected').errors).toEqual(['KORR_20261120.csv, line 6, column Menge: "3x" is not a number']);
+    expect(request.documents).toEqual([{ key: '', lines: [2] }, { key: '', lines: [3] }, { key: '', lines: [4] }]);
+    expect(lines.find((l) => l.kind === 'rejected').errors).toEqual([
+      { line: 6, column: 'Menge', raw: '3x', message: 'KORR_20261120.csv, line 6, column Menge: "3x" is not a number' },
+    ]);
     expect(r.stderr).toMatch(/KORR_20261120\.csv\s+dry-run\s+3\s+1\s+1/);
     expect((await adminState(emu, ['adjustments'])).adjustments).toEqual([]);
     expect(readdirSync(local)).toEqual(['KORR_20261120.csv']);
@@ -43,6 +46,33 @@ describe('wisbridge process', () => {
     const second = await finished(cli(['process', join(local, 'ACK_SO_20261120.csv'), '--config', ws.configFile]));
     expect(second.stdout).toMatch(/ACK_SO_20261120\.csv\s+duplicate/);
     expect(existsSync(join(local, 'ACK_SO_20261120.result.csv'))).toBe(true);
+  });
+});
+
+describe('process --dry-run and map agree', () => {
+  it('same lines and exit code for a file with a bad row, a file of the wrong layout, and a file no mapping matches', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    const local = join(ws.dir, 'local');
+    mkdirSync(local);
+    copyFileSync(join(SAMPLES, 'KORR_20261120.csv'), join(local, 'KORR_20261120.csv'));
+    writeFileSync(join(local, 'KORR_layout.csv'), 'Artikel;Grund\nSKU-00001;Bruch\n');
+    writeFileSync(join(local, 'UNKNOWN_1.csv'), 'a,b\n1,2\n');
+    const expected: Record<string, { code: number; kinds: string[] }> = {
+      'KORR_20261120.csv': { code: 1, kinds: ['skipped', 'rejected', 'request'] },
+      'KORR_layout.csv': { code: 1, kinds: ['file-rejected'] },
+      'UNKNOWN_1.csv': { code: 1, kinds: ['file-rejected'] },
+    };
+    for (const [name, want] of Object.entries(expected)) {
+      const file = join(local, name);
+      const dry = await finished(cli(['process', file, '--config', ws.configFile, '--dry-run']));
+      const map = await finished(cli(['map', file]));
+      const lines = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l));
+      expect([dry.code, map.code], `${name}: ${dry.stderr} ${map.stderr}`).toEqual([want.code, want.code]);
+      expect(lines(dry.stdout).map((l) => l.kind), name).toEqual(want.kinds);
+      expect(lines(map.stdout)).toEqual(lines(dry.stdout));
+      expect(lines(map.stdout).every((l) => l.file === name)).toBe(true);
+    }
+    expect(readdirSync(local).sort()).toEqual(Object.keys(expected).sort());
   });
 });
 

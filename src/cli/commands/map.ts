@@ -5,16 +5,23 @@ import { intOption, parseCommandLine } from '../args.js';
 import { WisbridgeError } from '../../errors.js';
 import { ApiReferenceResolver } from '../../client/references.js';
 import { createClient, type WisClient } from '../../client/index.js';
-import { loadMappings, mapInbound, TableResolver, type ReferenceResolver } from '../../mapping/index.js';
+import { loadMappings, TableResolver, type ReferenceResolver } from '../../mapping/index.js';
+import { exitCodeOf, pickMapping } from '../../pipeline/index.js';
+import type { InboundJob } from '../../config/schema.js';
+import { dryRunFile, dryRunReport, rejectFile, type DryRunLine } from '../dry-run.js';
 
 const HELP = `usage: wisbridge map FILE [--mapping NAME] [--dir mappings] [--max-batch N]
                     [--references FILE | --url URL (--token-env NAME | --token-file PATH)]
 
-Dry run: prints the requests FILE would produce (one JSON object per line: batches, rejections, skipped
-rows) without sending anything. References (shipment numbers, SKUs) are resolved from --references, a JSON
+Dry run: prints the requests FILE would produce without sending anything, one JSON object per line, in the
+shape of \`wisbridge process --dry-run\`: {"kind":"request"}, {"kind":"rejected"} (with each error's line, column,
+raw value and message), {"kind":"skipped"}, or {"kind":"file-rejected"} when the file cannot be mapped at all. References (shipment numbers, SKUs) are resolved from --references, a JSON
 file { "customerShipment": { "SO-1": 1 }, "product": { ... } }, or through the service at --url (list
 requests only; the token is read from an environment variable or a file, never from the command line).
-Without --mapping the mapping is chosen by the file name. Exit 1 when a document is rejected.`;
+Without --mapping the mapping is chosen by the file name. Exit 1 when a document or the file is rejected.`;
+
+/** The mapping is chosen as \`process\` chooses it for a job without a mapping list. */
+const MAP_JOB: InboundJob = { name: 'map', drop: '(local)', service: '(none)', watch: false, expect: [] };
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, {
@@ -29,8 +36,14 @@ export async function run(argv: string[]): Promise<number> {
   if (!file || positionals.length > 1) throw new WisbridgeError('USAGE', 'give exactly one FILE (see --help)');
   if (!existsSync(file)) throw new WisbridgeError('FILE_UNREADABLE', `no such file: ${file}`);
   const set = await loadMappings(values.dir ?? 'mappings');
-  const mapping = values.mapping ? set.get(values.mapping) : set.find(basename(file));
-  if (!mapping) throw new WisbridgeError('MAPPING_NOT_FOUND', `no mapping matches ${basename(file)}: give --mapping NAME`);
+  const name = basename(file);
+  const emit = (line: DryRunLine) => process.stdout.write(JSON.stringify(line) + '\n');
+  let mapping;
+  try {
+    mapping = pickMapping(set, MAP_JOB, name, values.mapping);
+  } catch (error) {
+    return exitCodeOf([rejectFile(dryRunReport(MAP_JOB.name, name), error, emit)]);
+  }
   let resolver: ReferenceResolver | undefined;
   let client: WisClient | undefined;
   if (values.references && values.url) throw new WisbridgeError('USAGE', 'give --references or --url, not both');
@@ -46,17 +59,12 @@ export async function run(argv: string[]): Promise<number> {
       throw new WisbridgeError('USAGE', `cannot read --references ${values.references}: ${(error as Error).message}`);
     }
   }
-  let rejected = 0;
-  const outcomes = mapInbound(createReadStream(file), mapping, {
-    fileName: basename(file), resolver, maxBatchItems: intOption(values['max-batch'], 'max-batch', 100),
-  });
   try {
-    for await (const o of outcomes) {
-      if (o.kind === 'rejected') rejected++;
-      process.stdout.write(JSON.stringify(o) + '\n');
-    }
+    const report = await dryRunFile(async () => createReadStream(file), mapping, {
+      job: MAP_JOB.name, file: name, resolver, maxBatchItems: intOption(values['max-batch'], 'max-batch', 100), emit,
+    });
+    return exitCodeOf([report]);
   } finally {
     await client?.close(true);
   }
-  return rejected > 0 ? 1 : 0;
 }

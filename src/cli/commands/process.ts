@@ -1,20 +1,24 @@
-import { existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { InboundJob } from '../../config/schema.js';
 import { createDrop } from '../../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { exitCodeOf, processFile, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
-import { createRuntime } from '../../runtime/runtime.js';
+import { ApiReferenceResolver } from '../../client/references.js';
+import type { ReferenceResolver } from '../../mapping/index.js';
+import { exitCodeOf, pickMapping, processFile, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
+import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { parseCommandLine } from '../args.js';
+import { dryRunFile, dryRunReport, rejectFile, type DryRunLine } from '../dry-run.js';
 
 const HELP = `usage: wisbridge process FILE... --config FILE [--service NAME] [--mapping NAME] [--out DIR] [--dry-run] [--force]
 
 One-off processing of local files through the inbound pipeline: each FILE is mapped (by its name, or --mapping),
 claimed in the journal, sent to the service (--service, default: the only one configured) and its result file
 NAME.result.csv is written beside it (or to --out DIR). The input file is not moved.
---dry-run maps and validates only: prints what would be sent (one JSON object per line), claims nothing, sends nothing.
+--dry-run maps and validates only: prints what would be sent (one JSON object per line, as wisbridge map does),
+claims nothing, sends nothing, writes nothing.
 --force processes a file again even when the same content was processed before.
 Exit 0 when every row went through, 1 when some rows failed, are uncertain, or a file was rejected, 2 on a fatal error.`;
 
@@ -50,15 +54,18 @@ export async function run(argv: string[]): Promise<number> {
   try {
     for (const file of positionals) {
       if (stop.signal.aborted) break;
+      if (dryRun) {
+        reports.push(await dryRunOne(runtime, job, file, values.mapping));
+        continue;
+      }
       const dir = dirname(resolve(file));
       const drop = createDrop({
         type: 'local', name: `process:${dir}`, root: dir, inbox: '.', outbox: values.out ? resolve(values.out) : '.', watchEvents: false,
       }, logger);
       try {
         reports.push(await processFile(runtime, job, basename(file), {
-          drop, dispose: false, dryRun, force: values.force, mapping: values.mapping, signal: stop.signal,
+          drop, dispose: false, force: values.force, mapping: values.mapping, signal: stop.signal,
           onProgress: (p) => bar.update(p),
-          onDryRun: (entry) => process.stdout.write(JSON.stringify({ file: basename(file), ...entry }) + '\n'),
         }));
       } finally {
         bar.done();
@@ -77,4 +84,25 @@ export async function run(argv: string[]): Promise<number> {
   }
   (dryRun ? process.stderr : process.stdout).write(summaryTable(reports) + '\n');
   return exitCodeOf(reports);
+}
+
+/** `--dry-run`: the same mapping run, lines and exit code as `wisbridge map`, with the job's mapping choice and the service's references. */
+async function dryRunOne(runtime: Runtime, job: InboundJob, file: string, forced: string | undefined): Promise<FileReport> {
+  const name = basename(file);
+  const emit = (line: DryRunLine) => process.stdout.write(JSON.stringify(line) + '\n');
+  let mapping;
+  try {
+    mapping = pickMapping(await runtime.mappings(), job, name, forced);
+  } catch (error) {
+    return rejectFile(dryRunReport(job.name, name), error, emit);
+  }
+  const service = runtime.loaded.service(job.service);
+  let resolver: ReferenceResolver | undefined;
+  const lazy: ReferenceResolver = {
+    resolve: async (kind, keys) => (resolver ??= new ApiReferenceResolver(await runtime.client(job.service))).resolve(kind, keys),
+  };
+  return dryRunFile(async () => createReadStream(file), mapping, {
+    job: job.name, file: name, resolver: lazy, maxBatchItems: service.batch_size, emit,
+    warehouse: mapping.document.startsWith('inventory.') ? service.warehouse : undefined,
+  });
 }
