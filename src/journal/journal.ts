@@ -4,13 +4,16 @@ import { openDatabase, schemaVersion, type Db } from './db.js';
 import { createInbound } from './inbound.js';
 import { createOperator } from './operator.js';
 import { createOutbound } from './outbound.js';
+import { createPrune } from './prune.js';
+import { createReads } from './reads.js';
 
 export interface JournalOptions {
   /** Clock for the timestamps the journal stores (tests); defaults to the system clock. */
   now?: () => Date;
 }
 
-export type Journal = ReturnType<typeof createInbound> & ReturnType<typeof createOperator> & ReturnType<typeof createOutbound> & {
+export type Journal = ReturnType<typeof createInbound> & ReturnType<typeof createOperator> & ReturnType<typeof createOutbound>
+  & ReturnType<typeof createReads> & ReturnType<typeof createPrune> & {
   readonly path: string;
   readonly schemaVersion: number;
   /**
@@ -32,6 +35,8 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   const inbound = createInbound(db, now, blocks);
   const operator = createOperator(db, now, inbound, blocks);
   const outbound = createOutbound(db, now);
+  const reads = createReads(db, now, path);
+  const prune = createPrune(db, now, inbound.fileSummary);
   const run = db.transaction((fn: () => unknown) => {
     const result = fn();
     if (result instanceof Promise) throw new WisbridgeError('JOURNAL', 'a journal transaction must not be async');
@@ -41,6 +46,8 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     ...inbound,
     ...operator,
     ...outbound,
+    ...reads,
+    ...prune,
     path,
     schemaVersion: schemaVersion(db),
     db,

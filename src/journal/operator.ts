@@ -22,6 +22,7 @@ interface FileRow {
   redrive: number;
   claimed_at: string;
   finished_at: string | null;
+  pruned_at: string | null;
 }
 
 function toFile(row: FileRow): FileRecord {
@@ -39,6 +40,7 @@ function toFile(row: FileRow): FileRecord {
     redrives: row.redrive,
     claimedAt: row.claimed_at,
     finishedAt: row.finished_at,
+    prunedAt: row.pruned_at,
   };
 }
 
@@ -213,6 +215,7 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
       return file.redrives + 1; // a re-drive interrupted by a crash goes on with the same attempt
     }
     if (file.status !== 'failed') throw stateError(`file ${fileId} is ${file.status}: nothing to retry`);
+    if (file.prunedAt !== null) throw stateError(`file ${fileId}: its rows were pruned on ${file.prunedAt} (journal retention): nothing left to retry`);
     q.startRedrive.run(fileId);
     return file.redrives + 2;
   });

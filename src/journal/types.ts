@@ -133,6 +133,8 @@ export interface FileRecord {
   redrives: number;
   claimedAt: string;
   finishedAt: string | null;
+  /** When retention dropped the file's rows, requests and bodies (its row, checksum and summary stay). */
+  prunedAt: string | null;
 }
 
 export interface ResolveOptions {
