@@ -14,6 +14,7 @@ export const COMMANDS: Record<string, Command> = {
   demo: { summary: 'the bridge end to end on this machine: emulator, samples, exports and inbound (no arguments)', load: () => import('./commands/demo.js') },
   emulator: { summary: 'run the Warehouse Integration Service emulator', load: () => import('./commands/emulator.js') },
   export: { summary: 'one export pass: work lists to the outbox, then acknowledge', load: () => import('./commands/export.js') },
+  journal: { summary: 'journal retention (prune --older-than 30d) and size (stats)', load: () => import('./commands/journal.js') },
   map: { summary: 'dry run: print the requests a CSV file would produce', load: () => import('./commands/map.js') },
   mappings: { summary: 'check mapping definitions, or test them on their samples', load: () => import('./commands/mappings.js') },
   process: { summary: 'process local files through the inbound pipeline (or --dry-run)', load: () => import('./commands/process.js') },

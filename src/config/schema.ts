@@ -112,6 +112,12 @@ export const configSchema = z
     log: z.strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     }).default({ level: 'info' }),
+    retention: z.strictObject({
+      journal_days: z.number().int().min(1).optional()
+        .describe('prune the journal rows, request bodies and results of files finished more than this many days ago (their checksums stay, so duplicates are still recognised); never when absent'),
+      cron: z.string().min(1).default('30 3 * * *').describe('when the retention tick runs: journal prune, then archive/outbox clean-up of drops with `archiveRetentionDays` / `outboxRetentionDays`'),
+      timezone: z.string().min(1).default('UTC').describe('IANA time zone of the cron expression'),
+    }).optional().describe('`wisbridge run`: automatic retention of the journal and of the drops\' archive/ and outbox/ (see docs/operations.md)'),
     shutdown_timeout_ms: z.number().int().min(100).default(30_000).describe('how long a graceful shutdown may take before the process exits anyway'),
   })
   .superRefine((config, ctx) => {

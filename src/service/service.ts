@@ -1,6 +1,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
 import { describeError, isWisbridgeError } from '../errors.js';
+import type { Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { systemClock, type Clock } from './clock.js';
@@ -9,6 +10,7 @@ import { ExpectedFiles } from './expect.js';
 import { startHealthServer, type HealthServer } from './health.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler } from './scheduler.js';
+import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
@@ -62,20 +64,23 @@ export class BridgeService {
   private readonly startedAt: number;
   private health: HealthServer | undefined;
   private stopping: Promise<void> | undefined;
+  private readonly retentionSlot = new JobSlot('retention');
+  /** What the last retention tick did (tests, the console). */
+  lastRetention: RetentionReport | undefined;
 
   constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.startedAt = this.clock.now();
-    let journalBacklog: (() => ReturnType<Awaited<ReturnType<Runtime['journal']>>['backlog']>) | undefined;
-    this.metrics = new ServiceMetrics(() => journalBacklog?.());
+    let journal: Journal | undefined;
+    this.metrics = new ServiceMetrics(() => journal?.backlog(), { stats: () => journal?.journalStats() });
     this.runtime = options.runtime
       ? options.runtime(this.hardController.signal, this.metrics)
       : createRuntime(loaded, {
         logger: this.logger, signal: this.hardController.signal,
         onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
       });
-    void this.runtime.journal().then((j) => { journalBacklog = () => j.backlog(); }, () => undefined);
+    void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
     this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger);
     const { runners } = options;
@@ -129,6 +134,10 @@ export class BridgeService {
     for (const job of this.loaded.config.inbound) {
       for (const entry of this.expected.add(job)) this.scheduler.add(entry);
     }
+    const retention = this.loaded.config.retention;
+    if (retention) {
+      this.scheduler.add({ key: 'retention', schedule: new CronSchedule(retention.cron, retention.timezone), onTick: () => this.retentionTick() });
+    }
     this.scheduler.start();
     for (const job of this.loaded.config.inbound) {
       if (!job.watch) continue;
@@ -171,7 +180,7 @@ export class BridgeService {
       this.logger.info({ reason, timeoutMs: timeout }, 'shutting down: no new work; finishing the requests in flight');
       this.scheduler.stop();
       this.stopController.abort(new Error(`shutdown (${reason})`));
-      const drained = Promise.allSettled([...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle())]);
+      const drained = Promise.allSettled([...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle()), this.retentionSlot.idle()]);
       if (!(await within(drained, timeout * 0.7))) {
         this.logger.warn('shutdown: runs still busy; aborting the requests in flight');
         this.hardController.abort(new Error(`shutdown (${reason})`));
@@ -202,6 +211,28 @@ export class BridgeService {
         alerts: this.expected.alerts.slice(-10),
       },
     };
+  }
+
+  /**
+   * The retention tick: once no job is running (prune only touches finished files, but a run's writes go first),
+   * the journal is pruned and the drops' archive/ and outbox/ cleaned. Never overlaps itself.
+   */
+  private async retentionTick(): Promise<void> {
+    const days = this.loaded.config.retention?.journal_days;
+    await this.retentionSlot.tryRun('schedule', async () => {
+      for (let busy = [...this.jobs.values()].filter((j) => j.slot.busy); busy.length > 0 && !this.stopSignal.aborted;
+        busy = [...this.jobs.values()].filter((j) => j.slot.busy)) {
+        await Promise.race(busy.map((j) => j.slot.idle()));
+      }
+      if (this.stopSignal.aborted) return;
+      try {
+        this.lastRetention = await runRetention(this.runtime, {
+          journalAgeMs: days === undefined ? undefined : days * 24 * 3600 * 1000, drops: true, now: this.clock.now(), signal: this.stopSignal, logger: this.logger,
+        });
+      } catch (error) {
+        this.logger.error({ err: describeError(error) }, 'retention failed');
+      }
+    });
   }
 
   private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run']): void {
