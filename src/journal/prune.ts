@@ -23,7 +23,7 @@ export interface PruneReport {
 /** Rows deleted per transaction: each commit is short, and the event loop gets a turn between two. */
 const ROW_CHUNK = 5000;
 /** Item blocks hold a whole request's bodies each: fewer per transaction. */
-const BLOCK_CHUNK = 50;
+const BLOCK_CHUNK = 10;
 const FILE_PAGE = 200;
 const DRAINING = 'prune:draining';
 

@@ -23,6 +23,7 @@ export class ServiceMetrics {
   readonly backlog: Gauge<'state'>;
   readonly lastRun: Gauge<'job'>;
   readonly journalGauges: Gauge<string>[];
+  readonly webhookAlerts: Counter<'kind' | 'result'>;
   private scrapeStats: { value: JournalStats | undefined } | undefined;
 
   constructor(backlog: () => Backlog | undefined, options: { defaultMetrics?: boolean; stats?: () => JournalStats | undefined } = {}) {
@@ -60,6 +61,10 @@ export class ServiceMetrics {
         this.set({ state: 'acknowledgements_pending' }, b.acknowledgementsPending);
         this.set({ state: 'awaiting_confirmation' }, b.awaitingConfirmation);
       },
+    });
+    this.webhookAlerts = new Counter({
+      name: 'wisbridge_webhook_alerts_total', help: 'Alerts POSTed to the webhook, by kind and result (sent, failed after its retries)',
+      labelNames: ['kind', 'result'], registers,
     });
     // One journal read per scrape for the four gauges below (text() starts a scrape afresh).
     const stats = () => (this.scrapeStats ??= { value: options.stats?.() }).value;

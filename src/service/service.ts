@@ -10,10 +10,12 @@ import { ExpectedFiles } from './expect.js';
 import { startHealthServer, type HealthServer } from './health.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler } from './scheduler.js';
+import { AlertNotifier } from './alerts.js';
 import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
+import { WebhookSender } from './webhook.js';
 
 export interface ServiceOptions {
   runners: JobRunners;
@@ -65,6 +67,9 @@ export class BridgeService {
   private health: HealthServer | undefined;
   private stopping: Promise<void> | undefined;
   private readonly retentionSlot = new JobSlot('retention');
+  /** Pushes alerts to `alerts.webhook` when configured. */
+  readonly webhook: WebhookSender | undefined;
+  private readonly alerts: AlertNotifier | undefined;
   /** What the last retention tick did (tests, the console). */
   lastRetention: RetentionReport | undefined;
 
@@ -82,7 +87,14 @@ export class BridgeService {
       });
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
-    this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger);
+    const webhook = loaded.config.alerts?.webhook;
+    if (webhook) {
+      this.webhook = new WebhookSender(loaded, webhook, {
+        logger: this.logger, now: () => this.clock.now(), onResult: (kind, result) => this.metrics.webhookAlerts.inc({ kind, result }),
+      });
+      this.alerts = new AlertNotifier(this.webhook, this.runtime, () => this.clock.now());
+    }
+    this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => this.alerts?.onMissedFile(alert));
     const { runners } = options;
     for (const job of loaded.config.inbound) {
       this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal)));
@@ -145,6 +157,7 @@ export class BridgeService {
       this.loops.push(watchInbox({
         runtime: this.runtime, job, clock: this.clock, signal: this.stopSignal, logger: this.logger.child({ job: job.name }),
         retryMs: this.options.watchRetryMs ?? 30_000,
+        onListError: (error) => this.alerts?.onDropListError(job, error),
         onFile: (file) => {
           this.expected.noteArrival(job.name, file.name);
           return state.slot.runWhenFree('watch', () => this.execute(state, 'watch', (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal)));
@@ -189,6 +202,10 @@ export class BridgeService {
       this.hardController.abort(new Error(`shutdown (${reason})`));
       await this.runtime.close().catch((error: unknown) => this.logger.error({ err: describeError(error) }, 'closing the runtime failed'));
       await this.health?.close();
+      if (this.webhook) {
+        await within(this.webhook.idle(), Math.min(5000, timeout * 0.15));
+        await this.webhook.close();
+      }
       this.logger.info('bridge stopped');
     })();
     return this.stopping;
@@ -297,10 +314,15 @@ export class BridgeService {
       summary = await run(this.stopSignal);
       this.metrics.onSummary(job.name, summary);
       await this.logRows(log, summary);
+      await this.alerts?.onSummary(job.name, summary);
     } catch (e) {
       result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
-      if (result === 'failed') log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+      if (result === 'failed') {
+        log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+        const config = [...this.loaded.config.inbound, ...this.loaded.config.exports].find((j) => j.name === job.name);
+        this.alerts?.onJobFailed(job.name, config?.drop, e);
+      }
     }
     const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
     for (const f of summary.files) for (const k of Object.keys(rows) as Array<keyof typeof rows>) rows[k] += f.rows[k];

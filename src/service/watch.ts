@@ -1,6 +1,6 @@
 import type { InboundJob } from '../config/schema.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
-import { describeError } from '../errors.js';
+import { describeError, isWisbridgeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Clock } from './clock.js';
@@ -12,6 +12,8 @@ export interface WatchOptions {
   signal: AbortSignal;
   logger: Logger;
   retryMs: number;
+  /** A poll (or opening the drop) could not list the inbox: alerts. */
+  onListError?: (error: unknown) => void;
   /** Processes one ready file; false when the run failed (the file stays and is offered again later). */
   onFile(file: ReadyFile): Promise<boolean>;
 }
@@ -28,7 +30,7 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
     try {
       const drop = await runtime.drop(job.drop);
       const dropOptions = await runtime.loaded.dropOptions(job.drop);
-      const watcher = new StableFileWatcher(drop, dropOptions, logger);
+      const watcher = new StableFileWatcher(drop, { ...dropOptions, onListError: options.onListError }, logger);
       logger.info({ drop: job.drop }, 'watching the inbox');
       for await (const file of watcher.watch(signal)) {
         logger.info({ file: file.name, size: file.size }, 'file ready');
@@ -40,6 +42,7 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
     } catch (error) {
       failed = true;
       logger.error({ drop: job.drop, err: describeError(error) }, 'watching the inbox failed');
+      if (isWisbridgeError(error) && error.code.startsWith('DROP_')) options.onListError?.(error);
     }
     if (failed && !signal.aborted) {
       logger.info({ retryInMs: options.retryMs }, 'looking at the inbox again after a pause');
