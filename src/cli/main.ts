@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describeError, isWisbridgeError } from '../errors.js';
 
 /** One entry per subcommand; each lives in ./commands/<name>.ts and exports `run(argv): Promise<number>`. */
@@ -13,6 +14,7 @@ export const COMMANDS: Record<string, Command> = {
   demo: { summary: 'the bridge end to end on this machine: emulator, samples, exports and inbound (no arguments)', load: () => import('./commands/demo.js') },
   emulator: { summary: 'run the Warehouse Integration Service emulator', load: () => import('./commands/emulator.js') },
   export: { summary: 'one export pass: work lists to the outbox, then acknowledge', load: () => import('./commands/export.js') },
+  journal: { summary: 'journal retention (prune --older-than 30d) and size (stats)', load: () => import('./commands/journal.js') },
   map: { summary: 'dry run: print the requests a CSV file would produce', load: () => import('./commands/map.js') },
   mappings: { summary: 'check mapping definitions, or test them on their samples', load: () => import('./commands/mappings.js') },
   process: { summary: 'process local files through the inbound pipeline (or --dry-run)', load: () => import('./commands/process.js') },
@@ -24,11 +26,21 @@ export const COMMANDS: Record<string, Command> = {
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)}${c.summary}`);
-  return ['usage: wisbridge <command> [options]', '', 'commands:', ...lines, '', 'wisbridge <command> --help for its options'].join('\n');
+  return ['usage: wisbridge <command> [options]', '       wisbridge --version', '', 'commands:', ...lines, '', 'wisbridge <command> --help for its options'].join('\n');
+}
+
+/** The version in package.json (two folders up from src/cli/ and from dist/cli/ alike). */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`wisbridge ${version()}\n`);
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage() + '\n');
     return name ? 0 : 2;

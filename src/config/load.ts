@@ -17,6 +17,8 @@ export interface LoadedConfig {
   dropOptions(name: string): Promise<DropOptions>;
   service(name: string): ServiceConfig;
   serviceToken(name: string): Promise<string>;
+  /** Any other secret reference of the configuration (e.g. webhook headers), read on demand; `what` names it in errors. */
+  secret(ref: SecretRef, what: string): Promise<string>;
 }
 
 /** Validates a configuration text; returns every problem with its position (nothing thrown). */
@@ -92,6 +94,7 @@ export function bindConfig(config: Config, file: string): LoadedConfig {
     mappingsDir: path(config.mappings),
     service,
     serviceToken: (name) => resolveSecret(secretSource(service(name).token, path), `token of service "${name}"`),
+    secret: (ref, what) => resolveSecret(secretSource(ref, path), what),
     async dropOptions(name) {
       const drop: DropConfig | undefined = config.drops[name];
       if (!drop) throw new WisbridgeError('CONFIG_INVALID', `unknown drop "${name}" (known: ${Object.keys(config.drops).join(', ')})`);

@@ -112,6 +112,23 @@ export const configSchema = z
     log: z.strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     }).default({ level: 'info' }),
+    alerts: z.strictObject({
+      webhook: z.strictObject({
+        url: z.union([z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }), secretRefSchema])
+          .describe('where alerts are POSTed as JSON: a URL, or a secret reference when the URL itself carries a token (it is never logged)'),
+        headers: z.record(z.string().min(1), secretRefSchema).default({})
+          .describe('extra request headers, each value a secret reference, e.g. `Authorization: { env: ALERT_TOKEN }` (values are never logged)'),
+        timeout_ms: z.number().int().min(100).default(5000).describe('deadline of one POST'),
+        max_attempts: z.number().int().min(1).max(10).default(5).describe('attempts per alert (connection errors, 408, 429 and 5xx are retried; other 4xx are not)'),
+        backoff_ms: z.number().int().min(0).default(1000).describe('delay before the second attempt; doubled for each further one, at most 60 s'),
+      }).optional().describe('JSON POST per alert: failed and rejected files, uncertain rows, missing expected files, drops that cannot be listed'),
+    }).optional().describe('`wisbridge run`: alerts pushed to a webhook (they are also logged and counted in /metrics)'),
+    retention: z.strictObject({
+      journal_days: z.number().int().min(1).optional()
+        .describe('prune the journal rows, request bodies and results of files finished more than this many days ago (their checksums stay, so duplicates are still recognised); never when absent'),
+      cron: z.string().min(1).default('30 3 * * *').describe('when the retention tick runs: journal prune, then archive/outbox clean-up of drops with `archiveRetentionDays` / `outboxRetentionDays`'),
+      timezone: z.string().min(1).default('UTC').describe('IANA time zone of the cron expression'),
+    }).optional().describe('`wisbridge run`: automatic retention of the journal and of the drops\' archive/ and outbox/ (see docs/operations.md)'),
     shutdown_timeout_ms: z.number().int().min(100).default(30_000).describe('how long a graceful shutdown may take before the process exits anyway'),
   })
   .superRefine((config, ctx) => {

@@ -13,6 +13,7 @@ export { hostKeyFingerprint } from './sftp-connection.js';
 export { StableFileWatcher, type ReadyFile, type WatcherOptions } from './watcher.js';
 export { disposeFile, type Disposition } from './disposition.js';
 export { ByteCounter } from './streams.js';
+export { pruneDropFolders, type FolderPruneResult, type FolderRetention } from './retention.js';
 
 /** Validates drop options: CONFIG_INVALID listing every problem by path, never echoing values (secrets). */
 export function parseDropOptions(options: DropOptionsInput): DropOptions {

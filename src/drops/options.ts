@@ -28,6 +28,10 @@ const commonShape = {
   markerSuffixes: z.array(z.string().min(1)).min(1).default(['.ok', '.done'])
     .describe('`marker` mode: suffixes of marker files; marker files are never picked up themselves, in either mode.'),
   pollIntervalMs: z.number().int().min(50).default(5000).describe('Interval of the inbox poll (SFTP) or of the safety rescan beside file events (local).'),
+  archiveRetentionDays: z.number().int().min(1).optional()
+    .describe('`wisbridge run` (retention tick) and `wisbridge journal prune --drops`: delete files in `archive` modified more than this many days ago; kept forever when absent.'),
+  outboxRetentionDays: z.number().int().min(1).optional()
+    .describe('As `archiveRetentionDays`, for `outbox` (result files, work lists): set it longer than the WMS takes to fetch its files.'),
 };
 
 export const localDropOptionsSchema = z.strictObject({

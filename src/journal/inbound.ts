@@ -53,7 +53,7 @@ export function createInbound(db: Db, now: () => string, blocks: Blocks) {
     // A rejected file counts as processed only when some of it reached the service.
     processedByChecksum: db.prepare(
       `SELECT id, name, status, finished_at FROM files f WHERE checksum = ? AND (status IN ('done', 'failed')
-         OR (status = 'rejected' AND EXISTS (SELECT 1 FROM requests r WHERE r.file_id = f.id)))
+         OR (status = 'rejected' AND (pruned_requests > 0 OR EXISTS (SELECT 1 FROM requests r WHERE r.file_id = f.id))))
        ORDER BY id DESC LIMIT 1`),
     maxGeneration: db.prepare('SELECT coalesce(max(generation), 0) FROM files WHERE checksum = ?').pluck(),
     insertFile: db.prepare(

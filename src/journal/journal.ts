@@ -5,6 +5,8 @@ import { createDispositions } from './dispositions.js';
 import { createInbound } from './inbound.js';
 import { createOperator } from './operator.js';
 import { createOutbound } from './outbound.js';
+import { createPrune } from './prune.js';
+import { createReads } from './reads.js';
 
 export interface JournalOptions {
   /** Clock for the timestamps the journal stores (tests); defaults to the system clock. */
@@ -12,7 +14,7 @@ export interface JournalOptions {
 }
 
 export type Journal = ReturnType<typeof createInbound> & ReturnType<typeof createOperator> & ReturnType<typeof createOutbound>
-  & ReturnType<typeof createDispositions> & {
+  & ReturnType<typeof createDispositions> & ReturnType<typeof createReads> & ReturnType<typeof createPrune> & {
   readonly path: string;
   readonly schemaVersion: number;
   /**
@@ -34,6 +36,8 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   const inbound = createInbound(db, now, blocks);
   const operator = createOperator(db, now, inbound, blocks);
   const outbound = createOutbound(db, now);
+  const reads = createReads(db, now, path);
+  const prune = createPrune(db, now, inbound.fileSummary);
   const run = db.transaction((fn: () => unknown) => {
     const result = fn();
     if (result instanceof Promise) throw new WisbridgeError('JOURNAL', 'a journal transaction must not be async');
@@ -44,6 +48,8 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     ...operator,
     ...outbound,
     ...createDispositions(db),
+    ...reads,
+    ...prune,
     path,
     schemaVersion: schemaVersion(db),
     db,

@@ -24,6 +24,7 @@ interface FileRow {
   finished_at: string | null;
   result_name: string | null;
   disposed_to: string | null;
+  pruned_at: string | null;
 }
 
 function toFile(row: FileRow): FileRecord {
@@ -43,6 +44,7 @@ function toFile(row: FileRow): FileRecord {
     finishedAt: row.finished_at,
     resultName: row.result_name,
     disposedTo: row.disposed_to,
+    prunedAt: row.pruned_at,
   };
 }
 
@@ -217,6 +219,7 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
       return file.redrives + 1; // a re-drive interrupted by a crash goes on with the same attempt
     }
     if (file.status !== 'failed') throw stateError(`file ${fileId} is ${file.status}: nothing to retry`);
+    if (file.prunedAt !== null) throw stateError(`file ${fileId}: its rows were pruned on ${file.prunedAt} (journal retention): nothing left to retry`);
     q.startRedrive.run(fileId);
     return file.redrives + 2;
   });

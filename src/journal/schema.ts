@@ -152,6 +152,22 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN result_name TEXT;
   ALTER TABLE files ADD COLUMN disposed_to TEXT;
   UPDATE files SET disposed_to = 'unknown' WHERE status != 'processing';
+  -- Files met but not claimed: re-drops of content processed before (duplicate) and files rejected before a claim
+  -- (no mapping matches, empty, not UTF-8). The recent list shows them beside the files table.
+  CREATE TABLE file_events (
+    id INTEGER PRIMARY KEY,
+    drop_name TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('duplicate', 'rejected')),
+    original_file_id INTEGER REFERENCES files (id),
+    reason TEXT,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX file_events_at ON file_events (at);
+  -- Retention: a pruned file keeps its row (checksum, summary) but loses its items, blocks and requests.
+  -- pruned_requests: how many requests it had, so a rejected file that reached the service stays a duplicate.
+  ALTER TABLE files ADD COLUMN pruned_at TEXT;
+  ALTER TABLE files ADD COLUMN pruned_requests INTEGER;
   `,
 ];
 

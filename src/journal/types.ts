@@ -137,6 +137,8 @@ export interface FileRecord {
   resultName: string | null;
   /** `archive/NAME` or `error/NAME` once the file left its inbox ('unknown' for files of older journals). */
   disposedTo: string | null;
+  /** When retention dropped the file's rows, requests and bodies (its row, checksum and summary stay). */
+  prunedAt: string | null;
 }
 
 export interface ResolveOptions {

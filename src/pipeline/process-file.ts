@@ -215,6 +215,9 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: Journal):
   if (journal && report.fileId !== undefined) {
     fillCounts(report, journal, report.fileId);
     if (report.rows.ok + report.rows.error + report.rows.uncertain + report.rows.skipped > 0) await writeResult(ctx, journal, report.fileId);
+  } else if (!ctx.options.dryRun) {
+    // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
+    (await ctx.runtime.journal()).recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
   }
   const text = [`file: ${ctx.name}`, report.mapping ? `mapping: ${report.mapping}` : undefined, `rejected at: ${new Date().toISOString()}`, `reason: ${reason}`, '']
     .filter((l) => l !== undefined).join('\n');
@@ -260,6 +263,7 @@ async function duplicate(ctx: FileContext, journal: Journal, previousId: number)
   const message = `duplicate: the same content was already processed as ${prev.name} on ${when} (${prev.status}); not applied again`;
   report.reason = message;
   await writeResultAs(ctx, await freeResultName(ctx), journal, previousId, { status: 'skipped', message });
+  journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message });
   ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
   await dispose(ctx, 'archive');
   return report;

@@ -38,6 +38,8 @@ export class ExpectedFiles {
     private readonly clock: Clock,
     private readonly metrics: ServiceMetrics,
     private readonly logger: Logger,
+    /** Pushes each missed-file alert on (the webhook). */
+    private readonly notify?: (alert: MissedFileAlert) => void,
   ) {}
 
   add(job: InboundJob): ScheduleEntry[] {
@@ -77,6 +79,7 @@ export class ExpectedFiles {
     this.metrics.expectedMissing.set({ job: e.job.name, pattern: e.pattern }, 1);
     this.logger.warn({ alert: 'missed-file', ...alert, timezone: e.cutoff.timezone },
       `expected file /${e.pattern}/ for job ${e.job.name} has not arrived by its cut-off`);
+    this.notify?.(alert);
     return alert;
   }
 

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClientEvent } from '../client/index.js';
-import type { Backlog } from '../journal/index.js';
+import type { Backlog, JournalStats } from '../journal/index.js';
 import type { JobSummary } from './types.js';
 
 /**
@@ -24,8 +24,11 @@ export class ServiceMetrics {
   readonly lastRun: Gauge<'job'>;
   readonly dropUp: Gauge<'drop'>;
   readonly dropListFailures: Counter<'drop' | 'code'>;
+  readonly journalGauges: Gauge<string>[];
+  readonly webhookAlerts: Counter<'kind' | 'result'>;
+  private scrapeStats: { value: JournalStats | undefined } | undefined;
 
-  constructor(backlog: () => Backlog | undefined, options: { defaultMetrics?: boolean } = {}) {
+  constructor(backlog: () => Backlog | undefined, options: { defaultMetrics?: boolean; stats?: () => JournalStats | undefined } = {}) {
     const registers = [this.registry];
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'wisbridge_' });
     this.files = new Counter({ name: 'wisbridge_files_total', help: 'Inbound files processed, by outcome (done, failed, rejected, duplicate)', labelNames: ['job', 'outcome'], registers });
@@ -63,6 +66,32 @@ export class ServiceMetrics {
         this.set({ state: 'awaiting_confirmation' }, b.awaitingConfirmation);
       },
     });
+    this.webhookAlerts = new Counter({
+      name: 'wisbridge_webhook_alerts_total', help: 'Alerts POSTed to the webhook, by kind and result (sent, failed after its retries)',
+      labelNames: ['kind', 'result'], registers,
+    });
+    // One journal read per scrape for the four gauges below (text() starts a scrape afresh).
+    const stats = () => (this.scrapeStats ??= { value: options.stats?.() }).value;
+    const seconds = (iso: string | null) => (iso === null ? 0 : Date.parse(iso) / 1000);
+    const journalGauge = (name: string, help: string, read: (s: JournalStats, set: (value: number, labels?: Record<string, string>) => void) => void, labelNames: string[] = []) =>
+      new Gauge({
+        name, help, labelNames, registers,
+        collect() {
+          const s = stats();
+          if (s) read(s, (value, labels) => (labels ? this.set(labels, value) : this.set(value)));
+        },
+      });
+    this.journalGauges = [
+      journalGauge('wisbridge_journal_bytes', 'Size of the journal: database file plus WAL', (s, set) => set(s.bytes)),
+      journalGauge('wisbridge_journal_files', 'Files in the journal: kept (with their rows) and pruned (row, checksum and counts only)', (s, set) => {
+        set(s.files - s.prunedFiles, { state: 'kept' });
+        set(s.prunedFiles, { state: 'pruned' });
+      }, ['state']),
+      journalGauge('wisbridge_journal_oldest_entry_timestamp_seconds', 'Oldest entry of the journal (file claimed, export, file event); 0 when empty',
+        (s, set) => set(seconds(s.oldestEntry))),
+      journalGauge('wisbridge_journal_oldest_rows_timestamp_seconds', 'Claim time of the oldest file whose rows are still kept; 0 when none',
+        (s, set) => set(seconds(s.oldestDetail))),
+    ];
   }
 
   onClientEvent(service: string, event: ClientEvent): void {
@@ -88,6 +117,7 @@ export class ServiceMetrics {
   }
 
   text(): Promise<string> {
+    this.scrapeStats = undefined;
     return this.registry.metrics();
   }
 }

@@ -1,6 +1,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
 import { describeError, isWisbridgeError } from '../errors.js';
+import type { Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { systemClock, type Clock } from './clock.js';
@@ -10,9 +11,12 @@ import { ExpectedFiles } from './expect.js';
 import { startHealthServer, type HealthServer } from './health.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler } from './scheduler.js';
+import { AlertNotifier } from './alerts.js';
+import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
+import { WebhookSender } from './webhook.js';
 
 export interface ServiceOptions {
   runners: JobRunners;
@@ -67,23 +71,36 @@ export class BridgeService {
   private readonly startedAt: number;
   private health: HealthServer | undefined;
   private stopping: Promise<void> | undefined;
+  private readonly retentionSlot = new JobSlot('retention');
+  /** Pushes alerts to `alerts.webhook` when configured. */
+  readonly webhook: WebhookSender | undefined;
+  private readonly alerts: AlertNotifier | undefined;
+  /** What the last retention tick did (tests, the console). */
+  lastRetention: RetentionReport | undefined;
 
   constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.startedAt = this.clock.now();
-    let journalBacklog: (() => ReturnType<Awaited<ReturnType<Runtime['journal']>>['backlog']>) | undefined;
-    this.metrics = new ServiceMetrics(() => journalBacklog?.());
+    let journal: Journal | undefined;
+    this.metrics = new ServiceMetrics(() => journal?.backlog(), { stats: () => journal?.journalStats() });
     this.runtime = options.runtime
       ? options.runtime(this.hardController.signal, this.metrics)
       : createRuntime(loaded, {
         logger: this.logger, signal: this.hardController.signal,
         onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
       });
-    void this.runtime.journal().then((j) => { journalBacklog = () => j.backlog(); }, () => undefined);
+    void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
-    this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger);
+    this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => this.alerts?.onMissedFile(alert));
     this.drops = new DropHealth(this.metrics, this.logger, this.clock);
+    const webhook = loaded.config.alerts?.webhook;
+    if (webhook) {
+      this.webhook = new WebhookSender(loaded, webhook, {
+        logger: this.logger, now: () => this.clock.now(), onResult: (kind, result) => this.metrics.webhookAlerts.inc({ kind, result }),
+      });
+      this.alerts = new AlertNotifier(this.webhook, this.runtime, () => this.clock.now());
+    }
     const { runners } = options;
     for (const job of loaded.config.inbound) {
       this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal)), job.drop);
@@ -135,6 +152,10 @@ export class BridgeService {
     for (const job of this.loaded.config.inbound) {
       for (const entry of this.expected.add(job)) this.scheduler.add(entry);
     }
+    const retention = this.loaded.config.retention;
+    if (retention) {
+      this.scheduler.add({ key: 'retention', schedule: new CronSchedule(retention.cron, retention.timezone), onTick: () => this.retentionTick() });
+    }
     this.scheduler.start();
     for (const job of this.loaded.config.inbound) {
       if (!job.watch) continue;
@@ -142,7 +163,11 @@ export class BridgeService {
       this.loops.push(watchInbox({
         runtime: this.runtime, job, clock: this.clock, signal: this.stopSignal, logger: this.logger.child({ job: job.name }),
         retryMs: this.options.watchRetryMs ?? 30_000,
-        onListing: (error) => (error === undefined ? this.drops.listed(job.drop) : this.drops.failed(job.drop, error)),
+        onListing: (error) => {
+          if (error === undefined) return this.drops.listed(job.drop);
+          this.drops.failed(job.drop, error);
+          this.alerts?.onDropListError(job, error);
+        },
         onFile: (file) => {
           this.expected.noteArrival(job.name, file.name);
           return state.slot.runWhenFree('watch', () => this.execute(state, 'watch', (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal)));
@@ -178,7 +203,7 @@ export class BridgeService {
       this.logger.info({ reason, timeoutMs: timeout }, 'shutting down: no new work; finishing the requests in flight');
       this.scheduler.stop();
       this.stopController.abort(new Error(`shutdown (${reason})`));
-      const drained = Promise.allSettled([...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle())]);
+      const drained = Promise.allSettled([...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle()), this.retentionSlot.idle()]);
       if (!(await within(drained, timeout * 0.7))) {
         this.logger.warn('shutdown: runs still busy; aborting the requests in flight');
         this.hardController.abort(new Error(`shutdown (${reason})`));
@@ -187,6 +212,10 @@ export class BridgeService {
       this.hardController.abort(new Error(`shutdown (${reason})`));
       await this.runtime.close().catch((error: unknown) => this.logger.error({ err: describeError(error) }, 'closing the runtime failed'));
       await this.health?.close();
+      if (this.webhook) {
+        await within(this.webhook.idle(), Math.min(5000, timeout * 0.15));
+        await this.webhook.close();
+      }
       this.logger.info('bridge stopped');
     })();
     return this.stopping;
@@ -211,6 +240,28 @@ export class BridgeService {
         alerts: this.expected.alerts.slice(-10),
       },
     };
+  }
+
+  /**
+   * The retention tick: once no job is running (prune only touches finished files, but a run's writes go first),
+   * the journal is pruned and the drops' archive/ and outbox/ cleaned. Never overlaps itself.
+   */
+  private async retentionTick(): Promise<void> {
+    const days = this.loaded.config.retention?.journal_days;
+    await this.retentionSlot.tryRun('schedule', async () => {
+      for (let busy = [...this.jobs.values()].filter((j) => j.slot.busy); busy.length > 0 && !this.stopSignal.aborted;
+        busy = [...this.jobs.values()].filter((j) => j.slot.busy)) {
+        await Promise.race(busy.map((j) => j.slot.idle()));
+      }
+      if (this.stopSignal.aborted) return;
+      try {
+        this.lastRetention = await runRetention(this.runtime, {
+          journalAgeMs: days === undefined ? undefined : days * 24 * 3600 * 1000, drops: true, now: this.clock.now(), signal: this.stopSignal, logger: this.logger,
+        });
+      } catch (error) {
+        this.logger.error({ err: describeError(error) }, 'retention failed');
+      }
+    });
   }
 
   private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run'], drop?: string): void {
@@ -277,11 +328,16 @@ export class BridgeService {
       this.metrics.onSummary(job.name, summary);
       await this.logRows(log, summary);
       if (summary.files.some(needsAttention)) result = 'partial';
+      await this.alerts?.onSummary(job.name, summary);
     } catch (e) {
       result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
       if (job.drop !== undefined && isDropUnreachable(e)) this.drops.failed(job.drop, e);
-      if (result === 'failed') log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+      if (result === 'failed') {
+        log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+        const config = [...this.loaded.config.inbound, ...this.loaded.config.exports].find((j) => j.name === job.name);
+        this.alerts?.onJobFailed(job.name, config?.drop, e);
+      }
     }
     const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
     for (const f of summary.files) for (const k of Object.keys(rows) as Array<keyof typeof rows>) rows[k] += f.rows[k];

@@ -1,10 +1,31 @@
-import type { Backlog, ExportFile, FileRecord, ItemRecord, Journal } from '../journal/index.js';
+import type { Backlog, ExportFile, FileStatus, ItemRecord, Journal, JournalStats } from '../journal/index.js';
+
+export type DocumentCounts = { ok: number; error: number; skipped: number; uncertain: number };
+
+/** A line of the recent list: a journal file, or a file met but not claimed (duplicate, rejected before a claim). */
+export interface RecentFile {
+  /** The journal file; for a duplicate, the file whose content it repeats; null for a file rejected before a claim. */
+  fileId: number | null;
+  drop: string;
+  name: string;
+  status: FileStatus | 'duplicate';
+  /** Documents (request items, and rows the mapping rejected or skipped) by status: one document may span several input rows. */
+  counts: DocumentCounts;
+  claimedAt: string;
+  finishedAt: string | null;
+  reason: string | null;
+  prunedAt: string | null;
+}
 
 export interface StatusReport {
   journal: string;
+  stats: JournalStats;
   backlog: Backlog;
-  files: Array<FileRecord & { counts: { ok: number; error: number; skipped: number; uncertain: number } }>;
+  files: RecentFile[];
+  /** Files and file events in the journal: `files` shows the newest of them. */
+  filesTotal: number;
   exports: ExportFile[];
+  exportsTotal: number;
   failed: Array<RowLine>;
   uncertain: Array<RowLine>;
 }
@@ -18,10 +39,11 @@ export interface RowLine {
 }
 
 const linesOf = (item: ItemRecord) => item.lines;
+const NO_COUNTS: DocumentCounts = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
 
-/** What `wisbridge status` shows: backlog, recent files with counts, failed and uncertain rows. */
-export function statusReport(journal: Journal, options: { limit: number; rows: number }): StatusReport {
-  const files = journal.listFiles({ limit: options.limit }).map((f) => {
+/** The newest journal files and file events, merged by time. */
+function recentFiles(journal: Journal, limit: number): RecentFile[] {
+  const files: RecentFile[] = journal.listFiles({ limit }).map((f) => {
     const s = f.summary ?? (() => {
       try {
         return journal.fileSummary(f.fileId);
@@ -29,8 +51,20 @@ export function statusReport(journal: Journal, options: { limit: number; rows: n
         return null;
       }
     })();
-    return { ...f, counts: { ok: s?.ok ?? 0, error: s?.error ?? 0, skipped: s?.skipped ?? 0, uncertain: s?.uncertain ?? 0 } };
+    return {
+      fileId: f.fileId, drop: f.drop, name: f.name, status: f.status, claimedAt: f.claimedAt, finishedAt: f.finishedAt, reason: f.reason, prunedAt: f.prunedAt,
+      counts: s ? { ok: s.ok, error: s.error, skipped: s.skipped, uncertain: s.uncertain } : NO_COUNTS,
+    };
   });
+  const events: RecentFile[] = journal.recentFileEvents(limit).map((e) => ({
+    fileId: e.originalFileId, drop: e.drop, name: e.name, status: e.kind, counts: NO_COUNTS, claimedAt: e.at, finishedAt: e.at, reason: e.reason, prunedAt: null,
+  }));
+  return [...files, ...events].sort((a, b) => (a.claimedAt < b.claimedAt ? 1 : a.claimedAt > b.claimedAt ? -1 : 0)).slice(0, limit);
+}
+
+/** What `wisbridge status` shows: backlog, recent files with counts, failed and uncertain rows. */
+export function statusReport(journal: Journal, options: { limit: number; rows: number }): StatusReport {
+  const files = recentFiles(journal, options.limit);
   const names = new Map<number, string>();
   const nameOf = (fileId: number) => {
     let name = names.get(fileId);
@@ -40,7 +74,7 @@ export function statusReport(journal: Journal, options: { limit: number; rows: n
   const failed: RowLine[] = [];
   for (const f of files) {
     if (failed.length >= options.rows) break;
-    if (f.counts.error === 0) continue;
+    if (f.counts.error === 0 || f.fileId === null || f.status === 'duplicate') continue;
     for (const item of journal.failedItems(f.fileId, { limit: options.rows - failed.length })) {
       failed.push({ fileId: f.fileId, file: f.name, lines: linesOf(item), key: item.docKey, message: item.messages.join(' | ') });
     }
@@ -50,7 +84,10 @@ export function statusReport(journal: Journal, options: { limit: number; rows: n
     message: [item.messages.join(' | '), item.hint ? `check: ${item.hint}` : ''].filter(Boolean).join(' — '),
   }));
   const exports = journal.listExports({ limit: options.limit });
-  return { journal: journal.path, backlog: journal.backlog(), files, exports, failed, uncertain };
+  return {
+    journal: journal.path, stats: journal.journalStats(), backlog: journal.backlog(),
+    files, filesTotal: journal.countFiles() + journal.countFileEvents(), exports, exportsTotal: journal.countExports(), failed, uncertain,
+  };
 }
 
 export function formatTable(header: string[], rows: string[][], maxWidth = 60): string {
@@ -59,34 +96,46 @@ export function formatTable(header: string[], rows: string[][], maxWidth = 60): 
   return [fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
 }
 
-const showLines = (lines: number[]) => (lines.length <= 3 ? lines.join(',') : `${lines[0]}-${lines[lines.length - 1]} (${lines.length})`);
+/** "(N)" when the list is whole, "(showing N of M)" when it was cut. */
+export function shownOf(shown: number, total: number): string {
+  return shown < total ? `(showing ${shown} of ${total})` : `(${shown})`;
+}
+
+export const showLines = (lines: number[]) => (lines.length <= 3 ? lines.join(',') : `${lines[0]}-${lines[lines.length - 1]} (${lines.length})`);
+
+const MIB = 1024 * 1024;
 
 export function formatStatus(report: StatusReport): string {
   const b = report.backlog;
+  const s = report.stats;
   const out = [
-    `journal: ${report.journal}`,
-    `backlog: ${b.processingFiles} file(s) processing, ${b.pendingRequests} request(s) pending (${b.pendingItems} items), ` +
-      `${b.sentRequests} sent awaiting an answer (${b.sentItems} items), ${b.uncertainItems} uncertain row(s), ${b.errorItems} failed row(s), ` +
+    `journal: ${report.journal} (${(s.bytes / MIB).toFixed(1)} MiB, oldest entry ${s.oldestEntry?.slice(0, 19) ?? '-'}, ` +
+      `${s.prunedFiles} of ${s.files} file(s) pruned${s.prunedFiles > 0 ? `, rows kept since ${s.oldestDetail?.slice(0, 19) ?? '-'}` : ''})`,
+    `backlog: ${b.processingFiles} file(s) processing, ${b.pendingRequests} request(s) pending (${b.pendingItems} documents), ` +
+      `${b.sentRequests} sent awaiting an answer (${b.sentItems} documents), ${b.uncertainItems} uncertain document(s), ${b.errorItems} failed document(s), ` +
       `${b.acknowledgementsPending} acknowledgement(s) pending, ${b.awaitingConfirmation} awaiting WMS confirmation`,
     '',
-    `recent files (${report.files.length}):`,
+    `recent files ${shownOf(report.files.length, report.filesTotal)}; counts are documents (a document may span several input rows; ` +
+      'batch and result files count input rows: wisbridge status --file ID lists them):',
     report.files.length === 0 ? '  (none yet)' : formatTable(
-      ['id', 'drop', 'file', 'status', 'ok', 'error', 'skipped', 'uncertain', 'claimed', 'finished'],
-      report.files.map((f) => [String(f.fileId), f.drop, f.name, f.status, String(f.counts.ok), String(f.counts.error), String(f.counts.skipped),
-        String(f.counts.uncertain), f.claimedAt.slice(0, 19), f.finishedAt?.slice(0, 19) ?? (f.reason ? '' : '-')]),
+      ['id', 'drop', 'file', 'status', 'ok docs', 'error docs', 'skipped docs', 'uncertain docs', 'claimed', 'finished / reason'],
+      report.files.map((f) => [f.fileId === null ? '-' : String(f.fileId), f.drop, f.name, f.prunedAt ? `${f.status} (pruned)` : f.status,
+        String(f.counts.ok), String(f.counts.error), String(f.counts.skipped), String(f.counts.uncertain), f.claimedAt.slice(0, 19),
+        f.status === 'duplicate' || f.status === 'rejected' ? (f.reason ?? '') : (f.finishedAt?.slice(0, 19) ?? '-')]),
     ),
   ];
-  out.push('', `recent exports (${report.exports.length}):`);
+  out.push('', `recent exports ${shownOf(report.exports.length, report.exportsTotal)}:`);
   out.push(report.exports.length === 0 ? '  (none yet)' : formatTable(
     ['id', 'work type', 'kind', 'file', 'records', 'policy', 'status', 'created'],
     report.exports.map((e) => [String(e.exportId), e.workType, e.kind, e.fileName, String(e.recordCount), e.policy, e.status, e.createdAt.slice(0, 19)]),
   ));
-  const rowTable = (title: string, rows: RowLine[], hint: string) => {
-    out.push('', `${title} (${rows.length}):`);
+  const rowTable = (title: string, rows: RowLine[], total: number, hint: string) => {
+    out.push('', `${title} ${shownOf(rows.length, Math.max(total, rows.length))}:`);
     if (rows.length === 0) out.push('  (none)');
     else out.push(formatTable(['file id', 'file', 'line', 'key', 'message'], rows.map((r) => [String(r.fileId), r.file, showLines(r.lines), r.key ?? '', r.message]), 100), hint);
   };
-  rowTable('failed rows', report.failed, 'fix the cause, then: wisbridge retry --config FILE --file ID');
-  rowTable('uncertain rows', report.uncertain, 'check each in the service, then: wisbridge resolve --config FILE --file ID --lines N --applied|--not-applied --note TEXT');
+  rowTable('failed documents', report.failed, b.errorItems, 'fix the cause, then: wisbridge retry --config FILE --file ID');
+  rowTable('uncertain documents', report.uncertain, b.uncertainItems,
+    'check each in the service, then: wisbridge resolve --config FILE --file ID --lines N --applied|--not-applied --note TEXT');
   return out.join('\n');
 }

@@ -1,22 +1,33 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/load.js';
+import { WisbridgeError } from '../../errors.js';
 import { openJournal } from '../../journal/index.js';
+import { fileRowsReport, formatFileRows, parseStatuses, ROW_STATUSES } from '../../service/file-rows.js';
 import { formatStatus, statusReport } from '../../service/status.js';
 import { intOption, parseCommandLine } from '../args.js';
 
 const HELP = `usage: wisbridge status [--config FILE] [--limit N] [--rows N] [--json]
+       wisbridge status [--config FILE] --file NAME|ID [--status S[,S...]] [--rows N] [--json]
 
-Summarizes the journal: the backlog, the N most recent files (default 20) with their row counts,
-and up to --rows (default 50) failed and uncertain rows with file, line, key and message.`;
+Summarizes the journal: its size and oldest entry, the backlog, the N most recent files (default 20; duplicates
+and files rejected before a claim included) with their document counts, and up to --rows (default 50) failed and
+uncertain documents with file, line, key and message. Cut lists say "showing N of M".
+
+--file: the input rows of one file in line order (line, document key, status, what the service returned, error),
+as its result file has them; --status keeps rows of those statuses (${ROW_STATUSES.join(', ')}).`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandLine(argv, {
-    config: { type: 'string', short: 'c' }, limit: { type: 'string' }, rows: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    config: { type: 'string', short: 'c' }, limit: { type: 'string' }, rows: { type: 'string' }, json: { type: 'boolean' },
+    file: { type: 'string' }, status: { type: 'string' }, help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     process.stdout.write(HELP + '\n');
     return 0;
   }
+  if (values.status !== undefined && values.file === undefined) throw new WisbridgeError('USAGE', '--status needs --file NAME|ID');
+  const statuses = parseStatuses(values.status);
+  const rows = intOption(values.rows, 'rows', 50);
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
   if (!existsSync(loaded.journalPath)) {
     process.stdout.write(`journal: ${loaded.journalPath} does not exist yet: nothing has run with this configuration\n`);
@@ -24,7 +35,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   const journal = openJournal(loaded.journalPath);
   try {
-    const report = statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows: intOption(values.rows, 'rows', 50) });
+    if (values.file !== undefined) {
+      const report = fileRowsReport(journal, values.file, { statuses, limit: rows });
+      process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatFileRows(report)) + '\n');
+      return 0;
+    }
+    const report = statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows });
     process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatStatus(report)) + '\n');
   } finally {
     journal.close();

@@ -1,0 +1,84 @@
+import type { InboundJob } from '../config/schema.js';
+import { describeError, isWisbridgeError } from '../errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { MissedFileAlert } from './expect.js';
+import type { JobSummary } from './types.js';
+import type { Alert, WebhookSender } from './webhook.js';
+
+/** A drop that keeps failing raises one alert per this period, not one per poll. */
+export const DROP_ALERT_REPEAT_MS = 60 * 60 * 1000;
+/** Uncertain rows listed in a rows-uncertain alert (the count is always complete). */
+const ROWS_IN_ALERT = 10;
+/** Errors of a job run that mean its drop could not be reached or listed. */
+const DROP_UNLISTABLE = new Set(['DROP_CONNECT', 'DROP_AUTH', 'DROP_HOST_KEY', 'DROP_NOT_FOUND', 'DROP_PERMISSION', 'DROP_IO']);
+
+/** Turns what the service sees into webhook alerts (see docs/operations.md for the payloads). */
+export class AlertNotifier {
+  private readonly dropAlerted = new Map<string, number>();
+
+  constructor(private readonly sender: WebhookSender, private readonly runtime: Runtime, private readonly now: () => number) {}
+
+  /** Failed and rejected files, and uncertain rows, of one job run. */
+  async onSummary(job: string, summary: JobSummary): Promise<void> {
+    for (const f of summary.files) {
+      const base = { job, file: f.name, fileId: f.fileId, rows: f.rows, resultFile: f.resultFile };
+      if (f.outcome === 'rejected') {
+        this.sender.send({ kind: 'file-rejected', severity: 'critical', message: `file ${f.name} was rejected as a whole: ${f.reason ?? ''}`, ...base, reason: f.reason });
+        continue;
+      }
+      if (f.rows.error > 0) {
+        this.sender.send({ kind: 'file-failed', severity: 'warning', message: `file ${f.name}: ${f.rows.error} row(s) failed`, ...base });
+      }
+      if (f.rows.uncertain > 0) {
+        this.sender.send({
+          kind: 'rows-uncertain', severity: 'critical',
+          message: `file ${f.name}: ${f.rows.uncertain} row(s) with an unknown outcome: check them in the service, then wisbridge resolve`,
+          ...base, uncertain: await this.uncertainRows(f.fileId),
+        });
+      }
+    }
+  }
+
+  onMissedFile(alert: MissedFileAlert): void {
+    this.sender.send({
+      kind: 'expected-file-missing', severity: 'critical', message: `expected file /${alert.pattern}/ for job ${alert.job} has not arrived by its cut-off`, ...alert,
+    });
+  }
+
+  /** A watched inbox could not be listed (throttled per drop). */
+  onDropListError(job: InboundJob, error: unknown): void {
+    this.dropUnlistable(job.name, job.drop, error);
+  }
+
+  /** A job run failed: its drop could not be reached or listed, or anything else (authentication, service down...). */
+  onJobFailed(job: string, drop: string | undefined, error: unknown): void {
+    if (drop !== undefined && isWisbridgeError(error) && DROP_UNLISTABLE.has(error.code)) {
+      this.dropUnlistable(job, drop, error);
+      return;
+    }
+    const alert: Alert = { kind: 'job-failed', severity: 'critical', message: `job ${job} failed: ${describeError(error)}`, job, error: describeError(error) };
+    if (isWisbridgeError(error)) alert.code = error.code;
+    this.sender.send(alert);
+  }
+
+  private dropUnlistable(job: string, drop: string, error: unknown): void {
+    const last = this.dropAlerted.get(drop);
+    const now = this.now();
+    if (last !== undefined && now - last < DROP_ALERT_REPEAT_MS) return;
+    this.dropAlerted.set(drop, now);
+    this.sender.send({
+      kind: 'drop-unlistable', severity: 'critical', message: `drop ${drop} cannot be listed: ${describeError(error)}`,
+      job, drop, error: describeError(error), ...(isWisbridgeError(error) ? { code: error.code } : {}),
+    });
+  }
+
+  private async uncertainRows(fileId: number | undefined): Promise<Array<{ lines: number[]; key: string | null; hint: string | null }>> {
+    if (fileId === undefined) return [];
+    try {
+      const journal = await this.runtime.journal();
+      return journal.uncertainItems(fileId, { limit: ROWS_IN_ALERT }).map((i) => ({ lines: i.lines, key: i.docKey, hint: i.hint }));
+    } catch {
+      return [];
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { WisbridgeError } from '../errors.js';
+import type { FileRecord, ItemStatus, Journal } from '../journal/index.js';
+import { findFile } from './redrive.js';
+import { formatTable, shownOf } from './status.js';
+
+export const ROW_STATUSES: readonly ItemStatus[] = ['ok', 'error', 'uncertain', 'skipped', 'sent', 'pending'];
+
+/** One input row of a file, as the result file has it. */
+export interface FileRow {
+  line: number;
+  key: string | null;
+  status: ItemStatus;
+  /** What the service returned for an ok row (ids, numbers...). */
+  returned: unknown;
+  error: string;
+  hint: string | null;
+  resolution: string | null;
+}
+
+export interface FileRowsReport {
+  file: FileRecord;
+  /** Input rows by status: the same counts as `batch` and the result file. */
+  rows: Partial<Record<ItemStatus, number>>;
+  total: number;
+  /** Rows of the statuses asked for (all when none). */
+  matching: number;
+  shown: FileRow[];
+}
+
+/** Parses `--status error,uncertain` into row statuses (USAGE error on an unknown one). */
+export function parseStatuses(value: string | undefined): ItemStatus[] | undefined {
+  if (value === undefined) return undefined;
+  const statuses = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = statuses.filter((s) => !ROW_STATUSES.includes(s as ItemStatus));
+  if (unknown.length > 0 || statuses.length === 0) {
+    throw new WisbridgeError('USAGE', `--status takes row statuses separated by commas (${ROW_STATUSES.join(', ')}), got "${value}"`);
+  }
+  return statuses as ItemStatus[];
+}
+
+/** The rows of one journal file (by id or name) in line order: counts of all, the first `limit` of those matching `statuses`. */
+export function fileRowsReport(journal: Journal, ref: string, options: { statuses?: readonly ItemStatus[]; limit: number }): FileRowsReport {
+  const file = findFile(journal, ref);
+  const wanted = options.statuses ? new Set(options.statuses) : undefined;
+  const rows: Partial<Record<ItemStatus, number>> = {};
+  const shown: FileRow[] = [];
+  let total = 0;
+  let matching = 0;
+  for (const o of journal.iterateLineOutcomes(file.fileId)) {
+    total++;
+    rows[o.status] = (rows[o.status] ?? 0) + 1;
+    if (wanted && !wanted.has(o.status)) continue;
+    matching++;
+    if (shown.length < options.limit) {
+      shown.push({ line: o.line, key: o.docKey, status: o.status, returned: o.result ?? null, error: o.messages.join(' | '), hint: o.hint, resolution: o.resolution });
+    }
+  }
+  return { file, rows, total, matching, shown };
+}
+
+export function formatFileRows(report: FileRowsReport): string {
+  const f = report.file;
+  const counts = ROW_STATUSES.filter((s) => report.rows[s]).map((s) => `${report.rows[s]} ${s}`).join(', ') || 'none';
+  const out = [
+    `file ${f.fileId}: ${f.name} (drop ${f.drop}, mapping ${f.mapping}) — ${f.status}${f.redrives > 0 ? `, re-driven ${f.redrives}×` : ''}`,
+    `claimed ${f.claimedAt.slice(0, 19)}, finished ${f.finishedAt?.slice(0, 19) ?? '-'}${f.reason ? `; reason: ${f.reason}` : ''}`,
+    `input rows: ${report.total} (${counts})`,
+  ];
+  if (f.prunedAt) {
+    const s = f.summary;
+    out.push(`its rows were pruned on ${f.prunedAt.slice(0, 19)} (journal retention)` +
+      (s ? `; documents then: ${s.ok} ok, ${s.error} error, ${s.skipped} skipped, ${s.uncertain} uncertain` : ''));
+    return out.join('\n');
+  }
+  out.push('', `rows ${shownOf(report.shown.length, report.matching)}:`);
+  if (report.shown.length === 0) out.push('  (none)');
+  else {
+    out.push(formatTable(['line', 'key', 'status', 'returned', 'error'], report.shown.map((r) => [
+      String(r.line), r.key ?? '', r.resolution ? `${r.status} (resolved ${r.resolution})` : r.status,
+      r.returned === null ? '' : JSON.stringify(r.returned),
+      [r.error, r.hint ? `check: ${r.hint}` : ''].filter(Boolean).join(' — '),
+    ]), 100));
+  }
+  return out.join('\n');
+}
