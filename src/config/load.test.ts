@@ -111,9 +111,9 @@ describe('configuration', () => {
       .replace('    url: http://127.0.0.1:8080', '    url: http://127.0.0.1:8080\n    batchsize: 5');
     const { problems } = checkConfigText(text, 'c.yaml');
     expect(problems.map((p) => [p.line, p.col, p.message])).toEqual([
-      [6, 16, 'services.main.batchsize: unknown option; did you mean `batch_size`?'],
-      [12, 15, 'drops.local.setle_ms: unknown option; did you mean `settle_ms`?'],
-      [17, 13, 'drops.partner.colour: unknown option'],
+      [6, 5, 'services.main.batchsize: unknown option; did you mean `batch_size`?'],
+      [12, 5, 'drops.local.setle_ms: unknown option; did you mean `settle_ms`?'],
+      [17, 5, 'drops.partner.colour: unknown option'],
     ]);
   });
 

@@ -11,7 +11,8 @@ export const formatYamlProblem = (p: YamlProblem) => `${p.file}:${p.line}:${p.co
 /** A parsed YAML document that can point at the position of any path inside it. */
 export interface PositionedYaml {
   value: unknown;
-  positionOf(path: readonly PropertyKey[]): { line: number; col: number };
+  /** `atKey`: the position of the last segment's key rather than of its value. */
+  positionOf(path: readonly PropertyKey[], atKey?: boolean): { line: number; col: number };
 }
 
 /** Parses YAML text; syntax errors come back as problems with positions, nothing is thrown. */
@@ -26,7 +27,7 @@ export function parseYaml(text: string, file: string): { doc?: PositionedYaml; p
       }),
     };
   }
-  return { doc: { value: doc.toJS(), positionOf: (path) => positionOf(doc, counter, path) }, problems: [] };
+  return { doc: { value: doc.toJS(), positionOf: (path, atKey) => positionOf(doc, counter, path, atKey) }, problems: [] };
 }
 
 /**
@@ -46,7 +47,7 @@ export function parseYamlWithSchema<S extends z.ZodType>(
   const value = options.acceptCamelCase
     ? renameCamelCaseKeys(schema, doc.value ?? {}, (path, newKey) => {
       const old = path.join('.');
-      warnings.push({ file, ...doc.positionOf(path), message: `${old}: deprecated spelling; write \`${newKey}\` (the old name still works for now)` });
+      warnings.push({ file, ...doc.positionOf(path, true), message: `${old}: deprecated spelling; write \`${newKey}\` (the old name still works for now)` });
     })
     : doc.value ?? {};
   const parsed = schema.safeParse(value);
@@ -65,7 +66,7 @@ export function parseYamlWithSchema<S extends z.ZodType>(
 function unknownKey(file: string, doc: PositionedYaml, schema: z.ZodType, value: unknown, path: PropertyKey[], key: string): YamlProblem {
   const suggestion = closestWord(key, knownKeysAt(schema, value, path));
   return {
-    file, ...doc.positionOf([...path, key]),
+    file, ...doc.positionOf([...path, key], true),
     message: `${[...path, key].join('.')}: unknown option${suggestion ? `; did you mean \`${suggestion}\`?` : ''}`,
   };
 }
@@ -86,16 +87,17 @@ function specificIssue(issue: Issue): Issue {
 }
 
 /** Finds the deepest YAML node along a path, so an error points at the value (or its nearest parent). */
-function positionOf(doc: Document, counter: LineCounter, path: readonly PropertyKey[]): { line: number; col: number } {
+function positionOf(doc: Document, counter: LineCounter, path: readonly PropertyKey[], atKey = false): { line: number; col: number } {
   let node: unknown = doc.contents;
   let offset = (doc.contents as YamlNode | null)?.range?.[0] ?? 0;
-  for (const seg of path) {
+  for (const [i, seg] of path.entries()) {
     let next: unknown;
     if (isMap(node)) {
       const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === seg);
       if (pair) {
         offset = (pair.key as YamlNode).range?.[0] ?? offset;
         next = pair.value;
+        if (atKey && i === path.length - 1) break;
       }
     } else if (isSeq(node) && typeof seg === 'number') {
       next = node.items[seg];

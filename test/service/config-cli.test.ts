@@ -51,7 +51,7 @@ describe('wisbridge config', () => {
     writeFileSync(old, CONFIG.replace('settle_ms: 0', 'settleMs: 0'));
     const ok = wisbridge(['config', 'check', '--config', old], { WB_CFG_TOKEN: 't', WB_CFG_PASSWORD: 'p' });
     expect(ok.status).toBe(0);
-    expect(ok.stderr).toBe(`${old}:18:15: drops.local.settleMs: deprecated spelling; write \`settle_ms\` (the old name still works for now) (warning)\n`);
+    expect(ok.stderr).toBe(`${old}:18:5: drops.local.settleMs: deprecated spelling; write \`settle_ms\` (the old name still works for now) (warning)\n`);
     const typo = join(dir, 'typo.yaml');
     writeFileSync(typo, CONFIG.replace('settle_ms: 0', 'setle_ms: 0'));
     const bad = wisbridge(['config', 'check', '--config', typo], { WB_CFG_TOKEN: 't', WB_CFG_PASSWORD: 'p' });
