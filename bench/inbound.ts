@@ -39,7 +39,7 @@ writeFileSync(join(dir, 'mappings', 'adjustments.yaml'), [
 writeFileSync(join(dir, 'wisbridge.yaml'), [
   'journal: journal.sqlite', 'mappings: mappings',
   `services:\n  wis:\n    url: ${url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    request_timeout_ms: 60000`,
-  `drops:\n  wms:\n    type: local\n    root: ${dir}\n    settleMs: 0\n    watchEvents: false`,
+  `drops:\n  wms:\n    type: local\n    root: ${dir}\n    settle_ms: 0\n    watch_events: false`,
   'inbound:\n  - { name: bench, drop: wms, service: wis }', 'log: { level: warn }', '',
 ].join('\n'));
 

@@ -1,13 +1,16 @@
 import { pino, type Logger, type LogFn } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { SECRET_DROP_OPTIONS } from './drops/options.js';
+import { camelToSnake } from './util/naming.js';
 
 export type { Logger };
 
-/** Paths pino masks wherever they appear in a log record: secrets never reach a log line. */
-export const REDACTED_PATHS = [
-  'token', '*.token', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
-  'password', '*.password', 'passphrase', '*.passphrase', 'privateKey', '*.privateKey', 'secret', '*.secret',
-];
+/**
+ * Paths pino masks wherever they appear in a log record: secrets never reach a log line. The drop options flagged
+ * secret (src/drops/options.ts) are masked in both spellings.
+ */
+const SECRET_KEYS = [...new Set(['token', 'authorization', 'secret', ...SECRET_DROP_OPTIONS.flatMap((k) => [k, camelToSnake(k)])])];
+export const REDACTED_PATHS = [...SECRET_KEYS.flatMap((k) => [k, `*.${k}`]), 'headers.authorization', '*.headers.authorization'];
 
 /** pino-pretty's time format on a terminal: ISO 8601 in local time with its offset (2026-11-24T23:10:00.123+01:00). */
 export const PRETTY_TIME_FORMAT = "SYS:yyyy-mm-dd'T'HH:MM:ss.lp";

@@ -1,8 +1,8 @@
-import { access, constants, readFile } from 'node:fs/promises';
+import { access, constants } from 'node:fs/promises';
 import { describeError, WisbridgeError } from '../errors.js';
 import { checkMappings } from '../mapping/load.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
-import { bindConfig, checkConfigText, type LoadedConfig } from './load.js';
+import { bindConfig, checkConfigText, readConfigText, type LoadedConfig } from './load.js';
 
 export interface ConfigCheckOptions {
   /** Resolve every secret the configuration references (default true); false checks the shape only. */
@@ -15,14 +15,14 @@ export interface ConfigCheckOptions {
  * variables set, token and key files readable. `config check` prints them; `run` and `batch` refuse to start on any.
  */
 export async function checkConfigFile(file: string, options: ConfigCheckOptions = {}): Promise<YamlProblem[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new WisbridgeError('CONFIG_INVALID', `cannot read the configuration file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  const { config, problems, doc } = checkConfigText(text, file);
-  if (!config || !doc) return problems;
+  return (await inspectConfigFile(file, options)).problems;
+}
+
+/** checkConfigFile's problems, and the warnings that do not fail a check (an old spelling of an option). */
+export async function inspectConfigFile(file: string, options: ConfigCheckOptions = {}): Promise<{ problems: YamlProblem[]; warnings: YamlProblem[] }> {
+  const text = await readConfigText(file);
+  const { config, problems, warnings, doc } = checkConfigText(text, file);
+  if (!config || !doc) return { problems, warnings };
   const loaded = bindConfig(config, file);
   const { mappings, problems: mappingProblems } = await checkMappings(loaded.mappingsDir);
   const known = new Map(mappings.map((m) => [m.name, m]));
@@ -39,7 +39,7 @@ export async function checkConfigFile(file: string, options: ConfigCheckOptions 
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
   }
   const secrets = options.secrets === false ? [] : await secretProblems(loaded, doc);
-  return [...mappingProblems, ...missing, ...secrets];
+  return { problems: [...mappingProblems, ...missing, ...secrets], warnings };
 }
 
 /** Each service token and drop credential resolved once; messages name the variable or file, never a value. */

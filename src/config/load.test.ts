@@ -1,8 +1,12 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { isWisbridgeError } from '../errors.js';
+import { SECRET_DROP_OPTIONS, type SecretDropOption } from '../drops/options.js';
+import { REDACTED_PATHS } from '../log.js';
+import { createRuntime } from '../runtime/runtime.js';
 import { checkConfigText, loadConfig } from './load.js';
 
 const VALID = `
@@ -21,7 +25,7 @@ drops:
     port: 2222
     username: wms
     password: { file: secrets/sftp-password }
-    hostKeyFingerprint: SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+    host_key_fingerprint: SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 inbound:
   - name: nightly
     drop: partner
@@ -81,6 +85,45 @@ describe('configuration', () => {
     ]);
   });
 
+  it('accepts an old camelCase spelling with a warning naming the new key, logged once by the runtime', async () => {
+    const text = VALID.replace('    root: ./drop', '    root: ./drop\n    settleMs: 250\n    watchEvents: false')
+      .replace('host_key_fingerprint:', 'hostKeyFingerprint:');
+    const { config, problems, warnings } = checkConfigText(text, 'c.yaml');
+    expect(problems).toEqual([]);
+    expect(config!.drops.local).toMatchObject({ settleMs: 250, watchEvents: false });
+    expect(warnings.map((w) => [w.line, w.message])).toEqual([
+      [11, 'drops.local.settleMs: deprecated spelling; write `settle_ms` (the old name still works for now)'],
+      [12, 'drops.local.watchEvents: deprecated spelling; write `watch_events` (the old name still works for now)'],
+      [19, 'drops.partner.hostKeyFingerprint: deprecated spelling; write `host_key_fingerprint` (the old name still works for now)'],
+    ]);
+    const dir = await mkdtemp(join(tmpdir(), 'wisbridge-config-'));
+    await writeFile(join(dir, 'wisbridge.yaml'), text);
+    const loaded = await loadConfig(join(dir, 'wisbridge.yaml'));
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    createRuntime(loaded, { logger });
+    createRuntime(loaded, { logger });
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(warnings.map((w) => w.message));
+  });
+
+  it('answers an unknown key with the closest known one, at the key\'s position', () => {
+    const text = VALID.replace('    root: ./drop', '    root: ./drop\n    setle_ms: 250').replace('    port: 2222', '    port: 2222\n    colour: blue')
+      .replace('    url: http://127.0.0.1:8080', '    url: http://127.0.0.1:8080\n    batchsize: 5');
+    const { problems } = checkConfigText(text, 'c.yaml');
+    expect(problems.map((p) => [p.line, p.col, p.message])).toEqual([
+      [6, 5, 'services.main.batchsize: unknown option; did you mean `batch_size`?'],
+      [12, 5, 'drops.local.setle_ms: unknown option; did you mean `settle_ms`?'],
+      [17, 5, 'drops.partner.colour: unknown option'],
+    ]);
+  });
+
+  it('the secret flag alone decides which drop options are references, resolved, and redacted in logs', () => {
+    expect(SECRET_DROP_OPTIONS).toEqual(['password', 'privateKey', 'passphrase'] satisfies SecretDropOption[]);
+    for (const key of ['password', 'private_key', 'privateKey', 'passphrase', 'token']) expect(REDACTED_PATHS).toContain(`*.${key}`);
+    const inline = checkConfigText(VALID.replace('password: { file: secrets/sftp-password }', 'private_key: "-----BEGIN KEY-----"'), 'c.yaml');
+    expect(inline.problems.map((p) => p.message.split(':')[0])).toEqual(['drops.partner.private_key']);
+  });
+
   it('reports YAML syntax errors with a position', () => {
     const { problems } = checkConfigText('services:\n  main: [unclosed\n', 'c.yaml');
     expect(problems[0]!.message).toMatch(/^YAML: /);
@@ -107,9 +150,11 @@ describe('configuration', () => {
     await expect(loaded.serviceToken('main')).resolves.toBe('jwt-from-env');
   });
 
-  it('gives a clear error for a missing file', async () => {
-    const error = await loadConfig('/nonexistent/wisbridge.yaml').catch((e: unknown) => e);
+  it('names a missing file by its full path and suggests --config', async () => {
+    const error = await loadConfig('no-such-dir/wisbridge.yaml').catch((e: unknown) => e);
     expect(isWisbridgeError(error, 'CONFIG_INVALID')).toBe(true);
-    expect((error as Error).message).toBe('cannot read the configuration file /nonexistent/wisbridge.yaml (ENOENT)');
+    expect((error as Error).message).toBe(
+      `cannot read the configuration file ${resolve('no-such-dir/wisbridge.yaml')} (no such file; give the configuration with --config FILE (start from examples/wisbridge.yaml))`,
+    );
   });
 });

@@ -3,7 +3,8 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { Cron } from 'croner';
 import { WisbridgeError } from '../errors.js';
 import { resolveSecret } from '../client/secret.js';
-import type { DropOptions } from '../drops/options.js';
+import { SECRET_DROP_OPTIONS, type DropOptions } from '../drops/options.js';
+import { camelToSnake } from '../util/naming.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { configSchema, type Config, type DropConfig, type SecretRef, type ServiceConfig } from './schema.js';
 
@@ -11,6 +12,8 @@ import { configSchema, type Config, type DropConfig, type SecretRef, type Servic
 export interface LoadedConfig {
   file: string;
   config: Config;
+  /** Old spellings accepted (camelCase keys): one warning each, naming the new key; logged once by the runtime. */
+  warnings: YamlProblem[];
   journalPath: string;
   mappingsDir: string;
   /** Drop options ready for `createDrop`, secrets read from their environment variables or files. */
@@ -22,9 +25,9 @@ export interface LoadedConfig {
 }
 
 /** Validates a configuration text; returns every problem with its position (nothing thrown). */
-export function checkConfigText(text: string, file: string): { config?: Config; problems: YamlProblem[]; doc?: PositionedYaml } {
-  const { data, doc, problems } = parseYamlWithSchema(text, file, configSchema);
-  if (!data || !doc) return { problems };
+export function checkConfigText(text: string, file: string): { config?: Config; problems: YamlProblem[]; warnings: YamlProblem[]; doc?: PositionedYaml } {
+  const { data, doc, problems, warnings } = parseYamlWithSchema(text, file, configSchema, { acceptCamelCase: true });
+  if (!data || !doc) return { problems, warnings };
   const extra: YamlProblem[] = [];
   const checkSchedule = (path: (string | number)[], cron: string, timezone: string) => {
     try {
@@ -59,25 +62,58 @@ export function checkConfigText(text: string, file: string): { config?: Config; 
       extra.push({ file, ...doc!.positionOf(path), message: `${path.join('.')}: not a valid regular expression (${(error as Error).message})` });
     }
   }
-  return extra.length > 0 ? { problems: extra } : { config: data, problems: [], doc };
+  return extra.length > 0 ? { problems: extra, warnings } : { config: data, problems: [], warnings, doc };
 }
 
-export async function loadConfig(file: string): Promise<LoadedConfig> {
-  let text: string;
+/** The text of a configuration file; a missing one is named by its full path, with the way to give another. */
+export async function readConfigText(file: string): Promise<string> {
   try {
-    text = await readFile(file, 'utf8');
+    return await readFile(file, 'utf8');
   } catch (error) {
-    throw new WisbridgeError('CONFIG_INVALID', `cannot read the configuration file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const hint = code === 'ENOENT' ? 'no such file; give the configuration with --config FILE (start from examples/wisbridge.yaml)' : code;
+    throw new WisbridgeError('CONFIG_INVALID', `cannot read the configuration file ${resolve(file)} (${hint})`);
   }
-  const { config, problems } = checkConfigText(text, file);
+}
+
+export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  const text = await readConfigText(file);
+  const { config, problems, warnings } = checkConfigText(text, file);
   if (!config) {
     throw new WisbridgeError('CONFIG_INVALID', problems.map(formatYamlProblem).join('\n'), { details: { problems } });
   }
-  return bindConfig(config, file);
+  return bindConfig(withEnvironment(config, env), file, warnings);
+}
+
+/** The environment variables that override the file (docs/reference/configuration.md lists them). */
+export const ENVIRONMENT_OVERRIDES = {
+  WISBRIDGE_LOG_LEVEL: 'overrides `log.level`',
+  WISBRIDGE_METRICS_PORT: 'overrides `metrics.port`; without `metrics:` in the file it turns /metrics and /healthz on at 127.0.0.1',
+} as const;
+
+const logLevel = configSchema.shape.log.unwrap().shape.level.unwrap();
+const metricsSchema = configSchema.shape.metrics.unwrap();
+const metricsPort = metricsSchema.shape.port.unwrap();
+
+function withEnvironment(config: Config, env: NodeJS.ProcessEnv): Config {
+  const result = { ...config };
+  const level = env.WISBRIDGE_LOG_LEVEL;
+  if (level !== undefined && level !== '') {
+    const parsed = logLevel.safeParse(level);
+    if (!parsed.success) throw new WisbridgeError('CONFIG_INVALID', `WISBRIDGE_LOG_LEVEL: "${level}" is not one of ${logLevel.options.join(', ')}`);
+    result.log = { level: parsed.data };
+  }
+  const port = env.WISBRIDGE_METRICS_PORT;
+  if (port !== undefined && port !== '') {
+    const parsed = metricsPort.safeParse(/^\d+$/.test(port) ? Number(port) : port);
+    if (!parsed.success) throw new WisbridgeError('CONFIG_INVALID', `WISBRIDGE_METRICS_PORT: "${port}" is not a port number (0-65535)`);
+    result.metrics = { host: config.metrics?.host ?? metricsSchema.parse({}).host, port: parsed.data };
+  }
+  return result;
 }
 
 /** Binds a validated configuration to the folder its relative paths are read from. */
-export function bindConfig(config: Config, file: string): LoadedConfig {
+export function bindConfig(config: Config, file: string, warnings: YamlProblem[] = []): LoadedConfig {
   const baseDir = dirname(resolve(file));
   const path = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
   const secret = (ref: SecretRef | undefined, what: string) =>
@@ -90,6 +126,7 @@ export function bindConfig(config: Config, file: string): LoadedConfig {
   return {
     file,
     config,
+    warnings,
     journalPath: path(config.journal),
     mappingsDir: path(config.mappings),
     service,
@@ -99,15 +136,15 @@ export function bindConfig(config: Config, file: string): LoadedConfig {
       const drop: DropConfig | undefined = config.drops[name];
       if (!drop) throw new WisbridgeError('CONFIG_INVALID', `unknown drop "${name}" (known: ${Object.keys(config.drops).join(', ')})`);
       if (drop.type === 'local') return { ...drop, name: drop.name ?? name, root: path(drop.root) };
-      const { password, privateKey, passphrase, ...rest } = drop;
-      return {
-        ...rest,
+      const options: Record<string, unknown> = {
+        ...drop,
         name: drop.name ?? name,
-        privateKeyPath: rest.privateKeyPath === undefined ? undefined : path(rest.privateKeyPath),
-        password: await secret(password, `password of drop "${name}"`),
-        privateKey: await secret(privateKey, `private key of drop "${name}"`),
-        passphrase: await secret(passphrase, `passphrase of drop "${name}"`),
+        privateKeyPath: drop.privateKeyPath === undefined ? undefined : path(drop.privateKeyPath),
       };
+      for (const key of SECRET_DROP_OPTIONS) {
+        options[key] = await secret(options[key] as SecretRef | undefined, `${camelToSnake(key).replace(/_/g, ' ')} of drop "${name}"`);
+      }
+      return options as DropOptions;
     },
   };
 }

@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { localDropOptionsSchema, sftpDropOptionsSchema } from '../drops/options.js';
+import {
+  localDropOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
+} from '../drops/options.js';
+import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 
 // The schema of the bridge's configuration file (YAML). Descriptions feed schemas/config.schema.json and
 // docs/configuration.md. Secrets are references (`{ env: NAME }` or `{ file: PATH }`), never inline values.
+// Every key is snake_case; load.ts still accepts an old camelCase spelling, with a deprecation warning.
 
 export const WORK_TYPES = ['customerShipments', 'outboundTransfers', 'inboundTransfers', 'supplierShipments', 'customerReturns', 'products'] as const;
 export type WorkType = (typeof WORK_TYPES)[number];
@@ -34,21 +38,31 @@ export const serviceSchema = z
   })
   .describe('One Warehouse Integration Service account (one token).');
 
-const secretFields = {
-  password: secretRefSchema.optional().describe('SFTP password, by reference'),
-  privateKey: secretRefSchema.optional().describe('SFTP private key text, by reference'),
-  passphrase: secretRefSchema.optional().describe('passphrase of the private key, by reference'),
-};
+/**
+ * A drop's options as the configuration file writes them: the drop schemas' options in snake_case, and each option
+ * flagged secret taken by reference. The parsed value is turned back into the drops' camelCase names.
+ */
+function configFacing(shape: Record<string, z.ZodType>): Record<string, z.ZodType> {
+  return Object.fromEntries(Object.entries(shape).map(([key, option]) => [
+    camelToSnake(key),
+    secretOption.has(option) ? secretRefSchema.optional().describe(`${option.description ?? ''} By reference: \`{ env: NAME }\` or \`{ file: PATH }\`.`) : option,
+  ]));
+}
 
+const localDropConfigSchema = z.strictObject(configFacing(localDropOptionsSchema.shape));
 const sftpDropConfigSchema = z
-  .strictObject({ ...sftpDropOptionsSchema.shape, ...secretFields })
-  .refine((o) => o.password !== undefined || o.privateKey !== undefined || o.privateKeyPath !== undefined, {
-    error: 'one of password, privateKey or privateKeyPath is required',
+  .strictObject(configFacing(sftpDropOptionsSchema.shape))
+  .refine((o) => o.password !== undefined || o.private_key !== undefined || o.private_key_path !== undefined, {
+    error: 'one of password, private_key or private_key_path is required',
     path: ['password'],
   });
 
+/** A configured SFTP drop: the drop's options, with references in place of the secrets. */
+export type SftpDropConfig = Omit<SftpDropOptions, SecretDropOption> & Partial<Record<SecretDropOption, SecretRef>>;
+
 export const dropConfigSchema = z
-  .discriminatedUnion('type', [localDropOptionsSchema, sftpDropConfigSchema])
+  .discriminatedUnion('type', [localDropConfigSchema, sftpDropConfigSchema])
+  .transform((drop) => renameKeys(drop, snakeToCamel) as LocalDropOptions | SftpDropConfig)
   .describe('A file drop: a local folder or an SFTP server, with inbox / outbox / archive / error folders.');
 
 export const expectedFileSchema = z
@@ -103,15 +117,16 @@ export const configSchema = z
       .describe('the service accounts, by name'),
     drops: z.record(z.string().min(1), dropConfigSchema).refine((d) => Object.keys(d).length > 0, { error: 'at least one drop is required' })
       .describe('the file drops, by name'),
-    inbound: z.array(inboundJobSchema).default([]),
-    exports: z.array(exportJobSchema).default([]),
+    inbound: z.array(inboundJobSchema).default([]).describe('inbound jobs: files a drop\'s inbox receives become requests to a service'),
+    exports: z.array(exportJobSchema).default([]).describe('export jobs: pending work of a service becomes work-list files in a drop\'s outbox'),
     metrics: z.strictObject({
       host: z.string().default('127.0.0.1').describe('listen address of /metrics and /healthz'),
-      port: z.number().int().min(0).max(65535).default(9464).describe('listen port (0 = any free port)'),
+      port: z.number().int().min(0).max(65535).default(9464).describe('listen port (0 = any free port); WISBRIDGE_METRICS_PORT overrides it'),
     }).optional().describe('`wisbridge run`: Prometheus metrics and health endpoint'),
     log: z.strictObject({
-      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-    }).default({ level: 'info' }),
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info')
+        .describe('least severe level written (JSON lines on stderr); WISBRIDGE_LOG_LEVEL overrides it'),
+    }).default({ level: 'info' }).describe('logging'),
     alerts: z.strictObject({
       webhook: z.strictObject({
         url: z.union([z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }), secretRefSchema])
@@ -126,7 +141,7 @@ export const configSchema = z
     retention: z.strictObject({
       journal_days: z.number().int().min(1).optional()
         .describe('prune the journal rows, request bodies and results of files finished more than this many days ago (their checksums stay, so duplicates are still recognised); never when absent'),
-      cron: z.string().min(1).default('30 3 * * *').describe('when the retention tick runs: journal prune, then archive/outbox clean-up of drops with `archiveRetentionDays` / `outboxRetentionDays`'),
+      cron: z.string().min(1).default('30 3 * * *').describe('when the retention tick runs: journal prune, then archive/outbox clean-up of drops with `archive_retention_days` / `outbox_retention_days`'),
       timezone: z.string().min(1).default('UTC').describe('IANA time zone of the cron expression'),
     }).optional().describe('`wisbridge run`: automatic retention of the journal and of the drops\' archive/ and outbox/ (see docs/operations.md)'),
     shutdown_timeout_ms: z.number().int().min(100).default(30_000).describe('how long a graceful shutdown may take before the process exits anyway'),

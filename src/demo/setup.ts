@@ -61,9 +61,9 @@ drops:
   wms:
     type: local
     root: wms                    # inbox/ outbox/ archive/ error/
-    settleMs: 0                  # the demo copies files before it starts; a real drop waits for uploads to settle
-    watchEvents: false
-    pollIntervalMs: 1000         # look at the inbox every second (default 5 s)
+    settle_ms: 0                 # the demo copies files before it starts; a real drop waits for uploads to settle
+    watch_events: false
+    poll_interval_ms: 1000       # look at the inbox every second (default 5 s)
 inbound:
   - name: wms-inbound
     drop: wms

@@ -1,3 +1,4 @@
+import { ENVIRONMENT_OVERRIDES } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
 import { mappingJsonSchema } from '../mapping/json-schema.js';
 import { jsonSchemaText, markdownReference } from '../util/schema-docs.js';
@@ -11,9 +12,32 @@ export const GENERATED_FILES: ReadonlyArray<{ path: string; render: () => string
   { path: 'schemas/mapping.schema.json', render: mappingJsonSchema },
   {
     path: 'docs/reference/configuration.md',
-    render: () => reference('Configuration reference', 'the configuration file (`wisbridge.yaml`)', 'config.schema.json', markdownReference(configSchema)),
+    render: () => reference('Configuration reference', 'the configuration file (`wisbridge.yaml`)', 'config.schema.json',
+      `${NAMING}\n\n${markdownReference(configSchema)}\n${environmentTable()}`),
   },
 ];
+
+const NAMING = [
+  'Every key is snake_case. An older camelCase spelling of a drop option (`settleMs`, `privateKeyPath`, ...) is still',
+  'accepted, with a deprecation warning naming the new key (logged once at start, and printed by `wisbridge config check`);',
+  'an unknown key is refused with the closest known one ("did you mean `settle_ms`?"). `wisbridge config show --config FILE`',
+  'prints the configuration in effect: defaults filled in, the environment overrides below applied, secrets shown only by',
+  'where they come from.',
+].join('\n');
+
+/** Every environment variable the bridge reads, besides those a configuration names in `{ env: NAME }`. */
+function environmentTable(): string {
+  const rows: Array<[string, string]> = [
+    ...Object.entries(ENVIRONMENT_OVERRIDES),
+    ['variables named by `{ env: NAME }`', 'the secrets of the configuration (service tokens, SFTP password, private key, passphrase)'],
+    ['WISBRIDGE_SOURCES', '`1`: `bin/wisbridge.js` runs the TypeScript sources through tsx even when `dist/` is current'],
+    ['WISBRIDGE_EMULATOR_SECRET', '`wisbridge emulator`: the secret its tokens are signed with when `--secret` is not given (else a built-in one)'],
+    ['NODE_OPTIONS', 'read by Node.js itself; the systemd unit and the image set the heap caps of `src/runtime/node-options.ts`'],
+    ['WISBRIDGE_EXPORT_CRASH', 'tests only: kills the process at a named point of an export, to prove crash safety'],
+  ];
+  return ['## Environment variables', '', '| variable | effect |', '|---|---|',
+    ...rows.map(([name, effect]) => `| ${name.startsWith('WIS') || name === 'NODE_OPTIONS' ? `\`${name}\`` : name} | ${effect} |`), ''].join('\n');
+}
 
 function reference(title: string, what: string, schemaFile: string, table: string): string {
   return [

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { localDropOptionsSchema, sftpDropOptionsSchema } from './options.js';
+import { camelToSnake } from '../util/naming.js';
+import { localDropOptionsSchema, secretOption, sftpDropOptionsSchema } from './options.js';
 
 interface JsonProperty {
   type?: string;
@@ -22,9 +23,11 @@ function typeOf(p: JsonProperty): string {
 function table(schema: z.ZodType): string {
   const json = z.toJSONSchema(schema, { io: 'input' }) as { properties: Record<string, JsonProperty>; required?: string[] };
   const required = new Set(json.required ?? []);
+  const shape = (schema as unknown as { shape: Record<string, z.ZodType> }).shape;
   const rows = Object.entries(json.properties).map(([name, p]) => {
     const fallback = p.default !== undefined ? `\`${JSON.stringify(p.default)}\`` : required.has(name) ? '**required**' : '—';
-    return `| \`${name}\` | ${typeOf(p)} | ${fallback} | ${(p.description ?? '').replace(/\|/g, '\\|')} |`;
+    const type = secretOption.has(shape[name]) ? '`{ env }` \\| `{ file }`' : typeOf(p);
+    return `| \`${camelToSnake(name)}\` | ${type} | ${fallback} | ${(p.description ?? '').replace(/\|/g, '\\|')} |`;
   });
   return ['| option | type | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
@@ -40,7 +43,9 @@ export function renderOptionsTables(): string {
     '',
     table(sftpDropOptionsSchema),
     '',
-    'SFTP also needs one of `password`, `privateKey` or `privateKeyPath`.',
+    'SFTP also needs one of `password`, `private_key` or `private_key_path`. The configuration file writes these names',
+    '(snake_case; an old camelCase spelling is accepted with a deprecation warning); `createDrop` in TypeScript takes',
+    'the camelCase ones (`settleMs`) and secrets as values.',
   ].join('\n');
 }
 

@@ -3,8 +3,16 @@ import { z } from 'zod';
 /**
  * Options of a drop: a flat list, every option documented and defaulted. docs/drops.md carries the
  * table generated from these schemas (renderOptionsTable in options-doc.ts); a test keeps both in step.
+ * The TypeScript API (`createDrop`) takes the camelCase names below; the configuration file writes them in
+ * snake_case (`settle_ms`), and descriptions name them that way (src/config/schema.ts derives its drop schemas).
  */
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
+
+/**
+ * Options flagged secret. The flag alone decides that the configuration file takes them by reference
+ * (`{ env }` / `{ file }`), that `wisbridge config show` never prints them, and that logs redact them.
+ */
+export const secretOption = z.registry<{ secret: true }>();
 
 function compiles(pattern: string): boolean {
   try {
@@ -23,7 +31,7 @@ const commonShape = {
   error: z.string().min(1).default('error').describe('Folder where files that failed as a whole are moved.'),
   pattern: z.string().refine(compiles, { error: 'is not a valid regular expression' }).optional().describe('Regular expression (case-insensitive) a file name must match to be picked up; all names when absent.'),
   stability: z.enum(['settle', 'marker']).default('settle')
-    .describe('How a finished upload is recognised: `settle` = size and mtime unchanged over `settleMs`; `marker` = a marker file `NAME<suffix>` exists.'),
+    .describe('How a finished upload is recognised: `settle` = size and mtime unchanged over `settle_ms`; `marker` = a marker file `NAME<suffix>` exists.'),
   settleMs: z.number().int().min(0).default(2000).describe('`settle` mode: how long size and mtime must stay unchanged.'),
   markerSuffixes: z.array(z.string().min(1)).min(1).default(['.ok', '.done'])
     .describe('`marker` mode: suffixes of marker files; marker files are never picked up themselves, in either mode.'),
@@ -31,7 +39,7 @@ const commonShape = {
   archiveRetentionDays: z.number().int().min(1).optional()
     .describe('`wisbridge run` (retention tick) and `wisbridge journal prune --drops`: delete files in `archive` modified more than this many days ago; kept forever when absent.'),
   outboxRetentionDays: z.number().int().min(1).optional()
-    .describe('As `archiveRetentionDays`, for `outbox` (result files, work lists): set it longer than the WMS takes to fetch its files.'),
+    .describe('As `archive_retention_days`, for `outbox` (result files, work lists): set it longer than the WMS takes to fetch its files.'),
 };
 
 export const localDropOptionsSchema = z.strictObject({
@@ -47,10 +55,10 @@ export const sftpDropOptionsSchema = z.strictObject({
   host: z.string().min(1).describe('SFTP server host name or address.'),
   port: z.number().int().min(1).max(65535).default(22).describe('SFTP server port.'),
   username: z.string().min(1).describe('Login name.'),
-  password: z.string().min(1).optional().describe('Password (secret; never logged). Either this or a private key is required.'),
-  privateKey: z.string().min(1).optional().describe('Private key text in OpenSSH or PEM format (secret; never logged).'),
+  password: z.string().min(1).optional().describe('Password (secret; never logged). Either this or a private key is required.').register(secretOption, { secret: true }),
+  privateKey: z.string().min(1).optional().describe('Private key text in OpenSSH or PEM format (secret; never logged).').register(secretOption, { secret: true }),
   privateKeyPath: z.string().min(1).optional().describe('Path of a private key file, read at connect time.'),
-  passphrase: z.string().min(1).optional().describe('Passphrase of an encrypted private key (secret; never logged).'),
+  passphrase: z.string().min(1).optional().describe('Passphrase of an encrypted private key (secret; never logged).').register(secretOption, { secret: true }),
   hostKeyFingerprint: z.string().regex(FINGERPRINT, { error: 'must look like SHA256:<43 base64 characters>, as printed by `ssh-keygen -lf`' }).optional()
     .describe('Pinned host key, `SHA256:...` as OpenSSH prints it (`ssh-keygen -lf key.pub`, `ssh-keyscan host | ssh-keygen -lf -`). Any other key is refused.'),
   insecureAcceptAnyHostKey: z.boolean().default(false).describe('Accept any host key (logged as a warning on every connect). Only for tests and first set-up.'),
@@ -58,7 +66,7 @@ export const sftpDropOptionsSchema = z.strictObject({
   ...commonShape,
   connectTimeoutMs: z.number().int().min(100).default(15000).describe('Deadline of connect and handshake.'),
   operationTimeoutMs: z.number().int().min(100).default(30000).describe('Deadline of every single operation (list, stat, rename, ...); a dead server never hangs a run.'),
-  keepaliveIntervalMs: z.number().int().min(0).default(10000).describe('SSH keepalive interval (0 = off); a dead server is detected after `keepaliveCountMax` missed replies, also during transfers.'),
+  keepaliveIntervalMs: z.number().int().min(0).default(10000).describe('SSH keepalive interval (0 = off); a dead server is detected after `keepalive_count_max` missed replies, also during transfers.'),
   keepaliveCountMax: z.number().int().min(1).default(3).describe('Missed keepalive replies before the connection counts as dead.'),
   idleCloseMs: z.number().int().min(0).default(60000).describe('Close the connection after this long without operations (0 = keep open); it is reopened on demand.'),
   reconnectAttempts: z.number().int().min(1).default(5).describe('Connect attempts per operation before giving up with DROP_CONNECT.'),
@@ -73,6 +81,12 @@ export const sftpDropOptionsSchema = z.strictObject({
 });
 
 export const dropOptionsSchema = z.discriminatedUnion('type', [localDropOptionsSchema, sftpDropOptionsSchema]);
+
+/** The drop options flagged secret (camelCase names), e.g. `password`, `privateKey`, `passphrase`. */
+export const SECRET_DROP_OPTIONS: readonly string[] = Object.entries(sftpDropOptionsSchema.shape)
+  .filter(([, option]) => secretOption.has(option)).map(([key]) => key);
+/** The same list as a type, for the configuration's shape (checked against the flag by options.test.ts). */
+export type SecretDropOption = 'password' | 'privateKey' | 'passphrase';
 
 export type LocalDropOptions = z.output<typeof localDropOptionsSchema>;
 export type SftpDropOptions = z.output<typeof sftpDropOptionsSchema>;

@@ -61,23 +61,24 @@ export function stateView(h: AdminHooks, only: string | null): Record<string, un
       JOIN products p ON p.id = i.product_id ORDER BY i.warehouse_id, i.company_code, p.code, i.lot_number`).all() as Record<string, unknown>[])
       .map((i) => ({ ...i, lot_number: i.lot_number === '' ? null : i.lot_number }));
   }
+  const inFamily = 'record_id IN (SELECT id FROM records WHERE family = ?)';
   const lines = h.db.prepare(`SELECT l.id, l.record_id, p.code AS product_code, l.quantity, l.done_quantity, l.damaged_quantity, l.lot_number
-    FROM lines l JOIN products p ON p.id = l.product_id WHERE l.record_id IN (SELECT id FROM records WHERE family = ?) ORDER BY l.id`);
+    FROM lines l JOIN products p ON p.id = l.product_id WHERE l.${inFamily} ORDER BY l.id`);
+  const packages = h.db.prepare(`SELECT id, record_id, sscc, tracking_number, doc FROM packages WHERE ${inFamily} ORDER BY id`);
+  const writes = h.db.prepare(`SELECT record_id, endpoint, at, item FROM writes WHERE ${inFamily} ORDER BY id`);
   for (const family of FAMILIES) {
     if (!wanted(family)) continue;
-    const byRecord = new Map<number, Record<string, unknown>[]>();
-    for (const l of lines.all(family) as (Record<string, unknown> & { record_id: number })[]) {
-      const { record_id, ...rest } = l;
-      const list = byRecord.get(record_id) ?? [];
-      list.push(rest);
-      byRecord.set(record_id, list);
-    }
+    const byRecord = groupByRecord(lines.all(family) as RecordChild[], (l) => l);
+    const packagesOf = groupByRecord(packages.all(family) as RecordChild[], ({ doc, ...p }) => ({ ...p, ...JSON.parse(doc as string) }));
+    const writesOf = groupByRecord(writes.all(family) as RecordChild[], (w) => ({ endpoint: w.endpoint, at: outTime(w.at as string), item: JSON.parse(w.item as string) }));
     out[family] = (h.db.prepare(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE family = ? ORDER BY id`).all(family) as Record<string, unknown>[]).map((r) => ({
       id: r.id, number: r.number, warehouse_id: r.warehouse_id, company_code: r.company_code, state: r.state, list_status: r.list_status,
       acknowledged_at: outTime(r.acknowledged_at as string | null), shipped_at: outTime(r.shipped_at as string | null),
       picking_status: r.picking_status, tpl_status: r.tpl_status, tpl_error: r.tpl_error, origin_id: r.origin_id, origin_kind: r.origin_kind,
       carrier_code: r.carrier_code, service_code: r.service_code, tracking_numbers: JSON.parse(r.tracking as string),
       updated_at: outTime(r.updated_at as string), lines: byRecord.get(r.id as number) ?? [],
+      ...(family === 'customer_shipments' ? { packages: packagesOf.get(r.id as number) ?? [] } : {}),
+      writes: writesOf.get(r.id as number) ?? [],
     }));
   }
   if (wanted('adjustments')) {
@@ -88,6 +89,19 @@ export function stateView(h: AdminHooks, only: string | null): Record<string, un
     out.counts = (h.db.prepare('SELECT * FROM counts ORDER BY id').all() as Record<string, unknown>[]).map((c) => ({ ...c, items: JSON.parse(c.items as string) }));
   }
   return out;
+}
+
+type RecordChild = Record<string, unknown> & { record_id: number };
+
+/** Rows of a child table by their record, `record_id` left out. */
+function groupByRecord(rows: RecordChild[], shape: (row: Record<string, unknown>) => Record<string, unknown>): Map<number, Record<string, unknown>[]> {
+  const byRecord = new Map<number, Record<string, unknown>[]>();
+  for (const { record_id, ...rest } of rows) {
+    const list = byRecord.get(record_id) ?? [];
+    list.push(shape(rest));
+    byRecord.set(record_id, list);
+  }
+  return byRecord;
 }
 
 export const cancelRequest = z.strictObject({ ids: z.array(z.number().int().positive()).min(1).max(1000) });

@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS moves (
   id INTEGER PRIMARY KEY, kind TEXT NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
   product_id INTEGER NOT NULL, lot_number TEXT NOT NULL, quantity REAL NOT NULL, record_id INTEGER, created_at TEXT NOT NULL,
   product_code TEXT, reason TEXT, reference TEXT, date TEXT);
+CREATE TABLE IF NOT EXISTS writes (
+  id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL, endpoint TEXT NOT NULL, item TEXT NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS counts (
   id INTEGER PRIMARY KEY, number TEXT NOT NULL, warehouse_id INTEGER NOT NULL, company_code TEXT NOT NULL,
   date TEXT NOT NULL, reason TEXT NOT NULL, reference TEXT, items TEXT NOT NULL, created_at TEXT NOT NULL);
@@ -47,6 +49,7 @@ export const INDEXES = [
   'CREATE INDEX IF NOT EXISTS records_origin ON records (origin_id)',
   'CREATE INDEX IF NOT EXISTS lines_record ON lines (record_id)',
   'CREATE INDEX IF NOT EXISTS packages_record ON packages (record_id)',
+  'CREATE INDEX IF NOT EXISTS writes_record ON writes (record_id)',
 ];
 
 /**
@@ -75,7 +78,7 @@ export const TRIGGERS = [
     BEGIN UPDATE records SET rendered = NULL WHERE warehouse_id = old.id AND rendered IS NOT NULL; END`,
 ];
 
-const TABLES = ['meta', 'warehouses', 'products', 'inventory', 'records', 'lines', 'packages', 'moves', 'counts'];
+const TABLES = ['meta', 'warehouses', 'products', 'inventory', 'records', 'lines', 'packages', 'moves', 'counts', 'writes'];
 
 export function openDb(file: string): Db {
   const db = new Database(file);

@@ -34,20 +34,22 @@ export function failShipment(family: 'customer_shipments' | 'supplier_shipments'
 }
 
 interface Flat { item: ShipItemLine; tracking: string | undefined }
+/** A package as shipped: its effective tracking number (its own, else its parent's, else the shipment's) and its parent's index. */
+interface Shipped { pkg: ShipPackage; tracking: string | undefined; parent?: number }
 
-function flatten(ship: ShipRequestItem): { flat: Flat[]; packages: { pkg: ShipPackage; tracking: string | undefined }[] } {
+function flatten(ship: ShipRequestItem): { flat: Flat[]; packages: Shipped[] } {
   if (ship.lines) {
     return { flat: ship.lines.map((item) => ({ item, tracking: ship.tracking_number })), packages: [{ pkg: { items: ship.lines, tracking_number: ship.tracking_number }, tracking: ship.tracking_number }] };
   }
   const flat: Flat[] = [];
-  const packages: { pkg: ShipPackage; tracking: string | undefined }[] = [];
-  const walk = (pkg: ShipPackage, inherited: string | undefined) => {
+  const packages: Shipped[] = [];
+  const walk = (pkg: ShipPackage, inherited: string | undefined, parent: number | undefined) => {
     const tracking = pkg.tracking_number ?? inherited;
-    packages.push({ pkg, tracking });
+    const index = packages.push({ pkg, tracking, parent }) - 1;
     for (const item of pkg.items ?? []) flat.push({ item, tracking });
-    for (const child of pkg.children ?? []) walk(child, tracking);
+    for (const child of pkg.children ?? []) walk(child, tracking, index);
   };
-  for (const pkg of ship.packages ?? []) walk(pkg, ship.tracking_number);
+  for (const pkg of ship.packages ?? []) walk(pkg, ship.tracking_number, undefined);
   return { flat, packages };
 }
 
@@ -78,7 +80,8 @@ export function shipShipment(ctx: WriteContext, ship: ShipRequestItem) {
   }
 
   const now = store.now();
-  const trackings = [...new Set(flat.map((f) => f.tracking).concat(packages.map((p) => p.tracking)).filter((t): t is string => !!t))];
+  // The shipment-level tracking number is kept even when every package has its own (docs/emulator.md).
+  const trackings = [...new Set([ship.tracking_number, ...flat.map((f) => f.tracking), ...packages.map((p) => p.tracking)].filter((t): t is string => !!t))];
   const carrier = { carrier_code: ship.carrier ?? ship.carrier_code ?? row.carrier_code, service_code: ship.carrier_service ?? ship.carrier_service_code ?? row.service_code };
   const remaining = lines.map((l) => ({ line: l, left: l.quantity - l.done_quantity - (shippedNow.get(l.id) ?? 0) }));
   const complete = remaining.every((r) => r.left <= 0);
@@ -148,10 +151,15 @@ function sscc(id: number): string {
   return `${body}${(10 - (sum % 10)) % 10}`;
 }
 
-function recordPackages(ctx: WriteContext, row: RecordRow, packages: { pkg: ShipPackage; tracking: string | undefined }[]): void {
+/** Keeps every package as shipped: its fields, items and consumables, its parent, and an SSCC (the override or a generated one). */
+function recordPackages(ctx: WriteContext, row: RecordRow, packages: Shipped[]): void {
   const ins = ctx.store.sql('INSERT INTO packages (record_id, sscc, tracking_number, doc) VALUES (?, ?, ?, ?)');
-  for (const { pkg, tracking } of packages) {
-    const info = ins.run(row.id, pkg.override_sscc ?? '', tracking ?? null, JSON.stringify({ medium: pkg.medium ?? null, material: pkg.material ?? null, reference: pkg.reference ?? null }));
+  const ids: number[] = [];
+  for (const { pkg, tracking, parent } of packages) {
+    const { children: _children, ...fields } = pkg;
+    const doc = { ...fields, parent_id: parent === undefined ? null : ids[parent], sscc_overridden: pkg.override_sscc !== undefined };
+    const info = ins.run(row.id, pkg.override_sscc ?? '', tracking ?? null, JSON.stringify(doc));
+    ids.push(Number(info.lastInsertRowid));
     if (!pkg.override_sscc) ctx.store.sql('UPDATE packages SET sscc = ? WHERE id = ?').run(sscc(Number(info.lastInsertRowid)), info.lastInsertRowid);
   }
 }

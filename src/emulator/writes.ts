@@ -24,6 +24,23 @@ export const WRITE_HANDLERS: Record<BatchEndpointId, ItemHandler> = {
   'inventory.adjustments': adjust,
 };
 
+/**
+ * Writes whose accepted item is kept, as validated, for GET /_admin/state (`writes` of the record): everything a
+ * ship, receive, failure or status change carried. Acknowledgements show as `acknowledged_at`, adjustments have rows.
+ */
+const KEPT = /\.(ship|receive|failed|changeStatus)$/;
+
+/** The handler of an endpoint, keeping the item it accepted (inside the item's savepoint: a refused item leaves none). */
+function handlerOf(endpoint: EndpointDef): ItemHandler {
+  const handler = WRITE_HANDLERS[endpoint.id as BatchEndpointId];
+  if (!KEPT.test(endpoint.id)) return handler;
+  return (ctx, item: { id: number }) => {
+    const result = handler(ctx, item);
+    ctx.store.sql('INSERT INTO writes (record_id, endpoint, item, at) VALUES (?, ?, ?, ?)').run(item.id, endpoint.id, JSON.stringify(item), ctx.store.now());
+    return result;
+  };
+}
+
 const rawId = (raw: unknown): number | null => {
   const id = (raw as { id?: unknown } | null)?.id;
   return typeof id === 'number' && Number.isInteger(id) ? id : null;
@@ -70,7 +87,7 @@ function itemValidator(endpoint: EndpointDef) {
 
 /** Per-item endpoint: every item on its own (a savepoint each), 200 when all succeeded, 207 otherwise. */
 export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unknown[]): { status: number; body: unknown } {
-  const handler = WRITE_HANDLERS[endpoint.id as BatchEndpointId];
+  const handler = handlerOf(endpoint);
   const validator = itemValidator(endpoint);
   const db = ctx.store.db;
   const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
@@ -110,7 +127,7 @@ export function runFailFast(ctx: WriteContext, endpoint: EndpointDef, items: unk
     else issues.push(...toIssues(parsed.error.issues, [key, i]));
   });
   if (issues.length > 0) throw new HttpError(400, 'invalid_items', `no change was made: ${issues.length} problem(s) in the request`, issues);
-  const handler = WRITE_HANDLERS[endpoint.id as BatchEndpointId];
+  const handler = handlerOf(endpoint);
   const db = ctx.store.db;
   const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
   const all = db.transaction(() => {

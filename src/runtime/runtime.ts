@@ -35,8 +35,15 @@ export interface RuntimeOptions {
   onClientEvent?: (service: string, event: ClientEvent) => void;
 }
 
+/** Configurations whose deprecation warnings were logged: once per loaded file, however many runtimes it feeds. */
+const warned = new WeakSet<LoadedConfig>();
+
 export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? silentLogger;
+  if (!warned.has(loaded)) {
+    warned.add(loaded);
+    for (const w of loaded.warnings) logger.warn({ config: `${w.file}:${w.line}:${w.col}` }, w.message);
+  }
   const signal = options.signal ?? new AbortController().signal;
   const clients = new Map<string, Promise<WisClient>>();
   const drops = new Map<string, Promise<Drop>>();

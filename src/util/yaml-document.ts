@@ -1,5 +1,7 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
+import { closestWord } from './did-you-mean.js';
+import { knownKeysAt, renameCamelCaseKeys } from './schema-keys.js';
 
 /** One problem of a YAML file, with its position (1-based line and column). */
 export interface YamlProblem { file: string; line: number; col: number; message: string }
@@ -9,7 +11,8 @@ export const formatYamlProblem = (p: YamlProblem) => `${p.file}:${p.line}:${p.co
 /** A parsed YAML document that can point at the position of any path inside it. */
 export interface PositionedYaml {
   value: unknown;
-  positionOf(path: readonly PropertyKey[]): { line: number; col: number };
+  /** `atKey`: the position of the last segment's key rather than of its value. */
+  positionOf(path: readonly PropertyKey[], atKey?: boolean): { line: number; col: number };
 }
 
 /** Parses YAML text; syntax errors come back as problems with positions, nothing is thrown. */
@@ -24,32 +27,51 @@ export function parseYaml(text: string, file: string): { doc?: PositionedYaml; p
       }),
     };
   }
-  return { doc: { value: doc.toJS(), positionOf: (path) => positionOf(doc, counter, path) }, problems: [] };
+  return { doc: { value: doc.toJS(), positionOf: (path, atKey) => positionOf(doc, counter, path, atKey) }, problems: [] };
 }
 
-/** Parses YAML and validates it with a zod schema; every problem carries the position of the offending value. */
+/**
+ * Parses YAML and validates it with a zod schema; every problem carries the position of the offending value, and an
+ * unknown key is answered with the closest known one ("did you mean"). With `acceptCamelCase`, a key written in
+ * camelCase where the schema knows its snake_case spelling is accepted and reported in `warnings`.
+ */
 export function parseYamlWithSchema<S extends z.ZodType>(
   text: string,
   file: string,
   schema: S,
-): { data?: z.output<S>; doc?: PositionedYaml; problems: YamlProblem[] } {
+  options: { acceptCamelCase?: boolean } = {},
+): { data?: z.output<S>; doc?: PositionedYaml; problems: YamlProblem[]; warnings: YamlProblem[] } {
   const { doc, problems } = parseYaml(text, file);
-  if (!doc) return { problems };
-  const parsed = schema.safeParse(doc.value ?? {});
+  if (!doc) return { problems, warnings: [] };
+  const warnings: YamlProblem[] = [];
+  const value = options.acceptCamelCase
+    ? renameCamelCaseKeys(schema, doc.value ?? {}, (path, newKey) => {
+      const old = path.join('.');
+      warnings.push({ file, ...doc.positionOf(path, true), message: `${old}: deprecated spelling; write \`${newKey}\` (the old name still works for now)` });
+    })
+    : doc.value ?? {};
+  const parsed = schema.safeParse(value);
   if (!parsed.success) {
     return {
       doc,
-      problems: (parsed.error.issues as Issue[]).map(specificIssue).map((issue) => ({
-        file,
-        ...doc.positionOf(issue.path),
-        message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}`,
-      })),
+      warnings,
+      problems: (parsed.error.issues as Issue[]).map(specificIssue).flatMap((issue) => issue.code === 'unrecognized_keys'
+        ? (issue.keys ?? []).map((key) => unknownKey(file, doc, schema, value, issue.path, key))
+        : [{ file, ...doc.positionOf(issue.path), message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}` }]),
     };
   }
-  return { data: parsed.data, doc, problems: [] };
+  return { data: parsed.data, doc, problems: [], warnings };
 }
 
-type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] };
+function unknownKey(file: string, doc: PositionedYaml, schema: z.ZodType, value: unknown, path: PropertyKey[], key: string): YamlProblem {
+  const suggestion = closestWord(key, knownKeysAt(schema, value, path));
+  return {
+    file, ...doc.positionOf([...path, key], true),
+    message: `${[...path, key].join('.')}: unknown option${suggestion ? `; did you mean \`${suggestion}\`?` : ''}`,
+  };
+}
+
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][]; keys?: string[] };
 
 /**
  * A union failure ("Invalid input") is replaced by the issue of the branch that got furthest: for a field
@@ -65,16 +87,17 @@ function specificIssue(issue: Issue): Issue {
 }
 
 /** Finds the deepest YAML node along a path, so an error points at the value (or its nearest parent). */
-function positionOf(doc: Document, counter: LineCounter, path: readonly PropertyKey[]): { line: number; col: number } {
+function positionOf(doc: Document, counter: LineCounter, path: readonly PropertyKey[], atKey = false): { line: number; col: number } {
   let node: unknown = doc.contents;
   let offset = (doc.contents as YamlNode | null)?.range?.[0] ?? 0;
-  for (const seg of path) {
+  for (const [i, seg] of path.entries()) {
     let next: unknown;
     if (isMap(node)) {
       const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === seg);
       if (pair) {
         offset = (pair.key as YamlNode).range?.[0] ?? offset;
         next = pair.value;
+        if (atKey && i === path.length - 1) break;
       }
     } else if (isSeq(node) && typeof seg === 'number') {
       next = node.items[seg];

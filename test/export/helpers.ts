@@ -60,7 +60,7 @@ export async function setUp(emu: { url: string; token: string }, jobs: JobInput[
     mkdirSync(root, { recursive: true });
     if (process.getuid?.() === 0) chownSync(root, s.uid, s.gid);
     writeFileSync(join(dir, 'client_key'), s.privateKey, { mode: 0o600 });
-    drop = { type: 'sftp', host: s.host, port: s.port, username: s.username, privateKeyPath: 'client_key', hostKeyFingerprint: s.hostKeyFingerprint, root };
+    drop = { type: 'sftp', host: s.host, port: s.port, username: s.username, private_key_path: 'client_key', host_key_fingerprint: s.hostKeyFingerprint, root };
     outbox = join(root, 'outbox');
   }
   const config = {

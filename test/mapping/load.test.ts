@@ -22,8 +22,8 @@ describe('definition problems name the file and the YAML position', () => {
   it('an unknown document points at its value', () => {
     expect(problemsOf(base.replace('inventory.adjustments', 'inventory.nope'))[0]).toMatch(/^test\.yaml:1:11: document: Invalid option/);
   });
-  it('an unknown key (typo) points at the object holding it', () => {
-    expect(problemsOf(base + '    quantity: { colum: QTY }\n')).toEqual([expect.stringMatching(/^test\.yaml:6:15: request\.fields\.quantity: /)]);
+  it('an unknown key (typo) points at the key and names the closest known one', () => {
+    expect(problemsOf(base + '    quantity: { colum: QTY }\n')).toEqual(['test.yaml:6:17: request.fields.quantity.colum: unknown option; did you mean `column`?']);
   });
   it('a bad value deep in a transform', () => {
     const p = problemsOf(base + '    reason: { column: R, transforms: [{ pad: { length: 0 } }] }\n');
@@ -83,7 +83,8 @@ describe('one mapping by name, from its own file', () => {
     expect(await loadNamedMapping(dir, 'missing')).toBeUndefined();
     const e = await rejection(loadNamedMapping(dir, 'b'));
     expect(e.code).toBe('MAPPING_INVALID');
-    expect(e.message).toMatch(new RegExp(`^${join(dir, 'b.yaml').replace(/[.\\/]/g, '\\$&')}:5:19: `));
+    expect(e.message).toMatch(new RegExp(`^${join(dir, 'b.yaml').replace(/[.\\/]/g, '\\$&')}:5:21: `));
+    expect(e.message).toContain('request.fields.product_code.colum: unknown option; did you mean `column`?');
   });
 });
 
@@ -97,7 +98,7 @@ describe('mapping sets', () => {
     expect(checked.mappings.map((m) => m.name)).toEqual(['a']);
     const e = await rejection(loadMappings(dir));
     expect(e.code).toBe('MAPPING_INVALID');
-    expect(e.message).toMatch(new RegExp(`^${join(dir, 'b.yaml').replace(/[.\\/]/g, '\\$&')}:5:19: `));
+    expect(e.message).toMatch(new RegExp(`^${join(dir, 'b.yaml').replace(/[.\\/]/g, '\\$&')}:5:21: `));
   });
   it('duplicate names are refused', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'wb-map-'));

@@ -48,7 +48,7 @@ export function workspace(options: WorkspaceOptions): Workspace {
   const dropRoot = options.dropRoot ?? join(dir, 'drop');
   for (const f of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(dropRoot, f), { recursive: true });
   writeFileSync(join(dir, 'token'), options.token, { mode: 0o600 });
-  const drop = options.dropYaml ?? `    type: local\n    root: ${dropRoot}\n    settleMs: 0\n    watchEvents: false\n    fsync: false`;
+  const drop = options.dropYaml ?? `    type: local\n    root: ${dropRoot}\n    settle_ms: 0\n    watch_events: false\n    fsync: false`;
   let mappingsDir = join(ROOT, 'mappings');
   if (options.extraMappings) {
     mappingsDir = join(dir, 'mappings');

@@ -26,8 +26,8 @@ function sftpWorkspace(port = server.port) {
     url: emu.url, token: emu.token, dropRoot: backing.root,
     dropYaml: [
       '    type: sftp', `    host: ${server.host}`, `    port: ${port}`, `    username: ${server.username}`,
-      '    privateKey: { file: client_key }', `    hostKeyFingerprint: "${server.hostKeyFingerprint}"`, `    root: ${backing.root}`,
-      '    settleMs: 0', '    reconnectAttempts: 2', '    reconnectInitialDelayMs: 50', '    connectTimeoutMs: 3000',
+      '    private_key: { file: client_key }', `    host_key_fingerprint: "${server.hostKeyFingerprint}"`, `    root: ${backing.root}`,
+      '    settle_ms: 0', '    reconnect_attempts: 2', '    reconnect_initial_delay_ms: 50', '    connect_timeout_ms: 3000',
     ].join('\n'),
   });
   writeFileSync(join(ws.dir, 'client_key'), server.privateKey, { mode: 0o600 });

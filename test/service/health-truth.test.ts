@@ -47,8 +47,8 @@ describe('start-up refuses what would fail later', () => {
     type: sftp
     host: 127.0.0.1
     username: wms
-    privateKeyPath: keys/missing_key
-    hostKeyFingerprint: "SHA256:${'a'.repeat(43)}"
+    private_key_path: keys/missing_key
+    host_key_fingerprint: "SHA256:${'a'.repeat(43)}"
 ${inbound}`, { load: false });
     cleanups.push(env.cleanup);
     const unset = { WISBRIDGE_TEST_TOKEN: undefined };
@@ -115,13 +115,13 @@ drops:
     host: ${server.host}
     port: ${server.port}
     username: ${server.username}
-    privateKey: { file: ${keyFile} }
-    hostKeyFingerprint: "SHA256:${'b'.repeat(43)}"
+    private_key: { file: ${keyFile} }
+    host_key_fingerprint: "SHA256:${'b'.repeat(43)}"
     root: ${server.root}
-    settleMs: 0
-    pollIntervalMs: 50
-    reconnectAttempts: 1
-    reconnectInitialDelayMs: 10
+    settle_ms: 0
+    poll_interval_ms: 50
+    reconnect_attempts: 1
+    reconnect_initial_delay_ms: 10
 ${inbound}metrics: { host: 127.0.0.1, port: 0 }
 `, { load: false });
     cleanups.push(env.cleanup);

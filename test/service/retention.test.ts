@@ -20,8 +20,8 @@ beforeAll(() => {
   process.env.WISBRIDGE_TEST_TOKEN = emu.token;
 });
 
-const config = (url: string, extra = '') => `${baseConfig(url)}    archiveRetentionDays: 7
-    outboxRetentionDays: 14
+const config = (url: string, extra = '') => `${baseConfig(url)}    archive_retention_days: 7
+    outbox_retention_days: 14
 inbound:
   - name: stock
     drop: wms

@@ -26,9 +26,9 @@ drops:
   wms:
     type: local
     root: drop
-    settleMs: 0
-    watchEvents: false
-    pollIntervalMs: 50
+    settle_ms: 0
+    watch_events: false
+    poll_interval_ms: 50
 `;
 
 export const BASE_CONFIG = baseConfig();

@@ -13,7 +13,7 @@ prune: drops the rows, request bodies and results of files finished longer ago t
 open rows (uncertain, or a request pending or sent). Each file keeps its row — name, checksum, status, counts — so
 the same content dropped again is still recognised as a duplicate; \`status --file\` then says the rows were pruned.
 Deletes run in small transactions: safe beside a running bridge. --drops also deletes files in archive/ and outbox/
-older than the drops' archiveRetentionDays / outboxRetentionDays. The file does not shrink: freed pages are reused.
+older than the drops' archive_retention_days / outbox_retention_days. The file does not shrink: freed pages are reused.
 stats: the journal's size, file counts and oldest entry.`;
 
 export async function run(argv: string[]): Promise<number> {
