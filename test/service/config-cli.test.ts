@@ -59,14 +59,16 @@ describe('wisbridge config', () => {
     expect(bad.stderr).toContain('drops.local.setle_ms: unknown option; did you mean `settle_ms`?');
   });
 
-  it('check warns about a secret variable that is not set here, without failing', () => {
+  it('check fails on a secret variable that is not set (run would refuse to start); --skip-secrets checks the shape only', () => {
     const file = join(dir, 'unset.yaml');
     writeFileSync(file, CONFIG);
     const { WB_CFG_TOKEN: _t, WB_CFG_PASSWORD: _p, ...env } = process.env;
     const r = spawnSync(process.execPath, [join(root, 'bin/wisbridge.js'), 'config', 'check', '--config', file], { cwd: dir, env, encoding: 'utf8' });
-    expect(r.status).toBe(0);
-    expect(r.stderr).toContain('services.main.token: environment variable WB_CFG_TOKEN is not set here (warning)');
-    expect(r.stderr).toContain('drops.wms.password: environment variable WB_CFG_PASSWORD is not set here (warning)');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/services\.main\.token: CONFIG_INVALID: the token of service "main" environment variable WB_CFG_TOKEN is not set or empty/);
+    expect(r.stderr).toMatch(/drops\.wms: CONFIG_INVALID: the password of drop "wms" environment variable WB_CFG_PASSWORD is not set or empty/);
+    const shape = spawnSync(process.execPath, [join(root, 'bin/wisbridge.js'), 'config', 'check', '--skip-secrets', '--config', file], { cwd: dir, env, encoding: 'utf8' });
+    expect(shape.status, shape.stderr).toBe(0);
   });
 
   it('a missing configuration file is named by its full path, with --config suggested', () => {
