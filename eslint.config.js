@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
+  { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'schemas/', 'deploy/', 'examples/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -18,6 +19,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
       // The journal, CSV and HTTP layers handle untyped JSON; `any` stays visible in review rather than banned.
       '@typescript-eslint/no-explicit-any': 'off',
+      // `as never` silences every type check at once: allowed only with a disable comment saying why (`-- reason`).
+      'no-restricted-syntax': ['error', {
+        selector: 'TSAsExpression[typeAnnotation.type="TSNeverKeyword"]',
+        message: '`as never` needs a comment why: // eslint-disable-next-line no-restricted-syntax -- <reason> (docs/conventions.md)',
+      }],
     },
   },
   {

@@ -4,7 +4,7 @@ import type { CsvError, Info } from 'csv-parse';
 import { csvRecords } from './csv-records.js';
 import { LIMITS } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
-import type { InboundDocument } from './definition-schema.js';
+import type { InboundDocument, ReferenceKind } from './definition-schema.js';
 import { ColumnMissing, type BoundNode, type RowTest } from './compile.js';
 import { createDecoder } from './decode.js';
 import { DocumentBuilder, rowCount, type DocState, type RowError } from './documents.js';
@@ -343,7 +343,7 @@ class InboundMapper extends Transform {
 
   private async resolveRefs(docs: DocState[]): Promise<void> {
     if (!this.resolver) return;
-    const byKind = new Map<string, Set<string>>();
+    const byKind = new Map<ReferenceKind, Set<string>>();
     for (const doc of docs) for (const ref of doc.refs ?? []) {
       let s = byKind.get(ref.kind);
       if (!s) byKind.set(ref.kind, (s = new Set()));
@@ -351,7 +351,7 @@ class InboundMapper extends Transform {
     }
     if (byKind.size === 0) return;
     const found = new Map<string, ReadonlyMap<string, number>>();
-    for (const [kind, keys] of byKind) found.set(kind, await this.resolver.resolve(kind as never, [...keys]));
+    for (const [kind, keys] of byKind) found.set(kind, await this.resolver.resolve(kind, [...keys]));
     for (const doc of docs) for (const ref of doc.refs ?? []) {
       const id = found.get(ref.kind)?.get(ref.key);
       if (id === undefined) {
