@@ -2,7 +2,7 @@ import type { WriteOutcome } from '../client/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { ItemOutcome, NewItem } from '../journal/index.js';
 import type { CompletionQueue } from './completions.js';
-import { uncertainHint } from '../contract/index.js';
+import { uncertainHint, writeModule } from '../contract/index.js';
 import { storeOutcomes, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
@@ -63,7 +63,8 @@ function onFatal(ctx: SenderContext, request: RecordedRequest, keys: string[], e
  */
 export async function deliver(ctx: SenderContext, request: RecordedRequest): Promise<ItemOutcome[]> {
   const { endpoint, docs, bodies } = request;
-  if (endpoint === 'inventory.counts') return [await sendCount(ctx, request.requestId, docs[0])];
+  // One object a request (the cycle count): sent on its own, its failure is the item's.
+  if (writeModule(endpoint)?.contract.style === 'single') return [await sendCount(ctx, request.requestId, docs[0])];
   const keys: string[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) keys[i] = docs[i].docKey ?? '';
   let results: WriteOutcome[];
