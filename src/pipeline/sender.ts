@@ -1,8 +1,8 @@
 import type { WriteOutcome } from '../client/index.js';
+import { uncertainHint, writeModule } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { ItemOutcome, NewItem } from '../journal/index.js';
 import type { CompletionQueue } from './completions.js';
-import { uncertainHint, writeModule } from '../contract/index.js';
 import { storeOutcomes, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
@@ -27,7 +27,7 @@ export interface OutgoingDoc extends SendDoc {
 }
 
 /** A request recorded in the journal and marked sent: what goes out. */
-export interface RecordedRequest {
+export interface SentRequest {
   requestId: number;
   endpoint: string;
   docs: readonly SendDoc[];
@@ -41,7 +41,7 @@ export interface RecordedRequest {
  * (sent again on the next run); when no item may have been applied partially, the settled ones are stored; a
  * request with possibly-applied items stays `sent` for the next run to settle per endpoint policy.
  */
-function onFatal(ctx: SenderContext, request: RecordedRequest, keys: string[], error: unknown): void {
+function onFatal(ctx: SenderContext, request: SentRequest, keys: string[], error: unknown): void {
   const { requestId, docs, endpoint, bodies } = request;
   const details = isWisbridgeError(error) ? error.details : undefined;
   const notSent = new Set(details?.notSent);
@@ -61,7 +61,7 @@ function onFatal(ctx: SenderContext, request: RecordedRequest, keys: string[], e
  * of the first run of a file and of re-drive: uncertain ship / receive items shown untouched are sent again; on a
  * fatal error what is known is stored or released (see onFatal), then the error is thrown.
  */
-export async function deliver(ctx: SenderContext, request: RecordedRequest): Promise<ItemOutcome[]> {
+export async function deliver(ctx: SenderContext, request: SentRequest): Promise<ItemOutcome[]> {
   const { endpoint, docs, bodies } = request;
   // One object a request (the cycle count): sent on its own, its failure is the item's.
   if (writeModule(endpoint)?.contract.style === 'single') return [await sendCount(ctx, request.requestId, docs[0])];

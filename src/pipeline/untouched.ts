@@ -7,6 +7,7 @@ import { writeBodies } from './write.js';
 // Ship / receive writes whose outcome is unknown and that reading back did not confirm: a record still open and not
 // updated since just before the write was sent was not touched by it, so sending it again cannot apply it twice.
 // Which endpoints can be checked so, and how: `untouched` in their module (src/contract/writes/).
+
 /** Margin against clock skew between the bridge and the service: a record updated this close before the send counts as touched. */
 const SKEW_MS = 120_000;
 
