@@ -53,8 +53,13 @@ function start() {
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       // incremental marking and weak callbacks are steps of a major GC, not collections of their own
-      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) (gc.minor++, (gc.minorMs += entry.duration));
-      else if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) (gc.major++, (gc.majorMs += entry.duration));
+      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        gc.minor++;
+        gc.minorMs += entry.duration;
+      } else if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        gc.major++;
+        gc.majorMs += entry.duration;
+      }
     }
   }).observe({ entryTypes: ['gc'] });
 }

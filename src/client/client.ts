@@ -76,8 +76,11 @@ export class WisClient {
 
   #methodFor(id: EndpointId): unknown {
     const style = endpoints[id].style;
+    // eslint-disable-next-line no-restricted-syntax -- the family methods are built from the table at run time; their public types come from `Family`
     if (style === 'list') return (filters = {}, options?: ListOptions) => this.list(id as ListEndpointId, filters as never, options);
+    // eslint-disable-next-line no-restricted-syntax -- as above
     if (style === 'count') return (filters = {}, options?: CallOptions) => this.count(id as CountEndpointId, filters as never, options);
+    // eslint-disable-next-line no-restricted-syntax -- as above
     if (style === 'per-item' || style === 'fail-fast') return (items: unknown[], options?: WriteOptions) => this.write(id as BatchEndpointId, items as never, options);
     if (id === 'customerShipments.sscc') return (shipmentId: number, options?: CallOptions) => this.sscc(shipmentId, options);
     return (request: CycleCountInput, options?: CallOptions) => this.cycleCount(request, options);

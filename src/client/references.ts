@@ -69,6 +69,7 @@ export class ApiReferenceResolver implements ReferenceResolver {
       if (missing.length === 0) break;
       for (let i = 0; i < missing.length; i += per) {
         const filters = { status, numbers: missing.slice(i, i + per) };
+        // eslint-disable-next-line no-restricted-syntax -- the list is chosen by reference kind at run time; every list in BY_NUMBER has `status` and `numbers` filters
         for await (const record of this.#client.list(list, filters as never, { signal: this.#options.signal })) {
           const r = record as { id: number; number: string };
           if (!found.has(r.number)) found.set(r.number, r.id);

@@ -82,7 +82,7 @@ function pendingOf(ctx: WriteContext): PendingAdjustments {
 
 /**
  * Throws ItemError only before it queues anything, so runPerItem needs no savepoint per adjustment
- * (ATOMIC_CHECKS in writes.ts); flushAdjustments writes the queued rows before the request's transaction ends.
+ * (`checksFirst` in writes.ts); flushAdjustments writes the queued rows before the request's transaction ends.
  */
 export function adjust(ctx: WriteContext, item: AdjustmentItem) {
   const { store } = ctx;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { LIMITS, endpointList, type EndpointDef } from '../contract/index.js';
+import { LIMITS, endpointList, endpoints, type EndpointDef } from '../contract/index.js';
 import { cancelRecords, cancelRequest, parseAdmin, parseFaults, resetRequest, stateView, tokenRequest, touchProducts, touchProductsRequest, type AdminHooks } from './admin.js';
 import type { WriteContext } from './context.js';
 import type { FaultInjector } from './faults.js';
@@ -125,7 +125,7 @@ async function api(deps: ServerDeps, req: IncomingMessage, method: string, path:
           throw error;
         }
       }
-      return { status: 200, body: countBody(ctx, endpoint, await readJson(req)) };
+      return { status: 200, body: countBody(ctx, await readJson(req)) };
     case 'per-item':
       return runPerItem(ctx, endpoint, itemsOf(endpoint, await readJson(req), LIMITS.maxItemsPerRequest));
     case 'fail-fast':
@@ -133,12 +133,12 @@ async function api(deps: ServerDeps, req: IncomingMessage, method: string, path:
   }
 }
 
-function countBody(ctx: WriteContext, endpoint: EndpointDef, body: unknown) {
-  const parsed = endpoint.body!.safeParse(body);
+function countBody(ctx: WriteContext, body: unknown) {
+  const parsed = endpoints['inventory.counts'].body.safeParse(body);
   if (!parsed.success) {
     throw new HttpError(400, 'invalid_body', 'the cycle count is invalid', parsed.error.issues.slice(0, 50).map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
   }
-  return ctx.store.db.transaction(() => cycleCount(ctx, parsed.data as never)).immediate();
+  return ctx.store.db.transaction(() => cycleCount(ctx, parsed.data)).immediate();
 }
 
 async function admin(deps: ServerDeps, req: IncomingMessage, method: string, path: string, url: URL): Promise<Reply> {

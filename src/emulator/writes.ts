@@ -6,23 +6,17 @@ import { adjust, adjustmentError, flushAdjustments } from './inventory.js';
 import { acknowledge, receiveInboundTransfer, receiveReturn, receiveSupplierShipment, shipTransfer } from './receipts.js';
 import { acknowledgeShipment, changeStatus, failShipment, shipShipment } from './shipments.js';
 
-/** The emulator's side of every batch write of the contract (the compiler checks none is missing). */
-export const WRITE_HANDLERS: Record<BatchEndpointId, ItemHandler> = {
-  'customerShipments.acknowledge': acknowledgeShipment,
-  'customerShipments.changeStatus': changeStatus,
-  'customerShipments.ship': shipShipment,
-  'customerShipments.failed': failShipment('customer_shipments'),
-  'outboundTransfers.acknowledge': acknowledge('outbound_transfers', false),
-  'outboundTransfers.ship': shipTransfer,
-  'inboundTransfers.acknowledge': acknowledge('inbound_transfers', false),
-  'inboundTransfers.receive': receiveInboundTransfer,
-  'supplierShipments.acknowledge': acknowledge('supplier_shipments', true),
-  'supplierShipments.receive': receiveSupplierShipment,
-  'supplierShipments.failed': failShipment('supplier_shipments'),
-  'customerReturns.acknowledge': acknowledge('customer_return_shipments', true),
-  'customerReturns.receive': receiveReturn,
-  'inventory.adjustments': adjust,
-};
+/** The emulator's side of one batch write of the contract. */
+interface EmulatedWrite {
+  /** Applies one valid item; throws ItemError to refuse it. */
+  apply: ItemHandler;
+  /** The answer for a refused item of a per-item endpoint (default `{id, errors}`). */
+  refused?: (raw: unknown, errors: string[]) => Record<string, unknown>;
+  /** `apply` throws ItemError only before its first write: a refused item changed nothing, so no savepoint (two statements an item). */
+  checksFirst?: boolean;
+  /** Writes what `apply` queued, at the end of the request's transaction. */
+  flush?: (ctx: WriteContext) => void;
+}
 
 /**
  * Writes whose accepted item is kept, as validated, for GET /_admin/state (`writes` of the record): everything a
@@ -32,7 +26,7 @@ const KEPT = /\.(ship|receive|failed|changeStatus)$/;
 
 /** The handler of an endpoint, keeping the item it accepted (inside the item's savepoint: a refused item leaves none). */
 function handlerOf(endpoint: EndpointDef): ItemHandler {
-  const handler = WRITE_HANDLERS[endpoint.id as BatchEndpointId];
+  const handler = WRITE_HANDLERS[endpoint.id as BatchEndpointId].apply;
   if (!KEPT.test(endpoint.id)) return handler;
   return (ctx, item: { id: number }) => {
     const result = handler(ctx, item);
@@ -45,15 +39,32 @@ const rawId = (raw: unknown): number | null => {
   const id = (raw as { id?: unknown } | null)?.id;
   return typeof id === 'number' && Number.isInteger(id) ? id : null;
 };
+/** A refused item of a per-item endpoint: its id, the answer's own field as null, and the errors. */
+const refusedWith = (field: string) => (raw: unknown, errors: string[]) => ({ id: rawId(raw), [field]: null, errors });
+const refusedAcknowledge = refusedWith('acknowledged_at');
+const refusedFailed = refusedWith('tpl_status');
+
+/** Every batch write of the contract, keyed by its id (the compiler checks none is missing). */
+export const WRITE_HANDLERS: Record<BatchEndpointId, EmulatedWrite> = {
+  'customerShipments.acknowledge': { apply: acknowledgeShipment, refused: refusedAcknowledge },
+  'customerShipments.changeStatus': { apply: changeStatus, refused: refusedWith('picking_status') },
+  'customerShipments.ship': { apply: shipShipment },
+  'customerShipments.failed': { apply: failShipment('customer_shipments'), refused: refusedFailed },
+  'outboundTransfers.acknowledge': { apply: acknowledge('outbound_transfers', false) },
+  'outboundTransfers.ship': { apply: shipTransfer },
+  'inboundTransfers.acknowledge': { apply: acknowledge('inbound_transfers', false) },
+  'inboundTransfers.receive': { apply: receiveInboundTransfer },
+  'supplierShipments.acknowledge': { apply: acknowledge('supplier_shipments', true), refused: refusedAcknowledge },
+  'supplierShipments.receive': { apply: receiveSupplierShipment },
+  'supplierShipments.failed': { apply: failShipment('supplier_shipments'), refused: refusedFailed },
+  'customerReturns.acknowledge': { apply: acknowledge('customer_return_shipments', true), refused: refusedAcknowledge },
+  'customerReturns.receive': { apply: receiveReturn },
+  'inventory.adjustments': { apply: adjust, refused: adjustmentError, checksFirst: true, flush: flushAdjustments },
+};
 
 /** The answer for a failed item of a per-item endpoint. */
-function errorItem(endpointId: string, raw: unknown, errors: string[]): Record<string, unknown> {
-  if (endpointId === 'inventory.adjustments') return adjustmentError(raw, errors);
-  const id = rawId(raw);
-  if (endpointId.endsWith('.acknowledge')) return { id, acknowledged_at: null, errors };
-  if (endpointId.endsWith('.changeStatus')) return { id, picking_status: null, errors };
-  if (endpointId.endsWith('.failed')) return { id, tpl_status: null, errors };
-  return { id, errors };
+function errorItem(write: EmulatedWrite, raw: unknown, errors: string[]): Record<string, unknown> {
+  return write.refused ? write.refused(raw, errors) : { id: rawId(raw), errors };
 }
 
 /** The array of a write body; anything but an object holding a non-empty, bounded array is a 400. */
@@ -69,14 +80,6 @@ export function itemsOf(endpoint: EndpointDef, body: unknown, max: number): unkn
   return (parsed.data as Record<string, unknown[]>)[key]!;
 }
 
-/**
- * Handlers that throw ItemError only before their first write: a refused item changed nothing, so they skip the
- * savepoint (two statements per item). Any other error still rolls back the whole request.
- */
-const ATOMIC_CHECKS = new Set<string>(['inventory.adjustments'] satisfies BatchEndpointId[]);
-/** Handlers that queue their writes: what they queued is written at the end of the request's transaction. */
-const FLUSH: Partial<Record<BatchEndpointId, (ctx: WriteContext) => void>> = { 'inventory.adjustments': flushAdjustments };
-
 /** The contract's item schema per endpoint, compiled once (the same results and errors, faster). */
 const itemValidators = new Map<string, ReturnType<typeof fastValidator>>();
 function itemValidator(endpoint: EndpointDef) {
@@ -87,11 +90,12 @@ function itemValidator(endpoint: EndpointDef) {
 
 /** Per-item endpoint: every item on its own (a savepoint each), 200 when all succeeded, 207 otherwise. */
 export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unknown[]): { status: number; body: unknown } {
+  const write = WRITE_HANDLERS[endpoint.id as BatchEndpointId];
   const handler = handlerOf(endpoint);
   const validator = itemValidator(endpoint);
   const db = ctx.store.db;
   const savepoint = db.transaction((fn: () => Record<string, unknown>) => fn());
-  const noSavepoint = ATOMIC_CHECKS.has(endpoint.id);
+  const noSavepoint = write.checksFirst === true;
   const results: Record<string, unknown>[] = [];
   let failures = 0;
   const all = db.transaction(() => {
@@ -99,7 +103,7 @@ export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unkn
       const parsed = validator.safeParse(raw);
       if (!parsed.success) {
         failures++;
-        results.push(errorItem(endpoint.id, raw, toIssues(parsed.error.issues).map(issueText)));
+        results.push(errorItem(write, raw, toIssues(parsed.error.issues).map(issueText)));
         continue;
       }
       try {
@@ -107,10 +111,10 @@ export function runPerItem(ctx: WriteContext, endpoint: EndpointDef, items: unkn
       } catch (error) {
         if (!(error instanceof ItemError)) throw error;
         failures++;
-        results.push(errorItem(endpoint.id, raw, [error.message]));
+        results.push(errorItem(write, raw, [error.message]));
       }
     }
-    FLUSH[endpoint.id as BatchEndpointId]?.(ctx);
+    write.flush?.(ctx);
   });
   all.immediate();
   return { status: failures === 0 ? 200 : 207, body: { [endpoint.bodyKey!]: results } };

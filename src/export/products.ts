@@ -1,3 +1,4 @@
+import type { FiltersOf } from '../client/index.js';
 import type { Mapping } from '../mapping/index.js';
 import type { ListedRecord } from './journal-record.js';
 import { FileBatcher, type FileContext, type WrittenFile } from './work.js';
@@ -32,7 +33,7 @@ export async function exportProducts(ctx: FileContext, mapping: Mapping): Promis
   const startedAt = ctx.now();
   const cursor = readCursor(journal.getCursor(cursorKey(job.name)));
   const overlapMs = job.overlap_seconds * 1000;
-  const filters: Record<string, unknown> = {};
+  const filters: FiltersOf<'products.list'> = {};
   if (cursor) filters.updated_at_min = new Date(Date.parse(cursor.max) - overlapMs).toISOString();
   const seen = new Map<number, number>((cursor?.window ?? []).map(([id, at]) => [id, Date.parse(at)]));
   const batcher = new FileBatcher(ctx, mapping, { workType: job.work_type, kind: 'work', policy: 'never', repeatable: true }, { fileName: job.file_name });
@@ -42,7 +43,7 @@ export async function exportProducts(ctx: FileContext, mapping: Mapping): Promis
   let skipped = 0;
   const exported: [number, number][] = [];
   try {
-    for await (const page of ctx.client.pages('products.list', filters as never, { signal: ctx.signal })) {
+    for await (const page of ctx.client.pages('products.list', filters, { signal: ctx.signal })) {
       for (const p of page.records as ListedRecord[]) {
         listed++;
         const at = typeof p.updated_at === 'string' ? Date.parse(p.updated_at) : NaN;

@@ -236,6 +236,7 @@ export async function exportPending(
   let skipped = 0;
   try {
     const options = { concurrency: ctx.concurrency, signal: ctx.signal, onCount: pages.expect };
+    // eslint-disable-next-line no-restricted-syntax -- the work type's list is known at run time; its spec builds filters that list accepts
     for await (const page of ctx.client.decodedPages(list, filters as never, pages.decode, options)) {
       const { ids, repeated, data } = page;
       const fresh = repeated.size === 0 ? Array.from(ids) : Array.from(ids).filter((_, i) => !repeated.has(i));

@@ -4,7 +4,7 @@ import type { CsvError, Info } from 'csv-parse';
 import { csvRecords } from './csv-records.js';
 import { LIMITS } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
-import type { InboundDocument } from './definition-schema.js';
+import type { InboundDocument, ReferenceKind } from './definition-schema.js';
 import { HeaderProblem, type BoundNode, type RowTest } from './compile.js';
 import { createDecoder } from './decode.js';
 import { DocumentBuilder, rowCount, type DocState, type RowError } from './documents.js';
@@ -381,7 +381,7 @@ class InboundMapper extends Transform {
 
   private async resolveRefs(docs: DocState[]): Promise<void> {
     if (!this.resolver) return;
-    const byKind = new Map<string, Set<string>>();
+    const byKind = new Map<ReferenceKind, Set<string>>();
     for (const doc of docs) for (const ref of doc.refs ?? []) {
       let s = byKind.get(ref.kind);
       if (!s) byKind.set(ref.kind, (s = new Set()));
@@ -389,7 +389,7 @@ class InboundMapper extends Transform {
     }
     if (byKind.size === 0) return;
     const found = new Map<string, ReadonlyMap<string, number>>();
-    for (const [kind, keys] of byKind) found.set(kind, await this.resolver.resolve(kind as never, [...keys]));
+    for (const [kind, keys] of byKind) found.set(kind, await this.resolver.resolve(kind, [...keys]));
     for (const doc of docs) for (const ref of doc.refs ?? []) {
       const id = found.get(ref.kind)?.get(ref.key);
       if (id === undefined) {

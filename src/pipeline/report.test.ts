@@ -12,7 +12,7 @@ describe('progress and summary', () => {
     expect(out).toBe('');
     const bar = new ProgressBar(stream, true);
     bar.update({ file: 'A.csv', rows: 1234, bytes: 5, size: 10 });
-    expect(out).toMatch(/^\rA\.csv \[#{12}\.{12}\]  50% 1,234 rows [\d,]+ rows\/s\x1b\[K$/);
+    expect(out).toMatch(new RegExp(String.raw`^\rA\.csv \[#{12}\.{12}\] {2}50% 1,234 rows [\d,]+ rows\/s\x1b\[K$`));
     bar.done();
     expect(out.endsWith('\r\x1b[K')).toBe(true);
   });

@@ -1,12 +1,12 @@
-import type { BatchEndpointId, WriteOutcome } from '../client/index.js';
+import type { WriteOutcome } from '../client/index.js';
+import { uncertainHint, writeModule } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { ItemOutcome, NewItem } from '../journal/index.js';
-import type { InboundDocument } from '../mapping/definition-schema.js';
 import type { CompletionQueue } from './completions.js';
-import { uncertainHint } from '../contract/index.js';
 import { storeOutcomes, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
+import { writeBodies } from './write.js';
 
 export type { SenderContext } from './types.js';
 
@@ -27,7 +27,7 @@ export interface OutgoingDoc extends SendDoc {
 }
 
 /** A request recorded in the journal and marked sent: what goes out. */
-export interface RecordedRequest {
+export interface SentRequest {
   requestId: number;
   endpoint: string;
   docs: readonly SendDoc[];
@@ -41,7 +41,7 @@ export interface RecordedRequest {
  * (sent again on the next run); when no item may have been applied partially, the settled ones are stored; a
  * request with possibly-applied items stays `sent` for the next run to settle per endpoint policy.
  */
-function onFatal(ctx: SenderContext, request: RecordedRequest, keys: string[], error: unknown): void {
+function onFatal(ctx: SenderContext, request: SentRequest, keys: string[], error: unknown): void {
   const { requestId, docs, endpoint, bodies } = request;
   const details = isWisbridgeError(error) ? error.details : undefined;
   const notSent = new Set(details?.notSent);
@@ -61,15 +61,16 @@ function onFatal(ctx: SenderContext, request: RecordedRequest, keys: string[], e
  * of the first run of a file and of re-drive: uncertain ship / receive items shown untouched are sent again; on a
  * fatal error what is known is stored or released (see onFatal), then the error is thrown.
  */
-export async function deliver(ctx: SenderContext, request: RecordedRequest): Promise<ItemOutcome[]> {
+export async function deliver(ctx: SenderContext, request: SentRequest): Promise<ItemOutcome[]> {
   const { endpoint, docs, bodies } = request;
-  if (endpoint === 'inventory.counts') return [await sendCount(ctx, request.requestId, docs[0])];
+  // One object a request (the cycle count): sent on its own, its failure is the item's.
+  if (writeModule(endpoint)?.contract.style === 'single') return [await sendCount(ctx, request.requestId, docs[0])];
   const keys: string[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) keys[i] = docs[i].docKey ?? '';
-  let results: WriteOutcome<Record<string, unknown>>[];
+  let results: WriteOutcome[];
   const sentAt = new Date();
   try {
-    results = (await ctx.client.write(endpoint as BatchEndpointId, bodies as never, { batchSize: bodies.length, validate: false, itemsJson: request.itemsJson })) as never;
+    results = await writeBodies(ctx.client, endpoint, bodies, { batchSize: bodies.length, itemsJson: request.itemsJson });
   } catch (error) {
     onFatal(ctx, request, keys, error);
     throw error;
@@ -81,7 +82,7 @@ export async function deliver(ctx: SenderContext, request: RecordedRequest): Pro
 
 /** Writes one batch: recorded (with the rows rejected since the last batch) and marked sent in one commit, then sent. */
 export async function sendBatch(
-  ctx: SenderContext, completions: CompletionQueue, endpoint: InboundDocument, docs: OutgoingDoc[], extra: NewItem[],
+  ctx: SenderContext, completions: CompletionQueue, endpoint: string, docs: OutgoingDoc[], extra: NewItem[],
 ): Promise<ItemOutcome[]> {
   const { journal, fileId } = ctx;
   const bodies: Record<string, unknown>[] = new Array(docs.length);
@@ -105,6 +106,7 @@ export async function sendBatch(
 
 async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): Promise<ItemOutcome> {
   try {
+    // eslint-disable-next-line no-restricted-syntax -- a mapped body of inventory.counts, typed loosely like every body here; cycleCount checks it with the contract
     const count = await ctx.client.cycleCount(doc.item as never);
     return { seq: doc.seq, status: 'ok', result: count };
   } catch (error) {

@@ -1,11 +1,11 @@
-import type { BatchEndpointId, WriteOutcome } from '../client/index.js';
-import { writeModule } from '../contract/index.js';
+import type { BatchEndpointId } from '../client/index.js';
+import { uncertainHint, writeModule } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { ItemOutcome, Journal } from '../journal/index.js';
 import { storeOutcomes, toOutcome } from './outcomes.js';
-import { uncertainHint } from '../contract/index.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
+import { writeBodies } from './write.js';
 
 const sentAtQuery = new WeakMap<object, { get(id: number): unknown }>();
 function sentAt(journal: Journal, requestId: number): Date {
@@ -51,10 +51,10 @@ export async function settleSentRequest(ctx: SenderContext, requestId: number, e
   }
   if (resend.length > 0) {
     ctx.stats.requests++;
-    const results = await ctx.client.write(endpoint as BatchEndpointId, resend.map((i) => bodies[i]) as never, { batchSize: resend.length, validate: false });
+    const results = await writeBodies(ctx.client, endpoint, resend.map((i) => bodies[i]), { batchSize: resend.length });
     results.forEach((o, j) => {
       const i = resend[j];
-      outcomes[i] = toOutcome(items[i].seq, o as WriteOutcome<Record<string, unknown>>, endpoint, items[i].docKey ?? '', bodies[i]);
+      outcomes[i] = toOutcome(items[i].seq, o, endpoint, items[i].docKey ?? '', bodies[i]);
     });
   }
   if (outcomes.some((o) => o === undefined)) throw new WisbridgeError('JOURNAL_STATE', `request ${requestId}: an item was left unsettled`);

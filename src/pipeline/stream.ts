@@ -59,7 +59,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
       if (options.signal?.aborted && !all) return;
       const docs = wholeFile || pending.length <= requestSize ? pending : pending.slice(0, requestSize);
       pending = docs === pending ? [] : pending.slice(docs.length);
-      await window.add(sendBatch(input.sender, completions, endpoint as never, docs, extra));
+      await window.add(sendBatch(input.sender, completions, endpoint, docs, extra));
     }
   };
   const outcomes = mapInbound(source.pipe(counter), mapping, {

@@ -1,12 +1,13 @@
-import type { BatchEndpointId, WriteOutcome } from '../client/index.js';
 import { writeModule } from '../contract/index.js';
 import type { ItemOutcome } from '../journal/index.js';
 import { toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
+import { writeBodies } from './write.js';
 
 // Ship / receive writes whose outcome is unknown and that reading back did not confirm: a record still open and not
 // updated since just before the write was sent was not touched by it, so sending it again cannot apply it twice.
 // Which endpoints can be checked so, and how: `untouched` in their module (src/contract/writes/).
+
 /** Margin against clock skew between the bridge and the service: a record updated this close before the send counts as touched. */
 const SKEW_MS = 120_000;
 
@@ -19,7 +20,9 @@ async function untouchedIds(ctx: SenderContext, endpoint: string, ids: number[],
   for (let i = 0; i < ids.length; i += 100) {
     const chunk = ids.slice(i, i + 100);
     for (const status of spec.open) {
+      // eslint-disable-next-line no-restricted-syntax -- a run-time list endpoint: its filter type is the intersection of every list's; `untouched` names only lists with `ids` and `updated_at_min`
       for await (const r of ctx.client.list(spec.list, { status, ids: chunk } as never)) open.add((r as { id: number }).id);
+      // eslint-disable-next-line no-restricted-syntax -- as above
       for await (const r of ctx.client.list(spec.list, { status, ids: chunk, updated_at_min: since } as never)) touched.add((r as { id: number }).id);
     }
   }
@@ -35,9 +38,9 @@ export async function resendUntouched(ctx: SenderContext, endpoint: string, outc
   if (again.length === 0) return;
   ctx.stats.requests++;
   ctx.logger.info({ endpoint, items: again.length }, 'unconfirmed writes were not applied (records untouched since): sending them again');
-  const results = await ctx.client.write(endpoint as BatchEndpointId, again.map((i) => bodies[i]) as never, { batchSize: again.length, validate: false });
+  const results = await writeBodies(ctx.client, endpoint, again.map((i) => bodies[i]), { batchSize: again.length });
   results.forEach((o, j) => {
     const i = again[j];
-    outcomes[i] = toOutcome(outcomes[i].seq, o as WriteOutcome<Record<string, unknown>>, endpoint, keys[i], bodies[i]);
+    outcomes[i] = toOutcome(outcomes[i].seq, o, endpoint, keys[i], bodies[i]);
   });
 }

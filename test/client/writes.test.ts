@@ -38,6 +38,7 @@ describe('per-item writes (200 / 207)', () => {
 
   it('items that break the contract are not sent and carry the reason', async () => {
     const client = svc.client();
+    // eslint-disable-next-line no-restricted-syntax -- deliberately not a picking status: the client must refuse that item
     const outcomes = await client.customerShipments.changeStatus([{ id: 1001, picking_status: 'in-progress' }, { id: 1002, picking_status: 'sideways' as never }]);
     expect(outcomes[0]).toMatchObject({ key: 1001, ok: true });
     expect(outcomes[1]).toMatchObject({ key: 1002, ok: false });

@@ -100,6 +100,7 @@ describe('SFTP host keys and credentials', () => {
   it('rejects invalid options with CONFIG_INVALID and never echoes secrets', () => {
     let error: unknown;
     try {
+      // eslint-disable-next-line no-restricted-syntax -- deliberately invalid options: createDrop must refuse them without echoing the password
       createDrop({ type: 'sftp', host: '127.0.0.1', username: 'u', password: 'hunter2-secret', hostKeyFingerprint: 'MD5:aa', port: 70000 } as never);
     } catch (e) { error = e; }
     expect(isWisbridgeError(error, 'CONFIG_INVALID')).toBe(true);

@@ -1,5 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { runInboundJob } from '../../src/pipeline/index.js';
+import { describe, expect, it } from 'vitest';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { korr, runInboundOnce, type Workspace, workspace } from './helpers.js';
 

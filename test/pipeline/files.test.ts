@@ -2,10 +2,10 @@ import { readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
-import { processFile, runInboundJob } from '../../src/pipeline/index.js';
+import { processFile } from '../../src/pipeline/index.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { adminState, useEmulator } from '../support/emulator.js';
-import { runInboundOnce, workspace, type Workspace } from './helpers.js';
+import { runInboundOnce, workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 let runtime: Runtime | undefined;

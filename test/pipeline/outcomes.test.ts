@@ -1,9 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
 import { openJournal } from '../../src/journal/index.js';
-import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
-import { korr, runInboundOnce, type Workspace, workspace } from './helpers.js';
+import { korr, runInboundOnce, workspace } from './helpers.js';
 import { join } from 'node:path';
 
 const emu = useEmulator({ resetEachTest: true });

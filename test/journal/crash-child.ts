@@ -7,8 +7,8 @@
  * Progress goes to stdout with writeSync so the parent sees it before the next statement runs.
  */
 import { writeSync } from 'node:fs';
-import { openJournal } from './journal.js';
-import type { NewItem } from './types.js';
+import { openJournal } from '../../src/journal/journal.js';
+import type { NewItem } from '../../src/journal/types.js';
 
 const [mode, path, name = 'child.csv', batchesArg = '20'] = process.argv.slice(2);
 const say = (line: string) => writeSync(1, `${line}\n`);

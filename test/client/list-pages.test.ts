@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestsTo, startTestService, type TestService } from '../../test/client/emulator-helpers.js';
-import { WisbridgeError, isWisbridgeError } from '../errors.js';
-import { pageOfBody, pageOfText } from './list.js';
+import { requestsTo, startTestService, type TestService } from './emulator-helpers.js';
+import { WisbridgeError, isWisbridgeError } from '../../src/errors.js';
+import { pageOfBody, pageOfText } from '../../src/client/list.js';
 
 let svc: TestService;
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openJournal, SCHEMA_VERSION } from './index.js';
-import { tempDir } from './test-support.js';
+import { openJournal, SCHEMA_VERSION } from '../../src/journal/index.js';
+import { tempDir } from '../../src/journal/test-support.js';
 
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
