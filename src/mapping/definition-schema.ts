@@ -87,6 +87,8 @@ export const fieldSchema = z
     false: z.array(z.string()).optional().describe('words read as false (boolean); default false, no, n, 0'),
     format: z.string().optional().describe('date/datetime pattern, e.g. dd.MM.yyyy, yyyyMMdd, MM/dd/yyyy HH:mm; default ISO 8601'),
     time_zone: z.string().optional().describe('IANA time zone of datetimes without an offset; default UTC'),
+    two_digit_years_from: z.number().int().min(1000).max(9900).optional()
+      .describe('a yy year is the first year from this one on that ends in its digits; default 1970 (70–99 → 1970–1999, 00–69 → 2000–2069); 2000 reads a placeholder expiry 31.12.99 as 2099'),
     resolve: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id found through the API'),
     check: z.enum(REFERENCE_KINDS).optional().describe('keep the value but require that it exists (e.g. a SKU check)'),
     escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR; default from the dialect'),
@@ -121,19 +123,19 @@ export const nodeSchema = z
 
 export const dialectSchema = z
   .strictObject({
-    delimiter: z.string().min(1).default(',').describe('field delimiter'),
+    delimiter: z.string().min(1).default(',').describe('field delimiter, one or more characters (";", "|", "\t" for tabs, "||")'),
     quote: z.union([z.string().length(1), z.literal(false)]).default('"')
       .describe('quote character around fields that hold the delimiter or a line break; false: quotes are ordinary characters and every line is one record'),
-    escape: z.string().length(1).default('"').describe('escape character inside quotes'),
+    escape: z.string().length(1).default('"').describe('the character before a quote inside a quoted field; default the quote itself (a doubled quote "" is one quote)'),
     encoding: z.enum(['utf-8', 'windows-1252', 'iso-8859-1']).default('utf-8')
-      .describe('input encoding; a UTF-8 byte order mark always wins (it is stripped and the file read as UTF-8)'),
-    bom: z.boolean().default(false).describe('exports: write a UTF-8 byte order mark'),
-    header: z.boolean().default(true).describe('the first row (after skip_lines) names the columns; false: positional columns'),
-    skip_lines: z.number().int().min(0).default(0).describe('lines skipped before the header / first row'),
-    comment: z.string().length(1).optional().describe('lines starting with this character are ignored'),
-    skip_empty_lines: z.boolean().default(true).describe('empty lines (and trailing empty lines) are ignored'),
-    record_delimiter: z.enum(['auto', 'lf', 'crlf']).default('auto').describe('line ending; exports use lf when auto'),
-    max_record_size: z.number().int().min(1024).default(1_048_576).describe('largest record in characters (an unclosed quote stops here)'),
+      .describe('the encoding files are read (inbound) or written (exports) in; inbound, a UTF-8 byte order mark always wins (it is stripped and the file read as UTF-8)'),
+    bom: z.boolean().default(false).describe('exports: write a UTF-8 byte order mark (for Excel; encoding utf-8 only). Inbound a BOM is always accepted'),
+    header: z.boolean().default(true).describe('inbound: the first row (after skip_lines) names the columns; false: columns by position (named with columns); exports: write a header row'),
+    skip_lines: z.number().int().min(0).default(0).describe('inbound: lines skipped (not reported) before the header or first row, e.g. a report title'),
+    comment: z.string().length(1).optional().describe('inbound: lines starting with this character are ignored and not reported; default none'),
+    skip_empty_lines: z.boolean().default(true).describe('inbound: empty lines and lines whose cells are all blank (";;;") are ignored and not reported; false: they are rows (and usually fail as such)'),
+    record_delimiter: z.enum(['auto', 'lf', 'crlf']).default('auto').describe('line ending. auto: inbound, LF, CRLF or CR as the first line shows; exports write LF. lf / crlf: only that ending ends a record (with crlf a lone LF is part of a field); exports write it'),
+    max_record_size: z.number().int().min(1024).default(1_048_576).describe('inbound: the largest record in characters; a longer one (an unclosed quote reading on) refuses the file, naming the line where it starts'),
     escape_formulas: z.boolean().default(true).describe('exports: neutralize values starting with = + - @ tab or CR'),
   })
   .describe('The CSV dialect.');
