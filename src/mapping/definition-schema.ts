@@ -35,7 +35,24 @@ export const conditionSchema = z
   })
   .describe('A test on one raw cell value; every test given must hold.');
 
-const conditions = z.union([conditionSchema, z.array(conditionSchema)]);
+export type ConditionTree = z.output<typeof conditionSchema> | { any: ConditionTree[] } | { all: ConditionTree[] };
+
+/** A test, or any-of / all-of a list of them (nested as deep as needed). */
+export const conditionTreeSchema: z.ZodType<ConditionTree> = z.union([
+  conditionSchema,
+  z.strictObject({
+    get any() {
+      return z.array(conditionTreeSchema).min(1).describe('holds when at least one of these holds');
+    },
+  }),
+  z.strictObject({
+    get all() {
+      return z.array(conditionTreeSchema).min(1).describe('holds when every one of these holds');
+    },
+  }),
+]).describe('A test on one raw cell, or { any: [...] } / { all: [...] } of tests.');
+
+const conditions = z.union([conditionTreeSchema, z.array(conditionTreeSchema)]);
 
 export const transformSchema = z
   .union([
@@ -102,7 +119,7 @@ export const fieldOrShorthand = z.union([columnRef, fieldSchema]);
 export interface NodeSpecInput {
   key?: string | number | (string | number)[];
   when?: z.input<typeof conditions>;
-  optional_level?: boolean;
+  optional_level?: boolean | string;
   fields?: Record<string, z.input<typeof fieldOrShorthand>>;
   lists?: Record<string, NodeSpecInput>;
 }
@@ -111,9 +128,9 @@ export const nodeSchema = z
   .strictObject({
     key: z.union([columnRef, z.array(columnRef).min(1)]).optional()
       .describe('grouping key: rows with the same key form one element (one document at the top); without a key each row is its own element'),
-    when: conditions.optional().describe('only rows passing these tests contribute to this list'),
-    optional_level: z.boolean().optional()
-      .describe('when the key is empty, the row skips this level and its single nested list feeds this list directly (packages that are not on a pallet)'),
+    when: conditions.optional().describe('only rows passing these tests contribute to this list (a list of tests: all must hold; { any: [...] } for any-of)'),
+    optional_level: z.union([z.boolean(), z.string().min(1)]).optional()
+      .describe('when the key is empty, the row skips this level and a nested list feeds this list directly (packages that are not on a pallet): true with a single nested list, or the name of that list when the level has others (a pallet\'s own consumables)'),
     fields: z.record(z.string(), fieldOrShorthand).default({}).describe('output fields; a dotted name (lot.number) builds nested objects; header fields come from the first row of the group'),
     get lists() {
       return z.record(z.string(), nodeSchema).optional().describe('nested arrays (lines, packages, children, items, consumables)');
@@ -191,7 +208,7 @@ export const mappingDefinitionSchema = z
     dialect: dialectSchema.default(() => dialectSchema.parse({})),
     columns: z.array(z.string().min(1)).optional().describe('names for positional columns (header: false)'),
     record_types: recordTypesSchema.optional(),
-    skip: conditions.optional().describe('rows for which any of these tests holds are skipped'),
+    skip: conditions.optional().describe('rows for which any of these tests holds are skipped (each test may be { all: [...] } / { any: [...] })'),
     tables: z.record(z.string(), z.record(z.string(), z.string())).optional().describe('lookup tables for the lookup transform'),
     grouping: groupingSchema.default(() => groupingSchema.parse({})),
     request: nodeSchema.optional().describe('inbound: how rows become one request item (one document)'),

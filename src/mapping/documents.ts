@@ -144,7 +144,7 @@ export class DocumentBuilder {
       return true; // reported
     }
     if (key === '' && node.optionalLevel) {
-      const inner = node.lists[0].node;
+      const inner = node.lists[node.passThrough].node;
       return (!inner.when || inner.when(row)) && this.addTo(doc, inner, parent, name, row, line);
     }
     const lists = (doc.index ??= new Map());
