@@ -171,6 +171,32 @@ export const recordTypesSchema = z
   })
   .describe('EDI-style files with several record types: each mapped row sees the columns of the records above it.');
 
+const numberFormat = {
+  decimal: z.enum(['.', ',']).optional().describe('decimal separator of the asserted value and of summed cells; default "."'),
+  thousands: z.enum(['', '.', ',', ' ', "'"]).optional().describe('thousands separator accepted; default none'),
+};
+
+export const controlTotalsSchema = z
+  .strictObject({
+    trailer: z.string().min(1).optional().describe('record_types: the type code of the trailer record that carries the totals (its records are checked, not mapped)'),
+    footer: z.array(z.string().min(1)).min(1).optional().describe('files without record types: the last line is a footer with these columns (by position), not a row'),
+    checks: z.array(z.strictObject({
+      column: z.string().min(1).describe('the trailer / footer column holding the asserted value'),
+      count: z.string().min(1).optional().describe('records: every data record of the file (not the header, the trailer or ignored lines); or a record type code: the records of that type'),
+      sum: columnRef.optional().describe('a column whose values are added up over the records (of the type that has that column)'),
+      ...numberFormat,
+    })).default([]).describe('file totals, compared with the trailer / footer; a mismatch refuses the whole file'),
+    documents: z.array(z.strictObject({
+      column: columnRef.describe('a column of the document\'s first row (e.g. the header record) holding the asserted value'),
+      count: z.literal('rows').optional().describe('rows: the document\'s mapped rows (detail records)'),
+      sum: columnRef.optional().describe('a column whose values are added up over the document\'s rows'),
+      ...numberFormat,
+    })).default([]).describe('totals per document, compared with a column of the document\'s first row'),
+    on_mismatch: z.enum(['file', 'document']).default('file')
+      .describe('a document total that does not match refuses the whole file (file) or only that document (document); file totals always refuse the file'),
+  })
+  .describe('Control totals: a trailer record or footer line asserts counts and sums; checked before anything of the file is sent.');
+
 export const groupingSchema = z
   .strictObject({
     whole_file: z.boolean().default(false).describe('the whole file is one request, all or nothing (implied for inventory.counts); request.key must be absent'),
@@ -211,6 +237,7 @@ export const mappingDefinitionSchema = z
     skip: conditions.optional().describe('rows for which any of these tests holds are skipped (each test may be { all: [...] } / { any: [...] })'),
     tables: z.record(z.string(), z.record(z.string(), z.string())).optional().describe('lookup tables for the lookup transform'),
     grouping: groupingSchema.default(() => groupingSchema.parse({})),
+    control_totals: controlTotalsSchema.optional(),
     request: nodeSchema.optional().describe('inbound: how rows become one request item (one document)'),
     export: exportSchema.optional(),
     samples: z.array(z.string()).optional().describe('sample files (relative to the mapping) checked by `wisbridge mappings test`; each has an expected file NAME.expected.json beside it'),

@@ -9,6 +9,8 @@ import type { MapInboundOptions, MappedDocument } from './inbound.js';
 import type { Mapping } from './mapping.js';
 import { cachedResolver, describeKind, type ReferenceResolver } from './resolver.js';
 import { contractTarget, locateIssues } from './validate.js';
+import { TotalsTracker } from './control-totals.js';
+import type { InboundOutcome } from './inbound.js';
 
 function hasRefs(node: BoundNode): boolean {
   return node.fields.some((f) => f.ref) || node.lists.some((l) => hasRefs(l.node));
@@ -37,6 +39,12 @@ export class InboundMapper extends Transform {
   private contextCodes: string[] = [];
   /** The last physical line of the current record (> its first line when a quoted field holds line breaks). */
   private spanEnd = 0;
+  /** Control totals of this file, when the mapping has them. */
+  private totals?: TotalsTracker;
+  /** Outcomes held until the control totals are checked at the end of the file (nothing is sent before). */
+  private held?: InboundOutcome[];
+  /** With a footer line: the last record seen, processed once the next one shows it was not the last. */
+  private footerHeld?: { record: string[]; line: number; spanEnd: number };
 
   private readonly skipEmpty: boolean;
   /** Set by breakWatch once the bytes hold a quote or a CR; until then no field can hold a line break. */
@@ -61,6 +69,11 @@ export class InboundMapper extends Transform {
     this.skip = bound.skip;
     this.width = bound.width;
     this.builder = new DocumentBuilder(bound.root, this.file);
+    const plan = this.mapping.inbound!.totals;
+    if (plan && bound.totals) {
+      this.totals = new TotalsTracker(plan, bound.totals, this.file);
+      if (plan.holdFile) this.held = [];
+    }
     if (hasRefs(bound.root) && !this.resolver) {
       throw new WisbridgeError('USAGE', `mapping "${this.mapping.name}" resolves references through the API: a resolver is needed`);
     }
@@ -94,7 +107,15 @@ export class InboundMapper extends Transform {
         this.bindHeader(record, line);
         return cb();
       }
+      if (this.mapping.inbound!.totals?.footer) {
+        const held = this.footerHeld;
+        this.footerHeld = { record, line, spanEnd: this.spanEnd };
+        if (!held) return cb();
+        ({ record, line } = held);
+        this.spanEnd = held.spanEnd;
+      }
       const rt = this.mapping.inbound!.recordTypes;
+      if (!rt) this.totals?.record('', record);
       if (rt) this.recordTyped(record, line);
       else if (this.width !== undefined && !this.mapping.inbound!.recordTypes && this.mapping.dialect.header && record.length !== this.width) {
         const span = this.spanEnd > line ? ` (a quoted field runs from line ${line} to line ${this.spanEnd}: a stray quote?)` : '';
@@ -110,13 +131,36 @@ export class InboundMapper extends Transform {
   override _flush(cb: TransformCallback): void {
     try {
       this.flushContext();
+      if (this.footerHeld) this.footer(this.footerHeld);
       if (this.current) this.complete(this.current);
       for (const doc of this.open.values()) this.complete(doc);
       this.open.clear();
-      this.finalize().then(() => cb(), cb);
+      this.finalize().then(() => this.release(), cb).then(() => cb(), cb);
     } catch (error) {
       cb(error as Error);
     }
+  }
+
+  /** One outcome out, or held while the file's control totals are still unchecked. */
+  private out(o: InboundOutcome): void {
+    if (this.held) this.held.push(o);
+    else this.push(o);
+  }
+
+  /** At the end of the file: a control total that does not match refuses the file, before any outcome leaves. */
+  private release(): void {
+    const problems = this.totals?.finish() ?? [];
+    if (problems.length > 0) throw new WisbridgeError('FILE_LAYOUT', problems.join('; '));
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const o of held) this.push(o);
+  }
+
+  private footer(held: { record: string[]; line: number; spanEnd: number }): void {
+    this.spanEnd = held.spanEnd;
+    this.totals?.trailer(held.record, held.line);
+    const lines = this.spanEnd > held.line ? [held.line, ...this.continuation(held.line)] : [held.line];
+    for (const line of lines) this.out({ kind: 'skipped', line, reason: 'footer line: its control totals were checked' });
   }
 
   private bindHeader(record: string[], line: number): void {
@@ -137,14 +181,19 @@ export class InboundMapper extends Transform {
       return;
     }
     if (type.skip) {
-      this.push({ kind: 'skipped', line, reason: `record type ${code} is skipped (record_types.types.${code}.skip)` });
-      if (this.spanEnd > line) for (const l of this.continuation(line)) this.push({ kind: 'skipped', line: l, reason: `record type ${code} is skipped (record_types.types.${code}.skip)` });
+      const trailer = this.mapping.inbound!.totals?.trailer === code;
+      if (trailer) this.totals?.trailer(record, line);
+      else this.totals?.record(code, NO_ROW);
+      const reason = trailer ? `control record ${code}: its totals were checked` : `record type ${code} is skipped (record_types.types.${code}.skip)`;
+      this.out({ kind: 'skipped', line, reason });
+      if (this.spanEnd > line) for (const l of this.continuation(line)) this.out({ kind: 'skipped', line: l, reason });
       return;
     }
     if (type.level === 0) this.flushContext();
     const ctx = (this.context ??= new Array<string>(rt.width).fill(''));
     ctx.fill('', rt.levelOffsets[type.level]);
     for (let i = 0; i < type.count; i++) ctx[type.offset + i] = record[i] ?? '';
+    this.totals?.record(code, ctx);
     if (type.emit) {
       const extra = this.contextLines;
       this.contextLines = [];
@@ -175,9 +224,9 @@ export class InboundMapper extends Transform {
 
   private row(row: readonly string[], line: number, extraLines: number[] | undefined): void {
     if (this.skip && this.skip(row)) {
-      if (extraLines) for (const l of extraLines) this.push({ kind: 'skipped', line: l, reason: 'all its detail records were skipped' });
-      this.push({ kind: 'skipped', line, reason: 'skip condition' });
-      if (this.spanEnd > line) for (const l of this.continuation(line)) this.push({ kind: 'skipped', line: l, reason: `skip condition (part of the record that starts on line ${line})` });
+      if (extraLines) for (const l of extraLines) this.out({ kind: 'skipped', line: l, reason: 'all its detail records were skipped' });
+      this.out({ kind: 'skipped', line, reason: 'skip condition' });
+      if (this.spanEnd > line) for (const l of this.continuation(line)) this.out({ kind: 'skipped', line: l, reason: `skip condition (part of the record that starts on line ${line})` });
       return;
     }
     const plan = this.mapping.inbound!;
@@ -254,10 +303,16 @@ export class InboundMapper extends Transform {
   private rejectLine(line: number, message: string, extraLines: number[] = [], key = ''): void {
     const lines = [...extraLines, line];
     if (this.spanEnd > line) lines.push(...this.continuation(line));
-    this.push({ kind: 'rejected', endpoint: this.endpoint, key, lines, errors: [{ line, message }] });
+    this.out({ kind: 'rejected', endpoint: this.endpoint, key, lines, errors: [{ line, message }] });
   }
 
   private complete(doc: DocState): void {
+    const first = this.totals ? Math.min(doc.lines[0] ?? 0, (doc.rows[0] as number | undefined) ?? 0) : 0;
+    const mismatch = this.totals?.document(doc.rows, doc.key, first);
+    if (mismatch) {
+      if (this.mapping.inbound!.totals!.onMismatch === 'document') (doc.errors ??= []).push({ line: first, message: mismatch });
+      else this.totals!.problems.push(mismatch);
+    }
     this.pending.push(doc);
   }
 
@@ -281,18 +336,18 @@ export class InboundMapper extends Transform {
         }
         (doc.errors ??= []).push(...locateIssues(doc, this.root!, this.file, r.error.issues));
       }
-      this.push({ kind: 'rejected', endpoint: this.endpoint, key: doc.key, lines: doc.lines, errors: doc.errors ?? [] });
+      this.out({ kind: 'rejected', endpoint: this.endpoint, key: doc.key, lines: doc.lines, errors: doc.errors ?? [] });
     }
     if (good.length === 0) return;
     const bodyKey = this.target.bodyKey;
     if (!bodyKey) {
-      for (const d of good) this.push({ kind: 'batch', endpoint: this.endpoint, body: d.item, documents: [d] });
+      for (const d of good) this.out({ kind: 'batch', endpoint: this.endpoint, body: d.item, documents: [d] });
       return;
     }
     // Documents completed together (a grouped file's end, say) can outnumber maxBatch: never a bigger body.
     for (let i = 0; i < good.length; i += this.maxBatch) {
       const documents = good.length <= this.maxBatch ? good : good.slice(i, i + this.maxBatch);
-      this.push({ kind: 'batch', endpoint: this.endpoint, body: { [bodyKey]: documents.map((d) => d.item) }, documents });
+      this.out({ kind: 'batch', endpoint: this.endpoint, body: { [bodyKey]: documents.map((d) => d.item) }, documents });
     }
   }
 
@@ -338,6 +393,7 @@ function isEmpty(record: string[]): boolean {
   return true;
 }
 
+const NO_ROW: readonly string[] = [];
 const NO_BREAKS = { lines: 0, crlf: 0 };
 function lineBreaks(record: string[]): { lines: number; crlf: number } {
   let lines = 0;

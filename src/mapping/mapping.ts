@@ -2,6 +2,7 @@ import { EXPORT_DOCUMENTS, type Dialect, type ExportDocument, type InboundDocume
 import { HeaderProblem, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
 import { compileExport, type ExportPlan } from './export-plan.js';
 import { checkTargets } from './targets.js';
+import { planControlTotals, type ControlTotalsPlan, type TotalCheck } from './control-totals.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
 
 export interface RecordTypePlan {
@@ -31,7 +32,9 @@ export interface Mapping {
 export interface InboundPlan {
   readonly recordTypes?: RecordTypePlan;
   /** Binds the request tree and skip test to a file's columns; throws HeaderProblem for a header without a named column or with a name twice. */
-  bind(header: readonly string[] | undefined): { root: BoundNode; skip?: RowTest; width?: number };
+  bind(header: readonly string[] | undefined): { root: BoundNode; skip?: RowTest; width?: number; totals?: { file: TotalCheck[]; documents: TotalCheck[] } };
+  /** Control totals (trailer / footer / per document), when the definition has them. */
+  readonly totals?: ControlTotalsPlan;
   /** The whole file is one request (all or nothing): cycle counts, grouping.whole_file. */
   readonly wholeFile: boolean;
 }
@@ -68,7 +71,9 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   const recordTypes = definition.record_types ? planRecordTypes(definition) : undefined;
   const staticBinder = recordTypes ? namedBinder(recordTypesColumns(definition), 'record_types') : !definition.dialect.header ? positionalBinder(definition.columns) : undefined;
   if (definition.dialect.header && definition.columns) throw new DefinitionError('columns names positional columns: set dialect.header to false, or remove columns', ['columns']);
-  const bindWith = (bind: Binder) => ({ root: root(bind), skip: skip?.(bind) });
+  const columnsOfTypes = definition.record_types ? Object.entries(definition.record_types.types) : [];
+  const totals = planControlTotals(definition, (column) => columnsOfTypes.find(([, t]) => t.columns.includes(column))?.[0]);
+  const bindWith = (bind: Binder) => ({ root: root(bind), skip: skip?.(bind), totals: totals?.bind(bind) });
   // Positional and record-type files can be bound now, so their column mistakes show at load time.
   const prebound = staticBinder ? bindWith(staticBinder) : (bindWith(lenientBinder), undefined);
   return {
@@ -77,6 +82,7 @@ export function compileMapping(definition: MappingDefinition, name: string, file
     inbound: {
       recordTypes,
       wholeFile,
+      totals,
       bind(header) {
         if (prebound) return { ...prebound, width: recordTypes?.width };
         if (!header) throw new Error('a header row is required');
@@ -138,7 +144,8 @@ function planRecordTypes(def: MappingDefinition): RecordTypePlan {
   const levelOffsets: number[] = [];
   let offset = 0;
   const anyEmit = entries.some(([, t]) => t.emit);
-  const lastMapped = entries.findLastIndex(([, t]) => !t.skip);
+  const trailer = def.control_totals?.trailer;
+  const lastMapped = entries.findLastIndex(([code, t]) => !t.skip && code !== trailer);
   for (const [code, t] of entries) if (t.skip && t.emit) throw new DefinitionError(`record type ${code}: skip and emit exclude each other`, ['record_types', 'types', code]);
   entries.forEach(([code, t], level) => {
     for (const c of t.columns) {
@@ -147,7 +154,7 @@ function planRecordTypes(def: MappingDefinition): RecordTypePlan {
       seen.set(c, code);
     }
     levelOffsets.push(offset);
-    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === lastMapped, skip: t.skip === true });
+    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === lastMapped, skip: t.skip === true || code === trailer });
     offset += t.columns.length;
   });
   return { codeIndex: rt.column - 1, width: offset, types, levelOffsets };
