@@ -1,6 +1,7 @@
 import type { MappingDefinition } from './definition-schema.js';
 import type { Binder } from './compile.js';
 import { compileParse, DefinitionError, Fail, type Parse } from './values.js';
+import { columnName } from './fixed-width.js';
 
 // Control totals: a trailer record (or footer line) asserts counts and sums of the file, and a document's first
 // row can assert its own line count or sum. The plan is checked at load; a tracker follows one file.
@@ -36,8 +37,9 @@ export function planControlTotals(def: MappingDefinition, ownerOf: (column: stri
   if (spec.trailer !== undefined && spec.footer !== undefined) throw new DefinitionError('give trailer (a record type) or footer (the last line), not both', path);
   if (spec.trailer === undefined && spec.footer === undefined && spec.checks.length > 0) throw new DefinitionError('checks compare with a trailer record or a footer line: give trailer or footer', path);
   if (spec.trailer !== undefined && !types?.[spec.trailer]) throw new DefinitionError(`trailer "${spec.trailer}" is not one of the record types (${Object.keys(types ?? {}).join(', ') || 'none: use footer'})`, [...path, 'trailer']);
+  if (spec.footer !== undefined && def.dialect.format === 'fixed') throw new DefinitionError('a fixed-width file carries its totals in a trailer record type (record_types + trailer), not a footer', [...path, 'footer']);
   if (spec.footer !== undefined && types) throw new DefinitionError('with record_types, name the trailer record type (trailer: T), not a footer', [...path, 'footer']);
-  const trailerColumns = spec.trailer !== undefined ? types![spec.trailer].columns : spec.footer ?? [];
+  const trailerColumns = spec.trailer !== undefined ? types![spec.trailer].columns.map(columnName) : spec.footer ?? [];
   const number = (c: CheckSpec | Spec['documents'][number], p: (string | number)[]) => compileParse({ type: 'number', decimal: c.decimal, thousands: c.thousands }, p);
   const fileChecks = spec.checks.map((c, i) => {
     const p = [...path, 'checks', i];

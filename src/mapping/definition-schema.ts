@@ -138,8 +138,21 @@ export const nodeSchema = z
   })
   .describe('One level of the request: the document, or an element of a nested list.');
 
+/** A column of a fixed-width record: its name and its place in the line (characters, 1-based). */
+export const fixedColumnSchema = z
+  .strictObject({
+    name: z.string().min(1),
+    start: z.number().int().min(1).describe('first character, 1-based'),
+    length: z.number().int().min(1).describe('number of characters'),
+  })
+  .describe('fixed width: a column by name, first character (1-based) and length; the value is trimmed');
+
+const columnDefs = z.array(z.union([z.string().min(1), fixedColumnSchema])).min(1);
+
 export const dialectSchema = z
   .strictObject({
+    format: z.enum(['csv', 'fixed']).default('csv')
+      .describe('csv: delimited fields; fixed: fixed-width records (AS/400, mainframe exports), columns by start and length (`columns`, `record_types.types.X.columns`; exports: `length` per column)'),
     delimiter: z.string().min(1).default(',').describe('field delimiter, one or more characters (";", "|", "\t" for tabs, "||")'),
     quote: z.union([z.string().length(1), z.literal(false)]).default('"')
       .describe('quote character around fields that hold the delimiter or a line break; false: quotes are ordinary characters and every line is one record'),
@@ -163,7 +176,7 @@ export const recordTypesSchema = z
     types: z.record(
       z.string(),
       z.strictObject({
-        columns: z.array(z.string().min(1)).min(1).describe('names of this record type\'s columns by position (the type column included); unique across types'),
+        columns: columnDefs.describe('names of this record type\'s columns by position (the type column included; with format fixed { name, start, length }); unique across types'),
         emit: z.boolean().optional().describe('rows of this type are mapped (default: the last type listed that is not skipped); others only set context, and one with no mapped record below it is a row error'),
         skip: z.boolean().optional().describe('records of this type are left out and reported skipped (trailers, notes, records the API has no field for)'),
       }),
@@ -212,6 +225,9 @@ export const exportColumnSchema = fieldSchema
     name: z.string().min(1).describe('header name of the column'),
     path: z.string().optional().describe('path in the record: a.b, list[0], codes[type=3pl_sku].value; with `rows`, `line.x` reads the current line'),
     join: z.string().optional().describe('join an array value with this separator'),
+    length: z.number().int().min(1).optional().describe('fixed width: the column\'s width in characters (required with dialect.format fixed); a longer value fails the export'),
+    align: z.enum(['left', 'right']).optional().describe('fixed width: left (default) pads on the right, right pads on the left (numbers)'),
+    pad_char: z.string().length(1).optional().describe('fixed width: the padding character; default a space'),
   })
   .describe('One column of an export.');
 
@@ -232,7 +248,7 @@ export const mappingDefinitionSchema = z
     document: z.enum([...INBOUND_DOCUMENTS, ...EXPORT_DOCUMENTS]).describe('the API write this file feeds, or the work list it exports'),
     files: z.union([z.string(), z.array(z.string()).min(1)]).describe('file-name patterns (* and ? wildcards, case-insensitive)'),
     dialect: dialectSchema.default(() => dialectSchema.parse({})),
-    columns: z.array(z.string().min(1)).optional().describe('names for positional columns (header: false)'),
+    columns: columnDefs.optional().describe('names for positional columns (header: false); with format fixed, { name, start, length } per column'),
     record_types: recordTypesSchema.optional(),
     skip: conditions.optional().describe('rows for which any of these tests holds are skipped (each test may be { all: [...] } / { any: [...] })'),
     tables: z.record(z.string(), z.record(z.string(), z.string())).optional().describe('lookup tables for the lookup transform'),

@@ -63,7 +63,13 @@ export function createExportRenderer(mapping: Mapping): ExportRenderer {
     if (typeof chunk === 'string') text += chunk;
   };
   // One test of the joined row instead of one per cell.
+  const fixed = d.format === 'fixed';
   const renderRow = (row: string[]): void => {
+    if (fixed) {
+      // Cells come padded to their widths (export-plan.ts): a fixed-width line is never quoted.
+      text += row.join('') + recordDelimiter;
+      return;
+    }
     const line = row.join(d.delimiter);
     if (quoting.test(line) || extraDelimiter(line, row.length)) {
       const error = api.__transform(row, collect);

@@ -60,7 +60,7 @@ export class InboundMapper extends Transform {
     this.resolver = options.resolver && cachedResolver(options.resolver);
     this.maxBatch = Math.min(Math.max(1, options.maxBatchItems ?? 100), LIMITS.maxItemsPerRequest);
     const plan = mapping.inbound!;
-    if (plan.recordTypes || !mapping.dialect.header) this.bind(undefined);
+    if (plan.positional) this.bind(undefined);
   }
 
   private bind(header: string[] | undefined): void {

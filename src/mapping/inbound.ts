@@ -7,6 +7,7 @@ import type { InboundDocument } from './definition-schema.js';
 import { createDecoder } from './decode.js';
 import type { RowError } from './documents.js';
 import { InboundMapper } from './inbound-mapper.js';
+import { FixedRecords } from './fixed-width.js';
 import type { Mapping } from './mapping.js';
 import type { ReferenceResolver } from './resolver.js';
 
@@ -41,27 +42,15 @@ export interface MapInboundOptions {
  */
 export async function* mapInbound(source: Readable, mapping: Mapping, options: MapInboundOptions): AsyncGenerator<InboundOutcome> {
   if (!mapping.inbound) throw new WisbridgeError('USAGE', `mapping "${mapping.name}" is an export, not an inbound mapping`);
-  const mapper = new InboundMapper(mapping, options, mapping.dialect.comment !== undefined);
   const d = mapping.dialect;
-  // Line numbers: csv-parse's `info` costs a third of the parse time, so lines are counted here from the
-  // records themselves (empty lines are skipped here too); only comment lines, which csv-parse drops
-  // unseen, need `info`.
-  const useInfo = d.comment !== undefined;
+  const fixed = mapping.inbound.fixed;
+  const mapper = new InboundMapper(mapping, options, d.comment !== undefined && !fixed);
+  const decode = d.encoding === 'utf-8' ? [] : [createDecoder(d.encoding)];
   const quote = d.quote === false ? '' : d.quote;
-  const parser = csvRecords({
-    // Comment lines need csv-parse's `info`, an explicit CRLF delimiter makes a lone LF part of a field, and a
-    // quote character beyond ASCII is looked for in bytes by breakWatch: those files go through csv-parse whole.
-    fastPath: !useInfo && d.record_delimiter !== 'crlf' && (quote === '' || quote.charCodeAt(0) < 128),
-    parse: {
-      delimiter: d.delimiter, quote, escape: d.escape, bom: true, info: useInfo,
-      comment: d.comment, comment_no_infix: true, from_line: d.skip_lines + 1,
-      skip_empty_lines: useInfo && d.skip_empty_lines, skip_records_with_empty_values: useInfo && d.skip_empty_lines,
-      max_record_size: d.max_record_size, relax_column_count: true, relax_quotes: true,
-      record_delimiter: d.record_delimiter === 'lf' ? '\n' : d.record_delimiter === 'crlf' ? '\r\n' : undefined,
-    },
-  });
-  const watch = breakWatch(quote, mapper);
-  const stages = d.encoding === 'utf-8' ? [source, watch, parser, mapper] : [source, watch, createDecoder(d.encoding), parser, mapper];
+  // The watch sees the bytes before decoding (quote and CR are ASCII in every encoding read here).
+  const stages = fixed
+    ? [source, ...decode, new FixedRecords(fixed, d.skip_lines, d.max_record_size, options.fileName), mapper]
+    : [source, breakWatch(quote, mapper), ...decode, csvParser(mapping, quote), mapper];
   const done = pipeline(stages as [Readable, Transform, Transform]);
   done.catch(() => undefined);
   try {
@@ -73,6 +62,27 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
   }
   await done.catch((error) => {
     throw fileError(error, options.fileName);
+  });
+}
+
+/** The CSV reader of a dialect: the plain-line splitter, handing over to csv-parse where a parser is needed. */
+function csvParser(mapping: Mapping, quote: string): Transform {
+  const d = mapping.dialect;
+  // Line numbers: csv-parse's `info` costs a third of the parse time, so lines are counted here from the
+  // records themselves (empty lines are skipped here too); only comment lines, which csv-parse drops
+  // unseen, need `info`.
+  const useInfo = d.comment !== undefined;
+  return csvRecords({
+    // Comment lines need csv-parse's `info`, an explicit CRLF delimiter makes a lone LF part of a field, and a
+    // quote character beyond ASCII is looked for in bytes by breakWatch: those files go through csv-parse whole.
+    fastPath: !useInfo && d.record_delimiter !== 'crlf' && (quote === '' || quote.charCodeAt(0) < 128),
+    parse: {
+      delimiter: d.delimiter, quote, escape: d.escape, bom: true, info: useInfo,
+      comment: d.comment, comment_no_infix: true, from_line: d.skip_lines + 1,
+      skip_empty_lines: useInfo && d.skip_empty_lines, skip_records_with_empty_values: useInfo && d.skip_empty_lines,
+      max_record_size: d.max_record_size, relax_column_count: true, relax_quotes: true,
+      record_delimiter: d.record_delimiter === 'lf' ? '\n' : d.record_delimiter === 'crlf' ? '\r\n' : undefined,
+    },
   });
 }
 
