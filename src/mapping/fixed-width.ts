@@ -129,5 +129,9 @@ export class FixedRecords extends Transform {
 /** Export: a value padded to its column's width; a value that does not fit fails (never silently cut). */
 export function fixedCell(value: string, length: number, align: 'left' | 'right', pad: string, column: string): string {
   if (value.length > length) throw new WisbridgeError('ROW_INVALID', `export column ${column}: "${value}" is longer than its ${length} characters`);
-  return align === 'right' ? value.padStart(length, pad) : value.padEnd(length, pad);
+  if (value.includes('\n') || value.includes('\r')) throw new WisbridgeError('ROW_INVALID', `export column ${column}: "${value}" holds a line break, which would split the fixed-width record`);
+  if (align === 'left') return value.padEnd(length, pad);
+  // Zeros go after the sign: -1.5 in 8 is -00001.5, not 0000-1.5.
+  const signed = pad === '0' && (value.startsWith('-') || value.startsWith('+'));
+  return signed ? value[0] + value.slice(1).padStart(length - 1, pad) : value.padStart(length, pad);
 }
