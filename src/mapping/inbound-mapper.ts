@@ -11,6 +11,7 @@ import { cachedResolver, describeKind, type ReferenceResolver } from './resolver
 import { contractTarget, locateIssues } from './validate.js';
 import { TotalsTracker } from './control-totals.js';
 import type { InboundOutcome } from './inbound.js';
+import { isEmpty, lineBreaks } from './record-lines.js';
 
 function hasRefs(node: BoundNode): boolean {
   return node.fields.some((f) => f.ref) || node.lists.some((l) => hasRefs(l.node));
@@ -388,29 +389,4 @@ function ascending(lines: number[]): boolean {
   return true;
 }
 
-function isEmpty(record: string[]): boolean {
-  for (let i = 0; i < record.length; i++) if (record[i] !== '' && record[i].trim() !== '') return false;
-  return true;
-}
-
 const NO_ROW: readonly string[] = [];
-const NO_BREAKS = { lines: 0, crlf: 0 };
-function lineBreaks(record: string[]): { lines: number; crlf: number } {
-  let lines = 0;
-  let crlf = 0;
-  for (let k = 0; k < record.length; k++) {
-    const f = record[k];
-    if (f.length === 0 || (f.indexOf('\n') < 0 && f.indexOf('\r') < 0)) continue;
-    for (let i = 0; i < f.length; i++) {
-      const c = f.charCodeAt(i);
-      if (c === 13) {
-        lines++;
-        if (f.charCodeAt(i + 1) === 10) {
-          crlf++;
-          i++;
-        }
-      } else if (c === 10) lines++;
-    }
-  }
-  return lines === 0 ? NO_BREAKS : { lines, crlf };
-}
