@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   FILE_UNREADABLE: 'an input file cannot be read or decoded',
   FILE_NAME: 'an input file name is not taken (a backslash or control character, not UTF-8, or over 200 bytes)',
   ROW_INVALID: 'a row cannot be mapped into a valid request',
-  FILE_LAYOUT: 'an input file lacks the columns or record types its mapping expects',
+  FILE_LAYOUT: 'an input file lacks the columns or record types its mapping expects, names a column twice, or breaks its control totals',
   GROUPING_LIMIT: 'an input file holds more open documents or rows than its mapping allows',
   // the service
   CONTRACT_VIOLATION: 'a response of the service breaks the interface contract',

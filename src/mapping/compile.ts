@@ -1,4 +1,4 @@
-import type { Condition, FieldSpec, NodeSpec, ReferenceKind } from './definition-schema.js';
+import type { ConditionTree, FieldSpec, NodeSpec, ReferenceKind } from './definition-schema.js';
 import { compileParse, compileTransform, DefinitionError, Fail, identity, type Parse, type TextStep } from './values.js';
 
 /** Where a column reference points once the columns of a file are known. */
@@ -131,10 +131,14 @@ const composeSteps = (a: TextStep, b: TextStep): TextStep => (s) => {
 
 export type RowTest = (row: readonly string[]) => boolean;
 
-export function compileConditions(input: Condition | Condition[] | undefined, path: (string | number)[], mode: 'all' | 'any'): ((bind: Binder) => RowTest) | undefined {
+export function compileConditions(input: ConditionTree | ConditionTree[] | undefined, path: (string | number)[], mode: 'all' | 'any'): ((bind: Binder) => RowTest) | undefined {
   if (input === undefined) return undefined;
   const list = Array.isArray(input) ? input : [input];
-  const tests = list.map((c, i) => compileCondition(c, Array.isArray(input) ? [...path, i] : path));
+  const tests = list.map((c, i) => compileTree(c, Array.isArray(input) ? [...path, i] : path));
+  return combine(tests, mode);
+}
+
+function combine(tests: ((bind: Binder) => RowTest)[], mode: 'all' | 'any'): (bind: Binder) => RowTest {
   return (bind) => {
     const bound = tests.map((t) => t(bind));
     if (bound.length === 1) return bound[0];
@@ -142,7 +146,13 @@ export function compileConditions(input: Condition | Condition[] | undefined, pa
   };
 }
 
-function compileCondition(c: Condition, path: (string | number)[]): (bind: Binder) => RowTest {
+function compileTree(c: ConditionTree, path: (string | number)[]): (bind: Binder) => RowTest {
+  if ('any' in c) return combine(c.any.map((x, i) => compileTree(x, [...path, 'any', i])), 'any');
+  if ('all' in c) return combine(c.all.map((x, i) => compileTree(x, [...path, 'all', i])), 'all');
+  return compileCondition(c, path);
+}
+
+function compileCondition(c: Exclude<ConditionTree, { any: unknown } | { all: unknown }>, path: (string | number)[]): (bind: Binder) => RowTest {
   const checks: ((v: string) => boolean)[] = [];
   if (c.equals !== undefined) checks.push((v) => v === c.equals);
   if (c.not_equals !== undefined) checks.push((v) => v !== c.not_equals);
@@ -169,6 +179,8 @@ export interface BoundNode {
   readonly key: BoundField[];
   readonly when?: RowTest;
   readonly optionalLevel: boolean;
+  /** With optionalLevel: the nested list that takes a row whose key is empty. */
+  readonly passThrough: number;
   readonly fields: BoundField[];
   readonly lists: { name: string; node: BoundNode }[];
 }
@@ -179,9 +191,15 @@ export function compileNode(spec: NodeSpec, tables: Tables, path: (string | numb
   const when = compileConditions(spec.when, [...path, 'when'], 'all');
   const fields = Object.entries(spec.fields ?? {}).map(([name, f]) => compileField(name, f as FieldInput, tables, [...path, 'fields', name]));
   const lists = Object.entries(spec.lists ?? {}).map(([name, n]) => ({ name, node: compileNode(n, tables, [...path, 'lists', name]) }));
+  let passThrough = 0;
   if (spec.optional_level) {
     if (keys.length === 0) throw new DefinitionError('optional_level needs a key', [...path, 'optional_level']);
-    if (lists.length !== 1) throw new DefinitionError('optional_level needs exactly one nested list', [...path, 'optional_level']);
+    if (typeof spec.optional_level === 'string') {
+      passThrough = lists.findIndex((l) => l.name === spec.optional_level);
+      if (passThrough < 0) throw new DefinitionError(`optional_level names "${spec.optional_level}", which is not one of the nested lists (${lists.map((l) => l.name).join(', ') || 'none'})`, [...path, 'optional_level']);
+    } else if (lists.length !== 1) {
+      throw new DefinitionError('optional_level: true needs exactly one nested list; with several, name the one that takes rows with an empty key (optional_level: children)', [...path, 'optional_level']);
+    }
   }
   const names = new Set<string>();
   for (const name of [...Object.keys(spec.fields ?? {}), ...Object.keys(spec.lists ?? {})]) {
@@ -192,7 +210,8 @@ export function compileNode(spec: NodeSpec, tables: Tables, path: (string | numb
   return (bind) => ({
     key: keys.map((k) => k(bind)),
     when: when?.(bind),
-    optionalLevel: spec.optional_level ?? false,
+    optionalLevel: spec.optional_level !== undefined && spec.optional_level !== false,
+    passThrough,
     fields: fields.map((f) => f(bind)),
     lists: lists.map((l) => ({ name: l.name, node: l.node(bind) })),
   });

@@ -20,8 +20,17 @@ export interface DateFields { y: number; M: number; d: number; H: number; m: num
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/** Two-digit years are read in the hundred years from this one on by default: 70–99 → 1970–1999, 00–69 → 2000–2069. */
+export const DEFAULT_TWO_DIGIT_YEARS_FROM = 1970;
+
+/** The full year of a two-digit year: the first year from `from` on that ends in those two digits. */
+const fullYear = (yy: number, from: number) => {
+  const y = from - (from % 100) + yy;
+  return y < from ? y + 100 : y;
+};
+
 /** Compiles a pattern once; throws an Error with a readable message for an unusable pattern. */
-export function compileDatePattern(pattern: string): DatePattern {
+export function compileDatePattern(pattern: string, twoDigitYearsFrom = DEFAULT_TWO_DIGIT_YEARS_FROM): DatePattern {
   const tokens: Token[] = [];
   for (const raw of pattern.match(TOKEN) ?? []) {
     const w = WIDTHS[raw];
@@ -39,7 +48,7 @@ export function compileDatePattern(pattern: string): DatePattern {
     return `(\\d{${t.width},${t.max}})`;
   }).join('') + '$');
   const hasTime = parts.has('H');
-  const fixed = fixedWidthParser(tokens);
+  const fixed = fixedWidthParser(tokens, twoDigitYearsFrom);
   const shortYear = tokens.some((t) => t.part === 'y' && t.width === 2);
   return {
     source: pattern,
@@ -50,7 +59,7 @@ export function compileDatePattern(pattern: string): DatePattern {
       if (!m) return undefined;
       const f: DateFields = { y: 0, M: 0, d: 0, H: 0, m: 0, s: 0, S: 0 };
       for (let i = 0; i < order.length; i++) f[order[i]] = Number(m[i + 1]);
-      if (shortYear) f.y += f.y < 70 ? 2000 : 1900;
+      if (shortYear) f.y = fullYear(f.y, twoDigitYearsFrom);
       return validFields(f) ? f : undefined;
     },
     format(f) {
@@ -60,7 +69,7 @@ export function compileDatePattern(pattern: string): DatePattern {
 }
 
 /** Patterns of fixed-width tokens only (dd.MM.yyyy, yyyyMMdd) are parsed by position: no regex, no garbage. */
-function fixedWidthParser(tokens: Token[]): ((value: string) => DateFields | undefined) | undefined {
+function fixedWidthParser(tokens: Token[], twoDigitYearsFrom: number): ((value: string) => DateFields | undefined) | undefined {
   if (tokens.some((t) => t.part !== undefined && t.width !== t.max)) return undefined;
   const steps: { at: number; part?: Part; width: number; literal?: string }[] = [];
   let at = 0;
@@ -87,7 +96,7 @@ function fixedWidthParser(tokens: Token[]): ((value: string) => DateFields | und
       }
       f[step.part!] = n;
     }
-    if (shortYear) f.y += f.y < 70 ? 2000 : 1900;
+    if (shortYear) f.y = fullYear(f.y, twoDigitYearsFrom);
     return validFields(f) ? f : undefined;
   };
 }

@@ -30,7 +30,24 @@ export const conditionSchema = z
   })
   .describe('A test on one raw cell value; every test given must hold.');
 
-const conditions = z.union([conditionSchema, z.array(conditionSchema)]);
+export type ConditionTree = z.output<typeof conditionSchema> | { any: ConditionTree[] } | { all: ConditionTree[] };
+
+/** A test, or any-of / all-of a list of them (nested as deep as needed). */
+export const conditionTreeSchema: z.ZodType<ConditionTree> = z.union([
+  conditionSchema,
+  z.strictObject({
+    get any() {
+      return z.array(conditionTreeSchema).min(1).describe('holds when at least one of these holds');
+    },
+  }),
+  z.strictObject({
+    get all() {
+      return z.array(conditionTreeSchema).min(1).describe('holds when every one of these holds');
+    },
+  }),
+]).describe('A test on one raw cell, or { any: [...] } / { all: [...] } of tests.');
+
+const conditions = z.union([conditionTreeSchema, z.array(conditionTreeSchema)]);
 
 export const transformSchema = z
   .union([
@@ -82,6 +99,8 @@ export const fieldSchema = z
     false: z.array(z.string()).optional().describe('words read as false (boolean); default false, no, n, 0'),
     format: z.string().optional().describe('date/datetime pattern, e.g. dd.MM.yyyy, yyyyMMdd, MM/dd/yyyy HH:mm; default ISO 8601'),
     time_zone: z.string().optional().describe('IANA time zone of datetimes without an offset; default UTC'),
+    two_digit_years_from: z.number().int().min(1000).max(9900).optional()
+      .describe('a yy year is the first year from this one on that ends in its digits; default 1970 (70–99 → 1970–1999, 00–69 → 2000–2069); 2000 reads a placeholder expiry 31.12.99 as 2099'),
     resolve: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id found through the API'),
     check: z.enum(REFERENCE_KINDS).optional().describe('keep the value but require that it exists (e.g. a SKU check)'),
     escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR; default from the dialect'),
@@ -95,7 +114,7 @@ export const fieldOrShorthand = z.union([columnRef, fieldSchema]);
 export interface NodeSpecInput {
   key?: string | number | (string | number)[];
   when?: z.input<typeof conditions>;
-  optional_level?: boolean;
+  optional_level?: boolean | string;
   fields?: Record<string, z.input<typeof fieldOrShorthand>>;
   lists?: Record<string, NodeSpecInput>;
 }
@@ -104,9 +123,9 @@ export const nodeSchema = z
   .strictObject({
     key: z.union([columnRef, z.array(columnRef).min(1)]).optional()
       .describe('grouping key: rows with the same key form one element (one document at the top); without a key each row is its own element'),
-    when: conditions.optional().describe('only rows passing these tests contribute to this list'),
-    optional_level: z.boolean().optional()
-      .describe('when the key is empty, the row skips this level and its single nested list feeds this list directly (packages that are not on a pallet)'),
+    when: conditions.optional().describe('only rows passing these tests contribute to this list (a list of tests: all must hold; { any: [...] } for any-of)'),
+    optional_level: z.union([z.boolean(), z.string().min(1)]).optional()
+      .describe('when the key is empty, the row skips this level and a nested list feeds this list directly (packages that are not on a pallet): true with a single nested list, or the name of that list when the level has others (a pallet\'s own consumables)'),
     fields: z.record(z.string(), fieldOrShorthand).default({}).describe('output fields; a dotted name (lot.number) builds nested objects; header fields come from the first row of the group'),
     get lists() {
       return z.record(z.string(), nodeSchema).optional().describe('nested arrays (lines, packages, children, items, consumables)');
@@ -114,21 +133,34 @@ export const nodeSchema = z
   })
   .describe('One level of the request: the document, or an element of a nested list.');
 
+/** A column of a fixed-width record: its name and its place in the line (characters, 1-based). */
+export const fixedColumnSchema = z
+  .strictObject({
+    name: z.string().min(1),
+    start: z.number().int().min(1).describe('first character, 1-based'),
+    length: z.number().int().min(1).describe('number of characters'),
+  })
+  .describe('fixed width: a column by name, first character (1-based) and length; the value is trimmed');
+
+const columnDefs = z.array(z.union([z.string().min(1), fixedColumnSchema])).min(1);
+
 export const dialectSchema = z
   .strictObject({
-    delimiter: z.string().min(1).default(',').describe('field delimiter'),
+    format: z.enum(['csv', 'fixed']).default('csv')
+      .describe('csv: delimited fields; fixed: fixed-width records (AS/400, mainframe exports), columns by start and length (`columns`, `record_types.types.X.columns`; exports: `length` per column)'),
+    delimiter: z.string().min(1).default(',').describe('field delimiter, one or more characters (";", "|", "\t" for tabs, "||")'),
     quote: z.union([z.string().length(1), z.literal(false)]).default('"')
       .describe('quote character around fields that hold the delimiter or a line break; false: quotes are ordinary characters and every line is one record'),
-    escape: z.string().length(1).default('"').describe('escape character inside quotes'),
+    escape: z.string().length(1).default('"').describe('the character before a quote inside a quoted field; default the quote itself (a doubled quote "" is one quote)'),
     encoding: z.enum(['utf-8', 'windows-1252', 'iso-8859-1']).default('utf-8')
-      .describe('input encoding; a UTF-8 byte order mark always wins (it is stripped and the file read as UTF-8)'),
-    bom: z.boolean().default(false).describe('exports: write a UTF-8 byte order mark'),
-    header: z.boolean().default(true).describe('the first row (after skip_lines) names the columns; false: positional columns'),
-    skip_lines: z.number().int().min(0).default(0).describe('lines skipped before the header / first row'),
-    comment: z.string().length(1).optional().describe('lines starting with this character are ignored'),
-    skip_empty_lines: z.boolean().default(true).describe('empty lines (and trailing empty lines) are ignored'),
-    record_delimiter: z.enum(['auto', 'lf', 'crlf']).default('auto').describe('line ending; exports use lf when auto'),
-    max_record_size: z.number().int().min(1024).default(1_048_576).describe('largest record in characters (an unclosed quote stops here)'),
+      .describe('the encoding files are read (inbound) or written (exports) in; inbound, a UTF-8 byte order mark always wins (it is stripped and the file read as UTF-8)'),
+    bom: z.boolean().default(false).describe('exports: write a UTF-8 byte order mark (for Excel; encoding utf-8 only). Inbound a BOM is always accepted'),
+    header: z.boolean().default(true).describe('inbound: the first row (after skip_lines) names the columns; false: columns by position (named with columns); exports: write a header row'),
+    skip_lines: z.number().int().min(0).default(0).describe('inbound: lines skipped (not reported) before the header or first row, e.g. a report title'),
+    comment: z.string().length(1).optional().describe('inbound: lines starting with this character are ignored and not reported; default none'),
+    skip_empty_lines: z.boolean().default(true).describe('inbound: empty lines and lines whose cells are all blank (";;;") are ignored and not reported; false: they are rows (and usually fail as such)'),
+    record_delimiter: z.enum(['auto', 'lf', 'crlf']).default('auto').describe('line ending. auto: inbound, LF, CRLF or CR as the first line shows; exports write LF. lf / crlf: only that ending ends a record (with crlf a lone LF is part of a field); exports write it'),
+    max_record_size: z.number().int().min(1024).default(1_048_576).describe('inbound: the largest record in characters; a longer one (an unclosed quote reading on) refuses the file, naming the line where it starts'),
     escape_formulas: z.boolean().default(true).describe('exports: neutralize values starting with = + - @ tab or CR'),
   })
   .describe('The CSV dialect.');
@@ -139,13 +171,39 @@ export const recordTypesSchema = z
     types: z.record(
       z.string(),
       z.strictObject({
-        columns: z.array(z.string().min(1)).min(1).describe('names of this record type\'s columns by position (the type column included); unique across types'),
+        columns: columnDefs.describe('names of this record type\'s columns by position (the type column included; with format fixed { name, start, length }); unique across types'),
         emit: z.boolean().optional().describe('rows of this type are mapped (default: the last type listed that is not skipped); others only set context, and one with no mapped record below it is a row error'),
         skip: z.boolean().optional().describe('records of this type are left out and reported skipped (trailers, notes, records the API has no field for)'),
       }),
     ).describe('record types in nesting order (H before P before D): a record resets the context of the types after it'),
   })
   .describe('EDI-style files with several record types: each mapped row sees the columns of the records above it.');
+
+const numberFormat = {
+  decimal: z.enum(['.', ',']).optional().describe('decimal separator of the asserted value and of summed cells; default "."'),
+  thousands: z.enum(['', '.', ',', ' ', "'"]).optional().describe('thousands separator accepted; default none'),
+};
+
+export const controlTotalsSchema = z
+  .strictObject({
+    trailer: z.string().min(1).optional().describe('record_types: the type code of the trailer record that carries the totals (its records are checked, not mapped)'),
+    footer: z.array(z.string().min(1)).min(1).optional().describe('files without record types: the last line is a footer with these columns (by position), not a row'),
+    checks: z.array(z.strictObject({
+      column: z.string().min(1).describe('the trailer / footer column holding the asserted value'),
+      count: z.string().min(1).optional().describe('records: every data record of the file (not the header, the trailer or ignored lines); or a record type code: the records of that type'),
+      sum: columnRef.optional().describe('a column whose values are added up over the records (of the type that has that column)'),
+      ...numberFormat,
+    })).default([]).describe('file totals, compared with the trailer / footer; a mismatch refuses the whole file'),
+    documents: z.array(z.strictObject({
+      column: columnRef.describe('a column of the document\'s first row (e.g. the header record) holding the asserted value'),
+      count: z.literal('rows').optional().describe('rows: the document\'s mapped rows (detail records)'),
+      sum: columnRef.optional().describe('a column whose values are added up over the document\'s rows'),
+      ...numberFormat,
+    })).default([]).describe('totals per document, compared with a column of the document\'s first row'),
+    on_mismatch: z.enum(['file', 'document']).default('file')
+      .describe('a document total that does not match refuses the whole file (file) or only that document (document); file totals always refuse the file'),
+  })
+  .describe('Control totals: a trailer record or footer line asserts counts and sums; checked before anything of the file is sent.');
 
 export const groupingSchema = z
   .strictObject({
@@ -162,6 +220,9 @@ export const exportColumnSchema = fieldSchema
     name: z.string().min(1).describe('header name of the column'),
     path: z.string().optional().describe('path in the record: a.b, list[0], codes[type=3pl_sku].value; with `rows`, `line.x` reads the current line'),
     join: z.string().optional().describe('join an array value with this separator'),
+    length: z.number().int().min(1).optional().describe('fixed width: the column\'s width in characters (required with dialect.format fixed); a longer value fails the export'),
+    align: z.enum(['left', 'right']).optional().describe('fixed width: left (default) pads on the right, right pads on the left (numbers)'),
+    pad_char: z.string().length(1).optional().describe('fixed width: the padding character; default a space'),
   })
   .describe('One column of an export.');
 
@@ -182,11 +243,12 @@ export const mappingDefinitionSchema = z
     document: z.enum([...INBOUND_DOCUMENTS, ...EXPORT_DOCUMENTS]).describe('the API write this file feeds, or the work list it exports'),
     files: z.union([z.string(), z.array(z.string()).min(1)]).describe('file-name patterns (* and ? wildcards, case-insensitive)'),
     dialect: dialectSchema.default(() => dialectSchema.parse({})),
-    columns: z.array(z.string().min(1)).optional().describe('names for positional columns (header: false)'),
+    columns: columnDefs.optional().describe('names for positional columns (header: false); with format fixed, { name, start, length } per column'),
     record_types: recordTypesSchema.optional(),
-    skip: conditions.optional().describe('rows for which any of these tests holds are skipped'),
+    skip: conditions.optional().describe('rows for which any of these tests holds are skipped (each test may be { all: [...] } / { any: [...] })'),
     tables: z.record(z.string(), z.record(z.string(), z.string())).optional().describe('lookup tables for the lookup transform'),
     grouping: groupingSchema.default(() => groupingSchema.parse({})),
+    control_totals: controlTotalsSchema.optional(),
     request: nodeSchema.optional().describe('inbound: how rows become one request item (one document)'),
     export: exportSchema.optional(),
     samples: z.array(z.string()).optional().describe('sample files (relative to the mapping) checked by `wisbridge mappings test`; each has an expected file NAME.expected.json beside it'),

@@ -83,12 +83,35 @@ export class DocumentBuilder {
       doc.lines.push(line);
     }
     if (first) this.fill(doc, this.root, doc.item, row, line);
+    else this.sameHeader(doc, row, line);
     if (!this.lists(doc, this.root, doc.item, row, line) && this.root.lists.length > 0) {
       const lists = whenLists(this.root);
       (doc.errors ??= []).push({
         line,
         message: `${this.fileName}, line ${line}: the row goes into no list of the request${lists.length ? ` (it passes none of the when conditions of ${lists.join(', ')})` : ''}, so nothing of it would be sent: map it in a list, or leave such rows out with skip`,
       });
+    }
+  }
+
+  /**
+   * A document takes its own fields from its first row: a later row whose value for such a field differs would
+   * lose it silently, so it is a row error. Raw texts are compared first (cheap, and almost always equal).
+   */
+  private sameHeader(doc: DocState, row: readonly string[], line: number): void {
+    const firstRow = doc.rows[1] as readonly string[];
+    const firstLine = doc.rows[0] as number;
+    const fields = this.root.fields;
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i];
+      if (!f.label) continue;
+      const raw = f.raw(row);
+      const was = f.raw(firstRow);
+      if (raw === was) continue;
+      const a = f.get(row);
+      const b = f.get(firstRow);
+      if (!(a instanceof Fail) && (a === b || (a !== null && typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b)))) continue;
+      const reason = a instanceof Fail ? a.reason : `differs from "${was}" on line ${firstLine}, the first row of the document: ${f.path.join('.')} comes from the first row, so this value would be lost`;
+      (doc.errors ??= []).push({ line, column: f.label, raw, message: cellMessage(this.fileName, line, f.label, raw, reason) });
     }
   }
 
@@ -144,7 +167,7 @@ export class DocumentBuilder {
       return true; // reported
     }
     if (key === '' && node.optionalLevel) {
-      const inner = node.lists[0].node;
+      const inner = node.lists[node.passThrough].node;
       return (!inner.when || inner.when(row)) && this.addTo(doc, inner, parent, name, row, line);
     }
     const lists = (doc.index ??= new Map());

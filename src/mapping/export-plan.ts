@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Dialect, ExportColumn, exportSchema } from './definition-schema.js';
 import { compileFormat, DefinitionError, escapeFormula } from './values.js';
+import { fixedCell } from './fixed-width.js';
 
 type Getter = (v: unknown) => unknown;
 
@@ -40,7 +41,11 @@ type Cell = (record: unknown, line: unknown) => string;
 function compileColumn(c: ExportColumn, dialect: Dialect, where: (string | number)[]): Cell {
   if (c.path !== undefined && c.value !== undefined) throw new DefinitionError(`column "${c.name}": give path or value, not both`, where);
   const format = compileFormat(c, where);
-  const escape = c.escape_formulas ?? dialect.escape_formulas;
+  const fixed = dialect.format === 'fixed';
+  if (fixed && c.length === undefined) throw new DefinitionError(`column "${c.name}": a fixed-width export gives each column a length`, where);
+  if (!fixed && (c.length !== undefined || c.align !== undefined || c.pad_char !== undefined)) throw new DefinitionError(`column "${c.name}": length, align and pad_char are for dialect.format: fixed`, where);
+  // Fixed-width files are read by programs, not spreadsheets: no formula guard unless the column asks for it.
+  const escape = c.escape_formulas ?? (fixed ? false : dialect.escape_formulas);
   const fallback = c.default === undefined ? '' : String(c.default);
   let get: (record: unknown, line: unknown) => unknown;
   if (c.value !== undefined) {
@@ -56,12 +61,15 @@ function compileColumn(c: ExportColumn, dialect: Dialect, where: (string | numbe
     get = () => undefined;
   }
   const join = c.join;
-  return (record, line) => {
+  const cell: Cell = (record, line) => {
     const v = get(record, line);
     let s = Array.isArray(v) && join !== undefined ? v.map(format).join(join) : format(v);
     if (s === '') s = fallback;
     return escape ? escapeFormula(s) : s;
   };
+  if (!fixed) return cell;
+  const [length, align, pad, name] = [c.length!, c.align ?? 'left', c.pad_char ?? ' ', c.name];
+  return (record, line) => fixedCell(cell(record, line), length, align, pad, name);
 }
 
 export interface ExportPlan {
@@ -79,7 +87,7 @@ export function compileExport(spec: z.output<typeof exportSchema>, dialect: Dial
     // The record's own cells are the same on each of its lines: computed once per record, only line cells per line.
     const lineCells = spec.columns.flatMap((c, i) => (c.path?.startsWith('line.') ? [i] : []));
     return {
-      header: dialect.header ? spec.columns.map((c) => c.name) : undefined,
+      header: dialect.header && dialect.format !== 'fixed' ? spec.columns.map((c) => c.name) : undefined,
       rows(record) {
         const lines = rowsOf?.(record);
         const first = cells.map((cell) => cell(record, undefined));

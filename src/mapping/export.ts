@@ -34,9 +34,12 @@ export function createExportRenderer(mapping: Mapping): ExportRenderer {
   const csv = new CsvWriter({ delimiter: d.delimiter, quote: d.quote, escape: d.escape, recordDelimiter: d.record_delimiter === 'crlf' ? '\r\n' : '\n' });
   const encode = d.encoding === 'utf-8' ? (s: string) => Buffer.from(s, 'utf8') : (s: string) => iconv.encode(s, d.encoding === 'windows-1252' ? 'win1252' : 'latin1');
   const bom = d.bom && d.encoding === 'utf-8' ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0);
+  const recordDelimiter = d.record_delimiter === 'crlf' ? '\r\n' : '\n';
+  // Fixed-width cells come padded to their widths (export-plan.ts): a fixed-width line is never quoted.
+  const renderRow = d.format === 'fixed' ? (row: string[]) => row.join('') + recordDelimiter : (row: string[]) => csv.row(row);
   const rowsOf = (rows: Iterable<string[]>): string => {
     let text = '';
-    for (const row of rows) text += csv.row(row);
+    for (const row of rows) text += renderRow(row);
     return text;
   };
   const header = plan.header ? rowsOf([plan.header]) : '';

@@ -2,6 +2,8 @@ import { EXPORT_DOCUMENTS, type Dialect, type ExportDocument, type InboundDocume
 import { HeaderProblem, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
 import { compileExport, type ExportPlan } from './export-plan.js';
 import { checkTargets } from './targets.js';
+import { planControlTotals, type ControlTotalsPlan, type TotalCheck } from './control-totals.js';
+import { columnName, planFixedLayout, type FixedLayout } from './fixed-width.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
 
 export interface RecordTypePlan {
@@ -31,7 +33,13 @@ export interface Mapping {
 export interface InboundPlan {
   readonly recordTypes?: RecordTypePlan;
   /** Binds the request tree and skip test to a file's columns; throws HeaderProblem for a header without a named column or with a name twice. */
-  bind(header: readonly string[] | undefined): { root: BoundNode; skip?: RowTest; width?: number };
+  bind(header: readonly string[] | undefined): { root: BoundNode; skip?: RowTest; width?: number; totals?: { file: TotalCheck[]; documents: TotalCheck[] } };
+  /** Control totals (trailer / footer / per document), when the definition has them. */
+  readonly totals?: ControlTotalsPlan;
+  /** Fixed-width files: where each column is in the line. */
+  readonly fixed?: FixedLayout;
+  /** Columns are known before the file is read (no header row): record types, header: false, fixed width. */
+  readonly positional: boolean;
   /** The whole file is one request (all or nothing): cycle counts, grouping.whole_file. */
   readonly wholeFile: boolean;
 }
@@ -66,9 +74,13 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   if (unknownTargets.length > 0) throw new DefinitionErrors(unknownTargets);
   const skip = compileConditions(definition.skip, ['skip'], 'any');
   const recordTypes = definition.record_types ? planRecordTypes(definition) : undefined;
-  const staticBinder = recordTypes ? namedBinder(recordTypesColumns(definition), 'record_types') : !definition.dialect.header ? positionalBinder(definition.columns) : undefined;
-  if (definition.dialect.header && definition.columns) throw new DefinitionError('columns names positional columns: set dialect.header to false, or remove columns', ['columns']);
-  const bindWith = (bind: Binder) => ({ root: root(bind), skip: skip?.(bind) });
+  const fixed = planFixedLayout(definition);
+  const positional = !definition.dialect.header || fixed !== undefined;
+  const staticBinder = recordTypes ? namedBinder(recordTypesColumns(definition), 'record_types') : positional ? positionalBinder(definition.columns?.map(columnName)) : undefined;
+  if (definition.dialect.header && definition.columns && !fixed) throw new DefinitionError('columns names positional columns: set dialect.header to false, or remove columns', ['columns']);
+  const columnsOfTypes = definition.record_types ? Object.entries(definition.record_types.types) : [];
+  const totals = planControlTotals(definition, (column) => columnsOfTypes.find(([, t]) => t.columns.some((c) => columnName(c) === column))?.[0]);
+  const bindWith = (bind: Binder) => ({ root: root(bind), skip: skip?.(bind), totals: totals?.bind(bind) });
   // Positional and record-type files can be bound now, so their column mistakes show at load time.
   const prebound = staticBinder ? bindWith(staticBinder) : (bindWith(lenientBinder), undefined);
   return {
@@ -77,6 +89,9 @@ export function compileMapping(definition: MappingDefinition, name: string, file
     inbound: {
       recordTypes,
       wholeFile,
+      totals,
+      fixed,
+      positional: recordTypes !== undefined || positional,
       bind(header) {
         if (prebound) return { ...prebound, width: recordTypes?.width };
         if (!header) throw new Error('a header row is required');
@@ -126,7 +141,7 @@ function namedBinder(names: string[], what: string): Binder {
 }
 
 function recordTypesColumns(def: MappingDefinition): string[] {
-  return Object.values(def.record_types!.types).flatMap((t) => t.columns);
+  return Object.values(def.record_types!.types).flatMap((t) => t.columns.map(columnName));
 }
 
 function planRecordTypes(def: MappingDefinition): RecordTypePlan {
@@ -138,16 +153,17 @@ function planRecordTypes(def: MappingDefinition): RecordTypePlan {
   const levelOffsets: number[] = [];
   let offset = 0;
   const anyEmit = entries.some(([, t]) => t.emit);
-  const lastMapped = entries.findLastIndex(([, t]) => !t.skip);
+  const trailer = def.control_totals?.trailer;
+  const lastMapped = entries.findLastIndex(([code, t]) => !t.skip && code !== trailer);
   for (const [code, t] of entries) if (t.skip && t.emit) throw new DefinitionError(`record type ${code}: skip and emit exclude each other`, ['record_types', 'types', code]);
   entries.forEach(([code, t], level) => {
-    for (const c of t.columns) {
+    for (const c of t.columns.map(columnName)) {
       const other = seen.get(c);
       if (other !== undefined) throw new DefinitionError(`column "${c}" appears in record types ${other} and ${code}: names must be unique`, ['record_types', 'types', code, 'columns']);
       seen.set(c, code);
     }
     levelOffsets.push(offset);
-    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === lastMapped, skip: t.skip === true });
+    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === lastMapped, skip: t.skip === true || code === trailer });
     offset += t.columns.length;
   });
   return { codeIndex: rt.column - 1, width: offset, types, levelOffsets };

@@ -151,3 +151,19 @@ describe('formatting for exports', () => {
     expect(escapeFormula('a=1')).toBe('a=1');
   });
 });
+
+describe('two-digit years', () => {
+  it('default window 1970–2069; two_digit_years_from moves it (a 99 expiry placeholder is 2099, not 1999)', () => {
+    for (const format of ['dd.MM.yy', 'd.M.yy']) {
+      expect(p({ type: 'date', format }, '31.12.69')).toBe('2069-12-31');
+      expect(p({ type: 'date', format }, '01.01.70')).toBe('1970-01-01');
+      expect(p({ type: 'date', format }, '31.12.99')).toBe('1999-12-31');
+      expect(p({ type: 'date', format, two_digit_years_from: 2000 }, '31.12.99')).toBe('2099-12-31');
+      expect(p({ type: 'date', format, two_digit_years_from: 2000 }, '01.01.00')).toBe('2000-01-01');
+      expect(p({ type: 'date', format, two_digit_years_from: 1950 }, '01.01.49')).toBe('2049-01-01');
+      expect(p({ type: 'date', format, two_digit_years_from: 1950 }, '01.01.50')).toBe('1950-01-01');
+    }
+    expect(compileDatePattern('yyMMdd', 2000).parse('990229')).toBeUndefined(); // 2099 is no leap year
+    expect(compileDatePattern('yyMMdd', 2000).format({ y: 2099, M: 12, d: 31, H: 0, m: 0, s: 0, S: 0 })).toBe('991231');
+  });
+});

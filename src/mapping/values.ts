@@ -161,14 +161,14 @@ export function compileParse(spec: FieldSpec, path: (string | number)[]): Parse 
       };
     }
     case 'date': {
-      const p = pattern(spec.format, path);
+      const p = pattern(spec.format, path, spec.two_digit_years_from);
       return (s) => {
         const f = p ? p.parse(s) : parseIsoDate(s);
         return f ? isoDateOf(f) : new Fail(`is not a date (${spec.format ?? 'yyyy-MM-dd'})`);
       };
     }
     case 'datetime': {
-      const p = pattern(spec.format, path);
+      const p = pattern(spec.format, path, spec.two_digit_years_from);
       const zone = zone_(spec.time_zone, path);
       return (s) => {
         if (!p) {
@@ -185,10 +185,10 @@ export function compileParse(spec: FieldSpec, path: (string | number)[]): Parse 
 }
 const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
 
-function pattern(format: string | undefined, path: (string | number)[]): DatePattern | undefined {
+function pattern(format: string | undefined, path: (string | number)[], twoDigitYearsFrom?: number): DatePattern | undefined {
   if (format === undefined) return undefined;
   try {
-    return compileDatePattern(format);
+    return compileDatePattern(format, twoDigitYearsFrom);
   } catch (error) {
     throw new DefinitionError((error as Error).message, [...path, 'format']);
   }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ApiReferenceResolver } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
-import { collisionName, disposeFile, fitName, type Drop, type FolderRole } from '../drops/index.js';
+import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';

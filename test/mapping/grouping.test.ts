@@ -387,3 +387,32 @@ ${consumables}`;
     expect(items(s)).toHaveLength(2);
   });
 });
+
+describe('a document takes its own fields from its first row', () => {
+  const m = `
+document: customerShipments.ship
+files: "*.csv"
+grouping: { sorted: true }
+request:
+  key: ORDER
+  fields:
+    id: { column: ORDER, type: integer }
+    carrier: { column: CARRIER, transforms: [trim, upper] }
+    cost: { column: COST, type: number }
+  lists:
+    lines: { fields: { product_code: SKU, quantity: { column: QTY, type: number } } }
+`;
+  it('the same value written differently is fine; a different value on a later row is an error, not lost', async () => {
+    const same = await mapText(m, 'ORDER,CARRIER,COST,SKU,QTY\n7,ups,1,A,1\n7, UPS ,1.0,B,1\n');
+    expect(same.rejected).toEqual([]);
+    const differs = await mapText(m, 'ORDER,CARRIER,COST,SKU,QTY\n7,UPS,1,A,1\n7,DHL,1,B,1\n7,UPS,x,C,1\n8,UPS,2,A,1\n');
+    expect(differs.rejected).toEqual([{
+      key: '7', lines: [2, 3, 4],
+      errors: [
+        'in.csv, line 3, column CARRIER: "DHL" differs from "UPS" on line 2, the first row of the document: carrier comes from the first row, so this value would be lost',
+        'in.csv, line 4, column COST: "x" is not a number',
+      ],
+    }]);
+    expect(items(differs).map((i) => i.id)).toEqual([8]);
+  });
+});

@@ -48,3 +48,30 @@ describe('CSV that would lose rows silently', () => {
     expect(await adjustmentCount()).toBe(2);
   });
 });
+
+describe('control totals end to end', () => {
+  const totals = `document: inventory.adjustments
+files: "TOT_*.csv"
+dialect: { delimiter: ";" }
+control_totals:
+  footer: [LABEL, COUNT]
+  checks: [{ column: COUNT, count: records }]
+request:
+  fields: { product_code: SKU, quantity: { column: QTY, type: number }, company_code: { value: ACME } }
+`;
+  it('a footer count that does not match sends the file to error/ and applies nothing; a matching one applies every row', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token, extraMappings: { 'totals-adjustments': totals } });
+    ws.drop('TOT_1.csv', 'SKU;QTY\nSKU-00001;1\nSKU-00002;1\nTOTAL;3\n');
+    const bad = (await runInboundOnce(ws)).files[0];
+    expect(bad.outcome).toBe('rejected');
+    expect(bad.reason).toBe('FILE_LAYOUT: TOT_1.csv, line 4: control total COUNT is 3, but the file has 2 records');
+    expect(ws.files('error')).toEqual(['TOT_1.csv', 'TOT_1.csv.error.txt']);
+    expect(await adjustmentCount()).toBe(0);
+
+    ws.drop('TOT_2.csv', 'SKU;QTY\nSKU-00001;1\nSKU-00002;1\nTOTAL;2\n');
+    const good = (await runInboundOnce(ws)).files[0];
+    expect(ws.result('TOT_2.result.csv').map((r) => r.status)).toEqual(['ok', 'ok', 'skipped']);
+    expect(good.rows).toEqual({ ok: 2, error: 0, skipped: 1, uncertain: 0 });
+    expect(await adjustmentCount()).toBe(2);
+  });
+});
