@@ -124,6 +124,22 @@ describe('configuration', () => {
     expect(inline.problems.map((p) => p.message.split(':')[0])).toEqual(['drops.partner.private_key']);
   });
 
+  it('WISBRIDGE_METRICS_PORT and WISBRIDGE_LOG_LEVEL override the file; a bad value is a configuration error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wisbridge-config-'));
+    const file = join(dir, 'wisbridge.yaml');
+    await writeFile(file, VALID);
+    expect((await loadConfig(file, {})).config.metrics).toBeUndefined();
+    const loaded = await loadConfig(file, { WISBRIDGE_METRICS_PORT: '9555', WISBRIDGE_LOG_LEVEL: 'debug' });
+    expect([loaded.config.metrics, loaded.config.log.level]).toEqual([{ host: '127.0.0.1', port: 9555 }, 'debug']);
+    await writeFile(file, `${VALID}\nmetrics: { host: 0.0.0.0, port: 9464 }\n`);
+    expect((await loadConfig(file, { WISBRIDGE_METRICS_PORT: '0' })).config.metrics).toEqual({ host: '0.0.0.0', port: 0 });
+    for (const env of [{ WISBRIDGE_METRICS_PORT: 'http' }, { WISBRIDGE_METRICS_PORT: '70000' }, { WISBRIDGE_LOG_LEVEL: 'loud' }]) {
+      const error = await loadConfig(file, env).catch((e: unknown) => e);
+      expect(isWisbridgeError(error, 'CONFIG_INVALID'), JSON.stringify(env)).toBe(true);
+      expect((error as Error).message).toMatch(new RegExp(`^${Object.keys(env)[0]}: `));
+    }
+  });
+
   it('reports YAML syntax errors with a position', () => {
     const { problems } = checkConfigText('services:\n  main: [unclosed\n', 'c.yaml');
     expect(problems[0]!.message).toMatch(/^YAML: /);

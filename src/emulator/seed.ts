@@ -36,6 +36,17 @@ export const isSerialProduct = (n: number) => n % 25 === 7 && !isLotProduct(n);
 export const productCode = (n: number) => `SKU-${String(n).padStart(5, '0')}`;
 export const seedLot = (code: string) => `LOT-${code}-A`;
 
+/** The seed's updated_at values lie within this many days before `today`. */
+export const SEED_SPAN_DAYS = 56;
+/**
+ * Customer shipments that try the edges of a work list, chosen without a random draw (so the rest of the seed stays
+ * as it was): every 25th from the 11th of each group has its customer name and address starting with = + - @ in turn
+ * (formula neutralization); every 25th from the 21st pending one of warehouse 1 a first line in the thousands.
+ */
+export const FORMULA_PREFIXES = ['=', '+', '-', '@'] as const;
+const formulaPrefix = (i: number) => (i % 25 === 10 ? FORMULA_PREFIXES[Math.floor(i / 25) % FORMULA_PREFIXES.length] : undefined);
+const inThousands = (i: number, line: number) => i % 25 === 20 && line === 0;
+
 function addDays(date: string, days: number): string {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
@@ -48,8 +59,13 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const size = SCALES[scale];
-  const base = Date.parse(`${today}T00:00:00Z`) - 30 * 86_400_000;
-  const stamp = (i: number) => new Date(base + i * 1000).toISOString();
+  // updated_at of products, then records, spread evenly over the eight weeks before `today`, so updated_at_min/max
+  // can be tried on the seed; strictly increasing (every stamp index is used once).
+  const nonGoods = Math.max(6, Math.floor(size.products / 40));
+  const stamps = size.products + nonGoods + 100 + size.shipments + 8 * size.other + 40;
+  const base = Date.parse(`${today}T00:00:00Z`) - SEED_SPAN_DAYS * 86_400_000;
+  const step = Math.floor(((SEED_SPAN_DAYS - 1) * 86_400_000) / stamps);
+  const stamp = (i: number) => new Date(base + i * step).toISOString();
   const planned = Array.from({ length: 14 }, (_, k) => addDays(today, k - 3));
 
   const run = db.transaction(() => {
@@ -64,7 +80,6 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
 
     const insProduct = db.prepare('INSERT INTO products VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     const names: string[] = [];
-    const nonGoods = Math.max(6, Math.floor(size.products / 40));
     const total = size.products + nonGoods;
     for (let n = 1; n <= total; n++) {
       const goods = n <= size.products;
@@ -122,7 +137,7 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
       return { address1: `${int(1, 200)} ${pick(['Main', 'High', 'Park', 'Mill'])} Street`, city: city!, zip: zip!, country_code: country!, subdivision_code: sub! };
     };
 
-    type Spec = { family: Family; prefix: string; wh: number; state: string; acked?: boolean; count: number; lots?: boolean; consumes?: boolean };
+    type Spec = { family: Family; prefix: string; wh: number; state: string; acked?: boolean; count: number; lots?: boolean; consumes?: boolean; edges?: boolean };
     const make = (spec: Spec, header: (n: number) => Record<string, unknown>, lineDoc: (n: number, product: number) => Record<string, unknown>) => {
       for (let i = 0; i < spec.count; i++) {
         const id = ++recordId;
@@ -142,7 +157,8 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
           let product = useLot ? pick(lotted) : pick(plain);
           while (used.has(product)) product = pick(plain);
           used.add(product);
-          const quantity = i < 3 ? int(2, 5) : int(1, 5);
+          const drawn = i < 3 ? int(2, 5) : int(1, 5);
+          const quantity = spec.edges === true && inThousands(i, l) ? drawn * 1000 + 250 : drawn;
           const lot = useLot && spec.wh === 1 ? seedLot(productCode(product)) : null;
           insLine.run(++lineId, id, product, quantity, done ? quantity : 0, lot, JSON.stringify(lineDoc(i, product)));
           if (spec.consumes === true && !done) addNeed(spec.wh, company, product, quantity);
@@ -150,11 +166,16 @@ export function seedDb(db: Db, seed: number, scale: Scale, today: string): void 
       }
     };
 
-    const csHeader = () => ({ priority: pick(['normal', 'high', 'low']), customer: person(), delivery_address: address() });
+    const csHeader = (i: number) => {
+      const header = { priority: pick(['normal', 'high', 'low']), customer: person(), delivery_address: address() };
+      const prefix = formulaPrefix(i);
+      if (prefix === undefined) return header;
+      return { ...header, customer: { ...header.customer, name: `${prefix}${header.customer.name}` }, delivery_address: { ...header.delivery_address, address1: `${prefix}${header.delivery_address.address1}` } };
+    };
     const uom = () => ({ uom: 'each' });
     for (const [wh, state, acked, count] of [[1, 'assigned', false, size.shipments], [1, 'assigned', true, size.other], [1, 'shipped', true, size.other],
       [1, 'canceled', false, size.other], [2, 'assigned', false, size.other]] as const) {
-      make({ family: 'customer_shipments', prefix: 'SO', wh, state, acked, count, lots: true, consumes: state === 'assigned' }, csHeader, uom);
+      make({ family: 'customer_shipments', prefix: 'SO', wh, state, acked, count, lots: true, consumes: state === 'assigned', edges: wh === 1 && state === 'assigned' && !acked }, csHeader, uom);
     }
     const otHeader = () => ({ delivery_address: address(), reference: `TR-${int(10000, 99999)}`, request_confirmation: rnd() < 0.5, shipping_instructions: rnd() < 0.5 ? 'Handle with care' : null });
     const otLine = () => ({ uom: 'each', customs_value: (int(100, 9999) / 100).toFixed(2), currency: 'EUR' });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { LIMITS, endpointList, endpoints, type EndpointDef } from '../contract/index.js';
+import { LIMITS, endpointList, endpoints, sandboxOnlyEndpoints, type EndpointDef } from '../contract/index.js';
 import { cancelRecords, cancelRequest, parseAdmin, parseFaults, resetRequest, stateView, tokenRequest, touchProducts, touchProductsRequest, type AdminHooks } from './admin.js';
 import type { WriteContext } from './context.js';
 import type { FaultInjector } from './faults.js';
@@ -24,7 +24,7 @@ export interface ServerDeps extends AdminHooks {
 interface Reply { status: number; body: unknown; headers?: Record<string, string> }
 
 interface Route { endpoint: EndpointDef; pattern: RegExp; methods: string[] }
-const ROUTES: Route[] = endpointList.map((endpoint) => ({
+const ROUTES: Route[] = [...endpointList, ...Object.values<EndpointDef>(sandboxOnlyEndpoints)].map((endpoint) => ({
   endpoint,
   pattern: new RegExp(`^${endpoint.path.replace(/\./g, '\\.').replace('{shipment_id}', '(\\d+)')}$`),
   methods: [endpoint.method, ...(endpoint.aliasMethods ?? [])],

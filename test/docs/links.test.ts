@@ -37,6 +37,25 @@ describe('README.md and docs/ stand alone in a clone', () => {
     expect(broken).toEqual([]);
   });
 
+  it('describe the samples truly: a BOM and a delimiter are claimed only where the file has them', () => {
+    const wrong: string[] = [];
+    const mappingDoc = readFileSync(join(root, 'docs/mapping.md'), 'utf8');
+    for (const [, sample, dialect] of mappingDoc.matchAll(/^\| [\w*-]+(?: \(\d\))? \| [^|]+ \| (\w+_20261120(?:_flat)?\.(?:csv|txt)) \| ([^|]+) \|$/gm)) {
+      const bytes = readFileSync(join(root, 'samples', sample));
+      const hasBom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+      if (/BOM/.test(dialect) !== hasBom) wrong.push(`docs/mapping.md: ${sample} ${hasBom ? 'has' : 'has no'} BOM (${dialect.trim()})`);
+      const lines = bytes.toString('latin1').split(/\r?\n/).filter((l) => l && !l.startsWith('#'));
+      const separated = (c: string) => lines.filter((l) => l.includes(c)).length >= lines.length / 2;
+      if (/^semicolon/.test(dialect) && !separated(';')) wrong.push(`docs/mapping.md: ${sample} is not semicolon-separated`);
+      if (/^comma/.test(dialect) && !separated(',')) wrong.push(`docs/mapping.md: ${sample} is not comma-separated`);
+    }
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const korr = readFileSync(join(root, 'samples/KORR_20261120.csv'));
+    expect(readme).toContain('`samples/KORR_20261120.csv` (semicolon, windows-1252 without a BOM, CRLF line ends');
+    expect([korr[0] === 0xef, korr.includes('\r\n'), korr.toString('latin1').split('\r\n')[0].includes(';')]).toEqual([false, true, true]);
+    expect(wrong).toEqual([]);
+  });
+
   it('docs/README.md indexes every page of docs/', () => {
     const index = readFileSync(join(root, 'docs/README.md'), 'utf8');
     const missing = markdownFiles(join(root, 'docs'))

@@ -45,7 +45,7 @@ describe('list endpoints', () => {
     expect(beyond.body).toEqual({ data: [], has_more: false });
   });
 
-  it('products lists only goods, and has no count variant (rule 5)', async () => {
+  it('products lists only goods', async () => {
     const all = await emu.get('/v1/products.json?page=3');
     const state = await emu.request('GET', '/_admin/state?only=products', undefined, { token: null });
     const types = new Map<number, string>(state.body.products.map((p: any) => [p.id, p.type]));
@@ -60,7 +60,19 @@ describe('list endpoints', () => {
     expect(listed.every((id) => types.get(id) === 'goods')).toBe(true);
     expect(listed.length).toBe([...types.values()].filter((t) => t === 'goods').length);
     expect(all.status).toBe(200);
-    expect((await emu.get('/v1/products/count.json')).status).toBe(404);
+  });
+
+  it('serves GET /v1/products/count.json (the products table lists it) with the list\'s filters; the bridge\'s client has no such endpoint', async () => {
+    const goods = (await emu.request('GET', '/_admin/state?only=products', undefined, { token: null })).body.products.filter((p: any) => p.type === 'goods');
+    const all = await emu.get('/v1/products/count.json');
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual({ count: goods.length });
+    const times = goods.map((p: any) => p.updated_at).sort();
+    const since = times[times.length - 10];
+    expect((await emu.get(`/v1/products/count.json?updated_at_min=${encodeURIComponent(since)}`)).body).toEqual({ count: 10 });
+    expect((await emu.get('/v1/products/count.json?updated_at_min=yesterday')).status).toBe(400);
+    expect((await emu.request('PUT', '/v1/products/count.json', {})).status).toBe(405);
+    expect('products.count' in endpoints).toBe(false);
   });
 
   it('count variants return {count} and honour the same filters as the list', async () => {

@@ -47,3 +47,41 @@ describe('small seed', () => {
     for (const [k, q] of need) expect(have.get(k) ?? 0, k).toBeGreaterThanOrEqual(q);
   });
 });
+
+describe('seed data that exercises the filters and the edges of a work list', () => {
+  const DAY = 86_400_000;
+
+  it('spreads products\' and records\' updated_at over weeks, so updated_at_min/max split the seed', async () => {
+    const s = await adminState(emu, ['products', 'customer_shipments']);
+    const span = (xs: { updated_at: string }[]) => {
+      const times = xs.map((x) => Date.parse(x.updated_at));
+      return (Math.max(...times) - Math.min(...times)) / DAY;
+    };
+    expect(span(s.products)).toBeGreaterThan(14);
+    expect(span(s.customer_shipments.filter((r: any) => r.list_status === 'pending'))).toBeGreaterThan(14);
+    const times = s.products.map((p: any) => p.updated_at).sort();
+    const middle = times[Math.floor(times.length / 2)];
+    const count = async (query: string) => {
+      let n = 0;
+      for (let page = 1; ; page += 1) {
+        const res = await emu.get(`/v1/products.json?${query}&page=${page}`);
+        expect(res.status).toBe(200);
+        n += res.body.products.length;
+        if (res.body.products.length < 100) return n;
+      }
+    };
+    const before = await count(`updated_at_max=${encodeURIComponent(middle)}`);
+    const after = await count(`updated_at_min=${encodeURIComponent(middle)}`);
+    expect(before).toBeGreaterThan(10);
+    expect(after).toBeGreaterThan(10);
+    expect(before + after).toBe((await count('')) + 1);
+  });
+
+  it('has pending lines in the thousands, and customer text starting with = + - @', async () => {
+    const pending = await emu.get('/v1/customer-shipments.json?ids=1011,1021,1036,1061,1086');
+    const byNumber = new Map(pending.body.data.map((r: any) => [r.number, r]));
+    expect((byNumber.get('SO-1021') as any).lines[0].quantity).toBeGreaterThanOrEqual(1000);
+    expect(['SO-1011', 'SO-1036', 'SO-1061', 'SO-1086'].map((n) => [(byNumber.get(n) as any).customer.name[0], (byNumber.get(n) as any).delivery_address.address1[0]]))
+      .toEqual([['=', '='], ['+', '+'], ['-', '-'], ['@', '@']]);
+  });
+});

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // No docker here: the test follows the Dockerfile's instructions itself. COPY copies, `RUN npm ...` and `RUN test ...`
-// run (from the npm cache when it can), the other RUN lines (apt-get, useradd) need root in an image and are left out.
+// run (from the npm cache only: no network), the other RUN lines (apt-get, useradd) need root in an image and are left out.
 const root = resolve(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'wisbridge-image-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -55,7 +55,7 @@ describe('the container image', () => {
     expect(runtime.lines).toContain('ENV NODE_ENV=production');
 
     const { NODE_ENV: _, ...inherited } = process.env;
-    const npmEnv = { ...inherited, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    const npmEnv = { ...inherited, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
     const dirs = new Map<string, string>();
     follow(build, join(work, 'build'), dirs, { ...npmEnv });
     const runtimeEnv: NodeJS.ProcessEnv = { ...npmEnv };
