@@ -144,6 +144,26 @@ export const MIGRATIONS: readonly string[] = [
     FROM exports e WHERE e.id = export_records.export_id)
   WHERE ack_status = 'unwritten';
   `,
+  `
+  -- The operations console (docs/console.md): what an operator did, by whom and when; and the indexes its
+  -- server-side filters and keyset pages use (files newest first by status, drop or name; blocks by first seq).
+  CREATE TABLE operator_actions (
+    id INTEGER PRIMARY KEY,
+    action TEXT NOT NULL,
+    file_id INTEGER,
+    target TEXT,
+    actor TEXT NOT NULL,
+    via TEXT NOT NULL,
+    detail TEXT,
+    outcome TEXT NOT NULL,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX operator_actions_file ON operator_actions (file_id, id);
+  CREATE INDEX files_status_id ON files (status, id);
+  CREATE INDEX files_drop_id ON files (drop_name, id);
+  CREATE INDEX item_blocks_first_seq ON item_blocks (file_id, first_seq, last_seq);
+  CREATE INDEX exports_status_id ON exports (status, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,9 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
+import { AlertLog } from '../console/alerts.js';
+import { startConsole } from '../console/mount.js';
+import { ProgressRegistry } from '../console/progress.js';
+import type { JobView } from '../console/source.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
@@ -17,7 +21,7 @@ export interface ServiceOptions {
   runners: JobRunners;
   logger?: Logger;
   clock?: Clock;
-  /** Start the /metrics and /healthz server when the configuration has a `metrics` section (default true). */
+  /** Start the /metrics, /healthz (and console) server when the configuration has a `metrics` or `console` section (default true). */
   httpServer?: boolean;
   /** Pause before a watched inbox is looked at again after a file's run failed (default 30 s). */
   watchRetryMs?: number;
@@ -53,6 +57,10 @@ export class BridgeService {
   readonly runtime: Runtime;
   readonly scheduler: Scheduler;
   readonly expected: ExpectedFiles;
+  /** Files in progress (the console's live view). */
+  readonly progress = new ProgressRegistry();
+  /** Drops that cannot be listed, refused credentials (the console's alerts page, with the missed files). */
+  readonly alertLog = new AlertLog();
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly stopController = new AbortController();
@@ -80,7 +88,7 @@ export class BridgeService {
     this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger);
     const { runners } = options;
     for (const job of loaded.config.inbound) {
-      this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal)));
+      this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal, this.progress.reporter(job.name))));
     }
     for (const job of loaded.config.exports) {
       this.addJob(job.name, 'export', job.schedule, (signal) => runners.exportRun(this.runtime, job, signal));
@@ -99,9 +107,13 @@ export class BridgeService {
   /** Opens the journal, starts the HTTP server, catches up missed runs, arms the schedules, starts the watchers. */
   async start(): Promise<void> {
     const journal = await this.runtime.journal();
-    const metricsConfig = this.loaded.config.metrics;
-    if (metricsConfig && this.options.httpServer !== false) {
-      const health = await startHealthServer(metricsConfig.host, metricsConfig.port, this.metrics, () => this.healthReport());
+    const { metrics: metricsConfig, console: consoleConfig } = this.loaded.config;
+    if ((metricsConfig || consoleConfig) && this.options.httpServer !== false) {
+      const listen = metricsConfig ?? { host: '127.0.0.1', port: 9464 };
+      const consoleHandler = await startConsole(this.loaded, {
+        mode: 'run', runtime: this.runtime, progress: this.progress, jobs: () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
+      });
+      const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler);
       // A signal that came while the server was starting: stop() has run already and must not be undone.
       if (this.stopSignal.aborted) {
         await health.close();
@@ -136,9 +148,11 @@ export class BridgeService {
       this.loops.push(watchInbox({
         runtime: this.runtime, job, clock: this.clock, signal: this.stopSignal, logger: this.logger.child({ job: job.name }),
         retryMs: this.options.watchRetryMs ?? 30_000,
+        onError: (error) => this.alertLog.noteFailure(job.name, error),
         onFile: (file) => {
           this.expected.noteArrival(job.name, file.name);
-          return state.slot.runWhenFree('watch', () => this.execute(state, 'watch', (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal)));
+          return state.slot.runWhenFree('watch', () => this.execute(state, 'watch',
+            (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name))));
         },
       }));
     }
@@ -202,6 +216,21 @@ export class BridgeService {
         alerts: this.expected.alerts.slice(-10),
       },
     };
+  }
+
+  /** The jobs as the console shows them. */
+  jobViews(): JobView[] {
+    const { config } = this.loaded;
+    return [...this.jobs.values()].map((job) => {
+      const next = this.scheduler.nextRun(`job:${job.name}`);
+      const configured = job.kind === 'inbound' ? config.inbound.find((j) => j.name === job.name) : config.exports.find((j) => j.name === job.name);
+      const last = job.last;
+      return {
+        name: job.name, kind: job.kind, drop: configured?.drop ?? '', schedule: job.schedule?.toString() ?? null, running: job.slot.busy,
+        watch: job.kind === 'inbound' && (configured as InboundJob | undefined)?.watch === true, nextRun: next === null ? null : new Date(next).toISOString(),
+        lastRun: last ? { at: last.finishedAt, result: last.result, trigger: last.trigger, files: last.files, rows: last.rows, error: last.error } : null,
+      };
+    });
   }
 
   private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run']): void {
@@ -269,7 +298,12 @@ export class BridgeService {
     } catch (e) {
       result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
-      if (result === 'failed') log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+      if (result === 'failed') {
+        log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+        this.alertLog.noteFailure(job.name, e);
+      }
+    } finally {
+      this.progress.end(job.name);
     }
     const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
     for (const f of summary.files) for (const k of Object.keys(rows) as Array<keyof typeof rows>) rows[k] += f.rows[k];

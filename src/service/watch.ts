@@ -14,6 +14,8 @@ export interface WatchOptions {
   retryMs: number;
   /** Processes one ready file; false when the run failed (the file stays and is offered again later). */
   onFile(file: ReadyFile): Promise<boolean>;
+  /** The inbox could not be watched (drop unreachable...): the console's alerts. */
+  onError?(error: unknown): void;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
     } catch (error) {
       failed = true;
       logger.error({ drop: job.drop, err: describeError(error) }, 'watching the inbox failed');
+      options.onError?.(error);
     }
     if (failed && !signal.aborted) {
       logger.info({ retryInMs: options.retryMs }, 'looking at the inbox again after a pause');

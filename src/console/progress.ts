@@ -1,0 +1,72 @@
+import type { Progress } from '../pipeline/index.js';
+
+export interface FileProgress {
+  job: string;
+  file: string;
+  /** Input lines read so far. */
+  rows: number;
+  bytes: number;
+  size: number;
+  /** Rows expected in the whole file, estimated from the bytes read (null before any). */
+  estimatedTotal: number | null;
+  /** Rows per second since the file started. */
+  rate: number;
+  startedAt: string;
+  updatedAt: string;
+}
+
+interface Entry {
+  job: string;
+  file: string;
+  rows: number;
+  bytes: number;
+  size: number;
+  started: number;
+  updated: number;
+}
+
+/**
+ * Files in progress, per job (a job works on one file at a time). The pipeline's onProgress calls `update`
+ * for every row, so it only stores numbers; the console reads snapshots.
+ */
+export class ProgressRegistry {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The onProgress callback of one job's runs. */
+  reporter(job: string): (progress: Progress) => void {
+    return (p) => this.update(job, p);
+  }
+
+  update(job: string, p: Progress): void {
+    let entry = this.entries.get(job);
+    if (!entry || entry.file !== p.file) {
+      entry = { job, file: p.file, rows: 0, bytes: 0, size: p.size, started: this.now(), updated: 0 };
+      this.entries.set(job, entry);
+    }
+    entry.rows = p.rows;
+    entry.bytes = p.bytes;
+    entry.size = p.size;
+    entry.updated = this.now();
+  }
+
+  /** The job's run is over: its file is no longer in progress. */
+  end(job: string): void {
+    this.entries.delete(job);
+  }
+
+  snapshot(): FileProgress[] {
+    const now = this.now();
+    return [...this.entries.values()].map((e) => {
+      const seconds = Math.max((now - e.started) / 1000, 0.001);
+      return {
+        job: e.job, file: e.file, rows: e.rows, bytes: e.bytes, size: e.size,
+        estimatedTotal: e.bytes > 0 && e.size > 0 ? Math.max(e.rows, Math.round((e.rows * e.size) / e.bytes)) : null,
+        rate: Math.round(e.rows / seconds),
+        startedAt: new Date(e.started).toISOString(),
+        updatedAt: new Date(e.updated).toISOString(),
+      };
+    });
+  }
+}
