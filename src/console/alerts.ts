@@ -7,7 +7,10 @@ export interface ConsoleAlert {
   kind: AlertKind;
   job: string;
   message: string;
+  /** Last seen. */
   at: string;
+  /** Times seen in a row (a drop that stays down fails at every poll). */
+  count: number;
 }
 
 const DROP_CODES = new Set(['DROP_CONNECT', 'DROP_AUTH', 'DROP_HOST_KEY', 'DROP_IO', 'DROP_PERMISSION', 'DROP_NOT_FOUND']);
@@ -29,7 +32,15 @@ export class AlertLog {
   noteFailure(job: string, error: unknown): boolean {
     const kind = alertKindOf(error);
     if (!kind) return false;
-    this.alerts.push({ kind, job, message: describeError(error), at: new Date(this.now()).toISOString() });
+    const message = describeError(error);
+    const at = new Date(this.now()).toISOString();
+    const last = this.alerts.findLast((a) => a.job === job);
+    if (last && last.kind === kind && last.message === message) {
+      last.at = at;
+      last.count += 1;
+      return true;
+    }
+    this.alerts.push({ kind, job, message, at, count: 1 });
     if (this.alerts.length > this.keep) this.alerts.shift();
     return true;
   }
@@ -37,7 +48,7 @@ export class AlertLog {
   /** Newest first, with the missed-file alerts. */
   list(missed: readonly MissedFileAlert[] = []): ConsoleAlert[] {
     const fromMissed = missed.map((m): ConsoleAlert => ({
-      kind: 'missed-file', job: m.job, at: m.cutoff,
+      kind: 'missed-file', job: m.job, at: m.cutoff, count: 1,
       message: `expected file /${m.pattern}/ has not arrived between ${m.since} and its cut-off ${m.cutoff}`,
     }));
     return [...this.alerts, ...fromMissed].sort((a, b) => b.at.localeCompare(a.at));

@@ -56,8 +56,8 @@ export function progressPage(progress: FileProgress[]): Html {
 
 export function alertsPage(alerts: ConsoleAlert[]): Html {
   return html`<p class="muted">Missed nightly files, drops that cannot be listed and refused credentials, newest first (kept while the bridge runs).</p>
-<table id="alerts"><thead><tr><th>when (UTC)</th><th>kind</th><th>job</th><th>message</th></tr></thead><tbody>
-${alerts.length ? alerts.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.kind}</td><td>${a.job}</td><td>${a.message}</td></tr>`) : html`<tr><td colspan="4" class="muted">no alerts</td></tr>`}
+<table id="alerts"><thead><tr><th>last seen (UTC)</th><th>kind</th><th>job</th><th>message</th><th>times</th></tr></thead><tbody>
+${alerts.length ? alerts.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.kind}</td><td>${a.job}</td><td>${a.message}</td><td class="num">${a.count}</td></tr>`) : html`<tr><td colspan="5" class="muted">no alerts</td></tr>`}
 </tbody></table>`;
 }
 

@@ -1,3 +1,4 @@
+import { silentLogger, type Logger } from '../log.js';
 import type { Progress } from '../pipeline/index.js';
 
 export interface FileProgress {
@@ -23,16 +24,20 @@ interface Entry {
   size: number;
   started: number;
   updated: number;
+  logged: number;
 }
+
+/** A long file under `wisbridge run` logs its progress this often. */
+const LOG_EVERY_MS = 30_000;
 
 /**
  * Files in progress, per job (a job works on one file at a time). The pipeline's onProgress calls `update`
- * for every row, so it only stores numbers; the console reads snapshots.
+ * for every row, so it only stores numbers (and logs a line every 30 s); the console reads snapshots.
  */
 export class ProgressRegistry {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now, private readonly logger: Logger = silentLogger) {}
 
   /** The onProgress callback of one job's runs. */
   reporter(job: string): (progress: Progress) => void {
@@ -42,13 +47,19 @@ export class ProgressRegistry {
   update(job: string, p: Progress): void {
     let entry = this.entries.get(job);
     if (!entry || entry.file !== p.file) {
-      entry = { job, file: p.file, rows: 0, bytes: 0, size: p.size, started: this.now(), updated: 0 };
+      const now = this.now();
+      entry = { job, file: p.file, rows: 0, bytes: 0, size: p.size, started: now, updated: now, logged: now };
       this.entries.set(job, entry);
     }
     entry.rows = p.rows;
     entry.bytes = p.bytes;
     entry.size = p.size;
     entry.updated = this.now();
+    if (entry.updated - entry.logged >= LOG_EVERY_MS) {
+      entry.logged = entry.updated;
+      const seconds = (entry.updated - entry.started) / 1000;
+      this.logger.info({ job, file: entry.file, rows: entry.rows, bytes: entry.bytes, size: entry.size, rowsPerSecond: Math.round(entry.rows / seconds) }, 'file in progress');
+    }
   }
 
   /** The job's run is over: its file is no longer in progress. */

@@ -15,6 +15,8 @@ export interface WatcherOptions {
   markerSuffixes?: string[];
   pattern?: string | RegExp;
   pollIntervalMs?: number;
+  /** watch(): the folder could not be listed (the error is logged and retried at the next poll either way). */
+  onListError?: (error: unknown) => void;
 }
 
 const EVENT_DEBOUNCE_MS = 100;
@@ -37,6 +39,7 @@ export class StableFileWatcher {
   private readonly suffixes: string[];
   private readonly pattern: RegExp | undefined;
   private readonly pollIntervalMs: number;
+  private readonly onListError: ((error: unknown) => void) | undefined;
 
   constructor(private readonly drop: Drop, options: WatcherOptions = {}, private readonly logger: Logger = silentLogger) {
     this.folder = options.folder ?? 'inbox';
@@ -45,6 +48,7 @@ export class StableFileWatcher {
     this.suffixes = (options.markerSuffixes ?? ['.ok', '.done']).map((s) => s.toLowerCase());
     this.pattern = typeof options.pattern === 'string' ? compilePattern(options.pattern) : options.pattern;
     this.pollIntervalMs = options.pollIntervalMs ?? 5000;
+    this.onListError = options.onListError;
   }
 
   /** Whether a name is a candidate at all (not temporary, not a marker, matches the pattern). */
@@ -90,6 +94,7 @@ export class StableFileWatcher {
           if (pendingIn !== undefined) nextCheck = Math.min(nextCheck, Math.max(pendingIn, 10));
         } catch (error) {
           this.logger.warn({ drop: this.drop.name, folder: this.folder, err: describeError(error) }, 'listing the drop failed; retrying at the next poll');
+          this.onListError?.(error);
         }
         await waker.wait(nextCheck, signal);
       }

@@ -57,8 +57,8 @@ export class BridgeService {
   readonly runtime: Runtime;
   readonly scheduler: Scheduler;
   readonly expected: ExpectedFiles;
-  /** Files in progress (the console's live view). */
-  readonly progress = new ProgressRegistry();
+  /** Files in progress (the console's live view, and a log line every 30 s). */
+  readonly progress: ProgressRegistry;
   /** Drops that cannot be listed, refused credentials (the console's alerts page, with the missed files). */
   readonly alertLog = new AlertLog();
   private readonly clock: Clock;
@@ -75,6 +75,7 @@ export class BridgeService {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.startedAt = this.clock.now();
+    this.progress = new ProgressRegistry(Date.now, this.logger);
     let journalBacklog: (() => ReturnType<Awaited<ReturnType<Runtime['journal']>>['backlog']>) | undefined;
     this.metrics = new ServiceMetrics(() => journalBacklog?.());
     this.runtime = options.runtime

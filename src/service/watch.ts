@@ -14,7 +14,7 @@ export interface WatchOptions {
   retryMs: number;
   /** Processes one ready file; false when the run failed (the file stays and is offered again later). */
   onFile(file: ReadyFile): Promise<boolean>;
-  /** The inbox could not be watched (drop unreachable...): the console's alerts. */
+  /** The inbox could not be listed or watched (drop unreachable...): the console's alerts. */
   onError?(error: unknown): void;
 }
 
@@ -30,7 +30,7 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
     try {
       const drop = await runtime.drop(job.drop);
       const dropOptions = await runtime.loaded.dropOptions(job.drop);
-      const watcher = new StableFileWatcher(drop, dropOptions, logger);
+      const watcher = new StableFileWatcher(drop, { ...dropOptions, onListError: options.onError }, logger);
       logger.info({ drop: job.drop }, 'watching the inbox');
       for await (const file of watcher.watch(signal)) {
         logger.info({ file: file.name, size: file.size }, 'file ready');
