@@ -7,7 +7,7 @@ export const LIVE_SCRIPT = `(() => {
   source.addEventListener('progress', (event) => {
     const list = JSON.parse(event.data);
     const rows = list.map((p) => {
-      const pct = p.size > 0 ? Math.min(100, Math.round((p.bytes / p.size) * 100)) : 0;
+      const pct = p.percent;
       return '<tr data-job="' + esc(p.job) + '"><td>' + esc(p.job) + '</td><td>' + esc(p.file) + '</td><td class="num">' + p.rows + '</td><td class="num">' +
         (p.estimatedTotal === null ? '' : '~' + p.estimatedTotal) + '</td><td><span class="bar"><span style="width:' + pct + '%"></span></span> ' + pct +
         '%</td><td class="num">' + p.rate + '/s</td><td>' + esc(p.startedAt.slice(0, 19).replace('T', ' ')) + '</td></tr>';

@@ -41,11 +41,11 @@ ${b.pendingRequests} request(s) pending · ${b.sentRequests} awaiting an answer 
 
 export function progressTable(progress: FileProgress[]): Html {
   const rows = progress.map((p) => {
-    const pct = p.size > 0 ? Math.min(100, Math.round((p.bytes / p.size) * 100)) : 0;
+    const pct = p.percent;
     return html`<tr data-job="${p.job}"><td>${p.job}</td><td>${p.file}</td><td class="num">${p.rows}</td><td class="num">${p.estimatedTotal === null ? '' : `~${p.estimatedTotal}`}</td>
 <td><span class="bar"><span style="width:${pct}%"></span></span> ${pct}%</td><td class="num">${p.rate}/s</td><td>${when(p.startedAt)}</td></tr>`;
   });
-  return html`<table id="progress"><thead><tr><th>job</th><th>file</th><th>rows done</th><th>rows total (est.)</th><th>bytes read</th><th>rate</th><th>started (UTC)</th></tr></thead>
+  return html`<table id="progress"><thead><tr><th>job</th><th>file</th><th>rows done</th><th>rows total (~)</th><th>done</th><th>rate</th><th>started (UTC)</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="7" class="muted">no file in progress</td></tr>`}</tbody></table>`;
 }
 
@@ -82,9 +82,9 @@ const whoField = (who: string | undefined): Html => who === undefined
   ? html`<label>your name (recorded in the journal) <input name="by" required maxlength="100"></label><br>` : html`<p class="small">recorded as <b>${who}</b></p>`;
 
 /** A confirm page: nothing changes until its form is posted (with the CSRF token). */
-export function confirmPage(o: { action: string; csrf: string; question: Html; button: string; who?: string; extra?: Html }): Html {
+export function confirmPage(o: { action: string; csrf: string; question: Html; button: string; back: string; who?: string; extra?: Html }): Html {
   return html`<form method="post" action="${o.action}" class="box warn" id="confirm"><p>${o.question}</p>${o.extra ?? ''}${whoField(o.who)}
-<input type="hidden" name="csrf" value="${o.csrf}"><button type="submit" id="confirm-button">${o.button}</button> <a href="javascript:history.back()">cancel</a></form>`;
+<input type="hidden" name="csrf" value="${o.csrf}"><button type="submit" id="confirm-button">${o.button}</button> <a href="${o.back}">cancel</a></form>`;
 }
 
 export function resolveExtra(item: StoredItem): Html {

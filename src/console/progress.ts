@@ -8,8 +8,10 @@ export interface FileProgress {
   rows: number;
   bytes: number;
   size: number;
-  /** Rows expected in the whole file, estimated from the bytes read (null before any). */
+  /** Rows of the whole file: its lines less the header (from the checksum pass), else estimated from the bytes read. */
   estimatedTotal: number | null;
+  /** Rows done of the total, else bytes read of the size (0-100). */
+  percent: number;
   /** Rows per second since the file started. */
   rate: number;
   startedAt: string;
@@ -22,6 +24,7 @@ interface Entry {
   rows: number;
   bytes: number;
   size: number;
+  lines: number | undefined;
   started: number;
   updated: number;
   logged: number;
@@ -48,7 +51,7 @@ export class ProgressRegistry {
     let entry = this.entries.get(job);
     if (!entry || entry.file !== p.file) {
       const now = this.now();
-      entry = { job, file: p.file, rows: 0, bytes: 0, size: p.size, started: now, updated: now, logged: now };
+      entry = { job, file: p.file, rows: 0, bytes: 0, size: p.size, lines: p.lines, started: now, updated: now, logged: now };
       this.entries.set(job, entry);
     }
     entry.rows = p.rows;
@@ -71,9 +74,11 @@ export class ProgressRegistry {
     const now = this.now();
     return [...this.entries.values()].map((e) => {
       const seconds = Math.max((now - e.started) / 1000, 0.001);
+      const total = e.lines !== undefined ? Math.max(e.rows, e.lines - 1)
+        : e.bytes > 0 && e.size > 0 ? Math.max(e.rows, Math.round((e.rows * e.size) / e.bytes)) : null;
+      const percent = total ? (e.rows / total) * 100 : e.size > 0 ? (e.bytes / e.size) * 100 : 0;
       return {
-        job: e.job, file: e.file, rows: e.rows, bytes: e.bytes, size: e.size,
-        estimatedTotal: e.bytes > 0 && e.size > 0 ? Math.max(e.rows, Math.round((e.rows * e.size) / e.bytes)) : null,
+        job: e.job, file: e.file, rows: e.rows, bytes: e.bytes, size: e.size, estimatedTotal: total, percent: Math.min(100, Math.floor(percent)),
         rate: Math.round(e.rows / seconds),
         startedAt: new Date(e.started).toISOString(),
         updatedAt: new Date(e.updated).toISOString(),

@@ -112,7 +112,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
     const drop = url.searchParams.get('drop') ?? '';
     const name = url.searchParams.get('name') ?? '';
     return show('Re-process a rejected file', confirmPage({
-      action: `/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`, csrf, who: actor, button: 'Move it back to the inbox',
+      action: `/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`, csrf, who: actor, button: 'Move it back to the inbox', back: '/console/rejected',
       question: html`Move <b>error/${name}</b> of drop <b>${drop}</b> back to the inbox, so that it is processed again?`,
     }));
   }
@@ -133,7 +133,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
     }
     if (fileMatch[2] === 'redrive') {
       return show('Re-drive failed rows', confirmPage({
-        action: `/console/files/${fileId}/redrive`, csrf, who: actor, button: 'Re-drive the failed rows',
+        action: `/console/files/${fileId}/redrive`, csrf, who: actor, button: 'Re-drive the failed rows', back: `/console/files/${fileId}`,
         question: html`Send the <b>${file.summary?.error ?? 0}</b> failed row(s) of <b>${file.name}</b> (file ${fileId}) to the service again? Rows that succeeded, rows the mapping rejected and uncertain rows are never sent again.`,
       }));
     }
@@ -142,6 +142,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
     if (!item) return show('Resolve', messagePage('bad', `row ${itemId ?? '?'} of file ${fileId} is not uncertain (resolved already?)`, { href: `/console/files/${fileId}`, label: 'back to the file' }));
     return show('Resolve an uncertain row', confirmPage({
       action: `/console/files/${fileId}/resolve?item=${item.itemId}`, csrf, who: actor, button: 'Record the resolution', extra: resolveExtra(item),
+      back: `/console/files/${fileId}`,
       question: html`What did you find in the service for this row of <b>${file.name}</b>?`,
     }));
   }

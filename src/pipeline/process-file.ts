@@ -90,7 +90,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
   try {
     const state = journal.resumeState(claim.fileId);
     for (const r of state.sentRequests) await settleSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile({ runtime, job, drop, name, options, mapping, sender, state, size: fp.size });
+    const completed = await streamFile({ runtime, job, drop, name, options, mapping, sender, state, size: fp.size, lines: fp.lines });
     if (!completed) {
       report.outcome = 'interrupted';
       fillCounts(report, journal, claim.fileId);

@@ -8,6 +8,8 @@ export interface Fingerprint {
   invalidUtf8At?: number;
   /** Only blanks (or nothing): there is no header row. */
   blank: boolean;
+  /** Physical lines (line feeds, plus an unterminated last line): the total of the progress shown while mapping. */
+  lines: number;
 }
 
 /** First pass over a file: sha256 and size while streaming, and a strict UTF-8 check when the mapping reads UTF-8. */
@@ -17,8 +19,12 @@ export async function fingerprint(source: Readable, checkUtf8: boolean): Promise
   let size = 0;
   let invalidUtf8At: number | undefined;
   let blank = true;
+  let lines = 0;
+  let last = 10;
   for await (const chunk of source as AsyncIterable<Buffer>) {
     hash.update(chunk);
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1];
     if (blank && /\S/.test(chunk.toString('latin1'))) blank = false;
     if (decoder && invalidUtf8At === undefined) {
       try {
@@ -36,7 +42,7 @@ export async function fingerprint(source: Readable, checkUtf8: boolean): Promise
       invalidUtf8At = size;
     }
   }
-  return { checksum: hash.digest('hex'), size, invalidUtf8At, blank };
+  return { checksum: hash.digest('hex'), size, invalidUtf8At, blank, lines: lines + (last === 10 ? 0 : 1) };
 }
 
 /** Counts the bytes flowing through (progress of the mapping pass). */
