@@ -79,6 +79,8 @@ export interface PageOptions {
   body: Html;
   /** Shown as signed-in user. */
   who?: string;
+  /** A sign-out button (bearer-token sessions). */
+  signOut?: boolean;
 }
 
 const NAV: Array<[string, string]> = [
@@ -91,7 +93,8 @@ export function page(options: PageOptions): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${options.title} · wisbridge console</title><style>${raw(STYLE)}</style></head>
 <body><header><strong>wisbridge</strong>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}
-<span style="margin-left:auto" class="small">${options.who ?? ''}</span></header>
+<span style="margin-left:auto" class="small">${options.who ?? ''}</span>${options.signOut
+    ? html`<form method="post" action="/console/logout" style="margin:0"><button type="submit" class="small" id="sign-out">sign out</button></form>` : ''}</header>
 <main><h1>${options.title}</h1>${options.body}</main></body></html>`.text;
 }
 

@@ -86,7 +86,8 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   const r: Request = { req, res, url, who, journal: await source.runtime.journal() };
   if (req.method === 'POST') return post(source, auth, r, path);
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', 'text/plain', { allow: 'GET, POST' });
-  const show = (title: string, body: ReturnType<typeof html>) => send(res, 200, page({ title, body, who: who.name }));
+  const signOut = who.id.startsWith('session:');
+  const show = (title: string, body: ReturnType<typeof html>) => send(res, 200, page({ title, body, who: who.name, signOut }));
   const csrf = auth.csrfToken(who);
   const actor = who.name === 'token holder' ? undefined : who.name;
   const fileMatch = /^\/console\/files\/(\d+)(?:\/(redrive|resolve|result))?$/.exec(path);

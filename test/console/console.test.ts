@@ -43,6 +43,10 @@ describe('console: access', () => {
     expect(cookie).not.toContain(CONSOLE_TOKEN);
     const withCookie = await fetch(`${b.url}/console/files`, { headers: { cookie: cookie.split(';')[0] } });
     expect(withCookie.status).toBe(200);
+    expect(await withCookie.text()).toContain('id="sign-out"');
+    const out = await fetch(`${b.url}/console/logout`, { method: 'POST', headers: { cookie: cookie.split(';')[0] }, redirect: 'manual' });
+    expect(out.headers.get('location')).toBe('/console/login');
+    expect((await fetch(`${b.url}/console/files`, { headers: { cookie: cookie.split(';')[0] } })).status).toBe(401);
     expect((await anonymous.post('/console/login', { token: 'nope' })).status).toBe(401);
   });
 
