@@ -4,6 +4,7 @@ import type { Resolution } from '../journal/index.js';
 import { errorFileName, resultFileName, resultStream } from '../pipeline/result-file.js';
 import { jobOfFile, redriveFile } from '../service/redrive.js';
 import { resolveRows } from '../service/resolve.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { consoleQueries } from './queries.js';
 import type { ConsoleSource } from './source.js';
 
@@ -16,8 +17,14 @@ export interface ActionResult {
   message: string;
 }
 
-async function recorded(source: ConsoleSource, entry: { action: string; fileId: number | null; target: string | null; actor: string }, run: () => Promise<string>): Promise<ActionResult> {
-  const journal = await source.runtime.journal();
+interface ActionEntry {
+  action: string;
+  fileId: number | null;
+  target: string | null;
+  actor: string;
+}
+
+async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Promise<string>): Promise<ActionResult> {
   let result: ActionResult;
   try {
     result = { ok: true, message: await run() };
@@ -25,9 +32,30 @@ async function recorded(source: ConsoleSource, entry: { action: string; fileId: 
     if (!isWisbridgeError(error)) throw error;
     result = { ok: false, message: describeError(error) };
   }
-  consoleQueries(journal).recordAction({ ...entry, via: 'console', detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
-  source.runtime.logger.info({ action: entry.action, fileId: entry.fileId, target: entry.target, by: entry.actor, outcome: result.ok ? 'ok' : 'failed' }, 'console action');
+  await record(source.runtime, entry, 'console', result);
   return result;
+}
+
+async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<void> {
+  consoleQueries(await runtime.journal()).recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
+  runtime.logger.info({ action: entry.action, fileId: entry.fileId, target: entry.target, by: entry.actor, via, outcome: result.ok ? 'ok' : 'failed' }, 'operator action');
+}
+
+/**
+ * `wisbridge retry` / `resolve`: the same audit trail as the console's actions (via cli), whether the command worked
+ * or not; the command's own error is passed on.
+ */
+export async function recordedCli<T>(runtime: Runtime, entry: Omit<ActionEntry, 'fileId'>, run: () => Promise<T & { fileId: number }>, describe: (r: T) => string): Promise<T> {
+  let fileId: number | null = null;
+  try {
+    const report = await run();
+    fileId = report.fileId;
+    await record(runtime, { ...entry, fileId }, 'cli', { ok: true, message: describe(report) });
+    return report;
+  } catch (error) {
+    if (isWisbridgeError(error)) await record(runtime, { ...entry, fileId }, 'cli', { ok: false, message: describeError(error) }).catch(() => undefined);
+    throw error;
+  }
 }
 
 export function redrive(source: ConsoleSource, fileId: number, actor: string): Promise<ActionResult> {

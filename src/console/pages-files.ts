@@ -94,9 +94,9 @@ ${actionsTable(view.actions, 'Operator actions on this file')}`;
 }
 
 export function actionsTable(actions: OperatorAction[], title: string): Html {
-  return html`<h2>${title}</h2><table id="actions"><thead><tr><th>when (UTC)</th><th>who</th><th>action</th><th>file</th><th>target</th><th>outcome</th><th>detail</th></tr></thead><tbody>
-${actions.length ? actions.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.actor}</td><td>${a.action}</td><td>${a.fileId === null ? '' : html`<a href="/console/files/${a.fileId}">${a.fileId}</a>`}</td>
-<td>${a.target ?? ''}</td><td>${a.outcome}</td><td class="small">${a.detail ?? ''}</td></tr>`) : html`<tr><td colspan="7" class="muted">none</td></tr>`}</tbody></table>`;
+  return html`<h2>${title}</h2><table id="actions"><thead><tr><th>when (UTC)</th><th>who</th><th>via</th><th>action</th><th>file</th><th>target</th><th>outcome</th><th>detail</th></tr></thead><tbody>
+${actions.length ? actions.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.actor}</td><td>${a.via}</td><td>${a.action}</td><td>${a.fileId === null ? '' : html`<a href="/console/files/${a.fileId}">${a.fileId}</a>`}</td>
+<td>${a.target ?? ''}</td><td>${a.outcome}</td><td class="small">${a.detail ?? ''}</td></tr>`) : html`<tr><td colspan="8" class="muted">none</td></tr>`}</tbody></table>`;
 }
 
 export interface ExportView {

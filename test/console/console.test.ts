@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { useEmulator } from '../support/emulator.js';
-import { parseCsv } from '../pipeline/helpers.js';
+import { parseCsv, ROOT } from '../pipeline/helpers.js';
 import { tempConfig } from '../service/support.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
@@ -169,5 +170,26 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     const download = await c.get(`/console/files/${bFile.fileId}/result`);
     expect(download.headers.get('content-disposition')).toBe('attachment; filename="KORR_b.result.csv"');
     expect(download.text).toContain('applied: move 77 found in the service');
+  });
+
+  it('wisbridge resolve and retry on the command line are recorded in the same audit trail (via cli), shown by the console', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const cli = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin/wisbridge.js'), ...args, '--config', b.env.file],
+      { encoding: 'utf8', env: { ...process.env, WISBRIDGE_TEST_TOKEN: emu.token } });
+    const first = cli('resolve', '--file', 'KORR_b.csv', '--not-applied', '--note', 'no move for B-1', '--by', 'Jo');
+    expect(first.status, first.stderr).toBe(0);
+    const again = cli('resolve', '--file', 'KORR_b.csv', '--applied', '--note', 'x', '--by', 'Jo');
+    expect(again.status).toBe(2);
+    const journal = await b.bridge.runtime.journal();
+    const rows = journal.db.prepare(`SELECT action, file_id, target, actor, via, outcome FROM operator_actions ORDER BY id`).all();
+    const fileId = journal.listFiles({ limit: 5 }).find((f) => f.name === 'KORR_b.csv')!.fileId;
+    expect(rows).toEqual([
+      { action: 'resolve not-applied', file_id: fileId, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'ok' },
+      { action: 'resolve applied', file_id: null, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'failed' },
+    ]);
+    const page = await consoleClient(b.url).get('/console/actions');
+    expect(page.text).toContain('resolve not-applied');
+    expect(page.text).toContain('no move for B-1');
   });
 });
