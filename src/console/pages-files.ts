@@ -40,7 +40,7 @@ export function fileListPage(view: FileListView): Html {
 <td>${when(f.claimedAt)}</td><td>${duration(f.claimedAt, f.finishedAt)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
   });
   return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_STATUSES, filter: view.filter })}
-<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th>rows</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (UTC)</th><th>duration</th><th>reason</th></tr></thead>
+<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (UTC)</th><th>duration</th><th>reason</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="13" class="muted">no files match</td></tr>`}</tbody></table>
 ${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
 }
@@ -84,7 +84,7 @@ export function filePage(view: FileView): Html {
 <b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${statusCell(f.status)}
 ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
 <div class="small">claimed ${when(f.claimedAt)} · finished ${when(f.finishedAt) || '–'} · ${duration(f.claimedAt, f.finishedAt)} · re-drives ${f.redrives}
-${s ? ` · ${s.total} rows: ${s.ok} ok, ${s.error} error, ${s.uncertain} uncertain, ${s.skipped} skipped` : ''}</div>
+${s ? ` · ${s.total} documents: ${s.ok} ok, ${s.error} error, ${s.uncertain} uncertain, ${s.skipped} skipped` : ''}</div>
 <div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
 <table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th><th></th></tr></thead>
