@@ -147,7 +147,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   -- The operations console (docs/console.md): what an operator did, by whom and when; and the indexes its
   -- server-side filters and keyset pages use (files newest first by status, drop or name; blocks by first seq).
-  CREATE TABLE operator_actions (
+  -- Idempotent, so a test may run the migrations from 3 on again.
+  CREATE TABLE IF NOT EXISTS operator_actions (
     id INTEGER PRIMARY KEY,
     action TEXT NOT NULL,
     file_id INTEGER,
@@ -158,11 +159,11 @@ export const MIGRATIONS: readonly string[] = [
     outcome TEXT NOT NULL,
     at TEXT NOT NULL
   );
-  CREATE INDEX operator_actions_file ON operator_actions (file_id, id);
-  CREATE INDEX files_status_id ON files (status, id);
-  CREATE INDEX files_drop_id ON files (drop_name, id);
-  CREATE INDEX item_blocks_first_seq ON item_blocks (file_id, first_seq, last_seq);
-  CREATE INDEX exports_status_id ON exports (status, id);
+  CREATE INDEX IF NOT EXISTS operator_actions_file ON operator_actions (file_id, id);
+  CREATE INDEX IF NOT EXISTS files_status_id ON files (status, id);
+  CREATE INDEX IF NOT EXISTS files_drop_id ON files (drop_name, id);
+  CREATE INDEX IF NOT EXISTS item_blocks_first_seq ON item_blocks (file_id, first_seq, last_seq);
+  CREATE INDEX IF NOT EXISTS exports_status_id ON exports (status, id);
   `,
 ];
 
