@@ -11,6 +11,7 @@ export const COMMANDS: Record<string, Command> = {
   // command registry — one line per command, alphabetical
   batch: { summary: 'one pass over every configured inbound drop (and export job), then exit', load: () => import('./commands/batch.js') },
   config: { summary: 'check the configuration file and the mappings it uses, or show it in effect (secrets hidden)', load: () => import('./commands/config.js') },
+  console: { summary: 'serve the operations console (web pages on the journal) without running jobs', load: () => import('./commands/console.js') },
   demo: { summary: 'the bridge end to end on this machine: emulator, samples, exports and inbound (no arguments)', load: () => import('./commands/demo.js') },
   emulator: { summary: 'run the Warehouse Integration Service emulator', load: () => import('./commands/emulator.js') },
   export: { summary: 'one export pass: work lists to the outbox, then acknowledge', load: () => import('./commands/export.js') },

@@ -109,6 +109,19 @@ export const exportJobSchema = z
   })
   .describe('Outbound: pending work is written as work-list files to a drop outbox, then acknowledged.');
 
+export const consoleSchema = z
+  .strictObject({
+    auth: z.union([
+      z.strictObject({ bearer_token: secretRefSchema.describe('the token operators paste on the login page (or send as `Authorization: Bearer`)') }),
+      z.strictObject({
+        username: z.string().min(1).describe('basic-auth user name (recorded as who acted)'),
+        password: secretRefSchema.describe('basic-auth password, by reference'),
+      }),
+    ]).describe('how operators sign in: `{ bearer_token: REF }` or `{ username: NAME, password: REF }`; secrets by reference only'),
+    session_hours: z.number().int().min(1).max(168).default(12).describe('how long a login with the bearer token lasts'),
+  })
+  .describe('The operations console (docs/console.md), served on the `metrics` listener (127.0.0.1:9464 when absent). Off unless this section is present.');
+
 export const configSchema = z
   .strictObject({
     journal: z.string().min(1).default('wisbridge-journal.sqlite').describe('path of the SQLite journal (relative to the config file)'),
@@ -123,6 +136,7 @@ export const configSchema = z
       host: z.string().default('127.0.0.1').describe('listen address of /metrics and /healthz'),
       port: z.number().int().min(0).max(65535).default(9464).describe('listen port (0 = any free port); WISBRIDGE_METRICS_PORT overrides it'),
     }).optional().describe('`wisbridge run`: Prometheus metrics and health endpoint'),
+    console: consoleSchema.optional(),
     log: z.strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info')
         .describe('least severe level written (JSON lines on stderr); WISBRIDGE_LOG_LEVEL overrides it'),
@@ -166,3 +180,4 @@ export type InboundJob = z.output<typeof inboundJobSchema>;
 export type ExportJob = z.output<typeof exportJobSchema>;
 export type Schedule = z.output<typeof scheduleSchema>;
 export type SecretRef = z.output<typeof secretRefSchema>;
+export type ConsoleConfig = z.output<typeof consoleSchema>;

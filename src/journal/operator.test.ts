@@ -129,6 +129,8 @@ describe('resolving uncertain items', () => {
     expect(result).toEqual({ resolved: 1, files: [{ fileId, status: 'failed' }] });
     const [item] = [...journal.itemsInRange(fileId, 4, 4)];
     expect(item).toMatchObject({ status: 'ok', resolution: 'applied', resolutionNote: 'move 88 found', resolvedBy: 'ops@3pl' });
+    // The note replaces the uncertain message and hint (the result file shows it); the history keeps them.
+    expect(item).toMatchObject({ messages: ['applied: move 88 found'], hint: null });
     expect(item.resolvedAt).toMatch(/^2026-03-01T/);
     expect(journal.itemHistory(item.itemId!)).toEqual([expect.objectContaining({ status: 'uncertain', hint: 'look for move of SKU-4' })]);
     expect(journal.uncertainItems(fileId)).toEqual([]);

@@ -168,7 +168,7 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
       `INSERT INTO item_history (item_id, request_id, attempt, status, messages, hint, recorded_at)
        SELECT id, request_id, attempt, status, messages, hint, ? FROM items WHERE id = ?`),
     resolve: db.prepare(
-      `UPDATE items SET status = ?, messages = ?, resolution = ?, resolution_note = ?, resolved_by = ?, resolved_at = ?
+      `UPDATE items SET status = ?, messages = ?, hint = NULL, resolution = ?, resolution_note = ?, resolved_by = ?, resolved_at = ?
        WHERE id = ? AND status = 'uncertain'`),
     settleFile: db.prepare(`UPDATE files SET status = ?, summary = ? WHERE id = ? AND status IN ('done', 'failed')`),
     history: db.prepare('SELECT * FROM item_history WHERE item_id = ? ORDER BY id'),
@@ -252,7 +252,8 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
     const files = new Set<number>();
     for (const row of rows) {
       q.saveHistory.run(at, row.id);
-      const messages = options.resolution === 'applied' ? row.messages : JSON.stringify([`not applied: ${options.note}`]);
+      // The note replaces the "outcome unknown" message and hint in the result file; item_history keeps them.
+      const messages = JSON.stringify([`${options.resolution === 'applied' ? 'applied' : 'not applied'}: ${options.note}`]);
       q.resolve.run(status, messages, options.resolution, options.note, options.by, at, row.id);
       files.add(row.file_id);
     }

@@ -169,6 +169,27 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN pruned_at TEXT;
   ALTER TABLE files ADD COLUMN pruned_requests INTEGER;
   `,
+  `
+  -- The operations console (docs/console.md): what an operator did, by whom and when; and the indexes its
+  -- server-side filters and keyset pages use (files newest first by status, drop or name; blocks by first seq).
+  -- Written idempotent (IF NOT EXISTS).
+  CREATE TABLE IF NOT EXISTS operator_actions (
+    id INTEGER PRIMARY KEY,
+    action TEXT NOT NULL,
+    file_id INTEGER,
+    target TEXT,
+    actor TEXT NOT NULL,
+    via TEXT NOT NULL,
+    detail TEXT,
+    outcome TEXT NOT NULL,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS operator_actions_file ON operator_actions (file_id, id);
+  CREATE INDEX IF NOT EXISTS files_status_id ON files (status, id);
+  CREATE INDEX IF NOT EXISTS files_drop_id ON files (drop_name, id);
+  CREATE INDEX IF NOT EXISTS item_blocks_first_seq ON item_blocks (file_id, first_seq, last_seq);
+  CREATE INDEX IF NOT EXISTS exports_status_id ON exports (status, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -126,7 +126,7 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   try {
     const state = journal.resumeState(claim.fileId);
     for (const r of state.sentRequests) await settleSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile({ runtime, job, name, source: snapshot.open, options, mapping, sender, state, size: snapshot.size });
+    const completed = await streamFile({ runtime, job, name, source: snapshot.open, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines });
     if (!completed) {
       report.outcome = 'interrupted';
       fillCounts(report, journal, claim.fileId);

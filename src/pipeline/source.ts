@@ -15,6 +15,8 @@ export interface Fingerprint {
   invalidUtf8At?: number;
   /** Only blanks (or nothing): there is no header row. */
   blank: boolean;
+  /** Physical lines (line feeds, plus an unterminated last line): the total of the progress shown while mapping. */
+  lines: number;
 }
 
 /**
@@ -63,6 +65,8 @@ class Fingerprinter extends Transform {
   private size = 0;
   private invalidUtf8At: number | undefined;
   private blank = true;
+  private lines = 0;
+  private last = 10;
 
   constructor(checkUtf8: boolean) {
     super();
@@ -71,6 +75,8 @@ class Fingerprinter extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.hash.update(chunk);
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) this.lines++;
+    if (chunk.length > 0) this.last = chunk[chunk.length - 1]!;
     if (this.blank && /\S/.test(chunk.toString('latin1'))) this.blank = false;
     if (this.decoder && this.invalidUtf8At === undefined) {
       try {
@@ -91,7 +97,8 @@ class Fingerprinter extends Transform {
         this.invalidUtf8At = this.size;
       }
     }
-    return { checksum: this.hash.digest('hex'), size: this.size, invalidUtf8At: this.invalidUtf8At, blank: this.blank };
+    const lines = this.lines + (this.last === 10 ? 0 : 1);
+    return { checksum: this.hash.digest('hex'), size: this.size, invalidUtf8At: this.invalidUtf8At, blank: this.blank, lines };
   }
 }
 

@@ -29,6 +29,8 @@ export interface StreamInput {
   /** What an earlier run of this file already settled (finished or sent seqs are skipped). */
   state: ResumeState;
   size: number;
+  /** Physical lines of the file (its progress total). */
+  lines?: number;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
         journal.addItems(fileId, extra);
         extra.length = 0;
       }
-      options.onProgress?.({ file: input.name, rows, bytes: counter.bytes, size: input.size });
+      options.onProgress?.({ file: input.name, rows, bytes: counter.bytes, size: input.size, lines: input.lines });
     }
     if (options.signal?.aborted && pending.length > 0) return await stop();
     await flush(true);

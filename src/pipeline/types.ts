@@ -47,6 +47,8 @@ export interface Progress {
   rows: number;
   bytes: number;
   size: number;
+  /** Physical lines of the file, header included (from the checksum pass), when known. */
+  lines?: number;
 }
 
 export interface ProcessFileOptions {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WisbridgeError } from '../errors.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -14,12 +14,17 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/** `/metrics` (Prometheus text) and `/healthz` (200 with JSON while healthy, 503 otherwise). Nothing else. */
+/**
+ * `/metrics` (Prometheus text) and `/healthz` (200 with JSON while healthy, 503 otherwise); `extra` (the console)
+ * may take any other request first, returning true when it did.
+ */
 export async function startHealthServer(
   host: string, port: number, metrics: ServiceMetrics, health: () => HealthReport,
+  extra?: (req: IncomingMessage, res: ServerResponse) => boolean,
 ): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' && path !== '/healthz' && extra?.(req, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;

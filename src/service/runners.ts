@@ -19,13 +19,13 @@ export function exportResults(summary: ExportSummary): ExportResult[] {
 
 /** The real flows: the inbound pipeline (issue 6) and the exports (issue 7). */
 export const flowRunners: JobRunners = {
-  async inboundPass(runtime, job, signal) {
-    const report = await runInboundJob(runtime, job, { signal });
+  async inboundPass(runtime, job, signal, onProgress) {
+    const report = await runInboundJob(runtime, job, { signal, onProgress });
     return { files: report.files.map(fileResult), exports: [] };
   },
-  async inboundFile(runtime, job, file, signal): Promise<JobSummary> {
+  async inboundFile(runtime, job, file, signal, onProgress): Promise<JobSummary> {
     if (!(await belongsToJob(runtime, job, file.name))) return { files: [], exports: [] };
-    const report = await processFile(runtime, job, file, { signal });
+    const report = await processFile(runtime, job, file, { signal, onProgress });
     return { files: [fileResult(report)], exports: [] };
   },
   async exportRun(runtime, job, signal) {

@@ -1,5 +1,9 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
+import { AlertLog } from '../console/alerts.js';
+import { startConsole } from '../console/mount.js';
+import { ProgressRegistry } from '../console/progress.js';
+import type { JobView } from '../console/source.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -22,7 +26,7 @@ export interface ServiceOptions {
   runners: JobRunners;
   logger?: Logger;
   clock?: Clock;
-  /** Start the /metrics and /healthz server when the configuration has a `metrics` section (default true). */
+  /** Start the /metrics, /healthz (and console) server when the configuration has a `metrics` or `console` section (default true). */
   httpServer?: boolean;
   /** Pause before a watched inbox is looked at again after a file's run failed (default 30 s). */
   watchRetryMs?: number;
@@ -62,6 +66,10 @@ export class BridgeService {
   readonly scheduler: Scheduler;
   readonly expected: ExpectedFiles;
   readonly drops: DropHealth;
+  /** Files in progress (the console's live view, and a log line every 30 s). */
+  readonly progress: ProgressRegistry;
+  /** Drops that cannot be listed, refused credentials (the console's alerts page, with the missed files). */
+  readonly alertLog = new AlertLog();
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly stopController = new AbortController();
@@ -82,6 +90,7 @@ export class BridgeService {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.startedAt = this.clock.now();
+    this.progress = new ProgressRegistry(Date.now, this.logger);
     let journal: Journal | undefined;
     this.metrics = new ServiceMetrics(() => journal?.backlog(), { stats: () => journal?.journalStats() });
     this.runtime = options.runtime
@@ -103,7 +112,7 @@ export class BridgeService {
     }
     const { runners } = options;
     for (const job of loaded.config.inbound) {
-      this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal)), job.drop);
+      this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal, this.progress.reporter(job.name))), job.drop);
     }
     for (const job of loaded.config.exports) {
       this.addJob(job.name, 'export', job.schedule, (signal) => runners.exportRun(this.runtime, job, signal));
@@ -122,9 +131,13 @@ export class BridgeService {
   /** Opens the journal, starts the HTTP server, catches up missed runs, arms the schedules, starts the watchers. */
   async start(): Promise<void> {
     const journal = await this.runtime.journal();
-    const metricsConfig = this.loaded.config.metrics;
-    if (metricsConfig && this.options.httpServer !== false) {
-      const health = await startHealthServer(metricsConfig.host, metricsConfig.port, this.metrics, () => this.healthReport());
+    const { metrics: metricsConfig, console: consoleConfig } = this.loaded.config;
+    if ((metricsConfig || consoleConfig) && this.options.httpServer !== false) {
+      const listen = metricsConfig ?? { host: '127.0.0.1', port: 9464 };
+      const consoleHandler = await startConsole(this.loaded, {
+        mode: 'run', runtime: this.runtime, progress: this.progress, jobs: () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
+      });
+      const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler);
       // A signal that came while the server was starting: stop() has run already and must not be undone.
       if (this.stopSignal.aborted) {
         await health.close();
@@ -166,11 +179,13 @@ export class BridgeService {
         onListing: (error) => {
           if (error === undefined) return this.drops.listed(job.drop);
           this.drops.failed(job.drop, error);
+          this.alertLog.noteFailure(job.name, error);
           this.alerts?.onDropListError(job, error);
         },
         onFile: (file) => {
           this.expected.noteArrival(job.name, file.name);
-          return state.slot.runWhenFree('watch', () => this.execute(state, 'watch', (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal)));
+          return state.slot.runWhenFree('watch', () => this.execute(state, 'watch',
+            (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name))));
         },
       }));
     }
@@ -264,6 +279,21 @@ export class BridgeService {
     });
   }
 
+  /** The jobs as the console shows them. */
+  jobViews(): JobView[] {
+    const { config } = this.loaded;
+    return [...this.jobs.values()].map((job) => {
+      const next = this.scheduler.nextRun(`job:${job.name}`);
+      const configured = job.kind === 'inbound' ? config.inbound.find((j) => j.name === job.name) : config.exports.find((j) => j.name === job.name);
+      const last = job.last;
+      return {
+        name: job.name, kind: job.kind, drop: configured?.drop ?? '', schedule: job.schedule?.toString() ?? null, running: job.slot.busy,
+        watch: job.kind === 'inbound' && (configured as InboundJob | undefined)?.watch === true, nextRun: next === null ? null : new Date(next).toISOString(),
+        lastRun: last ? { at: last.finishedAt, result: last.result, trigger: last.trigger, files: last.files, rows: last.rows, error: last.error } : null,
+      };
+    });
+  }
+
   private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run'], drop?: string): void {
     this.jobs.set(name, {
       name, kind, drop, slot: new JobSlot(name), run, catchUp: schedule?.catch_up ?? false,
@@ -335,9 +365,12 @@ export class BridgeService {
       if (job.drop !== undefined && isDropUnreachable(e)) this.drops.failed(job.drop, e);
       if (result === 'failed') {
         log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+        this.alertLog.noteFailure(job.name, e);
         const config = [...this.loaded.config.inbound, ...this.loaded.config.exports].find((j) => j.name === job.name);
         this.alerts?.onJobFailed(job.name, config?.drop, e);
       }
+    } finally {
+      this.progress.end(job.name);
     }
     const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
     for (const f of summary.files) for (const k of Object.keys(rows) as Array<keyof typeof rows>) rows[k] += f.rows[k];

@@ -1,6 +1,7 @@
 import type { ReadyFile } from '../drops/index.js';
 import type { ExportJob, InboundJob } from '../config/schema.js';
 import type { FileOutcome } from '../pipeline/types.js';
+import type { Progress } from '../pipeline/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 export interface RowCounts {
@@ -47,7 +48,8 @@ export const emptySummary = (): JobSummary => ({ files: [], exports: [] });
  * a runner stops picking up new work when it aborts and returns after the request in flight.
  */
 export interface JobRunners {
-  inboundPass(runtime: Runtime, job: InboundJob, signal: AbortSignal): Promise<JobSummary>;
-  inboundFile(runtime: Runtime, job: InboundJob, file: ReadyFile, signal: AbortSignal): Promise<JobSummary>;
+  /** onProgress: rows read of the file in progress (the console's live view). */
+  inboundPass(runtime: Runtime, job: InboundJob, signal: AbortSignal, onProgress?: (progress: Progress) => void): Promise<JobSummary>;
+  inboundFile(runtime: Runtime, job: InboundJob, file: ReadyFile, signal: AbortSignal, onProgress?: (progress: Progress) => void): Promise<JobSummary>;
   exportRun(runtime: Runtime, job: ExportJob, signal: AbortSignal): Promise<JobSummary>;
 }

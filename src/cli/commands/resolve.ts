@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { recordedCli } from '../../console/actions.js';
 import { resolveRows } from '../../service/resolve.js';
 import { parseCommandLine } from '../args.js';
 
@@ -29,9 +30,11 @@ export async function run(argv: string[]): Promise<number> {
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
   const runtime = createRuntime(loaded, { logger: createLogger({ level: loaded.config.log.level }) });
   try {
-    const r = await resolveRows(runtime, values.file, {
-      lines, resolution: values.applied ? 'applied' : 'not-applied', note: values.note.trim(), by: values.by ?? safeUser(),
-    });
+    const resolution = values.applied ? 'applied' : 'not-applied';
+    const by = values.by ?? operatorName();
+    const note = values.note.trim();
+    const r = await recordedCli(runtime, { action: `resolve ${resolution}`, target: values.lines ? `lines ${values.lines}` : 'all uncertain rows', actor: by },
+      () => resolveRows(runtime, values.file!, { lines, resolution, note, by }), (r) => `${r.resolved} row(s) marked ${resolution}: "${note}"; file is now ${r.status}`);
     process.stdout.write(`file ${r.fileId} ${r.name}: ${r.resolved} row(s) marked ${values.applied ? 'applied (ok)' : 'not applied (error)'}; file is now ${r.status}` +
       `${r.resultFile ? `; result file rewritten: outbox/${r.resultFile}` : ''}\n`);
     if (!values.applied) process.stdout.write(`to send them again: wisbridge retry --config ${loaded.file} --file ${r.fileId}\n`);
@@ -55,7 +58,8 @@ export function parseLines(text: string): number[] {
   return lines;
 }
 
-function safeUser(): string {
+/** The OS user running the command: who acted, in the journal. */
+export function operatorName(): string {
   try {
     return userInfo().username;
   } catch {

@@ -2,8 +2,10 @@ import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { recordedCli } from '../../console/actions.js';
 import { redriveFile } from '../../service/redrive.js';
 import { parseCommandLine } from '../args.js';
+import { operatorName } from './resolve.js';
 
 const HELP = `usage: wisbridge retry [--config FILE] --file NAME|ID
 
@@ -26,7 +28,8 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGTERM', stop);
   const runtime = createRuntime(loaded, { logger: createLogger({ level: loaded.config.log.level }), signal: controller.signal });
   try {
-    const r = await redriveFile(runtime, values.file);
+    const r = await recordedCli(runtime, { action: 'redrive', target: values.file, actor: operatorName() }, () => redriveFile(runtime, values.file!),
+      (r) => `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}`);
     process.stdout.write(
       `file ${r.fileId} ${r.name}: re-drive ${r.attempt - 1}, ${r.sent} row(s) sent again: ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain\n` +
       `file is now ${r.status}; result file rewritten: outbox/${r.resultFile}\n`,

@@ -1,0 +1,52 @@
+import { AlertLog } from '../../console/alerts.js';
+import { startConsole } from '../../console/mount.js';
+import { standaloneSource } from '../../console/standalone.js';
+import { loadConfig } from '../../config/load.js';
+import { WisbridgeError } from '../../errors.js';
+import { createLogger } from '../../log.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { startHealthServer } from '../../service/health.js';
+import { ServiceMetrics } from '../../service/metrics.js';
+import { intOption, parseCommandLine } from '../args.js';
+
+const HELP = `usage: wisbridge console [--config FILE] [--host HOST] [--port N]
+
+Serves the operations console (and /metrics, /healthz) without running any job: see every file, row and export
+in the journal, re-drive failed rows, resolve uncertain rows, re-process rejected files. The configuration needs
+a console: section (credentials by reference); the address is the metrics: one (default 127.0.0.1:9464) unless
+--host / --port are given. Stops on SIGINT or SIGTERM. See docs/console.md.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommandLine(argv, {
+    config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
+  if (!loaded.config.console) throw new WisbridgeError('USAGE', `${loaded.file} has no console: section: the console is off (see docs/console.md)`);
+  const logger = createLogger({ level: process.env.WISBRIDGE_LOG_LEVEL ?? loaded.config.log.level });
+  const controller = new AbortController();
+  const runtime = createRuntime(loaded, { logger, signal: controller.signal });
+  const journal = await runtime.journal();
+  const metrics = new ServiceMetrics(() => journal.backlog());
+  const startedAt = Date.now();
+  const host = values.host ?? loaded.config.metrics?.host ?? '127.0.0.1';
+  const port = intOption(values.port, 'port', loaded.config.metrics?.port ?? 9464);
+  const handler = await startConsole(loaded, standaloneSource(runtime, new AlertLog()));
+  const server = await startHealthServer(host, port, metrics, () => ({
+    healthy: true, body: { status: 'ok', mode: 'console', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) },
+  }), handler);
+  logger.info({ url: `${server.url}/console` }, 'console ready (no jobs run in this process)');
+  process.stdout.write(`console: ${server.url}/console\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  controller.abort(new Error('console stopped'));
+  await server.close();
+  await runtime.close();
+  logger.flush();
+  return 0;
+}

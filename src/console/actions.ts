@@ -1,0 +1,110 @@
+import type { Readable } from 'node:stream';
+import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
+import type { Resolution } from '../journal/index.js';
+import { errorFileName, resultFileName, resultStream } from '../pipeline/result-file.js';
+import { jobOfFile, redriveFile } from '../service/redrive.js';
+import { resolveRows } from '../service/resolve.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { consoleQueries } from './queries.js';
+import type { ConsoleSource } from './source.js';
+
+/**
+ * The console's actions. Each goes through the same code as its CLI command (retry, resolve) and is recorded
+ * in the journal's operator_actions with who and when, whether it worked or not.
+ */
+export interface ActionResult {
+  ok: boolean;
+  message: string;
+}
+
+interface ActionEntry {
+  action: string;
+  fileId: number | null;
+  target: string | null;
+  actor: string;
+}
+
+async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Promise<string>): Promise<ActionResult> {
+  let result: ActionResult;
+  try {
+    result = { ok: true, message: await run() };
+  } catch (error) {
+    if (!isWisbridgeError(error)) throw error;
+    result = { ok: false, message: describeError(error) };
+  }
+  await record(source.runtime, entry, 'console', result);
+  return result;
+}
+
+async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<void> {
+  consoleQueries(await runtime.journal()).recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
+  runtime.logger.info({ action: entry.action, fileId: entry.fileId, target: entry.target, by: entry.actor, via, outcome: result.ok ? 'ok' : 'failed' }, 'operator action');
+}
+
+/**
+ * `wisbridge retry` / `resolve`: the same audit trail as the console's actions (via cli), whether the command worked
+ * or not; the command's own error is passed on.
+ */
+export async function recordedCli<T>(runtime: Runtime, entry: Omit<ActionEntry, 'fileId'>, run: () => Promise<T & { fileId: number }>, describe: (r: T) => string): Promise<T> {
+  let fileId: number | null = null;
+  try {
+    const report = await run();
+    fileId = report.fileId;
+    await record(runtime, { ...entry, fileId }, 'cli', { ok: true, message: describe(report) });
+    return report;
+  } catch (error) {
+    if (isWisbridgeError(error)) await record(runtime, { ...entry, fileId }, 'cli', { ok: false, message: describeError(error) }).catch(() => undefined);
+    throw error;
+  }
+}
+
+export function redrive(source: ConsoleSource, fileId: number, actor: string): Promise<ActionResult> {
+  return recorded(source, { action: 'redrive', fileId, target: null, actor }, async () => {
+    const r = await redriveFile(source.runtime, String(fileId));
+    return `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}; result file rewritten: outbox/${r.resultFile}`;
+  });
+}
+
+export function resolve(source: ConsoleSource, fileId: number, itemId: number, resolution: Resolution, note: string, actor: string): Promise<ActionResult> {
+  return recorded(source, { action: `resolve ${resolution}`, fileId, target: `item ${itemId}`, actor }, async () => {
+    const journal = await source.runtime.journal();
+    const item = journal.uncertainItems(fileId, { limit: 1_000_000 }).find((i) => i.itemId === itemId);
+    if (!item) throw new WisbridgeError('JOURNAL_STATE', `row ${itemId} of file ${fileId} is not uncertain (resolved already?)`);
+    const r = await resolveRows(source.runtime, String(fileId), { lines: item.lines, resolution, note, by: actor });
+    return `line(s) ${item.lines.join(', ')} marked ${resolution === 'applied' ? 'applied (ok)' : 'not applied (error)'}: "${note}"; file is now ${r.status}; result file rewritten: outbox/${r.resultFile}`;
+  });
+}
+
+/** Moves a rejected file from error/ back to the inbox (its reason file is removed): the next run or the watcher takes it. */
+export function reprocess(source: ConsoleSource, dropKey: string, name: string, actor: string): Promise<ActionResult> {
+  return recorded(source, { action: 'reprocess', fileId: null, target: `${dropKey}:error/${name}`, actor }, async () => {
+    if (!(dropKey in source.runtime.loaded.config.drops)) throw new WisbridgeError('USAGE', `unknown drop "${dropKey}"`);
+    const drop = await source.runtime.drop(dropKey);
+    if (!(await drop.stat('error', name))) throw new WisbridgeError('DROP_NOT_FOUND', `error/${name} is not in drop ${dropKey}`);
+    const moved = await drop.move('error', name, 'inbox');
+    await drop.remove('error', errorFileName(name));
+    const watched = source.runtime.loaded.config.inbound.some((j) => j.drop === dropKey && j.watch);
+    return `error/${name} moved to inbox/${moved}; ${source.mode === 'run' && watched ? 'the watcher processes it next' : 'the next run of its job processes it'}`;
+  });
+}
+
+/** The result file from the outbox, or rebuilt from the journal when it is not there (any more). Recorded as a download. */
+export async function download(source: ConsoleSource, fileId: number, actor: string): Promise<{ name: string; stream: Readable }> {
+  const journal = await source.runtime.journal();
+  const file = journal.getFile(fileId);
+  const name = resultFileName(file.name);
+  let stream: Readable | undefined;
+  let from = 'journal';
+  try {
+    const drop = await source.runtime.drop(jobOfFile(source.runtime, file).drop);
+    if (await drop.stat('outbox', name)) {
+      stream = await drop.openRead('outbox', name);
+      from = 'outbox';
+    }
+  } catch (error) {
+    if (!isWisbridgeError(error)) throw error;
+  }
+  stream ??= resultStream(journal, fileId);
+  consoleQueries(journal).recordAction({ action: 'download', fileId, target: name, actor, via: 'console', detail: `from the ${from}`, outcome: 'ok' });
+  return { name, stream };
+}

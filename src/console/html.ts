@@ -1,0 +1,103 @@
+/** Server-side HTML for the console: a tagged template that escapes every value unless it is already Html. */
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+function part(value: unknown): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof Html) return value.text;
+  if (Array.isArray(value)) return value.map(part).join('');
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += part(values[i]) + strings[i + 1];
+  return new Html(out);
+}
+
+export const raw = (text: string): Html => new Html(text);
+
+/** A query string from the defined values: `?a=1&b=x`. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') search.set(k, String(v));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export function when(iso: string | null | undefined): string {
+  return iso ? iso.slice(0, 19).replace('T', ' ') : '';
+}
+
+export function duration(from: string, to: string | null): string {
+  if (!to) return '';
+  const ms = Date.parse(to) - Date.parse(from);
+  if (!Number.isFinite(ms) || ms < 0) return '';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+const STYLE = `
+body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
+header{background:#1d2433;color:#fff;padding:8px 16px;display:flex;gap:18px;align-items:center}
+header a{color:#cfd8ea;text-decoration:none}header a:hover{color:#fff}header strong{margin-right:12px}
+main{padding:12px 16px}h1{font-size:20px;margin:6px 0 12px}h2{font-size:16px;margin:18px 0 8px}
+table{border-collapse:collapse;background:#fff;width:100%;margin-bottom:8px}
+th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:top}th{background:#eef1f5}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.s-done,.s-ok,.s-completed,.s-written{color:#17703a}.s-failed,.s-error,.s-rejected{color:#b3261e;font-weight:600}
+.s-uncertain,.s-processing,.s-sent,.s-pending,.s-recorded{color:#9a5b00;font-weight:600}
+form.filters{display:flex;gap:8px;flex-wrap:wrap;align-items:end;margin-bottom:10px}
+form.filters label{display:flex;flex-direction:column;font-size:12px}
+input,select,textarea,button{font:inherit;padding:3px 6px}button{cursor:pointer}
+.box{background:#fff;border:1px solid #dde1e8;padding:10px 14px;margin-bottom:12px}
+.warn{background:#fff4e0;border-color:#f0c36d}.bad{background:#fdecea;border-color:#f1a9a0}.good{background:#e8f5ec;border-color:#9fd3b0}
+.muted{color:#667}.small{font-size:12px}code{font-size:12px}
+.bar{background:#e3e7ee;height:10px;width:160px;display:inline-block}.bar>span{background:#2f6fde;height:10px;display:block}
+`;
+
+export interface PageOptions {
+  title: string;
+  body: Html;
+  /** Shown as signed-in user. */
+  who?: string;
+  /** A sign-out button (bearer-token sessions). */
+  signOut?: boolean;
+}
+
+const NAV: Array<[string, string]> = [
+  ['/console', 'Overview'], ['/console/files', 'Files'], ['/console/exports', 'Exports'], ['/console/uncertain', 'Uncertain rows'],
+  ['/console/rejected', 'Rejected (error/)'], ['/console/progress', 'In progress'], ['/console/alerts', 'Alerts'], ['/console/actions', 'Actions log'],
+];
+
+export function page(options: PageOptions): string {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${options.title} · wisbridge console</title><style>${raw(STYLE)}</style></head>
+<body><header><strong>wisbridge</strong>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}
+<span style="margin-left:auto" class="small">${options.who ?? ''}</span>${options.signOut
+    ? html`<form method="post" action="/console/logout" style="margin:0"><button type="submit" class="small" id="sign-out">sign out</button></form>` : ''}</header>
+<main><h1>${options.title}</h1>${options.body}</main></body></html>`.text;
+}
+
+export function statusCell(status: string): Html {
+  return html`<span class="s-${status}">${status}</span>`;
+}

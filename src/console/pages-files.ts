@@ -1,0 +1,123 @@
+import type { FileRecord } from '../journal/index.js';
+import type { FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
+import { bytes, duration, html, query, statusCell, when, type Html } from './html.js';
+
+export const FILE_STATUSES = ['processing', 'done', 'failed', 'rejected'] as const;
+export const ROW_STATUSES = ['ok', 'error', 'uncertain', 'skipped', 'pending', 'sent'] as const;
+export const EXPORT_STATUSES = ['recorded', 'written', 'completed', 'abandoned'] as const;
+
+export interface FileListView {
+  jobs: string[];
+  filter: { job?: string; status?: string; date?: string; name?: string };
+  files: FileListEntry[];
+  next: number | null;
+  /** Rows read so far of files still processing (from the progress registry). */
+  live: Map<string, number>;
+}
+
+function options(values: readonly string[], selected: string | undefined, any = 'any'): Html {
+  return html`<option value="">${any}</option>${values.map((v) => html`<option${v === selected ? html` selected` : ''}>${v}</option>`)}`;
+}
+
+export function filtersForm(action: string, view: { jobs: string[]; statuses: readonly string[]; filter: FileListView['filter'] }): Html {
+  const f = view.filter;
+  return html`<form class="filters" method="get" action="${action}">
+<label>job<select name="job">${options(view.jobs, f.job)}</select></label>
+<label>status<select name="status">${options(view.statuses, f.status)}</select></label>
+<label>date<input type="date" name="date" value="${f.date ?? ''}"></label>
+<label>name contains<input type="text" name="name" value="${f.name ?? ''}"></label>
+<button type="submit">Filter</button> <a href="${action}">clear</a></form>`;
+}
+
+const count = (n: number | undefined) => html`<td class="num">${n ?? ''}</td>`;
+
+export function fileListPage(view: FileListView): Html {
+  const rows = view.files.map((f) => {
+    const s = f.summary;
+    const total = s ? s.total : view.live.get(f.name);
+    return html`<tr><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
+<td>${statusCell(f.status)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
+<td>${when(f.claimedAt)}</td><td>${duration(f.claimedAt, f.finishedAt)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
+  });
+  return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_STATUSES, filter: view.filter })}
+<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (UTC)</th><th>duration</th><th>reason</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="13" class="muted">no files match</td></tr>`}</tbody></table>
+${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
+}
+
+export function returned(result: unknown): string {
+  if (result === null || result === undefined) return '';
+  const text = typeof result === 'object' ? JSON.stringify(result) : String(result);
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+function linesText(lines: number[]): string {
+  if (lines.length <= 3) return lines.join(', ');
+  return `${lines[0]}–${lines[lines.length - 1]} (${lines.length})`;
+}
+
+function rowLine(fileId: number, r: RowView, canResolve: boolean): Html {
+  const resolution = r.resolution ? `${r.resolution}: ${r.resolutionNote ?? ''} (${r.resolvedBy ?? ''}, ${when(r.resolvedAt)})` : '';
+  const action = r.status === 'uncertain' && r.itemId !== null && canResolve
+    ? html`<a class="resolve" href="/console/files/${fileId}/resolve?item=${r.itemId}">resolve…</a>` : '';
+  return html`<tr data-seq="${r.seq}" data-status="${r.status}"><td class="num">${linesText(r.lines)}</td><td>${r.docKey ?? ''}</td><td class="small">${r.endpoint ?? ''}</td>
+<td>${statusCell(r.status)}</td><td class="small"><code>${returned(r.result)}</code></td><td>${r.messages.join(' | ')}</td><td class="small">${r.hint ?? ''}</td>
+<td class="small">${resolution}</td><td>${action}</td></tr>`;
+}
+
+export interface FileView {
+  file: FileRecord;
+  rows: RowPage;
+  status?: string;
+  csrf: string;
+  actions: OperatorAction[];
+  job?: string;
+}
+
+export function filePage(view: FileView): Html {
+  const { file: f, rows } = view;
+  const s = f.summary;
+  const redrive = f.status === 'failed' && (s?.error ?? 0) > 0
+    ? html`<a class="button" id="redrive" href="/console/files/${f.fileId}/redrive">Re-drive ${s?.error} failed row(s)…</a>` : '';
+  const rowsTable = rows.rows.map((r) => rowLine(f.fileId, r, f.status !== 'processing'));
+  return html`<div class="box ${f.status === 'failed' || f.status === 'rejected' ? 'bad' : f.status === 'done' ? 'good' : 'warn'}">
+<b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${statusCell(f.status)}
+${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
+<div class="small">claimed ${when(f.claimedAt)} · finished ${when(f.finishedAt) || '–'} · ${duration(f.claimedAt, f.finishedAt)} · re-drives ${f.redrives}
+${s ? ` · ${s.total} documents: ${s.ok} ok, ${s.error} error, ${s.uncertain} uncertain, ${s.skipped} skipped` : ''}</div>
+<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
+<form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
+<table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th><th></th></tr></thead>
+<tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="9" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>
+${rows.next !== null ? html`<a id="next" href="/console/files/${f.fileId}${query({ status: view.status, after: rows.next })}">next rows →</a>` : html`<span class="muted small">end of the rows</span>`}
+${actionsTable(view.actions, 'Operator actions on this file')}`;
+}
+
+export function actionsTable(actions: OperatorAction[], title: string): Html {
+  return html`<h2>${title}</h2><table id="actions"><thead><tr><th>when (UTC)</th><th>who</th><th>via</th><th>action</th><th>file</th><th>target</th><th>outcome</th><th>detail</th></tr></thead><tbody>
+${actions.length ? actions.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.actor}</td><td>${a.via}</td><td>${a.action}</td><td>${a.fileId === null ? '' : html`<a href="/console/files/${a.fileId}">${a.fileId}</a>`}</td>
+<td>${a.target ?? ''}</td><td>${a.outcome}</td><td class="small">${a.detail ?? ''}</td></tr>`) : html`<tr><td colspan="8" class="muted">none</td></tr>`}</tbody></table>`;
+}
+
+export interface ExportView {
+  jobs: string[];
+  filter: FileListView['filter'];
+  exports: Array<{ exportId: number; workType: string; fileName: string; kind: string; policy: string; status: string; recordCount: number; createdAt: string; writtenAt: string | null; completedAt: string | null }>;
+  next: number | null;
+}
+
+export function exportListPage(view: ExportView): Html {
+  return html`${filtersForm('/console/exports', { jobs: view.jobs, statuses: EXPORT_STATUSES, filter: view.filter })}
+<table id="exports"><thead><tr><th>id</th><th>file</th><th>work type</th><th>kind</th><th>records</th><th>acknowledge</th><th>status</th><th>created (UTC)</th><th>written</th><th>duration</th></tr></thead><tbody>
+${view.exports.length ? view.exports.map((e) => html`<tr><td class="num">${e.exportId}</td><td>${e.fileName}</td><td>${e.workType}</td><td>${e.kind}</td><td class="num">${e.recordCount}</td><td>${e.policy}</td>
+<td>${statusCell(e.status)}</td><td>${when(e.createdAt)}</td><td>${when(e.writtenAt)}</td><td>${duration(e.createdAt, e.completedAt ?? e.writtenAt)}</td></tr>`) : html`<tr><td colspan="10" class="muted">no exports match</td></tr>`}
+</tbody></table>${view.next !== null ? html`<a id="next" href="/console/exports${query({ ...view.filter, before: view.next })}">older exports →</a>` : ''}`;
+}
+
+export function uncertainPage(rows: Array<RowView & { fileId: number; file: string }>, next: { fileId: number; seq: number } | null): Html {
+  return html`<p class="muted">Writes whose outcome the bridge could not know. Check each in the service, then resolve it as applied or not applied.</p>
+<table id="uncertain"><thead><tr><th>file</th><th>line</th><th>document</th><th>endpoint</th><th>message</th><th>what to check</th><th></th></tr></thead><tbody>
+${rows.length ? rows.map((r) => html`<tr><td><a href="/console/files/${r.fileId}">${r.file}</a></td><td class="num">${linesText(r.lines)}</td><td>${r.docKey ?? ''}</td><td class="small">${r.endpoint ?? ''}</td>
+<td>${r.messages.join(' | ')}</td><td>${r.hint ?? ''}</td><td><a href="/console/files/${r.fileId}/resolve?item=${r.itemId}">resolve…</a></td></tr>`) : html`<tr><td colspan="7" class="muted">no uncertain rows</td></tr>`}
+</tbody></table>${next ? html`<a id="next" href="/console/uncertain${query({ afterFile: next.fileId, afterSeq: next.seq })}">more →</a>` : ''}`;
+}

@@ -1,0 +1,106 @@
+import type { Backlog, StoredItem } from '../journal/index.js';
+import type { ConsoleAlert } from './alerts.js';
+import { bytes, html, when, type Html } from './html.js';
+import type { FileProgress } from './progress.js';
+import type { JobView } from './source.js';
+
+export interface OverviewView {
+  mode: 'run' | 'console';
+  jobs: JobView[];
+  backlog: Backlog;
+  journal: { bytes: number; oldestEntry: string | null };
+  alerts: ConsoleAlert[];
+  progress: FileProgress[];
+}
+
+function lastRunText(j: JobView): string {
+  const l = j.lastRun;
+  if (!l) return '–';
+  const rows = l.rows ? `, rows ${Object.entries(l.rows).map(([k, v]) => `${k} ${v}`).join(' / ')}` : '';
+  return `${when(l.at)}${l.result ? ` · ${l.result}` : ''}${l.trigger ? ` (${l.trigger})` : ''}${l.files !== undefined ? ` · ${l.files} file(s)${rows}` : ''}${l.error ? ` · ${l.error}` : ''}`;
+}
+
+export function jobsTable(jobs: JobView[]): Html {
+  return html`<table id="jobs"><thead><tr><th>job</th><th>kind</th><th>drop</th><th>schedule</th><th>watch</th><th>next run (UTC)</th><th>last run</th><th>running</th><th></th></tr></thead><tbody>
+${jobs.map((j) => html`<tr><td>${j.name}</td><td>${j.kind}</td><td>${j.drop}</td><td>${j.schedule ?? '–'}</td><td>${j.watch ? 'yes' : ''}</td><td>${when(j.nextRun) || '–'}</td>
+<td class="small">${lastRunText(j)}</td><td>${j.running ? html`<b>yes</b>` : ''}</td><td>${j.kind === 'inbound' ? html`<a href="/console/files?job=${encodeURIComponent(j.name)}">files</a>` : html`<a href="/console/exports?job=${encodeURIComponent(j.name)}">exports</a>`}</td></tr>`)}
+</tbody></table>`;
+}
+
+export function overviewPage(v: OverviewView): Html {
+  const b = v.backlog;
+  const attention = b.errorItems + b.uncertainItems;
+  return html`${v.mode === 'console' ? html`<div class="box warn">Served by <code>wisbridge console</code>: no jobs run in this process; next runs are those of the schedules.</div>` : ''}
+${v.alerts.length ? html`<div class="box bad"><a href="/console/alerts">${v.alerts.length} alert(s)</a>: ${v.alerts[0].message}</div>` : ''}
+<div class="box ${attention ? 'warn' : 'good'}" id="backlog">${b.processingFiles} file(s) processing · ${b.errorItems} failed row(s) · <a href="/console/uncertain">${b.uncertainItems} uncertain row(s)</a> ·
+${b.pendingRequests} request(s) pending · ${b.sentRequests} awaiting an answer · ${b.acknowledgementsPending} acknowledgement(s) pending · ${b.awaitingConfirmation} awaiting WMS confirmation</div>
+<h2>Jobs</h2>${jobsTable(v.jobs)}
+<h2>In progress</h2>${progressTable(v.progress)}
+<p class="small muted" id="journal">Journal: ${bytes(v.journal.bytes)} · oldest entry ${when(v.journal.oldestEntry) || '–'}</p>`;
+}
+
+export function progressTable(progress: FileProgress[]): Html {
+  const rows = progress.map((p) => {
+    const pct = p.percent;
+    return html`<tr data-job="${p.job}"><td>${p.job}</td><td>${p.file}</td><td class="num">${p.rows}</td><td class="num">${p.estimatedTotal === null ? '' : `~${p.estimatedTotal}`}</td>
+<td><span class="bar"><span style="width:${pct}%"></span></span> ${pct}%</td><td class="num">${p.rate}/s</td><td>${when(p.startedAt)}</td></tr>`;
+  });
+  return html`<table id="progress"><thead><tr><th>job</th><th>file</th><th>rows done</th><th>rows total (~)</th><th>done</th><th>rate</th><th>started (UTC)</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="7" class="muted">no file in progress</td></tr>`}</tbody></table>`;
+}
+
+export function progressPage(progress: FileProgress[]): Html {
+  return html`<p class="muted small">Updated live (server-sent events); without JavaScript, reload the page.</p>
+<div id="live">${progressTable(progress)}</div><script src="/console/static/live.js"></script>`;
+}
+
+export function alertsPage(alerts: ConsoleAlert[]): Html {
+  return html`<p class="muted">Missed nightly files, drops that cannot be listed and refused credentials, newest first (kept while the bridge runs).</p>
+<table id="alerts"><thead><tr><th>last seen (UTC)</th><th>kind</th><th>job</th><th>message</th><th>times</th></tr></thead><tbody>
+${alerts.length ? alerts.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.kind}</td><td>${a.job}</td><td>${a.message}</td><td class="num">${a.count}</td></tr>`) : html`<tr><td colspan="5" class="muted">no alerts</td></tr>`}
+</tbody></table>`;
+}
+
+export interface RejectedEntry {
+  drop: string;
+  name: string;
+  size: number;
+  mtimeMs: number;
+  reason: string | null;
+}
+
+export function rejectedPage(entries: RejectedEntry[], problems: string[]): Html {
+  return html`<p class="muted">Files rejected as a whole lie in the error/ folder of their drop with a <code>.error.txt</code> reason. Re-processing moves one back to the inbox.</p>
+${problems.map((p) => html`<div class="box bad">${p}</div>`)}
+<table id="rejected"><thead><tr><th>drop</th><th>file</th><th>size</th><th>modified (UTC)</th><th>reason</th><th></th></tr></thead><tbody>
+${entries.length ? entries.map((e) => html`<tr><td>${e.drop}</td><td>${e.name}</td><td class="num">${bytes(e.size)}</td><td>${when(new Date(e.mtimeMs).toISOString())}</td><td class="small">${e.reason ?? ''}</td>
+<td><a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(e.drop)}&amp;name=${encodeURIComponent(e.name)}">re-process…</a></td></tr>`) : html`<tr><td colspan="6" class="muted">no rejected files</td></tr>`}
+</tbody></table>`;
+}
+
+const whoField = (who: string | undefined): Html => who === undefined
+  ? html`<label>your name (recorded in the journal) <input name="by" required maxlength="100"></label><br>` : html`<p class="small">recorded as <b>${who}</b></p>`;
+
+/** A confirm page: nothing changes until its form is posted (with the CSRF token). */
+export function confirmPage(o: { action: string; csrf: string; question: Html; button: string; back: string; who?: string; extra?: Html }): Html {
+  return html`<form method="post" action="${o.action}" class="box warn" id="confirm"><p>${o.question}</p>${o.extra ?? ''}${whoField(o.who)}
+<input type="hidden" name="csrf" value="${o.csrf}"><button type="submit" id="confirm-button">${o.button}</button> <a href="${o.back}">cancel</a></form>`;
+}
+
+export function resolveExtra(item: StoredItem): Html {
+  return html`<table><tr><th>lines</th><td>${item.lines.join(', ')}</td></tr><tr><th>document</th><td>${item.docKey ?? ''}</td></tr>
+<tr><th>message</th><td>${item.messages.join(' | ')}</td></tr><tr><th>what to check</th><td>${item.hint ?? ''}</td></tr></table>
+<p><label><input type="radio" name="resolution" value="applied" required> applied: the change is in the service (the row becomes ok)</label><br>
+<label><input type="radio" name="resolution" value="not-applied"> not applied: it is not (the row becomes failed; re-drive can send it again)</label></p>
+<label>note (what you checked; it goes into the result file)<br><textarea name="note" required rows="2" cols="60" maxlength="500"></textarea></label><br>`;
+}
+
+export function messagePage(kind: 'good' | 'bad', message: string, back: { href: string; label: string }): Html {
+  return html`<div class="box ${kind}" id="message">${message}</div><a href="${back.href}">${back.label}</a>`;
+}
+
+export function loginPage(failed: boolean): Html {
+  return html`${failed ? html`<div class="box bad">That token is not the console's.</div>` : ''}
+<form method="post" action="/console/login" class="box" id="login"><label>console token <input type="password" name="token" required autocomplete="current-password"></label>
+<button type="submit">Sign in</button></form>`;
+}

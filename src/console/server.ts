@@ -1,0 +1,281 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { describeError, isWisbridgeError } from '../errors.js';
+import type { FileStatus, ItemStatus, Journal } from '../journal/index.js';
+import * as actions from './actions.js';
+import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
+import { html, page } from './html.js';
+import { LIVE_SCRIPT } from './live-script.js';
+import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
+import { alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import { consoleQueries } from './queries.js';
+import type { ConsoleSource } from './source.js';
+
+const PAGE_SIZE = 50;
+const ROWS_PAGE = 100;
+const BODY_LIMIT = 16 * 1024;
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+interface Request {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  who: Principal;
+  journal: Journal;
+}
+
+/** Handles /console/… on the bridge's HTTP listener; false for any other path. `auth` undefined: the console is off. */
+export function createConsoleHandler(source: ConsoleSource, auth: ConsoleAuth | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://console');
+    if (url.pathname === '/' && auth) {
+      res.writeHead(303, { location: '/console' }).end();
+      return true;
+    }
+    if (url.pathname !== '/console' && !url.pathname.startsWith('/console/')) return false;
+    if (!auth) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('the console is off: add a console: section to the configuration (docs/console.md)\n');
+      return true;
+    }
+    handle(source, auth, req, res, url).catch((error: unknown) => {
+      source.runtime.logger.error({ err: describeError(error), path: url.pathname }, 'console request failed');
+      if (!res.headersSent) send(res, isWisbridgeError(error, 'JOURNAL_STATE') ? 404 : 500, page({ title: 'Error', body: messagePage('bad', isWisbridgeError(error) ? describeError(error) : 'internal error (see the bridge log)', { href: '/console', label: 'overview' }) }));
+      else res.end();
+    });
+    return true;
+  };
+}
+
+function send(res: ServerResponse, status: number, body: string, type = 'text/html; charset=utf-8', headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': type, ...SECURITY_HEADERS, ...headers }).end(body);
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  let body = '';
+  for await (const chunk of req) {
+    body += chunk;
+    if (body.length > BODY_LIMIT) throw new Error('form too large');
+  }
+  return new URLSearchParams(body);
+}
+
+async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const path = url.pathname.replace(/\/+$/, '') || '/console';
+  if (path === '/console/static/live.js') return send(res, 200, LIVE_SCRIPT, 'text/javascript; charset=utf-8');
+  if (path === '/console/login' && auth.kind === 'bearer') {
+    if (req.method !== 'POST') return send(res, 200, page({ title: 'Sign in', body: loginPage(false) }));
+    const session = auth.login((await readForm(req)).get('token') ?? '');
+    if (!session) return send(res, 401, page({ title: 'Sign in', body: loginPage(true) }));
+    res.writeHead(303, { location: '/console', 'set-cookie': `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/console; Max-Age=${auth.sessionSeconds}` }).end();
+    return;
+  }
+  const who = auth.check(req);
+  if (!who) {
+    if (auth.kind === 'basic') return send(res, 401, 'sign in to the wisbridge console\n', 'text/plain', { 'www-authenticate': 'Basic realm="wisbridge console", charset="UTF-8"' });
+    if ((req.headers.accept ?? '').includes('text/html')) {
+      res.writeHead(303, { location: '/console/login' }).end();
+      return;
+    }
+    return send(res, 401, 'sign in to the wisbridge console\n', 'text/plain');
+  }
+  const r: Request = { req, res, url, who, journal: await source.runtime.journal() };
+  if (req.method === 'POST') return post(source, auth, r, path);
+  if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', 'text/plain', { allow: 'GET, POST' });
+  const signOut = who.id.startsWith('session:');
+  const show = (title: string, body: ReturnType<typeof html>) => send(res, 200, page({ title, body, who: who.name, signOut }));
+  const csrf = auth.csrfToken(who);
+  const actor = who.name === 'token holder' ? undefined : who.name;
+  const fileMatch = /^\/console\/files\/(\d+)(?:\/(redrive|resolve|result))?$/.exec(path);
+  if (path === '/console') return show('Overview', overview(source, r.journal));
+  if (path === '/console/files') return show('Files', files(source, r));
+  if (path === '/console/exports') return show('Exports', exportsList(source, r));
+  if (path === '/console/uncertain') {
+    const p = consoleQueries(r.journal).uncertainRows({ afterFile: intParam(url, 'afterFile'), afterSeq: intParam(url, 'afterSeq'), limit: PAGE_SIZE });
+    return show('Uncertain rows', uncertainPage(p.rows, p.next));
+  }
+  if (path === '/console/alerts') return show('Alerts', alertsPage(source.alerts()));
+  if (path === '/console/progress') return show('In progress', progressPage(source.progress.snapshot()));
+  if (path === '/console/progress.json') return send(res, 200, JSON.stringify(source.progress.snapshot()), 'application/json');
+  if (path === '/console/events') return events(source, r);
+  if (path === '/console/actions') {
+    return show('Actions log', actionsTable(consoleQueries(r.journal).listActions({ before: intParam(url, 'before'), limit: PAGE_SIZE }), 'Operator actions, newest first'));
+  }
+  if (path === '/console/rejected') {
+    const { entries, problems } = await rejectedFiles(source);
+    return show('Rejected files', rejectedPage(entries, problems));
+  }
+  if (path === '/console/rejected/reprocess') {
+    const drop = url.searchParams.get('drop') ?? '';
+    const name = url.searchParams.get('name') ?? '';
+    return show('Re-process a rejected file', confirmPage({
+      action: `/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`, csrf, who: actor, button: 'Move it back to the inbox', back: '/console/rejected',
+      question: html`Move <b>error/${name}</b> of drop <b>${drop}</b> back to the inbox, so that it is processed again?`,
+    }));
+  }
+  if (fileMatch) {
+    const fileId = Number(fileMatch[1]);
+    const file = r.journal.getFile(fileId);
+    if (fileMatch[2] === undefined) {
+      const status = enumParam(url, 'status', ROW_STATUSES);
+      const rows = consoleQueries(r.journal).fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(url, 'after'), limit: ROWS_PAGE });
+      const job = source.runtime.loaded.config.inbound.find((j) => dropName(source, j.drop) === file.drop && (!j.mappings || j.mappings.includes(file.mapping)))?.name;
+      return show(file.name, filePage({ file, rows, status, csrf, job, actions: consoleQueries(r.journal).listActions({ fileId, limit: 20 }) }));
+    }
+    if (fileMatch[2] === 'result') {
+      const { name, stream } = await actions.download(source, fileId, who.name);
+      res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`, ...SECURITY_HEADERS });
+      await pipeline(stream, res);
+      return;
+    }
+    if (fileMatch[2] === 'redrive') {
+      return show('Re-drive failed rows', confirmPage({
+        action: `/console/files/${fileId}/redrive`, csrf, who: actor, button: 'Re-drive the failed rows', back: `/console/files/${fileId}`,
+        question: html`Send the <b>${file.summary?.error ?? 0}</b> failed row(s) of <b>${file.name}</b> (file ${fileId}) to the service again? Rows that succeeded, rows the mapping rejected and uncertain rows are never sent again.`,
+      }));
+    }
+    const itemId = intParam(url, 'item');
+    const item = r.journal.uncertainItems(fileId, { limit: 1_000_000 }).find((i) => i.itemId === itemId);
+    if (!item) return show('Resolve', messagePage('bad', `row ${itemId ?? '?'} of file ${fileId} is not uncertain (resolved already?)`, { href: `/console/files/${fileId}`, label: 'back to the file' }));
+    return show('Resolve an uncertain row', confirmPage({
+      action: `/console/files/${fileId}/resolve?item=${item.itemId}`, csrf, who: actor, button: 'Record the resolution', extra: resolveExtra(item),
+      back: `/console/files/${fileId}`,
+      question: html`What did you find in the service for this row of <b>${file.name}</b>?`,
+    }));
+  }
+  return send(res, 404, page({ title: 'Not found', body: messagePage('bad', `no console page at ${path}`, { href: '/console', label: 'overview' }), who: who.name }));
+}
+
+async function post(source: ConsoleSource, auth: ConsoleAuth, r: Request, path: string): Promise<void> {
+  const form = await readForm(r.req);
+  if (path === '/console/logout') {
+    auth.logout(r.req);
+    r.res.writeHead(303, { location: '/console/login', 'set-cookie': `${SESSION_COOKIE}=; Path=/console; Max-Age=0` }).end();
+    return;
+  }
+  if (!auth.checkCsrf(r.who, form.get('csrf') ?? undefined)) {
+    return send(r.res, 403, page({ title: 'Refused', body: messagePage('bad', 'the form is stale or came from elsewhere (CSRF check failed): open the page again', { href: '/console', label: 'overview' }) }));
+  }
+  const typed = (form.get('by') ?? '').trim().slice(0, 100);
+  const actor = r.who.name === 'token holder' ? (typed ? `${typed} (console token)` : 'console token') : r.who.name;
+  const done = (result: actions.ActionResult, back: { href: string; label: string }) =>
+    send(r.res, result.ok ? 200 : 409, page({ title: result.ok ? 'Done' : 'Not done', body: messagePage(result.ok ? 'good' : 'bad', result.message, back), who: r.who.name }));
+  const fileMatch = /^\/console\/files\/(\d+)\/(redrive|resolve)$/.exec(path);
+  if (fileMatch) {
+    const fileId = Number(fileMatch[1]);
+    const back = { href: `/console/files/${fileId}`, label: 'back to the file' };
+    if (fileMatch[2] === 'redrive') return done(await actions.redrive(source, fileId, actor), back);
+    const resolution = form.get('resolution');
+    const note = (form.get('note') ?? '').trim();
+    const itemId = intParam(r.url, 'item');
+    if ((resolution !== 'applied' && resolution !== 'not-applied') || !note || itemId === undefined) {
+      return done({ ok: false, message: 'choose applied or not applied, and say in the note what you checked' }, back);
+    }
+    return done(await actions.resolve(source, fileId, itemId, resolution, note, actor), back);
+  }
+  if (path === '/console/rejected/reprocess') {
+    const result = await actions.reprocess(source, r.url.searchParams.get('drop') ?? '', r.url.searchParams.get('name') ?? '', actor);
+    return done(result, { href: '/console/rejected', label: 'back to the rejected files' });
+  }
+  return send(r.res, 404, 'not found\n', 'text/plain');
+}
+
+function intParam(url: URL, name: string): number | undefined {
+  const v = url.searchParams.get(name);
+  return v !== null && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
+function enumParam<T extends string>(url: URL, name: string, values: readonly T[]): T | undefined {
+  const v = url.searchParams.get(name);
+  return values.includes(v as T) ? (v as T) : undefined;
+}
+
+function dropName(source: ConsoleSource, key: string): string {
+  return source.runtime.loaded.config.drops[key]?.name ?? key;
+}
+
+/** `date` (YYYY-MM-DD, UTC) as [from, to). */
+function dayRange(url: URL): { from?: string; to?: string; date?: string } {
+  const date = url.searchParams.get('date') ?? '';
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) return {};
+  return { date, from: `${date}T00:00:00.000Z`, to: new Date(Date.parse(date) + 86_400_000).toISOString() };
+}
+
+function overview(source: ConsoleSource, journal: Journal) {
+  return overviewPage({
+    mode: source.mode, jobs: source.jobs(), backlog: journal.backlog(), journal: consoleQueries(journal).stats(journal.path),
+    alerts: source.alerts(), progress: source.progress.snapshot(),
+  });
+}
+
+function files(source: ConsoleSource, r: Request) {
+  const { config } = source.runtime.loaded;
+  const jobName = r.url.searchParams.get('job') ?? undefined;
+  const job = config.inbound.find((j) => j.name === jobName);
+  const status = enumParam(r.url, 'status', FILE_STATUSES);
+  const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
+  const day = dayRange(r.url);
+  const list = consoleQueries(r.journal).listFiles({
+    status: status as FileStatus | undefined, drop: job ? dropName(source, job.drop) : undefined, mappings: job?.mappings, from: day.from, to: day.to, name,
+    before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
+  });
+  const live = new Map(source.progress.snapshot().map((p) => [p.file, p.rows]));
+  return fileListPage({
+    jobs: config.inbound.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name }, live,
+    files: list.slice(0, PAGE_SIZE), next: list.length > PAGE_SIZE ? list[PAGE_SIZE - 1].fileId : null,
+  });
+}
+
+function exportsList(source: ConsoleSource, r: Request) {
+  const { config } = source.runtime.loaded;
+  const job = config.exports.find((j) => j.name === r.url.searchParams.get('job'));
+  const status = enumParam(r.url, 'status', EXPORT_STATUSES);
+  const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
+  const day = dayRange(r.url);
+  const list = consoleQueries(r.journal).listExports({
+    workType: job?.work_type, status, from: day.from, to: day.to, name, before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
+  });
+  return exportListPage({
+    jobs: config.exports.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name },
+    exports: list.slice(0, PAGE_SIZE), next: list.length > PAGE_SIZE ? list[PAGE_SIZE - 1].exportId : null,
+  });
+}
+
+async function rejectedFiles(source: ConsoleSource): Promise<{ entries: RejectedEntry[]; problems: string[] }> {
+  const entries: RejectedEntry[] = [];
+  const problems: string[] = [];
+  const drops = [...new Set(source.runtime.loaded.config.inbound.map((j) => j.drop))];
+  for (const key of drops) {
+    try {
+      const drop = await source.runtime.drop(key);
+      const listed = await drop.list('error');
+      const names = new Set(listed.map((e) => e.name));
+      for (const e of listed) {
+        if (e.name.endsWith('.error.txt') && names.has(e.name.slice(0, -'.error.txt'.length))) continue;
+        let reason: string | null = null;
+        if (names.has(`${e.name}.error.txt`)) {
+          let text = '';
+          for await (const chunk of await drop.openRead('error', `${e.name}.error.txt`)) text += chunk;
+          reason = /^reason: (.*)$/m.exec(text)?.[1] ?? text.slice(0, 300);
+        }
+        entries.push({ drop: key, name: e.name, size: e.size, mtimeMs: e.mtimeMs, reason });
+      }
+    } catch (error) {
+      problems.push(`drop ${key}: ${describeError(error)}`);
+    }
+  }
+  return { entries: entries.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, 500), problems };
+}
+
+/** Server-sent events: the in-progress list every second until the browser goes away. */
+function events(source: ConsoleSource, r: Request): void {
+  r.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  const push = () => r.res.write(`event: progress\ndata: ${JSON.stringify(source.progress.snapshot())}\n\n`);
+  push();
+  const timer = setInterval(push, 1000);
+  r.req.on('close', () => clearInterval(timer));
+}

@@ -1,0 +1,195 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
+import { useEmulator } from '../support/emulator.js';
+import { parseCsv, ROOT } from '../pipeline/helpers.js';
+import { tempConfig } from '../service/support.js';
+import { flowRunners } from '../../src/service/runners.js';
+import { BridgeService } from '../../src/service/service.js';
+import { bridgeWithFailures, CONSOLE_TOKEN, consoleClient } from './support.js';
+
+const emu = useEmulator({ resetEachTest: true });
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+beforeAll(() => {
+  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
+});
+
+describe('console: access', () => {
+  it('is off without a console: section; with one, nothing is shown without the token', async () => {
+    const env = await tempConfig(`${(await import('../service/support.js')).baseConfig(emu.url)}\nmetrics: { host: 127.0.0.1, port: 0 }\n`);
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners });
+    cleanups.push(env.cleanup, () => bridge.stop('test'));
+    await bridge.start();
+    const off = await fetch(`${bridge.url}/console`);
+    expect(off.status).toBe(404);
+    expect(await off.text()).toContain('the console is off');
+    expect((await fetch(`${bridge.url}/metrics`)).status).toBe(200);
+
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const anonymous = consoleClient(b.url, null);
+    expect((await anonymous.get('/console/files')).status).toBe(401);
+    expect((await anonymous.request('/console', { headers: { accept: 'text/html' } })).headers.get('location')).toBe('/console/login');
+    expect((await consoleClient(b.url, 'wrong-token').get('/console')).status).toBe(401);
+    // The login form sets a session cookie; the token itself is never sent back.
+    const login = await anonymous.post('/console/login', { token: CONSOLE_TOKEN });
+    expect(login.status).toBe(303);
+    const cookie = login.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^wisbridge_console=[\w-]+; HttpOnly; SameSite=Strict/);
+    expect(cookie).not.toContain(CONSOLE_TOKEN);
+    const withCookie = await fetch(`${b.url}/console/files`, { headers: { cookie: cookie.split(';')[0] } });
+    expect(withCookie.status).toBe(200);
+    expect(await withCookie.text()).toContain('id="sign-out"');
+    const out = await fetch(`${b.url}/console/logout`, { method: 'POST', headers: { cookie: cookie.split(';')[0] }, redirect: 'manual' });
+    expect(out.headers.get('location')).toBe('/console/login');
+    expect((await fetch(`${b.url}/console/files`, { headers: { cookie: cookie.split(';')[0] } })).status).toBe(401);
+    expect((await anonymous.post('/console/login', { token: 'nope' })).status).toBe(401);
+  });
+
+  it('basic auth: the browser prompt, and the user name is who acted', async () => {
+    process.env.WISBRIDGE_CONSOLE_PASSWORD = 'pw-very-secret-99';
+    const b = await bridgeWithFailures(emu, 'auth: { username: ops, password: { env: WISBRIDGE_CONSOLE_PASSWORD } }');
+    cleanups.push(() => b.close());
+    const none = await fetch(`${b.url}/console`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toContain('Basic realm="wisbridge console"');
+    const basic = (user: string, pw: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}` });
+    expect((await fetch(`${b.url}/console`, { headers: basic('ops', 'wrong') })).status).toBe(401);
+    const ok = await fetch(`${b.url}/console`, { headers: basic('ops', 'pw-very-secret-99') });
+    expect(ok.status).toBe(200);
+    const text = await ok.text();
+    expect(text).toContain('<td>stock</td>');
+    expect(text).not.toContain('pw-very-secret-99');
+  });
+});
+
+describe('console: pages on the journal', () => {
+  it('lists files with server-side filters, one file\'s rows by status, uncertain rows with hints, jobs and journal size', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const c = consoleClient(b.url);
+    const overview = await c.get('/console');
+    expect(overview.status).toBe(200);
+    expect(overview.text).toMatch(/<td>stock<\/td><td>inbound<\/td><td>wms<\/td>/);
+    expect(overview.text).toMatch(/1 failed row\(s\)/);
+    expect(overview.text).toMatch(/Journal: [\d.]+ KiB · oldest entry \d{4}-/);
+    expect(overview.headers.get('content-security-policy')).toContain("script-src 'self'");
+
+    const all = await c.get('/console/files');
+    expect([...all.text.matchAll(/href="\/console\/files\/(\d+)">([^<]+)</g)].map((m) => m[2])).toEqual(['KORR_b.csv', 'KORR_a.csv']);
+    const byName = await c.get('/console/files?name=korr_A');
+    expect(byName.text).toContain('KORR_a.csv');
+    expect(byName.text).not.toContain('KORR_b.csv');
+    const done = await c.get('/console/files?status=done&job=stock');
+    expect(done.text).toContain('no files match');
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await c.get(`/console/files?date=${today}&status=failed`)).text).toContain('KORR_b.csv');
+    expect((await c.get('/console/files?date=2001-01-01')).text).toContain('no files match');
+
+    const journal = await b.bridge.runtime.journal();
+    const a = journal.listFiles({ limit: 10 }).find((f) => f.name === 'KORR_a.csv')!;
+    const rows = await c.get(`/console/files/${a.fileId}`);
+    const statuses = [...rows.text.matchAll(/<tr data-seq="(\d+)" data-status="(\w+)">/g)].map((m) => `${m[1]}:${m[2]}`);
+    expect(statuses).toEqual(['2:ok', '3:error', '4:ok']);
+    expect(rows.text).toContain('insufficient stock of SKU-00004');
+    expect(rows.text).toMatch(/&quot;move_id&quot;:\d+/);
+    const errorsOnly = await c.get(`/console/files/${a.fileId}?status=error`);
+    expect([...errorsOnly.text.matchAll(/data-status="(\w+)"/g)].map((m) => m[1])).toEqual(['error']);
+
+    const uncertain = await c.get('/console/uncertain');
+    expect(uncertain.text).toContain('KORR_b.csv');
+    expect(uncertain.text).toContain('check the stock of SKU-00005');
+    for (const path of ['/console/exports', '/console/alerts', '/console/progress', '/console/rejected', '/console/actions']) {
+      const res = await c.get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.text, path).not.toContain(CONSOLE_TOKEN);
+      expect(res.text, path).not.toContain(emu.token);
+    }
+    expect((await c.get('/console/files/999999')).status).toBe(404);
+  });
+});
+
+describe('console: actions, confirmed, CSRF-protected and recorded', () => {
+  it('re-drives failed rows and resolves an uncertain row through the CLI code paths; the note reaches the result file', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const c = consoleClient(b.url);
+    const journal = await b.bridge.runtime.journal();
+    const files = journal.listFiles({ limit: 10 });
+    const a = files.find((f) => f.name === 'KORR_a.csv')!;
+    const bFile = files.find((f) => f.name === 'KORR_b.csv')!;
+
+    const confirm = await c.get(`/console/files/${a.fileId}/redrive`);
+    expect(confirm.text).toContain('Re-drive the failed rows');
+    const csrf = c.csrfOf(confirm.text);
+    expect(csrf).not.toBe('');
+    // Without the token nothing happens.
+    expect((await c.post(`/console/files/${a.fileId}/redrive`, { csrf: 'forged' })).status).toBe(403);
+    expect(journal.getFile(a.fileId).redrives).toBe(0);
+    // Stock arrives, then the re-drive: only the failed row is sent.
+    await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00004', quantity: 1000, company_code: 'ACME', reference: 'TOPUP' }] });
+    const redriven = await c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
+    expect(redriven.status).toBe(200);
+    expect(redriven.text).toMatch(/1 row\(s\) sent again, 1 ok, 0 error, 0 uncertain; file is now done/);
+    expect(journal.getFile(a.fileId)).toMatchObject({ status: 'done', redrives: 1 });
+
+    const [item] = journal.uncertainItems(bFile.fileId);
+    const form = await c.get(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`);
+    expect(form.text).toContain('check the stock of SKU-00005');
+    const resolved = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, {
+      csrf: c.csrfOf(form.text), by: 'Maria', resolution: 'applied', note: 'move 77 found in the service',
+    });
+    expect(resolved.status).toBe(200);
+    expect(resolved.text).toContain('file is now done');
+    const row = parseCsv(readFileSync(join(b.outbox, 'KORR_b.result.csv'), 'utf8')).find((r) => r.line === '2')!;
+    expect(row).toMatchObject({ status: 'ok', message: 'applied: move 77 found in the service', check: '' });
+    // Resolving twice is refused, and recorded as such.
+    const again = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, { csrf: c.csrfOf(form.text), resolution: 'applied', note: 'x' });
+    expect(again.status).toBe(409);
+
+    const raw = openJournal(journal.path);
+    try {
+      const actions = raw.db.prepare('SELECT action, file_id, actor, via, outcome, at FROM operator_actions ORDER BY id').all();
+      expect(actions).toEqual([
+        { action: 'redrive', file_id: a.fileId, actor: 'Maria (console token)', via: 'console', outcome: 'ok', at: expect.stringMatching(/^\d{4}-/) },
+        { action: 'resolve applied', file_id: bFile.fileId, actor: 'Maria (console token)', via: 'console', outcome: 'ok', at: expect.any(String) },
+        { action: 'resolve applied', file_id: bFile.fileId, actor: 'console token', via: 'console', outcome: 'failed', at: expect.any(String) },
+      ]);
+      expect(raw.itemHistory(item.itemId)[0]).toMatchObject({ status: 'uncertain', hint: expect.stringContaining('SKU-00005') });
+    } finally {
+      raw.close();
+    }
+    const log = await c.get('/console/actions');
+    expect(log.text).toContain('Maria (console token)');
+
+    const download = await c.get(`/console/files/${bFile.fileId}/result`);
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename="KORR_b.result.csv"');
+    expect(download.text).toContain('applied: move 77 found in the service');
+  });
+
+  it('wisbridge resolve and retry on the command line are recorded in the same audit trail (via cli), shown by the console', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const cli = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin/wisbridge.js'), ...args, '--config', b.env.file],
+      { encoding: 'utf8', env: { ...process.env, WISBRIDGE_TEST_TOKEN: emu.token } });
+    const first = cli('resolve', '--file', 'KORR_b.csv', '--not-applied', '--note', 'no move for B-1', '--by', 'Jo');
+    expect(first.status, first.stderr).toBe(0);
+    const again = cli('resolve', '--file', 'KORR_b.csv', '--applied', '--note', 'x', '--by', 'Jo');
+    expect(again.status).toBe(2);
+    const journal = await b.bridge.runtime.journal();
+    const rows = journal.db.prepare(`SELECT action, file_id, target, actor, via, outcome FROM operator_actions ORDER BY id`).all();
+    const fileId = journal.listFiles({ limit: 5 }).find((f) => f.name === 'KORR_b.csv')!.fileId;
+    expect(rows).toEqual([
+      { action: 'resolve not-applied', file_id: fileId, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'ok' },
+      { action: 'resolve applied', file_id: null, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'failed' },
+    ]);
+    const page = await consoleClient(b.url).get('/console/actions');
+    expect(page.text).toContain('resolve not-applied');
+    expect(page.text).toContain('no move for B-1');
+  });
+});
