@@ -43,7 +43,7 @@ const cpuSeconds = (pid: number | undefined): number | undefined => {
   return Number.isNaN(seconds) ? undefined : seconds;
 };
 
-interface Run { code: number; stdout: string; elapsed: number; cpu: number; emulatorCpu: number; peak: number }
+interface Run { code: number; stdout: string; elapsed: number; cpu: number; mainCpu: number; emulatorCpu: number; peak: number }
 
 /** Runs `args` as a child process against `emulator` (stopped afterwards): wall time, CPU of both, peak RSS (VmHWM). */
 async function measure(args: string[], emulator: ChildProcess, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
@@ -52,7 +52,7 @@ async function measure(args: string[], emulator: ChildProcess, env: NodeJS.Proce
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   let stdout = '';
   child.stdout!.on('data', (d) => (stdout += d));
-  const run = { code: 0, stdout: '', elapsed: 0, cpu: 0, emulatorCpu: 0, peak: 0 };
+  const run = { code: 0, stdout: '', elapsed: 0, cpu: 0, mainCpu: 0, emulatorCpu: 0, peak: 0 };
   const sample = () => {
     try {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -61,6 +61,7 @@ async function measure(args: string[], emulator: ChildProcess, env: NodeJS.Proce
       // the process has exited
     }
     run.cpu = cpuSeconds(child.pid) ?? run.cpu;
+    run.mainCpu = procCpu(`/proc/${child.pid}/task/${child.pid}/stat`) || run.mainCpu;
     run.emulatorCpu = (cpuSeconds(emulator.pid) ?? emulatorBefore + run.emulatorCpu) - emulatorBefore;
   };
   const sampler = setInterval(sample, 100);
@@ -145,7 +146,7 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 const us = (seconds: number) => `${((seconds / ROWS) * 1e6).toFixed(1)} µs`;
 const figures = (label: string, run: Run) => [
   `${label} elapsed ${run.elapsed.toFixed(2)} s end to end, ${Math.round(ROWS / run.elapsed).toLocaleString('en')} rows/s`,
-  `${label} CPU     ${run.cpu.toFixed(1)} s = ${us(run.cpu)} a row; emulator ${run.emulatorCpu.toFixed(1)} s = ${us(run.emulatorCpu)} an item (sampled every 100 ms)`,
+  `${label} CPU     ${run.cpu.toFixed(1)} s = ${us(run.cpu)} a row (main thread ${run.mainCpu.toFixed(1)} s, other threads ${(run.cpu - run.mainCpu).toFixed(1)} s); emulator ${run.emulatorCpu.toFixed(1)} s = ${us(run.emulatorCpu)} an item (sampled every 100 ms)`,
   `${label} peak RSS ${mb(run.peak)} (VmHWM, all threads; emulator separate)`,
 ].join('\n');
 console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, bridge node options ${heapFlags.join(' ') || 'none'}`);
