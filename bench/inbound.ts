@@ -133,8 +133,10 @@ bridgeFlags.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boole
 const probe = ['--import', new URL('./commit-probe.mjs', import.meta.url).href];
 const bridge = await measure([...bridgeFlags, ...heapFlags, ...probe, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')],
   emulator.child, { ...process.env, BENCH_COMMIT_DIR: join(dir, 'commits') });
-const commits = readdirSync(join(dir, 'commits')).map((f) => JSON.parse(readFileSync(join(dir, 'commits', f), 'utf8')) as { commits: number; ms: number })
-  .reduce((a, t) => ({ commits: a.commits + t.commits, ms: a.ms + t.ms }), { commits: 0, ms: 0 });
+const probed = readdirSync(join(dir, 'commits')).map((f) => JSON.parse(readFileSync(join(dir, 'commits', f), 'utf8')) as { thread: number; commits: number; ms: number });
+const sum = (list: typeof probed) => list.reduce((a, t) => ({ commits: a.commits + t.commits, ms: a.ms + t.ms }), { commits: 0, ms: 0 });
+const commits = sum(probed);
+const onMain = sum(probed.filter((t) => t.thread === 0));
 
 if (process.env.BENCH_NODE_FLAGS) {
   writeFileSync(join(tmpdir(), 'wb-bench-inbound-bridge.out'), bridge.stdout);
@@ -153,7 +155,7 @@ console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).t
 console.log(`bridge code     ${bridgeCode}`);
 console.log(`outcome         exit ${bridge.code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}; requests sent ${requests}`);
 console.log(figures('bridge  ', bridge));
-console.log(`bridge   commit wait ${(commits.ms / 1000).toFixed(2)} s in ${commits.commits} journal commits (WAL write + fsync, synchronous=FULL; ${(commits.ms / Math.max(1, commits.commits)).toFixed(2)} ms each)`);
+console.log(`bridge   commit wait ${(commits.ms / 1000).toFixed(2)} s in ${commits.commits} journal commits (WAL write + fsync, synchronous=FULL; ${(commits.ms / Math.max(1, commits.commits)).toFixed(2)} ms each), of which ${(onMain.ms / 1000).toFixed(2)} s in ${onMain.commits} on the main thread`);
 if (baseline) {
   console.log(`baseline        exit ${baseline.code}, ${baseline.stdout.trim()} (bench/inbound-baseline.ts: csv-parse → batches of ${BATCH} → POST, no journal)`);
   console.log(figures('baseline', baseline));

@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { CommitUnit, Committed, RequestRecorder } from './completions.js';
 
 /** Node's limits of the recorder's isolate: it holds one unit at a time (a request's outcomes and items). */
-const LIMITS = { maxOldGenerationSizeMb: 24, maxYoungGenerationSizeMb: 4 };
+const LIMITS = { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 };
 
 /**
  * A file's commits on a worker thread with its own connection to the journal file (WAL: the main thread's
