@@ -1,7 +1,7 @@
 // Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits
 // (synchronous=FULL: the WAL write and its fsync) — every better-sqlite3 transaction's COMMIT, and statements run
 // outside a transaction (autocommit). Each thread writes its totals to BENCH_COMMIT_DIR/<pid>-<thread>.json every 50
-// commits and when it ends. Bench-only: the bridge's code knows nothing of it.
+// commits, when it closes a connection and when it ends. Bench-only: the bridge's code knows nothing of it.
 import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
@@ -15,6 +15,12 @@ if (dir) {
     if (++totals.commits % 50 === 0) save();
   };
   process.on('exit', save);
+  // a worker thread ended by terminate() sees no 'exit': its last figures are written when it closes its connection
+  const close = Database.prototype.close;
+  Database.prototype.close = function probedClose(...args) {
+    save();
+    return close.apply(this, args);
+  };
 
   const transaction = Database.prototype.transaction;
   Database.prototype.transaction = function probedTransaction(fn) {
