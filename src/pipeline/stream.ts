@@ -44,7 +44,7 @@ export interface StreamInput {
  */
 export async function streamFile(input: StreamInput): Promise<boolean> {
   const { mapping, state, options } = input;
-  const { journal, fileId } = input.sender;
+  const { fileId } = input.sender;
   const recorder = await openRecorder(input);
   const completions = new CompletionQueue(recorder, fileId);
   const service = input.runtime.loaded.service(input.job.service);
