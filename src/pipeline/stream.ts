@@ -18,10 +18,12 @@ const EXTRA_FLUSH = 5000;
 /** Requests outstanding at once: the journal and the mapping work while the service answers. */
 const IN_FLIGHT = 2;
 /**
- * Files of at least this many bytes commit on a RecorderThread (~30,000 rows of five columns); below, starting the
- * thread costs more than it saves. WISBRIDGE_RECORDER_THREAD_FROM overrides it (tests of `wisbridge batch`: 1).
+ * Files of at least this many bytes commit on a RecorderThread (~500,000 rows of five columns): the thread costs
+ * ~0.2 s to start, ~25 MB of RSS and some CPU per commit, and saves the main thread's fsync waits — measured a clear
+ * gain at 32 MB, none to speak of at 1–8 MB (docs/pipeline.md, Benchmark). WISBRIDGE_RECORDER_THREAD_FROM overrides
+ * it (tests of `wisbridge batch`: 1).
  */
-export const RECORDER_THREAD_FROM = 1 << 20;
+export const RECORDER_THREAD_FROM = 16 << 20;
 
 export interface StreamInput {
   runtime: Runtime;

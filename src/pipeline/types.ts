@@ -66,7 +66,7 @@ export interface ProcessFileOptions {
   /** Folder the result file goes to (default outbox). */
   resultFolder?: FolderRole;
   onProgress?: (progress: Progress) => void;
-  /** Files of at least this many bytes commit on a journal recorder thread (default 1 MiB; tests: 0). */
+  /** Files of at least this many bytes commit on a journal recorder thread (default 16 MiB; tests: 0). */
   recorderThreadFrom?: number;
 }
 
