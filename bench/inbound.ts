@@ -1,8 +1,11 @@
 // 1,000,000 adjustments through the whole inbound pipeline (drop → mapping → journal → client → result file →
-// archive) against the emulator on loopback, the emulator in its own process so its memory is not counted.
-// Prints rows/s, requests sent, elapsed time and the bridge's peak RSS.  npx tsx bench/inbound.ts [rows] [batch]
-import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// archive) against the emulator on loopback, the emulator in its own process so its memory is not counted; in the
+// same invocation the yardstick bench/inbound-baseline.ts (csv-parse → batches → POST, no guarantees) applies the same
+// file against an emulator of its own. Prints, for both: elapsed time, rows/s, CPU per row and per emulator item,
+// peak RSS; for the bridge also the time its journal commits (fsync, synchronous=FULL) kept it waiting.
+// npx tsx bench/inbound.ts [rows] [batch]        BENCH_BASELINE=0 skips the baseline.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -15,33 +18,65 @@ import { procCpu } from './measure.mjs';
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const BATCH = Number(process.argv[3] ?? 1000);
 const root = new URL('..', import.meta.url).pathname;
+const loadAtStart = loadavg();
 
 const emulatorProfile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${join(process.env.BENCH_PROFILE, 'emulator')}`] : [];
-const emulator = spawn(process.execPath, [...emulatorProfile, join(root, 'bin/wisbridge.js'), 'emulator', '--port', '0', '--today', '2026-11-22'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise<string>((resolve, reject) => {
-  let text = '';
-  emulator.stdout!.on('data', (d) => {
-    text += d;
-    const m = /listening on (http:\/\/\S+)/.exec(text);
-    if (m) resolve(m[1]);
+/** A fresh emulator in its own process (the baseline and the bridge each get one: the same empty state). */
+async function startEmulator(): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const child = spawn(process.execPath, [...emulatorProfile, join(root, 'bin/wisbridge.js'), 'emulator', '--port', '0', '--today', '2026-11-22'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout!.on('data', (d) => {
+      text += d;
+      const m = /listening on (http:\/\/\S+)/.exec(text);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited ${code}`)));
   });
-  emulator.once('exit', (code) => reject(new Error(`emulator exited ${code}`)));
-});
-const token = ((await (await fetch(`${url}/_admin/tokens`, { method: 'POST', body: JSON.stringify({ warehouses: [1], expires_in: 7200 }), headers: { 'content-type': 'application/json' } })).json()) as { token: string }).token;
+  const token = ((await (await fetch(`${url}/_admin/tokens`, { method: 'POST', body: JSON.stringify({ warehouses: [1], expires_in: 7200 }), headers: { 'content-type': 'application/json' } })).json()) as { token: string }).token;
+  return { child, url, token };
+}
+
+/** CPU seconds of a process so far; undefined once it has exited. */
+const cpuSeconds = (pid: number | undefined): number | undefined => {
+  const seconds = procCpu(`/proc/${pid}/stat`) as number;
+  return Number.isNaN(seconds) ? undefined : seconds;
+};
+
+interface Run { code: number; stdout: string; elapsed: number; cpu: number; mainCpu: number; emulatorCpu: number; peak: number }
+
+/** Runs `args` as a child process against `emulator` (stopped afterwards): wall time, CPU of both, peak RSS (VmHWM). */
+async function measure(args: string[], emulator: ChildProcess, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  const emulatorBefore = cpuSeconds(emulator.pid) ?? 0;
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  let stdout = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  const run = { code: 0, stdout: '', elapsed: 0, cpu: 0, mainCpu: 0, emulatorCpu: 0, peak: 0 };
+  const sample = () => {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      run.peak = Math.max(run.peak, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
+    } catch {
+      // the process has exited
+    }
+    run.cpu = cpuSeconds(child.pid) ?? run.cpu;
+    run.mainCpu = procCpu(`/proc/${child.pid}/task/${child.pid}/stat`) || run.mainCpu;
+    run.emulatorCpu = (cpuSeconds(emulator.pid) ?? emulatorBefore + run.emulatorCpu) - emulatorBefore;
+  };
+  const sampler = setInterval(sample, 100);
+  [run.code] = (await once(child, 'exit')) as [number];
+  run.elapsed = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  sample(); // the emulator's last figure
+  emulator.kill('SIGTERM');
+  await once(emulator, 'exit');
+  run.stdout = stdout;
+  return run;
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'wb-bench-inbound-'));
-for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings']) mkdirSync(join(dir, f));
-writeFileSync(join(dir, 'token'), token);
-writeFileSync(join(dir, 'mappings', 'adjustments.yaml'), [
-  'document: inventory.adjustments', 'files: "ADJ_*.csv"',
-  'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
-].join('\n'));
-writeFileSync(join(dir, 'wisbridge.yaml'), [
-  'journal: journal.sqlite', 'mappings: mappings',
-  `services:\n  wis:\n    url: ${url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    request_timeout_ms: 60000`,
-  `drops:\n  wms:\n    type: local\n    root: ${dir}\n    settle_ms: 0\n    watch_events: false`,
-  'inbound:\n  - { name: bench, drop: wms, service: wis }', 'log: { level: warn }', '',
-].join('\n'));
+for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings', 'commits']) mkdirSync(join(dir, f));
 
 // Plain goods of the small seed (not lot- nor serial-tracked), positive quantities: every row applies.
 const skus = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
@@ -60,9 +95,29 @@ out.end(chunk);
 await once(out, 'finish');
 const size = statSync(file).size;
 
+// The yardstick first, against an emulator of its own (the bridge archives the file afterwards).
+let baseline: Run | undefined;
+if (process.env.BENCH_BASELINE !== '0') {
+  const emulator = await startEmulator();
+  writeFileSync(join(dir, 'baseline-token'), emulator.token);
+  baseline = await measure(['--import', 'tsx', join(root, 'bench/inbound-baseline.ts'), emulator.url, join(dir, 'baseline-token'), file, String(BATCH)], emulator.child);
+}
+
+const emulator = await startEmulator();
+writeFileSync(join(dir, 'token'), emulator.token);
+writeFileSync(join(dir, 'mappings', 'adjustments.yaml'), [
+  'document: inventory.adjustments', 'files: "ADJ_*.csv"',
+  'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
+].join('\n'));
+writeFileSync(join(dir, 'wisbridge.yaml'), [
+  'journal: journal.sqlite', 'mappings: mappings',
+  `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    request_timeout_ms: 60000`,
+  `drops:\n  wms:\n    type: local\n    root: ${dir}\n    settle_ms: 0\n    watch_events: false`,
+  'inbound:\n  - { name: bench, drop: wms, service: wis }', 'log: { level: warn }', '',
+].join('\n'));
+
 // The bridge runs as `wisbridge batch` in its own process with the Node options of production (NODE_OPTIONS in
-// src/runtime/node-options.ts: heap caps); its peak RSS is the kernel's high-water mark (VmHWM).
-// BENCH_HEAP_MB / BENCH_SEMI_MB override them ('0': V8's default).
+// src/runtime/node-options.ts: heap caps). BENCH_HEAP_MB / BENCH_SEMI_MB override them ('0': V8's default).
 const flag = (name: string, env: string | undefined) => {
   const given = env ?? NODE_OPTIONS.find((o) => o.startsWith(`--${name}=`))!.split('=')[1];
   return given === '0' ? [] : [`--${name}=${given}`];
@@ -70,52 +125,41 @@ const flag = (name: string, env: string | undefined) => {
 const heapFlags = [...flag('max-old-space-size', process.env.BENCH_HEAP_MB), ...flag('max-semi-space-size', process.env.BENCH_SEMI_MB)];
 // What bin/wisbridge.js runs, decided when the bridge starts.
 const bridgeCode = process.env.BENCH_BIN ?? ((runsBuild() as boolean) ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)');
-const started = performance.now();
 const bridgeFlags = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 // BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (the bridge's stdout then goes to
 // $TMPDIR/wb-bench-inbound-bridge.out). BENCH_BIN: another entry than bin/wisbridge.js.
 bridgeFlags.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-const bridge = spawn(process.execPath, [...bridgeFlags, ...heapFlags, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')], { stdio: ['ignore', 'pipe', 'inherit'] });
-let stdout = '';
-bridge.stdout!.on('data', (d) => (stdout += d));
-let peak = 0;
-const cpu = { bridge: 0, emulator: 0 };
-/** CPU seconds of a process so far; undefined once it has exited. */
-const cpuSeconds = (pid: number | undefined): number | undefined => {
-  const seconds = procCpu(`/proc/${pid}/stat`) as number;
-  return Number.isNaN(seconds) ? undefined : seconds;
-};
-const readPeak = () => {
-  try {
-    const status = readFileSync(`/proc/${bridge.pid}/status`, 'utf8');
-    peak = Math.max(peak, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
-  } catch {
-    // the process has exited
-  }
-  cpu.bridge = cpuSeconds(bridge.pid) ?? cpu.bridge;
-  cpu.emulator = cpuSeconds(emulator.pid) ?? cpu.emulator;
-};
-const emulatorCpuBefore = cpuSeconds(emulator.pid) ?? 0;
-const sampler = setInterval(readPeak, 100);
-const [code] = (await once(bridge, 'exit')) as [number];
-const elapsed = (performance.now() - started) / 1000;
-clearInterval(sampler);
-emulator.kill('SIGTERM');
+// commit-probe.mjs times the journal's commits in every thread of the bridge (BENCH_COMMIT_DIR).
+const probe = ['--import', new URL('./commit-probe.mjs', import.meta.url).href];
+const bridge = await measure([...bridgeFlags, ...heapFlags, ...probe, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')],
+  emulator.child, { ...process.env, BENCH_COMMIT_DIR: join(dir, 'commits') });
+const probed = readdirSync(join(dir, 'commits')).map((f) => JSON.parse(readFileSync(join(dir, 'commits', f), 'utf8')) as { thread: number; commits: number; ms: number });
+const sum = (list: typeof probed) => list.reduce((a, t) => ({ commits: a.commits + t.commits, ms: a.ms + t.ms }), { commits: 0, ms: 0 });
+const commits = sum(probed);
+const onMain = sum(probed.filter((t) => t.thread === 0));
 
 if (process.env.BENCH_NODE_FLAGS) {
-  writeFileSync(join(tmpdir(), 'wb-bench-inbound-bridge.out'), stdout);
+  writeFileSync(join(tmpdir(), 'wb-bench-inbound-bridge.out'), bridge.stdout);
   console.log(`the bridge's output: ${join(tmpdir(), 'wb-bench-inbound-bridge.out')}`);
 }
-const row = stdout.split('\n').find((l) => l.startsWith('bench '))?.split(/\s{2,}/) ?? [];
+const row = bridge.stdout.split('\n').find((l) => l.startsWith('bench '))?.split(/\s{2,}/) ?? [];
 const [, , outcome, ok, error, , uncertain, requests] = row;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+const us = (seconds: number) => `${((seconds / ROWS) * 1e6).toFixed(1)} µs`;
+const figures = (label: string, run: Run) => [
+  `${label} elapsed ${run.elapsed.toFixed(2)} s end to end, ${Math.round(ROWS / run.elapsed).toLocaleString('en')} rows/s`,
+  `${label} CPU     ${run.cpu.toFixed(1)} s = ${us(run.cpu)} a row (main thread ${run.mainCpu.toFixed(1)} s, other threads ${(run.cpu - run.mainCpu).toFixed(1)} s); emulator ${run.emulatorCpu.toFixed(1)} s = ${us(run.emulatorCpu)} an item (sampled every 100 ms)`,
+  `${label} peak RSS ${mb(run.peak)} (VmHWM, all threads; emulator separate)`,
+].join('\n');
 console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, bridge node options ${heapFlags.join(' ') || 'none'}`);
 console.log(`bridge code     ${bridgeCode}`);
-console.log(`outcome         exit ${code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}`);
-console.log(`requests sent   ${requests}`);
-console.log(`elapsed         ${elapsed.toFixed(2)} s end to end (process start, checksum, map, journal, send, result file, archive)`);
-console.log(`throughput      ${Math.round(ROWS / elapsed).toLocaleString('en')} rows/s`);
-console.log(`CPU time        bridge ${cpu.bridge.toFixed(1)} s, emulator ${(cpu.emulator - emulatorCpuBefore).toFixed(1)} s (sampled every 100 ms; the two share the machine)`);
-console.log(`peak RSS        ${mb(peak)} (wisbridge batch process, VmHWM; emulator separate)`);
-console.log(`machine load    ${loadavg().map((l) => l.toFixed(1)).join(' ')} (1/5/15 min) on ${cpus().length} cores`);
+console.log(`outcome         exit ${bridge.code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}; requests sent ${requests}`);
+console.log(figures('bridge  ', bridge));
+console.log(`bridge   commit wait ${(commits.ms / 1000).toFixed(2)} s in ${commits.commits} journal commits (WAL write + fsync, synchronous=FULL; ${(commits.ms / Math.max(1, commits.commits)).toFixed(2)} ms each), of which ${(onMain.ms / 1000).toFixed(2)} s in ${onMain.commits} on the main thread`);
+if (baseline) {
+  console.log(`baseline        exit ${baseline.code}, ${baseline.stdout.trim()} (bench/inbound-baseline.ts: csv-parse → batches of ${BATCH} → POST, no journal)`);
+  console.log(figures('baseline', baseline));
+  console.log(`ratio           bridge / baseline elapsed ${(bridge.elapsed / baseline.elapsed).toFixed(2)}× (goal ≤ 1.5×), CPU ${(bridge.cpu / baseline.cpu).toFixed(2)}×`);
+}
+console.log(`machine load    ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} at end (1/5/15 min) on ${cpus().length} cores`);
 rmSync(dir, { recursive: true, force: true });

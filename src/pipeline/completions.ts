@@ -1,60 +1,115 @@
-import type { Journal } from '../journal/index.js';
+import type { ItemOutcome, Journal, NewItem } from '../journal/index.js';
+import type { Logger } from '../log.js';
+import { storeOutcomes } from './outcomes.js';
 
 /** How long a request's outcome may wait for the next request's commit before it is committed on its own. */
 export const COMPLETION_WAIT_MS = 20;
 
+/** One request's outcomes, waiting to be stored. */
+export interface StoredOutcome {
+  requestId: number;
+  endpoint: string;
+  outcomes: readonly ItemOutcome[];
+  /** The request's bodies, only for endpoints whose outcomes confirm exported records (acknowledgements). */
+  bodies?: readonly Record<string, unknown>[];
+}
+
+/** A request to record and mark sent: its items (seq, document key, lines) and its bodies as one JSON text. */
+export interface NewRequest {
+  endpoint: string;
+  docs: readonly Pick<NewItem, 'seq' | 'docKey' | 'lines'>[];
+  bodies: string;
+}
+
+/** What one journal commit of a file's flow holds: outcomes answered, rows rejected or skipped, the next request. */
+export interface CommitUnit {
+  fileId: number;
+  stores: readonly StoredOutcome[];
+  extra: readonly NewItem[];
+  request?: NewRequest;
+}
+
+export interface Committed {
+  /** The request recorded, when the unit had one. */
+  requestId?: number;
+  /** Exported records the stored acknowledgements confirmed. */
+  confirmed: number;
+}
+
+/** Where a file's flow commits: inline on the journal's connection, or on a RecorderThread (recorder-thread.ts). */
+export interface RequestRecorder {
+  commit(unit: CommitUnit): Promise<Committed>;
+  close(): Promise<void>;
+}
+
+const NO_BODIES: readonly Record<string, unknown>[] = [];
+
+/** One unit in one transaction (one fsync): the one code path of both recorders. */
+export function applyUnit(journal: Journal, logger: Logger, unit: CommitUnit): Committed {
+  return journal.transaction(() => {
+    let confirmed = 0;
+    for (const s of unit.stores) confirmed += storeOutcomes({ journal, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
+    if (unit.extra.length > 0) journal.addItems(unit.fileId, unit.extra);
+    if (unit.request === undefined) return { confirmed };
+    const { endpoint, docs, bodies } = unit.request;
+    return { requestId: journal.recordBatch(unit.fileId, endpoint, docs, { sent: true, bodies }), confirmed };
+  });
+}
+
+/** Commits on the journal's own connection, in the calling thread. */
+export function inlineRecorder(journal: Journal, logger: Logger): RequestRecorder {
+  return {
+    commit: async (unit) => applyUnit(journal, logger, unit),
+    close: async () => undefined,
+  };
+}
+
 /**
- * Group commit of request outcomes. With `synchronous=FULL` every commit is an fsync (1–3 ms on the main thread):
- * a request's outcome waits here for the next request's record transaction and is committed with it, one fsync
- * for both, or on its own after COMPLETION_WAIT_MS when no request follows (and always before the file ends).
- * A crash before that commit leaves the request `sent`, which resume settles like a crash between the answer and
- * its commit always was (read back, or uncertain): nothing is applied twice; the window is the one extra wait.
+ * Group commit of request outcomes. With `synchronous=FULL` every commit is an fsync (1–10 ms): a request's outcome
+ * waits here for the next request's record and is committed with it, one fsync for both, or on its own after
+ * COMPLETION_WAIT_MS when no request follows (and always before the file ends). A crash before that commit leaves
+ * the request `sent`, which resume settles like a crash between the answer and its commit always was (read back, or
+ * uncertain): nothing is applied twice; the window is the one extra wait. Commits reach the recorder in call order.
  */
 export class CompletionQueue {
-  private queued: Array<() => void> = [];
+  private queued: StoredOutcome[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** A commit on the timer that failed: rethrown to the file's flow at its next commit. */
   private failure: { error: unknown } | undefined;
 
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly recorder: RequestRecorder, private readonly fileId: number) {}
 
-  /** `store` writes one request's outcome; it runs inside a journal transaction. */
-  add(store: () => void): void {
+  add(store: StoredOutcome): void {
     this.queued.push(store);
     this.timer ??= setTimeout(() => {
-      try {
-        this.flush();
-      } catch (error) {
+      this.flush().catch((error: unknown) => {
         this.failure ??= { error };
-      }
+      });
     }, COMPLETION_WAIT_MS).unref();
   }
 
   /**
-   * Runs `write` (the next request's record) in one transaction with what is queued. If it fails, the queued
-   * outcomes were rolled back with it and stay queued.
+   * Commits what is queued with `extra` and `request` in one transaction; resolves to what was recorded. If it
+   * fails, the queued outcomes were rolled back with it and stay queued.
    */
-  commitWith<T>(write: () => T): T {
+  async commitWith(extra: readonly NewItem[], request?: NewRequest): Promise<Committed> {
     if (this.failure) throw this.failure.error;
-    const queued = this.queued;
+    const stores = this.queued;
     this.queued = [];
     this.clearTimer();
     try {
-      return this.journal.transaction(() => {
-        for (const store of queued) store();
-        return write();
-      });
+      return await this.recorder.commit({ fileId: this.fileId, stores, extra, request });
     } catch (error) {
-      this.queued = [...queued, ...this.queued];
+      this.queued = [...stores, ...this.queued];
       throw error;
     }
   }
 
-  /** Commits what is queued now. */
-  flush(): void {
+  /** Commits what is queued now (with `extra`, rows rejected or skipped). */
+  async flush(extra: readonly NewItem[] = []): Promise<void> {
     this.clearTimer();
     if (this.failure) throw this.failure.error;
-    if (this.queued.length > 0) this.commitWith(() => undefined);
+    if (this.queued.length > 0 || extra.length > 0) await this.commitWith(extra);
   }
 
   private clearTimer(): void {

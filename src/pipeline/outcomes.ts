@@ -33,20 +33,26 @@ export function toOutcome(seq: number, o: WriteOutcome<Record<string, unknown>>,
 }
 
 /** After a write of acknowledgements from a WMS file: the exporter's records waiting for that confirmation are done. */
-export function confirm(ctx: { journal: Journal; logger: Logger }, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): void {
+export function confirm(ctx: { journal: Journal; logger: Logger }, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): number {
   const workType = writeModule(endpoint)?.confirms;
-  if (workType === undefined) return;
+  if (workType === undefined) return 0;
   const acks = outcomes.flatMap((o, i) => {
     const id = bodies[i]?.id;
     if (o.status !== 'ok' || typeof id !== 'number') return [];
     const at = (o.result as { acknowledged_at?: unknown } | undefined)?.acknowledged_at;
     return [{ id, acknowledgedAt: typeof at === 'string' ? at : null }];
   });
-  recordConfirmations(ctx.journal, workType, acks, ctx.logger);
+  return recordConfirmations(ctx.journal, workType, acks, ctx.logger);
 }
 
-/** Stores a request's outcomes, and the WMS confirmations they carry; call inside a journal transaction to commit both at once. */
-export function storeOutcomes(ctx: { journal: Journal; logger: Logger }, requestId: number, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): void {
+/** Whether an endpoint's outcomes confirm exported records (`confirm` needs the request's bodies). */
+export const confirmsRecords = (endpoint: string): boolean => writeModule(endpoint)?.confirms !== undefined;
+
+/**
+ * Stores a request's outcomes, and the WMS confirmations they carry (returns how many exported records they
+ * confirmed); call inside a journal transaction to commit both at once.
+ */
+export function storeOutcomes(ctx: { journal: Journal; logger: Logger }, requestId: number, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): number {
   ctx.journal.completeRequest(requestId, outcomes);
-  confirm(ctx, endpoint, bodies, outcomes);
+  return confirm(ctx, endpoint, bodies, outcomes);
 }

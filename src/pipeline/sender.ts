@@ -3,7 +3,7 @@ import { uncertainHint, writeModule } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { ItemOutcome, NewItem } from '../journal/index.js';
 import type { CompletionQueue } from './completions.js';
-import { storeOutcomes, toOutcome } from './outcomes.js';
+import { confirmsRecords, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
 import { writeBodies } from './write.js';
@@ -80,27 +80,23 @@ export async function deliver(ctx: SenderContext, request: SentRequest): Promise
   return outcomes;
 }
 
-/** Writes one batch: recorded (with the rows rejected since the last batch) and marked sent in one commit, then sent. */
+/**
+ * Writes one batch: recorded (with the rows rejected since the last batch, and the outcomes answered since the last
+ * commit) and marked sent in one commit, then sent. `extra` is taken (emptied) when the call is made.
+ */
 export async function sendBatch(
   ctx: SenderContext, completions: CompletionQueue, endpoint: string, docs: OutgoingDoc[], extra: NewItem[],
 ): Promise<ItemOutcome[]> {
-  const { journal, fileId } = ctx;
   const bodies: Record<string, unknown>[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) bodies[i] = docs[i].item;
   // Serialized once: the journal stores this text and the request is sent from it.
   const itemsJson = JSON.stringify(bodies);
-  const record = () => {
-    if (extra.length > 0) journal.addItems(fileId, extra);
-    const id = journal.recordBatch(fileId, endpoint, docs, { bodies: itemsJson });
-    // No await between this commit and the request leaving: a crash in between is settled like a sent request.
-    journal.markSent(id);
-    return id;
-  };
-  const requestId = completions.commitWith(record);
-  extra.length = 0;
+  // Nothing between this commit and the request leaving but the commit's answer: a crash in between is settled
+  // like a sent request.
+  const { requestId } = await completions.commitWith(extra.splice(0), { endpoint, docs, bodies: itemsJson });
   ctx.stats.requests++;
-  const outcomes = await deliver(ctx, { requestId, endpoint, docs, bodies, itemsJson });
-  completions.add(() => storeOutcomes(ctx, requestId, endpoint, bodies, outcomes));
+  const outcomes = await deliver(ctx, { requestId: requestId!, endpoint, docs, bodies, itemsJson });
+  completions.add({ requestId: requestId!, endpoint, outcomes, bodies: confirmsRecords(endpoint) ? bodies : undefined });
   return outcomes;
 }
 

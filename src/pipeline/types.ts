@@ -68,6 +68,8 @@ export interface ProcessFileOptions {
   /** Folder the result file goes to (default outbox). */
   resultFolder?: FolderRole;
   onProgress?: (progress: Progress) => void;
+  /** Files of at least this many bytes commit on a journal recorder thread (default 16 MiB; tests: 0). */
+  recorderThreadFrom?: number;
 }
 
 export type FileRef = ReadyFile | string;

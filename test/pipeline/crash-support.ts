@@ -10,8 +10,8 @@ export function dropPlainAdjustments(ws: Workspace, name: string, count: number,
 }
 
 /** Starts `wisbridge batch` and SIGKILLs it once `ready()` holds (checked every 50 ms). */
-export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>): Promise<void> {
-  const child = cli(['batch', '--config', ws.configFile]);
+export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const child = cli(['batch', '--config', ws.configFile], env);
   const exit = finished(child);
   const deadline = Date.now() + 25_000;
   while (!(await ready())) {
@@ -24,9 +24,9 @@ export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>):
 }
 
 /** Clears the faults and runs `wisbridge batch` to the end. */
-export async function restart(emu: { url: string }, ws: Workspace) {
+export async function restart(emu: { url: string }, ws: Workspace, env: NodeJS.ProcessEnv = {}) {
   await setFaults(emu, {});
-  const result = await finished(cli(['batch', '--config', ws.configFile]));
+  const result = await finished(cli(['batch', '--config', ws.configFile], env));
   expect([0, 1], result.stderr).toContain(result.code);
   return result;
 }

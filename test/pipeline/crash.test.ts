@@ -7,13 +7,16 @@ import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
-describe('kill -9 in the middle of a file, then restart', () => {
+// Small files record on the main thread, big ones on a recorder thread (WISBRIDGE_RECORDER_THREAD_FROM=1: this one too).
+const recorders: Array<[string, NodeJS.ProcessEnv]> = [['on the main thread', {}], ['on a recorder thread', { WISBRIDGE_RECORDER_THREAD_FROM: '1' }]];
+
+describe.each(recorders)('kill -9 in the middle of a file, then restart; the journal recorded %s', (_, env) => {
   it('adjustments: every row applied exactly once, or reported uncertain (applied at most once) with what to check', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 4 });
     dropPlainAdjustments(ws, 'KORR_CRASH.csv', 80, 'C');
     await setFaults(emu, { latency_ms: 300, path_prefix: '/v1/inventory' });
     const applied = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string }>;
-    await killMidFile(ws, async () => (await applied()).length >= 20);
+    await killMidFile(ws, async () => (await applied()).length >= 20, env);
     const atKill = (await applied()).length;
     expect(atKill).toBeLessThan(80);
     expect(ws.files('inbox')).toEqual(['KORR_CRASH.csv']);
@@ -23,7 +26,7 @@ describe('kill -9 in the middle of a file, then restart', () => {
     expect(left.backlog().sentRequests).toBeGreaterThanOrEqual(1);
     left.close();
 
-    const second = await restart(emu, ws);
+    const second = await restart(emu, ws, env);
     expect(second.stdout).toMatch(/KORR_CRASH\.csv\s+(done|failed)/);
     expect(ws.files('archive')).toEqual(['KORR_CRASH.csv']);
     const counts = new Map<string, number>();

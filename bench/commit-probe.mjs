@@ -1,0 +1,65 @@
+// Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits
+// (synchronous=FULL: the WAL write and its fsync) — every better-sqlite3 transaction's COMMIT, and statements run
+// outside a transaction (autocommit). Each thread writes its totals to BENCH_COMMIT_DIR/<pid>-<thread>.json every 50
+// commits, when it closes a connection and when it ends. Bench-only: the bridge's code knows nothing of it.
+import Database from 'better-sqlite3';
+import { writeFileSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
+
+const dir = process.env.BENCH_COMMIT_DIR;
+if (dir) {
+  const totals = { thread: threadId, commits: 0, ms: 0 };
+  const save = () => writeFileSync(`${dir}/${process.pid}-${threadId}.json`, JSON.stringify(totals));
+  const counted = (ms) => {
+    totals.ms += ms;
+    if (++totals.commits % 50 === 0) save();
+  };
+  process.on('exit', save);
+  // a worker thread ended by terminate() sees no 'exit': its last figures are written when it closes its connection
+  const close = Database.prototype.close;
+  Database.prototype.close = function probedClose(...args) {
+    save();
+    return close.apply(this, args);
+  };
+
+  const transaction = Database.prototype.transaction;
+  Database.prototype.transaction = function probedTransaction(fn) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the wrapped transaction's own 'this' is better-sqlite3's, not the database
+    const db = this;
+    let bodyEnd = 0;
+    const plain = transaction.call(db, function body(...args) {
+      const result = fn.apply(this, args);
+      bodyEnd = performance.now();
+      return result;
+    });
+    const timed = (variant) => function timedTransaction(...args) {
+      const outer = !db.inTransaction;
+      const result = variant.apply(this, args);
+      if (outer) counted(performance.now() - bodyEnd);
+      return result;
+    };
+    const wrapped = timed(plain);
+    for (const kind of ['deferred', 'immediate', 'exclusive']) wrapped[kind] = timed(plain[kind]);
+    return wrapped;
+  };
+
+  const prepare = Database.prototype.prepare;
+  let patched = false;
+  Database.prototype.prepare = function probedPrepare(...args) {
+    const statement = prepare.apply(this, args);
+    if (!patched) {
+      patched = true;
+      const proto = Object.getPrototypeOf(statement);
+      const run = proto.run;
+      proto.run = function probedRun(...runArgs) {
+        // BEGIN of a transaction runs outside one; its COMMIT is timed above
+        if (this.database.inTransaction || this.source.startsWith('BEGIN')) return run.apply(this, runArgs);
+        const begin = performance.now();
+        const result = run.apply(this, runArgs);
+        counted(performance.now() - begin);
+        return result;
+      };
+    }
+    return statement;
+  };
+}

@@ -1,0 +1,39 @@
+import { WorkerThread } from '../runtime/worker-thread.js';
+import type { Logger } from '../log.js';
+import type { CommitUnit, Committed, RequestRecorder } from './completions.js';
+
+/** Node's limits of the recorder's isolate: it holds one unit at a time (a request's outcomes and items). */
+const LIMITS = { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 };
+
+/**
+ * A file's commits on a worker thread with its own connection to the journal file (WAL: the main thread's
+ * connection reads and writes beside it). The main thread maps, sends and reads answers while a commit waits for
+ * its fsync; a request still leaves only once its record is committed. Units travel as JSON text (structured
+ * cloning 1,000 small objects costs the main thread several times more); the items without their bodies, which
+ * travel once, as the request's JSON text.
+ */
+export class RecorderThread implements RequestRecorder {
+  readonly #thread: WorkerThread;
+  /** Settles once the worker has opened the journal (or failed to start). */
+  readonly ready: Promise<void>;
+
+  constructor(path: string, private readonly logger: Logger) {
+    this.#thread = new WorkerThread(new URL('./recorder-worker', import.meta.url), { path }, 'journal recorder', 'JOURNAL', LIMITS);
+    this.ready = this.#thread.ready;
+  }
+
+  async commit(unit: CommitUnit): Promise<Committed> {
+    const { fileId, stores, extra, request } = unit;
+    const sent = request && { endpoint: request.endpoint, docs: JSON.stringify(request.docs, DOC_FIELDS), bodies: request.bodies };
+    const committed = (await this.#thread.call('commit', [fileId, JSON.stringify(stores), JSON.stringify(extra), sent])) as Committed;
+    if (committed.confirmed > 0) this.logger.info({ confirmed: committed.confirmed }, 'acknowledgements from the WMS recorded for the exported work lists');
+    return committed;
+  }
+
+  close(): Promise<void> {
+    return this.#thread.close();
+  }
+}
+
+/** What the journal records of an item besides its body (which goes in the request's JSON text). */
+const DOC_FIELDS = ['seq', 'docKey', 'lines'];

@@ -1,0 +1,25 @@
+/**
+ * The worker side of RecorderThread (recorder-thread.ts): its own connection to the journal file, committing a
+ * file's requests and outcomes off the bridge's main thread, through the same applyUnit as the inline recorder.
+ */
+import { openJournal, type NewItem } from '../journal/index.js';
+import { silentLogger } from '../log.js';
+import { serveCalls, threadData } from '../runtime/worker-serve.js';
+import { applyUnit, type NewRequest, type StoredOutcome } from './completions.js';
+
+const journal = openJournal((threadData() as { path: string }).path);
+// It appends: a small page cache is enough, and every MB of it is resident beside the main connection's.
+journal.db.pragma('cache_size = -2000');
+
+// Units arrive as JSON text (see RecorderThread); confirmations are logged by the main thread from the count returned.
+serveCalls({
+  commit: (fileId: number, stores: string, extra: string, request?: { endpoint: string; docs: string; bodies: string }) =>
+    applyUnit(journal, silentLogger, {
+      fileId,
+      stores: JSON.parse(stores) as StoredOutcome[],
+      extra: JSON.parse(extra) as NewItem[],
+      request: request && { ...request, docs: JSON.parse(request.docs) as NewRequest['docs'] },
+    }),
+  // no checkpoint here: the main thread's connection stays open and checkpoints when it closes
+  close: () => journal.db.close(),
+});

@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
+import { adminState, useEmulator } from '../support/emulator.js';
+import { korr, runInboundOnce, workspace } from './helpers.js';
+
+// Big files commit on a recorder thread (src/pipeline/recorder-thread.ts); here every file does.
+const emu = useEmulator({ resetEachTest: true });
+beforeEach(() => {
+  process.env.WISBRIDGE_RECORDER_THREAD_FROM = '1';
+});
+afterEach(() => {
+  delete process.env.WISBRIDGE_RECORDER_THREAD_FROM;
+});
+
+describe('a file whose journal commits run on the recorder thread', () => {
+  it('adjustments in batches of 2: refused, rejected and applied rows reported row by row, each applied once', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
+    ws.drop('KORR_THREAD.csv', korr([
+      'SKU-00001;1;Fund;T-1;19.11.2026;;ACME',
+      'SKU-00002;-100000;Bruch;T-2;19.11.2026;;ACME',
+      'SKU-00004;2;Fund;T-3;19.11.2026;;ACME',
+      'SKU-00005;oops;Fund;T-4;19.11.2026;;ACME',
+      'SKU-00006;3;Fund;T-5;19.11.2026;;ACME',
+    ]));
+    const file = (await runInboundOnce(ws)).files[0];
+    expect(file.outcome).toBe('failed');
+    expect(file.rows).toEqual({ ok: 3, error: 2, skipped: 0, uncertain: 0 });
+    expect(file.requests).toBe(2);
+    const rows = ws.result('KORR_THREAD.result.csv');
+    expect(rows.map((r) => `${r.line}:${r.status}`)).toEqual(['2:ok', '3:error', '4:ok', '5:error', '6:ok']);
+    expect(rows[1].message).toMatch(/insufficient stock of SKU-00002/);
+    expect(rows[3].message).toBe('KORR_THREAD.csv, line 5, column Menge: "oops" is not a number');
+    expect(rows[0].move_id).toMatch(/^\d+$/);
+    const applied = (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string }>;
+    expect(applied.map((a) => a.reference).sort()).toEqual(['T-1', 'T-3', 'T-5']);
+    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    expect(journal.backlog()).toMatchObject({ processingFiles: 0, pendingRequests: 0, sentRequests: 0 });
+    journal.close();
+  });
+
+  it('acknowledgements from the WMS confirm the exported records from the thread too', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    const exportId = journal.beginExport({
+      workType: 'customerShipments', fileName: 'SO_WORK_1.csv', policy: 'on-confirmation',
+      records: [{ id: 1001, number: 'SO-1001' }, { id: 1002, number: 'SO-1002' }, { id: 1003, number: 'SO-1003' }],
+    });
+    journal.markExportWritten(exportId);
+    journal.close();
+    ws.drop('ACK_SO_20261120.csv');
+    expect((await runInboundOnce(ws)).files[0].outcome).toBe('done');
+    const after = openJournal(join(ws.dir, 'journal.sqlite'));
+    const records = after.exportRecords(exportId).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
+    after.close();
+    expect(records).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
+  });
+});
