@@ -1,8 +1,8 @@
 /**
- * Child process for the crash and concurrency tests (src/journal/crash.test.ts), run with tsx.
+ * Child process for the crash and concurrency tests (test/journal/crash.test.ts), run with tsx.
  *   crash PATH   — commits batches, leaves one request sent, then loops inside one transaction until killed.
  *   writer PATH NAME BATCHES — writes batches and takes file sequence numbers, racing another connection;
- *     with BATCHES = peer it goes on (however fast it is) until the other process sets the cursor `peer-done`,
+ *     with BATCHES = peer it goes on (1 ms between requests) until the other process sets the cursor `peer-done`,
  *     then writes once more; it gives up after two minutes if the peer never finishes.
  * Progress goes to stdout with writeSync so the parent sees it before the next statement runs.
  */
@@ -54,6 +54,10 @@ if (mode === 'crash') {
     journal.completeRequest(id, batch(b * 50, 50).map((i) => ({ seq: i.seq, status: 'ok' as const })));
     sequences.push(journal.nextFileSequence('shared'));
     if (b === 0) say('writing');
+    // A bridge's writer commits once per request and then waits on the network; a loop with no gap at all would
+    // re-take the write lock the instant it drops it, and SQLite's busy handler (which sleeps, it does not queue)
+    // could starve the other connection past busy_timeout on a loaded machine. One millisecond keeps both racing.
+    await new Promise((resolve) => setTimeout(resolve, 1));
   }
   say(JSON.stringify({ fileId, sequences, status: journal.finishFile(fileId) }));
   journal.close();
