@@ -1,4 +1,4 @@
-import type { Journal } from '../journal/index.js';
+import type { JournalTransactions } from '../journal/index.js';
 
 /** How long a request's outcome may wait for the next request's commit before it is committed on its own. */
 export const COMPLETION_WAIT_MS = 20;
@@ -16,7 +16,7 @@ export class CompletionQueue {
   /** A commit on the timer that failed: rethrown to the file's flow at its next commit. */
   private failure: { error: unknown } | undefined;
 
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: JournalTransactions) {}
 
   /** `store` writes one request's outcome; it runs inside a journal transaction. */
   add(store: () => void): void {
