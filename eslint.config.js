@@ -27,6 +27,14 @@ export default tseslint.config(
     },
   },
   {
+    // The journal's SQLite handle is for tests and bench/ only: the bridge goes through the journal interfaces (docs/journal.md).
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts', 'src/journal/journal.ts', 'src/journal/raw.ts', 'src/journal/test-support.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/raw.js', '**/test-support.js'], message: 'tests and bench/ only: use the journal interfaces (docs/journal.md)' }] }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: Object.fromEntries(['process', 'console', 'Buffer', 'URL', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'].map((name) => [name, 'readonly'])) },
   },

@@ -5,7 +5,6 @@ import { errorFileName, resultFileName, resultStream } from '../pipeline/result-
 import { jobOfFile, redriveFile } from '../service/redrive.js';
 import { resolveRows } from '../service/resolve.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { consoleQueries } from './queries.js';
 import type { ConsoleSource } from './source.js';
 
 /**
@@ -37,7 +36,7 @@ async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Pr
 }
 
 async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<void> {
-  consoleQueries(await runtime.journal()).recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
+  (await runtime.journal()).console.recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
   runtime.logger.info({ action: entry.action, fileId: entry.fileId, target: entry.target, by: entry.actor, via, outcome: result.ok ? 'ok' : 'failed' }, 'operator action');
 }
 
@@ -105,6 +104,6 @@ export async function download(source: ConsoleSource, fileId: number, actor: str
     if (!isWisbridgeError(error)) throw error;
   }
   stream ??= resultStream(journal, fileId);
-  consoleQueries(journal).recordAction({ action: 'download', fileId, target: name, actor, via: 'console', detail: `from the ${from}`, outcome: 'ok' });
+  journal.console.recordAction({ action: 'download', fileId, target: name, actor, via: 'console', detail: `from the ${from}`, outcome: 'ok' });
   return { name, stream };
 }

@@ -1,14 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { FileStatus, ItemStatus, Journal } from '../journal/index.js';
+import type { ConsoleJournal, FileStatus, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
 import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
 import { html, page } from './html.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
 import { alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
-import { consoleQueries } from './queries.js';
 import type { ConsoleSource } from './source.js';
 
 const PAGE_SIZE = 50;
@@ -26,8 +25,11 @@ interface Request {
   res: ServerResponse;
   url: URL;
   who: Principal;
-  journal: Journal;
+  journal: ConsoleSide;
 }
+
+/** What the console reads and does: operator views and actions, result rows, its own pages and audit trail. */
+type ConsoleSide = OperatorJournal & ResultReads & { readonly console: ConsoleJournal };
 
 /** Handles /console/… on the bridge's HTTP listener; false for any other path. `auth` undefined: the console is off. */
 export function createConsoleHandler(source: ConsoleSource, auth: ConsoleAuth | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -95,7 +97,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   if (path === '/console/files') return show('Files', files(source, r));
   if (path === '/console/exports') return show('Exports', exportsList(source, r));
   if (path === '/console/uncertain') {
-    const p = consoleQueries(r.journal).uncertainRows({ afterFile: intParam(url, 'afterFile'), afterSeq: intParam(url, 'afterSeq'), limit: PAGE_SIZE });
+    const p = r.journal.console.uncertainRows({ afterFile: intParam(url, 'afterFile'), afterSeq: intParam(url, 'afterSeq'), limit: PAGE_SIZE });
     return show('Uncertain rows', uncertainPage(p.rows, p.next));
   }
   if (path === '/console/alerts') return show('Alerts', alertsPage(source.alerts()));
@@ -103,7 +105,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   if (path === '/console/progress.json') return send(res, 200, JSON.stringify(source.progress.snapshot()), 'application/json');
   if (path === '/console/events') return events(source, r);
   if (path === '/console/actions') {
-    return show('Actions log', actionsTable(consoleQueries(r.journal).listActions({ before: intParam(url, 'before'), limit: PAGE_SIZE }), 'Operator actions, newest first'));
+    return show('Actions log', actionsTable(r.journal.console.listActions({ before: intParam(url, 'before'), limit: PAGE_SIZE }), 'Operator actions, newest first'));
   }
   if (path === '/console/rejected') {
     const { entries, problems } = await rejectedFiles(source);
@@ -122,9 +124,9 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
     const file = r.journal.getFile(fileId);
     if (fileMatch[2] === undefined) {
       const status = enumParam(url, 'status', ROW_STATUSES);
-      const rows = consoleQueries(r.journal).fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(url, 'after'), limit: ROWS_PAGE });
+      const rows = r.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(url, 'after'), limit: ROWS_PAGE });
       const job = source.runtime.loaded.config.inbound.find((j) => dropName(source, j.drop) === file.drop && (!j.mappings || j.mappings.includes(file.mapping)))?.name;
-      return show(file.name, filePage({ file, rows, status, csrf, job, actions: consoleQueries(r.journal).listActions({ fileId, limit: 20 }) }));
+      return show(file.name, filePage({ file, rows, status, csrf, job, actions: r.journal.console.listActions({ fileId, limit: 20 }) }));
     }
     if (fileMatch[2] === 'result') {
       const { name, stream } = await actions.download(source, fileId, who.name);
@@ -205,9 +207,9 @@ function dayRange(url: URL): { from?: string; to?: string; date?: string } {
   return { date, from: `${date}T00:00:00.000Z`, to: new Date(Date.parse(date) + 86_400_000).toISOString() };
 }
 
-function overview(source: ConsoleSource, journal: Journal) {
+function overview(source: ConsoleSource, journal: ConsoleSide) {
   return overviewPage({
-    mode: source.mode, jobs: source.jobs(), backlog: journal.backlog(), journal: consoleQueries(journal).stats(journal.path),
+    mode: source.mode, jobs: source.jobs(), backlog: journal.backlog(), journal: journal.console.stats(journal.path),
     alerts: source.alerts(), progress: source.progress.snapshot(),
   });
 }
@@ -219,7 +221,7 @@ function files(source: ConsoleSource, r: Request) {
   const status = enumParam(r.url, 'status', FILE_STATUSES);
   const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
   const day = dayRange(r.url);
-  const list = consoleQueries(r.journal).listFiles({
+  const list = r.journal.console.listFiles({
     status: status as FileStatus | undefined, drop: job ? dropName(source, job.drop) : undefined, mappings: job?.mappings, from: day.from, to: day.to, name,
     before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
   });
@@ -236,7 +238,7 @@ function exportsList(source: ConsoleSource, r: Request) {
   const status = enumParam(r.url, 'status', EXPORT_STATUSES);
   const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
   const day = dayRange(r.url);
-  const list = consoleQueries(r.journal).listExports({
+  const list = r.journal.console.listExports({
     workType: job?.work_type, status, from: day.from, to: day.to, name, before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
   });
   return exportListPage({

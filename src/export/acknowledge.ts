@@ -3,7 +3,7 @@ import type { WisClient, WriteOutcome } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
-import type { Acknowledgement, ExportRecord, Journal } from '../journal/index.js';
+import type { Acknowledgement, ExportRecord, ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { writeResultFile } from './files.js';
 import type { WorkTypeSpec } from './work-types.js';
@@ -25,7 +25,7 @@ export interface AckContext {
   job: ExportJob;
   spec: WorkTypeSpec;
   client: WisClient;
-  journal: Journal;
+  journal: ExportJournal;
   drop: Drop;
   logger: Logger;
   signal?: AbortSignal;

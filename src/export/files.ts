@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Drop, WriteResult } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
-import type { ExportFile, ExportRecord, Journal } from '../journal/index.js';
+import type { ExportFile, ExportRecord, ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
 import type { ExportJournalWriter } from './journal-writer.js';
@@ -26,7 +26,7 @@ export function crashPoint(point: 'after-record' | 'after-rename' | 'after-writt
  * the write). The rename is the commit point: a file in the outbox was written whole, so the export is marked
  * written; no file means the records were never handed over and are free again.
  */
-export async function settleUnwritten(journal: Journal, drop: Drop, exportFile: ExportFile, logger: Logger): Promise<'written' | 'abandoned'> {
+export async function settleUnwritten(journal: ExportJournal, drop: Drop, exportFile: ExportFile, logger: Logger): Promise<'written' | 'abandoned'> {
   const found = await drop.stat('outbox', exportFile.fileName);
   if (found) {
     journal.markExportWritten(exportFile.exportId);
@@ -50,7 +50,7 @@ export const exportsInFlight = new Set<string>();
  * failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here.
  */
 export async function writeRecorded(
-  journal: Journal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, logger: Logger,
+  journal: ExportJournal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, logger: Logger,
 ): Promise<WriteResult> {
   let written: WriteResult;
   crashPoint('after-record');
@@ -95,7 +95,7 @@ export function resultCsv(records: readonly ExportRecord[]): string {
 const RESULT_PART = 2_000;
 
 /** resultCsv of an export's records as the journal has them, read and rendered in parts, a turn of the event loop apart. */
-export async function* resultCsvParts(journal: Journal, exportId: number, part = RESULT_PART): AsyncGenerator<string> {
+export async function* resultCsvParts(journal: ExportJournal, exportId: number, part = RESULT_PART): AsyncGenerator<string> {
   yield RESULT_CSV.cells(RESULT_COLUMNS);
   for (let after = Number.MIN_SAFE_INTEGER; ;) {
     const records = journal.exportRecordsAfter(exportId, after, part);
@@ -107,7 +107,7 @@ export async function* resultCsvParts(journal: Journal, exportId: number, part =
 }
 
 /** `<work list>.ack.csv`, rewritten whole from the journal (overwrite: it is the bridge's own file). */
-export async function writeResultFile(drop: Drop, journal: Journal, exportFile: ExportFile): Promise<string> {
+export async function writeResultFile(drop: Drop, journal: ExportJournal, exportFile: ExportFile): Promise<string> {
   const name = resultFileName(exportFile.fileName);
   await drop.writeAtomic('outbox', name, resultCsvParts(journal, exportFile.exportId), { overwrite: true });
   return name;

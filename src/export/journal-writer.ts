@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { BeginExportInput, ExportRecordInput, Journal } from '../journal/index.js';
+import type { BeginExportInput, ExportRecordInput, ExportJournal } from '../journal/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 
 /**
@@ -17,7 +17,7 @@ export interface ExportJournalWriter {
  * On the journal's connection, in the main thread; a turn of the event loop after each call (setImmediate: after
  * the I/O callbacks waiting now) lets the listing's answers in.
  */
-export function inlineJournalWriter(journal: Journal): ExportJournalWriter {
+export function inlineJournalWriter(journal: ExportJournal): ExportJournalWriter {
   const after = async <T>(result: T): Promise<T> => {
     await nextTurn();
     return result;

@@ -1,5 +1,5 @@
 import { isWisbridgeError } from '../errors.js';
-import type { AckPolicy, ExportRecordInput, Journal } from '../journal/index.js';
+import type { AckPolicy, ExportRecordInput, ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { exportsInFlight } from './files.js';
 import type { ExportJournalWriter } from './journal-writer.js';
@@ -30,7 +30,7 @@ export class FileRecording {
   constructor(
     readonly name: string,
     readonly writer: Promise<ExportJournalWriter>,
-    private readonly journal: Journal,
+    private readonly journal: ExportJournal,
     private readonly spec: FileJournalSpec,
     private readonly logger: Logger,
   ) {

@@ -2,7 +2,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { ListEndpointId, WisClient } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
-import type { ExportRecordInput, Journal } from '../journal/index.js';
+import type { ExportRecordInput, ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/export.js';
@@ -23,7 +23,7 @@ export interface WrittenFile {
 export interface FileContext {
   job: ExportJob;
   client: WisClient;
-  journal: Journal;
+  journal: ExportJournal;
   drop: Drop;
   logger: Logger;
   concurrency: number;

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../errors.js';
 import { openJournal, SCHEMA_VERSION, type Journal } from './index.js';
-import { adjustment, claimInput, okOutcomes, useTestJournal, type TempDir } from './test-support.js';
+import { adjustment, claimInput, okOutcomes, useTestJournal, type TempDir, rawDatabase } from './test-support.js';
 
 let tmp: TempDir;
 let journal: Journal;
@@ -22,10 +22,10 @@ const stateCode = (fn: () => unknown): string | undefined => {
 
 describe('opening', () => {
   it('sets WAL, synchronous=FULL, foreign keys and a busy timeout, and records the schema version', () => {
-    expect(journal.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(journal.db.pragma('synchronous', { simple: true })).toBe(2);
-    expect(journal.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(journal.db.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(5000);
+    expect(rawDatabase(journal).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(rawDatabase(journal).pragma('synchronous', { simple: true })).toBe(2);
+    expect(rawDatabase(journal).pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(rawDatabase(journal).pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(5000);
     expect(journal.schemaVersion).toBe(SCHEMA_VERSION);
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
   });
@@ -33,7 +33,7 @@ describe('opening', () => {
   it('reopens without migrating again and refuses a journal from a newer bridge', () => {
     journal.close();
     journal = openJournal(tmp.path);
-    const versions = journal.db.prepare('SELECT count(*) FROM schema_version').pluck().get();
+    const versions = rawDatabase(journal).prepare('SELECT count(*) FROM schema_version').pluck().get();
     expect(versions).toBe(SCHEMA_VERSION);
     journal.close();
     const raw = new Database(tmp.path);
@@ -100,8 +100,9 @@ describe('claiming files by checksum', () => {
     const unsentId = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(2)]);
     const resumed = journal.claimFile(claimInput('renamed.csv', 'abc'));
     expect(resumed).toEqual({ status: 'resume', fileId, generation: 1 });
-    expect(journal.getRequest(unsentId).status).toBe('abandoned');
-    expect(journal.getRequest(sentId).status).toBe('sent');
+    expect(journal.getRequest(unsentId)).toMatchObject({ status: 'abandoned', sentAt: null });
+    // When it was sent: reading back (settle.ts) looks for changes from then on.
+    expect(journal.getRequest(sentId)).toMatchObject({ status: 'sent', sentAt: expect.stringMatching(/^2026-03-01T08:00:\d\d\.000Z$/) });
     // The abandoned item can go out in a new request.
     const again = journal.recordBatch(fileId, 'inventory.adjustments', [adjustment(2)]);
     expect(journal.requestItems(again).map((i) => i.seq)).toEqual([2]);
@@ -340,7 +341,7 @@ describe('item blocks (a request packed into one row)', () => {
       [8, 'SO-4', 'ok', null, []],
     ]);
     // Item rows: the rejected row and the error copied out of its block (with its body, for a re-drive).
-    const rows = journal.db.prepare('SELECT seq, status, body FROM items WHERE file_id = ? ORDER BY seq').all(fileId);
+    const rows = rawDatabase(journal).prepare('SELECT seq, status, body FROM items WHERE file_id = ? ORDER BY seq').all(fileId);
     expect(rows).toEqual([{ seq: 4, status: 'error', body: null }, { seq: 7, status: 'error', body: '{"id":7,"key":"SO-3"}' }]);
     expect(journal.fileSummary(fileId)).toMatchObject({ total: 5, ok: 3, error: 2 });
     expect(journal.failedItems(fileId).map((i) => [i.seq, i.requestId, i.rejected])).toEqual([[4, null, true], [7, a, false]]);
@@ -376,6 +377,6 @@ describe('item blocks (a request packed into one row)', () => {
     journal.recordBatch(fileId, 'inventory.adjustments', [10, 11, 12].map((s) => adjustment(s)));
     expect(() => journal.recordBatch(fileId, 'inventory.adjustments', [8, 9, 12, 13].map((s) => adjustment(s)))).toThrow(/item 12 of file/);
     expect(journal.fileSummary(fileId)).toMatchObject({ total: 3, pending: 3 });
-    expect(journal.db.prepare('SELECT count(*) FROM item_blocks').pluck().get()).toBe(1);
+    expect(rawDatabase(journal).prepare('SELECT count(*) FROM item_blocks').pluck().get()).toBe(1);
   });
 });

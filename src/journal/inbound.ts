@@ -17,6 +17,7 @@ interface RequestRow {
   seqs: string;
   item_count: number;
   status: RequestStatus;
+  sent_at: string | null;
 }
 
 export function toRequest(row: RequestRow): RecordedRequest {
@@ -27,6 +28,7 @@ export function toRequest(row: RequestRow): RecordedRequest {
     attempt: row.attempt,
     seqs: fromRanges(JSON.parse(row.seqs) as Array<[number, number]>),
     status: row.status,
+    sentAt: row.sent_at,
   };
 }
 

@@ -1,4 +1,8 @@
-export { openJournal, type Journal, type JournalOptions } from './journal.js';
+export { openJournal, type JournalOptions } from './journal.js';
+export type {
+  ConsoleJournal, ExportConfirmations, ExportJournal, InboundJournal, Journal, JournalLifecycle, JournalTransactions,
+  OperatorJournal, ResultReads,
+} from './interfaces.js';
 export { BUSY_TIMEOUT_MS } from './db.js';
 export { SCHEMA_VERSION } from './schema.js';
 export type * from './types.js';

@@ -1,35 +1,35 @@
 import { WisbridgeError } from '../errors.js';
 import { createBlocks } from './blocks.js';
-import { openDatabase, schemaVersion, type Db } from './db.js';
+import { createConsoleQueries, type ConsoleQueries } from './console-queries.js';
+import { openDatabase, schemaVersion } from './db.js';
 import { createDispositions } from './dispositions.js';
 import { createInbound } from './inbound.js';
+import type { Journal } from './interfaces.js';
 import { createOperator } from './operator.js';
 import { createOutbound } from './outbound.js';
 import { createPrune } from './prune.js';
 import { createReads } from './reads.js';
+import { registerRawDatabase } from './raw.js';
 
 export interface JournalOptions {
   /** Clock for the timestamps the journal stores (tests); defaults to the system clock. */
   now?: () => Date;
+  /** Page cache of this connection in KiB (default 16,000); a second connection that only appends needs little. */
+  cacheKiB?: number;
+  /** Checkpoint the WAL when closing (default true); a second connection leaves it to the main one. */
+  checkpointOnClose?: boolean;
 }
 
-export type Journal = ReturnType<typeof createInbound> & ReturnType<typeof createOperator> & ReturnType<typeof createOutbound>
-  & ReturnType<typeof createDispositions> & ReturnType<typeof createReads> & ReturnType<typeof createPrune> & {
-  readonly path: string;
-  readonly schemaVersion: number;
-  /**
-   * Runs fn in one IMMEDIATE transaction, so several journal calls share one commit (one fsync),
-   * e.g. addItems + recordRequest per batch. fn must be synchronous: never await inside.
-   */
-  transaction<T>(fn: () => T): T;
-  /** Checkpoints the WAL into the database file and closes the connection. Idempotent. */
-  close(): void;
-  /** The underlying connection, for read-only diagnostics. */
-  readonly db: Db;
-};
+/** What the SQLite factories build: every method must belong to one of the interfaces in interfaces.ts. */
+type Built = ReturnType<typeof createInbound> & ReturnType<typeof createOperator> & ReturnType<typeof createOutbound>
+  & ReturnType<typeof createDispositions> & ReturnType<typeof createReads> & ReturnType<typeof createPrune>;
+type Unplaced = Exclude<keyof Built, keyof Journal>;
+// Fails to compile when a factory gains a method that no interface lists (place it in interfaces.ts).
+const _everyMethodPlaced: [Unplaced] extends [never] ? true : Unplaced = true;
 
 export function openJournal(path: string, options: JournalOptions = {}): Journal {
   const db = openDatabase(path);
+  if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.round(options.cacheKiB))}`);
   const clock = options.now ?? (() => new Date());
   const now = (): string => clock().toISOString();
   const blocks = createBlocks(db);
@@ -43,7 +43,8 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     if (result instanceof Promise) throw new WisbridgeError('JOURNAL', 'a journal transaction must not be async');
     return result;
   });
-  return {
+  let consoleQueries: ConsoleQueries | undefined;
+  const journal: Journal = {
     ...inbound,
     ...operator,
     ...outbound,
@@ -52,12 +53,16 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     ...prune,
     path,
     schemaVersion: schemaVersion(db),
-    db,
+    get console() {
+      return (consoleQueries ??= createConsoleQueries(db, now));
+    },
     transaction: <T>(fn: () => T): T => run.immediate(fn) as T,
     close: () => {
       if (!db.open) return;
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      if (options.checkpointOnClose !== false) db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
     },
   };
+  registerRawDatabase(journal, db);
+  return journal;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Journal } from './index.js';
 import { MIGRATIONS } from './schema.js';
-import { testJournal, useTestJournal, type TempDir } from './test-support.js';
+import { testJournal, useTestJournal, type TempDir, rawDatabase } from './test-support.js';
 
 let tmp: TempDir;
 let journal: Journal;
@@ -98,7 +98,7 @@ describe('work-list exports', () => {
     expect(journal.exportRecords(exportId).every((r) => r.ackStatus === 'unwritten')).toBe(true);
     expect(journal.cancelledNotYetExported('customer-shipments', [1, 2])).toEqual([]);
     expect(() => journal.recordAcknowledgements(exportId, [{ id: 1, status: 'acknowledged' }])).toThrow(/is recorded: its records are not waiting/);
-    const changes = () => journal.db.prepare('SELECT total_changes()').pluck().get() as number;
+    const changes = () => rawDatabase(journal).prepare('SELECT total_changes()').pluck().get() as number;
     const before = changes();
     journal.markExportWritten(exportId);
     expect(changes() - before).toBe(1); // the export row, no record row
@@ -109,12 +109,12 @@ describe('work-list exports', () => {
   });
 
   it('brings records an older journal left unwritten to their policy status, their export still unwritten', () => {
-    const raw = journal.db;
+    const raw = rawDatabase(journal);
     const exportId = journal.beginExport({ workType: 'customer-shipments', fileName: 'old.csv', records: records(1, 2), policy: 'on-confirmation' });
     raw.prepare(`UPDATE export_records SET ack_status = 'unwritten' WHERE export_id = ?`).run(exportId);
     raw.exec(MIGRATIONS[2]!); // migration 3, as it ran on a journal of the version before it
     reopen();
-    expect(journal.db.prepare('SELECT DISTINCT ack_status FROM export_records').pluck().all()).toEqual(['awaiting-confirmation']);
+    expect(rawDatabase(journal).prepare('SELECT DISTINCT ack_status FROM export_records').pluck().all()).toEqual(['awaiting-confirmation']);
     expect(journal.exportRecords(exportId).map((r) => r.ackStatus)).toEqual(['unwritten', 'unwritten']);
     expect(journal.backlog().exportsUnwritten).toBe(2);
     expect(journal.confirmRecords('customer-shipments', [1])).toEqual({ confirmed: [], unknown: [1] }); // not handed over yet

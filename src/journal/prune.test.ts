@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../errors.js';
 import type { Journal } from './index.js';
-import { adjustment, claimInput, okOutcomes, useTestJournal } from './test-support.js';
+import { adjustment, claimInput, okOutcomes, useTestJournal, rawDatabase } from './test-support.js';
 
 let journal: Journal;
 useTestJournal((j) => {
@@ -10,7 +10,7 @@ useTestJournal((j) => {
 
 const EP = 'inventory.adjustments';
 const LATER = '2026-04-01T00:00:00.000Z';
-const count = (table: string, fileId: number) => journal.db.prepare(`SELECT count(*) FROM ${table} WHERE file_id = ?`).pluck().get(fileId) as number;
+const count = (table: string, fileId: number) => rawDatabase(journal).prepare(`SELECT count(*) FROM ${table} WHERE file_id = ?`).pluck().get(fileId) as number;
 
 /** A finished file: seqs 0-2 in a block (0-1 ok, 2 error, or uncertain when asked), 3 rejected by the mapping. */
 function finishedFile(checksum: string, options: { uncertain?: boolean; redriven?: boolean } = {}): number {
@@ -37,13 +37,13 @@ describe('journal prune', () => {
     const { fileId: processing } = journal.claimFile(claimInput('busy.csv', 'busy'));
     journal.recordBatch(processing, EP, [adjustment(0)]);
     expect(count('items', done)).toBeGreaterThan(0);
-    expect(journal.db.prepare('SELECT count(*) FROM item_history').pluck().get()).toBe(1);
+    expect(rawDatabase(journal).prepare('SELECT count(*) FROM item_history').pluck().get()).toBe(1);
     const before = journal.getFile(done);
 
     const report = await journal.pruneJournal({ olderThan: LATER });
     expect(report).toMatchObject({ files: 1, keptOpen: 1, items: 2, blocks: 1, requests: 2 });
     for (const table of ['items', 'item_blocks', 'requests']) expect(count(table, done)).toBe(0);
-    expect(journal.db.prepare('SELECT count(*) FROM item_history').pluck().get()).toBe(0);
+    expect(rawDatabase(journal).prepare('SELECT count(*) FROM item_history').pluck().get()).toBe(0);
     expect(count('items', open)).toBeGreaterThan(0);
     expect(count('item_blocks', processing)).toBe(1);
     const after = journal.getFile(done);

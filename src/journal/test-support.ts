@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { openJournal, type Journal } from './journal.js';
+import type { Journal } from './interfaces.js';
+import { openJournal } from './journal.js';
 import type { ItemOutcome, NewItem } from './types.js';
+
+export { rawDatabase } from './raw.js';
 
 /** A temp folder for journal files; remove() deletes it. Tests use real SQLite files only. */
 export function tempDir(): { dir: string; path: string; remove: () => void } {

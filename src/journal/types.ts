@@ -53,6 +53,8 @@ export interface RecordedRequest {
   attempt: number;
   seqs: number[];
   status: RequestStatus;
+  /** When it was marked sent (null while pending): reading back looks for changes from then on. */
+  sentAt: string | null;
 }
 
 export type ResumeClass = 'finished' | 'sent' | 'unsent';

@@ -1,6 +1,7 @@
-import type { ItemOutcome, Journal, NewItem } from '../journal/index.js';
+import type { ItemOutcome, NewItem } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { storeOutcomes } from './outcomes.js';
+import type { SenderContext } from './types.js';
 
 /** How long a request's outcome may wait for the next request's commit before it is committed on its own. */
 export const COMPLETION_WAIT_MS = 20;
@@ -45,7 +46,7 @@ export interface RequestRecorder {
 const NO_BODIES: readonly Record<string, unknown>[] = [];
 
 /** One unit in one transaction (one fsync): the one code path of both recorders. */
-export function applyUnit(journal: Journal, logger: Logger, unit: CommitUnit): Committed {
+export function applyUnit(journal: SenderContext['journal'], logger: Logger, unit: CommitUnit): Committed {
   return journal.transaction(() => {
     let confirmed = 0;
     for (const s of unit.stores) confirmed += storeOutcomes({ journal, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
@@ -57,7 +58,7 @@ export function applyUnit(journal: Journal, logger: Logger, unit: CommitUnit): C
 }
 
 /** Commits on the journal's own connection, in the calling thread. */
-export function inlineRecorder(journal: Journal, logger: Logger): RequestRecorder {
+export function inlineRecorder(journal: SenderContext['journal'], logger: Logger): RequestRecorder {
   return {
     commit: async (unit) => applyUnit(journal, logger, unit),
     close: async () => undefined,

@@ -1,4 +1,4 @@
-import type { Acknowledgement, Journal } from '../journal/index.js';
+import type { Acknowledgement, ExportConfirmations } from '../journal/index.js';
 import type { Logger } from '../log.js';
 
 /**
@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
  * confirmation is recorded as acknowledged (in one transaction), so the exporter never acknowledges it again.
  * `workType` is the endpoint family (`customerShipments`, ...), the same names as the export jobs' work types.
  */
-export function recordConfirmations(journal: Journal, workType: string, acks: ReadonlyArray<{ id: number; acknowledgedAt: string | null }>, logger: Logger): number {
+export function recordConfirmations(journal: ExportConfirmations, workType: string, acks: ReadonlyArray<{ id: number; acknowledgedAt: string | null }>, logger: Logger): number {
   if (acks.length === 0) return 0;
   return journal.transaction(() => {
     const { confirmed } = journal.confirmRecords(workType, acks.map((a) => a.id));

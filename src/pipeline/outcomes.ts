@@ -1,8 +1,8 @@
 import type { WriteOutcome } from '../client/index.js';
 import { uncertainHint, writeModule, WRITES } from '../contract/index.js';
-import type { ItemOutcome, Journal } from '../journal/index.js';
-import type { Logger } from '../log.js';
+import type { ItemOutcome } from '../journal/index.js';
 import { recordConfirmations } from './confirmations.js';
+import type { SenderContext } from './types.js';
 
 /** Per endpoint, the result fields that have a result-file column: kept even when the request already said them. */
 const KEPT = new Map<string, ReadonlySet<string>>(Object.entries(WRITES).map(([id, m]) => [id, new Set(m.kept)]));
@@ -33,7 +33,7 @@ export function toOutcome(seq: number, o: WriteOutcome<Record<string, unknown>>,
 }
 
 /** After a write of acknowledgements from a WMS file: the exporter's records waiting for that confirmation are done. */
-export function confirm(ctx: { journal: Journal; logger: Logger }, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): number {
+export function confirm(ctx: Pick<SenderContext, 'journal' | 'logger'>, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): number {
   const workType = writeModule(endpoint)?.confirms;
   if (workType === undefined) return 0;
   const acks = outcomes.flatMap((o, i) => {
@@ -52,7 +52,7 @@ export const confirmsRecords = (endpoint: string): boolean => writeModule(endpoi
  * Stores a request's outcomes, and the WMS confirmations they carry (returns how many exported records they
  * confirmed); call inside a journal transaction to commit both at once.
  */
-export function storeOutcomes(ctx: { journal: Journal; logger: Logger }, requestId: number, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): number {
+export function storeOutcomes(ctx: Pick<SenderContext, 'journal' | 'logger'>, requestId: number, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): number {
   ctx.journal.completeRequest(requestId, outcomes);
   return confirm(ctx, endpoint, bodies, outcomes);
 }

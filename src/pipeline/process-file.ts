@@ -3,7 +3,7 @@ import { ApiReferenceResolver } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
-import type { Journal } from '../journal/index.js';
+import type { InboundJournal, ResultReads } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { mapInbound, type Mapping, type MappingSet, type ReferenceResolver } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -148,7 +148,10 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   return report;
 }
 
-function fillCounts(report: FileReport, journal: Journal, fileId: number): void {
+/** A file's claim, requests and result: the inbound side of the journal. */
+type FileJournal = InboundJournal & ResultReads;
+
+function fillCounts(report: FileReport, journal: FileJournal, fileId: number): void {
   const s = journal.fileSummary(fileId);
   report.rows = { ok: s.ok, error: s.error, skipped: s.skipped, uncertain: s.uncertain + s.sent };
 }
@@ -158,7 +161,7 @@ function fillCounts(report: FileReport, journal: Journal, fileId: number): void 
  * (after a crash) rewrites that name, while a result file of another file of the same name is never replaced — a
  * new name with the archive's timestamp suffix is taken instead.
  */
-async function writeResult(ctx: FileContext, journal: Journal, fileId: number): Promise<void> {
+async function writeResult(ctx: FileContext, journal: FileJournal, fileId: number): Promise<void> {
   let name = journal.getFile(fileId).resultName;
   if (name === null) {
     name = await freeResultName(ctx);
@@ -167,7 +170,7 @@ async function writeResult(ctx: FileContext, journal: Journal, fileId: number): 
   await writeResultAs(ctx, name, journal, fileId);
 }
 
-async function writeResultAs(ctx: FileContext, name: string, journal: Journal, fileId: number, override?: ResultRowOverride): Promise<void> {
+async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, override?: ResultRowOverride): Promise<void> {
   const counts = emptyRowCounts();
   await ctx.drop.writeAtomic(ctx.resultFolder, name, resultStream(journal, fileId, override, counts) as Readable, { overwrite: true });
   ctx.report.resultFile = name;
@@ -190,7 +193,7 @@ async function freeResultName(ctx: FileContext): Promise<string> {
  * the same names again and finishes instead of making a second copy. A file replaced meanwhile stays: it is
  * processed as a file of its own.
  */
-async function dispose(ctx: FileContext, outcome: 'archive' | 'error', journal?: Journal): Promise<void> {
+async function dispose(ctx: FileContext, outcome: 'archive' | 'error', journal?: FileJournal): Promise<void> {
   if (ctx.options.dispose === false) return;
   const fileId = journal ? ctx.report.fileId : undefined;
   const stampAt = fileId !== undefined ? new Date(journal!.getFile(fileId).claimedAt) : undefined;
@@ -207,7 +210,7 @@ async function dispose(ctx: FileContext, outcome: 'archive' | 'error', journal?:
 }
 
 /** The file failed as a whole: to error/ with NAME.error.txt beside it (and its result file when rows were recorded). */
-async function rejectWhole(ctx: FileContext, reason: string, journal?: Journal): Promise<FileReport> {
+async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJournal): Promise<FileReport> {
   const { report } = ctx;
   report.outcome = 'rejected';
   report.reason = reason;
@@ -245,7 +248,7 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: Journal):
  * its move): its result file is written again under its recorded name and the move finished. Anything else is a
  * re-drop: a result file of its own (the earlier one is kept) says every row is `skipped`, and the file is archived.
  */
-async function duplicate(ctx: FileContext, journal: Journal, previousId: number): Promise<FileReport> {
+async function duplicate(ctx: FileContext, journal: FileJournal, previousId: number): Promise<FileReport> {
   const prev = journal.getFile(previousId);
   const { report } = ctx;
   report.fileId = previousId;

@@ -7,9 +7,9 @@ import { silentLogger } from '../log.js';
 import { serveCalls, threadData } from '../runtime/worker-serve.js';
 import { applyUnit, type NewRequest, type StoredOutcome } from './completions.js';
 
-const journal = openJournal((threadData() as { path: string }).path);
-// It appends: a small page cache is enough, and every MB of it is resident beside the main connection's.
-journal.db.pragma('cache_size = -2000');
+// It appends: a small page cache is enough (every MB of it is resident beside the main connection's), and the main
+// thread's connection stays open and checkpoints when it closes.
+const journal = openJournal((threadData() as { path: string }).path, { cacheKiB: 2000, checkpointOnClose: false });
 
 // Units arrive as JSON text (see RecorderThread); confirmations are logged by the main thread from the count returned.
 serveCalls({
@@ -20,6 +20,5 @@ serveCalls({
       extra: JSON.parse(extra) as NewItem[],
       request: request && { ...request, docs: JSON.parse(request.docs) as NewRequest['docs'] },
     }),
-  // no checkpoint here: the main thread's connection stays open and checkpoints when it closes
-  close: () => journal.db.close(),
+  close: () => journal.close(),
 });

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { RETURNED_FIELDS } from '../contract/index.js';
 import { fitName } from '../drops/index.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
-import type { Journal, LineOutcome } from '../journal/index.js';
+import type { LineOutcome, ResultReads } from '../journal/index.js';
 
 /**
  * The result file a WMS imports: one row per input line, plain CSV (comma, CRLF, UTF-8 without BOM, a header),
@@ -79,7 +79,7 @@ function row(o: LineOutcome, override: ResultRowOverride | undefined, counts: Re
 }
 
 /** The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status. */
-export function resultStream(journal: Journal, fileId: number, override?: ResultRowOverride, counts?: Record<string, number>): Readable {
+export function resultStream(journal: ResultReads, fileId: number, override?: ResultRowOverride, counts?: Record<string, number>): Readable {
   function* lines(): Generator<string> {
     yield csvRow(RESULT_COLUMNS);
     let chunk = '';

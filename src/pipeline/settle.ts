@@ -1,18 +1,15 @@
 import type { BatchEndpointId } from '../client/index.js';
 import { uncertainHint, writeModule } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
-import type { ItemOutcome, Journal } from '../journal/index.js';
+import type { InboundJournal, ItemOutcome } from '../journal/index.js';
 import { storeOutcomes, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
 import { writeBodies } from './write.js';
 
-const sentAtQuery = new WeakMap<object, { get(id: number): unknown }>();
-function sentAt(journal: Journal, requestId: number): Date {
-  let stmt = sentAtQuery.get(journal.db);
-  if (!stmt) sentAtQuery.set(journal.db, (stmt = journal.db.prepare('SELECT sent_at FROM requests WHERE id = ?').pluck()));
-  const at = stmt.get(requestId);
-  return typeof at === 'string' ? new Date(at) : new Date(Date.now() - 3_600_000);
+function sentAt(journal: InboundJournal, requestId: number): Date {
+  const at = journal.getRequest(requestId).sentAt;
+  return at === null ? new Date(Date.now() - 3_600_000) : new Date(at);
 }
 
 /**

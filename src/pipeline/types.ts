@@ -1,6 +1,6 @@
 import type { WisClient } from '../client/index.js';
 import type { Drop, FolderRole, ReadyFile } from '../drops/index.js';
-import type { Journal } from '../journal/index.js';
+import type { ExportConfirmations, InboundJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 
 export type RowStatus = 'ok' | 'error' | 'skipped' | 'uncertain';
@@ -78,7 +78,8 @@ export const emptyRowCounts = (): RowCounts => ({ ok: 0, error: 0, skipped: 0, u
 
 /** What sending a file's requests needs: the first send, settling after a crash and re-drive share it. */
 export interface SenderContext {
-  journal: Journal;
+  /** The inbound side, and the export records an acknowledgement confirms. */
+  journal: InboundJournal & ExportConfirmations;
   client: WisClient;
   fileId: number;
   logger: Logger;

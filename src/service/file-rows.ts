@@ -1,5 +1,5 @@
 import { WisbridgeError } from '../errors.js';
-import type { FileRecord, ItemStatus, Journal } from '../journal/index.js';
+import type { FileRecord, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
 import { findFile } from './redrive.js';
 import { formatTable, shownOf } from './status.js';
 
@@ -39,7 +39,7 @@ export function parseStatuses(value: string | undefined): ItemStatus[] | undefin
 }
 
 /** The rows of one journal file (by id or name) in line order: counts of all, the first `limit` of those matching `statuses`. */
-export function fileRowsReport(journal: Journal, ref: string, options: { statuses?: readonly ItemStatus[]; limit: number }): FileRowsReport {
+export function fileRowsReport(journal: OperatorJournal & ResultReads, ref: string, options: { statuses?: readonly ItemStatus[]; limit: number }): FileRowsReport {
   const file = findFile(journal, ref);
   const wanted = options.statuses ? new Set(options.statuses) : undefined;
   const rows: Partial<Record<ItemStatus, number>> = {};

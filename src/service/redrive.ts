@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { InboundJob } from '../config/schema.js';
 import { writeModule } from '../contract/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
-import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, Journal } from '../journal/index.js';
+import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, OperatorJournal } from '../journal/index.js';
 import { resultFileName } from '../pipeline/index.js';
 import { resultStream } from '../pipeline/result-file.js';
 import { storeOutcomes } from '../pipeline/outcomes.js';
@@ -24,7 +24,7 @@ export interface RedriveReport {
 }
 
 /** A journal file by id (digits) or by name (the most recent file of that name). */
-export function findFile(journal: Journal, ref: string): FileRecord {
+export function findFile(journal: Pick<OperatorJournal, 'getFile' | 'listFiles'>, ref: string): FileRecord {
   if (/^\d+$/.test(ref)) {
     try {
       return journal.getFile(Number(ref));

@@ -1,4 +1,4 @@
-import type { Backlog, ExportFile, FileStatus, ItemRecord, Journal, JournalStats } from '../journal/index.js';
+import type { Backlog, ExportFile, FileStatus, ItemRecord, JournalStats, OperatorJournal, ResultReads } from '../journal/index.js';
 
 export type DocumentCounts = { ok: number; error: number; skipped: number; uncertain: number };
 
@@ -42,7 +42,7 @@ const linesOf = (item: ItemRecord) => item.lines;
 const NO_COUNTS: DocumentCounts = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
 
 /** The newest journal files and file events, merged by time. */
-function recentFiles(journal: Journal, limit: number): RecentFile[] {
+function recentFiles(journal: OperatorJournal & ResultReads, limit: number): RecentFile[] {
   const files: RecentFile[] = journal.listFiles({ limit }).map((f) => {
     const s = f.summary ?? (() => {
       try {
@@ -63,7 +63,7 @@ function recentFiles(journal: Journal, limit: number): RecentFile[] {
 }
 
 /** What `wisbridge status` shows: backlog, recent files with counts, failed and uncertain rows. */
-export function statusReport(journal: Journal, options: { limit: number; rows: number }): StatusReport {
+export function statusReport(journal: OperatorJournal & ResultReads, options: { limit: number; rows: number }): StatusReport {
   const files = recentFiles(journal, options.limit);
   const names = new Map<number, string>();
   const nameOf = (fileId: number) => {

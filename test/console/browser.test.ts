@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
+import { rawDatabase } from '../../src/journal/test-support.js';
 import { parseCsv, ROOT } from '../pipeline/helpers.js';
 import { CHROMIUM_PATH } from '../support/chromium.js';
 import { useEmulator } from '../support/emulator.js';
@@ -107,11 +108,11 @@ describe('console in a real browser', () => {
     expect(files.map((f) => [f.name, f.status])).toEqual([['KORR_b.csv', 'done'], ['KORR_a.csv', 'done']]);
     const raw = openJournal(journal.path);
     try {
-      expect(raw.db.prepare('SELECT action, actor, outcome FROM operator_actions ORDER BY id').all()).toEqual([
+      expect(rawDatabase(raw).prepare('SELECT action, actor, outcome FROM operator_actions ORDER BY id').all()).toEqual([
         { action: 'redrive', actor: 'Maria (console token)', outcome: 'ok' },
         { action: 'resolve applied', actor: 'Maria (console token)', outcome: 'ok' },
       ]);
-      const resolved = raw.db.prepare(`SELECT resolution, resolution_note, resolved_by, hint FROM items WHERE resolution IS NOT NULL`).all();
+      const resolved = rawDatabase(raw).prepare(`SELECT resolution, resolution_note, resolved_by, hint FROM items WHERE resolution IS NOT NULL`).all();
       expect(resolved).toEqual([{ resolution: 'applied', resolution_note: 'move of SKU-00005 found in the service', resolved_by: 'Maria (console token)', hint: null }]);
     } finally {
       raw.close();

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
+import { rawDatabase } from '../../src/journal/test-support.js';
 import { useEmulator } from '../support/emulator.js';
 import { parseCsv, ROOT } from '../pipeline/helpers.js';
 import { tempConfig } from '../service/support.js';
@@ -154,7 +155,7 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
 
     const raw = openJournal(journal.path);
     try {
-      const actions = raw.db.prepare('SELECT action, file_id, actor, via, outcome, at FROM operator_actions ORDER BY id').all();
+      const actions = rawDatabase(raw).prepare('SELECT action, file_id, actor, via, outcome, at FROM operator_actions ORDER BY id').all();
       expect(actions).toEqual([
         { action: 'redrive', file_id: a.fileId, actor: 'Maria (console token)', via: 'console', outcome: 'ok', at: expect.stringMatching(/^\d{4}-/) },
         { action: 'resolve applied', file_id: bFile.fileId, actor: 'Maria (console token)', via: 'console', outcome: 'ok', at: expect.any(String) },
@@ -182,7 +183,7 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     const again = cli('resolve', '--file', 'KORR_b.csv', '--applied', '--note', 'x', '--by', 'Jo');
     expect(again.status).toBe(2);
     const journal = await b.bridge.runtime.journal();
-    const rows = journal.db.prepare(`SELECT action, file_id, target, actor, via, outcome FROM operator_actions ORDER BY id`).all();
+    const rows = rawDatabase(journal).prepare(`SELECT action, file_id, target, actor, via, outcome FROM operator_actions ORDER BY id`).all();
     const fileId = journal.listFiles({ limit: 5 }).find((f) => f.name === 'KORR_b.csv')!.fileId;
     expect(rows).toEqual([
       { action: 'resolve not-applied', file_id: fileId, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'ok' },

@@ -6,6 +6,7 @@ import { AlertLog } from '../../src/console/alerts.js';
 import { ProgressRegistry } from '../../src/console/progress.js';
 import { WisbridgeError } from '../../src/errors.js';
 import { openJournal } from '../../src/journal/index.js';
+import { rawDatabase } from '../../src/journal/test-support.js';
 import { ROOT } from '../pipeline/helpers.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { korrFile, memoryLogger, tempConfig, until } from '../service/support.js';
@@ -140,7 +141,7 @@ describe('console: re-process a rejected file, and wisbridge console without job
     await until(async () => (await bridge.metrics.files.get()).values.reduce((n, v) => n + v.value, 0) > runsBefore, 'the second look');
     const journal = openJournal(join(env.dir, 'journal.sqlite'));
     try {
-      expect(journal.db.prepare('SELECT action, target, actor, outcome FROM operator_actions').all())
+      expect(rawDatabase(journal).prepare('SELECT action, target, actor, outcome FROM operator_actions').all())
         .toEqual([{ action: 'reprocess', target: 'wms:error/KORR_bad.csv', actor: 'Ana (console token)', outcome: 'ok' }]);
     } finally {
       journal.close();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_SQL, createConsoleQueries, fileListSql, type RowView } from '../../src/journal/console-queries.js';
+import { CONSOLE_SQL, fileListSql, type RowView } from '../../src/journal/console-queries.js';
 import type { Journal } from '../../src/journal/index.js';
-import { adjustment, claimInput, okOutcomes, useTestJournal } from '../../src/journal/test-support.js';
+import { adjustment, claimInput, okOutcomes, rawDatabase, useTestJournal } from '../../src/journal/test-support.js';
 
 let journal: Journal;
 useTestJournal((j) => { journal = j; });
@@ -41,7 +41,7 @@ function mixedFile(): number {
 }
 
 function allPages(fileId: number, status: RowView['status'] | undefined, limit: number): RowView[] {
-  const queries = createConsoleQueries(journal.db);
+  const queries = journal.console;
   const rows: RowView[] = [];
   let after: number | undefined;
   for (let guard = 0; guard < 100; guard++) {
@@ -72,7 +72,7 @@ describe('console queries: one file\'s rows in keyset pages', () => {
   });
 
   it('lists files newest first with filters and keyset pages, and records operator actions', () => {
-    const queries = createConsoleQueries(journal.db);
+    const queries = journal.console;
     for (let i = 0; i < 7; i++) {
       const { fileId } = journal.claimFile({ ...claimInput(`F_${i}.csv`, `c${i}`), drop: i % 2 ? 'b' : 'a' });
       journal.addItems(fileId, [adjustment(0)]);
@@ -97,7 +97,7 @@ describe('console queries: one file\'s rows in keyset pages', () => {
   it('every page query is an index search (EXPLAIN QUERY PLAN), never a scan of items, blocks or files', () => {
     const named = { before: 1, status: 'failed', drop: 'a', from: 'x', to: 'y', name: 'n', mappings: '[]', limit: 1 };
     const plan = (sql: string) => {
-      const stmt = journal.db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+      const stmt = rawDatabase(journal).prepare(`EXPLAIN QUERY PLAN ${sql}`);
       const rows = sql.includes('@') ? stmt.all(named) : stmt.all(...Array.from(sql.matchAll(/\?/g), () => 1));
       return (rows as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
     };

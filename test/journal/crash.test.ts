@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal, SCHEMA_VERSION } from '../../src/journal/index.js';
-import { tempDir } from '../../src/journal/test-support.js';
+import { rawDatabase, tempDir } from '../../src/journal/test-support.js';
 
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -42,8 +42,8 @@ describe('crash safety', () => {
 
     const journal = openJournal(tmp.path);
     try {
-      expect(journal.db.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect(journal.db.pragma('foreign_key_check')).toEqual([]);
+      expect(rawDatabase(journal).pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(rawDatabase(journal).pragma('foreign_key_check')).toEqual([]);
       const [file] = journal.listFiles({ limit: 5 });
       expect(file.status).toBe('processing');
       // Everything committed before the transaction survived; nothing of the transaction did.
@@ -101,7 +101,7 @@ describe('concurrent connections', () => {
       expect(journal.fileSummary(fileId)).toMatchObject({ total: 2000, ok: 2000 });
       // The two writers really overlapped: the child committed before and after this process's
       // commits (and between them when it got the lock), waiting on the lock instead of failing.
-      const owners = journal.db.prepare('SELECT file_id FROM requests ORDER BY id').pluck().all() as number[];
+      const owners = rawDatabase(journal).prepare('SELECT file_id FROM requests ORDER BY id').pluck().all() as number[];
       const switches = owners.filter((owner, i) => i > 0 && owner !== owners[i - 1]).length;
       expect(switches).toBeGreaterThanOrEqual(2);
     } finally {

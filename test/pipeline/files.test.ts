@@ -2,6 +2,7 @@ import { readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
+import { rawDatabase } from '../../src/journal/test-support.js';
 import { processFile } from '../../src/pipeline/index.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { adminState, useEmulator } from '../support/emulator.js';
@@ -64,7 +65,7 @@ describe('the same file twice', () => {
     renameSync(join(ws.folder('archive'), 'KORR_20261120.csv'), join(ws.folder('inbox'), 'KORR_20261120.csv'));
     unlinkSync(join(ws.folder('outbox'), 'KORR_20261120.result.csv'));
     const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    journal.db.prepare('UPDATE files SET disposed_to = NULL').run();
+    rawDatabase(journal).prepare('UPDATE files SET disposed_to = NULL').run();
     journal.close();
     const report = (await runInboundOnce(ws)).files[0];
     expect(report.outcome).toBe('failed');
