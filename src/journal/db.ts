@@ -21,7 +21,7 @@ export function openDatabase(path: string): Db {
   }
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    const mode = walMode(db);
     if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, not wal`);
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
@@ -34,6 +34,23 @@ export function openDatabase(path: string): Db {
     db.close();
     if (error instanceof WisbridgeError) throw error;
     throw new WisbridgeError('JOURNAL', `cannot prepare the journal ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * Switches a fresh file to WAL. The switch needs the file to itself and SQLite answers SQLITE_BUSY at once, without
+ * its busy handler, while another connection opens the same fresh file (two processes starting together): retried
+ * for up to busy_timeout. A file already in WAL answers at once.
+ */
+function walMode(db: Db): unknown {
+  const giveUpAt = Date.now() + BUSY_TIMEOUT_MS;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return db.pragma('journal_mode = WAL', { simple: true });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > giveUpAt) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause);
+    }
   }
 }
 
