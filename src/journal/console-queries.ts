@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { blockItemStatus, packedDocs } from './blocks.js';
 import type { Db } from './db.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
-import type { ExportStatus, FileStatus, FileSummary, ItemStatus, RequestStatus, Resolution } from './types.js';
+import type { ExportStatus, FileStatus, FileSummary, ItemRecord, ItemStatus, RequestStatus } from './types.js';
 
 /**
  * Read queries of the operations console (src/console/): keyset pages that stay fast on a journal of
@@ -50,24 +50,8 @@ export interface ExportFilter {
   limit: number;
 }
 
-export interface RowView {
-  seq: number;
-  itemId: number | null;
-  lines: number[];
-  endpoint: string | null;
-  docKey: string | null;
-  status: ItemStatus;
-  rejected: boolean;
-  requestId: number | null;
-  attempt: number;
-  result: unknown;
-  messages: string[];
-  hint: string | null;
-  resolution: Resolution | null;
-  resolutionNote: string | null;
-  resolvedBy: string | null;
-  resolvedAt: string | null;
-}
+/** One row of a file as the console lists it: the journal's item record, the file being the page's. */
+export type RowView = Omit<ItemRecord, 'fileId'>;
 
 export interface RowPage {
   rows: RowView[];
