@@ -6,7 +6,7 @@ import { rawDatabase } from '../../src/journal/test-support.js';
 import { processFile } from '../../src/pipeline/index.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { adminState, useEmulator } from '../support/emulator.js';
-import { runInboundOnce, workspace } from './helpers.js';
+import { runInboundOnce, workspace, exportAwaitingConfirmation, exportAckStatuses } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 let runtime: Runtime | undefined;
@@ -101,19 +101,10 @@ describe('a file that fails as a whole goes to error/ with a reason file', () =>
 describe('acknowledgements from the WMS for the export policy on-confirmation', () => {
   it('an acknowledgement that succeeded is recorded for the exported work list, so the exporter does not acknowledge it again', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    const exportId = journal.beginExport({
-      workType: 'customerShipments', fileName: 'SO_WORK_1.csv', policy: 'on-confirmation',
-      records: [{ id: 1001, number: 'SO-1001' }, { id: 1002, number: 'SO-1002' }, { id: 1003, number: 'SO-1003' }],
-    });
-    journal.markExportWritten(exportId);
-    journal.close();
+    const exportId = exportAwaitingConfirmation(ws);
     ws.drop('ACK_SO_20261120.csv');
     expect((await runInboundOnce(ws)).files[0].outcome).toBe('done');
-    const after = openJournal(join(ws.dir, 'journal.sqlite'));
-    const records = after.exportRecords(exportId).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
-    after.close();
-    expect(records).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
+    expect(exportAckStatuses(ws, exportId)).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
     expect(readFileSync(join(ws.folder('outbox'), 'ACK_SO_20261120.result.csv'), 'utf8')).toContain('SO-1001,ok,1001');
   });
 });

@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeF
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
+import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 
@@ -140,4 +141,29 @@ export function finished(child: ChildProcess): Promise<{ code: number | null; si
   child.stdout?.on('data', (d) => (stdout += d));
   child.stderr?.on('data', (d) => (stderr += d));
   return new Promise((resolveExit) => child.on('close', (code, signal) => resolveExit({ code, signal, stdout, stderr })));
+}
+
+/** A work list SO-1001..SO-1003 recorded as written with the policy on-confirmation (waiting for the WMS's ACK file). */
+export function exportAwaitingConfirmation(ws: Workspace): number {
+  const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+  try {
+    const exportId = journal.beginExport({
+      workType: 'customerShipments', fileName: 'SO_WORK_1.csv', policy: 'on-confirmation',
+      records: [{ id: 1001, number: 'SO-1001' }, { id: 1002, number: 'SO-1002' }, { id: 1003, number: 'SO-1003' }],
+    });
+    journal.markExportWritten(exportId);
+    return exportId;
+  } finally {
+    journal.close();
+  }
+}
+
+/** [id, ack status, acknowledged_at set] of each record of an export. */
+export function exportAckStatuses(ws: Workspace, exportId: number): Array<[number, string, boolean]> {
+  const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+  try {
+    return journal.exportRecords(exportId).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
+  } finally {
+    journal.close();
+  }
 }

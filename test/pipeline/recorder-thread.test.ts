@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
-import { korr, runInboundOnce, workspace } from './helpers.js';
+import { korr, runInboundOnce, workspace, exportAwaitingConfirmation, exportAckStatuses } from './helpers.js';
 
 // Big files commit on a recorder thread (src/pipeline/recorder-thread.ts); here every file does.
 const emu = useEmulator({ resetEachTest: true });
@@ -41,18 +41,9 @@ describe('a file whose journal commits run on the recorder thread', () => {
 
   it('acknowledgements from the WMS confirm the exported records from the thread too', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    const exportId = journal.beginExport({
-      workType: 'customerShipments', fileName: 'SO_WORK_1.csv', policy: 'on-confirmation',
-      records: [{ id: 1001, number: 'SO-1001' }, { id: 1002, number: 'SO-1002' }, { id: 1003, number: 'SO-1003' }],
-    });
-    journal.markExportWritten(exportId);
-    journal.close();
+    const exportId = exportAwaitingConfirmation(ws);
     ws.drop('ACK_SO_20261120.csv');
     expect((await runInboundOnce(ws)).files[0].outcome).toBe('done');
-    const after = openJournal(join(ws.dir, 'journal.sqlite'));
-    const records = after.exportRecords(exportId).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
-    after.close();
-    expect(records).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
+    expect(exportAckStatuses(ws, exportId)).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
   });
 });

@@ -1,30 +1,15 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJournal } from '../../src/journal/index.js';
 import { redriveFile } from '../../src/service/redrive.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
-import { runInboundOnce, workspace } from './helpers.js';
+import { exportAckStatuses, exportAwaitingConfirmation, runInboundOnce, workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
 describe('wisbridge retry goes through the same sender as the first send', () => {
   it('a re-driven WMS acknowledgement file marks the exported records it acknowledges confirmed', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    const exportId = journal.beginExport({
-      workType: 'customerShipments', fileName: 'SO_WORK_1.csv', policy: 'on-confirmation',
-      records: [{ id: 1001, number: 'SO-1001' }, { id: 1002, number: 'SO-1002' }, { id: 1003, number: 'SO-1003' }],
-    });
-    journal.markExportWritten(exportId);
-    journal.close();
-    const ackStatus = () => {
-      const j = openJournal(join(ws.dir, 'journal.sqlite'));
-      try {
-        return j.exportRecords(exportId).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
-      } finally {
-        j.close();
-      }
-    };
+    const exportId = exportAwaitingConfirmation(ws);
+    const ackStatus = () => exportAckStatuses(ws, exportId);
 
     // The service refuses every acknowledgement the first time (a 422 changes nothing): the rows fail.
     await setFaults(emu, { error_rate: 1, error_status: 422, path_prefix: '/v1/customer-shipments/acknowledge' });
