@@ -1,11 +1,10 @@
 import type { Readable } from 'node:stream';
-import { ApiReferenceResolver } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { InboundJournal, ResultReads } from '../journal/index.js';
 import type { Logger } from '../log.js';
-import { mapInbound, type Mapping, type MappingSet, type ReferenceResolver } from '../mapping/index.js';
+import type { Mapping, MappingSet } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { errorFileName, resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
 import type { SenderContext } from './sender.js';
@@ -114,7 +113,6 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   if (snapshot.invalidUtf8At !== undefined) {
     return rejectWhole(ctx, `FILE_UNREADABLE: ${name} is not valid UTF-8 (near byte ${snapshot.invalidUtf8At}); mapping ${mapping.name} reads utf-8 — check the encoding the WMS writes (dialect.encoding)`);
   }
-  if (options.dryRun) return dryRun(ctx, mapping, snapshot);
 
   const journal = await runtime.journal();
   const claim = journal.claimFile({ drop: drop.name, name, checksum: snapshot.checksum, size: snapshot.size, mapping: mapping.name, force: options.force });
@@ -218,7 +216,7 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
   if (journal && report.fileId !== undefined) {
     fillCounts(report, journal, report.fileId);
     if (report.rows.ok + report.rows.error + report.rows.uncertain + report.rows.skipped > 0) await writeResult(ctx, journal, report.fileId);
-  } else if (!ctx.options.dryRun) {
+  } else {
     // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
     (await ctx.runtime.journal()).recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
   }
@@ -269,46 +267,5 @@ async function duplicate(ctx: FileContext, journal: FileJournal, previousId: num
   journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message });
   ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
   await dispose(ctx, 'archive');
-  return report;
-}
-
-/** Maps and validates without claiming or sending: what would be sent goes to `onDryRun`. */
-async function dryRun(ctx: FileContext, mapping: Mapping, snapshot: Snapshot): Promise<FileReport> {
-  const { report, runtime, job } = ctx;
-  report.outcome = 'dry-run';
-  const service = runtime.loaded.service(job.service);
-  const warehouse = mapping.document.startsWith('inventory.') ? service.warehouse : undefined;
-  let resolver: ReferenceResolver | undefined;
-  const lazy: ReferenceResolver = {
-    resolve: async (kind, keys) => (resolver ??= new ApiReferenceResolver(await runtime.client(job.service))).resolve(kind, keys),
-  };
-  const emit = ctx.options.onDryRun ?? (() => undefined);
-  const source = snapshot.open();
-  try {
-    for await (const o of mapInbound(source, mapping, { fileName: ctx.name, resolver: lazy, maxBatchItems: service.batch_size })) {
-      if (o.kind === 'skipped') {
-        report.rows.skipped++;
-        emit({ kind: 'skipped', line: o.line, reason: o.reason });
-      } else if (o.kind === 'rejected') {
-        report.rows.error += o.lines.length;
-        emit({ kind: 'rejected', endpoint: o.endpoint, key: o.key, lines: o.lines, errors: o.errors.map((e) => e.message) });
-      } else {
-        for (const d of o.documents) {
-          report.rows.ok += d.lines.length;
-          if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
-        }
-        emit({ kind: 'request', endpoint: o.endpoint, body: o.body, lines: o.documents.map((d) => d.lines) });
-      }
-    }
-  } catch (error) {
-    if (isWisbridgeError(error) && FILE_LEVEL.has(error.code)) {
-      report.outcome = 'rejected';
-      report.reason = describeError(error);
-      return report;
-    }
-    throw error;
-  } finally {
-    source.destroy();
-  }
   return report;
 }

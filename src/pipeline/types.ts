@@ -58,9 +58,6 @@ export interface ProcessFileOptions {
   mapping?: string;
   /** Stops the file cleanly between batches (the file stays in the inbox and resumes later). */
   signal?: AbortSignal;
-  /** Map and validate only: nothing is sent, nothing claimed in the journal; `onDryRun` receives what would be sent. */
-  dryRun?: boolean;
-  onDryRun?: (entry: Record<string, unknown>) => void;
   /** Use this drop instead of the job's (the `process` command's local folder). */
   drop?: Drop;
   /** Move the source to archive/ or error/ afterwards (default true). */
