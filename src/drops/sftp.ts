@@ -55,7 +55,7 @@ export class SftpDrop implements Drop {
 
   /**
    * SFTP v3 has no O_NOFOLLOW: the name is lstat'ed (a regular file, not a link), opened, and the open handle
-   * fstat'ed; a handle whose size or modification time differs from the name's was swapped in between
+   * fstat'ed; a handle whose size, modification time, owner, group or mode differs from the name's was swapped in between
    * (DROP_CHANGED). The read goes through that handle.
    */
   async openFile(folder: FolderRole, name: string): Promise<OpenedFile> {
@@ -71,12 +71,12 @@ export class SftpDrop implements Drop {
         const handle = await new Promise<Buffer>((resolve, reject) => raw.open(path, 'r', (e, h) => (e ? reject(e) : resolve(h))));
         const after = await new Promise<Stats>((resolve, reject) => raw.fstat(handle, (e, st) => (e ? reject(e) : resolve(st))))
           .catch((error: unknown) => { raw.close(handle, () => undefined); throw error; });
-        if (!after.isFile() || after.size !== before.size || after.mtime !== before.mtime) {
+        if (!after.isFile() || sftpIdentity(after) !== sftpIdentity(before)) {
           raw.close(handle, () => undefined);
           throw dropError('DROP_CHANGED', this.name, `${folder}/${name} was replaced while it was being opened`, undefined, { folder, file: name });
         }
         const stream = live.track(raw.createReadStream(path, { handle, autoClose: true }) as unknown as Readable);
-        return { stream, identity: sftpIdentity(after.size, after.mtime), size: after.size };
+        return { stream, identity: sftpIdentity(after), size: after.size };
       }, true);
       const out = new PassThrough();
       opened.stream.on('error', (error) => out.destroy(this.fail(error, `cannot read ${folder}/${name}`)));
@@ -135,7 +135,7 @@ export class SftpDrop implements Drop {
       if (options.expect !== undefined) {
         const now = await this.lstatPath(c, source);
         if (!now) throw Object.assign(new Error(`no such file ${source}`), { code: 2 });
-        if (!now.isFile() || sftpIdentity(now.size, now.mtime) !== options.expect) {
+        if (!now.isFile() || sftpIdentity(now) !== options.expect) {
           throw dropError('DROP_CHANGED', this.name, `${fromFolder}/${name} was replaced or changed after it was read; it is left in place`);
         }
       }
@@ -248,9 +248,9 @@ function rawSftp(client: SftpClient): SFTPWrapper {
   return (client as unknown as { sftp: SFTPWrapper }).sftp;
 }
 
-/** What SFTP v3 tells of a file's identity: size and modification time (whole seconds). */
-function sftpIdentity(size: number, mtime: number): string {
-  return `${size}:${mtime}`;
+/** What SFTP v3 tells of a file's identity (it has no inode): size, modification time (whole seconds), owner, group, mode. */
+function sftpIdentity(s: Stats): string {
+  return `${s.size}:${s.mtime}:${s.uid}:${s.gid}:${s.mode}`;
 }
 
 function notRegular(drop: string, folder: FolderRole, name: string, what: string): WisbridgeError {
