@@ -105,7 +105,12 @@ describe('sftp drop against OpenSSH', () => {
     await uploader.put(Buffer.from('sku;qty\n'), target);
     let appends = 0;
     const drop = withListHook(open(), async () => {
-      if (appends < 4) { appends += 1; await uploader.append(Buffer.from(`A${appends};1\n`), target); }
+      if (appends >= 4) return;
+      appends += 1;
+      await uploader.append(Buffer.from(`A${appends};1\n`), target);
+      // The uploader's own stat is answered after its writes are applied (one SFTP channel is served in order):
+      // the listing on the drop's other connection then sees this append, not a size from half-way through it.
+      await uploader.stat(target);
     });
     const watcher = new StableFileWatcher(drop, { settleMs: 20 });
     expect(await watcher.scanReady()).toEqual([]);
