@@ -1,3 +1,4 @@
+import { isDropUnreachable } from '../drops/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { MissedFileAlert } from '../service/expect.js';
 
@@ -13,12 +14,10 @@ export interface ConsoleAlert {
   count: number;
 }
 
-const DROP_CODES = new Set(['DROP_CONNECT', 'DROP_AUTH', 'DROP_HOST_KEY', 'DROP_IO', 'DROP_PERMISSION', 'DROP_NOT_FOUND']);
-
 /** What a failed job run means for an operator: a drop that cannot be listed, a refused token, or nothing to alert. */
 export function alertKindOf(error: unknown): AlertKind | undefined {
   if (isWisbridgeError(error, 'AUTHENTICATION')) return 'authentication';
-  if (isWisbridgeError(error) && DROP_CODES.has(error.code)) return 'drop-unreachable';
+  if (isDropUnreachable(error)) return 'drop-unreachable';
   return undefined;
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { WisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
+import { isWisbridgeError, WisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
 
 /** The four folders of a drop; each maps to a configurable path (options `inbox`, `outbox`, `archive`, `error`). */
 export type FolderRole = 'inbox' | 'outbox' | 'archive' | 'error';
@@ -135,6 +135,14 @@ export function collisionName(name: string, now: Date, attempt: number): string 
  */
 export function moveCrashPoint(point: 'before-move' | 'after-link'): void {
   if (process.env.WISBRIDGE_MOVE_CRASH === point) process.kill(process.pid, 'SIGKILL');
+}
+
+/** Codes that say the drop itself could not be reached or listed (not that one file failed). */
+const UNREACHABLE = new Set<ErrorCode>(['DROP_CONNECT', 'DROP_AUTH', 'DROP_HOST_KEY', 'DROP_NOT_FOUND', 'DROP_PERMISSION', 'DROP_IO']);
+
+/** Whether a job's error means its drop could not be reached or listed: drop health, console alerts, webhook. */
+export function isDropUnreachable(error: unknown): boolean {
+  return isWisbridgeError(error) && UNREACHABLE.has(error.code);
 }
 
 export function dropError(code: ErrorCode, drop: string, message: string, cause?: unknown, details?: ErrorDetails): WisbridgeError {

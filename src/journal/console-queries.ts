@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { blockItemStatus, packedDocs } from './blocks.js';
 import type { Db } from './db.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
-import type { ExportStatus, FileStatus, FileSummary, ItemRecord, ItemStatus, RequestStatus } from './types.js';
+import type { ExportStatus, FileRecord, FileStatus, FileSummary, ItemRecord, ItemStatus, RequestStatus } from './types.js';
 
 /**
  * Read queries of the operations console (src/console/): keyset pages that stay fast on a journal of
@@ -26,19 +26,9 @@ export interface FileFilter {
   limit: number;
 }
 
-export interface FileListEntry {
-  fileId: number;
-  drop: string;
-  name: string;
-  mapping: string;
-  size: number;
-  status: FileStatus;
-  reason: string | null;
-  summary: FileSummary | null;
-  redrives: number;
-  claimedAt: string;
-  finishedAt: string | null;
-}
+/** One file of the console's list: the journal's file record without what only one file's page shows. */
+export type FileListEntry = Pick<FileRecord,
+  'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt'>;
 
 export interface ExportFilter {
   workType?: string;

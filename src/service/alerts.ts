@@ -1,5 +1,6 @@
 import type { InboundJob } from '../config/schema.js';
 import { describeError, isWisbridgeError } from '../errors.js';
+import { isDropUnreachable } from '../drops/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { MissedFileAlert } from './expect.js';
 import type { JobSummary } from './types.js';
@@ -9,8 +10,6 @@ import type { Alert, WebhookSender } from './webhook.js';
 export const DROP_ALERT_REPEAT_MS = 60 * 60 * 1000;
 /** Uncertain rows listed in a rows-uncertain alert (the count is always complete). */
 const ROWS_IN_ALERT = 10;
-/** Errors of a job run that mean its drop could not be reached or listed. */
-const DROP_UNLISTABLE = new Set(['DROP_CONNECT', 'DROP_AUTH', 'DROP_HOST_KEY', 'DROP_NOT_FOUND', 'DROP_PERMISSION', 'DROP_IO']);
 
 /** Turns what the service sees into webhook alerts (see docs/operations.md for the payloads). */
 export class AlertNotifier {
@@ -52,7 +51,7 @@ export class AlertNotifier {
 
   /** A job run failed: its drop could not be reached or listed, or anything else (authentication, service down...). */
   onJobFailed(job: string, drop: string | undefined, error: unknown): void {
-    if (drop !== undefined && isWisbridgeError(error) && DROP_UNLISTABLE.has(error.code)) {
+    if (drop !== undefined && isDropUnreachable(error)) {
       this.dropUnlistable(job, drop, error);
       return;
     }

@@ -3,7 +3,8 @@ import { WisbridgeError } from '../errors.js';
 import { Writable } from 'node:stream';
 import { createLogger } from '../log.js';
 import { ManualClock } from './clock.js';
-import { DropHealth, isDropUnreachable } from './drop-health.js';
+import { isDropUnreachable } from '../drops/index.js';
+import { DropHealth } from './drop-health.js';
 import { ServiceMetrics } from './metrics.js';
 
 function memoryLogger() {
@@ -34,6 +35,7 @@ describe('DropHealth', () => {
   it('only drop-level errors count as unreachable', () => {
     expect(isDropUnreachable(new WisbridgeError('DROP_HOST_KEY', 'x'))).toBe(true);
     expect(isDropUnreachable(new WisbridgeError('UNAVAILABLE', 'x'))).toBe(false);
+    expect(isDropUnreachable(new WisbridgeError('FILE_LAYOUT', 'x'))).toBe(false);
     expect(isDropUnreachable(new Error('x'))).toBe(false);
   });
 });

@@ -48,8 +48,3 @@ export class DropHealth {
     return [...this.failing.values()];
   }
 }
-
-/** Errors of an inbound run that say the drop itself is unreachable, not that one file failed. */
-export function isDropUnreachable(error: unknown): boolean {
-  return isWisbridgeError(error) && ['DROP_CONNECT', 'DROP_AUTH', 'DROP_HOST_KEY', 'DROP_NOT_FOUND', 'DROP_PERMISSION'].includes(error.code);
-}
