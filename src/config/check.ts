@@ -1,6 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { describeError, WisbridgeError } from '../errors.js';
-import { checkMappings } from '../mapping/load.js';
+import { checkMappings, mappingSet, type MappingSet } from '../mapping/load.js';
+import type { Mapping } from '../mapping/mapping.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { bindConfig, checkConfigText, readConfigText, type LoadedConfig } from './load.js';
 
@@ -19,7 +20,7 @@ export async function checkConfigFile(file: string, options: ConfigCheckOptions 
 }
 
 /** checkConfigFile's problems, and the warnings that do not fail a check (an old spelling of an option). */
-export async function inspectConfigFile(file: string, options: ConfigCheckOptions = {}): Promise<{ problems: YamlProblem[]; warnings: YamlProblem[] }> {
+export async function inspectConfigFile(file: string, options: ConfigCheckOptions = {}): Promise<{ problems: YamlProblem[]; warnings: YamlProblem[]; mappings?: Mapping[] }> {
   const text = await readConfigText(file);
   const { config, problems, warnings, doc } = checkConfigText(text, file);
   if (!config || !doc) return { problems, warnings };
@@ -39,7 +40,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
   }
   const secrets = options.secrets === false ? [] : await secretProblems(loaded, doc);
-  return { problems: [...mappingProblems, ...missing, ...secrets], warnings };
+  return { problems: [...mappingProblems, ...missing, ...secrets], warnings, mappings };
 }
 
 /** Each service token and drop credential resolved once; messages name the variable or file, never a value. */
@@ -66,11 +67,11 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
 
 /**
  * Refuses to start on any problem of checkConfigFile: one line naming the first problem and how many more there are
- * (`wisbridge config check` lists them all).
+ * (`wisbridge config check` lists them all). Returns the mappings it checked, for the runtime (read once).
  */
-export async function assertConfigReady(file: string): Promise<void> {
-  const problems = await checkConfigFile(file);
-  if (problems.length === 0) return;
+export async function assertConfigReady(file: string): Promise<MappingSet> {
+  const { problems, mappings } = await inspectConfigFile(file);
+  if (problems.length === 0 && mappings) return mappingSet(mappings);
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more: wisbridge config check --config ${file} lists them)` : '';
   throw new WisbridgeError('CONFIG_INVALID', `cannot start: ${formatYamlProblem(problems[0]!)}${more}`, { details: { problems } });
 }

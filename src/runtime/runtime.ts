@@ -31,6 +31,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   logger?: Logger;
   signal?: AbortSignal;
+  /** The mappings folder already loaded and checked (run and batch check it before they start): not read again. */
+  mappings?: MappingSet;
   /** Client events (one per HTTP attempt) with the service name, for metrics. */
   onClientEvent?: (service: string, event: ClientEvent) => void;
 }
@@ -49,8 +51,8 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   const drops = new Map<string, Promise<Drop>>();
   const single = new Map<string, Promise<Mapping>>();
   let journal: Promise<Journal> | undefined;
-  let mappings: Promise<MappingSet> | undefined;
 
+  let mappings: Promise<MappingSet> | undefined = options.mappings && Promise.resolve(options.mappings);
   const loadSet = () => (mappings ??= loadMappings(loaded.mappingsDir));
 
   const once = <T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {

@@ -7,6 +7,7 @@ import type { JobView } from '../console/source.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
+import type { MappingSet } from '../mapping/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { systemClock, type Clock } from './clock.js';
 import { CronSchedule } from './cron.js';
@@ -31,6 +32,8 @@ export interface ServiceOptions {
   httpServer?: boolean;
   /** Pause before a watched inbox is looked at again after a file's run failed (default 30 s). */
   watchRetryMs?: number;
+  /** The mappings, already loaded and checked by the caller (`run`): the runtime does not read them again. */
+  mappings?: MappingSet;
   /** A runtime built by the caller (tests); by default one is created from the configuration. */
   runtime?: (signal: AbortSignal, metrics: ServiceMetrics) => Runtime;
 }
@@ -97,7 +100,7 @@ export class BridgeService {
     this.runtime = options.runtime
       ? options.runtime(this.hardController.signal, this.metrics)
       : createRuntime(loaded, {
-        logger: this.logger, signal: this.hardController.signal,
+        logger: this.logger, signal: this.hardController.signal, mappings: options.mappings,
         onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
       });
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);

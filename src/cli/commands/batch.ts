@@ -26,7 +26,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!values.config) throw new WisbridgeError('USAGE', 'give --config FILE (see --help)');
   const loaded = await loadConfig(values.config);
-  await assertConfigReady(values.config);
+  const mappings = await assertConfigReady(values.config);
   const { config } = loaded;
   const wanted = values.job ? new Set(values.job) : undefined;
   const known = [...config.inbound, ...config.exports].map((j) => j.name);
@@ -45,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const runtime = createRuntime(loaded, { logger, signal: hard.signal });
+  const runtime = createRuntime(loaded, { logger, signal: hard.signal, mappings });
   const reports: FileReport[] = [];
   const exports: ExportSummary[] = [];
   const bar = new ProgressBar();

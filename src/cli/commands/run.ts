@@ -22,9 +22,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const file = values.config ?? 'wisbridge.yaml';
   const loaded = await loadConfig(file);
-  await assertConfigReady(file);
+  const mappings = await assertConfigReady(file);
   const logger = createLogger({ level: process.env.WISBRIDGE_LOG_LEVEL ?? loaded.config.log.level });
-  const service = new BridgeService(loaded, { runners: flowRunners, logger });
+  const service = new BridgeService(loaded, { runners: flowRunners, logger, mappings });
   let signals = 0;
   let stopped: Promise<void> | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
