@@ -4,6 +4,7 @@ import { checkMappings, mappingSet, type MappingSet } from '../mapping/load.js';
 import type { Mapping } from '../mapping/mapping.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { bindConfig, checkConfigText, readConfigText, type LoadedConfig } from './load.js';
+import type { SecretRef } from './schema.js';
 
 export interface ConfigCheckOptions {
   /** Resolve every secret the configuration references (default true); false checks the shape only. */
@@ -43,7 +44,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   return { problems: [...mappingProblems, ...missing, ...secrets], warnings, mappings };
 }
 
-/** Each service token and drop credential resolved once; messages name the variable or file, never a value. */
+/** Every secret reference resolved once (tokens, drop credentials, console, webhook); messages name the variable or file, never a value. */
 async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
   const problems: YamlProblem[] = [];
   const at = (path: string[], message: string) => problems.push({ file: loaded.file, ...doc.positionOf(path), message: `${path.join('.')}: ${message}` });
@@ -62,6 +63,14 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
       at(['drops', name], describeError(error));
     }
   }
+  // The console's credentials and the webhook's URL and headers are secrets by reference too.
+  const refs: Array<[string[], SecretRef]> = [];
+  const auth = loaded.config.console?.auth;
+  if (auth) refs.push('bearer_token' in auth ? [['console', 'auth', 'bearer_token'], auth.bearer_token] : [['console', 'auth', 'password'], auth.password]);
+  const webhook = loaded.config.alerts?.webhook;
+  if (webhook && typeof webhook.url !== 'string') refs.push([['alerts', 'webhook', 'url'], webhook.url]);
+  for (const [header, ref] of Object.entries(webhook?.headers ?? {})) refs.push([['alerts', 'webhook', 'headers', header], ref]);
+  for (const [path, ref] of refs) await loaded.secret(ref, path.join('.')).catch((error: unknown) => at(path, describeError(error)));
   return problems;
 }
 

@@ -83,6 +83,27 @@ ${inbound}`, { load: false });
   });
 });
 
+describe('every secret reference is checked', () => {
+  it('the console\'s token and the webhook\'s header are secrets too: config check names a missing one, run refuses', async () => {
+    const env = await tempConfig(`${baseConfig(emu.url)}${inbound}console:
+  auth: { bearer_token: { env: WB_TEST_CONSOLE_TOKEN } }
+alerts:
+  webhook:
+    url: http://127.0.0.1:9/alerts
+    headers: { Authorization: { file: no-such-alert-token } }
+`, { load: false });
+    cleanups.push(env.cleanup);
+    const problems = (await checkConfigFile(env.file)).map((p) => p.message);
+    expect(problems).toEqual([
+      expect.stringMatching(/^console\.auth\.bearer_token: CONFIG_INVALID: .*WB_TEST_CONSOLE_TOKEN is not set or empty$/),
+      expect.stringMatching(/^alerts\.webhook\.headers\.Authorization: CONFIG_INVALID: .*no-such-alert-token cannot be read \(ENOENT\)$/),
+    ]);
+    const run = runCli(['run', '--config', env.file], { WB_TEST_CONSOLE_TOKEN: undefined });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^wisbridge run: CONFIG_INVALID: cannot start: .*console\.auth\.bearer_token/);
+  });
+});
+
 describe('a job run says what happened', () => {
   it('a run whose file had a failed row is partial, logged at warn, counted as partial', async () => {
     const env = await tempConfig(`${baseConfig(emu.url)}${inbound}  - { name: acks, drop: wms, service: main, mappings: [customer-shipment-acknowledgements], watch: false }\n`);
