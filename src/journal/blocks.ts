@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { decodeLines, encodeLines, messagesJson, stateError } from './rows.js';
+import { decodeLines, encodeLines, messagesJson, stateError, toRanges } from './rows.js';
 import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } from './types.js';
 
 /**
@@ -77,6 +77,72 @@ function firstCommon(a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArr
   return common;
 }
 
+/**
+ * A request's items as item_blocks stores them, packed before the transaction that records them (on whichever
+ * thread has the items: the pipeline's recorder thread receives this instead of the items).
+ */
+export interface PackedBatch {
+  endpoint: string;
+  count: number;
+  /** The items' seqs as sorted [from, to] ranges (the request's `seqs`). */
+  ranges: Array<[number, number]>;
+  firstLine: number;
+  /** JSON text of the PackedDoc list. */
+  docs: string;
+}
+
+/** Packs the items of a new request; refuses an item for another endpoint, a seq listed twice, an item without lines. */
+export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' | 'endpoint' | 'docKey' | 'lines'>[]): PackedBatch {
+  if (items.length === 0) throw stateError('a request needs at least one item');
+  const docs: PackedDoc[] = new Array(items.length);
+  const seqs: number[] = new Array(items.length);
+  let firstLine = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
+      throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
+    }
+    seqs[i] = item.seq;
+    const lines = item.lines;
+    if (lines.length === 1) {
+      docs[i] = [item.seq, item.docKey ?? null, lines[0], lines[0], null];
+    } else {
+      const encoded = encodeLines(lines);
+      docs[i] = [item.seq, item.docKey ?? null, encoded.first, encoded.last, encoded.list === null ? null : (JSON.parse(encoded.list) as number[])];
+    }
+    if (docs[i][2] < firstLine) firstLine = docs[i][2];
+  }
+  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs: JSON.stringify(docs) };
+}
+
+/** Every item of a request came back ok: what completeRequest stores of them (the results), packed ahead. */
+export interface PackedOkOutcomes {
+  ok: number;
+  /** JSON text of the [seq, result] pairs of the items that returned something; null when none did. */
+  results: string | null;
+}
+
+/** The outcomes packed for completeRequest when every one is ok, else undefined (they are stored one by one). */
+export function packOkOutcomes(outcomes: readonly ItemOutcome[]): PackedOkOutcomes | undefined {
+  let results: Array<[number, unknown]> | undefined;
+  for (const o of outcomes) {
+    if (o.status !== 'ok') return undefined;
+    if (o.result !== undefined && o.result !== null) (results ??= []).push([o.seq, o.result]);
+  }
+  return { ok: outcomes.length, results: results ? JSON.stringify(results) : null };
+}
+
+/** The request's bodies as one JSON array text, from the items' own bodies (a JSON text each, or a value). */
+export function bodiesJson(fileId: number, items: readonly Pick<NewItem, 'seq' | 'body'>[]): string {
+  const parts: string[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const body = items[i].body;
+    if (body === undefined || body === null) throw stateError(`item ${items[i].seq} of file ${fileId} has no body`);
+    parts[i] = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  return `[${parts.join(',')}]`;
+}
+
 export function createBlocks(db: Db) {
   const q = {
     insert: db.prepare(
@@ -114,32 +180,11 @@ export function createBlocks(db: Db) {
   };
 
   /**
-   * Packs the items of a new request (inside the caller's transaction). Refuses seqs already recorded for the
-   * file, in a block or as an item row: a seq is sent at most once per claim.
+   * Stores the items of a new request, packed (inside the caller's transaction). Refuses seqs already recorded for
+   * the file, in a block or as an item row: a seq is sent at most once per claim.
    */
-  function insert(fileId: number, requestId: number, endpoint: string, items: readonly NewItem[], ranges: Array<[number, number]>, bodies?: string): void {
-    const docs: PackedDoc[] = new Array(items.length);
-    const parts: string[] = new Array(bodies === undefined ? items.length : 0);
-    let firstLine = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
-        throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
-      }
-      if (bodies === undefined) {
-        if (item.body === undefined || item.body === null) throw stateError(`item ${item.seq} of file ${fileId} has no body`);
-        parts[i] = typeof item.body === 'string' ? item.body : JSON.stringify(item.body);
-      }
-      const lines = item.lines;
-      const contiguous = lines.length === 1 ? lines[0] : undefined;
-      if (contiguous !== undefined) {
-        docs[i] = [item.seq, item.docKey ?? null, contiguous, contiguous, null];
-      } else {
-        const encoded = encodeLines(lines);
-        docs[i] = [item.seq, item.docKey ?? null, encoded.first, encoded.last, encoded.list === null ? null : (JSON.parse(encoded.list) as number[])];
-      }
-      if (docs[i][2] < firstLine) firstLine = docs[i][2];
-    }
+  function insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): void {
+    const { ranges } = packed;
     const firstSeq = ranges[0][0];
     const lastSeq = ranges[ranges.length - 1][1];
     for (const [from, to] of ranges) {
@@ -150,7 +195,7 @@ export function createBlocks(db: Db) {
       const seq = firstCommon(ranges, JSON.parse(seqs) as Array<[number, number]>);
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
-    q.insert.run(requestId, fileId, firstSeq, lastSeq, firstLine, JSON.stringify(docs), bodies ?? `[${parts.join(',')}]`);
+    q.insert.run(requestId, fileId, firstSeq, lastSeq, packed.firstLine, packed.docs, bodies);
   }
 
   function get(requestId: number): BlockRow | undefined {

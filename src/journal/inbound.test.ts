@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../errors.js';
-import { openJournal, SCHEMA_VERSION, type Journal } from './index.js';
+import { openJournal, packBatch, packOkOutcomes, SCHEMA_VERSION, type ItemOutcome, type Journal } from './index.js';
 import { adjustment, claimInput, okOutcomes, useTestJournal, type TempDir, rawDatabase } from './test-support.js';
 
 let tmp: TempDir;
@@ -185,6 +185,28 @@ describe('items and requests', () => {
     expect(journal.requestItems(id).map((i) => [i.seq, i.status])).toEqual(rest.map((s) => [s, 'sent']));
     journal.completeRequest(id, okOutcomes(rest));
     expect(journal.fileSummary(fileId)).toMatchObject({ total: 137, ok: 137 });
+  });
+
+  it('stores a request packed ahead (packBatch, packOkOutcomes) as it stores one given item by item', () => {
+    const items = [adjustment(0), adjustment(1, { lines: [3, 4] }), adjustment(3, { lines: [5] })];
+    const packed = packBatch('inventory.adjustments', items);
+    expect(packed).toMatchObject({ endpoint: 'inventory.adjustments', count: 3, ranges: [[0, 1], [3, 3]], firstLine: 2 });
+    expect(stateCode(() => journal.recordBatch(fileId, 'inventory.counts', packed))).toBe('JOURNAL_STATE');
+    expect(stateCode(() => journal.recordBatch(fileId, 'inventory.adjustments', packed))).toBe('JOURNAL_STATE'); // no bodies
+    const bodies = JSON.stringify(items.map((i) => i.body));
+    const id = journal.recordBatch(fileId, 'inventory.adjustments', packed, { sent: true, bodies });
+    expect(stateCode(() => journal.recordBatch(fileId, 'inventory.adjustments', packBatch('inventory.adjustments', [adjustment(3)]), { bodies: '[{}]' })))
+      .toBe('JOURNAL_STATE'); // seq 3 is already in a request
+    expect(packOkOutcomes([...okOutcomes([0]), { seq: 1, status: 'error', messages: ['x'] }])).toBeUndefined();
+    const outcomes: ItemOutcome[] = [{ seq: 0, status: 'ok', result: { move_id: 70 } }, { seq: 1, status: 'ok' }, { seq: 3, status: 'ok', result: { move_id: 73 } }];
+    const ok = packOkOutcomes(outcomes)!;
+    expect(stateCode(() => journal.completeRequest(id, { ...ok, ok: 2 }))).toBe('JOURNAL_STATE');
+    expect(journal.completeRequest(id, ok)).toBe('done');
+    expect(stateCode(() => journal.completeRequest(id, ok))).toBe('JOURNAL_STATE');
+    expect([...journal.iterateLineOutcomes(fileId)].map((o) => [o.line, o.docKey, o.status, o.result])).toEqual([
+      [2, 'SKU-0', 'ok', { move_id: 70 }], [3, 'SKU-1', 'ok', null], [4, 'SKU-1', 'ok', null], [5, 'SKU-3', 'ok', { move_id: 73 }],
+    ]);
+    expect(journal.requestItems(id).map((i) => JSON.parse(i.body ?? 'null'))).toEqual(items.map((i) => i.body));
   });
 
   it('refuses transitions that do not fit the recorded state', () => {

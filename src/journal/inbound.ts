@@ -1,4 +1,4 @@
-import { mergeRanges, type Blocks } from './blocks.js';
+import { bodiesJson, mergeRanges, packBatch, type Blocks, type PackedBatch, type PackedOkOutcomes } from './blocks.js';
 import type { Db } from './db.js';
 import {
   emptyCounts, encodeLines, fromRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges,
@@ -193,12 +193,10 @@ export function createInbound(db: Db, now: () => string, blocks: Blocks) {
     return requestId;
   });
 
-  const recordBatchTx = db.transaction((fileId: number, endpoint: string, items: readonly NewItem[], sent: boolean, bodies: string | undefined) => {
+  const recordBatchTx = db.transaction((fileId: number, packed: PackedBatch, sent: boolean, bodies: string) => {
     requireProcessing(fileId);
-    if (items.length === 0) throw stateError('a request needs at least one item');
-    const ranges = toRanges(items.map((item) => item.seq));
-    const requestId = Number(q.insertRequest.run(fileId, endpoint, 1, JSON.stringify(ranges), items.length, now()).lastInsertRowid);
-    blocks.insert(fileId, requestId, endpoint, items, ranges, bodies);
+    const requestId = Number(q.insertRequest.run(fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, now()).lastInsertRowid);
+    blocks.insert(fileId, requestId, packed, bodies);
     if (sent) q.sendRequest.run(now(), requestId);
     return requestId;
   });
@@ -216,9 +214,18 @@ export function createInbound(db: Db, now: () => string, blocks: Blocks) {
     unlinkAndAbandon(row, now());
   });
 
-  const completeTx = db.transaction((requestId: number, outcomes: readonly ItemOutcome[], forced?: RequestStatus) => {
+  const completeTx = db.transaction((requestId: number, given: readonly ItemOutcome[] | PackedOkOutcomes, forced?: RequestStatus) => {
     const row = requireRequest(requestId);
     if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
+    if (!Array.isArray(given)) {
+      const packed = given as PackedOkOutcomes;
+      if (packed.ok !== row.item_count) throw stateError(`request ${requestId} has ${row.item_count} items but ${packed.ok} outcomes were given`);
+      // Like the ok items below: nothing written per item.
+      q.finishRequest.run(forced ?? 'done', packed.results, now(), requestId);
+      resultCache.delete(requestId);
+      return forced ?? 'done';
+    }
+    const outcomes = given as readonly ItemOutcome[];
     const ranges = JSON.parse(row.seqs) as Array<[number, number]>;
     if (outcomes.length !== row.item_count) {
       throw stateError(`request ${requestId} has ${row.item_count} items but ${outcomes.length} outcomes were given`);
@@ -376,14 +383,23 @@ export function createInbound(db: Db, now: () => string, blocks: Blocks) {
      * the send makes the batch look sent (reported uncertain / read back on resume), never applied twice.
      * `bodies`: the items' bodies as one JSON array text in item order (the items then carry none).
      */
-    recordBatch: (fileId: number, endpoint: string, items: readonly NewItem[], options: { sent?: boolean; bodies?: string } = {}): number =>
-      recordBatchTx.immediate(fileId, endpoint, items, options.sent === true, options.bodies),
+    /**
+     * Records a request of the items (or of items packed ahead with packBatch, then with their bodies' JSON text),
+     * marked sent when `sent`; returns its id.
+     */
+    recordBatch: (fileId: number, endpoint: string, items: readonly NewItem[] | PackedBatch, options: { sent?: boolean; bodies?: string } = {}): number => {
+      const packed = Array.isArray(items) ? packBatch(endpoint, items as readonly NewItem[]) : (items as PackedBatch);
+      if (packed.endpoint !== endpoint) throw stateError(`the packed items are for ${packed.endpoint}, not ${endpoint}`);
+      const bodies = options.bodies ?? (Array.isArray(items) ? bodiesJson(fileId, items as readonly NewItem[]) : undefined);
+      if (bodies === undefined) throw stateError(`request of file ${fileId}: packed items need their bodies' JSON text`);
+      return recordBatchTx.immediate(fileId, packed, options.sent === true, bodies);
+    },
     /** Call just before the bytes go out: from here on the outcome is unknown until completeRequest. */
     markSent: (requestId: number): void => markSentTx.immediate(requestId),
     /** The request did not reach the service after all (e.g. 503 until the retries ran out): abandoned, its items unsent again. */
     releaseRequest: (requestId: number): void => releaseTx.immediate(requestId),
     /** Stores every item's outcome and the request status (derived unless given). */
-    completeRequest: (requestId: number, outcomes: readonly ItemOutcome[], options: { status?: 'done' | 'failed' | 'uncertain' } = {}): RequestStatus =>
+    completeRequest: (requestId: number, outcomes: readonly ItemOutcome[] | PackedOkOutcomes, options: { status?: 'done' | 'failed' | 'uncertain' } = {}): RequestStatus =>
       completeTx.immediate(requestId, outcomes, options.status),
     /** Ends a processing file: `done`, or `failed` when some items failed or are uncertain. */
     finishFile: (fileId: number): FileStatus => finishTx.immediate(fileId),

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Journal } from '../journal/index.js';
+import { packBatch, type Journal } from '../journal/index.js';
 import { adjustment, claimInput, okOutcomes, useTestJournal } from '../journal/test-support.js';
 import { silentLogger } from '../log.js';
 import { COMPLETION_WAIT_MS, CompletionQueue, inlineRecorder, type NewRequest, type RequestRecorder } from './completions.js';
@@ -17,7 +17,7 @@ afterEach(async () => {
 /** Item `seq` as the sender records it: its document, its body in the request's JSON text. */
 function request(seq: number): NewRequest {
   const { body, ...doc } = adjustment(seq);
-  return { endpoint: 'inventory.adjustments', docs: [doc], bodies: JSON.stringify([body]) };
+  return { endpoint: 'inventory.adjustments', packed: packBatch('inventory.adjustments', [doc]), bodies: JSON.stringify([body]) };
 }
 
 const recorders: Array<[string, () => Promise<RequestRecorder>]> = [

@@ -1,4 +1,4 @@
-import type { ItemOutcome, NewItem } from '../journal/index.js';
+import type { ItemOutcome, NewItem, PackedBatch, PackedOkOutcomes } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { storeOutcomes } from './outcomes.js';
 import type { SenderContext } from './types.js';
@@ -6,19 +6,23 @@ import type { SenderContext } from './types.js';
 /** How long a request's outcome may wait for the next request's commit before it is committed on its own. */
 export const COMPLETION_WAIT_MS = 20;
 
-/** One request's outcomes, waiting to be stored. */
-export interface StoredOutcome {
-  requestId: number;
-  endpoint: string;
-  outcomes: readonly ItemOutcome[];
-  /** The request's bodies, only for endpoints whose outcomes confirm exported records (acknowledgements). */
-  bodies?: readonly Record<string, unknown>[];
-}
+/**
+ * One request's outcomes, waiting to be stored: one by one, or — every item ok and nothing to confirm — packed by
+ * packOkOutcomes on the thread that has them, so the recorder stores one text.
+ */
+export type StoredOutcome = { requestId: number; endpoint: string } & (
+  | {
+    outcomes: readonly ItemOutcome[];
+    /** The request's bodies, only for endpoints whose outcomes confirm exported records (acknowledgements). */
+    bodies?: readonly Record<string, unknown>[];
+  }
+  | { packed: PackedOkOutcomes }
+);
 
-/** A request to record and mark sent: its items (seq, document key, lines) and its bodies as one JSON text. */
+/** A request to record and mark sent: its items packed by packBatch, and its bodies as one JSON text. */
 export interface NewRequest {
   endpoint: string;
-  docs: readonly Pick<NewItem, 'seq' | 'docKey' | 'lines'>[];
+  packed: PackedBatch;
   bodies: string;
 }
 
@@ -49,11 +53,14 @@ const NO_BODIES: readonly Record<string, unknown>[] = [];
 export function applyUnit(journal: SenderContext['journal'], logger: Logger, unit: CommitUnit): Committed {
   return journal.transaction(() => {
     let confirmed = 0;
-    for (const s of unit.stores) confirmed += storeOutcomes({ journal, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
+    for (const s of unit.stores) {
+      if ('packed' in s) journal.completeRequest(s.requestId, s.packed);
+      else confirmed += storeOutcomes({ journal, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
+    }
     if (unit.extra.length > 0) journal.addItems(unit.fileId, unit.extra);
     if (unit.request === undefined) return { confirmed };
-    const { endpoint, docs, bodies } = unit.request;
-    return { requestId: journal.recordBatch(unit.fileId, endpoint, docs, { sent: true, bodies }), confirmed };
+    const { endpoint, packed, bodies } = unit.request;
+    return { requestId: journal.recordBatch(unit.fileId, endpoint, packed, { sent: true, bodies }), confirmed };
   });
 }
 

@@ -8,9 +8,10 @@ const LIMITS = { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 };
 /**
  * A file's commits on a worker thread with its own connection to the journal file (WAL: the main thread's
  * connection reads and writes beside it). The main thread maps, sends and reads answers while a commit waits for
- * its fsync; a request still leaves only once its record is committed. Units travel as JSON text (structured
- * cloning 1,000 small objects costs the main thread several times more); the items without their bodies, which
- * travel once, as the request's JSON text.
+ * its fsync; a request still leaves only once its record is committed. What travels is mostly text, packed on the
+ * main thread in the form the journal stores (structured cloning 1,000 small objects costs the main thread several
+ * times more than JSON): the request's items (packBatch) and bodies, all-ok outcomes (packOkOutcomes); outcomes
+ * stored one by one and rejected rows go as JSON text.
  */
 export class RecorderThread implements RequestRecorder {
   readonly #thread: WorkerThread;
@@ -24,8 +25,9 @@ export class RecorderThread implements RequestRecorder {
 
   async commit(unit: CommitUnit): Promise<Committed> {
     const { fileId, stores, extra, request } = unit;
-    const sent = request && { endpoint: request.endpoint, docs: JSON.stringify(request.docs, DOC_FIELDS), bodies: request.bodies };
-    const committed = (await this.#thread.call('commit', [fileId, JSON.stringify(stores), JSON.stringify(extra), sent])) as Committed;
+    const packed = stores.filter((s) => 'packed' in s);
+    const single = packed.length === stores.length ? '[]' : JSON.stringify(stores.filter((s) => !('packed' in s)));
+    const committed = (await this.#thread.call('commit', [fileId, packed, single, extra.length === 0 ? '[]' : JSON.stringify(extra), request])) as Committed;
     if (committed.confirmed > 0) this.logger.info({ confirmed: committed.confirmed }, 'acknowledgements from the WMS recorded for the exported work lists');
     return committed;
   }
@@ -34,6 +36,3 @@ export class RecorderThread implements RequestRecorder {
     return this.#thread.close();
   }
 }
-
-/** What the journal records of an item besides its body (which goes in the request's JSON text). */
-const DOC_FIELDS = ['seq', 'docKey', 'lines'];

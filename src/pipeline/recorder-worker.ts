@@ -11,14 +11,14 @@ import { applyUnit, type NewRequest, type StoredOutcome } from './completions.js
 // thread's connection stays open and checkpoints when it closes.
 const journal = openJournal((threadData() as { path: string }).path, { cacheKiB: 2000, checkpointOnClose: false });
 
-// Units arrive as JSON text (see RecorderThread); confirmations are logged by the main thread from the count returned.
+// Units arrive packed and as JSON text (see RecorderThread); confirmations are logged by the main thread from the count returned.
 serveCalls({
-  commit: (fileId: number, stores: string, extra: string, request?: { endpoint: string; docs: string; bodies: string }) =>
+  commit: (fileId: number, packed: StoredOutcome[], single: string, extra: string, request?: NewRequest) =>
     applyUnit(journal, silentLogger, {
       fileId,
-      stores: JSON.parse(stores) as StoredOutcome[],
+      stores: [...packed, ...(JSON.parse(single) as StoredOutcome[])],
       extra: JSON.parse(extra) as NewItem[],
-      request: request && { ...request, docs: JSON.parse(request.docs) as NewRequest['docs'] },
+      request,
     }),
   close: () => journal.close(),
 });

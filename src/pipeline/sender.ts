@@ -1,7 +1,7 @@
 import type { WriteOutcome } from '../client/index.js';
 import { uncertainHint, writeModule } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { ItemOutcome, NewItem } from '../journal/index.js';
+import { packBatch, packOkOutcomes, type ItemOutcome, type NewItem } from '../journal/index.js';
 import type { CompletionQueue } from './completions.js';
 import { confirmsRecords, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
@@ -93,10 +93,13 @@ export async function sendBatch(
   const itemsJson = JSON.stringify(bodies);
   // Nothing between this commit and the request leaving but the commit's answer: a crash in between is settled
   // like a sent request.
-  const { requestId } = await completions.commitWith(extra.splice(0), { endpoint, docs, bodies: itemsJson });
+  const { requestId } = await completions.commitWith(extra.splice(0), { endpoint, packed: packBatch(endpoint, docs), bodies: itemsJson });
   ctx.stats.requests++;
   const outcomes = await deliver(ctx, { requestId: requestId!, endpoint, docs, bodies, itemsJson });
-  completions.add({ requestId: requestId!, endpoint, outcomes, bodies: confirmsRecords(endpoint) ? bodies : undefined });
+
+  const confirms = confirmsRecords(endpoint);
+  const packed = confirms ? undefined : packOkOutcomes(outcomes);
+  completions.add(packed ? { requestId: requestId!, endpoint, packed } : { requestId: requestId!, endpoint, outcomes, bodies: confirms ? bodies : undefined });
   return outcomes;
 }
 
@@ -116,3 +119,4 @@ async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): P
     throw error;
   }
 }
+
