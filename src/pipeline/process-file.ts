@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { errorFileName, resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
+import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { settleSentRequest } from './settle.js';
 import { takeSnapshot, type Snapshot } from './source.js';
@@ -121,26 +122,38 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   report.resumed = claim.status === 'resume';
   ctx.logger.info({ fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: snapshot.size }, 'processing file');
   const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 } };
+  // A first run writes its result rows as they settle; a resumed one reads them all back from the journal.
+  const spool = claim.status === 'new' ? await ResultSpool.open(snapshotFolder(runtime)) : undefined;
   try {
-    const state = journal.resumeState(claim.fileId);
+    return await streamAndFinish(ctx, mapping, snapshot, journal, sender, spool);
+  } finally {
+    await spool?.dispose();
+  }
+}
+
+async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Snapshot, journal: FileJournal & SenderContext['journal'], sender: SenderContext, spool: ResultSpool | undefined): Promise<FileReport> {
+  const { runtime, job, name, options, report } = ctx;
+  const fileId = sender.fileId;
+  try {
+    const state = journal.resumeState(fileId);
     for (const r of state.sentRequests) await settleSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile({ runtime, job, name, source: snapshot.open, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines });
+    const completed = await streamFile({ runtime, job, name, source: snapshot.open, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
     if (!completed) {
       report.outcome = 'interrupted';
-      fillCounts(report, journal, claim.fileId);
+      fillCounts(report, journal, fileId);
       return report;
     }
   } catch (error) {
     if (isWisbridgeError(error) && FILE_LEVEL.has(error.code)) {
-      journal.rejectFile(claim.fileId, describeError(error));
+      journal.rejectFile(fileId, describeError(error));
       return rejectWhole(ctx, describeError(error), journal);
     }
     throw error;
   } finally {
     report.requests = sender.stats.requests;
   }
-  report.outcome = journal.finishFile(claim.fileId) === 'done' ? 'done' : 'failed';
-  await writeResult(ctx, journal, claim.fileId);
+  report.outcome = journal.finishFile(fileId) === 'done' ? 'done' : 'failed';
+  await writeResult(ctx, journal, fileId, spool);
   await dispose(ctx, 'archive', journal);
   ctx.logger.info({ outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return report;
@@ -159,18 +172,25 @@ function fillCounts(report: FileReport, journal: FileJournal, fileId: number): v
  * (after a crash) rewrites that name, while a result file of another file of the same name is never replaced — a
  * new name with the archive's timestamp suffix is taken instead.
  */
-async function writeResult(ctx: FileContext, journal: FileJournal, fileId: number): Promise<void> {
+async function writeResult(ctx: FileContext, journal: FileJournal, fileId: number, spool?: ResultSpool): Promise<void> {
   let name = journal.getFile(fileId).resultName;
   if (name === null) {
     name = await freeResultName(ctx);
     journal.recordResultName(fileId, name);
   }
-  await writeResultAs(ctx, name, journal, fileId);
+  const spooled = spool?.finish();
+  if (spooled) await writeResultFrom(ctx, name, spooled, spool!.counts);
+  else await writeResultAs(ctx, name, journal, fileId);
 }
 
 async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, override?: ResultRowOverride): Promise<void> {
   const counts = emptyRowCounts();
-  await ctx.drop.writeAtomic(ctx.resultFolder, name, resultStream(journal, fileId, override, counts) as Readable, { overwrite: true });
+  await writeResultFrom(ctx, name, resultStream(journal, fileId, override, counts), counts);
+}
+
+/** Writes a result file from its rows; `counts` is complete once the stream has ended. */
+async function writeResultFrom(ctx: FileContext, name: string, rows: Readable, counts: FileReport['rows']): Promise<void> {
+  await ctx.drop.writeAtomic(ctx.resultFolder, name, rows, { overwrite: true });
   ctx.report.resultFile = name;
   ctx.report.rows = counts;
 }

@@ -68,24 +68,36 @@ function returnedCells(result: unknown): string {
   return `${csvField(r.id)},${csvField(r.acknowledged_at)},${csvField(r.shipped_at)},${csvField(r.move_id)},${csvField(r.number)},${csvField(restOf(r))}`;
 }
 
-// Once per line of the file: built as one template string (no arrays), columns as in RESULT_COLUMNS.
-function row(o: LineOutcome, override: ResultRowOverride | undefined, counts: Record<string, number> | undefined): string {
+/** What a result row says of a line: the outcome of the document the line belongs to. */
+export type RowOutcome = Pick<LineOutcome, 'docKey' | 'status' | 'result' | 'hint'> & { messages: readonly string[] };
+
+/**
+ * One row of a result file, CRLF included; `counts` receives its status. Once per line of the file: built as one
+ * template string (no arrays), columns as in RESULT_COLUMNS.
+ */
+export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): string {
   const unsettled = o.status === 'pending' || o.status === 'sent';
   const status = override?.status ?? (unsettled ? 'uncertain' : o.status);
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
   const message = override ? override.message : o.messages.length === 0 ? '' : o.messages.join(' | ');
   const hint = override ? '' : o.hint ?? (unsettled ? 'the bridge stopped before this row was settled' : '');
-  return `${o.line},${csvField(o.docKey ?? '')},${csvField(status)},${returnedCells(o.result)},${csvField(message)},${csvField(hint)}\r\n`;
+  return `${line},${csvField(o.docKey ?? '')},${csvField(status)},${returnedCells(o.result)},${csvField(message)},${csvField(hint)}\r\n`;
 }
+
+/** The header row of every result file. */
+export const RESULT_HEADER = csvRow(RESULT_COLUMNS);
+
+/** Result rows are handed on in chunks of about this many characters. */
+export const RESULT_CHUNK = 64 * 1024;
 
 /** The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status. */
 export function resultStream(journal: ResultReads, fileId: number, override?: ResultRowOverride, counts?: Record<string, number>): Readable {
   function* lines(): Generator<string> {
-    yield csvRow(RESULT_COLUMNS);
+    yield RESULT_HEADER;
     let chunk = '';
     for (const o of journal.iterateLineOutcomes(fileId)) {
-      chunk += row(o, override, counts);
-      if (chunk.length >= 64 * 1024) {
+      chunk += resultRow(o.line, o, override, counts);
+      if (chunk.length >= RESULT_CHUNK) {
         yield chunk;
         chunk = '';
       }

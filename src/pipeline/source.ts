@@ -38,9 +38,8 @@ export interface Snapshot extends Fingerprint {
  * was read (still being written: it is read again once it is stable). The inbox stream is closed on every path.
  */
 export async function takeSnapshot(drop: Drop, name: string, dir: string, checkUtf8: boolean): Promise<Snapshot> {
-  await prepareFolder(dir);
+  const path = await privateFile(dir, 'snapshot');
   const opened = await drop.openFile('inbox', name);
-  const path = join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.snapshot`);
   const fingerprinter = new Fingerprinter(checkUtf8);
   try {
     await pipeline(opened.stream, fingerprinter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
@@ -103,6 +102,15 @@ class Fingerprinter extends Transform {
 }
 
 const prepared = new Set<string>();
+
+/**
+ * A new file name in the private folder `dir` (created 0700 when missing), owned by this process: what a crash
+ * leaves there is removed by the next process that prepares the folder.
+ */
+export async function privateFile(dir: string, extension: string): Promise<string> {
+  await prepareFolder(dir);
+  return join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.${extension}`);
+}
 
 /** Creates the private folder once per process and removes copies left by processes that are gone (a crash). */
 async function prepareFolder(dir: string): Promise<void> {

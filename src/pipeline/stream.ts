@@ -8,6 +8,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { sendBatch, type OutgoingDoc, type SenderContext } from './sender.js';
 import { CompletionQueue, inlineRecorder, type RequestRecorder } from './completions.js';
 import { RecorderThread } from './recorder-thread.js';
+import type { ResultSpool } from './result-spool.js';
 import type { ProcessFileOptions } from './types.js';
 import { documentKey } from '../contract/index.js';
 
@@ -39,6 +40,8 @@ export interface StreamInput {
   size: number;
   /** Physical lines of the file (its progress total). */
   lines?: number;
+  /** Where the result rows go as they settle (a first run of the file). */
+  spool?: ResultSpool;
 }
 
 /**
@@ -47,7 +50,7 @@ export interface StreamInput {
  * batches (everything outstanding settled first).
  */
 export async function streamFile(input: StreamInput): Promise<boolean> {
-  const { mapping, state, options } = input;
+  const { mapping, state, options, spool } = input;
   const { fileId } = input.sender;
   const recorder = await openRecorder(input);
   const completions = new CompletionQueue(recorder, fileId);
@@ -70,7 +73,11 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
       if (options.signal?.aborted && !all) return;
       const docs = wholeFile || pending.length <= requestSize ? pending : pending.slice(0, requestSize);
       pending = docs === pending ? [] : pending.slice(docs.length);
-      await window.add(sendBatch(input.sender, completions, endpoint, docs, extra));
+      const sent = sendBatch(input.sender, completions, endpoint, docs, extra);
+      if (spool) {
+        const first = spool.sending(docs.length);
+        await window.add(sent.then((outcomes) => spool.answer(first, docs, outcomes)));
+      } else await window.add(sent);
     }
   };
   const outcomes = mapInbound(source.pipe(counter), mapping, {
@@ -81,12 +88,13 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
       if (o.kind === 'skipped') {
         rows++;
         if (state.classify(o.line) === 'unsent') extra.push({ seq: o.line, lines: [o.line], status: 'skipped', messages: [o.reason] });
+        spool?.skipped(o.line, o.reason);
       } else if (o.kind === 'rejected') {
         rows += o.lines.length;
         const seq = minOf(o.lines);
-        if (state.classify(seq) === 'unsent') {
-          extra.push({ seq, endpoint: o.endpoint, docKey: o.key || null, lines: o.lines, status: 'error', messages: o.errors.map((e) => e.message) });
-        }
+        const messages = o.errors.map((e) => e.message);
+        if (state.classify(seq) === 'unsent') extra.push({ seq, endpoint: o.endpoint, docKey: o.key || null, lines: o.lines, status: 'error', messages });
+        spool?.rejected(o.lines, o.key || null, messages);
       } else {
         endpoint = o.endpoint;
         for (const d of o.documents) {
@@ -94,7 +102,9 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
           const seq = d.lines[0];
           if (state.classify(seq) !== 'unsent') continue;
           if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
-          pending.push({ seq, docKey: documentKey(o.endpoint, d.key, d.item) || null, lines: d.lines, item: d.item });
+          const docKey = documentKey(o.endpoint, d.key, d.item) || null;
+          pending.push({ seq, docKey, lines: d.lines, item: d.item });
+          spool?.documents(1);
         }
         if (pending.length >= requestSize || wholeFile) {
           if (options.signal?.aborted) return await stop();

@@ -1,0 +1,75 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ItemOutcome } from '../journal/index.js';
+import { RESULT_HEADER } from './result-file.js';
+import { ResultSpool, type SpooledDoc } from './result-spool.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wb-spool-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const doc = (seq: number, lines: number[] = [seq]): SpooledDoc => ({ seq, docKey: `D-${seq}`, lines });
+const ok = (seq: number, result?: unknown): ItemOutcome => ({ seq, status: 'ok', result });
+const lineAndStatus = (csv: string) => csv.slice(RESULT_HEADER.length).trim().split('\r\n').map((r) => r.split(',').slice(0, 3).join(','));
+
+describe('ResultSpool: result rows in the mapper\'s order as they settle', () => {
+  it('rows rejected or skipped between the documents of one request, and requests answered out of order', async () => {
+    const spool = await ResultSpool.open(dir);
+    spool.documents(1); // line 2
+    spool.rejected([3], 'D-3', ['line 3: "3x" is not a number']);
+    spool.documents(2); // lines 4, 5
+    const first = spool.sending(3);
+    spool.skipped(6, 'comment');
+    spool.documents(1); // line 7
+    const second = spool.sending(1);
+    spool.answer(second, [doc(7)], [{ seq: 7, status: 'uncertain', messages: ['no answer'], hint: 'check D-7' }]);
+    spool.answer(first, [doc(2), doc(4), doc(5)], [ok(2, { move_id: 12 }), { seq: 4, status: 'error', messages: ['refused'] }, ok(5)]);
+    const stream = spool.finish();
+    expect(stream).toBeDefined();
+    const csv = await text(stream!);
+    expect(csv.startsWith(RESULT_HEADER)).toBe(true);
+    expect(lineAndStatus(csv)).toEqual(['2,D-2,ok', '3,D-3,error', '4,D-4,error', '5,D-5,ok', '6,,skipped', '7,D-7,uncertain']);
+    expect(csv).toContain('2,D-2,ok,,,,12,,,,\r\n');
+    expect(csv).toContain('refused');
+    expect(csv).toContain('check D-7');
+    expect(spool.counts).toEqual({ ok: 2, error: 2, skipped: 1, uncertain: 1 });
+    await spool.dispose();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a document over several lines gives a row per line with its outcome', async () => {
+    const spool = await ResultSpool.open(dir);
+    spool.documents(2);
+    spool.answer(spool.sending(2), [doc(2, [2, 3, 4]), doc(5, [6, 5])], [ok(2), { seq: 5, status: 'error', messages: ['closed'] }]);
+    expect(lineAndStatus(await text(spool.finish()!))).toEqual(['2,D-2,ok', '3,D-2,ok', '4,D-2,ok', '5,D-5,error', '6,D-5,error']);
+    await spool.dispose();
+  });
+
+  it('gives up, for the journal to write the result file, when lines interleave or a row is not settled', async () => {
+    const interleaved = await ResultSpool.open(dir);
+    interleaved.documents(2);
+    interleaved.answer(interleaved.sending(2), [doc(2, [2, 4]), doc(3, [3, 5])], [ok(2), ok(3)]);
+    expect(interleaved.finish()).toBeUndefined();
+    await interleaved.dispose();
+
+    const unanswered = await ResultSpool.open(dir);
+    unanswered.documents(2);
+    const a = unanswered.sending(1);
+    unanswered.answer(unanswered.sending(1), [doc(3)], [ok(3)]);
+    expect(a).toBe(0);
+    expect(unanswered.finish()).toBeUndefined();
+    await unanswered.dispose();
+
+    const mismatched = await ResultSpool.open(dir);
+    mismatched.documents(1);
+    mismatched.answer(mismatched.sending(1), [doc(2)], [ok(9)]);
+    expect(mismatched.finish()).toBeUndefined();
+    await mismatched.dispose();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});

@@ -1,0 +1,216 @@
+import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { ItemOutcome } from '../journal/index.js';
+import { RESULT_HEADER, resultRow, type RowOutcome } from './result-file.js';
+import { privateFile } from './source.js';
+import { emptyRowCounts, type RowCounts } from './types.js';
+
+/** A row rejected or skipped by the mapping, written once the documents mapped before it are. */
+interface ExtraRow extends RowOutcome {
+  /** How many documents the mapper gave before this row. */
+  after: number;
+  lines: readonly number[];
+}
+
+/** A document of a request: its lines and the key the result file shows. */
+export interface SpooledDoc {
+  seq: number;
+  docKey: string | null;
+  lines: readonly number[];
+}
+
+interface AnsweredRequest {
+  docs: readonly SpooledDoc[];
+  outcomes: readonly ItemOutcome[];
+}
+
+const NO_MESSAGES: readonly string[] = [];
+
+/**
+ * The result file of a first run, written while the file is sent instead of read back from the journal after it:
+ * rows leave, in the mapper's order, as soon as they and everything before them are settled, into a private file
+ * beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's
+ * result file and the spool's are compared byte for byte by test/pipeline/result-spool.test.ts) and is only used
+ * when it is whole: a resumed file, a file stopped half-way, or documents whose lines interleave (the mapper's order
+ * is then not the file's line order) get their result file from the journal as before.
+ *
+ * Documents are counted, not kept: a request's documents are numbered by their place in the mapper's output and
+ * written from the request's own arrays when it is answered, so a first run allocates nothing per row here that
+ * would outlive a request (objects that do are promoted and cost old-generation collections: measured, see
+ * docs/pipeline.md).
+ */
+export class ResultSpool {
+  readonly counts: RowCounts = emptyRowCounts();
+  private fd: number | undefined;
+  /** Documents the mapper gave, documents handed to requests, documents written. */
+  private mapped = 0;
+  private sent = 0;
+  private written = 0;
+  private readonly extras: ExtraRow[] = [];
+  private extraHead = 0;
+  /** Answered requests not written yet, by the number of their first document. */
+  private readonly answered = new Map<number, AnsweredRequest>();
+  private lastLine = 0;
+  private chunk = RESULT_HEADER;
+  /** The outcome of the document being written (one object, reused). */
+  private readonly current: { docKey: string | null; status: RowOutcome['status']; result: unknown; messages: readonly string[]; hint: string | null } = {
+    docKey: null, status: 'ok', result: null, messages: NO_MESSAGES, hint: null,
+  };
+
+  private constructor(readonly path: string) {
+    this.fd = openSync(path, 'wx', 0o600);
+  }
+
+  static async open(dir: string): Promise<ResultSpool> {
+    return new ResultSpool(await privateFile(dir, 'result'));
+  }
+
+  /** The mapper gave `count` more documents (in its order, between the rows skipped and rejected around them). */
+  documents(count: number): void {
+    this.mapped += count;
+  }
+
+  skipped(line: number, reason: string): void {
+    this.extra({ after: this.mapped, lines: [line], docKey: null, status: 'skipped', result: null, messages: [reason], hint: null });
+  }
+
+  rejected(lines: readonly number[], docKey: string | null, messages: readonly string[]): void {
+    this.extra({ after: this.mapped, lines, docKey, status: 'error', result: null, messages, hint: null });
+  }
+
+  /** The next `count` documents go out in a request: the number of its first document, for `answer`. */
+  sending(count: number): number {
+    const first = this.sent;
+    this.sent += count;
+    return first;
+  }
+
+  /** A request's outcomes (one per document, in its order), as the journal stores them. */
+  answer(first: number, docs: readonly SpooledDoc[], outcomes: readonly ItemOutcome[]): void {
+    if (this.fd === undefined) return;
+    this.answered.set(first, { docs, outcomes });
+    this.pump();
+  }
+
+  /**
+   * Ends the spool once every row was settled: a stream of the result file, or undefined when the spool is not
+   * whole (the journal's result file is written instead).
+   */
+  finish(): Readable | undefined {
+    this.pump();
+    if (this.written < this.mapped || this.extraHead < this.extras.length) return this.abandon();
+    this.writeChunk();
+    const fd = this.fd;
+    if (fd === undefined) return undefined;
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      return undefined;
+    }
+    return createReadStream(this.path);
+  }
+
+  /** Removes the spool (idempotent). */
+  async dispose(): Promise<void> {
+    this.abandon();
+    await rm(this.path, { force: true });
+  }
+
+  private extra(row: ExtraRow): void {
+    if (this.fd === undefined) return;
+    this.extras.push(row);
+    this.pump();
+  }
+
+  /** Writes what is settled, in the mapper's order: rows rejected or skipped, and answered requests' documents. */
+  private pump(): void {
+    for (;;) {
+      this.extrasDue();
+      const request = this.answered.get(this.written);
+      if (request === undefined || this.fd === undefined) break;
+      this.answered.delete(this.written);
+      this.writeRequest(request);
+    }
+    if (this.extraHead > 1024 && this.extraHead * 2 > this.extras.length) {
+      this.extras.splice(0, this.extraHead);
+      this.extraHead = 0;
+    }
+    this.writeChunk();
+  }
+
+  /** The rows rejected or skipped before the next document to write. */
+  private extrasDue(): void {
+    const { extras } = this;
+    while (this.fd !== undefined && this.extraHead < extras.length && extras[this.extraHead].after <= this.written) {
+      const row = extras[this.extraHead++];
+      this.rows(row.lines, row);
+    }
+  }
+
+  private writeRequest({ docs, outcomes }: AnsweredRequest): void {
+    const current = this.current;
+    for (let i = 0; i < docs.length; i++) {
+      this.extrasDue();
+      if (this.fd === undefined) return;
+      const doc = docs[i];
+      const o = outcomes[i];
+      if (o?.seq !== doc.seq) {
+        this.abandon();
+        return;
+      }
+      // As completeRequest stores it: an ok item keeps only its result, another its messages and hint.
+      current.docKey = doc.docKey;
+      current.status = o.status;
+      current.result = o.status === 'ok' ? o.result ?? null : null;
+      current.messages = o.status === 'ok' ? NO_MESSAGES : o.messages ?? NO_MESSAGES;
+      current.hint = o.status === 'ok' ? null : o.hint ?? null;
+      this.rows(doc.lines, current);
+      this.written++;
+    }
+  }
+
+  /** The rows of one record; the spool is given up when they do not follow the lines written so far. */
+  private rows(lines: readonly number[], outcome: RowOutcome): void {
+    const sorted = ascending(lines);
+    if (sorted[0] <= this.lastLine) {
+      this.abandon();
+      return;
+    }
+    for (const line of sorted) this.chunk += resultRow(line, outcome, undefined, this.counts);
+    this.lastLine = sorted[sorted.length - 1];
+  }
+
+  private writeChunk(): void {
+    if (this.fd === undefined || this.chunk.length === 0) return;
+    try {
+      writeSync(this.fd, this.chunk);
+    } catch {
+      this.abandon();
+      return;
+    }
+    this.chunk = '';
+  }
+
+  private abandon(): undefined {
+    if (this.fd !== undefined) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // the spool is given up either way
+      }
+    }
+    this.fd = undefined;
+    this.extras.length = 0;
+    this.extraHead = 0;
+    this.answered.clear();
+    this.chunk = '';
+    return undefined;
+  }
+}
+
+function ascending(lines: readonly number[]): readonly number[] {
+  for (let i = 1; i < lines.length; i++) if (lines[i] <= lines[i - 1]) return [...lines].sort((a, b) => a - b);
+  return lines;
+}
