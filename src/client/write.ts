@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { LIMITS, WRITES, endpoints } from '../contract/index.js';
+import { LIMITS, WRITES, endpoints, fastValidator } from '../contract/index.js';
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
 import { linkSignals } from './backoff.js';
 import { deadlineOf, serviceMessage, type Core } from './core.js';
@@ -120,7 +120,9 @@ async function writeAll<K extends BatchEndpointId>(
     if (res.status >= 200 && res.status < 300) {
       let answered: Record<string, unknown>[];
       try {
-        const body = parseResponse(endpoint, def.response, res.json) as Record<string, unknown>;
+        // The compiled check: about half the time and garbage of the plain parse for a 1,000-item answer.
+        const schema = def.response as z.ZodType<unknown>;
+        const body = parseResponse(endpoint, schema, res.json, fastValidator(schema)) as Record<string, unknown>;
         answered = body[def.bodyKey] as Record<string, unknown>[];
         if (answered.length !== batch.length) {
           throw new WisbridgeError('CONTRACT_VIOLATION', `${endpoint}: the service answered ${answered.length} items for ${batch.length} sent`, { details: { endpoint } });
