@@ -94,8 +94,7 @@ export interface PackedBatch {
 /** Packs the items of a new request; refuses an item for another endpoint, a seq listed twice, an item without lines. */
 export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' | 'endpoint' | 'docKey' | 'lines'>[]): PackedBatch {
   if (items.length === 0) throw stateError('a request needs at least one item');
-  // The PackedDoc list's JSON written directly: once per item of a million-row file, no array per item.
-  const docs: string[] = new Array(items.length);
+  const docs: PackedDoc[] = new Array(items.length);
   const seqs: number[] = new Array(items.length);
   let firstLine = Number.POSITIVE_INFINITY;
   for (let i = 0; i < items.length; i++) {
@@ -104,20 +103,16 @@ export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' 
       throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
     }
     seqs[i] = item.seq;
-    const key = item.docKey === undefined || item.docKey === null ? 'null' : JSON.stringify(item.docKey);
     const lines = item.lines;
-    let first: number;
     if (lines.length === 1) {
-      first = lines[0];
-      docs[i] = `[${item.seq},${key},${first},${first},null]`;
+      docs[i] = [item.seq, item.docKey ?? null, lines[0], lines[0], null];
     } else {
       const encoded = encodeLines(lines);
-      first = encoded.first;
-      docs[i] = `[${item.seq},${key},${first},${encoded.last},${encoded.list ?? 'null'}]`;
+      docs[i] = [item.seq, item.docKey ?? null, encoded.first, encoded.last, encoded.list === null ? null : (JSON.parse(encoded.list) as number[])];
     }
-    if (first < firstLine) firstLine = first;
+    if (docs[i][2] < firstLine) firstLine = docs[i][2];
   }
-  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs: `[${docs.join(',')}]` };
+  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs: JSON.stringify(docs) };
 }
 
 /** Every item of a request came back ok: what completeRequest stores of them (the results), packed ahead. */

@@ -61,19 +61,12 @@ export interface ResultRowOverride {
   message: string;
 }
 
-/** The returned cells of a row (id … returned), CSV-escaped: returnedColumns without the arrays. */
-function returnedCells(result: unknown): string {
-  if (result === null || typeof result !== 'object') return ',,,,,';
-  const r = result as Record<string, unknown>;
-  return `${csvField(r.id)},${csvField(r.acknowledged_at)},${csvField(r.shipped_at)},${csvField(r.move_id)},${csvField(r.number)},${csvField(restOf(r))}`;
-}
-
 /** What a result row says of a line: the outcome of the document the line belongs to. */
 export type RowOutcome = Pick<LineOutcome, 'docKey' | 'status' | 'result' | 'hint'> & { messages: readonly string[] };
 
 /**
- * One row of a result file, CRLF included; `counts` receives its status. Once per line of the file: built as one
- * template string (no arrays), columns as in RESULT_COLUMNS.
+ * One row of a result file, CRLF included; `counts` receives its status. Runs once per line of a file: the cells
+ * are joined from one array (a template string of eleven parts allocates a sixth more), columns as in RESULT_COLUMNS.
  */
 export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): string {
   const unsettled = o.status === 'pending' || o.status === 'sent';
@@ -81,7 +74,13 @@ export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverr
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
   const message = override ? override.message : o.messages.length === 0 ? '' : o.messages.join(' | ');
   const hint = override ? '' : o.hint ?? (unsettled ? 'the bridge stopped before this row was settled' : '');
-  return `${line},${csvField(o.docKey ?? '')},${csvField(status)},${returnedCells(o.result)},${csvField(message)},${csvField(hint)}\r\n`;
+  const r = o.result !== null && typeof o.result === 'object' ? (o.result as Record<string, unknown>) : undefined;
+  return `${[
+    line, csvField(o.docKey ?? ''), csvField(status),
+    r ? csvField(r.id) : '', r ? csvField(r.acknowledged_at) : '', r ? csvField(r.shipped_at) : '', r ? csvField(r.move_id) : '',
+    r ? csvField(r.number) : '', r ? csvField(restOf(r)) : '',
+    csvField(message), csvField(hint),
+  ].join(',')}\r\n`;
 }
 
 /** The header row of every result file. */
