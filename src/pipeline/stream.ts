@@ -12,12 +12,10 @@ import type { ResultSpool } from './result-spool.js';
 import type { ProcessFileOptions } from './types.js';
 import { documentKey } from '../contract/index.js';
 
-/** Documents asked from the mapper at a time: its output buffer (64 entries) then holds at most 6,400 documents. */
+/** Documents asked from the mapper at a time: its output buffer (4 entries) then holds at most 400 documents. */
 const MAPPER_BATCH = 100;
 /** Rejected and skipped rows are recorded with the next request, or on their own past this many. */
 const EXTRA_FLUSH = 5000;
-/** Requests outstanding at once: the journal and the mapping work while the service answers. */
-const IN_FLIGHT = 2;
 /**
  * Files of at least this many bytes commit on a RecorderThread (~500,000 rows of five columns): the thread costs
  * ~0.2 s to start, ~25 MB of RSS and some CPU per commit, and saves the main thread's fsync waits — measured a clear
@@ -61,7 +59,9 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
   const counter = new ByteCounter();
   const source = input.source();
   source.on('error', (error) => counter.destroy(error));
-  const window = new InFlight(wholeFile ? 1 : IN_FLIGHT);
+  // Requests outstanding at once (services.<name>.requests_in_flight): the journal and the mapping work while the
+  // service answers; a whole-file document is one request.
+  const window = new InFlight(wholeFile ? 1 : service.requests_in_flight);
   const extra: NewItem[] = [];
   let pending: OutgoingDoc[] = [];
   let endpoint = mapping.document;

@@ -32,6 +32,7 @@ export interface WorkspaceOptions {
   token: string;
   batchSize?: number;
   maxAttempts?: number;
+  requestsInFlight?: number;
   warehouse?: number;
   /** YAML of the drop (default: a local drop under the workspace). */
   dropYaml?: string;
@@ -67,6 +68,7 @@ export function workspace(options: WorkspaceOptions): Workspace {
     '    token: { file: token }',
     `    batch_size: ${options.batchSize ?? 100}`,
     `    max_attempts: ${options.maxAttempts ?? 3}`,
+    ...(options.requestsInFlight ? [`    requests_in_flight: ${options.requestsInFlight}`] : []),
     '    request_timeout_ms: 10000',
     ...(options.warehouse ? [`    warehouse: ${options.warehouse}`] : []),
     'drops:',

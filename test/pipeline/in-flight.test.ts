@@ -1,0 +1,52 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { setFaults, useEmulator } from '../support/emulator.js';
+import { korr, runInboundOnce, workspace } from './helpers.js';
+
+const emu = useEmulator({ resetEachTest: true });
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); });
+});
+
+/** A pass-through HTTP proxy to the emulator that counts the adjustment writes outstanding at once. */
+async function countingProxy(target: string): Promise<{ url: string; most: () => number; writes: () => number }> {
+  let now = 0;
+  let most = 0;
+  let writes = 0;
+  const server = createServer((req, res) => {
+    const counted = req.method === 'POST' && req.url?.startsWith('/v1/inventory/adjustments') === true;
+    if (counted) {
+      writes++;
+      most = Math.max(most, ++now);
+    }
+    const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+      answer.on('end', () => {
+        if (counted) now--;
+      });
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, most: () => most, writes: () => writes };
+}
+
+const SKUS = ['SKU-00001', 'SKU-00002', 'SKU-00004'];
+const rows = Array.from({ length: 24 }, (_, i) => `${SKUS[i % 3]};${i + 1};Fund;F-${i};19.11.2026;;ACME`);
+
+describe('services.<name>.requests_in_flight: write requests of one file outstanding at once', () => {
+  it.each([1, 2, 3])('%i: never more, and that many while the service is slow to answer', async (inFlight) => {
+    const proxy = await countingProxy(emu.url);
+    await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory' });
+    const ws = workspace({ url: proxy.url, token: emu.token, batchSize: 4, requestsInFlight: inFlight });
+    ws.drop('KORR_WINDOW.csv', korr(rows));
+    const file = (await runInboundOnce(ws)).files[0];
+    expect(file.rows).toEqual({ ok: 24, error: 0, skipped: 0, uncertain: 0 });
+    expect(proxy.writes()).toBe(6);
+    expect(proxy.most()).toBe(inFlight);
+  });
+});
