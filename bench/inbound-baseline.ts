@@ -1,17 +1,18 @@
 // The yardstick of bench/inbound.ts: the least a script can do to apply an adjustments file — csv-parse → batches →
-// POST, two requests in flight like the bridge — with none of the bridge's guarantees (no journal, no checksum or
+// POST, as many requests in flight as the bridge (two by default) — with none of the bridge's guarantees (no journal, no checksum or
 // private copy, no resume, no validation, no result file, no archive). Run by bench/inbound.ts in the same invocation:
-// node --import tsx bench/inbound-baseline.ts URL TOKEN_FILE CSV_FILE BATCH → prints `baseline ok N error N requests N`.
+// node --import tsx bench/inbound-baseline.ts URL TOKEN_FILE CSV_FILE BATCH [IN_FLIGHT] → prints `baseline ok N error N requests N`.
 import { createReadStream, readFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { Pool } from 'undici';
 
-const [url, tokenFile, file, batchArg] = process.argv.slice(2);
+const [url, tokenFile, file, batchArg, inFlightArg] = process.argv.slice(2);
 const batchSize = Number(batchArg ?? 1000);
+const window = Number(inFlightArg ?? 2);
 const token = readFileSync(tokenFile, 'utf8').trim();
-const pool = new Pool(url, { connections: 2 });
+const pool = new Pool(url, { connections: window });
 const counts = { ok: 0, error: 0, requests: 0 };
 const inFlight = new Set<Promise<void>>();
 
@@ -34,7 +35,7 @@ async function post(adjustments: Record<string, unknown>[]): Promise<void> {
 async function send(batch: Record<string, unknown>[]): Promise<void> {
   const p: Promise<void> = post(batch).finally(() => inFlight.delete(p));
   inFlight.add(p);
-  while (inFlight.size >= 2) await Promise.race(inFlight);
+  while (inFlight.size >= window) await Promise.race(inFlight);
 }
 
 let batch: Record<string, unknown>[] = [];

@@ -17,6 +17,8 @@ import { procCpu } from './measure.mjs';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const BATCH = Number(process.argv[3] ?? 1000);
+// BENCH_IN_FLIGHT: services.<name>.requests_in_flight of the bridge (default 2, the bridge's), and the yardstick's window.
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 2);
 const root = new URL('..', import.meta.url).pathname;
 const loadAtStart = loadavg();
 
@@ -100,7 +102,7 @@ let baseline: Run | undefined;
 if (process.env.BENCH_BASELINE !== '0') {
   const emulator = await startEmulator();
   writeFileSync(join(dir, 'baseline-token'), emulator.token);
-  baseline = await measure(['--import', 'tsx', join(root, 'bench/inbound-baseline.ts'), emulator.url, join(dir, 'baseline-token'), file, String(BATCH)], emulator.child);
+  baseline = await measure(['--import', 'tsx', join(root, 'bench/inbound-baseline.ts'), emulator.url, join(dir, 'baseline-token'), file, String(BATCH), String(IN_FLIGHT)], emulator.child);
 }
 
 const emulator = await startEmulator();
@@ -111,7 +113,7 @@ writeFileSync(join(dir, 'mappings', 'adjustments.yaml'), [
 ].join('\n'));
 writeFileSync(join(dir, 'wisbridge.yaml'), [
   'journal: journal.sqlite', 'mappings: mappings',
-  `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    request_timeout_ms: 60000`,
+  `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    requests_in_flight: ${IN_FLIGHT}\n    request_timeout_ms: 60000`,
   `drops:\n  wms:\n    type: local\n    root: ${dir}\n    settle_ms: 0\n    watch_events: false`,
   'inbound:\n  - { name: bench, drop: wms, service: wis }', 'log: { level: warn }', '',
 ].join('\n'));
@@ -151,7 +153,7 @@ const figures = (label: string, run: Run) => [
   `${label} CPU     ${run.cpu.toFixed(1)} s = ${us(run.cpu)} a row (main thread ${run.mainCpu.toFixed(1)} s, other threads ${(run.cpu - run.mainCpu).toFixed(1)} s); emulator ${run.emulatorCpu.toFixed(1)} s = ${us(run.emulatorCpu)} an item (sampled every 100 ms)`,
   `${label} peak RSS ${mb(run.peak)} (VmHWM, all threads; emulator separate)`,
 ].join('\n');
-console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, bridge node options ${heapFlags.join(' ') || 'none'}`);
+console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, requests in flight ${IN_FLIGHT}, bridge node options ${heapFlags.join(' ') || 'none'}`);
 console.log(`bridge code     ${bridgeCode}`);
 console.log(`outcome         exit ${bridge.code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}; requests sent ${requests}`);
 console.log(figures('bridge  ', bridge));

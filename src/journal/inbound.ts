@@ -1,48 +1,16 @@
 import { bodiesJson, mergeRanges, packBatch, type Blocks, type PackedBatch, type PackedOkOutcomes } from './blocks.js';
 import type { Db } from './db.js';
 import {
-  emptyCounts, encodeLines, fromRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges,
-  type ItemRow,
+  bodyJson, emptyCounts, encodeLines, inRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges, toRequest,
+  type ItemRow, type RequestRow,
 } from './rows.js';
 import type {
   ClaimInput, ClaimResult, FileStatus, FileSummary, ItemOutcome, ItemWithBody, NewItem, RecordedRequest,
   RequestStatus, ResumeClass, ResumeState,
 } from './types.js';
 
-interface RequestRow {
-  id: number;
-  file_id: number;
-  endpoint: string;
-  attempt: number;
-  seqs: string;
-  item_count: number;
-  status: RequestStatus;
-  sent_at: string | null;
-}
-
-export function toRequest(row: RequestRow): RecordedRequest {
-  return {
-    requestId: row.id,
-    fileId: row.file_id,
-    endpoint: row.endpoint,
-    attempt: row.attempt,
-    seqs: fromRanges(JSON.parse(row.seqs) as Array<[number, number]>),
-    status: row.status,
-    sentAt: row.sent_at,
-  };
-}
-
 const PAGE = 2000;
 
-function bodyJson(body: unknown): string | null {
-  if (body === undefined || body === null) return null;
-  return typeof body === 'string' ? body : JSON.stringify(body);
-}
-
-function inRanges(ranges: ReadonlyArray<readonly [number, number]>, seq: number): boolean {
-  for (const [from, to] of ranges) if (seq >= from && seq <= to) return true;
-  return false;
-}
 /** An item row's status, reading `pending` rows through their request (see effectiveStatus in rows.ts). */
 const EFFECTIVE_STATUS = `CASE WHEN i.status != 'pending' THEN i.status WHEN r.status = 'sent' THEN 'sent'
   WHEN r.status IN ('done', 'failed', 'uncertain') THEN 'ok' ELSE 'pending' END`;

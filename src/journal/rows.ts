@@ -1,5 +1,5 @@
 import { WisbridgeError, type ErrorDetails } from '../errors.js';
-import type { ItemStatus, Resolution, StatusCounts, StoredItem } from './types.js';
+import type { ItemStatus, RecordedRequest, RequestStatus, Resolution, StatusCounts, StoredItem } from './types.js';
 
 /** Sorted, de-duplicated seqs as [from, to] ranges: a 500-item batch is usually one range. */
 export function toRanges(seqs: readonly number[]): Array<[number, number]> {
@@ -126,4 +126,37 @@ export function toItem(row: ItemRow, result: unknown = null): StoredItem {
 
 export function emptyCounts(): StatusCounts {
   return { pending: 0, sent: 0, ok: 0, error: 0, uncertain: 0, skipped: 0 };
+}
+
+export interface RequestRow {
+  id: number;
+  file_id: number;
+  endpoint: string;
+  attempt: number;
+  seqs: string;
+  item_count: number;
+  status: RequestStatus;
+  sent_at: string | null;
+}
+
+export function toRequest(row: RequestRow): RecordedRequest {
+  return {
+    requestId: row.id,
+    fileId: row.file_id,
+    endpoint: row.endpoint,
+    attempt: row.attempt,
+    seqs: fromRanges(JSON.parse(row.seqs) as Array<[number, number]>),
+    status: row.status,
+    sentAt: row.sent_at,
+  };
+}
+
+export function bodyJson(body: unknown): string | null {
+  if (body === undefined || body === null) return null;
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+export function inRanges(ranges: ReadonlyArray<readonly [number, number]>, seq: number): boolean {
+  for (const [from, to] of ranges) if (seq >= from && seq <= to) return true;
+  return false;
 }
