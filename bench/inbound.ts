@@ -131,8 +131,10 @@ const bridgeFlags = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=$
 // BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (the bridge's stdout then goes to
 // $TMPDIR/wb-bench-inbound-bridge.out). BENCH_BIN: another entry than bin/wisbridge.js.
 bridgeFlags.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-// commit-probe.mjs times the journal's commits in every thread of the bridge (BENCH_COMMIT_DIR).
+// commit-probe.mjs times the journal's commits in every thread of the bridge (BENCH_COMMIT_DIR); alloc-probe.mjs
+// samples the main thread's allocations (BENCH_ALLOC=FILE).
 const probe = ['--import', new URL('./commit-probe.mjs', import.meta.url).href];
+if (process.env.BENCH_ALLOC) probe.push('--import', new URL('./alloc-probe.mjs', import.meta.url).href);
 const bridge = await measure([...bridgeFlags, ...heapFlags, ...probe, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', join(dir, 'wisbridge.yaml')],
   emulator.child, { ...process.env, BENCH_COMMIT_DIR: join(dir, 'commits') });
 const probed = readdirSync(join(dir, 'commits')).map((f) => JSON.parse(readFileSync(join(dir, 'commits', f), 'utf8')) as { thread: number; commits: number; ms: number });
@@ -158,6 +160,7 @@ console.log(`bridge code     ${bridgeCode}`);
 console.log(`outcome         exit ${bridge.code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}; requests sent ${requests}`);
 console.log(figures('bridge  ', bridge));
 console.log(`bridge   commit wait ${(commits.ms / 1000).toFixed(2)} s in ${commits.commits} journal commits (WAL write + fsync, synchronous=FULL; ${(commits.ms / Math.max(1, commits.commits)).toFixed(2)} ms each), of which ${(onMain.ms / 1000).toFixed(2)} s in ${onMain.commits} on the main thread`);
+if (process.env.BENCH_ALLOC) console.log(allocationSummary(process.env.BENCH_ALLOC));
 if (baseline) {
   console.log(`baseline        exit ${baseline.code}, ${baseline.stdout.trim()} (bench/inbound-baseline.ts: csv-parse → batches of ${BATCH} → POST, no journal)`);
   console.log(figures('baseline', baseline));
@@ -165,3 +168,21 @@ if (baseline) {
 }
 console.log(`machine load    ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} at end (1/5/15 min) on ${cpus().length} cores`);
 rmSync(dir, { recursive: true, force: true });
+
+interface HeapNode { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: HeapNode[] }
+
+/** The sampled allocations of the bridge's main thread: the total, and the functions that allocated most. */
+function allocationSummary(file: string): string {
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const walk = (node: HeapNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    node.children.forEach(walk);
+  };
+  walk((JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode }).head);
+  const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([site, bytes]) => `${mb(bytes)} ${site}`);
+  return `bridge   allocated ${mb(total)} on the main thread (sampled; ${file}); most by: ${top.join(', ')}`;
+}
