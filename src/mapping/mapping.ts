@@ -5,6 +5,7 @@ import { checkTargets } from './targets.js';
 import { planControlTotals, type ControlTotalsPlan, type TotalCheck } from './control-totals.js';
 import { columnName, planFixedLayout, type FixedLayout } from './fixed-width.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
+import { isSingleObjectWrite } from '../contract/index.js';
 
 export interface RecordTypePlan {
   /** 0-based index of the type code in each record. */
@@ -66,7 +67,7 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   }
   if (definition.export) throw new DefinitionError(`${definition.document} is an API write: use request, not export`, ['export']);
   if (!definition.request) throw new DefinitionError(`${definition.document} is an API write and needs a request section`, ['document']);
-  const wholeFile = definition.grouping.whole_file || definition.document === 'inventory.counts';
+  const wholeFile = definition.grouping.whole_file || isSingleObjectWrite(definition.document);
   if (wholeFile && definition.request.key !== undefined) throw new DefinitionError('a whole-file request (grouping.whole_file, inventory.counts) has no document key', ['request', 'key']);
   const tables = definition.tables ?? {};
   const root = compileNode(definition.request, tables, ['request']);

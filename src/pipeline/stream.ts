@@ -10,7 +10,7 @@ import { CompletionQueue, inlineRecorder, type RequestRecorder } from './complet
 import { RecorderThread } from './recorder-thread.js';
 import type { ResultSpool } from './result-spool.js';
 import type { ProcessFileOptions } from './types.js';
-import { documentKey } from '../contract/index.js';
+import { documentKey, takesWarehouse } from '../contract/index.js';
 
 /** Documents asked from the mapper at a time: its output buffer (4 entries) then holds at most 400 documents. */
 const MAPPER_BATCH = 100;
@@ -53,7 +53,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
   const recorder = await openRecorder(input);
   const completions = new CompletionQueue(recorder, fileId);
   const service = input.runtime.loaded.service(input.job.service);
-  const warehouse = mapping.document.startsWith('inventory.') ? service.warehouse : undefined;
+  const warehouse = takesWarehouse(mapping.document) ? service.warehouse : undefined;
   const wholeFile = mapping.inbound?.wholeFile === true;
   const requestSize = service.batch_size;
   const counter = new ByteCounter();

@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
+import { takesWarehouse } from '../../contract/index.js';
 import type { InboundJob } from '../../config/schema.js';
 import { createDrop } from '../../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
@@ -103,6 +104,6 @@ async function dryRunOne(runtime: Runtime, job: InboundJob, file: string, forced
   };
   return dryRunFile(async () => createReadStream(file), mapping, {
     job: job.name, file: name, resolver: lazy, maxBatchItems: service.batch_size, emit,
-    warehouse: mapping.document.startsWith('inventory.') ? service.warehouse : undefined,
+    warehouse: takesWarehouse(mapping.document) ? service.warehouse : undefined,
   });
 }

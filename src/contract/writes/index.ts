@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { WriteEndpointId } from '../endpoints.js';
 import { receivedHint } from './common.js';
 import { customerReturnsAcknowledge } from './customer-returns-acknowledge.js';
@@ -51,6 +52,25 @@ export function isWriteEndpoint(id: string): id is WriteEndpointId {
 /** The module of a write endpoint named by a string (a journal row, a mapping); undefined for anything else. */
 export function writeModule(endpoint: string): WriteModule | undefined {
   return isWriteEndpoint(endpoint) ? WRITES[endpoint] : undefined;
+}
+
+/** Writes whose items carry a `warehouse` (the inventory writes), read from the contract's item schemas. */
+const WAREHOUSE_SCOPED: ReadonlySet<string> = new Set(WRITE_ENDPOINT_IDS.filter((id) => {
+  const item = WRITES[id].contract.item;
+  return item instanceof z.ZodObject && Object.hasOwn(item.shape, 'warehouse');
+}));
+
+/**
+ * Whether the endpoint's items name a warehouse: the service's configured `warehouse` fills it when the mapping
+ * leaves it out (a token may cover several warehouses).
+ */
+export function takesWarehouse(endpoint: string): boolean {
+  return WAREHOUSE_SCOPED.has(endpoint);
+}
+
+/** Whether a request of the endpoint is one object (a cycle count): a file maps into one document. */
+export function isSingleObjectWrite(endpoint: string): boolean {
+  return writeModule(endpoint)?.contract.style === 'single';
 }
 
 /**

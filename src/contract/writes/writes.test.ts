@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { endpointList } from '../endpoints.js';
-import { documentKey, RETURNED_FIELDS, uncertainHint, WRITE_ENDPOINT_IDS, WRITES } from './index.js';
+import { documentKey, isSingleObjectWrite, RETURNED_FIELDS, takesWarehouse, uncertainHint, WRITE_ENDPOINT_IDS, WRITES } from './index.js';
 
 describe('the write endpoint registry', () => {
   it('has one module for every write of the contract, and each module names its own contract entry', () => {
@@ -51,5 +51,11 @@ describe('uncertainHint', () => {
     expect(uncertainHint('inventory.counts', '', { date: '2026-11-19' })).toContain('a cycle count dated 2026-11-19 exists');
     expect(uncertainHint('outboundTransfers.ship', '', { id: 7 })).toBe('check whether id 7 is shipped in the service (a split shipment may exist) before shipping it again');
     expect(uncertainHint('customerReturns.receive', 'RMA-1', { id: 7 })).toBe('check whether RMA-1 was received in the service before receiving it again');
+  });
+
+  it('reads from the contract which writes name a warehouse and which take one object a request', () => {
+    expect(WRITE_ENDPOINT_IDS.filter(takesWarehouse).sort()).toEqual(['inventory.adjustments', 'inventory.counts']);
+    expect(WRITE_ENDPOINT_IDS.filter(isSingleObjectWrite)).toEqual(['inventory.counts']);
+    expect(takesWarehouse('customerShipments.list')).toBe(false);
   });
 });
