@@ -337,7 +337,7 @@ export class InboundMapper extends Transform {
         }
         (doc.errors ??= []).push(...locateIssues(doc, this.root!, this.file, r.error.issues));
       }
-      this.out({ kind: 'rejected', endpoint: this.endpoint, key: doc.key, lines: doc.lines, errors: doc.errors ?? [] });
+      this.out({ kind: 'rejected', endpoint: this.endpoint, key: doc.key, lines: doc.lines, errors: doc.errors ?? [], item: doc.item });
     }
     if (good.length === 0) return;
     const bodyKey = this.target.bodyKey;

@@ -22,7 +22,15 @@ export interface MappedDocument {
 /** Documents ready to send together; `body` is the request body for the endpoint. */
 export interface MappedBatch { kind: 'batch'; endpoint: InboundDocument; body: Record<string, unknown>; documents: MappedDocument[] }
 /** A document (or a lone row) refused before sending; every line it covers is reported. */
-export interface RejectedDocument { kind: 'rejected'; endpoint: InboundDocument; key: string; lines: number[]; errors: RowError[] }
+export interface RejectedDocument {
+  kind: 'rejected';
+  endpoint: InboundDocument;
+  key: string;
+  lines: number[];
+  errors: RowError[];
+  /** What was mapped of the item before it was refused (absent when the row did not get that far): names it in the result file. */
+  item?: Record<string, unknown>;
+}
 /** A row left out on purpose (a skip condition, a context record without detail rows). */
 export interface SkippedRow { kind: 'skipped'; line: number; reason: string }
 export type InboundOutcome = MappedBatch | RejectedDocument | SkippedRow;

@@ -93,8 +93,10 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
         rows += o.lines.length;
         const seq = minOf(o.lines);
         const messages = o.errors.map((e) => e.message);
-        if (state.classify(seq) === 'unsent') extra.push({ seq, endpoint: o.endpoint, docKey: o.key || null, lines: o.lines, status: 'error', messages });
-        spool?.rejected(o.lines, o.key || null, messages);
+        // Named like a sent row of the same document (the SKU of an adjustment, say), from what was mapped of it.
+        const docKey = documentKey(o.endpoint, o.key, o.item ?? {}) || null;
+        if (state.classify(seq) === 'unsent') extra.push({ seq, endpoint: o.endpoint, docKey, lines: o.lines, status: 'error', messages });
+        spool?.rejected(o.lines, docKey, messages);
       } else {
         endpoint = o.endpoint;
         for (const d of o.documents) {

@@ -57,6 +57,10 @@ describe('result files written while sending are the journal\'s, byte for byte',
     expect(await expectSameAsJournal(ws, report.files)).toBe(2);
     const mixed = ws.result('KORR_MIXED.result.csv');
     expect(mixed.map((r) => Number(r.line))).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
+    // A row refused by the mapping names its document like a sent one: the adjustment's SKU.
+    const line8 = mixed.find((r) => r.line === '8')!;
+    expect(line8).toMatchObject({ status: 'error', document: 'SKU-00001' });
+    expect(line8.message).toContain('"7x" is not a number');
   });
 
   it('documents whose lines interleave: the result file comes from the journal, in line order', async () => {
