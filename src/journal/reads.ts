@@ -66,6 +66,7 @@ export function createReads(db: Db, now: () => string, path: string) {
     insertEvent: db.prepare(
       `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)`),
     recentEvents: db.prepare('SELECT * FROM file_events ORDER BY at DESC, id DESC LIMIT ?'),
+    eventsNamed: db.prepare('SELECT * FROM file_events WHERE name = ? ORDER BY at DESC, id DESC LIMIT ?'),
     countEvents: db.prepare('SELECT count(*) FROM file_events').pluck(),
     countFiles: db.prepare('SELECT count(*) FROM files').pluck(),
     countPruned: db.prepare('SELECT count(*) FROM files WHERE pruned_at IS NOT NULL').pluck(),
@@ -84,6 +85,8 @@ export function createReads(db: Db, now: () => string, path: string) {
     recordFileEvent: (event: NewFileEvent): number =>
       Number(q.insertEvent.run(event.drop, event.name, event.kind, event.originalFileId ?? null, event.reason ?? null, now()).lastInsertRowid),
     recentFileEvents: (limit: number): FileEvent[] => (q.recentEvents.all(limit) as EventRow[]).map(toEvent),
+    /** The latest events of files of that name (an operator asking after a file that was never claimed). */
+    fileEventsNamed: (name: string, limit = 1): FileEvent[] => (q.eventsNamed.all(name, limit) as EventRow[]).map(toEvent),
     countFileEvents: (): number => q.countEvents.get() as number,
     countFiles: (): number => q.countFiles.get() as number,
     countExports: (): number => q.countExports.get() as number,

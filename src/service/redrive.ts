@@ -24,7 +24,7 @@ export interface RedriveReport {
 }
 
 /** A journal file by id (digits) or by name (the most recent file of that name). */
-export function findFile(journal: Pick<OperatorJournal, 'getFile' | 'listFiles'>, ref: string): FileRecord {
+export function findFile(journal: Pick<OperatorJournal, 'getFile' | 'listFiles' | 'fileEventsNamed'>, ref: string): FileRecord {
   if (/^\d+$/.test(ref)) {
     try {
       return journal.getFile(Number(ref));
@@ -33,8 +33,22 @@ export function findFile(journal: Pick<OperatorJournal, 'getFile' | 'listFiles'>
     }
   }
   const found = journal.listFiles({ limit: 100_000 }).filter((f) => f.name === ref);
-  if (found.length === 0) throw new WisbridgeError('USAGE', `no file named "${ref}" in the journal (see wisbridge status)`);
+  if (found.length === 0) throw new WisbridgeError('USAGE', neverClaimed(journal, ref) ?? `no file named "${ref}" in the journal (see wisbridge status)`);
   return found[0];
+}
+
+/** What the journal knows of a file of that name it never claimed: a re-drop of content processed before, or a file rejected unread. */
+function neverClaimed(journal: Pick<OperatorJournal, 'fileEventsNamed' | 'getFile'>, name: string): string | undefined {
+  const [event] = journal.fileEventsNamed(name);
+  if (!event) return undefined;
+  if (event.kind === 'rejected') return `"${name}" was never processed: it was rejected on ${event.at} before it was read (${event.reason ?? 'no reason recorded'})`;
+  let original = `file ${event.originalFileId}`;
+  try {
+    if (event.originalFileId !== null) original = `file ${event.originalFileId} (${journal.getFile(event.originalFileId).name})`;
+  } catch {
+    // the original was pruned away: its id is still what the duplicate named
+  }
+  return `"${name}" was not applied: on ${event.at} it was a duplicate of ${original} — see wisbridge status --file ${event.originalFileId ?? ''}`.trimEnd();
 }
 
 /** The inbound job a journal file came through: the job reading that drop (and allowed that mapping). */

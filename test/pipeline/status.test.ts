@@ -69,6 +69,16 @@ describe('wisbridge status', () => {
     expect(bad.stderr).toMatch(/^wisbridge status: USAGE: --status takes row statuses/);
     const missing = await finished(cli(['status', '--config', ws.configFile, '--file', 'NOPE.csv']));
     expect(missing.stderr).toMatch(/USAGE: no file named "NOPE\.csv"/);
+
+    // Names the journal met but never claimed: a re-drop of the same content, a file rejected unread.
+    ws.drop('KORR_20261120.csv', undefined, 'KORR_AGAIN.csv');
+    ws.drop('BAD\\NAME.csv', 'x');
+    await finished(cli(['batch', '--config', ws.configFile]));
+    const again = await finished(cli(['status', '--config', ws.configFile, '--file', 'KORR_AGAIN.csv']));
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/"KORR_AGAIN\.csv" was not applied: on \S+ it was a duplicate of file 1 \(KORR_20261120\.csv\) — see wisbridge status --file 1/);
+    const bad2 = await finished(cli(['status', '--config', ws.configFile, '--file', 'BAD\\NAME.csv']));
+    expect(bad2.stderr).toMatch(/"BAD\\NAME\.csv" was never processed: it was rejected on \S+ before it was read \(FILE_NAME: /);
   });
 
   it('wisbridge --version prints the version of package.json', async () => {
