@@ -24,15 +24,18 @@ interface ActionEntry {
 }
 
 async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Promise<string>): Promise<ActionResult> {
-  let result: ActionResult;
-  try {
-    result = { ok: true, message: await run() };
-  } catch (error) {
-    if (!isWisbridgeError(error)) throw error;
-    result = { ok: false, message: describeError(error) };
-  }
-  await record(source.runtime, entry, 'console', result);
-  return result;
+  if (source.actions.closed) return { ok: false, message: 'the bridge is stopping: nothing was done; try again once it is back' };
+  return source.actions.run(async () => {
+    let result: ActionResult;
+    try {
+      result = { ok: true, message: await run() };
+    } catch (error) {
+      if (!isWisbridgeError(error)) throw error;
+      result = { ok: false, message: describeError(error) };
+    }
+    await record(source.runtime, entry, 'console', result);
+    return result;
+  });
 }
 
 async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<void> {

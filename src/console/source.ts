@@ -14,11 +14,38 @@ export interface JobView {
   running: boolean;
 }
 
+/**
+ * Operator actions under way (a re-drive sends requests and rewrites a result file): the process waits for them
+ * before it closes the journal, and starts none once it is stopping.
+ */
+export class ActionsInFlight {
+  readonly #running = new Set<Promise<void>>();
+  #closed = false;
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  run<T>(action: () => Promise<T>): Promise<T> {
+    const started = action();
+    const settled: Promise<void> = started.then(() => undefined, () => undefined).finally(() => this.#running.delete(settled));
+    this.#running.add(settled);
+    return started;
+  }
+
+  /** No new action from now on; resolves once those under way have ended. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#running]);
+  }
+}
+
 /** What the console reads and acts through: the service under `wisbridge run`, or the configuration alone (`wisbridge console`). */
 export interface ConsoleSource {
   readonly mode: 'run' | 'console';
   readonly runtime: Runtime;
   readonly progress: ProgressRegistry;
+  readonly actions: ActionsInFlight;
   jobs(): JobView[];
   alerts(): ConsoleAlert[];
 }

@@ -5,7 +5,7 @@ import { scheduleCursor } from '../service/service.js';
 import type { AlertLog } from './alerts.js';
 import { ProgressRegistry } from './progress.js';
 
-import type { ConsoleSource, JobView } from './source.js';
+import { ActionsInFlight, type ConsoleSource, type JobView } from './source.js';
 
 /** `wisbridge console`: jobs as configured, next runs from their schedules, last runs from the journal's schedule cursors. */
 export function standaloneSource(runtime: Runtime, alerts: AlertLog, now: () => number = Date.now): ConsoleSource {
@@ -19,6 +19,7 @@ export function standaloneSource(runtime: Runtime, alerts: AlertLog, now: () => 
   return {
     mode: 'console',
     runtime,
+    actions: new ActionsInFlight(),
     progress: new ProgressRegistry(now),
     alerts: () => alerts.list(),
     jobs: () => jobs.map((j): JobView => {

@@ -3,7 +3,7 @@ import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
 import { AlertLog } from '../console/alerts.js';
 import { startConsole } from '../console/mount.js';
 import { ProgressRegistry } from '../console/progress.js';
-import type { JobView } from '../console/source.js';
+import { ActionsInFlight, type JobView } from '../console/source.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -74,6 +74,8 @@ export class BridgeService {
   readonly progress: ProgressRegistry;
   /** Drops that cannot be listed, refused credentials (the console's alerts page, with the missed files). */
   readonly alertLog = new AlertLog();
+  /** Console actions under way (a re-drive): waited for by stop() like the runs. */
+  private readonly consoleActions = new ActionsInFlight();
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly stopController = new AbortController();
@@ -139,7 +141,8 @@ export class BridgeService {
     if ((metricsConfig || consoleConfig) && this.options.httpServer !== false) {
       const listen = metricsConfig ?? { host: '127.0.0.1', port: 9464 };
       const consoleHandler = await startConsole(this.loaded, {
-        mode: 'run', runtime: this.runtime, progress: this.progress, jobs: () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
+        mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
+        jobs: () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
       });
       const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler);
       // A signal that came while the server was starting: stop() has run already and must not be undone.
@@ -222,7 +225,9 @@ export class BridgeService {
       this.logger.info({ reason, timeoutMs: timeout }, 'shutting down: no new work; finishing the requests in flight');
       this.scheduler.stop();
       this.stopController.abort(new Error(`shutdown (${reason})`));
-      const drained = Promise.allSettled([...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle()), this.retentionSlot.idle()]);
+      const drained = Promise.allSettled([
+        ...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle()), this.retentionSlot.idle(), this.consoleActions.close(),
+      ]);
       if (!(await within(drained, timeout * 0.7))) {
         this.logger.warn('shutdown: runs still busy; aborting the requests in flight');
         this.hardController.abort(new Error(`shutdown (${reason})`));
@@ -406,7 +411,7 @@ function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
 
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
   try {

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
-import { useEmulator } from '../support/emulator.js';
+import { setFaults, useEmulator } from '../support/emulator.js';
 import { parseCsv, ROOT } from '../pipeline/helpers.js';
-import { tempConfig } from '../service/support.js';
+import { tempConfig, until } from '../service/support.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { bridgeWithFailures, CONSOLE_TOKEN, consoleClient } from './support.js';
@@ -171,6 +171,34 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     const download = await c.get(`/console/files/${bFile.fileId}/result`);
     expect(download.headers.get('content-disposition')).toBe('attachment; filename="KORR_b.result.csv"');
     expect(download.text).toContain('applied: move 77 found in the service');
+  });
+
+  it('a re-drive under way when the bridge stops finishes before the journal closes; none starts once it is stopping', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const c = consoleClient(b.url);
+    const journal = await b.bridge.runtime.journal();
+    const a = journal.listFiles({ limit: 10 }).find((f) => f.name === 'KORR_a.csv')!;
+    const csrf = c.csrfOf((await c.get(`/console/files/${a.fileId}/redrive`)).text);
+    await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00004', quantity: 1000, company_code: 'ACME', reference: 'TOPUP' }] });
+    // The service answers slowly: the re-drive's request is on the wire when the bridge is told to stop.
+    await setFaults(emu, { latency_ms: 1500, path_prefix: '/v1/inventory' });
+    const redriven = c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
+    await until(() => journal.getFile(a.fileId).redrives === 1, 'the re-drive to start');
+    const stopped = b.bridge.stop('test');
+    const refused = await c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
+    expect(refused.text).toContain('the bridge is stopping: nothing was done');
+    expect((await redriven).text).toMatch(/1 row\(s\) sent again, 1 ok, 0 error, 0 uncertain; file is now done/);
+    await stopped;
+    const reopened = openJournal(b.loaded.journalPath);
+    try {
+      expect(reopened.getFile(a.fileId)).toMatchObject({ status: 'done', redrives: 1 });
+      expect(reopened.backlog()).toMatchObject({ sentRequests: 0 });
+      const actions = rawDatabase(reopened).prepare('SELECT action, outcome FROM operator_actions ORDER BY id').all();
+      expect(actions).toEqual([{ action: 'redrive', outcome: 'ok' }]);
+    } finally {
+      reopened.close();
+    }
   });
 
   it('wisbridge resolve and retry on the command line are recorded in the same audit trail (via cli), shown by the console', async () => {

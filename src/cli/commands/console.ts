@@ -6,6 +6,7 @@ import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { startHealthServer } from '../../service/health.js';
+import { within } from '../../service/service.js';
 import { ServiceMetrics } from '../../service/metrics.js';
 import { intOption, parseCommandLine } from '../args.js';
 
@@ -34,7 +35,8 @@ export async function run(argv: string[]): Promise<number> {
   const startedAt = Date.now();
   const host = values.host ?? loaded.config.metrics?.host ?? '127.0.0.1';
   const port = intOption(values.port, 'port', loaded.config.metrics?.port ?? 9464);
-  const handler = await startConsole(loaded, standaloneSource(runtime, new AlertLog()));
+  const source = standaloneSource(runtime, new AlertLog());
+  const handler = await startConsole(loaded, source);
   const server = await startHealthServer(host, port, metrics, () => ({
     healthy: true, body: { status: 'ok', mode: 'console', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) },
   }), handler);
@@ -44,8 +46,12 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  controller.abort(new Error('console stopped'));
   await server.close();
+  // A re-drive under way finishes (its requests are recorded as sent; the journal must stay open for their answers),
+  // within the shutdown bound of `wisbridge run`; then what is still in flight is aborted.
+  if (!(await within(source.actions.close(), loaded.config.shutdown_timeout_ms * 0.7))) logger.warn('console stop: a re-drive is still running; aborting its requests');
+  controller.abort(new Error('console stopped'));
+  await within(source.actions.close(), loaded.config.shutdown_timeout_ms * 0.15);
   await runtime.close();
   logger.flush();
   return 0;
