@@ -53,6 +53,8 @@ export class ResultSpool {
   private readonly answered = new Map<number, AnsweredRequest>();
   private lastLine = 0;
   private chunk = RESULT_HEADER;
+  /** The stream finish() handed out: closed by dispose() even when nobody read it to the end. */
+  private reader: Readable | undefined;
   /** The outcome of the document being written (one object, reused). */
   private readonly current: { docKey: string | null; status: RowOutcome['status']; result: unknown; messages: readonly string[]; hint: string | null } = {
     docKey: null, status: 'ok', result: null, messages: NO_MESSAGES, hint: null,
@@ -109,12 +111,14 @@ export class ResultSpool {
     } catch {
       return undefined;
     }
-    return createReadStream(this.path);
+    this.reader = createReadStream(this.path);
+    return this.reader;
   }
 
   /** Removes the spool (idempotent). */
   async dispose(): Promise<void> {
     this.abandon();
+    this.reader?.destroy();
     await rm(this.path, { force: true });
   }
 
