@@ -13,6 +13,10 @@ export interface FileEvent {
   originalFileId: number | null;
   reason: string | null;
   at: string;
+  /** A duplicate's own result file (`skipped` rows saying so). */
+  resultName: string | null;
+  /** Where the re-dropped file went; null while it has not left the inbox (a crash stopped its move). */
+  disposedTo: string | null;
 }
 
 export interface NewFileEvent {
@@ -21,6 +25,7 @@ export interface NewFileEvent {
   kind: FileEventKind;
   originalFileId?: number | null;
   reason?: string | null;
+  resultName?: string | null;
 }
 
 /** Size and age of the journal: for metrics, `wisbridge status` and the console. */
@@ -46,10 +51,13 @@ interface EventRow {
   original_file_id: number | null;
   reason: string | null;
   at: string;
+  result_name: string | null;
+  disposed_to: string | null;
 }
 
 const toEvent = (row: EventRow): FileEvent => ({
   eventId: row.id, drop: row.drop_name, name: row.name, kind: row.kind, originalFileId: row.original_file_id, reason: row.reason, at: row.at,
+  resultName: row.result_name, disposedTo: row.disposed_to,
 });
 
 function fileBytes(path: string): number {
@@ -64,7 +72,12 @@ function fileBytes(path: string): number {
 export function createReads(db: Db, now: () => string, path: string) {
   const q = {
     insertEvent: db.prepare(
-      `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)`),
+      `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    event: db.prepare('SELECT * FROM file_events WHERE id = ?'),
+    unfinishedDuplicate: db.prepare(
+      `SELECT * FROM file_events WHERE name = ? AND drop_name = ? AND kind = 'duplicate' AND original_file_id IS ? AND disposed_to IS NULL
+       ORDER BY id DESC LIMIT 1`),
+    eventDisposedTo: db.prepare('UPDATE file_events SET disposed_to = ? WHERE id = ?'),
     recentEvents: db.prepare('SELECT * FROM file_events ORDER BY at DESC, id DESC LIMIT ?'),
     eventsNamed: db.prepare('SELECT * FROM file_events WHERE name = ? ORDER BY at DESC, id DESC LIMIT ?'),
     countEvents: db.prepare('SELECT count(*) FROM file_events').pluck(),
@@ -82,8 +95,23 @@ export function createReads(db: Db, now: () => string, path: string) {
 
   return {
     /** Records a file met but not claimed (duplicate, or rejected before a claim), for the recent list. */
-    recordFileEvent: (event: NewFileEvent): number =>
-      Number(q.insertEvent.run(event.drop, event.name, event.kind, event.originalFileId ?? null, event.reason ?? null, now()).lastInsertRowid),
+    recordFileEvent: (event: NewFileEvent): number => Number(q.insertEvent.run(
+      event.drop, event.name, event.kind, event.originalFileId ?? null, event.reason ?? null, now(), event.resultName ?? null,
+      // Only a duplicate leaves the inbox after its event is recorded; a file rejected unread is recorded once moved.
+      event.kind === 'duplicate' ? null : 'unknown').lastInsertRowid),
+    getFileEvent: (eventId: number): FileEvent | undefined => {
+      const row = q.event.get(eventId) as EventRow | undefined;
+      return row && toEvent(row);
+    },
+    /** A duplicate of that name on that drop whose file never left the inbox (a crash in its move): finished, not repeated. */
+    unfinishedDuplicate: (drop: string, name: string, originalFileId: number): FileEvent | undefined => {
+      const row = q.unfinishedDuplicate.get(name, drop, originalFileId) as EventRow | undefined;
+      return row && toEvent(row);
+    },
+    /** `archive/NAME` once a duplicate has left its inbox. */
+    recordEventDisposition: (eventId: number, where: string): void => {
+      q.eventDisposedTo.run(where, eventId);
+    },
     recentFileEvents: (limit: number): FileEvent[] => (q.recentEvents.all(limit) as EventRow[]).map(toEvent),
     /** The latest events of files of that name (an operator asking after a file that was never claimed). */
     fileEventsNamed: (name: string, limit = 1): FileEvent[] => (q.eventsNamed.all(name, limit) as EventRow[]).map(toEvent),

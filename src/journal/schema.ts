@@ -190,6 +190,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS item_blocks_first_seq ON item_blocks (file_id, first_seq, last_seq);
   CREATE INDEX IF NOT EXISTS exports_status_id ON exports (status, id);
   `,
+  `
+  -- A duplicate's result file and where the re-dropped file went, recorded like a file's (version 4): a duplicate
+  -- whose move a crash interrupted is finished under the same names on restart instead of getting a second result
+  -- file and a second archive copy. Events before this version are taken as disposed.
+  ALTER TABLE file_events ADD COLUMN result_name TEXT;
+  ALTER TABLE file_events ADD COLUMN disposed_to TEXT;
+  UPDATE file_events SET disposed_to = 'unknown';
+  CREATE INDEX IF NOT EXISTS file_events_name ON file_events (name, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

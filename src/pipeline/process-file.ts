@@ -154,7 +154,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   }
   report.outcome = journal.finishFile(fileId) === 'done' ? 'done' : 'failed';
   await writeResult(ctx, journal, fileId, spool);
-  await dispose(ctx, 'archive', journal);
+  await dispose(ctx, 'archive', fileDisposition(journal, fileId));
   ctx.logger.info({ outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return report;
 }
@@ -205,18 +205,27 @@ async function freeResultName(ctx: FileContext): Promise<string> {
   throw new WisbridgeError('DROP_EXISTS', `cannot find a free result file name for ${ctx.name} in ${ctx.resultFolder}`);
 }
 
+/** Where a move is recorded: the time its collision suffix takes (the same on a retry), and what it says once done. */
+interface DispositionRecord {
+  stampAt: Date;
+  done(where: string): void;
+}
+
+/** A claimed file's move: suffixed with the claim's time, recorded on the file. */
+function fileDisposition(journal: FileJournal, fileId: number): DispositionRecord {
+  return { stampAt: new Date(journal.getFile(fileId).claimedAt), done: (where) => journal.recordDisposition(fileId, where) };
+}
+
 /**
- * Moves the file out of the inbox, only while it is still the file that was read. With the journal, where it went
- * is recorded for the report's file, and a collision suffix is the claim's time: a move a crash interrupted tries
- * the same names again and finishes instead of making a second copy. A file replaced meanwhile stays: it is
- * processed as a file of its own.
+ * Moves the file out of the inbox, only while it is still the file that was read. With a record (a claimed file, a
+ * duplicate), a collision suffix is the time recorded, and where the file went is recorded: a move a crash
+ * interrupted tries the same names again and finishes instead of making a second copy. A file replaced meanwhile
+ * stays: it is processed as a file of its own.
  */
-async function dispose(ctx: FileContext, outcome: 'archive' | 'error', journal?: FileJournal): Promise<void> {
+async function dispose(ctx: FileContext, outcome: 'archive' | 'error', record?: DispositionRecord): Promise<void> {
   if (ctx.options.dispose === false) return;
-  const fileId = journal ? ctx.report.fileId : undefined;
-  const stampAt = fileId !== undefined ? new Date(journal!.getFile(fileId).claimedAt) : undefined;
   try {
-    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt });
+    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt });
     ctx.report.movedTo = `${moved.folder}/${moved.name}`;
   } catch (error) {
     if (!isWisbridgeError(error, 'DROP_CHANGED')) throw error;
@@ -224,7 +233,7 @@ async function dispose(ctx: FileContext, outcome: 'archive' | 'error', journal?:
     ctx.report.reason = `${ctx.report.reason ? `${ctx.report.reason}; ` : ''}${describeError(error)}`;
     ctx.report.movedTo = undefined;
   }
-  if (fileId !== undefined) journal!.recordDisposition(fileId, ctx.report.movedTo ?? 'replaced');
+  record?.done(ctx.report.movedTo ?? 'replaced');
 }
 
 /** The file failed as a whole: to error/ with NAME.error.txt beside it (and its result file when rows were recorded). */
@@ -247,7 +256,7 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
     return report;
   }
   try {
-    await dispose(ctx, 'error', journal);
+    await dispose(ctx, 'error', journal && report.fileId !== undefined ? fileDisposition(journal, report.fileId) : undefined);
   } catch (error) {
     // A name the drop cannot address (not UTF-8): nothing to move; said once per run, the others go on.
     if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
@@ -276,16 +285,23 @@ async function duplicate(ctx: FileContext, journal: FileJournal, previousId: num
     report.outcome = prev.status === 'done' ? 'done' : 'failed';
     fillCounts(report, journal, previousId);
     await writeResult(ctx, journal, previousId);
-    await dispose(ctx, 'archive', journal);
+    await dispose(ctx, 'archive', fileDisposition(journal, previousId));
     return report;
   }
   report.outcome = 'duplicate';
   const when = prev.finishedAt ?? prev.claimedAt;
   const message = `duplicate: the same content was already processed as ${prev.name} on ${when} (${prev.status}); not applied again`;
   report.reason = message;
-  await writeResultAs(ctx, await freeResultName(ctx), journal, previousId, { status: 'skipped', message });
-  journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message });
-  ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
-  await dispose(ctx, 'archive');
+  // A duplicate whose move a crash interrupted is finished under the names it had; any other is recorded anew.
+  let event = journal.unfinishedDuplicate(ctx.drop.name, ctx.name, previousId);
+  if (event === undefined) {
+    const resultName = await freeResultName(ctx);
+    const eventId = journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message, resultName });
+    event = journal.getFileEvent(eventId)!;
+    ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
+  }
+  await writeResultAs(ctx, event.resultName ?? resultFileName(ctx.name), journal, previousId, { status: 'skipped', message });
+  const { eventId, at } = event;
+  await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
   return report;
 }

@@ -189,6 +189,38 @@ describe('the archive move is crash-safe', () => {
   });
 });
 
+describe('the archive move of a duplicate is crash-safe too', () => {
+  it('kill -9 between the link and the unlink of a re-drop\'s move (its name taken in archive/): the restart finishes it, one copy, one result file', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    ws.drop('KORR_20261120.csv');
+    await finished(cli(['batch', '--config', ws.configFile]));
+    expect(ws.files('archive')).toEqual(['KORR_20261120.csv']);
+    ws.drop('KORR_20261120.csv'); // the same bytes again, the same name: a duplicate whose archive name is taken
+    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_MOVE_CRASH: 'after-link' }));
+    expect(crashed.signal).toBe('SIGKILL');
+    expect(ws.files('inbox')).toEqual(['KORR_20261120.csv']);
+    expect(ws.files('archive')).toHaveLength(2);
+    expect(ws.files('outbox')).toHaveLength(2);
+    const duplicateResult = ws.files('outbox').find((n) => n !== 'KORR_20261120.result.csv')!;
+    expect(ws.result(duplicateResult).every((r) => r.status === 'skipped')).toBe(true);
+
+    const restart = await finished(cli(['batch', '--config', ws.configFile]));
+    expect(restart.stdout).toMatch(/KORR_20261120\.csv\s+duplicate/);
+    expect(ws.files('inbox')).toEqual([]);
+    expect(ws.files('archive')).toHaveLength(2);
+    expect(ws.files('outbox')).toEqual(['KORR_20261120.result.csv', duplicateResult].sort());
+    expect(await adjustmentRefs()).toHaveLength(3);
+    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    try {
+      const [event] = journal.fileEventsNamed('KORR_20261120.csv');
+      expect(event).toMatchObject({ kind: 'duplicate', originalFileId: 1, resultName: duplicateResult, disposedTo: expect.stringMatching(/^archive\/KORR_20261120\.\d{8}T\d+Z\.csv$/) });
+      expect(journal.recentFileEvents(10)).toHaveLength(1);
+    } finally {
+      journal.close();
+    }
+  });
+});
+
 describe('a bad file name never blocks the inbox', () => {
   it('a backslash name and a 250-byte name go to error/ with a reason, unread; the good file after them is processed', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
