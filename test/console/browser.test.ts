@@ -2,14 +2,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
 import { parseCsv, ROOT } from '../pipeline/helpers.js';
 import { CHROMIUM_PATH } from '../support/chromium.js';
 import { useEmulator } from '../support/emulator.js';
 import { setFaults } from '../support/emulator.js';
-import { korrFile, until } from '../service/support.js';
+import { korrFile, until, useCleanups } from '../service/support.js';
 import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
 
 /**
@@ -19,7 +19,7 @@ import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
 const emu = useEmulator({ resetEachTest: true });
 const shots = process.env.WISBRIDGE_SCREENSHOTS === 'docs' ? join(ROOT, 'docs') : join(tmpdir(), 'wisbridge-console-shots');
 let browser: Browser;
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups = useCleanups();
 
 beforeAll(async () => {
   process.env.WISBRIDGE_TEST_TOKEN = emu.token;
@@ -32,9 +32,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-});
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
 async function signIn(page: Page, url: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AlertLog } from '../../src/console/alerts.js';
 import { ProgressRegistry } from '../../src/console/progress.js';
 import { WisbridgeError } from '../../src/errors.js';
@@ -9,16 +9,13 @@ import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
 import { ROOT } from '../pipeline/helpers.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
-import { korrFile, memoryLogger, tempConfig, until } from '../service/support.js';
+import { korrFile, memoryLogger, tempConfig, until, useCleanups } from '../service/support.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { CONSOLE_TOKEN, consoleClient, consoleConfig } from './support.js';
 
 const emu = useEmulator({ resetEachTest: true });
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+const cleanups = useCleanups();
 beforeAll(() => {
   process.env.WISBRIDGE_TEST_TOKEN = emu.token;
 });

@@ -3,18 +3,11 @@ import { join } from 'node:path';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { setFaults, type EmulatorHandle } from '../support/emulator.js';
-import { baseConfig, korrFile, tempConfig, until } from '../service/support.js';
+import { korrFile, stockConfig, tempConfig, until } from '../service/support.js';
 
 export const CONSOLE_TOKEN = 'console-secret-4711-abcdef';
 
-export const consoleConfig = (url: string, auth = 'auth: { bearer_token: { file: console-token } }') => `${baseConfig(url, '\n    batch_size: 1')}
-inbound:
-  - name: stock
-    drop: wms
-    service: main
-    mappings: [inventory-adjustments]
-metrics: { host: 127.0.0.1, port: 0 }
-console:
+export const consoleConfig = (url: string, auth = 'auth: { bearer_token: { file: console-token } }') => `${stockConfig(url)}console:
   ${auth}
 `;
 

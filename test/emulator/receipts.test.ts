@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { receiveResponse } from '../../src/contract/index.js';
-import { adminState, records, useEmulator } from '../support/emulator.js';
+import { multiLineRecord, recordById, records, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
-/** A pending warehouse-1 record with 2+ lines of 2+ units and no lot-tracked product. */
-async function multiLine(family: string): Promise<any> {
-  const flags = new Map((await adminState(emu, ['products'])).products.map((p: any) => [p.code, p]));
-  const all = await records(emu, family, (r) => r.warehouse_id === 1 && r.list_status === 'pending');
-  return all.find((r) => r.lines.length >= 2 && r.lines.every((l: any) => l.quantity >= 2 && !(flags.get(l.product_code) as any).lot_tracked));
-}
-const one = async (family: string, id: number) => (await records(emu, family, (r) => r.id === id))[0];
+const multiLine = (family: string) => multiLineRecord(emu, family);
+const one = (family: string, id: number) => recordById(emu, family, id);
 
 describe('supplier shipments', () => {
   it('acknowledge is per-item: 200, or 207 with errors for received / unknown ones', async () => {

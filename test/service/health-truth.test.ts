@@ -1,21 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkConfigFile } from '../../src/config/check.js';
 import { loadConfig } from '../../src/config/load.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { useEmulator } from '../support/emulator.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
-import { baseConfig, korrFile, memoryLogger, tempConfig, until } from './support.js';
+import { baseConfig, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const emu = useEmulator({ resetEachTest: true });
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+const cleanups = useCleanups();
 let server: SftpServer;
 beforeAll(async () => {
   process.env.WISBRIDGE_TEST_TOKEN = emu.token;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { ManualClock } from '../../src/service/clock.js';
 import { runRetention } from '../../src/service/retention.js';
@@ -8,14 +8,11 @@ import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { cli as spawnCli, finished } from '../pipeline/helpers.js';
 import { useEmulator } from '../support/emulator.js';
-import { baseConfig, korrFile, tempConfig, until } from './support.js';
+import { baseConfig, korrFile, tempConfig, until, useCleanups } from './support.js';
 
 const emu = useEmulator({ resetEachTest: true });
 const DAY = 24 * 3600 * 1000;
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+const cleanups = useCleanups();
 beforeAll(() => {
   process.env.WISBRIDGE_TEST_TOKEN = emu.token;
 });

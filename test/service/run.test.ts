@@ -1,16 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
-import { baseConfig, korrFile, tempConfig, until } from './support.js';
+import { baseConfig, korrFile, stockConfig, tempConfig, until, useCleanups } from './support.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const emu = useEmulator();
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+const cleanups = useCleanups();
 beforeAll(() => {
   process.env.WISBRIDGE_TEST_TOKEN = emu.token;
 });
@@ -78,15 +75,7 @@ inbound:
 
   it('SIGTERM in the middle of a file: finishes the request in flight, exits within the bound; a restart finishes the file without duplicates', async () => {
     const rows = 200;
-    const env = await tempConfig(`${baseConfig(emu.url, '\n    batch_size: 5')}
-inbound:
-  - name: stock
-    drop: wms
-    service: main
-    mappings: [inventory-adjustments]
-metrics: { host: 127.0.0.1, port: 0 }
-shutdown_timeout_ms: 8000
-`);
+    const env = await tempConfig(`${stockConfig(emu.url, 5)}shutdown_timeout_ms: 8000\n`);
     cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
     const inbox = join(env.dir, 'drop', 'inbox');
     const outbox = join(env.dir, 'drop', 'outbox');

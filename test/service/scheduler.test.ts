@@ -1,19 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { ManualClock, settle } from '../../src/service/clock.js';
 import { CronSchedule } from '../../src/service/cron.js';
 import { Scheduler } from '../../src/service/scheduler.js';
 import { BridgeService, scheduleCursor } from '../../src/service/service.js';
 import type { JobRunners, JobSummary } from '../../src/service/types.js';
-import { BASE_CONFIG, deferred, memoryLogger, tempConfig, until } from './support.js';
+import { BASE_CONFIG, deferred, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+const cleanups = useCleanups();
 
 describe('cron schedules with time zones', () => {
   it('reads the expression in its time zone, across a DST change', () => {

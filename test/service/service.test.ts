@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { ManualClock } from '../../src/service/clock.js';
@@ -11,26 +11,16 @@ import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { formatStatus, statusReport } from '../../src/service/status.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
-import { baseConfig, korrFile, memoryLogger, tempConfig, until } from './support.js';
+import { baseConfig, korrFile, memoryLogger, stockConfig, tempConfig, until, useCleanups } from './support.js';
 
 const emu = useEmulator({ resetEachTest: true });
 const root = resolve(import.meta.dirname, '../..');
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+const cleanups = useCleanups();
 beforeAll(() => {
   process.env.WISBRIDGE_TEST_TOKEN = emu.token;
 });
 
-const config = (url: string) => `${baseConfig(url, '\n    batch_size: 1')}
-inbound:
-  - name: stock
-    drop: wms
-    service: main
-    mappings: [inventory-adjustments]
-metrics: { host: 127.0.0.1, port: 0 }
-`;
+const config = (url: string) => stockConfig(url);
 
 async function adjustmentsByReference(): Promise<Map<string, number>> {
   const state = await adminState(emu, ['adjustments']);

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,16 @@ drops:
 
 export const BASE_CONFIG = baseConfig();
 
+/** One inbound job `stock` (adjustments from the drop `wms`) and the metrics listener on a free port. */
+export const stockConfig = (url: string, batchSize = 1) => `${baseConfig(url, `\n    batch_size: ${batchSize}`)}
+inbound:
+  - name: stock
+    drop: wms
+    service: main
+    mappings: [inventory-adjustments]
+metrics: { host: 127.0.0.1, port: 0 }
+`;
+
 /** A KORR (adjustments) file: semicolon, windows-1252-compatible ASCII; one row per [sku, quantity, reference]. */
 export function korrFile(rows: Array<[string, number, string]>): string {
   return ['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows.map(([sku, q, ref]) => `${sku};${q};Korrektur;${ref};19.11.2026;;`)].join('\r\n') + '\r\n';
@@ -65,4 +76,13 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): 
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => { resolve = r; });
   return { promise, resolve };
+}
+
+/** Undo steps run after each test of the file, the last added first (servers, bridges, temp folders, faults). */
+export function useCleanups(): Array<() => void | Promise<void>> {
+  const cleanups: Array<() => void | Promise<void>> = [];
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn();
+  });
+  return cleanups;
 }

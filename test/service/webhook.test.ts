@@ -2,19 +2,16 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/service/clock.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { WebhookSender } from '../../src/service/webhook.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
-import { baseConfig, korrFile, memoryLogger, tempConfig, until } from './support.js';
+import { baseConfig, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
 const emu = useEmulator({ resetEachTest: true });
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+const cleanups = useCleanups();
 const SECRET = 'hook-secret-7f3a9c';
 const PATH_TOKEN = 'T0KEN-in-the-path-55b1';
 beforeAll(() => {

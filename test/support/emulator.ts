@@ -96,3 +96,15 @@ export async function records(emu: { url: string }, family: string, filter: (r: 
   const state = await adminState(emu, [family]);
   return (state[family] as any[]).filter(filter);
 }
+
+/** A pending warehouse-1 record of a family with 2+ lines of 2+ units, none of them lot-tracked. */
+export async function multiLineRecord(emu: { url: string }, family: string): Promise<any> {
+  const flags = new Map((await adminState(emu, ['products'])).products.map((p: any) => [p.code, p]));
+  const all = await records(emu, family, (r) => r.warehouse_id === 1 && r.list_status === 'pending');
+  return all.find((r) => r.lines.length >= 2 && r.lines.every((l: any) => l.quantity >= 2 && !(flags.get(l.product_code) as any).lot_tracked));
+}
+
+/** One record of a family by id, from the admin state. */
+export async function recordById(emu: { url: string }, family: string, id: number): Promise<any> {
+  return (await records(emu, family, (r) => r.id === id))[0];
+}
