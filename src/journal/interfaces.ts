@@ -32,7 +32,7 @@ export type InboundJournal = Pick<Inbound,
   & ReturnType<typeof createDispositions> & Pick<Reads, DuplicateRecords> & JournalTransactions & { readonly path: string };
 
 /** File events as the pipeline writes them: a duplicate is recorded, finished and, after a crash, found again. */
-type DuplicateRecords = 'recordFileEvent' | 'getFileEvent' | 'unfinishedDuplicate' | 'recordEventDisposition';
+type DuplicateRecords = 'recordFileEvent' | 'unfinishedDuplicate' | 'recordEventDisposition';
 
 /** What a file's rows came to: result files, `wisbridge rows`, the summary of a file. */
 export type ResultReads = Pick<Inbound, 'fileSummary' | 'resultOf' | 'resultList'>
@@ -40,7 +40,7 @@ export type ResultReads = Pick<Inbound, 'fileSummary' | 'resultOf' | 'resultList
 
 /** Operator actions and the views behind them: status, metrics, retry, resolve, alerts, retention. */
 export type OperatorJournal = Pick<Operator,
-  | 'getFile' | 'listFiles' | 'failedItems' | 'uncertainItems' | 'retryable' | 'beginRedrive' | 'resolveUncertain' | 'backlog'>
+  | 'getFile' | 'latestFileNamed' | 'listFiles' | 'failedItems' | 'uncertainItems' | 'retryable' | 'beginRedrive' | 'resolveUncertain' | 'backlog'>
   & Omit<Reads, 'recordFileEvent' | 'unfinishedDuplicate' | 'recordEventDisposition'> & ReturnType<typeof createPrune> & Pick<Outbound, 'listExports' | 'getExport'>
   & Pick<Outbound, 'getCursor' | 'setCursor'> & { readonly path: string };
 

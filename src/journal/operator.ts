@@ -136,6 +136,7 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
   const summary = inbound.fileSummary;
   const q = {
     file: db.prepare('SELECT * FROM files WHERE id = ?'),
+    fileNamed: db.prepare('SELECT * FROM files WHERE name = ? ORDER BY id DESC LIMIT 1'),
     listFiles: db.prepare(
       `SELECT * FROM files WHERE (@since IS NULL OR claimed_at >= @since) AND (@status IS NULL OR status = @status) ORDER BY id DESC LIMIT @limit`),
     // The partial index holds only the rows needing attention. The planner uses it only when the
@@ -352,6 +353,11 @@ export function createOperator(db: Db, now: () => string, inbound: InboundReads,
 
   return {
     getFile,
+    /** The most recent file of that name (any drop), if any. */
+    latestFileNamed: (name: string): FileRecord | undefined => {
+      const row = q.fileNamed.get(name) as FileRow | undefined;
+      return row && toFile(row);
+    },
     listFiles: (options: { since?: string; status?: FileStatus; limit: number }): FileRecord[] =>
       (q.listFiles.all({ since: options.since ?? null, status: options.status ?? null, limit: options.limit }) as FileRow[]).map(toFile),
     failedItems: (fileId: number, options: { limit?: number } = {}): StoredItem[] =>

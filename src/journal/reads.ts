@@ -73,7 +73,6 @@ export function createReads(db: Db, now: () => string, path: string) {
   const q = {
     insertEvent: db.prepare(
       `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-    event: db.prepare('SELECT * FROM file_events WHERE id = ?'),
     unfinishedDuplicate: db.prepare(
       `SELECT * FROM file_events WHERE name = ? AND drop_name = ? AND kind = 'duplicate' AND original_file_id IS ? AND disposed_to IS NULL
        ORDER BY id DESC LIMIT 1`),
@@ -95,13 +94,17 @@ export function createReads(db: Db, now: () => string, path: string) {
 
   return {
     /** Records a file met but not claimed (duplicate, or rejected before a claim), for the recent list. */
-    recordFileEvent: (event: NewFileEvent): number => Number(q.insertEvent.run(
-      event.drop, event.name, event.kind, event.originalFileId ?? null, event.reason ?? null, now(), event.resultName ?? null,
+    recordFileEvent: (event: NewFileEvent): FileEvent => {
+      const at = now();
       // Only a duplicate leaves the inbox after its event is recorded; a file rejected unread is recorded once moved.
-      event.kind === 'duplicate' ? null : 'unknown').lastInsertRowid),
-    getFileEvent: (eventId: number): FileEvent | undefined => {
-      const row = q.event.get(eventId) as EventRow | undefined;
-      return row && toEvent(row);
+      const disposedTo = event.kind === 'duplicate' ? null : 'unknown';
+      const eventId = Number(q.insertEvent.run(
+        event.drop, event.name, event.kind, event.originalFileId ?? null, event.reason ?? null, at, event.resultName ?? null, disposedTo,
+      ).lastInsertRowid);
+      return {
+        eventId, drop: event.drop, name: event.name, kind: event.kind, originalFileId: event.originalFileId ?? null,
+        reason: event.reason ?? null, at, resultName: event.resultName ?? null, disposedTo,
+      };
     },
     /** A duplicate of that name on that drop whose file never left the inbox (a crash in its move): finished, not repeated. */
     unfinishedDuplicate: (drop: string, name: string, originalFileId: number): FileEvent | undefined => {

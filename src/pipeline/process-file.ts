@@ -296,8 +296,7 @@ async function duplicate(ctx: FileContext, journal: FileJournal, previousId: num
   let event = journal.unfinishedDuplicate(ctx.drop.name, ctx.name, previousId);
   if (event === undefined) {
     const resultName = await freeResultName(ctx);
-    const eventId = journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message, resultName });
-    event = journal.getFileEvent(eventId)!;
+    event = journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message, resultName });
     ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
   }
   await writeResultAs(ctx, event.resultName ?? resultFileName(ctx.name), journal, previousId, { status: 'skipped', message });

@@ -99,6 +99,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
         spool?.rejected(o.lines, docKey, messages);
       } else {
         endpoint = o.endpoint;
+        const before = pending.length;
         for (const d of o.documents) {
           rows += d.lines.length;
           const seq = d.lines[0];
@@ -106,8 +107,8 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
           if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
           const docKey = documentKey(o.endpoint, d.key, d.item) || null;
           pending.push({ seq, docKey, lines: d.lines, item: d.item });
-          spool?.documents(1);
         }
+        spool?.documents(pending.length - before);
         if (pending.length >= requestSize || wholeFile) {
           if (options.signal?.aborted) return await stop();
           await flush(wholeFile);

@@ -24,7 +24,7 @@ export interface RedriveReport {
 }
 
 /** A journal file by id (digits) or by name (the most recent file of that name). */
-export function findFile(journal: Pick<OperatorJournal, 'getFile' | 'listFiles' | 'fileEventsNamed'>, ref: string): FileRecord {
+export function findFile(journal: Pick<OperatorJournal, 'getFile' | 'latestFileNamed' | 'fileEventsNamed'>, ref: string): FileRecord {
   if (/^\d+$/.test(ref)) {
     try {
       return journal.getFile(Number(ref));
@@ -32,9 +32,9 @@ export function findFile(journal: Pick<OperatorJournal, 'getFile' | 'listFiles' 
       throw new WisbridgeError('USAGE', `no file with id ${ref} in the journal (see wisbridge status)`);
     }
   }
-  const found = journal.listFiles({ limit: 100_000 }).filter((f) => f.name === ref);
-  if (found.length === 0) throw new WisbridgeError('USAGE', neverClaimed(journal, ref) ?? `no file named "${ref}" in the journal (see wisbridge status)`);
-  return found[0];
+  const found = journal.latestFileNamed(ref);
+  if (!found) throw new WisbridgeError('USAGE', neverClaimed(journal, ref) ?? `no file named "${ref}" in the journal (see wisbridge status)`);
+  return found;
 }
 
 /** What the journal knows of a file of that name it never claimed: a re-drop of content processed before, or a file rejected unread. */
