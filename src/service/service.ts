@@ -23,6 +23,7 @@ import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
 import { WebhookSender } from './webhook.js';
+import { drainOrAbort, within } from './shutdown.js';
 
 export interface ServiceOptions {
   runners: JobRunners;
@@ -228,12 +229,9 @@ export class BridgeService {
       const drained = Promise.allSettled([
         ...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle()), this.retentionSlot.idle(), this.consoleActions.close(),
       ]);
-      if (!(await within(drained, timeout * 0.7))) {
-        this.logger.warn('shutdown: runs still busy; aborting the requests in flight');
-        this.hardController.abort(new Error(`shutdown (${reason})`));
-        await within(drained, timeout * 0.15);
-      }
-      this.hardController.abort(new Error(`shutdown (${reason})`));
+      const abort = () => this.hardController.abort(new Error(`shutdown (${reason})`));
+      await drainOrAbort(drained, timeout, abort, () => this.logger.warn('shutdown: runs still busy; aborting the requests in flight'));
+      abort();
       await this.runtime.close().catch((error: unknown) => this.logger.error({ err: describeError(error) }, 'closing the runtime failed'));
       await this.health?.close();
       if (this.webhook) {
@@ -411,14 +409,5 @@ function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
 
-export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
-  try {
-    return await Promise.race([promise.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export type { ExportJob, InboundJob };

@@ -6,7 +6,7 @@ import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { startHealthServer } from '../../service/health.js';
-import { within } from '../../service/service.js';
+import { drainOrAbort } from '../../service/shutdown.js';
 import { ServiceMetrics } from '../../service/metrics.js';
 import { intOption, parseCommandLine } from '../args.js';
 
@@ -49,9 +49,9 @@ export async function run(argv: string[]): Promise<number> {
   await server.close();
   // A re-drive under way finishes (its requests are recorded as sent; the journal must stay open for their answers),
   // within the shutdown bound of `wisbridge run`; then what is still in flight is aborted.
-  if (!(await within(source.actions.close(), loaded.config.shutdown_timeout_ms * 0.7))) logger.warn('console stop: a re-drive is still running; aborting its requests');
-  controller.abort(new Error('console stopped'));
-  await within(source.actions.close(), loaded.config.shutdown_timeout_ms * 0.15);
+  const abort = () => controller.abort(new Error('console stopped'));
+  await drainOrAbort(source.actions.close(), loaded.config.shutdown_timeout_ms, abort, () => logger.warn('console stop: a re-drive is still running; aborting its requests'));
+  abort();
   await runtime.close();
   logger.flush();
   return 0;
