@@ -45,16 +45,33 @@ const cpuSeconds = (pid: number | undefined): number | undefined => {
   return Number.isNaN(seconds) ? undefined : seconds;
 };
 
-interface Run { code: number; stdout: string; elapsed: number; cpu: number; mainCpu: number; emulatorCpu: number; peak: number }
+interface Run { code: number; stdout: string; elapsed: number; cpu: number; mainCpu: number; emulatorCpu: number; peak: number; pid?: number; threads: Map<string, { name: string; cpu: number }> }
 
-/** Runs `args` as a child process against `emulator` (stopped afterwards): wall time, CPU of both, peak RSS (VmHWM). */
+/** The last CPU figure of every thread of a process (threads that ended keep their last sample). */
+function sampleThreads(pid: number | undefined, threads: Run['threads']): void {
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      threads.set(tid, { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: procCpu(`/proc/${pid}/task/${tid}/stat`) as number });
+    }
+  } catch {
+    // the process has exited
+  }
+}
+
+/** CPU seconds of the busiest threads other than the main one (Node names them all `node`: worker threads, V8's helpers, libuv's pool). */
+function busiestThreads(threads: Run['threads'], mainTid: number | undefined): string {
+  return [...threads].filter(([tid, t]) => Number(tid) !== mainTid && t.cpu >= 0.05).map(([, t]) => t.cpu).sort((a, b) => b - a).slice(0, 4).map((s) => `${s.toFixed(1)} s`).join(', ');
+}
+
 async function measure(args: string[], emulator: ChildProcess, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   const emulatorBefore = cpuSeconds(emulator.pid) ?? 0;
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   let stdout = '';
   child.stdout!.on('data', (d) => (stdout += d));
-  const run = { code: 0, stdout: '', elapsed: 0, cpu: 0, mainCpu: 0, emulatorCpu: 0, peak: 0 };
+  const run: Run = { code: 0, stdout: '', elapsed: 0, cpu: 0, mainCpu: 0, emulatorCpu: 0, peak: 0, threads: new Map() };
+  run.pid = child.pid;
   const sample = () => {
     try {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -62,6 +79,7 @@ async function measure(args: string[], emulator: ChildProcess, env: NodeJS.Proce
     } catch {
       // the process has exited
     }
+    sampleThreads(child.pid, run.threads);
     run.cpu = cpuSeconds(child.pid) ?? run.cpu;
     run.mainCpu = procCpu(`/proc/${child.pid}/task/${child.pid}/stat`) || run.mainCpu;
     run.emulatorCpu = (cpuSeconds(emulator.pid) ?? emulatorBefore + run.emulatorCpu) - emulatorBefore;
@@ -152,7 +170,7 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 const us = (seconds: number) => `${((seconds / ROWS) * 1e6).toFixed(1)} µs`;
 const figures = (label: string, run: Run) => [
   `${label} elapsed ${run.elapsed.toFixed(2)} s end to end, ${Math.round(ROWS / run.elapsed).toLocaleString('en')} rows/s`,
-  `${label} CPU     ${run.cpu.toFixed(1)} s = ${us(run.cpu)} a row (main thread ${run.mainCpu.toFixed(1)} s, other threads ${(run.cpu - run.mainCpu).toFixed(1)} s); emulator ${run.emulatorCpu.toFixed(1)} s = ${us(run.emulatorCpu)} an item (sampled every 100 ms)`,
+  `${label} CPU     ${run.cpu.toFixed(1)} s = ${us(run.cpu)} a row (main thread ${run.mainCpu.toFixed(1)} s, other threads ${(run.cpu - run.mainCpu).toFixed(1)} s; busiest: ${busiestThreads(run.threads, run.pid)}); emulator ${run.emulatorCpu.toFixed(1)} s = ${us(run.emulatorCpu)} an item (sampled every 100 ms)`,
   `${label} peak RSS ${mb(run.peak)} (VmHWM, all threads; emulator separate)`,
 ].join('\n');
 console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, requests in flight ${IN_FLIGHT}, bridge node options ${heapFlags.join(' ') || 'none'}`);

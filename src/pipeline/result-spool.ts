@@ -53,6 +53,7 @@ export class ResultSpool {
   private readonly answered = new Map<number, AnsweredRequest>();
   private lastLine = 0;
   private chunk = RESULT_HEADER;
+  private pumpSoon: NodeJS.Immediate | undefined;
   /** The stream finish() handed out: closed by dispose() even when nobody read it to the end. */
   private reader: Readable | undefined;
   /** The outcome of the document being written (one object, reused). */
@@ -88,11 +89,14 @@ export class ResultSpool {
     return first;
   }
 
-  /** A request's outcomes (one per document, in its order), as the journal stores them. */
+  /**
+   * A request's outcomes (one per document, in its order), as the journal stores them. Written on the next turn of
+   * the event loop: the answer's slot goes to the next request (its commit) first.
+   */
   answer(first: number, docs: readonly SpooledDoc[], outcomes: readonly ItemOutcome[]): void {
     if (this.fd === undefined) return;
     this.answered.set(first, { docs, outcomes });
-    this.pump();
+    this.pumpSoon ??= setImmediate(() => this.pump());
   }
 
   /**
@@ -130,6 +134,8 @@ export class ResultSpool {
 
   /** Writes what is settled, in the mapper's order: rows rejected or skipped, and answered requests' documents. */
   private pump(): void {
+    if (this.pumpSoon) clearImmediate(this.pumpSoon);
+    this.pumpSoon = undefined;
     for (;;) {
       this.extrasDue();
       const request = this.answered.get(this.written);
@@ -198,6 +204,8 @@ export class ResultSpool {
   }
 
   private abandon(): undefined {
+    if (this.pumpSoon) clearImmediate(this.pumpSoon);
+    this.pumpSoon = undefined;
     if (this.fd !== undefined) {
       try {
         closeSync(this.fd);
