@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -71,5 +71,23 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     expect(mismatched.finish()).toBeUndefined();
     await mismatched.dispose();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('writes an answered request on the event loop\'s next turn (the answer\'s slot goes to the next request first)', async () => {
+    const spool = await ResultSpool.open(dir);
+    spool.documents(1);
+    spool.answer(spool.sending(1), [doc(2)], [ok(2)]);
+    expect(statSync(spool.path).size).toBe(0);
+    await new Promise(setImmediate);
+    expect(readFileSync(spool.path, 'utf8')).toBe(`${RESULT_HEADER}2,D-2,ok,,,,,,,,\r\n`);
+
+    // given up before its turn: nothing is written after the file is closed
+    const dropped = await ResultSpool.open(dir);
+    dropped.documents(1);
+    dropped.answer(dropped.sending(1), [doc(2)], [ok(2)]);
+    await dropped.dispose();
+    await new Promise(setImmediate);
+    expect(readdirSync(dir)).toEqual([spool.path.split('/').pop()]);
+    await spool.dispose();
   });
 });

@@ -29,7 +29,8 @@ const NO_MESSAGES: readonly string[] = [];
 
 /**
  * The result file of a first run, written while the file is sent instead of read back from the journal after it:
- * rows leave, in the mapper's order, as soon as they and everything before them are settled, into a private file
+ * rows leave, in the mapper's order, once they and everything before them are settled (on the event loop's next
+ * turn, so an answer's slot goes to the next request first), into a private file
  * beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's
  * result file and the spool's are compared byte for byte by test/pipeline/result-spool.test.ts) and is only used
  * when it is whole: a resumed file, a file stopped half-way, or documents whose lines interleave (the mapper's order
