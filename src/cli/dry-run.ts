@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { documentKey } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import { mapInbound, type InboundOutcome, type Mapping, type ReferenceResolver, type RowError } from '../mapping/index.js';
 import { FILE_LEVEL } from '../pipeline/process-file.js';
@@ -8,10 +9,12 @@ import { emptyRowCounts, type FileReport } from '../pipeline/types.js';
  * One line of a dry run, as `wisbridge map` and `wisbridge process --dry-run` both print it (JSON, one per line).
  * `request`: a body that would be sent and the input lines of each document in it; `rejected`: a document refused
  * before sending, with its errors; `skipped`: a line left out on purpose; `file-rejected`: the file as a whole.
+ * `key` is the mapping's document key ('' for one-row documents); `document` names the document as the result file
+ * does (an adjustment's SKU, a count's reference, the resolved id), null when nothing identifies it.
  */
 export type DryRunLine =
-  | { file: string; kind: 'request'; endpoint: string; body: Record<string, unknown>; documents: Array<{ key: string; lines: number[] }> }
-  | { file: string; kind: 'rejected'; endpoint: string; key: string; lines: number[]; errors: RowError[] }
+  | { file: string; kind: 'request'; endpoint: string; body: Record<string, unknown>; documents: Array<{ key: string; document: string | null; lines: number[] }> }
+  | { file: string; kind: 'rejected'; endpoint: string; key: string; document: string | null; lines: number[]; errors: RowError[] }
   | { file: string; kind: 'skipped'; line: number; reason: string }
   | { file: string; kind: 'file-rejected'; code: string; message: string };
 
@@ -27,8 +30,11 @@ export interface DryRunOptions {
 
 export function dryRunLine(file: string, o: InboundOutcome): DryRunLine {
   if (o.kind === 'skipped') return { file, kind: 'skipped', line: o.line, reason: o.reason };
-  if (o.kind === 'rejected') return { file, kind: 'rejected', endpoint: o.endpoint, key: o.key, lines: o.lines, errors: o.errors };
-  return { file, kind: 'request', endpoint: o.endpoint, body: o.body, documents: o.documents.map((d) => ({ key: d.key, lines: d.lines })) };
+  if (o.kind === 'rejected') {
+    return { file, kind: 'rejected', endpoint: o.endpoint, key: o.key, document: documentKey(o.endpoint, o.key, o.item ?? {}) || null, lines: o.lines, errors: o.errors };
+  }
+  const documents = o.documents.map((d) => ({ key: d.key, document: documentKey(o.endpoint, d.key, d.item) || null, lines: d.lines }));
+  return { file, kind: 'request', endpoint: o.endpoint, body: o.body, documents };
 }
 
 /**

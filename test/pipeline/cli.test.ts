@@ -20,7 +20,11 @@ describe('wisbridge process', () => {
     const request = lines.find((l) => l.kind === 'request');
     expect(request.endpoint).toBe('inventory.adjustments');
     expect(request.body.adjustments.map((a: any) => a.product_code)).toEqual(['SKU-00001', 'SKU-00002', 'SKU-00003']);
-    expect(request.documents).toEqual([{ key: '', lines: [2] }, { key: '', lines: [3] }, { key: '', lines: [4] }]);
+    // Named as the result file names them (the SKU), beside the mapping's key (none: one row each).
+    expect(request.documents).toEqual([
+      { key: '', document: 'SKU-00001', lines: [2] }, { key: '', document: 'SKU-00002', lines: [3] }, { key: '', document: 'SKU-00003', lines: [4] },
+    ]);
+    expect(lines.find((l) => l.kind === 'rejected')).toMatchObject({ key: '', document: 'SKU-00005', lines: [6] });
     expect(lines.find((l) => l.kind === 'rejected').errors).toEqual([
       { line: 6, column: 'Menge', raw: '3x', message: 'KORR_20261120.csv, line 6, column Menge: "3x" is not a number' },
     ]);
