@@ -89,5 +89,13 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     await new Promise(setImmediate);
     expect(readdirSync(dir)).toEqual([spool.path.split('/').pop()]);
     await spool.dispose();
+
+    // a row it cannot write on its turn gives the spool up (the journal writes the result file), never an uncaught error
+    const broken = await ResultSpool.open(dir);
+    broken.documents(1);
+    broken.answer(broken.sending(1), [doc(2)], [ok(2, { extra: { big: 1n } })]);
+    await new Promise(setImmediate);
+    expect(broken.finish()).toBeUndefined();
+    await broken.dispose();
   });
 });

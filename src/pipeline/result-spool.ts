@@ -97,7 +97,13 @@ export class ResultSpool {
   answer(first: number, docs: readonly SpooledDoc[], outcomes: readonly ItemOutcome[]): void {
     if (this.fd === undefined) return;
     this.answered.set(first, { docs, outcomes });
-    this.pumpSoon ??= setImmediate(() => this.pump());
+    this.pumpSoon ??= setImmediate(() => {
+      try {
+        this.pump();
+      } catch {
+        this.abandon(); // off the flow's stack nothing would catch it: the journal writes the result file instead
+      }
+    });
   }
 
   /**
