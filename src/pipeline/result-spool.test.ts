@@ -97,5 +97,10 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     await new Promise(setImmediate);
     expect(broken.finish()).toBeUndefined();
     await broken.dispose();
+    const brokenAtTheEnd = await ResultSpool.open(dir);
+    brokenAtTheEnd.documents(1);
+    brokenAtTheEnd.answer(brokenAtTheEnd.sending(1), [doc(2)], [ok(2, { extra: { big: 1n } })]);
+    expect(brokenAtTheEnd.finish()).toBeUndefined();
+    await brokenAtTheEnd.dispose();
   });
 });

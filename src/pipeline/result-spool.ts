@@ -30,8 +30,7 @@ const NO_MESSAGES: readonly string[] = [];
 /**
  * The result file of a first run, written while the file is sent instead of read back from the journal after it:
  * rows leave, in the mapper's order, once they and everything before them are settled (on the event loop's next
- * turn, so an answer's slot goes to the next request first), into a private file
- * beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's
+ * turn, so an answer's slot goes to the next request first), into a private file beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's
  * result file and the spool's are compared byte for byte by test/pipeline/result-spool.test.ts) and is only used
  * when it is whole: a resumed file, a file stopped half-way, or documents whose lines interleave (the mapper's order
  * is then not the file's line order) get their result file from the journal as before.
@@ -97,13 +96,8 @@ export class ResultSpool {
   answer(first: number, docs: readonly SpooledDoc[], outcomes: readonly ItemOutcome[]): void {
     if (this.fd === undefined) return;
     this.answered.set(first, { docs, outcomes });
-    this.pumpSoon ??= setImmediate(() => {
-      try {
-        this.pump();
-      } catch {
-        this.abandon(); // off the flow's stack nothing would catch it: the journal writes the result file instead
-      }
-    });
+    // Off the flow's stack nothing would catch an error: the spool is given up, the journal writes the result file.
+    this.pumpSoon ??= setImmediate(() => this.pumpOrAbandon());
   }
 
   /**
@@ -111,7 +105,7 @@ export class ResultSpool {
    * whole (the journal's result file is written instead).
    */
   finish(): Readable | undefined {
-    this.pump();
+    this.pumpOrAbandon();
     if (this.written < this.mapped || this.extraHead < this.extras.length) return this.abandon();
     this.writeChunk();
     const fd = this.fd;
@@ -137,6 +131,14 @@ export class ResultSpool {
     if (this.fd === undefined) return;
     this.extras.push(row);
     this.pump();
+  }
+
+  private pumpOrAbandon(): void {
+    try {
+      this.pump();
+    } catch {
+      this.abandon();
+    }
   }
 
   /** Writes what is settled, in the mapper's order: rows rejected or skipped, and answered requests' documents. */
