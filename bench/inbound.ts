@@ -49,14 +49,14 @@ const cpuSeconds = (pid: number | undefined): number | undefined => {
   return Number.isNaN(seconds) ? undefined : seconds;
 };
 
-interface Run { code: number; stdout: string; elapsed: number; cpu: number; mainCpu: number; emulatorCpu: number; peak: number; pid?: number; threads: Map<string, { name: string; cpu: number }> }
+interface Run { code: number; stdout: string; elapsed: number; cpu: number; mainCpu: number; emulatorCpu: number; peak: number; pid?: number; threads: Map<string, number> }
 
 /** The last CPU figure of every thread of a process (threads that ended keep their last sample). */
 function sampleThreads(pid: number | undefined, threads: Run['threads']): void {
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      threads.set(tid, { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: procCpu(`/proc/${pid}/task/${tid}/stat`) as number });
+      const cpu = procCpu(`/proc/${pid}/task/${tid}/stat`) as number;
+      if (!Number.isNaN(cpu)) threads.set(tid, cpu);
     }
   } catch {
     // the process has exited
@@ -65,7 +65,7 @@ function sampleThreads(pid: number | undefined, threads: Run['threads']): void {
 
 /** CPU seconds of the busiest threads other than the main one (Node names them all `node`: worker threads, V8's helpers, libuv's pool). */
 function busiestThreads(threads: Run['threads'], mainTid: number | undefined): string {
-  return [...threads].filter(([tid, t]) => Number(tid) !== mainTid && t.cpu >= 0.05).map(([, t]) => t.cpu).sort((a, b) => b - a).slice(0, 4).map((s) => `${s.toFixed(1)} s`).join(', ');
+  return [...threads].filter(([tid, cpu]) => Number(tid) !== mainTid && cpu >= 0.05).map(([, cpu]) => cpu).sort((a, b) => b - a).slice(0, 4).map((s) => `${s.toFixed(1)} s`).join(', ');
 }
 
 async function measure(args: string[], emulator: ChildProcess, env: NodeJS.ProcessEnv = process.env): Promise<Run> {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { documentKey } from '../contract/index.js';
+import { documentName } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import { mapInbound, type InboundOutcome, type Mapping, type ReferenceResolver, type RowError } from '../mapping/index.js';
 import { FILE_LEVEL } from '../pipeline/process-file.js';
@@ -31,9 +31,9 @@ export interface DryRunOptions {
 export function dryRunLine(file: string, o: InboundOutcome): DryRunLine {
   if (o.kind === 'skipped') return { file, kind: 'skipped', line: o.line, reason: o.reason };
   if (o.kind === 'rejected') {
-    return { file, kind: 'rejected', endpoint: o.endpoint, key: o.key, document: documentKey(o.endpoint, o.key, o.item ?? {}) || null, lines: o.lines, errors: o.errors };
+    return { file, kind: 'rejected', endpoint: o.endpoint, key: o.key, document: documentName(o.endpoint, o.key, o.item), lines: o.lines, errors: o.errors };
   }
-  const documents = o.documents.map((d) => ({ key: d.key, document: documentKey(o.endpoint, d.key, d.item) || null, lines: d.lines }));
+  const documents = o.documents.map((d) => ({ key: d.key, document: documentName(o.endpoint, d.key, d.item), lines: d.lines }));
   return { file, kind: 'request', endpoint: o.endpoint, body: o.body, documents };
 }
 

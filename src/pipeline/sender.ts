@@ -119,4 +119,3 @@ async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): P
     throw error;
   }
 }
-

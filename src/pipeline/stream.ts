@@ -10,7 +10,7 @@ import { CompletionQueue, inlineRecorder, type RequestRecorder } from './complet
 import { RecorderThread } from './recorder-thread.js';
 import type { ResultSpool } from './result-spool.js';
 import type { ProcessFileOptions } from './types.js';
-import { documentKey, takesWarehouse } from '../contract/index.js';
+import { documentName, takesWarehouse } from '../contract/index.js';
 
 /** Documents asked from the mapper at a time: its output buffer (4 entries) then holds at most 400 documents. */
 const MAPPER_BATCH = 100;
@@ -94,7 +94,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
         const seq = minOf(o.lines);
         const messages = o.errors.map((e) => e.message);
         // Named like a sent row of the same document (the SKU of an adjustment, say), from what was mapped of it.
-        const docKey = documentKey(o.endpoint, o.key, o.item ?? {}) || null;
+        const docKey = documentName(o.endpoint, o.key, o.item);
         if (state.classify(seq) === 'unsent') extra.push({ seq, endpoint: o.endpoint, docKey, lines: o.lines, status: 'error', messages });
         spool?.rejected(o.lines, docKey, messages);
       } else {
@@ -105,7 +105,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
           const seq = d.lines[0];
           if (state.classify(seq) !== 'unsent') continue;
           if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
-          const docKey = documentKey(o.endpoint, d.key, d.item) || null;
+          const docKey = documentName(o.endpoint, d.key, d.item);
           pending.push({ seq, docKey, lines: d.lines, item: d.item });
         }
         spool?.documents(pending.length - before);

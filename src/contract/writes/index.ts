@@ -82,6 +82,11 @@ export function documentKey(endpoint: WriteEndpointId, mappingKey: string, item:
   return mappingKey || WRITES[endpoint].documentKey(item);
 }
 
+/** documentKey as the journal, the result file and a dry run show it: null when nothing identifies the document. */
+export function documentName(endpoint: WriteEndpointId, mappingKey: string, item: Record<string, unknown> | undefined): string | null {
+  return documentKey(endpoint, mappingKey, item ?? {}) || null;
+}
+
 /** What a person should check for an item whose outcome is unknown. */
 export function uncertainHint(endpoint: string, key: string, body: Record<string, unknown> | null): string {
   const b = body ?? {};

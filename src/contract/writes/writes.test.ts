@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { endpointList } from '../endpoints.js';
-import { documentKey, isSingleObjectWrite, RETURNED_FIELDS, takesWarehouse, uncertainHint, WRITE_ENDPOINT_IDS, WRITES } from './index.js';
+import { documentKey, documentName, isSingleObjectWrite, RETURNED_FIELDS, takesWarehouse, uncertainHint, WRITE_ENDPOINT_IDS, WRITES } from './index.js';
 
 describe('the write endpoint registry', () => {
   it('has one module for every write of the contract, and each module names its own contract entry', () => {
@@ -40,6 +40,10 @@ describe('documentKey', () => {
     expect(documentKey('inventory.counts', '', { date: '2026-11-20' })).toBe('2026-11-20');
     expect(documentKey('customerShipments.changeStatus', '', { id: 1001, picking_status: 'done' })).toBe('1001');
     expect(documentKey('customerShipments.failed', '', {})).toBe('');
+    // as stored and shown: null when nothing identifies the document, also when nothing of it was mapped
+    expect(documentName('inventory.adjustments', '', { product_code: 'SKU-1' })).toBe('SKU-1');
+    expect(documentName('customerShipments.failed', '', {})).toBeNull();
+    expect(documentName('inventory.adjustments', '', undefined)).toBeNull();
   });
 });
 
