@@ -4,7 +4,8 @@ export type {
   OperatorJournal, ResultReads,
 } from './interfaces.js';
 export { BUSY_TIMEOUT_MS } from './db.js';
-export { packBatch, packOkOutcomes, type PackedBatch, type PackedOkOutcomes } from './blocks.js';
+export { packBatch, packOkOutcomes, type PackedBatch, type PackedDoc, type PackedOkOutcomes } from './blocks.js';
+export { decodeLines } from './rows.js';
 export { SCHEMA_VERSION } from './schema.js';
 export type * from './types.js';
 export type { FileEvent, FileEventKind, JournalStats, NewFileEvent } from './reads.js';

@@ -1,5 +1,6 @@
 import type { ItemOutcome, NewItem, PackedBatch, PackedOkOutcomes } from '../journal/index.js';
 import type { Logger } from '../log.js';
+import type { FileRequests, FileStep } from './file-batches.js';
 import { storeOutcomes } from './outcomes.js';
 import type { SenderContext } from './types.js';
 
@@ -41,15 +42,9 @@ export interface Committed {
   confirmed: number;
 }
 
-/** Where a file's flow commits: inline on the journal's connection, or on a RecorderThread (recorder-thread.ts). */
-export interface RequestRecorder {
-  commit(unit: CommitUnit): Promise<Committed>;
-  close(): Promise<void>;
-}
-
 const NO_BODIES: readonly Record<string, unknown>[] = [];
 
-/** One unit in one transaction (one fsync): the one code path of both recorders. */
+/** One unit in one transaction (one fsync): every commit of a file's flow, on whichever thread maps it. */
 export function applyUnit(journal: SenderContext['journal'], logger: Logger, unit: CommitUnit): Committed {
   return journal.transaction(() => {
     let confirmed = 0;
@@ -64,20 +59,12 @@ export function applyUnit(journal: SenderContext['journal'], logger: Logger, uni
   });
 }
 
-/** Commits on the journal's own connection, in the calling thread. */
-export function inlineRecorder(journal: SenderContext['journal'], logger: Logger): RequestRecorder {
-  return {
-    commit: async (unit) => applyUnit(journal, logger, unit),
-    close: async () => undefined,
-  };
-}
-
 /**
  * Group commit of request outcomes. With `synchronous=FULL` every commit is an fsync (1–10 ms): a request's outcome
  * waits here for the next request's record and is committed with it, one fsync for both, or on its own after
  * COMPLETION_WAIT_MS when no request follows (and always before the file ends). A crash before that commit leaves
  * the request `sent`, which resume settles like a crash between the answer and its commit always was (read back, or
- * uncertain): nothing is applied twice; the window is the one extra wait. Commits reach the recorder in call order.
+ * uncertain): nothing is applied twice; the window is the one extra wait. Commits reach the journal in call order.
  */
 export class CompletionQueue {
   private queued: StoredOutcome[] = [];
@@ -85,7 +72,7 @@ export class CompletionQueue {
   /** A commit on the timer that failed: rethrown to the file's flow at its next commit. */
   private failure: { error: unknown } | undefined;
 
-  constructor(private readonly recorder: RequestRecorder, private readonly fileId: number) {}
+  constructor(private readonly requests: FileRequests, private readonly logger: Logger) {}
 
   add(store: StoredOutcome): void {
     this.queued.push(store);
@@ -97,27 +84,33 @@ export class CompletionQueue {
   }
 
   /**
-   * Commits what is queued with `extra` and `request` in one transaction; resolves to what was recorded. If it
-   * fails, the queued outcomes were rolled back with it and stay queued.
+   * The file's next commit (FileRequests.next) with what is queued; if it fails, the queued outcomes were not
+   * committed and stay queued.
    */
-  async commitWith(extra: readonly NewItem[], request?: NewRequest): Promise<Committed> {
+  next(stop: boolean): Promise<FileStep> {
+    return this.commit((stores) => this.requests.next(stores, stop));
+  }
+
+  /** Commits what is queued now. */
+  async flush(): Promise<void> {
+    this.clearTimer();
+    if (this.failure) throw this.failure.error;
+    if (this.queued.length > 0) await this.commit((stores) => this.requests.store(stores));
+  }
+
+  private async commit<T extends { confirmed: number }>(run: (stores: readonly StoredOutcome[]) => Promise<T>): Promise<T> {
     if (this.failure) throw this.failure.error;
     const stores = this.queued;
     this.queued = [];
     this.clearTimer();
     try {
-      return await this.recorder.commit({ fileId: this.fileId, stores, extra, request });
+      const done = await run(stores);
+      if (done.confirmed > 0) this.logger.info({ confirmed: done.confirmed }, 'acknowledgements from the WMS recorded for the exported work lists');
+      return done;
     } catch (error) {
       this.queued = [...stores, ...this.queued];
       throw error;
     }
-  }
-
-  /** Commits what is queued now (with `extra`, rows rejected or skipped). */
-  async flush(extra: readonly NewItem[] = []): Promise<void> {
-    this.clearTimer();
-    if (this.failure) throw this.failure.error;
-    if (this.queued.length > 0 || extra.length > 0) await this.commitWith(extra);
   }
 
   private clearTimer(): void {

@@ -137,7 +137,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   try {
     const state = journal.resumeState(fileId);
     for (const r of state.sentRequests) await settleSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile({ runtime, job, name, source: snapshot.open, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
+    const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotPath: snapshot.path, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
     if (!completed) {
       report.outcome = 'interrupted';
       fillCounts(report, journal, fileId);

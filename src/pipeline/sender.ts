@@ -1,8 +1,9 @@
 import type { WriteOutcome } from '../client/index.js';
 import { uncertainHint, writeModule } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
-import { packBatch, packOkOutcomes, type ItemOutcome, type NewItem } from '../journal/index.js';
+import { decodeLines, packOkOutcomes, type ItemOutcome, type PackedDoc } from '../journal/index.js';
 import type { CompletionQueue } from './completions.js';
+import type { CommittedRequest } from './file-batches.js';
 import { confirmsRecords, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
@@ -81,26 +82,32 @@ export async function deliver(ctx: SenderContext, request: SentRequest): Promise
 }
 
 /**
- * Writes one batch: recorded (with the rows rejected since the last batch, and the outcomes answered since the last
- * commit) and marked sent in one commit, then sent. `extra` is taken (emptied) when the call is made.
+ * Sends a request FileRequests recorded (and marked sent) and queues its outcomes for the next commit; returns the
+ * documents sent and their outcomes.
  */
-export async function sendBatch(
-  ctx: SenderContext, completions: CompletionQueue, endpoint: string, docs: OutgoingDoc[], extra: NewItem[],
-): Promise<ItemOutcome[]> {
+export async function sendCommitted(ctx: SenderContext, completions: CompletionQueue, request: CommittedRequest): Promise<{ docs: readonly OutgoingDoc[]; outcomes: ItemOutcome[] }> {
+  const { requestId, endpoint, itemsJson } = request;
+  const docs = request.docs ?? docsOf(request);
   const bodies: Record<string, unknown>[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) bodies[i] = docs[i].item;
-  // Serialized once: the journal stores this text and the request is sent from it.
-  const itemsJson = JSON.stringify(bodies);
-  // Nothing between this commit and the request leaving but the commit's answer: a crash in between is settled
-  // like a sent request.
-  const { requestId } = await completions.commitWith(extra.splice(0), { endpoint, packed: packBatch(endpoint, docs), bodies: itemsJson });
   ctx.stats.requests++;
-  const outcomes = await deliver(ctx, { requestId: requestId!, endpoint, docs, bodies, itemsJson });
-
+  const outcomes = await deliver(ctx, { requestId, endpoint, docs, bodies, itemsJson });
   const confirms = confirmsRecords(endpoint);
   const packed = confirms ? undefined : packOkOutcomes(outcomes);
-  completions.add(packed ? { requestId: requestId!, endpoint, packed } : { requestId: requestId!, endpoint, outcomes, bodies: confirms ? bodies : undefined });
-  return outcomes;
+  completions.add(packed ? { requestId, endpoint, packed } : { requestId, endpoint, outcomes, bodies: confirms ? bodies : undefined });
+  return { docs, outcomes };
+}
+
+/** The documents of a request recorded on another thread, from the texts the journal stored. */
+function docsOf(request: CommittedRequest): OutgoingDoc[] {
+  const bodies = JSON.parse(request.itemsJson) as Record<string, unknown>[];
+  const packed = JSON.parse(request.packedDocs) as PackedDoc[];
+  const docs: OutgoingDoc[] = new Array(packed.length);
+  for (let i = 0; i < packed.length; i++) {
+    const [seq, docKey, first, last, lines] = packed[i];
+    docs[i] = { seq, docKey, lines: lines ?? (first === last ? [first] : decodeLines(first, last, null)), item: bodies[i] };
+  }
+  return docs;
 }
 
 async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): Promise<ItemOutcome> {

@@ -29,6 +29,8 @@ export interface Snapshot extends Fingerprint {
   identity: string;
   /** A new stream of the copy's bytes. */
   open(): Readable;
+  /** Where the copy is. */
+  path: string;
   /** Removes the copy (idempotent). */
   dispose(): Promise<void>;
 }
@@ -54,7 +56,7 @@ export async function takeSnapshot(drop: Drop, name: string, dir: string, checkU
     await dispose();
     throw dropError('DROP_CHANGED', drop.name, `inbox/${name} changed while it was read (${opened.size} bytes when opened, ${fp.size} read)`);
   }
-  return { ...fp, identity: opened.identity, open: () => createReadStream(path), dispose };
+  return { ...fp, identity: opened.identity, open: () => createReadStream(path), path, dispose };
 }
 
 /** sha256, size, a strict UTF-8 check (when the mapping reads UTF-8) and blankness of the bytes flowing through. */

@@ -65,8 +65,8 @@ export interface ProcessFileOptions {
   /** Folder the result file goes to (default outbox). */
   resultFolder?: FolderRole;
   onProgress?: (progress: Progress) => void;
-  /** Files of at least this many bytes commit on a journal recorder thread (default 16 MiB; tests: 0). */
-  recorderThreadFrom?: number;
+  /** Files of at least this many bytes are mapped and recorded on a worker thread (default 16 MiB; tests: 0). */
+  threadFrom?: number;
 }
 
 export type FileRef = ReadyFile | string;

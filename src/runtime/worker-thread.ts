@@ -1,6 +1,9 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { WisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
-import type { WorkerCall, WorkerReply } from './worker-serve.js';
+import { serializeError, type MainCall, type MainReply, type WorkerCall, type WorkerReply } from './worker-serve.js';
+
+/** Handlers the worker may call (`callMain` on its side), by operation name. */
+export type MainHandlers = Record<string, (...args: never[]) => Promise<unknown>>;
 
 /**
  * A module (`serveCalls` on its side) running in a worker thread, called by operation name. The worker starts
@@ -28,6 +31,7 @@ export class WorkerThread {
     private readonly what: string,
     private readonly failureCode: ErrorCode | undefined,
     resourceLimits?: ResourceLimits,
+    handlers: MainHandlers = {},
   ) {
     let started!: { resolve: (value: unknown) => void; reject: (error: unknown) => void };
     this.ready = new Promise<unknown>((resolve, reject) => (started = { resolve, reject })).then(() => undefined);
@@ -35,7 +39,9 @@ export class WorkerThread {
     this.#calls.set(0, started);
     const href = `${module.href}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`;
     this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: { module: href, data }, resourceLimits });
-    this.#worker.on('message', (reply: WorkerReply) => {
+    this.#worker.on('message', (message: WorkerReply | MainCall) => {
+      if ('mainCall' in message) return this.#serve(handlers, message);
+      const reply = message;
       const call = this.#calls.get(reply.id);
       if (!call) return;
       this.#calls.delete(reply.id);
@@ -70,6 +76,17 @@ export class WorkerThread {
   async close(): Promise<void> {
     if (!this.#failure) await this.call('close', []).catch(() => undefined);
     await this.#worker.terminate();
+  }
+
+  #serve(handlers: MainHandlers, { mainCall, op, args }: MainCall): void {
+    const handler = handlers[op] as ((...a: unknown[]) => Promise<unknown>) | undefined;
+    const answer = (reply: MainReply) => {
+      if (!this.#failure) this.#worker.postMessage(reply);
+    };
+    (handler ? handler(...args) : Promise.reject(new Error(`unknown operation ${op}`))).then(
+      (result) => answer({ mainReply: mainCall, result }),
+      (error: unknown) => answer({ mainReply: mainCall, error: serializeError(error) }),
+    );
   }
 
   #fail(error: Error): void {

@@ -7,8 +7,8 @@ import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
-// Small files record on the main thread, big ones on a recorder thread (WISBRIDGE_RECORDER_THREAD_FROM=1: this one too).
-const recorders: Array<[string, NodeJS.ProcessEnv]> = [['on the main thread', {}], ['on a recorder thread', { WISBRIDGE_RECORDER_THREAD_FROM: '1' }]];
+// Small files record on the main thread, big ones on a worker thread (WISBRIDGE_THREAD_FROM=1: this one too).
+const recorders: Array<[string, NodeJS.ProcessEnv]> = [['on the main thread', {}], ['on a worker thread', { WISBRIDGE_THREAD_FROM: '1' }]];
 
 describe.each(recorders)('kill -9 in the middle of a file, then restart; the journal recorded %s', (_, env) => {
   it('adjustments: every row applied exactly once, or reported uncertain (applied at most once) with what to check', async () => {

@@ -4,13 +4,13 @@ import { openJournal } from '../../src/journal/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { korr, runInboundOnce, workspace, exportAwaitingConfirmation, exportAckStatuses } from './helpers.js';
 
-// Big files commit on a recorder thread (src/pipeline/recorder-thread.ts); here every file does.
+// Big files commit on a worker thread (src/pipeline/recorder-thread.ts); here every file does.
 const emu = useEmulator({ resetEachTest: true });
 beforeEach(() => {
-  process.env.WISBRIDGE_RECORDER_THREAD_FROM = '1';
+  process.env.WISBRIDGE_THREAD_FROM = '1';
 });
 afterEach(() => {
-  delete process.env.WISBRIDGE_RECORDER_THREAD_FROM;
+  delete process.env.WISBRIDGE_THREAD_FROM;
 });
 
 describe('a file whose journal commits run on the recorder thread', () => {

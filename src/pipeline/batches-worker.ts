@@ -1,0 +1,49 @@
+/**
+ * The worker side of BatchesThread (batches-thread.ts): reads the file's private copy, maps it and records its
+ * requests on its own connection to the journal, through the same FileBatches and applyUnit as the main thread.
+ */
+import { createReadStream } from 'node:fs';
+import { openJournal } from '../journal/index.js';
+import { silentLogger } from '../log.js';
+import { compileMapping, type ReferenceKind, type ReferenceResolver } from '../mapping/index.js';
+import { callMain, serveCalls, threadData } from '../runtime/worker-serve.js';
+import type { BatchesThreadData } from './batches-thread.js';
+import { applyUnit, type StoredOutcome } from './completions.js';
+import { FileBatches, type FileStep } from './file-batches.js';
+
+const data = threadData() as BatchesThreadData;
+// It appends: a small page cache is enough (every MB of it is resident beside the main connection's), and the main
+// thread's connection stays open and checkpoints when it closes.
+const journal = openJournal(data.journalPath, { cacheKiB: 2000, checkpointOnClose: false });
+const resolver: ReferenceResolver = {
+  resolve: async (kind: ReferenceKind, keys: readonly string[]) => (await callMain('resolve', [kind, keys])) as ReadonlyMap<string, number>,
+};
+const batches = new FileBatches({
+  fileId: data.fileId,
+  fileName: data.fileName,
+  source: createReadStream(data.snapshotPath),
+  mapping: compileMapping(data.mapping.definition, data.mapping.name, data.mapping.file),
+  resolver,
+  state: journal.resumeState(data.fileId),
+  requestSize: data.requestSize,
+  warehouse: data.warehouse,
+  // Confirmations are logged by the main thread from the count returned.
+  commit: (unit) => applyUnit(journal, silentLogger, unit),
+  mapAhead: true,
+});
+
+const stores = (packed: StoredOutcome[], single: string): StoredOutcome[] => (single === '[]' ? packed : [...packed, ...(JSON.parse(single) as StoredOutcome[])]);
+
+serveCalls({
+  next: async (packed: StoredOutcome[], single: string, stop: boolean): Promise<FileStep> => {
+    const step = await batches.next(stores(packed, single), stop);
+    // The main thread rebuilds the documents from the texts the journal stored (cheaper than cloning them).
+    if (step.request) delete step.request.docs;
+    return step;
+  },
+  store: (packed: StoredOutcome[], single: string) => batches.store(stores(packed, single)),
+  close: async () => {
+    await batches.close();
+    journal.close();
+  },
+});

@@ -1,0 +1,218 @@
+import type { Readable } from 'node:stream';
+import { documentName } from '../contract/index.js';
+import { ByteCounter } from '../drops/index.js';
+import { packBatch, type NewItem, type PackedBatch, type ResumeState } from '../journal/index.js';
+import { mapInbound, type Mapping, type ReferenceResolver } from '../mapping/index.js';
+import type { CommitUnit, Committed, StoredOutcome } from './completions.js';
+import type { OutgoingDoc } from './sender.js';
+
+/** Documents asked from the mapper at a time: its output buffer (4 entries) then holds at most 400 documents. */
+const MAPPER_BATCH = 100;
+/** Rejected and skipped rows are recorded with the next request, or on their own past this many. */
+const EXTRA_FLUSH = 5000;
+
+/** What the result spool is told, in the mapper's order: documents mapped (a count), a row skipped, rows rejected. */
+export type SpoolEvent =
+  | number
+  | { skipped: number; reason: string }
+  | { rejected: readonly number[]; docKey: string | null; messages: readonly string[] };
+
+/** A request recorded and marked sent: send it. `docs` is absent when it crossed from another thread (see docsOf). */
+export interface CommittedRequest {
+  requestId: number;
+  endpoint: string;
+  /** How many documents it sends. */
+  count: number;
+  /** The request's bodies as the journal recorded them: one JSON text. */
+  itemsJson: string;
+  /** The items' seq, document key and lines as the journal recorded them (PackedDoc list, JSON text). */
+  packedDocs: string;
+  docs?: OutgoingDoc[];
+}
+
+/** One commit of a file's flow and what came of it. */
+export interface FileStep {
+  request?: CommittedRequest;
+  spool: SpoolEvent[];
+  /** Rows mapped and bytes read so far (progress). */
+  rows: number;
+  bytes: number;
+  /** No request follows: the file is mapped to its end, or the flow was stopped. */
+  end: boolean;
+  /** Exported records that the stored acknowledgements confirmed. */
+  confirmed: number;
+}
+
+/**
+ * Where a file's requests come from: mapped and recorded on this thread (FileBatches) or on a worker thread
+ * (BatchesThread). Commits reach the journal in call order.
+ */
+export interface FileRequests {
+  /**
+   * Records the next request (marked sent) in one commit with `stores` and the rows rejected or skipped since the
+   * last one. With `stop`, or at the end of the file, no request: what is pending is recorded and `end` is set. If it
+   * throws, `stores` were not committed.
+   */
+  next(stores: readonly StoredOutcome[], stop: boolean): Promise<FileStep>;
+  /** Commits outcomes on their own. */
+  store(stores: readonly StoredOutcome[]): Promise<Committed>;
+  close(): Promise<void>;
+}
+
+export interface FileBatchesInput {
+  fileId: number;
+  fileName: string;
+  source: Readable;
+  mapping: Mapping;
+  resolver?: ReferenceResolver;
+  /** What an earlier run of this file already settled (finished or sent seqs are skipped). */
+  state: ResumeState;
+  requestSize: number;
+  /** The service's warehouse, for documents whose write names one and whose mapping did not. */
+  warehouse?: number;
+  /** One unit in one transaction (applyUnit on this thread's journal connection). */
+  commit: (unit: CommitUnit) => Committed;
+  /** Map the next request while this one is out (a worker thread does; the main thread maps when asked). */
+  mapAhead: boolean;
+}
+
+/** What the mapper gave for one commit. */
+interface Batch {
+  docs: OutgoingDoc[];
+  /** The request's texts, made when the batch is taken (ahead of its commit on a worker thread). */
+  texts?: { itemsJson: string; packed: PackedBatch };
+  endpoint: string;
+  extra: NewItem[];
+  spool: SpoolEvent[];
+  rows: number;
+  bytes: number;
+  end: boolean;
+}
+
+/**
+ * A file mapped into requests of the service's batch size (a whole-file document into one), each recorded with the
+ * rows rejected or skipped before it and the outcomes answered since the last commit. The one mapping loop of the
+ * inbound flow, on whichever thread reads the file.
+ */
+export class FileBatches implements FileRequests {
+  readonly #input: FileBatchesInput;
+  readonly #batches: AsyncGenerator<Batch, void>;
+  #ahead: Promise<IteratorResult<Batch, void>> | undefined;
+
+  constructor(input: FileBatchesInput) {
+    this.#input = input;
+    this.#batches = this.#map();
+  }
+
+  async next(stores: readonly StoredOutcome[], stop: boolean): Promise<FileStep> {
+    const pending = this.#ahead ?? this.#batches.next();
+    this.#ahead = undefined;
+    const got = await pending;
+    const batch = got.done ? undefined : got.value;
+    const end = stop || batch === undefined || batch.end;
+    const docs = stop ? undefined : batch?.docs;
+    const { fileId, commit } = this.#input;
+    let request: CommittedRequest | undefined;
+    let confirmed: number;
+    if (docs !== undefined && batch!.texts !== undefined) {
+      const endpoint = batch!.endpoint;
+      const { itemsJson, packed } = batch!.texts;
+      const committed = commit({ fileId, stores, extra: batch!.extra, request: { endpoint, packed, bodies: itemsJson } });
+      request = { requestId: committed.requestId!, endpoint, count: docs.length, itemsJson, packedDocs: packed.docs, docs };
+      confirmed = committed.confirmed;
+    } else {
+      confirmed = commit({ fileId, stores, extra: batch?.extra ?? [] }).confirmed;
+    }
+    if (!end && this.#input.mapAhead) {
+      this.#ahead = this.#batches.next();
+      this.#ahead.catch(() => undefined); // rethrown by the next call
+    }
+    return { request, spool: batch?.spool ?? [], rows: batch?.rows ?? 0, bytes: batch?.bytes ?? 0, end, confirmed };
+  }
+
+  async store(stores: readonly StoredOutcome[]): Promise<Committed> {
+    return this.#input.commit({ fileId: this.#input.fileId, stores, extra: [] });
+  }
+
+  async close(): Promise<void> {
+    await this.#ahead?.catch(() => undefined);
+    await this.#batches.return();
+  }
+
+  async *#map(): AsyncGenerator<Batch, void> {
+    const { mapping, state, requestSize, warehouse, source } = this.#input;
+    const wholeFile = mapping.inbound?.wholeFile === true;
+    const counter = new ByteCounter();
+    source.on('error', (error) => counter.destroy(error));
+    let pending: OutgoingDoc[] = [];
+    let extra: NewItem[] = [];
+    let spool: SpoolEvent[] = [];
+    let endpoint: string = mapping.document;
+    let rows = 0;
+    const take = (docs: OutgoingDoc[], end: boolean): Batch => {
+      const batch = { docs, texts: docs.length > 0 ? textsOf(endpoint, docs) : undefined, endpoint, extra, spool, rows, bytes: counter.bytes, end };
+      extra = [];
+      spool = [];
+      return batch;
+    };
+    const outcomes = mapInbound(source.pipe(counter), mapping, {
+      fileName: this.#input.fileName, resolver: this.#input.resolver, maxBatchItems: Math.min(MAPPER_BATCH, requestSize),
+    });
+    try {
+      for await (const o of outcomes) {
+        if (o.kind === 'skipped') {
+          rows++;
+          if (state.classify(o.line) === 'unsent') extra.push({ seq: o.line, lines: [o.line], status: 'skipped', messages: [o.reason] });
+          spool.push({ skipped: o.line, reason: o.reason });
+        } else if (o.kind === 'rejected') {
+          rows += o.lines.length;
+          const seq = minOf(o.lines);
+          const messages = o.errors.map((e) => e.message);
+          // Named like a sent row of the same document (the SKU of an adjustment, say), from what was mapped of it.
+          const docKey = documentName(o.endpoint, o.key, o.item);
+          if (state.classify(seq) === 'unsent') extra.push({ seq, endpoint: o.endpoint, docKey, lines: o.lines, status: 'error', messages });
+          spool.push({ rejected: o.lines, docKey, messages });
+        } else {
+          endpoint = o.endpoint;
+          const before = pending.length;
+          for (const d of o.documents) {
+            rows += d.lines.length;
+            const seq = d.lines[0];
+            if (state.classify(seq) !== 'unsent') continue;
+            if (warehouse !== undefined && d.item.warehouse === undefined) d.item.warehouse = warehouse;
+            const docKey = documentName(o.endpoint, d.key, d.item);
+            pending.push({ seq, docKey, lines: d.lines, item: d.item });
+          }
+          if (pending.length > before) spool.push(pending.length - before);
+          while (!wholeFile && pending.length >= requestSize) {
+            const docs = pending.length === requestSize ? pending : pending.slice(0, requestSize);
+            pending = docs === pending ? [] : pending.slice(requestSize);
+            yield take(docs, false);
+          }
+        }
+        if (extra.length >= EXTRA_FLUSH) yield take([], false);
+      }
+      while (!wholeFile && pending.length > requestSize) {
+        const docs = pending.slice(0, requestSize);
+        pending = pending.slice(requestSize);
+        yield take(docs, false);
+      }
+      yield take(pending, true);
+    } finally {
+      source.destroy(); // a file rejected half-way must not hold its descriptor until garbage collection
+    }
+  }
+}
+
+/** Serialized once: the journal stores these texts and the request is sent from them. */
+function textsOf(endpoint: string, docs: readonly OutgoingDoc[]): Batch['texts'] {
+  const bodies: Record<string, unknown>[] = new Array(docs.length);
+  for (let i = 0; i < docs.length; i++) bodies[i] = docs[i].item;
+  return { itemsJson: JSON.stringify(bodies), packed: packBatch(endpoint, docs) };
+}
+
+function minOf(values: readonly number[]): number {
+  let min = values[0];
+  for (const v of values) if (v < min) min = v;
+  return min;
+}
