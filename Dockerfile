@@ -28,7 +28,7 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 # Heap caps (src/runtime/node-options.ts): keep RSS near the live data instead of letting garbage pile up.
-ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=16"
+ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8"
 # The production dependencies as installed (and, if need be, compiled) by the build stage, on the same base image.
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -79,7 +79,7 @@ function firstCommon(a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArr
 
 /**
  * A request's items as item_blocks stores them, packed before the transaction that records them (on whichever
- * thread has the items: the pipeline's recorder thread receives this instead of the items).
+ * thread maps the file: the main thread, or a BatchesThread).
  */
 export interface PackedBatch {
   endpoint: string;

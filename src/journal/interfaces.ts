@@ -24,7 +24,7 @@ export interface JournalTransactions {
 
 /**
  * Inbound claims and requests: the pipeline (first send, resume, settling a crash) and re-drive. `path`: a large file
- * commits on a recorder thread with its own connection to the same journal (pipeline/recorder-thread.ts).
+ * commits on a worker thread with its own connection to the same journal (pipeline/batches-thread.ts).
  */
 export type InboundJournal = Pick<Inbound,
   | 'claimFile' | 'addItems' | 'recordRequest' | 'recordBatch' | 'markSent' | 'releaseRequest' | 'completeRequest'

@@ -7,11 +7,11 @@ import { openJournal } from '../journal/index.js';
 import { silentLogger } from '../log.js';
 import { compileMapping, type ReferenceKind, type ReferenceResolver } from '../mapping/index.js';
 import { callMain, serveCalls, threadData } from '../runtime/worker-serve.js';
-import type { BatchesThreadData } from './batches-thread.js';
+import type { ThreadData } from './batches-thread.js';
 import { applyUnit, type StoredOutcome } from './completions.js';
 import { FileBatches, type FileStep } from './file-batches.js';
 
-const data = threadData() as BatchesThreadData;
+const data = threadData() as ThreadData;
 // It appends: a small page cache is enough (every MB of it is resident beside the main connection's), and the main
 // thread's connection stays open and checkpoints when it closes.
 const journal = openJournal(data.journalPath, { cacheKiB: 2000, checkpointOnClose: false });

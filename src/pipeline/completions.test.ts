@@ -1,89 +1,124 @@
+import { createReadStream, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { packBatch, type Journal } from '../journal/index.js';
-import { adjustment, claimInput, okOutcomes, useTestJournal } from '../journal/test-support.js';
+import type { Journal } from '../journal/index.js';
+import { claimInput, okOutcomes, rawDatabase, useTestJournal, type TempDir } from '../journal/test-support.js';
 import { silentLogger } from '../log.js';
-import { COMPLETION_WAIT_MS, CompletionQueue, inlineRecorder, type NewRequest, type RequestRecorder } from './completions.js';
-import { RecorderThread } from './recorder-thread.js';
+import { parseMapping, type Mapping } from '../mapping/index.js';
+import { BatchesThread } from './batches-thread.js';
+import { applyUnit, COMPLETION_WAIT_MS, CompletionQueue } from './completions.js';
+import { FileBatches, type FileRequests } from './file-batches.js';
 
 let journal: Journal;
-useTestJournal((j) => (journal = j));
-let recorder: RequestRecorder | undefined;
+let tmp: TempDir;
+useTestJournal((j, t) => {
+  journal = j;
+  tmp = t;
+});
+let requests: FileRequests | undefined;
 afterEach(async () => {
-  await recorder?.close();
-  recorder = undefined;
+  await requests?.close();
+  requests = undefined;
 });
 
-/** Item `seq` as the sender records it: its document, its body in the request's JSON text. */
-function request(seq: number): NewRequest {
-  const { body, ...doc } = adjustment(seq);
-  return { endpoint: 'inventory.adjustments', packed: packBatch('inventory.adjustments', [doc]), bodies: JSON.stringify([body]) };
-}
+const MAPPING = `document: inventory.adjustments
+files: "KORR_*.csv"
+request:
+  fields:
+    product_code: SKU
+    quantity: { column: QTY, type: number }
+    reference: REF
+`;
 
-const recorders: Array<[string, () => Promise<RequestRecorder>]> = [
-  ['inline, on the journal\'s connection', async () => inlineRecorder(journal, silentLogger)],
-  ['on a recorder thread with its own connection', async () => {
-    const thread = new RecorderThread(journal.path, silentLogger);
+/** Rows of SKU, QTY, REF: line n + 2 is row n (after the header). */
+const csv = (rows: readonly string[]) => ['SKU,QTY,REF', ...rows].join('\n') + '\n';
+const ROWS = ['A,1,R1', 'B,2,R2', 'C,3,R3'];
+
+type Open = (fileId: number, path: string, mapping: Mapping) => Promise<FileRequests>;
+const sources: Array<[string, Open]> = [
+  ['mapped and recorded on this thread', async (fileId, path, mapping) => new FileBatches({
+    fileId, fileName: 'KORR_1.csv', source: createReadStream(path), mapping, state: journal.resumeState(fileId), requestSize: 1,
+    commit: (unit) => applyUnit(journal, silentLogger, unit), mapAhead: false,
+  })],
+  ['mapped and recorded on a worker thread with its own connection', async (fileId, path, mapping) => {
+    const thread = new BatchesThread({
+      journalPath: journal.path, snapshotPath: path, fileId, fileName: 'KORR_1.csv', mapping, requestSize: 1,
+    }, { resolve: async () => new Map() });
     await thread.ready;
     return thread;
   }],
 ];
 
-describe.each(recorders)('request outcomes wait for the next commit (group commit), %s', (_, open) => {
-  async function queueOf(fileId: number): Promise<CompletionQueue> {
-    recorder = await open();
-    return new CompletionQueue(recorder, fileId);
+describe.each(sources)('request outcomes wait for the next commit (group commit), %s', (_, open) => {
+  async function queueOf(rows: readonly string[] = ROWS): Promise<{ queue: CompletionQueue; fileId: number }> {
+    const { fileId } = journal.claimFile(claimInput('KORR_1.csv', 'c1')) as { fileId: number };
+    const path = join(tmp.dir, 'KORR_1.csv');
+    writeFileSync(path, csv(rows));
+    const { mapping, problems } = parseMapping(MAPPING, 'test.yaml');
+    expect(problems).toEqual([]);
+    requests = await open(fileId, path, mapping!);
+    return { queue: new CompletionQueue(requests, silentLogger), fileId };
   }
+  const firstRequest = async (queue: CompletionQueue) => (await queue.next(false)).request!.requestId;
 
   it('an outcome is committed with the next request\'s record, in the same transaction', async () => {
-    const { fileId } = journal.claimFile(claimInput('a.csv', 'c1')) as { fileId: number };
-    const queue = await queueOf(fileId);
-    const first = (await queue.commitWith([], request(1))).requestId!;
+    const { queue } = await queueOf();
+    const first = await firstRequest(queue);
     expect(journal.getRequest(first).status).toBe('sent');
-    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([1]) });
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
     expect(journal.getRequest(first).status).toBe('sent');
 
-    const second = (await queue.commitWith([], request(2))).requestId!;
+    const second = (await queue.next(false)).request!.requestId;
     expect(journal.getRequest(first).status).toBe('done');
     expect(journal.getRequest(second).status).toBe('sent');
-    expect(journal.resultOf(first, 1)).toEqual({ move_id: 1001 });
+    expect(journal.resultOf(first, 2)).toEqual({ move_id: 1002 });
   });
 
-  it('rows rejected by the mapping are recorded with the commit', async () => {
-    const { fileId } = journal.claimFile(claimInput('a.csv', 'c1')) as { fileId: number };
-    const queue = await queueOf(fileId);
-    await queue.commitWith([{ seq: 1, lines: [3], status: 'error', messages: ['"3x" is not a number'] }], request(2));
-    await queue.flush([{ seq: 3, lines: [5], status: 'skipped', messages: ['comment'] }]);
-    expect(journal.fileSummary(fileId)).toMatchObject({ error: 1, skipped: 1, sent: 1 });
+  it('each request carries its documents as the journal recorded them', async () => {
+    const { queue } = await queueOf();
+    const step = await queue.next(false);
+    expect(step.request).toMatchObject({ endpoint: 'inventory.adjustments', count: 1 });
+    expect(JSON.parse(step.request!.itemsJson)).toEqual([{ product_code: 'A', quantity: 1, reference: 'R1' }]);
+    expect(step.spool).toEqual([1]);
   });
 
-  it('a record that fails rolls the outcome back with it, and the outcome stays queued', async () => {
-    const { fileId } = journal.claimFile(claimInput('a.csv', 'c1')) as { fileId: number };
-    const queue = await queueOf(fileId);
-    const first = (await queue.commitWith([], request(1))).requestId!;
-    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([1]) });
-    await expect(queue.commitWith([], request(1))).rejects.toThrow(/item 1 of file 1 is already/);
+  it('rows rejected by the mapping are recorded with the next commit, and the file ends with what is left', async () => {
+    const { queue, fileId } = await queueOf(['A,1,R1', 'B,x,R2', 'C,3,R3']);
+    const steps = [await queue.next(false), await queue.next(false), await queue.next(false)];
+    expect(steps.map((s) => [s.request?.count ?? 0, s.end])).toEqual([[1, false], [1, false], [0, true]]);
+    expect(steps[1].spool).toEqual([{ rejected: [3], docKey: 'B', messages: ['KORR_1.csv, line 3, column QTY: "x" is not a number'] }, 1]);
+    expect(journal.fileSummary(fileId)).toMatchObject({ error: 1, sent: 2 });
+  });
+
+  it('a commit that fails rolls the outcome back with it, and the outcome stays queued', async () => {
+    const { queue } = await queueOf();
+    const first = await firstRequest(queue);
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
+    // A real failure inside SQLite (the disk full, say) on the next request's record, on whichever connection.
+    const db = rawDatabase(journal);
+    db.exec(`CREATE TRIGGER fail_record BEFORE INSERT ON requests BEGIN SELECT RAISE(ABORT, 'no room (test)'); END`);
+    await expect(queue.next(false)).rejects.toThrow(/no room \(test\)/);
     expect(journal.getRequest(first).status).toBe('sent');
+    db.exec('DROP TRIGGER fail_record');
     await queue.flush();
     expect(journal.getRequest(first).status).toBe('done');
   });
 
   it('with no request following, the outcome is committed on its own after a short wait', async () => {
-    const { fileId } = journal.claimFile(claimInput('a.csv', 'c1')) as { fileId: number };
-    const queue = await queueOf(fileId);
-    const first = (await queue.commitWith([], request(1))).requestId!;
-    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([1]) });
+    const { queue } = await queueOf();
+    const first = await firstRequest(queue);
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
     await sleep(COMPLETION_WAIT_MS * 5);
     expect(journal.getRequest(first).status).toBe('done');
   });
 
   it('an outcome that cannot be stored on the timer fails the next commit of the file', async () => {
-    const { fileId } = journal.claimFile(claimInput('a.csv', 'c1')) as { fileId: number };
-    const queue = await queueOf(fileId);
-    const first = (await queue.commitWith([], request(1))).requestId!;
-    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([1, 2]) });
+    const { queue } = await queueOf();
+    const first = await firstRequest(queue);
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2, 3]) });
     await sleep(COMPLETION_WAIT_MS * 5);
-    await expect(queue.commitWith([], request(2))).rejects.toThrow(/1 items but 2 outcomes/);
+    await expect(queue.next(false)).rejects.toThrow(/1 items but 2 outcomes/);
     expect(journal.getRequest(first).status).toBe('sent');
   });
 });

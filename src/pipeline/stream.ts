@@ -105,7 +105,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   if (input.size >= from && journal.path !== ':memory:' && input.snapshotPath !== undefined) {
     const thread = new BatchesThread({
       journalPath: journal.path, snapshotPath: input.snapshotPath, fileId, fileName: name,
-      mapping: { name: mapping.name, file: mapping.file, definition: mapping.definition }, requestSize, warehouse,
+      mapping, requestSize, warehouse,
     }, resolver);
     try {
       await thread.ready;

@@ -4,7 +4,7 @@ import { openJournal } from '../../src/journal/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { korr, runInboundOnce, workspace, exportAwaitingConfirmation, exportAckStatuses } from './helpers.js';
 
-// Big files commit on a worker thread (src/pipeline/recorder-thread.ts); here every file does.
+// Big files are mapped and recorded on a worker thread (src/pipeline/batches-thread.ts); here every file is.
 const emu = useEmulator({ resetEachTest: true });
 beforeEach(() => {
   process.env.WISBRIDGE_THREAD_FROM = '1';
@@ -13,7 +13,7 @@ afterEach(() => {
   delete process.env.WISBRIDGE_THREAD_FROM;
 });
 
-describe('a file whose journal commits run on the recorder thread', () => {
+describe('a file mapped and recorded on its own thread', () => {
   it('adjustments in batches of 2: refused, rejected and applied rows reported row by row, each applied once', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
     ws.drop('KORR_THREAD.csv', korr([
