@@ -94,6 +94,14 @@ function replay(spool: ResultSpool, events: readonly SpoolEvent[]): void {
 }
 
 /**
+ * Whether a file is mapped on a BatchesThread: from `from` bytes, unless the whole file is one request (nothing to
+ * map while a request is out, and one document of a big file could outgrow the thread's heap limit).
+ */
+export function mapsOnThread(mapping: Pick<Mapping, 'inbound'>, size: number, from: number): boolean {
+  return size >= from && mapping.inbound?.wholeFile !== true;
+}
+
+/**
  * The file's requests: mapped and recorded on a BatchesThread for big files (on this thread when it cannot start),
  * else here on the journal's connection.
  */
@@ -102,7 +110,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   const { mapping, name } = input;
   const resolver = new ApiReferenceResolver(client);
   const from = input.options.threadFrom ?? (Number(process.env.WISBRIDGE_THREAD_FROM) || THREAD_FROM);
-  if (input.size >= from && journal.path !== ':memory:' && input.snapshotPath !== undefined) {
+  if (journal.path !== ':memory:' && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from)) {
     const thread = new BatchesThread({
       journalPath: journal.path, snapshotPath: input.snapshotPath, fileId, fileName: name,
       mapping, requestSize, warehouse,
