@@ -117,6 +117,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
     }, resolver);
     try {
       await thread.ready;
+      logger.debug({ size: input.size }, 'the file is mapped and recorded on its own thread');
       return thread;
     } catch (error) {
       logger.warn({ err: error }, 'the file mapping thread did not start; mapping on the main thread');

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
-import { adminState, useEmulator } from '../support/emulator.js';
-import { korr, runInboundOnce, workspace, exportAwaitingConfirmation, exportAckStatuses } from './helpers.js';
+import { adminState, resetEmulator, useEmulator } from '../support/emulator.js';
+import { memoryLogger } from '../service/support.js';
+import { exportAckStatuses, exportAwaitingConfirmation, INBOUND_SAMPLES, korr, runInboundOnce, workspace } from './helpers.js';
 
 // Big files are mapped and recorded on a worker thread (src/pipeline/batches-thread.ts); here every file is.
 const emu = useEmulator({ resetEachTest: true });
@@ -23,7 +25,9 @@ describe('a file mapped and recorded on its own thread', () => {
       'SKU-00005;oops;Fund;T-4;19.11.2026;;ACME',
       'SKU-00006;3;Fund;T-5;19.11.2026;;ACME',
     ]));
-    const file = (await runInboundOnce(ws)).files[0];
+    const { logger, records } = memoryLogger();
+    const file = (await runInboundOnce(ws, logger)).files[0];
+    expect(records.filter((r) => r.msg === 'the file is mapped and recorded on its own thread')).toHaveLength(1);
     expect(file.outcome).toBe('failed');
     expect(file.rows).toEqual({ ok: 3, error: 2, skipped: 0, uncertain: 0 });
     expect(file.requests).toBe(2);
@@ -45,5 +49,28 @@ describe('a file mapped and recorded on its own thread', () => {
     ws.drop('ACK_SO_20261120.csv');
     expect((await runInboundOnce(ws)).files[0].outcome).toBe('done');
     expect(exportAckStatuses(ws, exportId)).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
+  });
+
+  it('every sample document type gives the same result files as on the main thread, byte for byte', async () => {
+    const threads: number[] = [];
+    const run = async (threadFrom: string) => {
+      process.env.WISBRIDGE_THREAD_FROM = threadFrom;
+      await resetEmulator(emu, { seed: 1, scale: 'small' });
+      const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
+      for (const s of INBOUND_SAMPLES) ws.drop(s);
+      const { logger, records } = memoryLogger();
+      const report = await runInboundOnce(ws, logger);
+      threads.push(records.filter((r) => r.msg === 'the file is mapped and recorded on its own thread').length);
+      // The service's own clock is all that may differ between the two runs.
+      const result = (name: string) => readFileSync(join(ws.folder('outbox'), name), 'utf8').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00/g, 'TIME');
+      return Object.fromEntries(report.files.map((f) => [f.file, { outcome: f.outcome, result: result(f.resultFile!) }]));
+    };
+    const onMain = await run(String(Number.MAX_SAFE_INTEGER));
+    const onThread = await run('1');
+    expect(Object.keys(onThread).sort()).toEqual([...INBOUND_SAMPLES].sort());
+    expect(Object.values(onThread).filter((f) => f.outcome === 'failed')).not.toHaveLength(0); // refused and rejected rows are in it
+    expect(onThread).toEqual(onMain);
+    // Every file on its own thread but the cycle count (a whole-file document: mapsOnThread).
+    expect(threads).toEqual([0, INBOUND_SAMPLES.length - 1]);
   });
 });

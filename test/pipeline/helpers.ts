@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
 import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
+import type { Logger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -13,6 +14,13 @@ export const SAMPLES = join(ROOT, 'samples');
 /** An adjustments file in the default KORR dialect (semicolons, latin1): the header, then the given rows. */
 export const korr = (rows: readonly string[]): Buffer =>
   Buffer.from(['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows, ''].join('\n'), 'latin1');
+
+/** One inbound sample of every document type in samples/ (ok, refused, rejected, skipped rows; multi-line documents). */
+export const INBOUND_SAMPLES = [
+  'ACK_ASN_20261120.csv', 'ACK_IT_20261120.csv', 'ACK_OT_20261120.csv', 'ACK_RMA_20261120.csv', 'ACK_SO_20261120.csv',
+  'COUNT_20261120.csv', 'FAIL_ASN_20261120.csv', 'FAIL_SO_20261120.csv', 'GR_20261120.csv', 'KORR_20261120.csv', 'OTSHIP_20261120.txt',
+  'PICK_20261120.csv', 'RET_20261120.csv', 'SHIP_20261120_flat.csv', 'SHIPPKG_20261120.csv', 'WE_UML_20261120.csv', 'GRFIX_20261120.txt',
+] as const;
 
 export interface Workspace {
   dir: string;
@@ -24,7 +32,7 @@ export interface Workspace {
   read(role: 'inbox' | 'outbox' | 'archive' | 'error', name: string): string;
   /** Result rows as objects (header keys). */
   result(name: string): Record<string, string>[];
-  runtime(): Promise<Runtime>;
+  runtime(logger?: Logger): Promise<Runtime>;
 }
 
 export interface WorkspaceOptions {
@@ -94,16 +102,16 @@ export function workspace(options: WorkspaceOptions): Workspace {
       const text = readFileSync(join(folder('outbox'), name), 'utf8');
       return parseCsv(text);
     },
-    async runtime() {
-      return createRuntime(await loadConfig(configFile));
+    async runtime(logger?: Logger) {
+      return createRuntime(await loadConfig(configFile), { logger });
     },
   };
 }
 
 /** A small RFC 4180 reader for result files (quoted fields, "" escapes, CRLF). */
 /** Runs the workspace's first inbound job once with a fresh runtime, closed afterwards even when the run throws. */
-export async function runInboundOnce(ws: Workspace) {
-  const runtime = await ws.runtime();
+export async function runInboundOnce(ws: Workspace, logger?: Logger) {
+  const runtime = await ws.runtime(logger);
   try {
     return await runInboundJob(runtime, runtime.loaded.config.inbound[0]!);
   } finally {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { resultStream } from '../../src/pipeline/result-file.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
-import { korr, ROOT, runInboundOnce, workspace, type Workspace } from './helpers.js';
+import { INBOUND_SAMPLES, korr, ROOT, runInboundOnce, workspace, type Workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
@@ -30,9 +30,7 @@ async function expectSameAsJournal(ws: Workspace, files: readonly { fileId?: num
 describe('result files written while sending are the journal\'s, byte for byte', () => {
   it('every sample document type: ok, refused, rejected by the mapping, skipped, multi-line documents and records', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
-    const samples = ['ACK_ASN_20261120.csv', 'ACK_IT_20261120.csv', 'ACK_OT_20261120.csv', 'ACK_RMA_20261120.csv', 'ACK_SO_20261120.csv',
-      'COUNT_20261120.csv', 'FAIL_ASN_20261120.csv', 'FAIL_SO_20261120.csv', 'GR_20261120.csv', 'KORR_20261120.csv', 'OTSHIP_20261120.txt',
-      'PICK_20261120.csv', 'RET_20261120.csv', 'SHIP_20261120_flat.csv', 'SHIPPKG_20261120.csv', 'WE_UML_20261120.csv', 'GRFIX_20261120.txt'];
+    const samples = INBOUND_SAMPLES;
     for (const s of samples) ws.drop(s);
     const report = await runInboundOnce(ws);
     expect(report.files.map((f) => f.outcome).filter((o) => o !== 'done' && o !== 'failed')).toEqual([]);
