@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
 import { processFile } from '../../src/pipeline/index.js';
@@ -76,7 +76,14 @@ describe('the same file twice', () => {
   });
 });
 
-describe('a file that fails as a whole goes to error/ with a reason file', () => {
+// The file mapped on the main thread, and on a thread of its own (the thread's errors keep their code and text).
+describe.each([['on the main thread', undefined], ['on its own thread', '1']])('a file that fails as a whole goes to error/ with a reason file, mapped %s', (_, threadFrom) => {
+  beforeEach(() => {
+    if (threadFrom) process.env.WISBRIDGE_THREAD_FROM = threadFrom;
+  });
+  afterEach(() => {
+    delete process.env.WISBRIDGE_THREAD_FROM;
+  });
   const cases: Array<[string, string | Buffer, RegExp]> = [
     ['ACK_SO_empty.csv', '', /FILE_UNREADABLE: ACK_SO_empty\.csv is empty: there is no header row/],
     ['ACK_SO_latin1.csv', Buffer.from('NUMBER\nSO-1001\nSO-10\xe902\n', 'latin1'), /is not valid UTF-8 \(near byte \d+\)/],
