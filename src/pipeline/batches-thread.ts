@@ -10,20 +10,20 @@ import type { FileRequests, FileStep } from './file-batches.js';
  */
 const LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
 
-/** What the thread needs to read, map and record a file (structured-cloned to it). */
+/** What the thread needs to read, map and record a file. */
 export interface BatchesThreadData {
   journalPath: string;
   /** The private copy of the file whose checksum was claimed. */
   snapshotPath: string;
   fileId: number;
   fileName: string;
-  /** The mapping as loaded by the main thread (compiled again there from the same definition). */
+  /** The mapping as the main thread loaded it. */
   mapping: Mapping;
   requestSize: number;
   warehouse?: number;
 }
 
-/** What crosses to the thread. */
+/** What crosses to the thread (structured-cloned): the mapping as its definition, compiled again there. */
 export type ThreadData = Omit<BatchesThreadData, 'mapping'> & { mapping: Pick<Mapping, 'name' | 'file' | 'definition'> };
 
 /**
