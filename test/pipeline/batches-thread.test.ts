@@ -15,6 +15,9 @@ afterEach(() => {
   delete process.env.WISBRIDGE_THREAD_FROM;
 });
 
+/** What the bridge logs (debug) when a file is mapped on its own thread. */
+const ON_THREAD = 'the file is mapped and recorded on its own thread';
+
 describe('a file mapped and recorded on its own thread', () => {
   it('adjustments in batches of 2: refused, rejected and applied rows reported row by row, each applied once', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
@@ -27,7 +30,7 @@ describe('a file mapped and recorded on its own thread', () => {
     ]));
     const { logger, records } = memoryLogger();
     const file = (await runInboundOnce(ws, logger)).files[0];
-    expect(records.filter((r) => r.msg === 'the file is mapped and recorded on its own thread')).toHaveLength(1);
+    expect(records.filter((r) => r.msg === ON_THREAD)).toHaveLength(1);
     expect(file.outcome).toBe('failed');
     expect(file.rows).toEqual({ ok: 3, error: 2, skipped: 0, uncertain: 0 });
     expect(file.requests).toBe(2);
@@ -60,7 +63,7 @@ describe('a file mapped and recorded on its own thread', () => {
       for (const s of INBOUND_SAMPLES) ws.drop(s);
       const { logger, records } = memoryLogger();
       const report = await runInboundOnce(ws, logger);
-      threads.push(records.filter((r) => r.msg === 'the file is mapped and recorded on its own thread').length);
+      threads.push(records.filter((r) => r.msg === ON_THREAD).length);
       // The service's own clock is all that may differ between the two runs.
       const result = (name: string) => readFileSync(join(ws.folder('outbox'), name), 'utf8').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00/g, 'TIME');
       return Object.fromEntries(report.files.map((f) => [f.file, { outcome: f.outcome, result: result(f.resultFile!) }]));
