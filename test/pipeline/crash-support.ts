@@ -10,7 +10,7 @@ export function dropPlainAdjustments(ws: Workspace, name: string, count: number,
 }
 
 /** Starts `wisbridge batch` and SIGKILLs it once `ready()` holds (checked every 50 ms). */
-export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>, env: NodeJS.ProcessEnv = {}): Promise<void> {
+export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>, env: NodeJS.ProcessEnv = {}): Promise<{ stderr: string }> {
   const child = cli(['batch', '--config', ws.configFile], env);
   const exit = finished(child);
   const deadline = Date.now() + 25_000;
@@ -21,6 +21,7 @@ export async function killMidFile(ws: Workspace, ready: () => Promise<boolean>, 
   child.kill('SIGKILL');
   const result = await exit;
   expect(result.signal, `the batch ended before the kill (code ${result.code}): ${result.stdout} ${result.stderr}`).toBe('SIGKILL');
+  return result;
 }
 
 /** Clears the faults and runs `wisbridge batch` to the end. */

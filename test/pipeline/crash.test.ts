@@ -7,16 +7,23 @@ import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
-// Small files record on the main thread, big ones on a worker thread (WISBRIDGE_THREAD_FROM=1: this one too).
-const recorders: Array<[string, NodeJS.ProcessEnv]> = [['on the main thread', {}], ['on a worker thread', { WISBRIDGE_THREAD_FROM: '1' }]];
+// Small files are mapped and recorded on the main thread, big ones on a thread of their own (WISBRIDGE_THREAD_FROM=1:
+// this one too); the debug log says which.
+const ON_THREAD = /the file is mapped and recorded on its own thread/;
+const recorders: Array<[string, NodeJS.ProcessEnv]> = [
+  ['on the main thread', { WISBRIDGE_LOG_LEVEL: 'debug' }],
+  ['on a thread of its own', { WISBRIDGE_THREAD_FROM: '1', WISBRIDGE_LOG_LEVEL: 'debug' }],
+];
 
-describe.each(recorders)('kill -9 in the middle of a file, then restart; the journal recorded %s', (_, env) => {
+describe.each(recorders)('kill -9 in the middle of a file, then restart; the file mapped and recorded %s', (_, env) => {
+  const onThread = env.WISBRIDGE_THREAD_FROM !== undefined;
   it('adjustments: every row applied exactly once, or reported uncertain (applied at most once) with what to check', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 4 });
     dropPlainAdjustments(ws, 'KORR_CRASH.csv', 80, 'C');
     await setFaults(emu, { latency_ms: 300, path_prefix: '/v1/inventory' });
     const applied = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string }>;
-    await killMidFile(ws, async () => (await applied()).length >= 20, env);
+    const killed = await killMidFile(ws, async () => (await applied()).length >= 20, env);
+    expect(ON_THREAD.test(killed.stderr)).toBe(onThread);
     const atKill = (await applied()).length;
     expect(atKill).toBeLessThan(80);
     expect(ws.files('inbox')).toEqual(['KORR_CRASH.csv']);
@@ -27,6 +34,7 @@ describe.each(recorders)('kill -9 in the middle of a file, then restart; the jou
     left.close();
 
     const second = await restart(emu, ws, env);
+    expect(ON_THREAD.test(second.stderr)).toBe(onThread);
     expect(second.stdout).toMatch(/KORR_CRASH\.csv\s+(done|failed)/);
     expect(ws.files('archive')).toEqual(['KORR_CRASH.csv']);
     const counts = new Map<string, number>();
