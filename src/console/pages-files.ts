@@ -1,6 +1,7 @@
 import type { FileRecord } from '../journal/index.js';
 import type { FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
 import { bytes, duration, html, query, statusCell, when, type Html } from './html.js';
+import { joinMessages } from '../util/messages.js';
 
 export const FILE_STATUSES = ['processing', 'done', 'failed', 'rejected'] as const;
 export const ROW_STATUSES = ['ok', 'error', 'uncertain', 'skipped', 'pending', 'sent'] as const;
@@ -61,7 +62,7 @@ function rowLine(fileId: number, r: RowView, canResolve: boolean): Html {
   const action = r.status === 'uncertain' && r.itemId !== null && canResolve
     ? html`<a class="resolve" href="/console/files/${fileId}/resolve?item=${r.itemId}">resolve…</a>` : '';
   return html`<tr data-seq="${r.seq}" data-status="${r.status}"><td class="num">${linesText(r.lines)}</td><td>${r.docKey ?? ''}</td><td class="small">${r.endpoint ?? ''}</td>
-<td>${statusCell(r.status)}</td><td class="small"><code>${returned(r.result)}</code></td><td>${r.messages.join(' | ')}</td><td class="small">${r.hint ?? ''}</td>
+<td>${statusCell(r.status)}</td><td class="small"><code>${returned(r.result)}</code></td><td>${joinMessages(r.messages)}</td><td class="small">${r.hint ?? ''}</td>
 <td class="small">${resolution}</td><td>${action}</td></tr>`;
 }
 
@@ -118,6 +119,6 @@ export function uncertainPage(rows: Array<RowView & { fileId: number; file: stri
   return html`<p class="muted">Writes whose outcome the bridge could not know. Check each in the service, then resolve it as applied or not applied.</p>
 <table id="uncertain"><thead><tr><th>file</th><th>line</th><th>document</th><th>endpoint</th><th>message</th><th>what to check</th><th></th></tr></thead><tbody>
 ${rows.length ? rows.map((r) => html`<tr><td><a href="/console/files/${r.fileId}">${r.file}</a></td><td class="num">${linesText(r.lines)}</td><td>${r.docKey ?? ''}</td><td class="small">${r.endpoint ?? ''}</td>
-<td>${r.messages.join(' | ')}</td><td>${r.hint ?? ''}</td><td><a href="/console/files/${r.fileId}/resolve?item=${r.itemId}">resolve…</a></td></tr>`) : html`<tr><td colspan="7" class="muted">no uncertain rows</td></tr>`}
+<td>${joinMessages(r.messages)}</td><td>${r.hint ?? ''}</td><td><a href="/console/files/${r.fileId}/resolve?item=${r.itemId}">resolve…</a></td></tr>`) : html`<tr><td colspan="7" class="muted">no uncertain rows</td></tr>`}
 </tbody></table>${next ? html`<a id="next" href="/console/uncertain${query({ afterFile: next.fileId, afterSeq: next.seq })}">more →</a>` : ''}`;
 }

@@ -6,6 +6,7 @@ import type { ExportFile, ExportRecord, ExportJournal } from '../journal/index.j
 import type { Logger } from '../log.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
 import type { ExportJournalWriter } from './journal-writer.js';
+import { joinMessages } from '../util/messages.js';
 
 /** Writes a work file's bytes to the outbox, atomically (temporary name, size check, rename). */
 export function writeWorkFile(drop: Drop, name: string, chunks: Iterable<Buffer>): Promise<WriteResult> {
@@ -83,7 +84,7 @@ export function resultFileName(workFile: string): string {
 const RESULT_CSV = new CsvWriter({ ...RFC4180, recordDelimiter: '\n' });
 function resultRows(records: readonly ExportRecord[]): string {
   let text = '';
-  for (const r of records) text += RESULT_CSV.cells([r.fileName, r.id, r.number ?? '', r.ackStatus, r.acknowledgedAt ?? '', r.messages.join(' | ')]);
+  for (const r of records) text += RESULT_CSV.cells([r.fileName, r.id, r.number ?? '', r.ackStatus, r.acknowledgedAt ?? '', joinMessages(r.messages)]);
   return text;
 }
 

@@ -3,6 +3,7 @@ import { RETURNED_FIELDS } from '../contract/index.js';
 import { fitName } from '../drops/index.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
 import type { LineOutcome, ResultReads } from '../journal/index.js';
+import { joinMessages } from '../util/messages.js';
 
 /**
  * The result file a WMS imports: one row per input line, plain CSV (comma, CRLF, UTF-8 without BOM, a header),
@@ -72,7 +73,7 @@ export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverr
   const unsettled = o.status === 'pending' || o.status === 'sent';
   const status = override?.status ?? (unsettled ? 'uncertain' : o.status);
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
-  const message = override ? override.message : o.messages.length === 0 ? '' : o.messages.join(' | ');
+  const message = override ? override.message : joinMessages(o.messages);
   const hint = override ? '' : o.hint ?? (unsettled ? 'the bridge stopped before this row was settled' : '');
   const r = o.result !== null && typeof o.result === 'object' ? (o.result as Record<string, unknown>) : undefined;
   return `${[

@@ -2,6 +2,7 @@ import { WisbridgeError } from '../errors.js';
 import type { FileRecord, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
 import { findFile } from './redrive.js';
 import { formatTable, shownOf } from './status.js';
+import { joinMessages } from '../util/messages.js';
 
 export const ROW_STATUSES: readonly ItemStatus[] = ['ok', 'error', 'uncertain', 'skipped', 'sent', 'pending'];
 
@@ -52,7 +53,7 @@ export function fileRowsReport(journal: OperatorJournal & ResultReads, ref: stri
     if (wanted && !wanted.has(o.status)) continue;
     matching++;
     if (shown.length < options.limit) {
-      shown.push({ line: o.line, key: o.docKey, status: o.status, returned: o.result ?? null, error: o.messages.join(' | '), hint: o.hint, resolution: o.resolution });
+      shown.push({ line: o.line, key: o.docKey, status: o.status, returned: o.result ?? null, error: joinMessages(o.messages), hint: o.hint, resolution: o.resolution });
     }
   }
   return { file, rows, total, matching, shown };

@@ -24,6 +24,7 @@ import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
 import { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
+import { joinMessages } from '../util/messages.js';
 
 export interface ServiceOptions {
   runners: JobRunners;
@@ -337,7 +338,7 @@ export class BridgeService {
         for (const item of items.slice(0, ROW_LOG_LIMIT)) {
           log.warn({
             file: f.name, fileId: f.fileId, line: item.lines[0], lines: item.lines.length > 1 ? item.lines : undefined, key: item.docKey ?? undefined,
-            requestId: item.requestId ?? undefined, endpoint: item.endpoint ?? undefined, status: item.status, err: item.messages.join(' | '), hint: item.hint ?? undefined,
+            requestId: item.requestId ?? undefined, endpoint: item.endpoint ?? undefined, status: item.status, err: joinMessages(item.messages), hint: item.hint ?? undefined,
           }, item.status === 'uncertain' ? 'row uncertain: check it in the service, then wisbridge resolve' : 'row failed');
         }
         if (f.rows.error + f.rows.uncertain > ROW_LOG_LIMIT) log.warn({ file: f.name, fileId: f.fileId, more: f.rows.error + f.rows.uncertain - ROW_LOG_LIMIT }, 'more rows need attention: see the result file or wisbridge status');

@@ -1,4 +1,5 @@
 import type { Backlog, ExportFile, FileStatus, ItemRecord, JournalStats, OperatorJournal, ResultReads } from '../journal/index.js';
+import { joinMessages } from '../util/messages.js';
 
 export type DocumentCounts = { ok: number; error: number; skipped: number; uncertain: number };
 
@@ -76,12 +77,12 @@ export function statusReport(journal: OperatorJournal & ResultReads, options: { 
     if (failed.length >= options.rows) break;
     if (f.counts.error === 0 || f.fileId === null || f.status === 'duplicate') continue;
     for (const item of journal.failedItems(f.fileId, { limit: options.rows - failed.length })) {
-      failed.push({ fileId: f.fileId, file: f.name, lines: linesOf(item), key: item.docKey, message: item.messages.join(' | ') });
+      failed.push({ fileId: f.fileId, file: f.name, lines: linesOf(item), key: item.docKey, message: joinMessages(item.messages) });
     }
   }
   const uncertain = journal.uncertainItems(undefined, { limit: options.rows }).map((item) => ({
     fileId: item.fileId, file: nameOf(item.fileId), lines: linesOf(item), key: item.docKey,
-    message: [item.messages.join(' | '), item.hint ? `check: ${item.hint}` : ''].filter(Boolean).join(' — '),
+    message: [joinMessages(item.messages), item.hint ? `check: ${item.hint}` : ''].filter(Boolean).join(' — '),
   }));
   const exports = journal.listExports({ limit: options.limit });
   return {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
+import { MESSAGE_CHARS } from '../../src/util/messages.js';
 import { korr, runInboundOnce, workspace } from './helpers.js';
 import { join } from 'node:path';
 
@@ -141,3 +142,33 @@ describe('the service down for a while, then back', () => {
     expect(ack.rows).toEqual({ ok: 2, error: 0, skipped: 0, uncertain: 0 });
   });
 });
+
+describe('a document of many lines rejected with a message per line', () => {
+  it('every row of it carries a bounded share of the messages (the result file stays linear), the journal keeps them all', async () => {
+    const ws = workspace({
+      url: emu.url, token: emu.token,
+      extraMappings: {
+        'ship-many': [
+          'document: customerShipments.ship', 'files: "MANY_*.csv"', 'grouping: { sorted: true }',
+          'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, resolve: customerShipment }',
+          '  lists:', '    lines:', '      fields:', '        product_code: SKU', '        quantity: { column: QTY, type: number }', '',
+        ].join('\n'),
+      },
+    });
+    const open = (await adminState(emu, ['customer_shipments'])).customer_shipments.find((s: any) => s.list_status === 'open');
+    ws.drop('MANY_1.csv', ['ORDER,SKU,QTY', ...Array.from({ length: 300 }, (_, i) => `${open.number},SKU-00001,x${i}`), ''].join('\n'));
+    const file = (await runInboundOnce(ws)).files[0];
+    expect(file.rows).toEqual({ ok: 0, error: 300, skipped: 0, uncertain: 0 });
+    const rows = ws.result('MANY_1.result.csv');
+    expect(rows).toHaveLength(300);
+    for (const row of rows) {
+      expect(row.message.length).toBeLessThanOrEqual(MESSAGE_CHARS + 40);
+      expect(row.message).toMatch(/^MANY_1\.csv, line 2, column QTY: "x0" is not a number \| .* \| … \d+ more \(300 messages in all\)$/);
+    }
+    expect(ws.read('outbox', 'MANY_1.result.csv').length).toBeLessThan(300 * (MESSAGE_CHARS + 200));
+    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    expect([...journal.iterateLineOutcomes(file.fileId!)][0].messages).toHaveLength(300);
+    journal.close();
+  });
+});
+
