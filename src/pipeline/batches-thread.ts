@@ -1,14 +1,19 @@
+import { WisbridgeError } from '../errors.js';
 import type { Mapping, ReferenceKind, ReferenceResolver } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 import type { Committed, StoredOutcome } from './completions.js';
 import type { FileRequests, FileStep } from './file-batches.js';
 
 /**
- * Node's limits of the thread's isolate. It maps one request ahead (1,000 documents) and holds the request it
- * records: a young generation of 8 MB cost it ~30 % more CPU, 24 MB gained nothing. The old generation's cap leaves
- * room for documents grouped over many rows; the bridge's peak was the same with 32 MB (docs/pipeline.md, Eighth round).
+ * The young generation of the thread's isolate. It maps one request ahead (1,000 documents) and holds the request
+ * it records: 8 MB cost it ~30 % more CPU, 24 MB gained nothing (docs/pipeline.md, Eighth round).
  */
-const LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
+const YOUNG_GENERATION_MB = 16;
+/**
+ * The cap of its old generation, unless WISBRIDGE_THREAD_HEAP_MB says otherwise: room for documents grouped over many
+ * rows (an unsorted file holds them all until its end); the bridge's peak was the same as with 32 MB.
+ */
+export const THREAD_HEAP_MB = 64;
 
 /** What the thread needs to read, map and record a file. */
 export interface BatchesThreadData {
@@ -21,6 +26,8 @@ export interface BatchesThreadData {
   mapping: Mapping;
   requestSize: number;
   warehouse?: number;
+  /** The old generation's cap (THREAD_HEAP_MB by default). */
+  heapMb?: number;
 }
 
 /** What crosses to the thread (structured-cloned): the mapping as its definition, compiled again there. */
@@ -36,6 +43,8 @@ export type ThreadData = Omit<BatchesThreadData, 'mapping'> & { mapping: Pick<Ma
  */
 export class BatchesThread implements FileRequests {
   readonly #thread: WorkerThread;
+  readonly #fileName: string;
+  readonly #heapMb: number;
   /** Settles once the worker has opened the journal and the file (or failed to start). */
   readonly ready: Promise<void>;
 
@@ -43,18 +52,36 @@ export class BatchesThread implements FileRequests {
     const { name, file, definition } = data.mapping;
     // The definition crosses, not the compiled mapping (functions cannot be cloned).
     const cloned: ThreadData = { ...data, mapping: { name, file, definition } };
-    this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), cloned, 'file mapping', 'JOURNAL', LIMITS, {
+    this.#fileName = data.fileName;
+    this.#heapMb = data.heapMb ?? THREAD_HEAP_MB;
+    const limits = { maxOldGenerationSizeMb: this.#heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
+    this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), cloned, 'file mapping', 'JOURNAL', limits, {
       resolve: (kind: ReferenceKind, keys: readonly string[]) => resolver.resolve(kind, keys),
     });
     this.ready = this.#thread.ready;
   }
 
-  async next(stores: readonly StoredOutcome[], stop: boolean): Promise<FileStep> {
-    return (await this.#thread.call('next', [...split(stores), stop])) as FileStep;
+  next(stores: readonly StoredOutcome[], stop: boolean): Promise<FileStep> {
+    return this.#call('next', [...split(stores), stop]) as Promise<FileStep>;
   }
 
-  async store(stores: readonly StoredOutcome[]): Promise<Committed> {
-    return (await this.#thread.call('store', split(stores))) as Committed;
+  store(stores: readonly StoredOutcome[]): Promise<Committed> {
+    return this.#call('store', split(stores)) as Promise<Committed>;
+  }
+
+  /**
+   * A thread that ran out of memory would do so again on every run of the file (mapping is deterministic): the file
+   * is refused as a whole (GROUPING_LIMIT, file-level: error/ with the reason, the rows settled so far in its result
+   * file) instead of failing each run.
+   */
+  async #call(op: string, args: unknown[]): Promise<unknown> {
+    try {
+      return await this.#thread.call(op, args);
+    } catch (error) {
+      if ((error as { cause?: { code?: unknown } }).cause?.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
+      throw new WisbridgeError('GROUPING_LIMIT', `${this.#fileName}: mapping it outgrew the memory of its thread (a ${this.#heapMb} MB heap; an unsorted `
+        + 'file holds every document until its end): sort the file by its key and set grouping.sorted: true, split the file, or raise WISBRIDGE_THREAD_HEAP_MB', { cause: error });
+    }
   }
 
   close(): Promise<void> {

@@ -113,7 +113,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   if (journal.path !== ':memory:' && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from)) {
     const thread = new BatchesThread({
       journalPath: journal.path, snapshotPath: input.snapshotPath, fileId, fileName: name,
-      mapping, requestSize, warehouse,
+      mapping, requestSize, warehouse, heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || undefined,
     }, resolver);
     try {
       await thread.ready;

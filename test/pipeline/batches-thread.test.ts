@@ -76,4 +76,36 @@ describe('a file mapped and recorded on its own thread', () => {
     // Every file on its own thread but the cycle count (a whole-file document: mapsOnThread).
     expect(threads).toEqual([0, INBOUND_SAMPLES.length - 1]);
   });
+
+  it('a file whose documents outgrow the thread\'s memory goes to error/ with the reason, and the run goes on', async () => {
+    process.env.WISBRIDGE_THREAD_HEAP_MB = '24';
+    try {
+      const ws = workspace({
+        url: emu.url, token: emu.token,
+        extraMappings: {
+          'big-ship': [
+            'document: customerShipments.ship', 'files: "BIGSHIP_*.csv"', 'grouping: { sorted: false }',
+            'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, resolve: customerShipment }',
+            '  lists:', '    lines:', '      fields:', '        product_code: SKU', '        quantity: { column: QTY, type: number }', '',
+          ].join('\n'),
+        },
+      });
+      // 1,000 lines (the most a shipment may have) for each of the emulator's shipments, unsorted: every document
+      // stays open until the end of the file. The thread's modules take ~15 MB of its 24 MB.
+      const orders = ((await adminState(emu, ['customer_shipments'])).customer_shipments as Array<{ number: string }>).map((o) => o.number);
+      const rows = ['ORDER,CARRIER,SKU,QTY'];
+      for (let i = 0; i < orders.length * 1000; i++) rows.push(`${orders[i % orders.length]},dhl,SKU-${String(i).padStart(30, '0')},1`);
+      ws.drop('BIGSHIP_1.csv', rows.join('\n') + '\n');
+      ws.drop('KORR_AFTER.csv', korr(['SKU-00001;1;Fund;AFTER-1;19.11.2026;;ACME']));
+      const report = await runInboundOnce(ws);
+      const reason = /^GROUPING_LIMIT: BIGSHIP_1\.csv: mapping it outgrew the memory of its thread \(a 24 MB heap; .*\): sort the file by its key/;
+      expect(report.files.map((f) => [f.file, f.outcome])).toEqual([['BIGSHIP_1.csv', 'rejected'], ['KORR_AFTER.csv', 'done']]);
+      expect(report.files[0].reason).toMatch(reason);
+      expect(report.files[0].requests).toBe(0);
+      expect(ws.files('error')).toEqual(['BIGSHIP_1.csv', 'BIGSHIP_1.csv.error.txt']);
+      expect(ws.read('error', 'BIGSHIP_1.csv.error.txt')).toMatch(new RegExp(`reason: ${reason.source.slice(1)}`));
+    } finally {
+      delete process.env.WISBRIDGE_THREAD_HEAP_MB;
+    }
+  });
 });
