@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, resetEmulator, useEmulator } from '../support/emulator.js';
 import { memoryLogger } from '../service/support.js';
-import { exportAckStatuses, exportAwaitingConfirmation, INBOUND_SAMPLES, korr, runInboundOnce, workspace } from './helpers.js';
+import { exportAckStatuses, exportAwaitingConfirmation, flatShipMapping, INBOUND_SAMPLES, korr, runInboundOnce, workspace } from './helpers.js';
 
 // Big files are mapped and recorded on a worker thread (src/pipeline/batches-thread.ts); here every file is.
 const emu = useEmulator({ resetEachTest: true });
@@ -82,19 +82,13 @@ describe('a file mapped and recorded on its own thread', () => {
     try {
       const ws = workspace({
         url: emu.url, token: emu.token,
-        extraMappings: {
-          'big-ship': [
-            'document: customerShipments.ship', 'files: "BIGSHIP_*.csv"', 'grouping: { sorted: false }',
-            'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, resolve: customerShipment }',
-            '  lists:', '    lines:', '      fields:', '        product_code: SKU', '        quantity: { column: QTY, type: number }', '',
-          ].join('\n'),
-        },
+        extraMappings: { 'big-ship': flatShipMapping('BIGSHIP_*.csv', false) },
       });
       // 1,000 lines (the most a shipment may have) for each of the emulator's shipments, unsorted: every document
       // stays open until the end of the file. The thread's modules take ~15 MB of its 24 MB.
       const orders = ((await adminState(emu, ['customer_shipments'])).customer_shipments as Array<{ number: string }>).map((o) => o.number);
-      const rows = ['ORDER,CARRIER,SKU,QTY'];
-      for (let i = 0; i < orders.length * 1000; i++) rows.push(`${orders[i % orders.length]},dhl,SKU-${String(i).padStart(30, '0')},1`);
+      const rows = ['ORDER,SKU,QTY'];
+      for (let i = 0; i < orders.length * 1000; i++) rows.push(`${orders[i % orders.length]},SKU-${String(i).padStart(30, '0')},1`);
       ws.drop('BIGSHIP_1.csv', rows.join('\n') + '\n');
       ws.drop('KORR_AFTER.csv', korr(['SKU-00001;1;Fund;AFTER-1;19.11.2026;;ACME']));
       const report = await runInboundOnce(ws);

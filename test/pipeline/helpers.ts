@@ -22,6 +22,13 @@ export const INBOUND_SAMPLES = [
   'PICK_20261120.csv', 'RET_20261120.csv', 'SHIP_20261120_flat.csv', 'SHIPPKG_20261120.csv', 'WE_UML_20261120.csv', 'GRFIX_20261120.txt',
 ] as const;
 
+/** A flat ship mapping (ORDER, SKU, QTY: one line per row, grouped by ORDER) for files named `files`. */
+export const flatShipMapping = (files: string, sorted: boolean): string => [
+  'document: customerShipments.ship', `files: "${files}"`, `grouping: { sorted: ${sorted} }`,
+  'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, resolve: customerShipment }',
+  '  lists:', '    lines:', '      fields:', '        product_code: SKU', '        quantity: { column: QTY, type: number }', '',
+].join('\n');
+
 export interface Workspace {
   dir: string;
   configFile: string;

@@ -3,7 +3,7 @@ import { isWisbridgeError } from '../../src/errors.js';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { MESSAGE_CHARS } from '../../src/util/messages.js';
-import { korr, runInboundOnce, workspace } from './helpers.js';
+import { flatShipMapping, korr, runInboundOnce, workspace } from './helpers.js';
 import { join } from 'node:path';
 
 const emu = useEmulator({ resetEachTest: true });
@@ -147,13 +147,7 @@ describe('a document of many lines rejected with a message per line', () => {
   it('every row of it carries a bounded share of the messages (the result file stays linear), the journal keeps them all', async () => {
     const ws = workspace({
       url: emu.url, token: emu.token,
-      extraMappings: {
-        'ship-many': [
-          'document: customerShipments.ship', 'files: "MANY_*.csv"', 'grouping: { sorted: true }',
-          'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, resolve: customerShipment }',
-          '  lists:', '    lines:', '      fields:', '        product_code: SKU', '        quantity: { column: QTY, type: number }', '',
-        ].join('\n'),
-      },
+      extraMappings: { 'ship-many': flatShipMapping('MANY_*.csv', true) },
     });
     const open = (await adminState(emu, ['customer_shipments'])).customer_shipments.find((s: any) => s.list_status === 'open');
     ws.drop('MANY_1.csv', ['ORDER,SKU,QTY', ...Array.from({ length: 300 }, (_, i) => `${open.number},SKU-00001,x${i}`), ''].join('\n'));
