@@ -73,7 +73,7 @@ export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverr
   const unsettled = o.status === 'pending' || o.status === 'sent';
   const status = override?.status ?? (unsettled ? 'uncertain' : o.status);
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
-  const message = override ? override.message : joinMessages(o.messages);
+  const message = override ? override.message : joinMessages(o.messages, line);
   const hint = override ? '' : o.hint ?? (unsettled ? 'the bridge stopped before this row was settled' : '');
   const r = o.result !== null && typeof o.result === 'object' ? (o.result as Record<string, unknown>) : undefined;
   return `${[

@@ -53,7 +53,7 @@ export function fileRowsReport(journal: OperatorJournal & ResultReads, ref: stri
     if (wanted && !wanted.has(o.status)) continue;
     matching++;
     if (shown.length < options.limit) {
-      shown.push({ line: o.line, key: o.docKey, status: o.status, returned: o.result ?? null, error: joinMessages(o.messages), hint: o.hint, resolution: o.resolution });
+      shown.push({ line: o.line, key: o.docKey, status: o.status, returned: o.result ?? null, error: joinMessages(o.messages, o.line), hint: o.hint, resolution: o.resolution });
     }
   }
   return { file, rows, total, matching, shown };
