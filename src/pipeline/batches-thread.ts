@@ -10,8 +10,9 @@ import type { FileRequests, FileStep } from './file-batches.js';
  */
 const YOUNG_GENERATION_MB = 16;
 /**
- * The cap of its old generation, unless WISBRIDGE_THREAD_HEAP_MB says otherwise: room for documents grouped over many
- * rows (an unsorted file holds them all until its end); the bridge's peak was the same as with 32 MB.
+ * The cap of its old generation, unless the file's mapping holds its documents (HOLDING_HEAP_MB in stream.ts) or
+ * WISBRIDGE_THREAD_HEAP_MB says otherwise. The thread's modules take 15–20 MB of it; the bridge's peak on a million
+ * rows was the same as with 32 MB.
  */
 export const THREAD_HEAP_MB = 64;
 
@@ -80,7 +81,8 @@ export class BatchesThread implements FileRequests {
     } catch (error) {
       if ((error as { cause?: { code?: unknown } }).cause?.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
       throw new WisbridgeError('GROUPING_LIMIT', `${this.#fileName}: mapping it outgrew the memory of its thread (a ${this.#heapMb} MB heap; an unsorted `
-        + 'file holds every document until its end): sort the file by its key and set grouping.sorted: true, split the file, or raise WISBRIDGE_THREAD_HEAP_MB', { cause: error });
+        + 'grouped file, or one with control totals, holds every document until its end): sort the file by its key and set grouping.sorted: true, '
+        + 'split the file, or raise WISBRIDGE_THREAD_HEAP_MB', { cause: error });
     }
   }
 

@@ -94,11 +94,28 @@ function replay(spool: ResultSpool, events: readonly SpoolEvent[]): void {
 }
 
 /**
- * Whether a file is mapped on a BatchesThread: from `from` bytes, unless the whole file is one request (nothing to
- * map while a request is out, and one document of a big file could outgrow the thread's heap limit).
+ * Files whose mapping holds every document until the file's end (an unsorted grouped file; one with control totals,
+ * checked before anything is sent) are mapped on a BatchesThread from this size, whatever THREAD_FROM says: on the
+ * main thread a 16 MB one exhausted the process's heap and the whole bridge died (V8's fatal error), on every
+ * restart; on its thread an overflow refuses the file with the reason (GROUPING_LIMIT) and the bridge goes on.
  */
-export function mapsOnThread(mapping: Pick<Mapping, 'inbound'>, size: number, from: number): boolean {
-  return size >= from && mapping.inbound?.wholeFile !== true;
+export const HOLDING_THREAD_FROM = 1 << 20;
+/** The heap cap of such a file's thread: the main thread's whole heap (NODE_OPTIONS), so what fitted there fits. */
+export const HOLDING_HEAP_MB = 128;
+
+/** Whether a file's mapping holds every document until the file's end (see HOLDING_THREAD_FROM). */
+export function holdsDocuments(mapping: Pick<Mapping, 'definition'>): boolean {
+  const d = mapping.definition;
+  return d.control_totals !== undefined || (d.request?.key !== undefined && !d.grouping.sorted && !d.grouping.whole_file);
+}
+
+/**
+ * Whether a file is mapped on a BatchesThread: from `from` bytes, or HOLDING_THREAD_FROM when its mapping holds its
+ * documents; never when the whole file is one request (nothing to map while it is out).
+ */
+export function mapsOnThread(mapping: Pick<Mapping, 'inbound' | 'definition'>, size: number, from: number): boolean {
+  if (mapping.inbound?.wholeFile === true) return false;
+  return size >= from || (size >= HOLDING_THREAD_FROM && holdsDocuments(mapping));
 }
 
 /**
@@ -113,7 +130,8 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   if (journal.path !== ':memory:' && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from)) {
     const thread = new BatchesThread({
       journalPath: journal.path, snapshotPath: input.snapshotPath, fileId, fileName: name,
-      mapping, requestSize, warehouse, heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || undefined,
+      mapping, requestSize, warehouse,
+      heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
     }, resolver);
     try {
       await thread.ready;
