@@ -102,4 +102,20 @@ describe('a file mapped and recorded on its own thread', () => {
       delete process.env.WISBRIDGE_THREAD_HEAP_MB;
     }
   });
+
+  it('a thread that cannot start (its heap too small for its own modules) leaves the file to the main thread, with a warning', async () => {
+    process.env.WISBRIDGE_THREAD_HEAP_MB = '4';
+    try {
+      const ws = workspace({ url: emu.url, token: emu.token });
+      ws.drop('KORR_FALLBACK.csv', korr(['SKU-00001;1;Fund;FB-1;19.11.2026;;ACME', 'SKU-00004;2;Fund;FB-2;19.11.2026;;ACME']));
+      const { logger, records } = memoryLogger();
+      const file = (await runInboundOnce(ws, logger)).files[0];
+      expect(records.filter((r) => r.msg === ON_THREAD)).toHaveLength(0);
+      expect(records.find((r) => r.msg === 'the file mapping thread did not start; mapping on the main thread')?.err?.message).toMatch(/memory limit/);
+      expect(file).toMatchObject({ outcome: 'done', rows: { ok: 2, error: 0, skipped: 0, uncertain: 0 } });
+    } finally {
+      delete process.env.WISBRIDGE_THREAD_HEAP_MB;
+    }
+  });
 });
+
