@@ -1,5 +1,5 @@
 import type { WriteOutcome } from '../client/index.js';
-import { uncertainHint, writeModule } from '../contract/index.js';
+import { isSingleObjectWrite, uncertainHint } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import { decodeLines, packOkOutcomes, type ItemOutcome, type PackedDoc } from '../journal/index.js';
 import type { CompletionQueue } from './completions.js';
@@ -65,7 +65,7 @@ function onFatal(ctx: SenderContext, request: SentRequest, keys: string[], error
 export async function deliver(ctx: SenderContext, request: SentRequest): Promise<ItemOutcome[]> {
   const { endpoint, docs, bodies } = request;
   // One object a request (the cycle count): sent on its own, its failure is the item's.
-  if (writeModule(endpoint)?.contract.style === 'single') return [await sendCount(ctx, request.requestId, docs[0])];
+  if (isSingleObjectWrite(endpoint)) return [await sendCount(ctx, request.requestId, docs[0])];
   const keys: string[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) keys[i] = docs[i].docKey ?? '';
   let results: WriteOutcome[];

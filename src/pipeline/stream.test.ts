@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMappingFile } from '../mapping/index.js';
-import { parseMapping, type Mapping } from '../mapping/index.js';
+import { flatShipMapping } from '../../test/pipeline/helpers.js';
+import { loadMappingFile, parseMapping, type Mapping } from '../mapping/index.js';
 import { HOLDING_THREAD_FROM, holdsDocuments, mapsOnThread, THREAD_FROM } from './stream.js';
 
 const MAPPINGS = join(import.meta.dirname, '../../mappings');
@@ -20,20 +20,16 @@ describe('which files are mapped on their own thread', () => {
   });
 
   it('a file whose mapping holds every document until its end from HOLDING_THREAD_FROM bytes on', async () => {
-    const flat = (grouping: string): Mapping => {
-      const { mapping, problems } = parseMapping([
-        'document: customerShipments.ship', 'files: "SHIP_*.csv"', grouping,
-        'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, resolve: customerShipment }',
-        '  lists:', '    lines:', '      fields:', '        product_code: SKU', '        quantity: { column: QTY, type: number }', '',
-      ].join('\n'), 'flat.yaml');
+    const flat = (sorted: boolean): Mapping => {
+      const { mapping, problems } = parseMapping(flatShipMapping('SHIP_*.csv', sorted), 'flat.yaml');
       expect(problems).toEqual([]);
       return mapping!;
     };
-    const unsorted = flat('grouping: { sorted: false }');
+    const unsorted = flat(false);
     expect(holdsDocuments(unsorted)).toBe(true);
     expect(mapsOnThread(unsorted, HOLDING_THREAD_FROM - 1, THREAD_FROM)).toBe(false);
     expect(mapsOnThread(unsorted, HOLDING_THREAD_FROM, THREAD_FROM)).toBe(true);
-    const sorted = flat('grouping: { sorted: true }');
+    const sorted = flat(true);
     expect(holdsDocuments(sorted)).toBe(false);
     expect(mapsOnThread(sorted, HOLDING_THREAD_FROM, THREAD_FROM)).toBe(false);
     // Control totals are checked before anything of the file is sent: its documents are held too.

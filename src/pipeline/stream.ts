@@ -104,9 +104,8 @@ export const HOLDING_THREAD_FROM = 1 << 20;
 export const HOLDING_HEAP_MB = 128;
 
 /** Whether a file's mapping holds every document until the file's end (see HOLDING_THREAD_FROM). */
-export function holdsDocuments(mapping: Pick<Mapping, 'definition'>): boolean {
-  const d = mapping.definition;
-  return d.control_totals !== undefined || (d.request?.key !== undefined && !d.grouping.sorted && !d.grouping.whole_file);
+export function holdsDocuments(mapping: Pick<Mapping, 'inbound' | 'definition'>): boolean {
+  return mapping.inbound?.totals !== undefined || (mapping.definition.request?.key !== undefined && !mapping.definition.grouping.sorted);
 }
 
 /**

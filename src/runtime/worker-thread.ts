@@ -1,6 +1,6 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { WisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
-import { serializeError, type MainCall, type MainReply, type WorkerCall, type WorkerReply } from './worker-serve.js';
+import { WisbridgeError, type ErrorCode } from '../errors.js';
+import { deserializeError, serializeError, type MainCall, type MainReply, type WorkerCall, type WorkerReply } from './worker-serve.js';
 
 /** Handlers the worker may call (`callMain` on its side), by operation name. */
 export type MainHandlers = Record<string, (...args: never[]) => Promise<unknown>>;
@@ -46,12 +46,8 @@ export class WorkerThread {
       if (!call) return;
       this.#calls.delete(reply.id);
       if (this.#calls.size === 0) this.#worker.unref();
-      if ('error' in reply) {
-        const e = reply.error;
-        call.reject(this.#error(e.message, e.code as ErrorCode | undefined, e.details));
-      } else {
-        call.resolve(reply.result);
-      }
+      if ('error' in reply) call.reject(deserializeError(reply.error, this.failureCode));
+      else call.resolve(reply.result);
     });
     this.#worker.on('error', (error) => this.#fail(error));
     this.#worker.on('exit', () => this.#fail(this.#error(`the ${what} thread ended`)));
@@ -90,13 +86,14 @@ export class WorkerThread {
   }
 
   #fail(error: Error): void {
-    this.#failure ??= error instanceof WisbridgeError ? error : this.#error(`the ${this.what} thread failed: ${(error as Partial<Error>)?.message ?? String(error)}`, undefined, undefined, error);
+    this.#failure ??= error instanceof WisbridgeError ? error : this.#error(`the ${this.what} thread failed: ${(error as Partial<Error>)?.message ?? String(error)}`, error);
     for (const call of this.#calls.values()) call.reject(this.#failure);
     this.#calls.clear();
     this.#worker.unref();
   }
 
-  #error(message: string, code = this.failureCode, details?: ErrorDetails, cause?: unknown): Error {
-    return code ? new WisbridgeError(code, message, { details, cause }) : new Error(message, { cause });
+  #error(message: string, cause?: unknown): Error {
+    const code = this.failureCode;
+    return code ? new WisbridgeError(code, message, { cause }) : new Error(message, { cause });
   }
 }

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { InboundJob } from '../config/schema.js';
-import { writeModule } from '../contract/index.js';
+import { isSingleObjectWrite } from '../contract/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, OperatorJournal } from '../journal/index.js';
 import { resultFileName } from '../pipeline/index.js';
@@ -84,7 +84,7 @@ export async function redriveFile(runtime: Runtime, ref: string): Promise<Redriv
   }
   log.info({ items: [...byEndpoint.values()].reduce((n, l) => n + l.length, 0) }, 're-driving failed items');
   for (const [endpoint, items] of byEndpoint) {
-    const size = writeModule(endpoint)?.contract.style === 'single' ? 1 : batchSize;
+    const size = isSingleObjectWrite(endpoint) ? 1 : batchSize;
     for (let i = 0; i < items.length; i += size) {
       const outcomes = await send(ctx, attempt, endpoint, items.slice(i, i + size));
       report.sent += outcomes.length;
