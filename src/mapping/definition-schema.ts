@@ -103,7 +103,7 @@ export const fieldSchema = z
       .describe('a yy year is the first year from this one on that ends in its digits; default 1970 (70–99 → 1970–1999, 00–69 → 2000–2069); 2000 reads a placeholder expiry 31.12.99 as 2099'),
     resolve: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id found through the API'),
     check: z.enum(REFERENCE_KINDS).optional().describe('keep the value but require that it exists (e.g. a SKU check)'),
-    escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR; default from the dialect'),
+    escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR (a plain signed number such as -2 or -1,5 with decimal "," is kept); default from the dialect'),
     send: z.boolean().optional()
       .describe('false: the value is read, parsed and checked (a row error when it fails; check/resolve still apply) but not put into the request; its name is free'),
   })
@@ -161,7 +161,7 @@ export const dialectSchema = z
     skip_empty_lines: z.boolean().default(true).describe('inbound: empty lines and lines whose cells are all blank (";;;") are ignored and not reported; false: they are rows (and usually fail as such)'),
     record_delimiter: z.enum(['auto', 'lf', 'crlf']).default('auto').describe('line ending. auto: inbound, LF, CRLF or CR as the first line shows; exports write LF. lf / crlf: only that ending ends a record (with crlf a lone LF is part of a field); exports write it'),
     max_record_size: z.number().int().min(1024).default(1_048_576).describe('inbound: the largest record in characters; a longer one (an unclosed quote reading on) refuses the file, naming the line where it starts'),
-    escape_formulas: z.boolean().default(true).describe('exports: neutralize values starting with = + - @ tab or CR'),
+    escape_formulas: z.boolean().default(true).describe('exports: neutralize values starting with = + - @ tab or CR that are not plain signed numbers (-2 and +1.5 are kept)'),
   })
   .describe('The CSV dialect.');
 
