@@ -190,8 +190,8 @@ export const controlTotalsSchema = z
     footer: z.array(z.string().min(1)).min(1).optional().describe('files without record types: the last line is a footer with these columns (by position), not a row'),
     checks: z.array(z.strictObject({
       column: z.string().min(1).describe('the trailer / footer column holding the asserted value'),
-      count: z.string().min(1).optional().describe('records: every data record of the file (not the header, the trailer or ignored lines); or a record type code: the records of that type'),
-      sum: columnRef.optional().describe('a column whose values are added up over the records (of the type that has that column)'),
+      count: z.string().min(1).optional().describe('records: every data record of the file (not the header, the trailer or ignored lines); lines: the physical lines of the file from its first through the trailer / footer line (header, skipped, comment and blank lines included), for trailers that count themselves; or a record type code: the records of that type'),
+      sum: columnRef.optional().describe('a column whose values are added up over the records (of the type that has that column); a cell that is not a number refuses the file, naming its line and column'),
       ...numberFormat,
     })).default([]).describe('file totals, compared with the trailer / footer; a mismatch refuses the whole file'),
     documents: z.array(z.strictObject({
