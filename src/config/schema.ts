@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   localDropOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
 } from '../drops/options.js';
+import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 
 // The schema of the bridge's configuration file (YAML). Descriptions feed schemas/config.schema.json and
@@ -23,6 +24,7 @@ export const scheduleSchema = z
     cron: z.string().min(1).describe('cron expression (5 or 6 fields), e.g. "0 2 * * *" for 02:00 every night'),
     timezone: z.string().min(1).default('UTC').describe('IANA time zone the cron expression is read in, e.g. Europe/Berlin'),
     catch_up: z.boolean().default(false).describe('run once at start when the last scheduled run was missed while the bridge was down'),
+    calendar: z.string().min(1).optional().describe('name of a business calendar (`calendars`): the schedule fires only on its working days (the day of each time, in `timezone`)'),
   })
   .describe('When a job runs. A job never overlaps itself: a tick that finds the previous run still busy is skipped and logged.');
 
@@ -70,9 +72,28 @@ export const dropConfigSchema = z
 export const expectedFileSchema = z
   .strictObject({
     pattern: z.string().min(1).describe('regular expression (case-insensitive) the expected file name matches'),
-    cutoff: scheduleSchema.omit({ catch_up: true }).describe('when the file must have arrived; at each tick, a file that has not arrived since the previous tick raises an alert'),
+    cutoff: scheduleSchema.omit({ catch_up: true }).describe('when the file is due ("by 06:00"); with a `calendar`, only on its working days: no alert on a weekend or holiday'),
+    grace_minutes: z.number().int().min(0).max(7 * 24 * 60).default(0)
+      .describe('the alert is raised this long after the due time when no file arrived since the previous alert time (due 06:00 + 120 = alert at 08:00)'),
   })
   .describe('A file the WMS is expected to drop regularly, e.g. the nightly inventory file.');
+
+const ymd = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'a date YYYY-MM-DD' });
+
+export const calendarSchema = z
+  .strictObject({
+    country: z.string().min(2).optional().describe('ISO 3166 country code whose holidays (date-holidays) are days off, e.g. DE'),
+    region: z.string().min(1).optional().describe('region (state) code within the country, e.g. BY for Bavaria: its regional holidays count too'),
+    holiday_types: z.array(z.enum(HOLIDAY_TYPES)).min(1).default(['public'])
+      .describe('which of date-holidays\' holiday types are days off (public, bank, school, optional, observance); 24 December in Germany is `bank`'),
+    working_days: z.array(z.enum(WEEKDAYS)).min(1).default(['mon', 'tue', 'wed', 'thu', 'fri']).describe('weekdays that are working days'),
+    holidays: z.array(ymd).default([]).describe('extra days off (YYYY-MM-DD), with or without a country: a company shutdown, a holiday the library lacks'),
+    working_dates: z.array(ymd).default([]).describe('days that are working days whatever the rest says (YYYY-MM-DD): a Saturday the warehouse works'),
+  })
+  .superRefine((c, ctx) => {
+    for (const message of calendarProblems(c)) ctx.addIssue({ code: 'custom', path: [c.region !== undefined && c.country !== undefined && message.startsWith('unknown region') ? 'region' : 'country'], message });
+  })
+  .describe('A business calendar: working days and holidays, for expected files and schedules.');
 
 export const inboundJobSchema = z
   .strictObject({
@@ -132,6 +153,7 @@ export const configSchema = z
       .describe('the service accounts, by name'),
     drops: z.record(z.string().min(1), dropConfigSchema).refine((d) => Object.keys(d).length > 0, { error: 'at least one drop is required' })
       .describe('the file drops, by name'),
+    calendars: z.record(z.string().min(1), calendarSchema).default({}).describe('business calendars by name, used by schedules and expected files (`calendar: NAME`)'),
     inbound: z.array(inboundJobSchema).default([]).describe('inbound jobs: files a drop\'s inbox receives become requests to a service'),
     exports: z.array(exportJobSchema).default([]).describe('export jobs: pending work of a service becomes work-list files in a drop\'s outbox'),
     metrics: z.strictObject({
@@ -171,6 +193,13 @@ export const configSchema = z
       seen.add(job.name);
       if (!(job.drop in config.drops)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${Object.keys(config.drops).join(', ')})` });
       if (!(job.service in config.services)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${Object.keys(config.services).join(', ')})` });
+      const schedules: Array<[(string | number)[], { calendar?: string } | undefined]> = [[[...where, 'schedule'], job.schedule]];
+      if ('expect' in job) job.expect.forEach((e, k) => schedules.push([[...where, 'expect', k, 'cutoff'], e.cutoff]));
+      for (const [path, schedule] of schedules) {
+        if (schedule?.calendar !== undefined && !(schedule.calendar in config.calendars)) {
+          ctx.addIssue({ code: 'custom', path: [...path, 'calendar'], message: `unknown calendar "${schedule.calendar}" (known: ${Object.keys(config.calendars).join(', ') || 'none: add a calendars section'})` });
+        }
+      }
     });
   })
   .describe('wisbridge configuration');

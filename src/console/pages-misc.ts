@@ -1,6 +1,7 @@
 import type { Backlog, StoredItem } from '../journal/index.js';
 import type { ConsoleAlert } from './alerts.js';
 import { bytes, html, when, type Html } from './html.js';
+import type { ExpectedFileView } from '../service/expect.js';
 import type { FileProgress } from './progress.js';
 import type { JobView } from './source.js';
 
@@ -11,6 +12,7 @@ export interface OverviewView {
   journal: { bytes: number; oldestEntry: string | null };
   alerts: ConsoleAlert[];
   progress: FileProgress[];
+  expected: ExpectedFileView[];
 }
 
 function lastRunText(j: JobView): string {
@@ -35,8 +37,15 @@ ${v.alerts.length ? html`<div class="box bad"><a href="/console/alerts">${v.aler
 <div class="box ${attention ? 'warn' : 'good'}" id="backlog">${b.processingFiles} file(s) processing · ${b.errorItems} failed row(s) · <a href="/console/uncertain">${b.uncertainItems} uncertain row(s)</a> ·
 ${b.pendingRequests} request(s) pending · ${b.sentRequests} awaiting an answer · ${b.acknowledgementsPending} acknowledgement(s) pending · ${b.awaitingConfirmation} awaiting WMS confirmation</div>
 <h2>Jobs</h2>${jobsTable(v.jobs)}
+${v.expected.length ? html`<h2>Expected files</h2>${expectedTable(v.expected)}` : ''}
 <h2>In progress</h2>${progressTable(v.progress)}
 <p class="small muted" id="journal">Journal: ${bytes(v.journal.bytes)} · oldest entry ${when(v.journal.oldestEntry) || '–'}</p>`;
+}
+
+export function expectedTable(expected: ExpectedFileView[]): Html {
+  return html`<table id="expected"><thead><tr><th>job</th><th>file name</th><th>due</th><th>next due (UTC)</th><th>alert if missing at (UTC)</th><th>today</th></tr></thead><tbody>
+${expected.map((e) => html`<tr><td>${e.job}</td><td><code>${e.pattern}</code></td><td class="small">${e.schedule}</td><td>${when(e.nextDue) || '–'}</td><td>${when(e.alertAt) || '–'}</td><td class="small">${e.todayOff ? `no file due: ${e.todayOff}` : ''}</td></tr>`)}
+</tbody></table>`;
 }
 
 export function progressTable(progress: FileProgress[]): Html {

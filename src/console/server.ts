@@ -5,6 +5,7 @@ import type { ConsoleJournal, FileStatus, ItemStatus, OperatorJournal, ResultRea
 import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
 import { html, page } from './html.js';
+import { expectedFileViews } from '../service/expect.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
 import { alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
@@ -210,7 +211,7 @@ function dayRange(url: URL): { from?: string; to?: string; date?: string } {
 function overview(source: ConsoleSource, journal: ConsoleSide) {
   return overviewPage({
     mode: source.mode, jobs: source.jobs(), backlog: journal.backlog(), journal: journal.console.stats(journal.path),
-    alerts: source.alerts(), progress: source.progress.snapshot(),
+    alerts: source.alerts(), progress: source.progress.snapshot(), expected: expectedFileViews(source.runtime.loaded.config, Date.now()),
   });
 }
 

@@ -10,7 +10,8 @@ import { silentLogger, type Logger } from '../log.js';
 import type { MappingSet } from '../mapping/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { systemClock, type Clock } from './clock.js';
-import { CronSchedule } from './cron.js';
+import { scheduleOf } from './business-schedule.js';
+import { CronSchedule, type Schedule as TickSchedule } from './cron.js';
 import { isDropUnreachable } from '../drops/index.js';
 import { DropHealth } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
@@ -59,7 +60,7 @@ interface JobState {
   /** The drop an inbound job lists (its health is the drop's). */
   drop?: string;
   slot: JobSlot;
-  schedule?: CronSchedule;
+  schedule?: TickSchedule;
   catchUp: boolean;
   run: (signal: AbortSignal) => Promise<JobSummary>;
   last?: LastRun;
@@ -305,7 +306,7 @@ export class BridgeService {
   private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run'], drop?: string): void {
     this.jobs.set(name, {
       name, kind, drop, slot: new JobSlot(name), run, catchUp: schedule?.catch_up ?? false,
-      schedule: schedule ? new CronSchedule(schedule.cron, schedule.timezone) : undefined,
+      schedule: schedule ? scheduleOf(schedule, this.loaded.config) : undefined,
     });
   }
 

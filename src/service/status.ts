@@ -106,6 +106,13 @@ export const showLines = (lines: number[]) => (lines.length <= 3 ? lines.join(',
 
 const MIB = 1024 * 1024;
 
+/** The expected files with their next due and alert times (`status`). */
+export function formatExpected(expected: ReadonlyArray<{ job: string; pattern: string; schedule: string; nextDue: string | null; alertAt: string | null; todayOff?: string }>): string {
+  const at = (iso: string | null) => iso?.slice(0, 16).replace('T', ' ') ?? '-';
+  return `expected files (${expected.length}), times UTC:\n` + formatTable(['job', 'pattern', 'next due', 'alert at', 'due', 'today'],
+    expected.map((e) => [e.job, e.pattern, at(e.nextDue), at(e.alertAt), e.schedule, e.todayOff ? `no file due: ${e.todayOff}` : '']), 70);
+}
+
 export function formatStatus(report: StatusReport): string {
   const b = report.backlog;
   const s = report.stats;
