@@ -40,6 +40,16 @@ const commonShape = {
     .describe('`wisbridge run` (retention tick) and `wisbridge journal prune --drops`: delete files in `archive` modified more than this many days ago; kept forever when absent.'),
   outboxRetentionDays: z.number().int().min(1).optional()
     .describe('As `archive_retention_days`, for `outbox` (result files, work lists): set it longer than the WMS takes to fetch its files.'),
+  checksumSidecar: z.enum(['off', 'verify', 'require']).default('verify')
+    .describe('Inbound checksum files `NAME.sha256` / `NAME.md5` (sha256sum or BSD format): `verify` checks one when present; `require` also wants one for every file; `off` ignores them (they are then candidates like any file).'),
+  checksumMissing: z.enum(['wait', 'error']).default('wait')
+    .describe('With `checksum_sidecar: require`, a file without its checksum file: `wait` leaves it in the inbox until one arrives; `error` moves it to `error` with the reason.'),
+  checksumMismatch: z.enum(['error', 'wait']).default('error')
+    .describe('A file whose checksum file does not match it (or holds no digest for it): `error` moves it to `error` with the reason (nothing of it is applied); `wait` leaves it until the file or its checksum file changes.'),
+  outboundChecksum: z.enum(['none', 'sha256', 'md5']).default('none')
+    .describe('Write a checksum file `NAME.sha256` (or `.md5`, sha256sum format) beside every file written to `outbox`, after the file is in place.'),
+  doneMarker: z.string().regex(/^\.[^/\\]+$/, { error: 'a suffix starting with a dot, e.g. .ok' }).optional()
+    .describe('Write an empty done marker `NAME<suffix>` (e.g. `.ok`) beside every file written to `outbox`, last (after its checksum file); on a rewrite it is removed first.'),
 };
 
 export const localDropOptionsSchema = z.strictObject({

@@ -18,7 +18,7 @@ export async function inboundWatcher(runtime: Runtime, job: InboundJob): Promise
   const options = runtime.loaded.config.drops[job.drop];
   return new StableFileWatcher(drop, {
     folder: 'inbox', stability: options.stability, settleMs: options.settleMs, markerSuffixes: options.markerSuffixes,
-    pattern: options.pattern, pollIntervalMs: options.pollIntervalMs,
+    pattern: options.pattern, pollIntervalMs: options.pollIntervalMs, checksumSidecar: options.checksumSidecar, checksumMissing: options.checksumMissing,
   }, runtime.logger.child({ job: job.name }));
 }
 

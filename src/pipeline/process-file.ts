@@ -10,6 +10,7 @@ import { errorFileName, resultFileName, resultStream, type ResultRowOverride } f
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { settleSentRequest } from './settle.js';
+import { checkSidecar } from './sidecar.js';
 import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
@@ -44,6 +45,8 @@ interface FileContext {
   resultFolder: FolderRole;
   /** The inbox file's identity as it was read: it is moved only while it is still that file. */
   identity?: string;
+  /** Files that follow it to archive/ or error/ (its checksum file). */
+  companions: string[];
 }
 
 /** The inbound mapping of a file: `--mapping`, else the job's mappings (or every inbound mapping) whose patterns match. */
@@ -74,7 +77,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
   const report: FileReport = { job: job.name, file: name, outcome: 'done', rows: emptyRowCounts(), requests: 0 };
   const ctx: FileContext = {
     runtime, job, drop, name, file, options, report, resultFolder: options.resultFolder ?? 'outbox',
-    logger: runtime.logger.child({ job: job.name, file: name }),
+    logger: runtime.logger.child({ job: job.name, file: name }), companions: [],
   };
   const nameProblem = inboundNameProblem(name);
   if (nameProblem !== undefined) return rejectWhole(ctx, `FILE_NAME: ${nameProblem}`);
@@ -97,6 +100,13 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
   }
   ctx.identity = snapshot.identity;
   try {
+    const checked = await checkSidecar(drop, runtime.loaded.config.drops[job.drop] ?? {}, name, snapshot);
+    if (checked.sidecar) ctx.companions.push(checked.sidecar.name);
+    if (checked.verdict === 'error') return await rejectWhole(ctx, checked.reason);
+    if (checked.verdict === 'wait') {
+      ctx.logger.warn({ reason: checked.reason }, 'file left in the inbox until its checksum file matches');
+      return { ...report, outcome: 'waiting', reason: checked.reason };
+    }
     return await processSnapshot(ctx, mapping, snapshot);
   } finally {
     await snapshot.dispose();
@@ -225,7 +235,7 @@ function fileDisposition(journal: FileJournal, fileId: number): DispositionRecor
 async function dispose(ctx: FileContext, outcome: 'archive' | 'error', record?: DispositionRecord): Promise<void> {
   if (ctx.options.dispose === false) return;
   try {
-    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt });
+    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt, companions: ctx.companions });
     ctx.report.movedTo = `${moved.folder}/${moved.name}`;
   } catch (error) {
     if (!isWisbridgeError(error, 'DROP_CHANGED')) throw error;

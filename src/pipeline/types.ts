@@ -16,7 +16,7 @@ export type RowCounts = Record<RowStatus, number>;
  * - `vanished` the file disappeared before it could be read;
  * - `changed` the file changed while it was read (still being written): it stays and is read again once stable.
  */
-export type FileOutcome = 'done' | 'failed' | 'rejected' | 'duplicate' | 'interrupted' | 'dry-run' | 'vanished' | 'changed';
+export type FileOutcome = 'done' | 'failed' | 'rejected' | 'duplicate' | 'interrupted' | 'dry-run' | 'vanished' | 'changed' | 'waiting';
 
 export interface FileReport {
   job: string;
