@@ -33,5 +33,5 @@ export function createDrop(options: DropOptionsInput, logger: Logger = silentLog
   const parsed = parseDropOptions(options);
   const drop = parsed.type === 'local' ? new LocalDrop(parsed, logger) : new SftpDrop(parsed, logger);
   const checksum = parsed.outboundChecksum === 'none' ? undefined : parsed.outboundChecksum;
-  return checksum || parsed.doneMarker ? new CompanionDrop(drop, checksum, parsed.doneMarker) : drop;
+  return checksum || parsed.doneMarker || parsed.outboundGzip ? new CompanionDrop(drop, checksum, parsed.doneMarker, parsed.outboundGzip) : drop;
 }

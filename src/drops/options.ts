@@ -46,6 +46,15 @@ const commonShape = {
     .describe('With `checksum_sidecar: require`, a file without its checksum file: `wait` leaves it in the inbox until one arrives; `error` moves it to `error` with the reason.'),
   checksumMismatch: z.enum(['error', 'wait']).default('error')
     .describe('A file whose checksum file does not match it (or holds no digest for it): `error` moves it to `error` with the reason (nothing of it is applied); `wait` leaves it until the file or its checksum file changes.'),
+  decompress: z.boolean().default(true)
+    .describe('Inbox files ending in `.gz` are gunzipped, `.zip` files expanded (each entry a file of its own, in name order), before they are mapped; false: they are read as they are.'),
+  maxExpandedBytes: z.number().int().min(1).default(4 * 1024 ** 3)
+    .describe('Largest expanded size of a `.gz` file, or of all the entries of a `.zip` together; beyond it the file goes to `error` (FILE_ARCHIVE).'),
+  maxExpansionRatio: z.number().min(1).default(250)
+    .describe('Largest expanded / compressed size ratio of a `.gz` file or a `.zip` entry (checked past 1 MiB; CSV compresses 5-50 times, zip bombs a thousand).'),
+  maxZipEntries: z.number().int().min(1).default(1000).describe('Most entries a `.zip` may hold.'),
+  outboundGzip: z.boolean().default(false)
+    .describe('Write every file of `outbox` gzipped as `NAME.gz` (its checksum file and done marker then name the `.gz`).'),
   outboundChecksum: z.enum(['none', 'sha256', 'md5']).default('none')
     .describe('Write a checksum file `NAME.sha256` (or `.md5`, sha256sum format) beside every file written to `outbox`, after the file is in place.'),
   doneMarker: z.string().regex(/^\.[^/\\]+$/, { error: 'a suffix starting with a dot, e.g. .ok' }).optional()

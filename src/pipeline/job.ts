@@ -1,7 +1,8 @@
 import type { InboundJob } from '../config/schema.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { processFile } from './process-file.js';
+import { containerKind } from '../drops/expand.js';
+import { processInboxFile } from './containers.js';
 import type { FileReport, JobReport, Progress } from './types.js';
 
 export interface InboundJobOptions {
@@ -29,7 +30,9 @@ export async function inboundWatcher(runtime: Runtime, job: InboundJob): Promise
 export async function belongsToJob(runtime: Runtime, job: InboundJob, fileName: string): Promise<boolean> {
   if (!job.mappings) return true;
   const set = await runtime.mappings();
-  return job.mappings.some((n) => set.get(n).matches(fileName));
+  // A gzipped file is the job's when its name without .gz is; a .zip when a mapping matches the zip's own name.
+  const name = containerKind(fileName) === 'gz' && runtime.loaded.config.drops[job.drop]?.decompress !== false ? fileName.slice(0, -3) : fileName;
+  return job.mappings.some((n) => set.get(n).matches(name));
 }
 
 /**
@@ -45,10 +48,12 @@ export async function runInboundJob(runtime: Runtime, job: InboundJob, options: 
   const report: JobReport = { job: job.name, files: [] };
   for (const file of mine) {
     if (options.signal?.aborted) break;
-    const result = await processFile(runtime, job, file, { signal: options.signal, force: options.force, onProgress: options.onProgress });
-    report.files.push(result);
-    options.onFile?.(result);
-    if (result.outcome === 'interrupted') break;
+    const results = await processInboxFile(runtime, job, file, { signal: options.signal, force: options.force, onProgress: options.onProgress });
+    for (const result of results) {
+      report.files.push(result);
+      options.onFile?.(result);
+    }
+    if (results.some((r) => r.outcome === 'interrupted')) break;
   }
   return report;
 }

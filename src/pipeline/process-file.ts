@@ -100,7 +100,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
   }
   ctx.identity = snapshot.identity;
   try {
-    const checked = await checkSidecar(drop, runtime.loaded.config.drops[job.drop] ?? {}, name, snapshot);
+    const checked = options.member ? { verdict: 'ok' as const } : await checkSidecar(drop, runtime.loaded.config.drops[job.drop] ?? {}, name, snapshot);
     if (checked.sidecar) ctx.companions.push(checked.sidecar.name);
     if (checked.verdict === 'error') return await rejectWhole(ctx, checked.reason);
     if (checked.verdict === 'wait') {

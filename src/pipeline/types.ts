@@ -62,6 +62,8 @@ export interface ProcessFileOptions {
   drop?: Drop;
   /** Move the source to archive/ or error/ afterwards (default true). */
   dispose?: boolean;
+  /** A member of a compressed file (containers.ts): the container's checksum file was checked, the member has none. */
+  member?: boolean;
   /** Folder the result file goes to (default outbox). */
   resultFolder?: FolderRole;
   onProgress?: (progress: Progress) => void;

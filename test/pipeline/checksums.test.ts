@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sftpBacking } from '../drops/fixtures.js';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
-import { korr, runInboundOnce, workspace, type Workspace } from './helpers.js';
+import { dropWorkspaces } from './drop-workspaces.js';
+import { korr, runInboundOnce } from './helpers.js';
 
 // Checksum files and done markers through the whole inbound flow, on the local drop and on a real OpenSSH drop.
 
@@ -17,29 +14,7 @@ afterAll(async () => { await server?.stop(); });
 
 const digest = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(bytes).digest('hex');
 
-const drops: Record<string, (options: string[]) => Workspace> = {
-  local: (options) => workspace({ url: emu.url, token: emu.token, ...localDrop(options) }),
-  sftp: (options) => {
-    const backing = sftpBacking(server);
-    for (const f of ['inbox', 'outbox', 'archive', 'error']) backing.mkdir(f);
-    const ws = workspace({
-      url: emu.url, token: emu.token, dropRoot: backing.root,
-      dropYaml: [
-        '    type: sftp', `    host: ${server.host}`, `    port: ${server.port}`, `    username: ${server.username}`,
-        '    private_key: { file: client_key }', `    host_key_fingerprint: "${server.hostKeyFingerprint}"`, `    root: ${backing.root}`,
-        '    settle_ms: 0', ...options.map((o) => `    ${o}`),
-      ].join('\n'),
-    });
-    writeFileSync(join(ws.dir, 'client_key'), server.privateKey, { mode: 0o600 });
-    return ws;
-  },
-};
-
-/** A local drop with the given options, in a folder of its own. */
-function localDrop(options: string[]) {
-  const dir = join(tmpdir(), `wb-checksum-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  return { dropRoot: dir, dropYaml: [`    type: local`, `    root: ${dir}`, '    settle_ms: 0', '    watch_events: false', '    fsync: false', ...options.map((o) => `    ${o}`)].join('\n') };
-}
+const drops = dropWorkspaces(emu, () => server);
 
 for (const [label, make] of Object.entries(drops)) {
   describe(`checksum files and done markers (${label} drop)`, () => {
