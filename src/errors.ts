@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   ROW_INVALID: 'a row cannot be mapped into a valid request',
   FILE_LAYOUT: 'an input file lacks the columns or record types its mapping expects, names a column twice, or breaks its control totals',
   FILE_CHECKSUM: 'an input file does not match its checksum file (NAME.sha256 / NAME.md5), or a required checksum file is missing',
+  FILE_PGP: 'an OpenPGP input file cannot be decrypted, fails its integrity check, lacks integrity protection, or lacks the partner\'s valid signature',
   FILE_ARCHIVE: 'a compressed input file (.gz, .zip) is damaged, of an unsupported kind, or expands beyond the drop\'s limits (a zip bomb)',
   GROUPING_LIMIT: 'an input file holds more open documents or rows than its mapping, or the memory of the thread that maps it, allows',
   // the service

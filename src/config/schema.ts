@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  localDropOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
+  localDropOptionsSchema, pgpOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
 } from '../drops/options.js';
 import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
@@ -49,9 +49,21 @@ export const serviceSchema = z
 function configFacing(shape: Record<string, z.ZodType>): Record<string, z.ZodType> {
   return Object.fromEntries(Object.entries(shape).map(([key, option]) => [
     camelToSnake(key),
-    secretOption.has(option) ? secretRefSchema.optional().describe(`${option.description ?? ''} By reference: \`{ env: NAME }\` or \`{ file: PATH }\`.`) : option,
+    key === 'pgp' ? pgpConfigSchema.optional()
+      : secretOption.has(option) ? secretRefSchema.optional().describe(`${option.description ?? ''} By reference: \`{ env: NAME }\` or \`{ file: PATH }\`.`) : option,
   ]));
 }
+
+/** A drop's `pgp` section as the configuration file writes it: every key (the partner's public one too) by reference. */
+const pgpConfigSchema = z.strictObject({
+  private_key: secretRefSchema.optional().describe(`${pgpOptionsSchema.shape.privateKey.description} By reference.`),
+  passphrase: secretRefSchema.optional().describe(`${pgpOptionsSchema.shape.passphrase.description} By reference.`),
+  partner_key: secretRefSchema.optional().describe(`${pgpOptionsSchema.shape.partnerKey.description} By reference (usually \`{ file: partner.asc }\`).`),
+  require_signature: pgpOptionsSchema.shape.requireSignature,
+  encrypt_outbound: pgpOptionsSchema.shape.encryptOutbound,
+  sign_outbound: pgpOptionsSchema.shape.signOutbound,
+}).describe(pgpOptionsSchema.description ?? 'OpenPGP of the drop: decrypt inbox files, verify the partner\'s signature, encrypt (and sign) outbox files.');
+export type PgpConfig = z.output<typeof pgpConfigSchema>;
 
 const localDropConfigSchema = z.strictObject(configFacing(localDropOptionsSchema.shape));
 const sftpDropConfigSchema = z
@@ -62,11 +74,13 @@ const sftpDropConfigSchema = z
   });
 
 /** A configured SFTP drop: the drop's options, with references in place of the secrets. */
-export type SftpDropConfig = Omit<SftpDropOptions, SecretDropOption> & Partial<Record<SecretDropOption, SecretRef>>;
+export type SftpDropConfig = Omit<SftpDropOptions, SecretDropOption | 'pgp'> & Partial<Record<SecretDropOption, SecretRef>> & { pgp?: PgpConfig };
+/** A configured local drop: its `pgp` keys by reference. */
+export type LocalDropConfig = Omit<LocalDropOptions, 'pgp'> & { pgp?: PgpConfig };
 
 export const dropConfigSchema = z
   .discriminatedUnion('type', [localDropConfigSchema, sftpDropConfigSchema])
-  .transform((drop) => renameKeys(drop, snakeToCamel) as LocalDropOptions | SftpDropConfig)
+  .transform((drop) => renameKeys(drop, snakeToCamel) as LocalDropConfig | SftpDropConfig)
   .describe('A file drop: a local folder or an SFTP server, with inbox / outbox / archive / error folders.');
 
 export const expectedFileSchema = z

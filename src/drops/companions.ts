@@ -3,25 +3,40 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { newHash, SIDECAR_SUFFIXES, sidecarText, type ChecksumAlgorithm } from './checksum.js';
 import type { Drop, DropEntry, FolderRole, MoveOptions, OpenedFile, WriteOptions, WriteResult, WriteSource } from './drop.js';
+import type { PgpOptions } from './options.js';
+import { encryptStream, loadPgpKeys, type PgpKeys } from './pgp.js';
 import { toReadable } from './streams.js';
 
+export interface OutboxOptions {
+  checksum?: ChecksumAlgorithm;
+  /** Done marker suffix, e.g. `.ok`. */
+  marker?: string;
+  gzip?: boolean;
+  /** Encrypt (and sign) to the partner's key when `encryptOutbound` is set. */
+  pgp?: PgpOptions;
+}
+
 /**
- * A drop whose outbox files are gzipped (`outbound_gzip`: `NAME` is written as `NAME.gz`, and read, listed, found and
- * removed under its plain name, so the bridge's own bookkeeping is unchanged) and/or get companions: a checksum sidecar (`NAME.sha256` / `NAME.md5`) and/or a done marker
- * (`NAME.ok`), for partners that read only what is marked complete. The order is what makes them trustworthy:
- * on a rewrite the marker and sidecar go first, then the file is replaced atomically, then the sidecar (its digest
- * computed from the bytes as they were written) and last the marker. A reader that waits for the marker, or checks
- * the sidecar, never takes a half-replaced pair. Other folders (error/ reasons, archive) are written as they are.
+ * A drop whose outbox files are transformed and/or get companions. Transformed: gzipped (`NAME.gz`) and/or encrypted
+ * to the partner (`NAME.pgp`, after gzip); such a file is still found, read, listed and removed under its plain
+ * name, so the bridge's own bookkeeping (an export found after a crash, a rewritten result file, retention) is
+ * unchanged. Companions: a checksum file (`NAME.sha256` / `NAME.md5`, of the bytes stored) and a done marker
+ * (`NAME.ok`), for partners that read only what is marked complete. The order makes them trustworthy: on a rewrite
+ * the marker and checksum file go first, then the file is replaced atomically, then the checksum file (its digest
+ * computed from the bytes as they were written) and last the marker. Other folders (error/ reasons, archive) are
+ * written as they are.
  */
 export class CompanionDrop implements Drop {
   readonly watchFolder?: Drop['watchFolder'];
   private readonly sidecarSuffix?: string;
+  /** What the stored name adds to the plain one. */
+  private readonly stored: string;
+  private keys?: Promise<PgpKeys>;
 
-  constructor(
-    private readonly inner: Drop, private readonly checksum: ChecksumAlgorithm | undefined, private readonly marker: string | undefined, private readonly gzip = false,
-  ) {
+  constructor(private readonly inner: Drop, private readonly options: OutboxOptions) {
     this.watchFolder = inner.watchFolder?.bind(inner);
-    this.sidecarSuffix = checksum && SIDECAR_SUFFIXES.find(([, a]) => a === checksum)![0];
+    this.sidecarSuffix = options.checksum && SIDECAR_SUFFIXES.find(([, a]) => a === options.checksum)![0];
+    this.stored = (options.gzip ? '.gz' : '') + (options.pgp?.encryptOutbound ? '.pgp' : '');
   }
 
   get name(): string {
@@ -34,51 +49,68 @@ export class CompanionDrop implements Drop {
 
   async writeAtomic(folder: FolderRole, name: string, source: WriteSource, options: WriteOptions = {}): Promise<WriteResult> {
     if (folder !== 'outbox') return this.inner.writeAtomic(folder, name, source, options);
-    if (this.gzip) name = `${name}.gz`;
+    const stored = name + this.stored;
+    const { marker, checksum } = this.options;
     if (options.overwrite) {
-      if (this.marker) await this.inner.remove(folder, name + this.marker);
-      if (this.sidecarSuffix) await this.inner.remove(folder, name + this.sidecarSuffix);
+      if (marker) await this.inner.remove(folder, stored + marker);
+      if (this.sidecarSuffix) await this.inner.remove(folder, stored + this.sidecarSuffix);
     }
-    const hash = this.checksum ? newHash(this.checksum) : undefined;
-    const bytes = this.gzip ? gzipped(source) : source;
-    const result = await this.inner.writeAtomic(folder, name, hash ? hashing(toReadable(bytes), hash) : bytes, options);
-    if (hash) await this.inner.writeAtomic(folder, name + this.sidecarSuffix!, sidecarText(hash.digest('hex'), name), { overwrite: true });
-    if (this.marker) await this.inner.writeAtomic(folder, name + this.marker, '', { overwrite: true });
+    let bytes: WriteSource = this.options.gzip ? gzipped(source) : source;
+    if (this.options.pgp?.encryptOutbound) bytes = await encryptStream(toReadable(bytes), await this.pgpKeys());
+    const hash = checksum ? newHash(checksum) : undefined;
+    const result = await this.inner.writeAtomic(folder, stored, hash ? hashing(toReadable(bytes), hash) : bytes, options);
+    if (hash) await this.inner.writeAtomic(folder, stored + this.sidecarSuffix!, sidecarText(hash.digest('hex'), stored), { overwrite: true });
+    if (marker) await this.inner.writeAtomic(folder, stored + marker, '', { overwrite: true });
     return result;
   }
 
   /**
    * After a crash between a file's rename and its companions (an export found in the outbox on restart): writes
-   * the missing sidecar (from the file's bytes) and marker.
+   * the missing checksum file (from the stored bytes) and marker.
    */
   async completeCompanions(folder: FolderRole, name: string): Promise<void> {
     if (folder !== 'outbox') return;
-    if (this.gzip) name = `${name}.gz`;
-    if (this.checksum && !(await this.inner.stat(folder, name + this.sidecarSuffix!))) {
-      const hash = newHash(this.checksum);
-      for await (const chunk of await this.inner.openRead(folder, name)) hash.update(chunk as Buffer);
-      await this.inner.writeAtomic(folder, name + this.sidecarSuffix!, sidecarText(hash.digest('hex'), name), { overwrite: true });
+    const stored = name + this.stored;
+    const { marker, checksum } = this.options;
+    if (checksum && !(await this.inner.stat(folder, stored + this.sidecarSuffix!))) {
+      const hash = newHash(checksum);
+      for await (const chunk of await this.inner.openRead(folder, stored)) hash.update(chunk as Buffer);
+      await this.inner.writeAtomic(folder, stored + this.sidecarSuffix!, sidecarText(hash.digest('hex'), stored), { overwrite: true });
     }
-    if (this.marker && !(await this.inner.stat(folder, name + this.marker))) await this.inner.writeAtomic(folder, name + this.marker, '', { overwrite: true });
+    if (marker && !(await this.inner.stat(folder, stored + marker))) await this.inner.writeAtomic(folder, stored + marker, '', { overwrite: true });
+  }
+
+  private pgpKeys(): Promise<PgpKeys> {
+    this.keys ??= loadPgpKeys(this.options.pgp!, this.inner.name);
+    return this.keys;
+  }
+
+  private transformed(folder: FolderRole): boolean {
+    return folder === 'outbox' && this.stored !== '';
   }
 
   async list(folder: FolderRole, filter?: (name: string) => boolean): Promise<DropEntry[]> {
     const entries = await this.inner.list(folder);
-    const plain = folder === 'outbox' && this.gzip ? entries.map((e) => (e.name.endsWith('.gz') ? { ...e, name: e.name.slice(0, -3) } : e)) : entries;
+    const suffix = this.stored;
+    const plain = this.transformed(folder) ? entries.map((e) => (e.name.endsWith(suffix) ? { ...e, name: e.name.slice(0, -suffix.length) } : e)) : entries;
     return filter ? plain.filter((e) => filter(e.name)) : plain;
   }
 
   async stat(folder: FolderRole, name: string): Promise<DropEntry | undefined> {
-    const zipped = folder === 'outbox' && this.gzip ? await this.inner.stat(folder, `${name}.gz`) : undefined;
-    return zipped ? { ...zipped, name } : this.inner.stat(folder, name);
+    const found = this.transformed(folder) ? await this.inner.stat(folder, name + this.stored) : undefined;
+    return found ? { ...found, name } : this.inner.stat(folder, name);
   }
 
   openFile(folder: FolderRole, name: string): Promise<OpenedFile> {
     return this.inner.openFile(folder, name);
   }
 
+  /** A gzipped outbox file is read gunzipped; an encrypted one as it is stored (only the partner can read it). */
   async openRead(folder: FolderRole, name: string): Promise<Readable> {
-    if (folder === 'outbox' && this.gzip && (await this.inner.stat(folder, `${name}.gz`))) return (await this.inner.openRead(folder, `${name}.gz`)).pipe(createGunzip());
+    if (this.transformed(folder) && (await this.inner.stat(folder, name + this.stored))) {
+      const stream = await this.inner.openRead(folder, name + this.stored);
+      return this.options.gzip && !this.options.pgp?.encryptOutbound ? stream.pipe(createGunzip()) : stream;
+    }
     return this.inner.openRead(folder, name);
   }
 
@@ -87,7 +119,7 @@ export class CompanionDrop implements Drop {
   }
 
   async remove(folder: FolderRole, name: string): Promise<boolean> {
-    if (folder === 'outbox' && this.gzip && (await this.inner.remove(folder, `${name}.gz`))) return true;
+    if (this.transformed(folder) && (await this.inner.remove(folder, name + this.stored))) return true;
     return this.inner.remove(folder, name);
   }
 

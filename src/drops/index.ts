@@ -33,5 +33,6 @@ export function createDrop(options: DropOptionsInput, logger: Logger = silentLog
   const parsed = parseDropOptions(options);
   const drop = parsed.type === 'local' ? new LocalDrop(parsed, logger) : new SftpDrop(parsed, logger);
   const checksum = parsed.outboundChecksum === 'none' ? undefined : parsed.outboundChecksum;
-  return checksum || parsed.doneMarker || parsed.outboundGzip ? new CompanionDrop(drop, checksum, parsed.doneMarker, parsed.outboundGzip) : drop;
+  const outbox = { checksum, marker: parsed.doneMarker, gzip: parsed.outboundGzip, pgp: parsed.pgp };
+  return checksum || parsed.doneMarker || parsed.outboundGzip || parsed.pgp?.encryptOutbound ? new CompanionDrop(drop, outbox) : drop;
 }

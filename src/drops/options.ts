@@ -23,6 +23,17 @@ function compiles(pattern: string): boolean {
   }
 }
 
+/** OpenPGP of a drop (src/drops/pgp.ts). Keys are armored text: the configuration takes them by reference. */
+export const pgpOptionsSchema = z.strictObject({
+  privateKey: z.string().min(1).optional().describe('The bridge\'s armored private key: inbox files ending in `.pgp`, `.gpg` or `.asc` are decrypted with it (and outbox files signed).'),
+  passphrase: z.string().min(1).optional().describe('Passphrase of the private key.'),
+  partnerKey: z.string().min(1).optional().describe('The partner\'s armored public key: its signatures are verified, outbox files encrypted to it.'),
+  requireSignature: z.boolean().default(false).describe('An inbox message must carry a valid signature by the partner key, or the file goes to `error`.'),
+  encryptOutbound: z.boolean().default(false).describe('Files written to `outbox` are encrypted to the partner key, as `NAME.pgp`.'),
+  signOutbound: z.boolean().default(false).describe('Encrypted outbox files are also signed with the bridge\'s private key.'),
+});
+export type PgpOptions = z.output<typeof pgpOptionsSchema>;
+
 const commonShape = {
   name: z.string().min(1).optional().describe('Name of the drop in logs and errors (defaults to the type).'),
   inbox: z.string().min(1).default('inbox').describe('Folder of incoming files, relative to `root` unless absolute.'),
@@ -53,6 +64,7 @@ const commonShape = {
   maxExpansionRatio: z.number().min(1).default(250)
     .describe('Largest expanded / compressed size ratio of a `.gz` file or a `.zip` entry (checked past 1 MiB; CSV compresses 5-50 times, zip bombs a thousand).'),
   maxZipEntries: z.number().int().min(1).default(1000).describe('Most entries a `.zip` may hold.'),
+  pgp: pgpOptionsSchema.optional().describe('OpenPGP: decrypt inbox files, verify the partner\'s signature, encrypt (and sign) outbox files; keys by reference.'),
   outboundGzip: z.boolean().default(false)
     .describe('Write every file of `outbox` gzipped as `NAME.gz` (its checksum file and done marker then name the `.gz`).'),
   outboundChecksum: z.enum(['none', 'sha256', 'md5']).default('none')

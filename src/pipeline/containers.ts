@@ -4,6 +4,7 @@ import type { InboundJob } from '../config/schema.js';
 import { containerKind, extractZipEntry, gunzipTo, readZipDirectory, type ExpansionLimits } from '../drops/expand.js';
 import { disposeFile, LocalDrop, localDropOptionsSchema, type Drop, type ReadyFile } from '../drops/index.js';
 import { MemberDrop } from '../drops/member-drop.js';
+import { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from '../drops/pgp.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { processFile, snapshotFolder } from './process-file.js';
@@ -21,8 +22,8 @@ import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions 
 export async function processInboxFile(runtime: Runtime, job: InboundJob, file: FileRef, options: ProcessFileOptions = {}): Promise<FileReport[]> {
   const name = typeof file === 'string' ? file : file.name;
   const dropOptions = runtime.loaded.config.drops[job.drop];
-  const kind = containerKind(name);
-  if (!kind || dropOptions?.decompress === false) return [await processFile(runtime, job, file, options)];
+  const kind: Kind | undefined = dropOptions?.pgp?.private_key && encryptedMemberName(name) ? 'pgp' : dropOptions?.decompress !== false ? containerKind(name) : undefined;
+  if (!kind) return [await processFile(runtime, job, file, options)];
   const drop = options.drop ?? (await runtime.drop(job.drop));
   const limits: ExpansionLimits = { maxBytes: dropOptions.maxExpandedBytes, maxRatio: dropOptions.maxExpansionRatio, maxEntries: dropOptions.maxZipEntries };
   const logger = runtime.logger.child({ job: job.name, file: name });
@@ -45,9 +46,9 @@ export async function processInboxFile(runtime: Runtime, job: InboundJob, file: 
     await mkdir(dir, { mode: 0o700 });
     let members: string[];
     try {
-      members = await expand(kind, raw.path, dir, name, limits);
+      members = kind === 'pgp' ? await decrypt(runtime, job, raw.path, dir, name) : await expand(kind, raw.path, dir, name, limits);
     } catch (error) {
-      if (isWisbridgeError(error, 'FILE_ARCHIVE')) return [await container.reject(describeError(error))];
+      if (isWisbridgeError(error, 'FILE_ARCHIVE') || isWisbridgeError(error, 'FILE_PGP')) return [await container.reject(describeError(error))];
       throw error;
     }
     logger.info({ members: members.length }, 'compressed file expanded');
@@ -75,6 +76,30 @@ export async function processInboxFile(runtime: Runtime, job: InboundJob, file: 
     await rm(dir, { recursive: true, force: true });
     await raw.dispose();
   }
+}
+
+type Kind = 'gz' | 'zip' | 'pgp';
+
+const pgpKeys = new WeakMap<Runtime, Map<string, Promise<PgpKeys>>>();
+
+/** The drop's keys, read and unlocked once per runtime (never per file). */
+function keysOf(runtime: Runtime, drop: string): Promise<PgpKeys> {
+  let map = pgpKeys.get(runtime);
+  if (!map) pgpKeys.set(runtime, (map = new Map()));
+  let keys = map.get(drop);
+  if (!keys) {
+    keys = runtime.loaded.dropOptions(drop).then((o) => loadPgpKeys(o.pgp!, drop));
+    keys.catch(() => map.delete(drop));
+    map.set(drop, keys);
+  }
+  return keys;
+}
+
+/** Decrypts (and checks) an OpenPGP message into `dir`: one member, named without `.pgp` / `.gpg` / `.asc`. */
+async function decrypt(runtime: Runtime, job: InboundJob, path: string, dir: string, name: string): Promise<string[]> {
+  const member = encryptedMemberName(name)!;
+  await decryptTo(path, join(dir, member), name, await keysOf(runtime, job.drop));
+  return [member];
 }
 
 /** Expands the container into `dir`; the members' names in processing order. */

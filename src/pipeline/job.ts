@@ -2,6 +2,7 @@ import type { InboundJob } from '../config/schema.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { containerKind } from '../drops/expand.js';
+import { encryptedMemberName } from '../drops/pgp.js';
 import { processInboxFile } from './containers.js';
 import type { FileReport, JobReport, Progress } from './types.js';
 
@@ -30,8 +31,10 @@ export async function inboundWatcher(runtime: Runtime, job: InboundJob): Promise
 export async function belongsToJob(runtime: Runtime, job: InboundJob, fileName: string): Promise<boolean> {
   if (!job.mappings) return true;
   const set = await runtime.mappings();
-  // A gzipped file is the job's when its name without .gz is; a .zip when a mapping matches the zip's own name.
-  const name = containerKind(fileName) === 'gz' && runtime.loaded.config.drops[job.drop]?.decompress !== false ? fileName.slice(0, -3) : fileName;
+  // An encrypted or gzipped file is the job's when its name without .pgp/.gz is; a .zip when a mapping matches the zip's own name.
+  const options = runtime.loaded.config.drops[job.drop];
+  const name = (options?.pgp?.private_key ? encryptedMemberName(fileName) : undefined)
+    ?? (containerKind(fileName) === 'gz' && options?.decompress !== false ? fileName.slice(0, -3) : fileName);
   return job.mappings.some((n) => set.get(n).matches(name));
 }
 
