@@ -1,7 +1,8 @@
 // Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits
-// (synchronous=FULL: the WAL write and its fsync) — every better-sqlite3 transaction's COMMIT, and statements run
-// outside a transaction (autocommit). Each thread writes its totals to BENCH_COMMIT_DIR/<pid>-<thread>.json every 50
-// commits, when it closes a connection and when it ends. Bench-only: the bridge's code knows nothing of it.
+// (synchronous=FULL: the WAL write and its fsync) — every better-sqlite3 transaction's COMMIT (a transaction
+// function's or an exec('COMMIT')), and statements run outside a transaction (autocommit). Each thread writes its
+// totals to BENCH_COMMIT_DIR/<pid>-<thread>.json every 50 commits, when it closes a connection and when it ends.
+// Bench-only: the bridge's code knows nothing of it.
 import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
@@ -41,6 +42,16 @@ if (dir) {
     const wrapped = timed(plain);
     for (const kind of ['deferred', 'immediate', 'exclusive']) wrapped[kind] = timed(plain[kind]);
     return wrapped;
+  };
+
+  // The journal's units of work (src/journal/sqlite/port.ts) end with exec('COMMIT'), not a transaction function.
+  const exec = Database.prototype.exec;
+  Database.prototype.exec = function probedExec(sql) {
+    if (sql !== 'COMMIT') return exec.call(this, sql);
+    const begin = performance.now();
+    const result = exec.call(this, sql);
+    counted(performance.now() - begin);
+    return result;
   };
 
   const prepare = Database.prototype.prepare;

@@ -30,11 +30,11 @@ export function crashPoint(point: 'after-record' | 'after-rename' | 'after-writt
 export async function settleUnwritten(journal: ExportJournal, drop: Drop, exportFile: ExportFile, logger: Logger): Promise<'written' | 'abandoned'> {
   const found = await drop.stat('outbox', exportFile.fileName);
   if (found) {
-    journal.markExportWritten(exportFile.exportId);
+    await journal.markExportWritten(exportFile.exportId);
     logger.warn({ file: exportFile.fileName, records: exportFile.recordCount }, 'export: file found in the outbox after an interruption; marked written');
     return 'written';
   }
-  journal.abandonExport(exportFile.exportId);
+  await journal.abandonExport(exportFile.exportId);
   logger.warn({ file: exportFile.fileName, records: exportFile.recordCount }, 'export: file never reached the outbox; its records will be exported again');
   return 'abandoned';
 }
@@ -60,8 +60,8 @@ export async function writeRecorded(
       written = await writeWorkFile(drop, name, chunks);
     } catch (error) {
       // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.
-      if (isWisbridgeError(error, 'DROP_EXISTS')) journal.abandonExport(exportId);
-      else await settleUnwritten(journal, drop, journal.getExport(exportId), logger).catch(() => undefined);
+      if (isWisbridgeError(error, 'DROP_EXISTS')) await journal.abandonExport(exportId);
+      else await settleUnwritten(journal, drop, await journal.getExport(exportId), logger).catch(() => undefined);
       throw error;
     }
     crashPoint('after-rename');
@@ -99,7 +99,7 @@ const RESULT_PART = 2_000;
 export async function* resultCsvParts(journal: ExportJournal, exportId: number, part = RESULT_PART): AsyncGenerator<string> {
   yield RESULT_CSV.cells(RESULT_COLUMNS);
   for (let after = Number.MIN_SAFE_INTEGER; ;) {
-    const records = journal.exportRecordsAfter(exportId, after, part);
+    const records = await journal.exportRecordsAfter(exportId, after, part);
     if (records.length > 0) yield resultRows(records);
     if (records.length < part) return;
     after = records[records.length - 1]!.id;

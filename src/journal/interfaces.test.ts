@@ -7,8 +7,8 @@ let journal: Journal;
 useTestJournal((j) => (journal = j));
 
 describe('journal interfaces', () => {
-  beforeEach(() => {
-    journal.claimFile(claimInput('a.csv', 'abc'));
+  beforeEach(async () => {
+    await journal.claimFile(claimInput('a.csv', 'abc'));
   });
 
   it('exposes no database handle: the connection is reachable only through the test accessor', () => {
@@ -19,13 +19,13 @@ describe('journal interfaces', () => {
     expect(() => rawDatabase({} as Journal)).toThrow(/not a journal/);
   });
 
-  it('prepares the console queries once, on the journal clock', () => {
+  it('prepares the console queries once, on the journal clock', async () => {
     expect(journal.console).toBe(journal.console);
-    journal.console.recordAction({ action: 'download', fileId: 1, target: 'a.csv', actor: 'test', via: 'console', detail: null, outcome: 'ok' });
-    expect(journal.console.listActions({ limit: 5 })[0]).toMatchObject({ action: 'download', at: expect.stringMatching(/^2026-03-01T08:/) });
+    await journal.console.recordAction({ action: 'download', fileId: 1, target: 'a.csv', actor: 'test', via: 'console', detail: null, outcome: 'ok' });
+    expect((await journal.console.listActions({ limit: 5 }))[0]).toMatchObject({ action: 'download', at: expect.stringMatching(/^2026-03-01T08:/) });
   });
 
-  it('hands each user only its part (checked by the compiler)', () => {
+  it('hands each user only its part (checked by the compiler)', async () => {
     const inbound: InboundJournal = journal;
     const reads: ResultReads = journal;
     const operator: OperatorJournal = journal;
@@ -34,6 +34,6 @@ describe('journal interfaces', () => {
     expect(operator.recordBatch).toBeDefined();
     // @ts-expect-error the inbound side cannot resolve uncertain rows
     expect(inbound.resolveUncertain).toBeDefined();
-    expect(reads.fileSummary(1)).toMatchObject({ fileId: 1, total: 0 });
+    expect(await reads.fileSummary(1)).toMatchObject({ fileId: 1, total: 0 });
   });
 });

@@ -72,8 +72,8 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     signal,
     journal: () =>
       (journal ??= (async () => {
-        await mkdir(dirname(loaded.journalPath), { recursive: true });
-        return openJournal(loaded.journalPath);
+        if (loaded.journalFile !== undefined) await mkdir(dirname(loaded.journalFile), { recursive: true });
+        return openJournal(loaded.journal);
       })()),
     mappings: loadSet,
     mapping: (name) =>
@@ -101,7 +101,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
       await Promise.allSettled(settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.close()] : [])));
       const clientList = await Promise.allSettled([...clients.values()]);
       await Promise.allSettled(clientList.flatMap((c) => (c.status === 'fulfilled' ? [c.value.close()] : [])));
-      if (journal) (await journal.catch(() => undefined))?.close();
+      if (journal) await (await journal.catch(() => undefined))?.close();
     },
   };
 }

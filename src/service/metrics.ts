@@ -26,9 +26,9 @@ export class ServiceMetrics {
   readonly dropListFailures: Counter<'drop' | 'code'>;
   readonly journalGauges: Gauge<string>[];
   readonly webhookAlerts: Counter<'kind' | 'result'>;
-  private scrapeStats: { value: JournalStats | undefined } | undefined;
+  private scrapeStats: Promise<JournalStats | undefined> | undefined;
 
-  constructor(backlog: () => Backlog | undefined, options: { defaultMetrics?: boolean; stats?: () => JournalStats | undefined } = {}) {
+  constructor(backlog: () => Promise<Backlog | undefined>, options: { defaultMetrics?: boolean; stats?: () => Promise<JournalStats | undefined> } = {}) {
     const registers = [this.registry];
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'wisbridge_' });
     this.files = new Counter({ name: 'wisbridge_files_total', help: 'Inbound files processed, by outcome (done, failed, rejected, duplicate)', labelNames: ['job', 'outcome'], registers });
@@ -54,8 +54,8 @@ export class ServiceMetrics {
     this.backlog = new Gauge({
       name: 'wisbridge_journal_backlog', help: 'Journal backlog: requests pending/sent, items uncertain/error, acknowledgements pending',
       labelNames: ['state'], registers,
-      collect() {
-        const b = backlog();
+      async collect() {
+        const b = await backlog();
         if (!b) return;
         this.set({ state: 'pending' }, b.pendingRequests);
         this.set({ state: 'sent' }, b.sentRequests);
@@ -71,13 +71,13 @@ export class ServiceMetrics {
       labelNames: ['kind', 'result'], registers,
     });
     // One journal read per scrape for the four gauges below (text() starts a scrape afresh).
-    const stats = () => (this.scrapeStats ??= { value: options.stats?.() }).value;
+    const stats = () => (this.scrapeStats ??= options.stats?.() ?? Promise.resolve(undefined));
     const seconds = (iso: string | null) => (iso === null ? 0 : Date.parse(iso) / 1000);
     const journalGauge = (name: string, help: string, read: (s: JournalStats, set: (value: number, labels?: Record<string, string>) => void) => void, labelNames: string[] = []) =>
       new Gauge({
         name, help, labelNames, registers,
-        collect() {
-          const s = stats();
+        async collect() {
+          const s = await stats();
           if (s) read(s, (value, labels) => (labels ? this.set(labels, value) : this.set(value)));
         },
       });

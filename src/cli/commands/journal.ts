@@ -30,15 +30,15 @@ export async function run(argv: string[]): Promise<number> {
   if (action === 'prune' && values['older-than'] === undefined) throw new WisbridgeError('USAGE', 'prune needs --older-than AGE, e.g. 30d');
   const ageMs = values['older-than'] === undefined ? undefined : parseAge(values['older-than']);
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
-  if (!existsSync(loaded.journalPath)) {
-    process.stdout.write(`journal: ${loaded.journalPath} does not exist yet: nothing has run with this configuration\n`);
+  if (loaded.journalFile !== undefined && !existsSync(loaded.journalFile)) {
+    process.stdout.write(`journal: ${loaded.journalFile} does not exist yet: nothing has run with this configuration\n`);
     return 0;
   }
   const runtime = createRuntime(loaded, { logger: createLogger({ level: loaded.config.log.level }) });
   try {
     const journal = await runtime.journal();
     if (action === 'stats') {
-      const stats = journal.journalStats();
+      const stats = await journal.journalStats();
       process.stdout.write((values.json ? JSON.stringify(stats, null, 2) : [
         `journal: ${stats.path}`, `size: ${stats.bytes} bytes (${stats.freeBytes} free inside the file)`,
         `files: ${stats.files} (${stats.prunedFiles} pruned)`, `oldest entry: ${stats.oldestEntry ?? '-'}`, `oldest file with rows: ${stats.oldestDetail ?? '-'}`,

@@ -29,21 +29,21 @@ export async function run(argv: string[]): Promise<number> {
   const statuses = parseStatuses(values.status);
   const rows = intOption(values.rows, 'rows', 50);
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
-  if (!existsSync(loaded.journalPath)) {
-    process.stdout.write(`journal: ${loaded.journalPath} does not exist yet: nothing has run with this configuration\n`);
+  if (loaded.journalFile !== undefined && !existsSync(loaded.journalFile)) {
+    process.stdout.write(`journal: ${loaded.journalFile} does not exist yet: nothing has run with this configuration\n`);
     return 0;
   }
-  const journal = openJournal(loaded.journalPath);
+  const journal = await openJournal(loaded.journal);
   try {
     if (values.file !== undefined) {
-      const report = fileRowsReport(journal, values.file, { statuses, limit: rows });
+      const report = await fileRowsReport(journal, values.file, { statuses, limit: rows });
       process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatFileRows(report)) + '\n');
       return 0;
     }
-    const report = statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows });
+    const report = await statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows });
     process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatStatus(report)) + '\n');
   } finally {
-    journal.close();
+    await journal.close();
   }
   return 0;
 }

@@ -1,0 +1,51 @@
+/*
+ * The one seam between the journal's logic and a database engine. The journal's queries are written once, in the SQL
+ * that SQLite and PostgreSQL share (positional `?` parameters, `INSERT … ON CONFLICT … RETURNING`, window functions,
+ * partial indexes); an engine supplies a SqlPort that runs them, plus its own migrations. Where the two dialects
+ * differ the query asks `dialect` (see sqlList below), so every rule about the journal's rows stays in one place.
+ */
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/** A parameter value: numbers, text, null (booleans are stored as 0 / 1 in both engines). */
+export type SqlValue = string | number | null;
+
+export interface SqlPort {
+  readonly dialect: SqlDialect;
+  /** The first row, or undefined. */
+  get<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** Every row, as objects keyed by column name. */
+  all<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  /** Every row as an array of its column values, in select order (no object per row). */
+  values<T extends unknown[] = unknown[]>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  /** A statement that returns no rows; resolves to how many rows it changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+  /**
+   * One unit of work: everything `fn` does through the port it is given commits together, or not at all (a throw
+   * rolls back). Units of work on one port run one after the other; one nested in another joins it. Never await
+   * anything but the given port inside `fn`: the engine holds its write lock (SQLite) or a connection (PostgreSQL)
+   * until `fn` settles.
+   */
+  tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A list parameter: `column IN (SELECT value FROM …)` over one JSON text parameter, in the dialect's words. Kinds: how
+ * the elements compare (`int` for ids, `text` for names).
+ */
+export function sqlList(dialect: SqlDialect, kind: 'int' | 'text'): string {
+  if (dialect === 'sqlite') return 'SELECT value FROM json_each(?)';
+  return kind === 'int'
+    ? 'SELECT value::bigint FROM json_array_elements_text(?::json) AS value'
+    : 'SELECT value FROM json_array_elements_text(?::json) AS value';
+}
+
+/** The larger of two values in one row (`max(a, b)` in SQLite, `greatest(a, b)` in PostgreSQL). */
+export function sqlGreatest(dialect: SqlDialect): string {
+  return dialect === 'sqlite' ? 'max' : 'greatest';
+}
+
+/** The smaller of two values in one row. */
+export function sqlLeast(dialect: SqlDialect): string {
+  return dialect === 'sqlite' ? 'min' : 'least';
+}
