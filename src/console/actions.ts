@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { Resolution } from '../journal/index.js';
-import { errorFileName, resultFileName, resultStream } from '../pipeline/result-file.js';
-import { jobOfFile, redriveFile } from '../service/redrive.js';
+import { errorFileName, openResultFile } from '../pipeline/index.js';
+import { redriveFile } from '../service/redrive.js';
 import { resolveRows } from '../service/resolve.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ConsoleSource } from './source.js';
@@ -90,23 +90,10 @@ export function reprocess(source: ConsoleSource, dropKey: string, name: string, 
   });
 }
 
-/** The result file from the outbox, or rebuilt from the journal when it is not there (any more). Recorded as a download. */
+/** The file's result file from the outbox, or rebuilt from the journal when it is not there (any more). Recorded as a download. */
 export async function download(source: ConsoleSource, fileId: number, actor: string): Promise<{ name: string; stream: Readable }> {
+  const { name, stream, from } = await openResultFile(source.runtime, fileId);
   const journal = await source.runtime.journal();
-  const file = await journal.getFile(fileId);
-  const name = resultFileName(file.name);
-  let stream: Readable | undefined;
-  let from = 'journal';
-  try {
-    const drop = await source.runtime.drop(jobOfFile(source.runtime, file).drop);
-    if (await drop.stat('outbox', name)) {
-      stream = await drop.openRead('outbox', name);
-      from = 'outbox';
-    }
-  } catch (error) {
-    if (!isWisbridgeError(error)) throw error;
-  }
-  stream ??= resultStream(journal, fileId);
   await journal.console.recordAction({ action: 'download', fileId, target: name, actor, via: 'console', detail: `from the ${from}`, outcome: 'ok' });
   return { name, stream };
 }

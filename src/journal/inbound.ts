@@ -5,7 +5,7 @@ import {
   bodyJson, effectiveStatus, emptyCounts, encodeLines, inRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges, toRequest,
   type ItemRow, type RequestRow,
 } from './rows.js';
-import type { SqlPort, SqlValue } from './sql.js';
+import { takeTurn, type SqlPort, type SqlValue } from './sql.js';
 import type {
   ClaimInput, ClaimResult, FileStatus, FileSummary, ItemOutcome, ItemWithBody, NewItem, RecordedRequest,
   RequestStatus, ResumeClass, ResumeState, StatusCounts,
@@ -105,6 +105,8 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
   }
 
   const claimTx = (input: ClaimInput) => sql.tx(async (t): Promise<ClaimResult> => {
+    // Two bridges claiming the same bytes at once: the second finds the first's file (resume), never a second one.
+    await takeTurn(t, `claim:${input.checksum}`);
     const processing = await t.get<{ id: number; generation: number }>(q.processingByChecksum, [input.checksum]);
     if (processing) {
       // Requests recorded but never marked sent did not leave the process: they are sent again.

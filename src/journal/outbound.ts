@@ -2,7 +2,7 @@ import { messagesJson, parseMessages, stateError } from './rows.js';
 import type {
   Acknowledgement, AckPolicy, AckStatus, BeginExportInput, ExportFile, ExportKind, ExportRecord, ExportRecordInput, ExportStatus,
 } from './types.js';
-import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
+import { sqlList, takeTurn, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
 
 interface ExportRow {
   id: number;
@@ -148,6 +148,8 @@ export function createOutbound(sql: SqlPort, now: () => string) {
   ): Promise<void> {
     const recordIds = input.records.map((r) => r.id);
     if (new Set(recordIds).size !== recordIds.length) throw stateError(`export ${input.fileName} lists a record twice`);
+    // Two bridges exporting a work type at once: the second sees the first's records as exported.
+    await takeTurn(t, `export:${input.workType}`);
     if (kind === 'work' && !input.repeatable) {
       const before = await exportedIds(t, input.workType, recordIds);
       if (before.size > 0) {

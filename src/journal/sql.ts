@@ -22,7 +22,8 @@ export interface SqlPort {
   run(sql: string, params?: readonly SqlValue[]): Promise<number>;
   /**
    * One unit of work: everything `fn` does through the port it is given commits together, or not at all (a throw
-   * rolls back). Units of work on one port run one after the other; one nested in another joins it. Never await
+   * rolls back). SQLite runs the units of work of a port one after the other, PostgreSQL side by side (see takeTurn).
+   * One nested in another joins it as a savepoint: when the nested one throws, only its own writes are undone. Never await
    * anything but the given port inside `fn`: the engine holds its write lock (SQLite) or a connection (PostgreSQL)
    * until `fn` settles.
    */
@@ -48,4 +49,14 @@ export function sqlGreatest(dialect: SqlDialect): string {
 /** The smaller of two values in one row. */
 export function sqlLeast(dialect: SqlDialect): string {
   return dialect === 'sqlite' ? 'min' : 'least';
+}
+
+/**
+ * Inside a unit of work: units of work that take a turn on the same `key` run one after the other from here to their
+ * end, so a check followed by a write (a claim by checksum, an export's records not exported before) is not made by
+ * two connections at once. PostgreSQL runs units of work side by side: a transaction-scoped advisory lock. SQLite's
+ * units of work already run one at a time (BEGIN IMMEDIATE takes the write lock first).
+ */
+export async function takeTurn(t: SqlPort, key: string): Promise<void> {
+  if (t.dialect === 'postgres') await t.run('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
 }

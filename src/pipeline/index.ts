@@ -2,6 +2,10 @@
 export { processFile, pickMapping } from './process-file.js';
 export { runInboundJob, inboundWatcher, belongsToJob, type InboundJobOptions } from './job.js';
 export { recordConfirmations } from './confirmations.js';
+export { concludeAgain, jobOfFile, openResultFile, recordedResultName } from './lifecycle.js';
+export { storeOutcomes } from './outcomes.js';
+export { deliver, type SendDoc } from './sender.js';
+export type { SenderContext } from './types.js';
 export { resultFileName, errorFileName, RESULT_COLUMNS, csvField } from './result-file.js';
 export { ProgressBar, summaryTable, exitCodeOf } from './report.js';
 export type { FileReport, FileOutcome, JobReport, ProcessFileOptions, Progress, RowCounts, RowStatus, FileRef } from './types.js';

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { InboundJob } from '../config/schema.js';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
@@ -6,7 +5,8 @@ import type { InboundJournal, ResultReads } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { errorFileName, resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
+import { errorFileName, resultFileName } from './result-file.js';
+import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { settleSentRequest } from './settle.js';
@@ -173,26 +173,14 @@ async function fillCounts(report: FileReport, journal: FileJournal, fileId: numb
  * new name with the archive's timestamp suffix is taken instead.
  */
 async function writeResult(ctx: FileContext, journal: FileJournal, fileId: number, spool?: ResultSpool): Promise<void> {
-  let name = (await journal.getFile(fileId)).resultName;
-  if (name === null) {
-    name = await freeResultName(ctx);
-    await journal.recordResultName(fileId, name);
-  }
+  const name = await settleResultName(journal, fileId, () => freeResultName(ctx));
   const spooled = spool?.finish();
-  if (spooled) await writeResultFrom(ctx, name, spooled, spool!.counts);
-  else await writeResultAs(ctx, name, journal, fileId);
+  await writeResultAs(ctx, name, journal, fileId, spooled ? { rows: spooled, counts: spool!.counts } : {});
 }
 
-async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, override?: ResultRowOverride): Promise<void> {
-  const counts = emptyRowCounts();
-  await writeResultFrom(ctx, name, resultStream(journal, fileId, override, counts), counts);
-}
-
-/** Writes a result file from its rows; `counts` is complete once the stream has ended. */
-async function writeResultFrom(ctx: FileContext, name: string, rows: Readable, counts: FileReport['rows']): Promise<void> {
-  await ctx.drop.writeAtomic(ctx.resultFolder, name, rows, { overwrite: true });
+async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, options: Parameters<typeof writeResultFile>[5]): Promise<void> {
+  ctx.report.rows = await writeResultFile(journal, ctx.drop, ctx.resultFolder, fileId, name, options);
   ctx.report.resultFile = name;
-  ctx.report.rows = counts;
 }
 
 /** `NAME.result.csv`, or `NAME.<timestamp>.result.csv` when that one is taken. */
@@ -300,7 +288,7 @@ async function duplicate(ctx: FileContext, journal: FileJournal, previousId: num
     event = await journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message, resultName });
     ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
   }
-  await writeResultAs(ctx, event.resultName ?? resultFileName(ctx.name), journal, previousId, { status: 'skipped', message });
+  await writeResultAs(ctx, event.resultName ?? resultFileName(ctx.name), journal, previousId, { override: { status: 'skipped', message } });
   const { eventId, at } = event;
   await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
   return report;

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClientEvent } from '../client/index.js';
 import type { Backlog, JournalStats } from '../journal/index.js';
+import type { FileConcluded } from '../runtime/runtime.js';
 import type { JobSummary } from './types.js';
 
 /**
@@ -10,6 +11,7 @@ import type { JobSummary } from './types.js';
 export class ServiceMetrics {
   readonly registry = new Registry();
   readonly files: Counter<'job' | 'outcome'>;
+  readonly concluded: Counter<'job' | 'via' | 'status'>;
   readonly rows: Counter<'job' | 'status'>;
   readonly exportFiles: Counter<'job'>;
   readonly exportRecords: Counter<'job'>;
@@ -33,6 +35,7 @@ export class ServiceMetrics {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'wisbridge_' });
     this.files = new Counter({ name: 'wisbridge_files_total', help: 'Inbound files processed, by outcome (done, failed, rejected, duplicate)', labelNames: ['job', 'outcome'], registers });
     this.rows = new Counter({ name: 'wisbridge_rows_total', help: 'Input rows by status (ok, error, skipped, uncertain)', labelNames: ['job', 'status'], registers });
+    this.concluded = new Counter({ name: 'wisbridge_files_concluded_again_total', help: 'Finished files brought to a new state by an operator (re-drive, resolve), by the status they reached', labelNames: ['job', 'via', 'status'], registers });
     this.exportFiles = new Counter({ name: 'wisbridge_export_files_total', help: 'Work-list and cancellation files written', labelNames: ['job'], registers });
     this.exportRecords = new Counter({ name: 'wisbridge_export_records_total', help: 'Records written to work-list files', labelNames: ['job'], registers });
     this.requests = new Counter({
@@ -100,6 +103,10 @@ export class ServiceMetrics {
     this.requests.inc({ ...labels, status: String(event.status ?? 0) });
     if (event.result === 'retry') this.retries.inc(labels);
     this.latency.observe(labels, event.durationMs / 1000);
+  }
+
+  onConcluded(event: FileConcluded): void {
+    this.concluded.inc({ job: event.job, via: event.via, status: event.status });
   }
 
   onSummary(job: string, summary: JobSummary): void {

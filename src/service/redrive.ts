@@ -1,13 +1,7 @@
-import type { Readable } from 'node:stream';
-import type { InboundJob } from '../config/schema.js';
 import { isSingleObjectWrite } from '../contract/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, OperatorJournal } from '../journal/index.js';
-import { resultFileName } from '../pipeline/index.js';
-import { resultStream } from '../pipeline/result-file.js';
-import { storeOutcomes } from '../pipeline/outcomes.js';
-import { deliver, type SendDoc } from '../pipeline/sender.js';
-import type { SenderContext } from '../pipeline/types.js';
+import { concludeAgain, deliver, jobOfFile, storeOutcomes, type SendDoc, type SenderContext } from '../pipeline/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 export interface RedriveReport {
@@ -51,15 +45,6 @@ async function neverClaimed(journal: Pick<OperatorJournal, 'fileEventsNamed' | '
   return `"${name}" was not applied: on ${event.at} it was a duplicate of ${original} — see wisbridge status --file ${event.originalFileId ?? ''}`.trimEnd();
 }
 
-/** The inbound job a journal file came through: the job reading that drop (and allowed that mapping). */
-export function jobOfFile(runtime: Runtime, file: FileRecord): InboundJob {
-  const { config } = runtime.loaded;
-  const dropKeys = Object.entries(config.drops).filter(([key, d]) => (d.name ?? key) === file.drop).map(([key]) => key);
-  const job = config.inbound.find((j) => dropKeys.includes(j.drop) && (!j.mappings || j.mappings.includes(file.mapping)))
-    ?? config.inbound.find((j) => dropKeys.includes(j.drop));
-  if (!job) throw new WisbridgeError('CONFIG_INVALID', `no inbound job reads drop "${file.drop}" of file ${file.fileId} (${file.name})`);
-  return job;
-}
 
 /**
  * Re-drives the failed items of a file (wisbridge retry): only items that failed (never ok, uncertain or
@@ -69,7 +54,7 @@ export function jobOfFile(runtime: Runtime, file: FileRecord): InboundJob {
 export async function redriveFile(runtime: Runtime, ref: string): Promise<RedriveReport> {
   const journal = await runtime.journal();
   const file = await findFile(journal, ref);
-  const job = jobOfFile(runtime, file);
+  const job = jobOfFile(runtime.loaded.config, file);
   const attempt = await journal.beginRedrive(file.fileId);
   const batchSize = runtime.loaded.service(job.service).batch_size;
   const log = runtime.logger.child({ job: job.name, file: file.name, fileId: file.fileId, attempt });
@@ -91,11 +76,9 @@ export async function redriveFile(runtime: Runtime, ref: string): Promise<Redriv
       for (const o of outcomes) report[o.status] += 1;
     }
   }
-  report.status = await journal.finishFile(file.fileId);
-  const drop = await runtime.drop(job.drop);
-  const name = resultFileName(file.name);
-  await drop.writeAtomic('outbox', name, resultStream(journal, file.fileId) as Readable, { overwrite: true });
-  report.resultFile = name;
+  const concluded = await concludeAgain(runtime, file.fileId, 'redrive', { finish: true });
+  report.status = concluded.status;
+  report.resultFile = concluded.resultFile;
   log.info({ ...report }, 're-drive finished');
   return report;
 }

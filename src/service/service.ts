@@ -106,6 +106,10 @@ export class BridgeService {
       : createRuntime(loaded, {
         logger: this.logger, signal: this.hardController.signal, mappings: options.mappings,
         onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
+        onFileConcluded: (event) => {
+          this.metrics.onConcluded(event);
+          this.logger.info({ ...event }, 'file concluded again');
+        },
       });
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);

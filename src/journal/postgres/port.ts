@@ -67,6 +67,7 @@ export type ErrorTranslator = (error: unknown) => Error;
 class UnitOfWork extends Statements {
   #client: pg.PoolClient | undefined;
   readonly #translate: ErrorTranslator;
+  #depth = 0;
 
   constructor(client: pg.PoolClient, translate: ErrorTranslator) {
     super();
@@ -84,9 +85,27 @@ class UnitOfWork extends Statements {
     }
   }
 
-  /** A unit of work nested in this one joins it, as on SQLite. */
-  tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
-    return fn(this);
+  /**
+   * A unit of work nested in this one joins it as a savepoint, as on SQLite: when it throws, its own statements are
+   * undone alone (a failed statement no longer aborts the whole transaction), so a caller that catches the error and
+   * goes on commits only what succeeded.
+   */
+  async tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
+    const name = `wb${++this.#depth}`;
+    try {
+      await this.submit({ text: `SAVEPOINT ${name}` });
+      try {
+        const result = await fn(this);
+        await this.submit({ text: `RELEASE SAVEPOINT ${name}` });
+        return result;
+      } catch (error) {
+        // When the connection itself broke, the unit of work fails as a whole anyway: the error says why.
+        await this.submit({ text: `ROLLBACK TO SAVEPOINT ${name}` }).then(() => this.submit({ text: `RELEASE SAVEPOINT ${name}` })).catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      this.#depth--;
+    }
   }
 
   end(): void {
