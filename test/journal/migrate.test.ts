@@ -249,6 +249,20 @@ describe('wisbridge journal migrate', () => {
     }
   });
 
+  it('takes the target from the journal: of --config, and refuses a configuration whose journal is a SQLite file', async () => {
+    const target = await database();
+    const configFile = join(source.ws.dir, 'to-postgres.yaml');
+    const yaml = readFileSync(source.ws.configFile, 'utf8').replace(/^journal: .*$/m, `journal: { url: "${target.url}", password: { env: ${TEST_PG_PASSWORD_ENV} } }`);
+    writeFileSync(configFile, yaml);
+    const r = await wisbridge(['journal', 'migrate', '--from', source.path, '--config', configFile]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`to:   ${target.url} (PostgreSQL`);
+    writeFileSync(configFile, yaml.replace(/^journal: .*$/m, 'journal: other.sqlite'));
+    const sqlite = await wisbridge(['journal', 'migrate', '--from', source.path, '--config', configFile]);
+    expect(sqlite.code).toBe(2);
+    expect(sqlite.stderr).toMatch(/is a SQLite file, not a PostgreSQL database/);
+  });
+
   it('refuses a source whose schema version is not this bridge\'s', async () => {
     const tmp = tempDir();
     try {

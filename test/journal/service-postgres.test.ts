@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, inject, it } from 'vitest';
@@ -45,7 +45,12 @@ describe('config check reaches the journal on PostgreSQL', () => {
     expect(gone.code).toBe(1);
     expect(gone.stderr).toBe(`${missing}:1:10: journal: JOURNAL: the database "no_such_db" does not exist on 127.0.0.1:${server.port}: ` +
       'create it (CREATE DATABASE) or correct the URL\n');
-    for (const r of [wrong, gone]) {
+    const down = join(ws.dir, 'down.yaml');
+    writeFileSync(down, readFileSync(ws.configFile, 'utf8').replace(`127.0.0.1:${server.port}/`, '127.0.0.1:1/'));
+    const refused = await finished(cli(['config', 'check', '--config', down]));
+    expect([refused.code, refused.stderr]).toEqual([1, `${down}:1:10: journal: JOURNAL: cannot reach the journal database postgres://wisbridge@127.0.0.1:1/${ws.db.name}: ` +
+      'connection refused at 127.0.0.1:1 (is PostgreSQL running and listening there?)\n']);
+    for (const r of [wrong, gone, refused]) {
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect(r.stderr).not.toContain(server.owner.password);
     }
@@ -100,9 +105,12 @@ describe('the service and the console on PostgreSQL', () => {
     const child = cli(['run', '--config', ws.configFile]);
     const exit = finished(child);
     cleanups.push(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
-    ws.drop('KORR_live.csv', korr(['SKU-00001;1;Fund;L-1;19.11.2026;;']));
+    // Written under a dot-name (never taken) and renamed: the watcher never sees half a file.
+    ws.drop('KORR_live.csv', korr(['SKU-00001;1;Fund;L-1;19.11.2026;;']), '.KORR_live.csv');
+    renameSync(join(ws.folder('inbox'), '.KORR_live.csv'), join(ws.folder('inbox'), 'KORR_live.csv'));
     const ended = exit.then((r) => { throw new Error(`run ended before the file was processed (${r.code}): ${r.stderr}`); });
-    await Promise.race([until(() => ws.files('outbox').includes('KORR_live.result.csv'), 'the result file'), ended]);
+    await Promise.race([until(() => ws.files('outbox').length + ws.files('error').length > 0, 'the result file'), ended]);
+    expect([ws.files('outbox'), ws.files('error')]).toEqual([['KORR_live.result.csv'], []]);
     expect(ws.result('KORR_live.result.csv').map((r) => r.status)).toEqual(['ok']);
     await until(() => ws.files('archive').includes('KORR_live.csv'), 'the archive move');
     child.kill('SIGTERM');
