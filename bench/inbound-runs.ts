@@ -40,7 +40,7 @@ for (let i = 1; i <= runs; i++) {
   }
   rows.push(row);
   const pg = onPostgres ? `   on PostgreSQL ${row.postgres.toFixed(2)} s${engines === 'both' ? ` (${row.pgRatio.toFixed(2)}× SQLite)` : ''}` : '';
-  console.log(`run ${i}/${runs}   bridge ${row.bridge.toFixed(2)} s   batches of 100 ${row.baseline100.toFixed(2)} s (ratio ${row.ratio100.toFixed(2)}×)   the bridge's batches ${row.baseline.toFixed(2)} s (ratio ${row.ratio.toFixed(2)}×)   bridge peak RSS ${row.rss} MB${pg}`);
+  console.log(`run ${i}/${runs}   bridge ${row.bridge.toFixed(2)} s   batches of 100 ${row.baseline100.toFixed(2)} s (ratio ${row.ratio100.toFixed(2)}×)   the bridge's batches ${row.baseline.toFixed(2)} s (ratio ${row.ratio.toFixed(2)}×)   bridge peak RSS ${row.rss} MB${pg}   load ${/^machine load +([\d.]+)/m.exec(out)?.[1]} at start`);
 }
 const of = (pick: (r: (typeof rows)[number]) => number) => median(rows.map(pick)).toFixed(2);
 const range = (values: number[]) => `${values.filter((x) => x <= 1.5).length} of ${runs} runs within 1.5×, range ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}×`;

@@ -34,11 +34,12 @@ describe('console: re-drive, resolve and download act on the file\'s own result 
     const bytes = (name: string) => readFileSync(join(outbox, name));
     const rowsOf = (name: string) => parseCsv(bytes(name).toString('utf8')).map((r) => [r.document, r.status, r.message]);
 
-    /** Drops a file named NAME once the previous one left the inbox; resolves to its journal record once its run ended. */
+    /** Drops a file named NAME and waits until the watcher's run took it out of the inbox and ended: its journal record. */
     const dropAndProcess = async (rows: Parameters<typeof korrFile>[0]): Promise<FileRecord> => {
       const before = (await journal.listFiles({ limit: 10 })).length;
       writeFileSync(join(inbox, NAME), korrFile(rows));
-      await until(async () => readdirSync(inbox).length === 0 && (await journal.listFiles({ limit: 10 })).filter((f) => f.status !== 'processing').length > before && !bridge.jobViews()[0].running, NAME);
+      const finished = async () => (await journal.listFiles({ limit: 10 })).filter((f) => f.status !== 'processing').length;
+      await until(async () => readdirSync(inbox).length === 0 && (await finished()) > before && !bridge.jobViews()[0].running, NAME);
       const files = (await journal.listFiles({ limit: 10 })).filter((f) => f.name === NAME).sort((a, b) => a.fileId - b.fileId);
       expect(files).toHaveLength(before + 1);
       return files.at(-1)!;
@@ -68,8 +69,8 @@ describe('console: re-drive, resolve and download act on the file\'s own result 
     const csrf = c.csrfOf((await c.get(`/console/files/${second.fileId}/redrive`)).text);
     const redriven = await c.post(`/console/files/${second.fileId}/redrive`, { csrf, by: 'Maria' });
     expect(redriven.status).toBe(200);
-    expect(bytes(FIRST_RESULT).equals(firstBytes)).toBe(true);
-    expect(bytes(thirdResult).equals(thirdBytes)).toBe(true);
+    expect(bytes(FIRST_RESULT).equals(firstBytes), 'the first file\'s result is unchanged').toBe(true);
+    expect(bytes(thirdResult).equals(thirdBytes), 'the third file\'s result is unchanged').toBe(true);
     expect(rowsOf(secondResult)).toEqual([['SKU-00004', 'ok', '']]);
     expect(redriven.text).toContain(`file is now done; result file rewritten: outbox/${secondResult}`);
     const secondBytes = bytes(secondResult);
@@ -81,8 +82,8 @@ describe('console: re-drive, resolve and download act on the file\'s own result 
       csrf: c.csrfOf(form.text), by: 'Maria', resolution: 'applied', note: 'C-1 found in the service',
     });
     expect(resolved.status).toBe(200);
-    expect(bytes(FIRST_RESULT).equals(firstBytes)).toBe(true);
-    expect(bytes(secondResult).equals(secondBytes)).toBe(true);
+    expect(bytes(FIRST_RESULT).equals(firstBytes), 'the first file\'s result is unchanged').toBe(true);
+    expect(bytes(secondResult).equals(secondBytes), 'the second file\'s result is unchanged').toBe(true);
     expect(rowsOf(thirdResult)).toEqual([['SKU-00005', 'ok', 'applied: C-1 found in the service']]);
     expect(resolved.text).toContain(`file is now done; result file rewritten: outbox/${thirdResult}`);
     expect(readdirSync(outbox).sort()).toEqual([FIRST_RESULT, secondResult, thirdResult].sort());

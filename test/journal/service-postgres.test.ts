@@ -25,6 +25,8 @@ describe('config check reaches the journal on PostgreSQL', () => {
     // An empty database (the first start creates the tables), then a journal in use; the password from a file too.
     const ok = await ws.run('config', 'check');
     expect([ok.code, ok.stderr, ok.stdout]).toEqual([0, '', `${ws.configFile}: ok\n`]);
+    const show = await ws.run('config', 'show');
+    expect(show.stdout).toContain(`journal:\n  url: ${ws.db.url}\n  password: "[secret from environment variable ${TEST_PG_PASSWORD_ENV}]"\n`);
     ws.drop('KORR_first.csv', korr(['SKU-00001;1;Fund;F-1;19.11.2026;;']));
     expect((await ws.run('batch')).code).toBe(0);
     writeFileSync(join(ws.dir, 'pg.pw'), `${server.owner.password}\n`);

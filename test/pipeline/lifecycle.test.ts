@@ -58,7 +58,7 @@ describe('wisbridge retry and resolve rewrite the result file of the file they a
     await setFaults(emu, {});
     const retry = await finished(cli(['retry', '--config', ws.configFile, '--file', String(second.fileId)]));
     expect(retry.code, retry.stderr).toBe(0);
-    expect(bytes('ACK_SO_20261120.result.csv').equals(firstBytes)).toBe(true);
+    expect(bytes('ACK_SO_20261120.result.csv').equals(firstBytes), 'the first file\'s result is unchanged').toBe(true);
     expect(statusOf(ws, secondName)).toEqual([['SO-1002', 'ok']]);
     expect(retry.stdout).toContain(`file is now done; result file rewritten: outbox/${secondName}\n`);
     expect(ws.files('outbox')).toEqual(['ACK_SO_20261120.result.csv', secondName].sort());
@@ -78,7 +78,7 @@ describe('wisbridge retry and resolve rewrite the result file of the file they a
 
     const resolve = await finished(cli(['resolve', '--config', ws.configFile, '--file', String(second.fileId), '--applied', '--note', 'K-2 found in the service', '--by', 'ops']));
     expect(resolve.code, resolve.stderr).toBe(0);
-    expect(bytes('KORR_20261120.result.csv').equals(firstBytes)).toBe(true);
+    expect(bytes('KORR_20261120.result.csv').equals(firstBytes), 'the first file\'s result is unchanged').toBe(true);
     expect(parseCsv(bytes(secondName).toString('utf8')).map((r) => [r.document, r.status, r.message])).toEqual([['SKU-00002', 'ok', 'applied: K-2 found in the service']]);
     expect(resolve.stdout).toContain(`file is now done; result file rewritten: outbox/${secondName}\n`);
     expect(ws.files('outbox')).toEqual(['KORR_20261120.result.csv', secondName].sort());

@@ -57,5 +57,6 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     for (const key of SECRET_DROP_OPTIONS) if (shown[key] !== undefined) shown[key] = shownSecret(shown[key] as SecretRef);
     return [name, renameKeys(shown, camelToSnake)];
   }));
-  return { ...config, services, drops };
+  const journal = typeof config.journal === 'string' ? config.journal : { ...config.journal, password: shownSecret(config.journal.password) };
+  return { ...config, journal, services, drops };
 }
