@@ -1,4 +1,5 @@
 import { blockItemStatus, packedDocs, type BlockRow, type Blocks } from './blocks.js';
+import { fileBusy, type Fence } from './leases.js';
 import {
   decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
 } from './rows.js';
@@ -25,6 +26,9 @@ interface FileRow {
   result_name: string | null;
   disposed_to: string | null;
   pruned_at: string | null;
+  lease_owner: string | null;
+  lease_token: number;
+  lease_until: string | null;
 }
 
 function toFile(row: FileRow): FileRecord {
@@ -45,6 +49,7 @@ function toFile(row: FileRow): FileRecord {
     resultName: row.result_name,
     disposedTo: row.disposed_to,
     prunedAt: row.pruned_at,
+    lease: row.lease_owner === null ? null : { owner: row.lease_owner, token: row.lease_token, until: row.lease_until },
   };
 }
 
@@ -152,7 +157,8 @@ class LineHeap {
   }
 }
 
-export function createOperator(sql: SqlPort, now: () => string, inboundOn: InboundOn, itemBlocks: Blocks) {
+/** `fence`: in lease mode (leases.ts), a re-drive takes the file's lease and a resolution waits for its owner to finish. */
+export function createOperator(sql: SqlPort, now: () => string, inboundOn: InboundOn, itemBlocks: Blocks, fence?: Fence) {
   const inbound = inboundOn(sql);
   // The partial index holds only the rows needing attention. SQLite's planner uses it only when the query repeats its
   // WHERE term verbatim; INDEXED BY makes a mistake fail at prepare time. PostgreSQL picks partial indexes itself.
@@ -222,14 +228,22 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
     }
   }
 
+  /** Lease mode: the re-drive's writes are this instance's, unless another one works on the file. */
+  async function takeLease(t: SqlPort, fileId: number): Promise<void> {
+    const owner = await fence?.take(t, fileId);
+    if (owner !== undefined) throw fileBusy(fileId, owner);
+  }
+
   const beginRedrive = (fileId: number): Promise<number> => sql.tx(async (t) => {
     const file = await fileIn(t, fileId);
     if (file.status === 'processing') {
       if (file.redrives === 0) throw stateError(`file ${fileId} is still being processed`);
+      await takeLease(t, fileId);
       return file.redrives + 1; // a re-drive interrupted by a crash goes on with the same attempt
     }
     if (file.status !== 'failed') throw stateError(`file ${fileId} is ${file.status}: nothing to retry`);
     if (file.prunedAt !== null) throw stateError(`file ${fileId}: its rows were pruned on ${file.prunedAt} (journal retention): nothing left to retry`);
+    await takeLease(t, fileId);
     await t.run(q.startRedrive, [fileId]);
     return file.redrives + 2;
   });
@@ -257,6 +271,7 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
       }
     }
     if (missing.length > 0) throw stateError(`not uncertain items: ${missing.join(', ')}`, { missing });
+    if (fence) for (const fileId of new Set(rows.map((row) => row.file_id))) await fence.unheld(t, fileId);
     const at = now();
     const status: ItemStatus = options.resolution === 'applied' ? 'ok' : 'error';
     // The note replaces the "outcome unknown" message and hint in the result file; item_history keeps them.
@@ -264,7 +279,11 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
     const fileIds = new Set<number>();
     for (const row of rows) {
       await t.run(q.saveHistory, [at, row.id]);
-      await t.run(q.resolve, [status, messages, options.resolution, options.note, options.by, at, row.id]);
+      // Resolved since it was read, through another connection (PostgreSQL reads without waiting for its unit of work).
+      if ((await t.run(q.resolve, [status, messages, options.resolution, options.note, options.by, at, row.id])) !== 1) {
+        const taken = 'itemIds' in target ? row.id : `${row.file_id}#${row.seq}`;
+        throw stateError(`not uncertain items: ${taken}`, { missing: [taken] });
+      }
       fileIds.add(row.file_id);
     }
     const files: Array<{ fileId: number; status: FileStatus }> = [];

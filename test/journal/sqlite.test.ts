@@ -1,4 +1,4 @@
-import { openJournal, type Journal, type JournalAddress } from '../../src/journal/index.js';
+import { openJournal, type Journal } from '../../src/journal/index.js';
 import { tempDir } from '../../src/journal/test-support.js';
 import { WorkerThread } from '../../src/runtime/worker-thread.js';
 import { CONNECTION_CALLS, describeJournal, type Connection } from './behaviour.js';
@@ -22,7 +22,7 @@ describeJournal('sqlite', async (options) => {
       return (journal = await open());
     },
     second: async () => {
-      const thread = new WorkerThread(new URL('./connection-worker', import.meta.url), journal.address satisfies JournalAddress, 'second journal connection', 'JOURNAL');
+      const thread = new WorkerThread(new URL('./connection-worker', import.meta.url), journal.address, 'second journal connection', 'JOURNAL');
       threads.push(thread);
       await thread.ready;
       const calls = Object.fromEntries(CONNECTION_CALLS.map((op) => [op, (...args: unknown[]) => thread.call(op, args)]));

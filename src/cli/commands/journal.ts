@@ -52,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
     if (action === 'stats') {
       const stats = await journal.journalStats();
       process.stdout.write((values.json ? JSON.stringify(stats, null, 2) : [
-        `journal: ${stats.path}`, `size: ${stats.bytes} bytes (${stats.freeBytes} free inside the file)`,
+        `journal: ${stats.path}`, `size: ${stats.bytes} bytes${loaded.journalFile === undefined ? ' (the database)' : ` (${stats.freeBytes} free inside the file)`}`,
         `files: ${stats.files} (${stats.prunedFiles} pruned)`, `oldest entry: ${stats.oldestEntry ?? '-'}`, `oldest file with rows: ${stats.oldestDetail ?? '-'}`,
       ].join('\n')) + '\n');
       return 0;
