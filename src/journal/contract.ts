@@ -20,7 +20,10 @@ import type {
 
 /** Claims of inbound files and the requests made of their rows: the pipeline's first pass, resume and re-drive. */
 export interface ClaimsAndRequests {
-  /** Claims a file by its content checksum: new, resume (a crash left it processing) or duplicate. */
+  /**
+   * Claims a file by its content checksum: new, resume (a crash left it processing) or duplicate. In lease mode also
+   * busy (another instance holds a live lease on it); an expired lease is taken over (a new token) and resumed.
+   */
   claimFile(input: ClaimInput): Promise<ClaimResult>;
   /** Records items (and rows the mapping rejected); seqs already recorded are left as they are. Resolves how many were new. */
   addItems(fileId: number, items: readonly NewItem[]): Promise<number>;
@@ -153,6 +156,44 @@ export interface UnitOfWork {
   transaction<T>(fn: (tx: this) => Promise<T>): Promise<T>;
 }
 
+/** A running bridge process, as it registers in the journal. */
+export interface InstanceInfo { id: string; host: string; pid: number; version: string }
+
+export interface InstanceRecord extends InstanceInfo {
+  startedAt: string;
+  heartbeatAt: string;
+  stoppedAt: string | null;
+  /** Files whose lease this instance holds now, and job ticks it holds. */
+  files: number;
+  jobs: number;
+}
+
+export type TickClaim = { won: true; token: number } | { won: false; owner: string; done: boolean };
+
+/**
+ * Several instances on one journal (PostgreSQL; SQLite serves one). A journal opened with an `instance` is in lease
+ * mode: claimFile takes a lease on the file (owner, fencing token, expiry by the database clock) and every write
+ * concerning a file checks that this journal still holds it, or throws LEASE_LOST and writes nothing. docs/journal.md.
+ */
+export interface InstancesAndLeases {
+  /** This journal's instance (set by openJournal's `instance` option); null for tools that never lease (status, migrate). */
+  readonly instance: InstanceInfo | null;
+  /** Registers or re-registers this instance; heartbeat_at = the database clock. SQLite refuses a second live instance. */
+  registerInstance(): Promise<void>;
+  /**
+   * Renews this instance's heartbeat and the leases of every file it holds (until = db clock + leaseMs). Resolves the
+   * ids of files whose lease it no longer holds (taken over by another instance): the pipeline stops them.
+   */
+  heartbeat(leaseMs: number): Promise<{ lost: number[] }>;
+  /** Marks the instance stopped and gives up its leases (a graceful stop: others take its files at once). */
+  retireInstance(): Promise<void>;
+  listInstances(): Promise<InstanceRecord[]>;
+  /** Runs a scheduled job's tick once across instances: the first to claim (job, tick) wins, with a fencing token. */
+  claimTick(job: string, tickIso: string, leaseMs: number): Promise<TickClaim>;
+  /** The tick ran to its end (done = true for others' claims afterwards). Refused (LEASE_LOST) with a stale token. */
+  finishTick(job: string, tickIso: string, token: number): Promise<void>;
+}
+
 /** Opening, identifying and closing a journal. */
 export interface JournalLifecycle {
   /** For people: the SQLite file, or `postgres://user@host:port/db` (never a password). */
@@ -172,7 +213,7 @@ export type JournalAddress =
 /** The whole journal an engine opens: every role. */
 export interface JournalContract
   extends ClaimsAndRequests, OutcomesAndResults, ExportsAndAcknowledgements, OperatorActions, RetentionAndStatistics,
-    UnitOfWork, JournalLifecycle {}
+    InstancesAndLeases, UnitOfWork, JournalLifecycle {}
 
 /** Whether another thread can open this journal again (an in-memory SQLite database cannot). */
 export function canReopen(address: JournalAddress): boolean {

@@ -32,6 +32,8 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'cursors', key: ['key'] },
   { name: 'file_sequences', key: ['work_type'] },
   { name: 'operator_actions', key: ['id'], identity: 'id' },
+  { name: 'instances', key: ['id'] },
+  { name: 'job_ticks', key: ['job', 'tick'] },
 ];
 
 export interface TableCount {

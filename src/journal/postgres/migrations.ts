@@ -166,6 +166,29 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX operator_actions_file ON operator_actions (file_id, id);
   `,
+  `
+  -- Several instances on one journal: SQLite's migration 7, column for column (src/journal/leases.ts).
+  CREATE TABLE instances (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid BIGINT NOT NULL,
+    version TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL,
+    stopped_at TEXT
+  );
+  ALTER TABLE files ADD COLUMN lease_owner TEXT, ADD COLUMN lease_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN lease_until TEXT;
+  CREATE TABLE job_ticks (
+    job TEXT NOT NULL,
+    tick TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    token BIGINT NOT NULL,
+    lease_until TEXT NOT NULL,
+    done_at TEXT,
+    PRIMARY KEY (job, tick)
+  );
+  CREATE INDEX job_ticks_open ON job_ticks (owner) WHERE done_at IS NULL;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
