@@ -27,9 +27,20 @@ export default tseslint.config(
     },
   },
   {
-    // The journal's SQLite handle is for tests and bench/ only: the bridge goes through the journal interfaces (docs/journal.md).
+    // The bridge reaches the journal through its contract (src/journal/contract.ts): only the journal's own modules
+    // know an engine, and the SQLite handle is for tests and bench/ (docs/journal.md).
     files: ['src/**/*.ts'],
-    ignores: ['src/**/*.test.ts', 'src/journal/journal.ts', 'src/journal/raw.ts', 'src/journal/test-support.ts'],
+    ignores: ['src/**/*.test.ts', 'src/journal/**', 'src/config/schema.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['**/journal/sqlite/*', '**/journal/postgres/*'], message: 'engines stay behind the journal contract: import ../journal/index.js (docs/journal.md)' },
+        { group: ['**/raw.js', '**/test-support.js'], message: 'tests and bench/ only: use the journal interfaces (docs/journal.md)' },
+      ] }],
+    },
+  },
+  {
+    files: ['src/journal/**/*.ts'],
+    ignores: ['src/**/*.test.ts', 'src/journal/journal.ts', 'src/journal/sqlite/raw.ts', 'src/journal/test-support.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/raw.js', '**/test-support.js'], message: 'tests and bench/ only: use the journal interfaces (docs/journal.md)' }] }],
     },

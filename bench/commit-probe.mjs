@@ -1,8 +1,12 @@
-// Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits
-// (synchronous=FULL: the WAL write and its fsync) — every better-sqlite3 transaction's COMMIT, and statements run
-// outside a transaction (autocommit). Each thread writes its totals to BENCH_COMMIT_DIR/<pid>-<thread>.json every 50
-// commits, when it closes a connection and when it ends. Bench-only: the bridge's code knows nothing of it.
+// Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits.
+// SQLite (synchronous=FULL: the WAL write and its fsync): every better-sqlite3 transaction's COMMIT (a transaction
+// function's or an exec('COMMIT')), and statements run outside a transaction (autocommit). PostgreSQL
+// (BENCH_JOURNAL=postgres; synchronous_commit=on: the round trip and the server's WAL flush): every COMMIT statement
+// node-postgres sends, and INSERT / UPDATE / DELETE sent outside a transaction. Each thread writes its totals to
+// BENCH_COMMIT_DIR/<pid>-<thread>.json every 50 commits, when it closes a connection and when it ends.
+// Bench-only: the bridge's code knows nothing of it.
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
 
@@ -21,6 +25,8 @@ if (dir) {
     save();
     return close.apply(this, args);
   };
+
+  if (process.env.BENCH_JOURNAL === 'postgres') probePostgres(counted, save);
 
   const transaction = Database.prototype.transaction;
   Database.prototype.transaction = function probedTransaction(fn) {
@@ -43,6 +49,16 @@ if (dir) {
     return wrapped;
   };
 
+  // The journal's units of work (src/journal/sqlite/port.ts) end with exec('COMMIT'), not a transaction function.
+  const exec = Database.prototype.exec;
+  Database.prototype.exec = function probedExec(sql) {
+    if (sql !== 'COMMIT') return exec.call(this, sql);
+    const begin = performance.now();
+    const result = exec.call(this, sql);
+    counted(performance.now() - begin);
+    return result;
+  };
+
   const prepare = Database.prototype.prepare;
   let patched = false;
   Database.prototype.prepare = function probedPrepare(...args) {
@@ -61,5 +77,28 @@ if (dir) {
       };
     }
     return statement;
+  };
+}
+
+/** node-postgres: the COMMITs of units of work (src/journal/postgres/port.ts sends the text 'COMMIT') and autocommit writes. */
+function probePostgres(counted, save) {
+  const query = pg.Client.prototype.query;
+  const open = new WeakSet(); // clients inside BEGIN … COMMIT / ROLLBACK
+  pg.Client.prototype.query = function probedQuery(config, ...rest) {
+    const text = typeof config === 'string' ? config : config?.text;
+    if (text === 'BEGIN') open.add(this);
+    else if (text === 'ROLLBACK') open.delete(this);
+    const timed = text === 'COMMIT' || (!open.has(this) && /^\s*(INSERT|UPDATE|DELETE)\b/i.test(text ?? ''));
+    if (text === 'COMMIT') open.delete(this);
+    const result = query.call(this, config, ...rest);
+    if (!timed || typeof result?.then !== 'function') return result;
+    const begin = performance.now();
+    return result.finally(() => counted(performance.now() - begin));
+  };
+  // a worker thread's pool is ended before the thread is; its last figures are written then
+  const end = pg.Pool.prototype.end;
+  pg.Pool.prototype.end = function probedEnd(...args) {
+    save();
+    return end.apply(this, args);
   };
 }

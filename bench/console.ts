@@ -11,8 +11,8 @@ import { startConsole } from '../src/console/mount.js';
 import { AlertLog } from '../src/console/alerts.js';
 import { standaloneSource } from '../src/console/standalone.js';
 import { loadConfig } from '../src/config/load.js';
-import { openJournal, type ItemOutcome, type NewItem } from '../src/journal/index.js';
-import { rawDatabase } from '../src/journal/raw.js';
+import { openJournal, type ItemOutcome, type Journal, type NewItem } from '../src/journal/index.js';
+import { rawDatabase } from '../src/journal/sqlite/raw.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 import { startHealthServer } from '../src/service/health.js';
 import { ServiceMetrics } from '../src/service/metrics.js';
@@ -23,13 +23,14 @@ const journalPath = join(dir, 'journal.sqlite');
 const endpoint = 'inventory.adjustments';
 const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
 
-function build(): { bigId: number; middleId: number } {
-  const journal = openJournal(journalPath);
+async function build(): Promise<{ bigId: number; middleId: number }> {
+  const journal = await openJournal(journalPath);
   rawDatabase(journal).pragma('synchronous = OFF'); // building only: the bench measures reads
   const started = process.hrtime.bigint();
   const batch = 1000;
-  const addFile = (name: string, count: number, day: number): number => {
-    const { fileId } = journal.claimFile({ drop: 'wms', name, checksum: `c-${name}`, size: count * 40, mapping: 'inventory-adjustments' });
+  // `into`: the journal, or a unit of work on it (a small file is added in one).
+  const addFile = async (into: Journal, name: string, count: number, day: number): Promise<number> => {
+    const { fileId } = await into.claimFile({ drop: 'wms', name, checksum: `c-${name}`, size: count * 40, mapping: 'inventory-adjustments' });
     for (let first = 0; first < count; first += batch) {
       const items: NewItem[] = [];
       const bodies: string[] = [];
@@ -43,29 +44,29 @@ function build(): { bigId: number; middleId: number } {
         else if (seq % 1000 === 3) outcomes.push({ seq, status: 'uncertain', messages: ['reset'], hint: `check the stock of ${sku}` });
         else outcomes.push({ seq, status: 'ok', result: { move_id: seq } });
       }
-      journal.transaction(() => {
-        const id = journal.recordBatch(fileId, endpoint, items, { sent: true, bodies: `[${bodies.join(',')}]` });
-        journal.completeRequest(id, outcomes);
+      await into.transaction(async (tx) => {
+        const id = await tx.recordBatch(fileId, endpoint, items, { sent: true, bodies: `[${bodies.join(',')}]` });
+        await tx.completeRequest(id, outcomes);
       });
     }
-    journal.finishFile(fileId);
+    await into.finishFile(fileId);
     const at = new Date(Date.UTC(2026, 0, 1) + day * 86_400_000).toISOString();
     rawDatabase(journal).prepare('UPDATE files SET claimed_at = ?, finished_at = ? WHERE id = ?').run(at, at, fileId);
     return fileId;
   };
   let middleId = 0;
   for (let i = 0; i < files; i++) {
-    const id = journal.transaction(() => addFile(`KORR_${String(i).padStart(6, '0')}.csv`, 10, Math.floor(i / 20)));
+    const id = await journal.transaction((tx) => addFile(tx, `KORR_${String(i).padStart(6, '0')}.csv`, 10, Math.floor(i / 20)));
     if (i === Math.floor(files / 2)) middleId = id;
   }
-  const bigId = addFile('KORR_BIG.csv', rows, Math.floor(files / 20) + 1);
-  journal.close();
+  const bigId = await addFile(journal, 'KORR_BIG.csv', rows, Math.floor(files / 20) + 1);
+  await journal.close();
   process.stdout.write(`built ${rows.toLocaleString('en')} rows of one file + ${files.toLocaleString('en')} files of 10 rows in ${(ms(started) / 1000).toFixed(1)} s; ` +
     `journal ${(statSync(journalPath).size / 2 ** 20).toFixed(0)} MiB\n`);
   return { bigId, middleId };
 }
 
-const { bigId, middleId } = build();
+const { bigId, middleId } = await build();
 const token = 'bench-console-token';
 process.env.WISBRIDGE_BENCH_CONSOLE_TOKEN = token;
 const configFile = join(dir, 'wisbridge.yaml');

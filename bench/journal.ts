@@ -15,7 +15,7 @@ const total = Number(args.find((a) => /^\d+$/.test(a)) ?? 1_000_000);
 const batchSize = 500;
 const dir = mkdtempSync(join(tmpdir(), 'wisbridge-bench-journal-'));
 const path = join(dir, 'journal.db');
-const journal = openJournal(path);
+const journal = await openJournal(path);
 const endpoint = 'inventory.adjustments';
 
 const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
@@ -23,7 +23,7 @@ const phases = { record: 0, sent: 0, complete: 0 };
 const load = loadavg()[0];
 const cpuStart = process.cpuUsage();
 const started = process.hrtime.bigint();
-const claim = journal.claimFile({ drop: 'bench', name: 'adjustments.csv', checksum: 'f'.repeat(64), size: total * 60, mapping: 'adjustments' });
+const claim = await journal.claimFile({ drop: 'bench', name: 'adjustments.csv', checksum: 'f'.repeat(64), size: total * 60, mapping: 'adjustments' });
 if (claim.status !== 'new') throw new Error(`unexpected claim ${claim.status}`);
 const fileId = claim.fileId;
 
@@ -39,17 +39,17 @@ for (let first = 0; first < total; first += batchSize) {
     outcomes.push({ seq, status: 'ok', result: { move_id: 1_000_000 + seq } });
   }
   let t = process.hrtime.bigint();
-  const requestId = journal.recordBatch(fileId, endpoint, items, { sent: fewerCommits });
+  const requestId = await journal.recordBatch(fileId, endpoint, items, { sent: fewerCommits });
   phases.record += ms(t);
   t = process.hrtime.bigint();
-  if (!fewerCommits) journal.markSent(requestId);
+  if (!fewerCommits) await journal.markSent(requestId);
   phases.sent += ms(t);
   t = process.hrtime.bigint();
-  journal.completeRequest(requestId, outcomes);
+  await journal.completeRequest(requestId, outcomes);
   phases.complete += ms(t);
 }
 let t = process.hrtime.bigint();
-const status = journal.finishFile(fileId);
+const status = await journal.finishFile(fileId);
 const finishMs = ms(t);
 const writeMs = ms(started);
 const cpu = process.cpuUsage(cpuStart);
@@ -61,19 +61,19 @@ const cpuOf = (start: NodeJS.CpuUsage) => {
 };
 t = process.hrtime.bigint();
 let cpuMark = process.cpuUsage();
-const resume = journal.resumeState(fileId);
+const resume = await journal.resumeState(fileId);
 const resumeMs = ms(t);
 const resumeCpu = cpuOf(cpuMark);
 t = process.hrtime.bigint();
 cpuMark = process.cpuUsage();
 let lines = 0;
-for (const outcome of journal.iterateLineOutcomes(fileId)) if (outcome.status === 'ok') lines++;
+for await (const outcome of journal.iterateLineOutcomes(fileId)) if (outcome.status === 'ok') lines++;
 const iterateMs = ms(t);
 const iterateCpu = cpuOf(cpuMark);
 t = process.hrtime.bigint();
-const backlog = journal.backlog();
+const backlog = await journal.backlog();
 const backlogMs = ms(t);
-journal.close();
+await journal.close();
 const size = statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

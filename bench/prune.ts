@@ -17,13 +17,13 @@ const dir = mkdtempSync(join(tmpdir(), 'wisbridge-bench-prune-'));
 const path = join(dir, 'journal.db');
 const DAY = 24 * 3600 * 1000;
 let clock = Date.now() - 40 * DAY;
-const journal = openJournal(path, { now: () => new Date(clock) });
+const journal = await openJournal(path, { now: () => new Date(clock) });
 const endpoint = 'inventory.adjustments';
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 const buildStart = performance.now();
 for (let f = 0; f < files; f++) {
-  const { fileId } = journal.claimFile({ drop: 'bench', name: `KORR_${f}.csv`, checksum: f.toString(16).padStart(64, '0'), size: perFile * 60, mapping: 'adjustments' });
+  const { fileId } = await journal.claimFile({ drop: 'bench', name: `KORR_${f}.csv`, checksum: f.toString(16).padStart(64, '0'), size: perFile * 60, mapping: 'adjustments' });
   for (let first = 0; first < perFile; first += batchSize) {
     const items: NewItem[] = [];
     const outcomes: ItemOutcome[] = [];
@@ -33,15 +33,15 @@ for (let f = 0; f < files; f++) {
         body: JSON.stringify({ product_code: sku, quantity: (seq % 7) - 3, reference: `ADJ-${seq}`, company_code: 'ACME' }) });
       outcomes.push(seq % 50 === 7 ? { seq, status: 'error', messages: ['insufficient stock'] } : { seq, status: 'ok', result: { move_id: seq } });
     }
-    const requestId = journal.recordBatch(fileId, endpoint, items, { sent: true });
-    journal.completeRequest(requestId, outcomes);
+    const requestId = await journal.recordBatch(fileId, endpoint, items, { sent: true });
+    await journal.completeRequest(requestId, outcomes);
   }
-  journal.finishFile(fileId);
+  await journal.finishFile(fileId);
   clock += 1000;
 }
 clock = Date.now();
 const buildMs = performance.now() - buildStart;
-const before = journal.journalStats();
+const before = await journal.journalStats();
 
 const delay = monitorEventLoopDelay({ resolution: 5 });
 delay.enable();
@@ -51,9 +51,9 @@ const report = await journal.pruneJournal({ olderThan: new Date(Date.now() - 30 
 const pruneMs = performance.now() - started;
 const cpuMs = (process.cpuUsage(cpu).user + process.cpuUsage(cpu).system) / 1000;
 delay.disable();
-const after = journal.journalStats();
-const duplicate = journal.claimFile({ drop: 'bench', name: 'again.csv', checksum: (0).toString(16).padStart(64, '0'), size: 1, mapping: 'adjustments' });
-journal.close();
+const after = await journal.journalStats();
+const duplicate = await journal.claimFile({ drop: 'bench', name: 'again.csv', checksum: (0).toString(16).padStart(64, '0'), size: 1, mapping: 'adjustments' });
+await journal.close();
 rmSync(dir, { recursive: true, force: true });
 
 const items = files * perFile;

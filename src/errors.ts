@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   // journal
   JOURNAL: 'the journal database failed',
   JOURNAL_STATE: 'a journal operation does not fit the recorded state',
+  LEASE_LOST: 'another wisbridge instance holds the lease of the file or scheduled tick: the write was refused, nothing of it written',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,5 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import { describeError, WisbridgeError } from '../errors.js';
+import { checkJournalReachable } from '../journal/reach.js';
 import { checkMappings, mappingSet, type MappingSet } from '../mapping/load.js';
 import type { Mapping } from '../mapping/mapping.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
@@ -7,14 +8,18 @@ import { bindConfig, checkConfigText, readConfigText, type LoadedConfig } from '
 import type { SecretRef } from './schema.js';
 
 export interface ConfigCheckOptions {
-  /** Resolve every secret the configuration references (default true); false checks the shape only. */
+  /**
+   * Resolve every secret the configuration references and open the journal (default true); false checks the shape
+   * only (a build machine has neither the secrets nor the database).
+   */
   secrets?: boolean;
 }
 
 /**
  * Every problem that would keep a configuration from working, each with its position: the file itself, the whole
  * mappings folder and the mappings its jobs name, and (by default) every secret it references — environment
- * variables set, token and key files readable. `config check` prints them; `run` and `batch` refuse to start on any.
+ * variables set, token and key files readable — and the journal: it opens (SQLite) or logs in (PostgreSQL), and its
+ * schema is not newer than this bridge's. `config check` prints them; `run` and `batch` refuse to start on any.
  */
 export async function checkConfigFile(file: string, options: ConfigCheckOptions = {}): Promise<YamlProblem[]> {
   return (await inspectConfigFile(file, options)).problems;
@@ -40,7 +45,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
     if (!found) missing.push({ ...at, message: `${path.join('.')}: no mapping named "${mapping}" in ${loaded.mappingsDir}` });
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
   }
-  const secrets = options.secrets === false ? [] : await secretProblems(loaded, doc);
+  const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];
   return { problems: [...mappingProblems, ...missing, ...secrets], warnings, mappings };
 }
 
@@ -72,6 +77,16 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
   for (const [header, ref] of Object.entries(webhook?.headers ?? {})) refs.push([['alerts', 'webhook', 'headers', header], ref]);
   for (const [path, ref] of refs) await loaded.secret(ref, path.join('.')).catch((error: unknown) => at(path, describeError(error)));
   return problems;
+}
+
+/** The journal reached once, as the bridge would open it; the message names the file or server, never the password. */
+async function journalProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
+  try {
+    await checkJournalReachable(loaded.journal);
+    return [];
+  } catch (error) {
+    return [{ file: loaded.file, ...doc.positionOf(['journal']), message: `journal: ${describeError(error)}` }];
+  }
 }
 
 /**

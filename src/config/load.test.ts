@@ -152,7 +152,7 @@ describe('configuration', () => {
     await import('node:fs/promises').then((fs) => fs.mkdir(join(dir, 'secrets')));
     await writeFile(join(dir, 'secrets', 'sftp-password'), 's3cret-pass\n');
     const loaded = await loadConfig(join(dir, 'wisbridge.yaml'));
-    expect(loaded.journalPath).toBe(join(dir, 'state', 'journal.sqlite'));
+    expect(loaded.journalFile).toBe(join(dir, 'state', 'journal.sqlite'));
     const local = await loaded.dropOptions('local');
     expect(local).toMatchObject({ type: 'local', root: join(dir, 'drop'), name: 'local' });
     const sftp = await loaded.dropOptions('partner');

@@ -6,6 +6,7 @@ import { resolveSecret } from '../client/secret.js';
 import { SECRET_DROP_OPTIONS, type DropOptions } from '../drops/options.js';
 import { camelToSnake } from '../util/naming.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
+import type { JournalTarget } from '../journal/index.js';
 import { configSchema, type Config, type DropConfig, type SecretRef, type ServiceConfig } from './schema.js';
 
 /** A validated configuration, with paths resolved against the config file's folder and secrets resolvable on demand. */
@@ -14,7 +15,15 @@ export interface LoadedConfig {
   config: Config;
   /** Old spellings accepted (camelCase keys): one warning each, naming the new key; logged once by the runtime. */
   warnings: YamlProblem[];
-  journalPath: string;
+  /** Where the journal lives: the SQLite file's resolved path, or the PostgreSQL connection (files relative to `file`). */
+  journal: JournalTarget;
+  /** The SQLite journal's file; undefined on PostgreSQL. */
+  journalFile: string | undefined;
+  /**
+   * Where the bridge keeps its private copies of files being processed (the checksum claimed is the copy's): beside a
+   * SQLite journal, else `wisbridge-snapshots` beside the configuration file. Local to the machine.
+   */
+  snapshotDir: string;
   mappingsDir: string;
   /** Drop options ready for `createDrop`, secrets read from their environment variables or files. */
   dropOptions(name: string): Promise<DropOptions>;
@@ -127,7 +136,9 @@ export function bindConfig(config: Config, file: string, warnings: YamlProblem[]
     file,
     config,
     warnings,
-    journalPath: path(config.journal),
+    journal: typeof config.journal === 'string' ? path(config.journal) : { ...config.journal, baseDir: dirname(file) },
+    journalFile: typeof config.journal === 'string' ? path(config.journal) : undefined,
+    snapshotDir: typeof config.journal === 'string' ? `${path(config.journal)}.snapshots` : path('wisbridge-snapshots'),
     mappingsDir: path(config.mappings),
     service,
     serviceToken: (name) => resolveSecret(secretSource(service(name).token, path), `token of service "${name}"`),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { postgresJournalSchema } from '../journal/postgres/connect.js';
 import {
   localDropOptionsSchema, pgpOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
 } from '../drops/options.js';
@@ -161,7 +162,11 @@ export const consoleSchema = z
 
 export const configSchema = z
   .strictObject({
-    journal: z.string().min(1).default('wisbridge-journal.sqlite').describe('path of the SQLite journal (relative to the config file)'),
+    journal: z.union([
+      z.string().min(1).describe('path of the SQLite journal file (relative to the config file): the embedded engine'),
+      postgresJournalSchema,
+    ]).default('wisbridge-journal.sqlite')
+      .describe('where the journal lives: a SQLite file\'s path, or `{ url: postgres://user@host:port/db, password: { env | file }, … }` (docs/operations.md, "Journal on PostgreSQL")'),
     mappings: z.string().min(1).default('mappings').describe('folder of mapping definitions (relative to the config file)'),
     services: z.record(z.string().min(1), serviceSchema).refine((s) => Object.keys(s).length > 0, { error: 'at least one service is required' })
       .describe('the service accounts, by name'),

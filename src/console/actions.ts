@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { Resolution } from '../journal/index.js';
-import { errorFileName, resultFileName, resultStream } from '../pipeline/result-file.js';
-import { jobOfFile, redriveFile } from '../service/redrive.js';
+import { errorFileName, openResultFile } from '../pipeline/index.js';
+import { redriveFile } from '../service/redrive.js';
 import { resolveRows } from '../service/resolve.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ConsoleSource } from './source.js';
@@ -39,7 +39,7 @@ async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Pr
 }
 
 async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<void> {
-  (await runtime.journal()).console.recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
+  await (await runtime.journal()).console.recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
   runtime.logger.info({ action: entry.action, fileId: entry.fileId, target: entry.target, by: entry.actor, via, outcome: result.ok ? 'ok' : 'failed' }, 'operator action');
 }
 
@@ -70,7 +70,7 @@ export function redrive(source: ConsoleSource, fileId: number, actor: string): P
 export function resolve(source: ConsoleSource, fileId: number, itemId: number, resolution: Resolution, note: string, actor: string): Promise<ActionResult> {
   return recorded(source, { action: `resolve ${resolution}`, fileId, target: `item ${itemId}`, actor }, async () => {
     const journal = await source.runtime.journal();
-    const item = journal.uncertainItems(fileId, { limit: 1_000_000 }).find((i) => i.itemId === itemId);
+    const item = (await journal.uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
     if (!item) throw new WisbridgeError('JOURNAL_STATE', `row ${itemId} of file ${fileId} is not uncertain (resolved already?)`);
     const r = await resolveRows(source.runtime, String(fileId), { lines: item.lines, resolution, note, by: actor });
     return `line(s) ${item.lines.join(', ')} marked ${resolution === 'applied' ? 'applied (ok)' : 'not applied (error)'}: "${note}"; file is now ${r.status}; result file rewritten: outbox/${r.resultFile}`;
@@ -90,23 +90,10 @@ export function reprocess(source: ConsoleSource, dropKey: string, name: string, 
   });
 }
 
-/** The result file from the outbox, or rebuilt from the journal when it is not there (any more). Recorded as a download. */
+/** The file's result file from the outbox, or rebuilt from the journal when it is not there (any more). Recorded as a download. */
 export async function download(source: ConsoleSource, fileId: number, actor: string): Promise<{ name: string; stream: Readable }> {
+  const { name, stream, from } = await openResultFile(source.runtime, fileId);
   const journal = await source.runtime.journal();
-  const file = journal.getFile(fileId);
-  const name = resultFileName(file.name);
-  let stream: Readable | undefined;
-  let from = 'journal';
-  try {
-    const drop = await source.runtime.drop(jobOfFile(source.runtime, file).drop);
-    if (await drop.stat('outbox', name)) {
-      stream = await drop.openRead('outbox', name);
-      from = 'outbox';
-    }
-  } catch (error) {
-    if (!isWisbridgeError(error)) throw error;
-  }
-  stream ??= resultStream(journal, fileId);
-  journal.console.recordAction({ action: 'download', fileId, target: name, actor, via: 'console', detail: `from the ${from}`, outcome: 'ok' });
+  await journal.console.recordAction({ action: 'download', fileId, target: name, actor, via: 'console', detail: `from the ${from}`, outcome: 'ok' });
   return { name, stream };
 }

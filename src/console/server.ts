@@ -94,11 +94,11 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   const csrf = auth.csrfToken(who);
   const actor = who.name === 'token holder' ? undefined : who.name;
   const fileMatch = /^\/console\/files\/(\d+)(?:\/(redrive|resolve|result))?$/.exec(path);
-  if (path === '/console') return show('Overview', overview(source, r.journal));
-  if (path === '/console/files') return show('Files', files(source, r));
-  if (path === '/console/exports') return show('Exports', exportsList(source, r));
+  if (path === '/console') return show('Overview', await overview(source, r.journal));
+  if (path === '/console/files') return show('Files', await files(source, r));
+  if (path === '/console/exports') return show('Exports', await exportsList(source, r));
   if (path === '/console/uncertain') {
-    const p = r.journal.console.uncertainRows({ afterFile: intParam(url, 'afterFile'), afterSeq: intParam(url, 'afterSeq'), limit: PAGE_SIZE });
+    const p = await r.journal.console.uncertainRows({ afterFile: intParam(url, 'afterFile'), afterSeq: intParam(url, 'afterSeq'), limit: PAGE_SIZE });
     return show('Uncertain rows', uncertainPage(p.rows, p.next));
   }
   if (path === '/console/alerts') return show('Alerts', alertsPage(source.alerts()));
@@ -106,7 +106,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   if (path === '/console/progress.json') return send(res, 200, JSON.stringify(source.progress.snapshot()), 'application/json');
   if (path === '/console/events') return events(source, r);
   if (path === '/console/actions') {
-    return show('Actions log', actionsTable(r.journal.console.listActions({ before: intParam(url, 'before'), limit: PAGE_SIZE }), 'Operator actions, newest first'));
+    return show('Actions log', actionsTable(await r.journal.console.listActions({ before: intParam(url, 'before'), limit: PAGE_SIZE }), 'Operator actions, newest first'));
   }
   if (path === '/console/rejected') {
     const { entries, problems } = await rejectedFiles(source);
@@ -122,12 +122,12 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   }
   if (fileMatch) {
     const fileId = Number(fileMatch[1]);
-    const file = r.journal.getFile(fileId);
+    const file = await r.journal.getFile(fileId);
     if (fileMatch[2] === undefined) {
       const status = enumParam(url, 'status', ROW_STATUSES);
-      const rows = r.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(url, 'after'), limit: ROWS_PAGE });
+      const rows = await r.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(url, 'after'), limit: ROWS_PAGE });
       const job = source.runtime.loaded.config.inbound.find((j) => dropName(source, j.drop) === file.drop && (!j.mappings || j.mappings.includes(file.mapping)))?.name;
-      return show(file.name, filePage({ file, rows, status, csrf, job, actions: r.journal.console.listActions({ fileId, limit: 20 }) }));
+      return show(file.name, filePage({ file, rows, status, csrf, job, actions: await r.journal.console.listActions({ fileId, limit: 20 }) }));
     }
     if (fileMatch[2] === 'result') {
       const { name, stream } = await actions.download(source, fileId, who.name);
@@ -142,7 +142,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
       }));
     }
     const itemId = intParam(url, 'item');
-    const item = r.journal.uncertainItems(fileId, { limit: 1_000_000 }).find((i) => i.itemId === itemId);
+    const item = (await r.journal.uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
     if (!item) return show('Resolve', messagePage('bad', `row ${itemId ?? '?'} of file ${fileId} is not uncertain (resolved already?)`, { href: `/console/files/${fileId}`, label: 'back to the file' }));
     return show('Resolve an uncertain row', confirmPage({
       action: `/console/files/${fileId}/resolve?item=${item.itemId}`, csrf, who: actor, button: 'Record the resolution', extra: resolveExtra(item),
@@ -208,21 +208,21 @@ function dayRange(url: URL): { from?: string; to?: string; date?: string } {
   return { date, from: `${date}T00:00:00.000Z`, to: new Date(Date.parse(date) + 86_400_000).toISOString() };
 }
 
-function overview(source: ConsoleSource, journal: ConsoleSide) {
+async function overview(source: ConsoleSource, journal: ConsoleSide) {
   return overviewPage({
-    mode: source.mode, jobs: source.jobs(), backlog: journal.backlog(), journal: journal.console.stats(journal.path),
+    mode: source.mode, jobs: await source.jobs(), backlog: await journal.backlog(), journal: await journal.console.stats(journal.location),
     alerts: source.alerts(), progress: source.progress.snapshot(), expected: expectedFileViews(source.runtime.loaded.config, Date.now()),
   });
 }
 
-function files(source: ConsoleSource, r: Request) {
+async function files(source: ConsoleSource, r: Request) {
   const { config } = source.runtime.loaded;
   const jobName = r.url.searchParams.get('job') ?? undefined;
   const job = config.inbound.find((j) => j.name === jobName);
   const status = enumParam(r.url, 'status', FILE_STATUSES);
   const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
   const day = dayRange(r.url);
-  const list = r.journal.console.listFiles({
+  const list = await r.journal.console.listFiles({
     status: status as FileStatus | undefined, drop: job ? dropName(source, job.drop) : undefined, mappings: job?.mappings, from: day.from, to: day.to, name,
     before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
   });
@@ -233,13 +233,13 @@ function files(source: ConsoleSource, r: Request) {
   });
 }
 
-function exportsList(source: ConsoleSource, r: Request) {
+async function exportsList(source: ConsoleSource, r: Request) {
   const { config } = source.runtime.loaded;
   const job = config.exports.find((j) => j.name === r.url.searchParams.get('job'));
   const status = enumParam(r.url, 'status', EXPORT_STATUSES);
   const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
   const day = dayRange(r.url);
-  const list = r.journal.console.listExports({
+  const list = await r.journal.console.listExports({
     workType: job?.work_type, status, from: day.from, to: day.to, name, before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
   });
   return exportListPage({

@@ -46,7 +46,7 @@ export interface ConsoleSource {
   readonly runtime: Runtime;
   readonly progress: ProgressRegistry;
   readonly actions: ActionsInFlight;
-  jobs(): JobView[];
+  jobs(): Promise<JobView[]>;
   alerts(): ConsoleAlert[];
 }
 

@@ -42,9 +42,9 @@ export interface AckContext {
  */
 export async function acknowledgeDue(ctx: AckContext, tally: AckTally): Promise<void> {
   const key = (r: ExportRecord) => `${r.workType}:${r.exportId}:${r.id}`;
-  for (const exportId of ctx.journal.exportsDueForAcknowledgement(ctx.job.work_type)) {
+  for (const exportId of await ctx.journal.exportsDueForAcknowledgement(ctx.job.work_type)) {
     // Another job of this work type in this process may be acknowledging some of them right now.
-    const due = ctx.journal.pendingAcknowledgementsOf(exportId).filter((r) => !acknowledgingNow.has(key(r)));
+    const due = (await ctx.journal.pendingAcknowledgementsOf(exportId)).filter((r) => !acknowledgingNow.has(key(r)));
     if (due.length === 0) continue;
     for (const r of due) acknowledgingNow.add(key(r));
     try {
@@ -103,14 +103,14 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
     }
   }
   // Only what is still waiting (another process on this journal may have settled some meanwhile).
-  const waiting = journal.pendingIdsOf(exportId);
+  const waiting = await journal.pendingIdsOf(exportId);
   const settled = acks.filter((a) => waiting.has(a.id));
   for (let start = 0; start < settled.length; start += SETTLE_CHUNK) {
     if (start > 0) await nextTurn();
-    journal.recordAcknowledgements(exportId, settled.slice(start, start + SETTLE_CHUNK));
+    await journal.recordAcknowledgements(exportId, settled.slice(start, start + SETTLE_CHUNK));
   }
   if (ctx.job.result_files && acks.length > 0) {
-    const name = await writeResultFile(ctx.drop, journal, journal.getExport(exportId));
+    const name = await writeResultFile(ctx.drop, journal, await journal.getExport(exportId));
     if (!tally.resultFiles.includes(name)) tally.resultFiles.push(name);
   }
   if (fatal !== undefined) throw fatal;

@@ -15,7 +15,7 @@ const later = (a: string | null, b: unknown): string | null =>
  */
 export async function exportCancellations(ctx: FileContext, spec: WorkTypeSpec, mapping: Mapping): Promise<{ cancelled: number; files: WrittenFile[] }> {
   const { job, journal } = ctx;
-  const cursor = journal.getCursor(cursorKey(job.name));
+  const cursor = await journal.getCursor(cursorKey(job.name));
   const filters: Record<string, unknown> = { status: 'canceled' };
   if (cursor !== null && spec.updatedFilter) filters.updated_at_min = new Date(Date.parse(cursor) - job.overlap_seconds * 1000).toISOString();
   const batcher = new FileBatcher(ctx, mapping, { workType: job.work_type, kind: 'cancellation', policy: 'never' }, { fileName: job.cancellation_file_name });
@@ -26,7 +26,7 @@ export async function exportCancellations(ctx: FileContext, spec: WorkTypeSpec, 
     for await (const page of ctx.client.pages(spec.list, filters as never, { concurrency: ctx.concurrency, signal: ctx.signal })) {
       const records = page.records as ListedRecord[];
       for (const r of records) max = later(max, r.updated_at);
-      const due = new Set(journal.cancelledNotYetExported(job.work_type, records.map((r) => r.id)).map((r) => r.id));
+      const due = new Set((await journal.cancelledNotYetExported(job.work_type, records.map((r) => r.id))).map((r) => r.id));
       for (const r of records) {
         if (!due.has(r.id)) continue;
         cancelled++;
@@ -37,6 +37,6 @@ export async function exportCancellations(ctx: FileContext, spec: WorkTypeSpec, 
   } finally {
     await batcher.close();
   }
-  if (max !== null && max !== cursor) journal.setCursor(cursorKey(job.name), max);
+  if (max !== null && max !== cursor) await journal.setCursor(cursorKey(job.name), max);
   return { cancelled, files: batcher.files };
 }

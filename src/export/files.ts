@@ -31,11 +31,11 @@ export async function settleUnwritten(journal: ExportJournal, drop: Drop, export
   const found = await drop.stat('outbox', exportFile.fileName);
   if (found) {
     await drop.completeCompanions?.('outbox', exportFile.fileName);
-    journal.markExportWritten(exportFile.exportId);
+    await journal.markExportWritten(exportFile.exportId);
     logger.warn({ file: exportFile.fileName, records: exportFile.recordCount }, 'export: file found in the outbox after an interruption; marked written');
     return 'written';
   }
-  journal.abandonExport(exportFile.exportId);
+  await journal.abandonExport(exportFile.exportId);
   logger.warn({ file: exportFile.fileName, records: exportFile.recordCount }, 'export: file never reached the outbox; its records will be exported again');
   return 'abandoned';
 }
@@ -61,8 +61,8 @@ export async function writeRecorded(
       written = await writeWorkFile(drop, name, chunks);
     } catch (error) {
       // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.
-      if (isWisbridgeError(error, 'DROP_EXISTS')) journal.abandonExport(exportId);
-      else await settleUnwritten(journal, drop, journal.getExport(exportId), logger).catch(() => undefined);
+      if (isWisbridgeError(error, 'DROP_EXISTS')) await journal.abandonExport(exportId);
+      else await settleUnwritten(journal, drop, await journal.getExport(exportId), logger).catch(() => undefined);
       throw error;
     }
     crashPoint('after-rename');
@@ -100,7 +100,7 @@ const RESULT_PART = 2_000;
 export async function* resultCsvParts(journal: ExportJournal, exportId: number, part = RESULT_PART): AsyncGenerator<string> {
   yield RESULT_CSV.cells(RESULT_COLUMNS);
   for (let after = Number.MIN_SAFE_INTEGER; ;) {
-    const records = journal.exportRecordsAfter(exportId, after, part);
+    const records = await journal.exportRecordsAfter(exportId, after, part);
     if (records.length > 0) yield resultRows(records);
     if (records.length < part) return;
     after = records[records.length - 1]!.id;

@@ -70,7 +70,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
     recovered: { markedWritten: 0, abandoned: 0 }, acknowledgements: emptyTally(), awaitingConfirmation: 0, cancelled: 0, exitCode: 0,
   };
 
-  for (const unwritten of journal.unwrittenExports(job.work_type).filter((e) => !exportsInFlight.has(e.fileName))) {
+  for (const unwritten of (await journal.unwrittenExports(job.work_type)).filter((e) => !exportsInFlight.has(e.fileName))) {
     const outcome = await settleUnwritten(journal, drop, unwritten, logger);
     if (outcome === 'written') summary.recovered.markedWritten += unwritten.recordCount;
     else summary.recovered.abandoned += unwritten.recordCount;
@@ -94,7 +94,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
   summary.files.push(...work.files);
   summary.exported = work.files.reduce((n, f) => n + f.records, 0);
   if (job.acknowledge === 'on-export') await acknowledgeDue(ackCtx, summary.acknowledgements);
-  summary.awaitingConfirmation = journal.awaitingConfirmation(job.work_type).length;
+  summary.awaitingConfirmation = (await journal.awaitingConfirmation(job.work_type)).length;
 
   if (spec.cancellable && job.cancellations) {
     const cancelMapping = job.cancellation_mapping ? await exportMapping(runtime, job.cancellation_mapping, job) : mapping;

@@ -1,19 +1,31 @@
 /**
- * The worker side of JournalThread (journal-writer.ts): its own connection to the journal file, running the
- * outbound journal's writes for large export files off the bridge's main thread.
+ * The worker side of JournalThread (journal-writer.ts): its own connection to the journal (the engine opens it from
+ * the journal's address), running the outbound journal's writes for large export files off the bridge's main thread.
  */
-import { openDatabase } from '../journal/db.js';
-import type { BeginExportInput, ExportRecordInput } from '../journal/index.js';
-import { createOutbound } from '../journal/outbound.js';
+import { openJournal, type BeginExportInput, type ExportRecordInput, type JournalAddress } from '../journal/index.js';
 import { serveCalls, threadData } from '../runtime/worker-serve.js';
 
-const db = openDatabase((threadData() as { path: string }).path);
-const outbound = createOutbound(db, () => new Date().toISOString());
+const outbound = await openJournal((threadData() as { address: JournalAddress }).address, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2 });
+
+/**
+ * One call at a time, in the order they came, each answered once settled: an export's parts are recorded in the
+ * order its file has them, and `close` waits for every call sent before it.
+ */
+let last: Promise<unknown> = Promise.resolve();
+function inOrder<A extends unknown[], R>(fn: (...args: A) => Promise<R> | R): (...args: A) => Promise<R> {
+  return (...args) => {
+    const result = last.then(() => fn(...args));
+    last = result.catch(() => undefined);
+    return result;
+  };
+}
 
 // Records arrive as JSON text (see JournalThread).
 serveCalls({
-  begin: (input: BeginExportInput & { records: string }) => outbound.beginExport({ ...input, records: JSON.parse(input.records) as ExportRecordInput[] }),
-  add: (exportId: number, records: string, options: { repeatable?: boolean }) => outbound.addExportRecords(exportId, JSON.parse(records) as ExportRecordInput[], options),
-  markWritten: (exportId: number) => outbound.markExportWritten(exportId),
-  close: () => db.close(),
+  begin: inOrder((input: BeginExportInput & { records: string }) =>
+    outbound.beginExport({ ...input, records: JSON.parse(input.records) as ExportRecordInput[] })),
+  add: inOrder((exportId: number, records: string, options: { repeatable?: boolean }) =>
+    outbound.addExportRecords(exportId, JSON.parse(records) as ExportRecordInput[], options)),
+  markWritten: inOrder((exportId: number) => outbound.markExportWritten(exportId)),
+  close: inOrder(() => outbound.close()),
 });

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { BeginExportInput, ExportRecordInput, ExportJournal } from '../journal/index.js';
+import type { BeginExportInput, ExportRecordInput, ExportJournal, JournalAddress } from '../journal/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 
 /**
@@ -23,9 +23,9 @@ export function inlineJournalWriter(journal: ExportJournal): ExportJournalWriter
     return result;
   };
   return {
-    begin: async (input) => after(journal.beginExport(input)),
-    add: async (exportId, records, options) => after(journal.addExportRecords(exportId, records, options)),
-    markWritten: async (exportId) => journal.markExportWritten(exportId),
+    begin: async (input) => after(await journal.beginExport(input)),
+    add: async (exportId, records, options) => after(await journal.addExportRecords(exportId, records, options)),
+    markWritten: (exportId) => journal.markExportWritten(exportId),
     close: async () => undefined,
   };
 }
@@ -40,8 +40,8 @@ export class JournalThread implements ExportJournalWriter {
   /** Settles once the worker has opened the journal (or failed to start). */
   readonly ready: Promise<void>;
 
-  constructor(path: string) {
-    this.#thread = new WorkerThread(new URL('./journal-worker', import.meta.url), { path }, 'journal', 'JOURNAL');
+  constructor(address: JournalAddress) {
+    this.#thread = new WorkerThread(new URL('./journal-worker', import.meta.url), { address }, 'journal', 'JOURNAL');
     this.ready = this.#thread.ready;
   }
 

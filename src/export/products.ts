@@ -31,7 +31,7 @@ function readCursor(text: string | null): ProductCursor | null {
 export async function exportProducts(ctx: FileContext, mapping: Mapping): Promise<{ listed: number; skipped: number; full: boolean; files: WrittenFile[] }> {
   const { job, journal } = ctx;
   const startedAt = ctx.now();
-  const cursor = readCursor(journal.getCursor(cursorKey(job.name)));
+  const cursor = readCursor(await journal.getCursor(cursorKey(job.name)));
   const overlapMs = job.overlap_seconds * 1000;
   const filters: FiltersOf<'products.list'> = {};
   if (cursor) filters.updated_at_min = new Date(Date.parse(cursor.max) - overlapMs).toISOString();
@@ -67,6 +67,6 @@ export async function exportProducts(ctx: FileContext, mapping: Mapping): Promis
   if (missingTimestamp || max === -Infinity) max = Math.max(max, startedAt.getTime());
   for (const [id, at] of exported) seen.set(id, at);
   const window: [number, string][] = [...seen].filter(([, at]) => at >= max - overlapMs).map(([id, at]) => [id, new Date(at).toISOString()]);
-  journal.setCursor(cursorKey(job.name), JSON.stringify({ max: new Date(max).toISOString(), window } satisfies ProductCursor));
+  await journal.setCursor(cursorKey(job.name), JSON.stringify({ max: new Date(max).toISOString(), window } satisfies ProductCursor));
   return { listed, skipped, full: cursor === null, files: batcher.files };
 }

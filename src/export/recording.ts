@@ -54,7 +54,7 @@ export class FileRecording {
   async done(): Promise<{ exportId: number; left: Set<number> } | undefined> {
     await this.#parts;
     if (this.#failure) {
-      this.#abandon();
+      await this.#abandon();
       throw this.#failure.error;
     }
     if (this.#left.size > 0) {
@@ -67,16 +67,17 @@ export class FileRecording {
   /** The file will not be written (an earlier one failed): what was recorded is abandoned. */
   async abandon(): Promise<void> {
     await this.#parts;
-    this.#abandon();
+    await this.#abandon();
   }
 
-  #abandon(): void {
-    exportsInFlight.delete(this.name);
-    if (this.#exportId === undefined) return;
+  async #abandon(): Promise<void> {
     try {
-      this.journal.abandonExport(this.#exportId);
+      if (this.#exportId !== undefined) await this.journal.abandonExport(this.#exportId);
     } catch {
       // left recorded: the next run finds no file for it and abandons it then
+    } finally {
+      // after the journal call: until then a job starting meanwhile must not take the export for a leftover
+      exportsInFlight.delete(this.name);
     }
   }
 

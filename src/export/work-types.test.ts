@@ -40,19 +40,19 @@ describe('work types and file names', () => {
 
   it('renders a large result file in parts, read from the journal, the same text as in one piece', async () => {
     const tmp = tempDir();
-    const journal = testJournal(tmp.path);
+    const journal = await testJournal(tmp.path);
     try {
       const ids = Array.from({ length: 4_500 }, (_, i) => 10 + 2 * i);
-      const exportId = journal.beginExport({ workType: 'customerShipments', fileName: 'so_9.csv', records: ids.map((id) => ({ id, number: `SO-${id}` })) });
-      journal.markExportWritten(exportId);
-      journal.recordAcknowledgements(exportId, [{ id: 12, status: 'error', messages: ['=cancelled'] }, { id: 9_000, status: 'acknowledged', acknowledgedAt: '2026-03-01T08:00:00Z' }]);
+      const exportId = await journal.beginExport({ workType: 'customerShipments', fileName: 'so_9.csv', records: ids.map((id) => ({ id, number: `SO-${id}` })) });
+      await journal.markExportWritten(exportId);
+      await journal.recordAcknowledgements(exportId, [{ id: 12, status: 'error', messages: ['=cancelled'] }, { id: 9_000, status: 'acknowledged', acknowledgedAt: '2026-03-01T08:00:00Z' }]);
       const parts: string[] = [];
       for await (const part of resultCsvParts(journal, exportId, 1_000)) parts.push(part);
       expect(parts).toHaveLength(1 + 5); // header, then 1,000 + 1,000 + 1,000 + 1,000 + 500 records
-      expect(parts.join('')).toBe(resultCsv(journal.exportRecords(exportId)));
+      expect(parts.join('')).toBe(resultCsv(await journal.exportRecords(exportId)));
       expect(parts.join('').split('\n')).toHaveLength(4_500 + 2);
     } finally {
-      journal.close();
+      await journal.close();
       tmp.remove();
     }
   });

@@ -2,7 +2,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { ListEndpointId, WisClient } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
-import type { ExportRecordInput, ExportJournal } from '../journal/index.js';
+import { canReopen, type ExportRecordInput, type ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/export.js';
@@ -105,15 +105,15 @@ export class FileBatcher {
     if (this.#open) {
       if (n - this.#recorded >= this.#chunk) this.#recordPart(n);
     } else if (n === this.#threadFrom && n < this.ctx.job.max_records_per_file) {
-      this.#open = this.#recording(n);
+      this.#open = await this.#recording(n);
       this.#recordPart(n);
     }
-    if (n >= this.ctx.job.max_records_per_file) this.#queue(false);
+    if (n >= this.ctx.job.max_records_per_file) await this.#queue(false);
   }
 
   /** Writes what is buffered and waits for every file; with `allowEmpty`, a header-only file when nothing at all was written. */
   async flush(allowEmpty = false): Promise<void> {
-    this.#queue(allowEmpty);
+    await this.#queue(allowEmpty);
     await this.#writing;
     if (this.#failure) throw this.#failure.error;
   }
@@ -127,7 +127,7 @@ export class FileBatcher {
     await thread?.close();
   }
 
-  #queue(allowEmpty: boolean): void {
+  async #queue(allowEmpty: boolean): Promise<void> {
     const records = this.#records;
     const texts = this.#texts;
     let recording = this.#open;
@@ -138,16 +138,16 @@ export class FileBatcher {
     this.#recorded = 0;
     if (!recording && records.length > 0) {
       // named now, so that files are named in order whatever the journal is still doing for earlier ones
-      recording = this.#recording(records.length);
+      recording = await this.#recording(records.length);
       for (let start = 0; start < records.length; start += this.#chunk) recording.part(records.slice(start, start + this.#chunk));
     }
     const file = recording;
     this.#writing = this.#writing
-      .then(() => {
+      .then(async () => {
         if (this.#failure) return file?.abandon();
         if (file) return this.#write(file, records, texts);
         if (allowEmpty && this.files.length === 0) {
-          const empty = this.#recording(0);
+          const empty = await this.#recording(0);
           empty.part([]);
           return this.#write(empty, records, texts);
         }
@@ -167,9 +167,9 @@ export class FileBatcher {
   }
 
   /** A new file of this batcher, named now, recorded through the journal thread when it has `threadFrom` records. */
-  #recording(records: number): FileRecording {
+  async #recording(records: number): Promise<FileRecording> {
     const { job, journal, logger } = this.ctx;
-    const name = formatFileName(this.options.fileName, job, this.ctx.now(), journal.nextFileSequence(job.name));
+    const name = formatFileName(this.options.fileName, job, this.ctx.now(), await journal.nextFileSequence(job.name));
     return new FileRecording(name, this.#writer(records), journal, this.spec, logger);
   }
 
@@ -198,8 +198,8 @@ export class FileBatcher {
   }
 
   #startThread(): void {
-    if (this.#thread || this.#threadFailed || this.ctx.journal.path === ':memory:') return;
-    this.#thread = new JournalThread(this.ctx.journal.path);
+    if (this.#thread || this.#threadFailed || !canReopen(this.ctx.journal.address)) return;
+    this.#thread = new JournalThread(this.ctx.journal.address);
   }
 
   async #write(file: FileRecording, records: ExportRecordInput[], texts: string[]): Promise<void> {
@@ -241,7 +241,7 @@ export async function exportPending(
       const { ids, repeated, data } = page;
       const fresh = repeated.size === 0 ? Array.from(ids) : Array.from(ids).filter((_, i) => !repeated.has(i));
       listed += fresh.length;
-      const before = journal.alreadyExported(job.work_type, fresh);
+      const before = await journal.alreadyExported(job.work_type, fresh);
       skipped += before.size;
       const failed = data.failed.length === 0 ? undefined : new Map(data.failed);
       for (let i = 0; i < ids.length; i++) {

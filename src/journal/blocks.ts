@@ -1,5 +1,5 @@
-import type { Db } from './db.js';
 import { decodeLines, encodeLines, messagesJson, stateError, toRanges } from './rows.js';
+import type { SqlPort } from './sql.js';
 import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } from './types.js';
 
 /**
@@ -143,76 +143,74 @@ export function bodiesJson(fileId: number, items: readonly Pick<NewItem, 'seq' |
   return `[${parts.join(',')}]`;
 }
 
-export function createBlocks(db: Db) {
-  const q = {
-    insert: db.prepare(
-      `INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-    remove: db.prepare('DELETE FROM item_blocks WHERE request_id = ?'),
-    block: db.prepare(
-      `SELECT b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
-       FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.request_id = ?`),
-    bodies: db.prepare('SELECT bodies FROM item_blocks WHERE request_id = ?').pluck(),
-    // Blocks whose seq span reaches [from, to]: few, since blocks of a file mostly follow each other.
-    near: db.prepare(
-      `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
-       WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`).pluck(),
-    firstItem: db.prepare('SELECT min(seq) FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?').pluck(),
-    counts: db.prepare(
-      `SELECT r.status AS status, coalesce(sum(r.item_count - b.exceptions), 0) AS n
-       FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.file_id = ? GROUP BY r.status`),
-    finishedSeqs: db.prepare(
-      `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
-       WHERE b.file_id = ? AND r.status IN ('done', 'failed', 'uncertain')`).pluck(),
-    maxSeq: db.prepare('SELECT max(last_seq) FROM item_blocks WHERE file_id = ?').pluck(),
-    byLine: db.prepare(
-      `SELECT b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
-       FROM item_blocks b JOIN requests r ON r.id = b.request_id
-       WHERE b.file_id = ? AND (b.first_line, b.request_id) > (?, ?) ORDER BY b.first_line, b.request_id LIMIT ?`),
-    inSeqRange: db.prepare(
-      `SELECT b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
-       FROM item_blocks b JOIN requests r ON r.id = b.request_id
-       WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ? ORDER BY b.first_seq`),
-    itemSeqs: db.prepare('SELECT seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?').pluck(),
-    setExceptions: db.prepare('UPDATE item_blocks SET exceptions = ? WHERE request_id = ?'),
-    insertException: db.prepare(
-      `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, request_id, attempt, messages, hint)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-  };
+const BLOCK_COLUMNS = `b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
+  FROM item_blocks b JOIN requests r ON r.id = b.request_id`;
+
+/** The statements as text, built once (the factories are composed again for each unit of work); the port prepares each once. */
+const q = {
+  insert: `INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  remove: 'DELETE FROM item_blocks WHERE request_id = ?',
+  block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
+  bodies: 'SELECT bodies FROM item_blocks WHERE request_id = ?',
+  // Blocks whose seq span reaches [from, to]: few, since blocks of a file mostly follow each other.
+  near: `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
+     WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`,
+  firstItem: 'SELECT min(seq) AS seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
+  counts: `SELECT r.status AS status, coalesce(sum(r.item_count - b.exceptions), 0) AS n
+     FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.file_id = ? GROUP BY r.status`,
+  finishedSeqs: `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
+     WHERE b.file_id = ? AND r.status IN ('done', 'failed', 'uncertain')`,
+  maxSeq: 'SELECT max(last_seq) AS seq FROM item_blocks WHERE file_id = ?',
+  byLine: `SELECT ${BLOCK_COLUMNS}
+     WHERE b.file_id = ? AND (b.first_line, b.request_id) > (?, ?) ORDER BY b.first_line, b.request_id LIMIT ?`,
+  inSeqRange: `SELECT ${BLOCK_COLUMNS} WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ? ORDER BY b.first_seq`,
+  itemSeqs: 'SELECT seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
+  setExceptions: 'UPDATE item_blocks SET exceptions = ? WHERE request_id = ?',
+  insertException: `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, request_id, attempt, messages, hint)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+};
+
+export function createBlocks(sql: SqlPort) {
+  /** A request's bodies, in request order. */
+  async function bodiesOf(requestId: number): Promise<unknown[]> {
+    const row = await sql.get<{ bodies: string }>(q.bodies, [requestId]);
+    return JSON.parse(row!.bodies) as unknown[];
+  }
 
   /**
-   * Stores the items of a new request, packed (inside the caller's transaction). Refuses seqs already recorded for
+   * Stores the items of a new request, packed (inside the caller's unit of work). Refuses seqs already recorded for
    * the file, in a block or as an item row: a seq is sent at most once per claim.
    */
-  function insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): void {
+  async function insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): Promise<void> {
     const { ranges } = packed;
     const firstSeq = ranges[0][0];
     const lastSeq = ranges[ranges.length - 1][1];
     for (const [from, to] of ranges) {
-      const seq = q.firstItem.get(fileId, from, to) as number | null;
+      const seq = (await sql.get<{ seq: number | null }>(q.firstItem, [fileId, from, to]))?.seq ?? null;
       if (seq !== null) throw alreadyRecorded(fileId, seq);
     }
-    for (const seqs of q.near.all(fileId, firstSeq, lastSeq) as string[]) {
+    for (const [seqs] of await sql.values<[string]>(q.near, [fileId, firstSeq, lastSeq])) {
       const seq = firstCommon(ranges, JSON.parse(seqs) as Array<[number, number]>);
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
-    q.insert.run(requestId, fileId, firstSeq, lastSeq, packed.firstLine, packed.docs, bodies);
+    await sql.run(q.insert, [requestId, fileId, firstSeq, lastSeq, packed.firstLine, packed.docs, bodies]);
   }
 
-  function get(requestId: number): BlockRow | undefined {
-    return q.block.get(requestId) as BlockRow | undefined;
+  function get(requestId: number): Promise<BlockRow | undefined> {
+    return sql.get<BlockRow>(q.block, [requestId]);
   }
 
-  /** The items of a block with their bodies (JSON text each), in request order. */
-  function items(block: BlockRow, result: (seq: number) => unknown): ItemWithBody[] {
-    const bodies = JSON.parse(q.bodies.get(block.request_id) as string) as unknown[];
-    const skip = copiedSeqs(block);
+  /** The items of a block with their bodies (JSON text each), in request order; `results`: of its ok items, by seq. */
+  async function items(block: BlockRow, results: ReadonlyMap<number, unknown>): Promise<ItemWithBody[]> {
+    const bodies = await bodiesOf(block.request_id);
+    const skip = await copiedSeqs(block);
     const status = blockItemStatus(block.status);
     const out: ItemWithBody[] = [];
     unpackDocs(block).forEach((entry, i) => {
       if (skip?.has(entry.seq)) return;
       out.push({
         itemId: null, fileId: block.file_id, seq: entry.seq, endpoint: block.endpoint, docKey: entry.docKey, lines: entryLines(entry),
-        status, rejected: false, requestId: block.request_id, attempt: block.attempt, result: status === 'ok' ? result(entry.seq) : null,
+        status, rejected: false, requestId: block.request_id, attempt: block.attempt, result: status === 'ok' ? results.get(entry.seq) ?? null : null,
         messages: [], hint: null, resolution: null, resolutionNote: null, resolvedBy: null, resolvedAt: null,
         body: JSON.stringify(bodies[i]),
       });
@@ -221,38 +219,41 @@ export function createBlocks(db: Db) {
   }
 
   /** Copies the items that did not come back ok into `items` (with their bodies, for retry and resolve). */
-  function storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[]): void {
+  async function storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[]): Promise<void> {
     const failed = outcomes.filter((o) => o.status !== 'ok');
     if (failed.length === 0) return;
     const entries = unpackDocs(block);
     const index = new Map(entries.map((e, i) => [e.seq, i]));
-    const bodies = JSON.parse(q.bodies.get(block.request_id) as string) as unknown[];
+    const bodies = await bodiesOf(block.request_id);
     for (const o of failed) {
       const i = index.get(o.seq)!;
       const e = entries[i];
-      q.insertException.run(block.file_id, e.seq, block.endpoint, e.docKey, e.firstLine, e.lastLine, e.lines === null ? null : JSON.stringify(e.lines),
-        JSON.stringify(bodies[i]), o.status, block.request_id, block.attempt, messagesJson(o.messages), o.hint ?? null);
+      await sql.run(q.insertException, [block.file_id, e.seq, block.endpoint, e.docKey, e.firstLine, e.lastLine,
+        e.lines === null ? null : JSON.stringify(e.lines), JSON.stringify(bodies[i]), o.status, block.request_id, block.attempt,
+        messagesJson(o.messages), o.hint ?? null]);
     }
-    q.setExceptions.run(failed.length, block.request_id);
+    await sql.run(q.setExceptions, [failed.length, block.request_id]);
   }
 
   /** Item counts per status of the file's blocks (items copied into `items` are counted there). */
-  function counts(fileId: number): Array<{ status: ItemStatus; n: number }> {
-    return (q.counts.all(fileId) as Array<{ status: RequestStatus; n: number }>).map((r) => ({ status: blockItemStatus(r.status), n: r.n }));
+  async function counts(fileId: number): Promise<Array<{ status: ItemStatus; n: number }>> {
+    const rows = await sql.all<{ status: RequestStatus; n: number }>(q.counts, [fileId]);
+    return rows.map((r) => ({ status: blockItemStatus(r.status), n: r.n }));
   }
 
-  function finishedRanges(fileId: number): Array<[number, number]> {
-    return (q.finishedSeqs.all(fileId) as string[]).flatMap((seqs) => JSON.parse(seqs) as Array<[number, number]>);
+  async function finishedRanges(fileId: number): Promise<Array<[number, number]>> {
+    return (await sql.values<[string]>(q.finishedSeqs, [fileId])).flatMap(([seqs]) => JSON.parse(seqs) as Array<[number, number]>);
   }
 
   /** Pages of blocks in line order, after (firstLine, requestId). */
-  function pageByLine(fileId: number, afterLine: number, afterRequest: number, limit: number): BlockRow[] {
-    return q.byLine.all(fileId, afterLine, afterRequest, limit) as BlockRow[];
+  function pageByLine(fileId: number, afterLine: number, afterRequest: number, limit: number): Promise<BlockRow[]> {
+    return sql.all<BlockRow>(q.byLine, [fileId, afterLine, afterRequest, limit]);
   }
 
   /** Seqs of `items` rows within a block's span: its items copied there (they win over the block). */
-  function copiedSeqs(block: BlockRow): Set<number> | undefined {
-    return block.exceptions > 0 ? new Set(q.itemSeqs.all(block.file_id, block.first_seq, block.last_seq) as number[]) : undefined;
+  async function copiedSeqs(block: BlockRow): Promise<Set<number> | undefined> {
+    if (block.exceptions === 0) return undefined;
+    return new Set((await sql.values<[number]>(q.itemSeqs, [block.file_id, block.first_seq, block.last_seq])).map(([seq]) => seq));
   }
 
   return {
@@ -264,10 +265,10 @@ export function createBlocks(db: Db) {
     finishedRanges,
     pageByLine,
     copiedSeqs,
-    inSeqRange: (fileId: number, from: number, to: number): BlockRow[] => q.inSeqRange.all(fileId, from, to) as BlockRow[],
-    maxSeq: (fileId: number): number | null => q.maxSeq.get(fileId) as number | null,
+    inSeqRange: (fileId: number, from: number, to: number): Promise<BlockRow[]> => sql.all<BlockRow>(q.inSeqRange, [fileId, from, to]),
+    maxSeq: async (fileId: number): Promise<number | null> => (await sql.get<{ seq: number | null }>(q.maxSeq, [fileId]))?.seq ?? null,
     /** A request that never left (or was refused before processing): its items are unrecorded again. */
-    remove: (requestId: number): boolean => q.remove.run(requestId).changes === 1,
+    remove: async (requestId: number): Promise<boolean> => (await sql.run(q.remove, [requestId])) === 1,
   };
 }
 

@@ -1,8 +1,7 @@
-import type { Statement } from 'better-sqlite3';
 import { blockItemStatus, packedDocs } from './blocks.js';
-import type { Db } from './db.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
-import type { ExportStatus, FileRecord, FileStatus, FileSummary, ItemRecord, ItemStatus, RequestStatus } from './types.js';
+import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
+import type { ExportFile, ExportStatus, FileRecord, FileStatus, FileSummary, ItemRecord, ItemStatus, RequestStatus } from './types.js';
 
 /**
  * Read queries of the operations console (src/console/): keyset pages that stay fast on a journal of
@@ -63,6 +62,16 @@ export interface OperatorAction {
 
 export type NewOperatorAction = Omit<OperatorAction, 'id' | 'at'>;
 
+/** One export of the console's list. */
+export type ExportListEntry = Omit<ExportFile, 'kind' | 'policy'> & { kind: string; policy: string };
+
+/** A page of uncertain rows across files, oldest file first. */
+export interface UncertainRowPage {
+  rows: Array<RowView & { fileId: number; file: string }>;
+  /** Where the next page starts; null when this was the last one. */
+  next: { fileId: number; seq: number } | null;
+}
+
 interface BlockPageRow {
   request_id: number;
   first_seq: number;
@@ -80,87 +89,94 @@ const BLOCK_COLUMNS = 'b.request_id, b.first_seq, b.last_seq, b.docs, b.exceptio
 const SCAN_BUDGET = 20_000;
 
 /** The statements of the console's pages (exported for the EXPLAIN QUERY PLAN checks in test/console). */
-export const CONSOLE_SQL = {
-  attention: `SELECT ${ITEM_COLUMNS} FROM items INDEXED BY items_attention
-    WHERE status IN ('error', 'uncertain') AND status = ? AND file_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-  itemsOfStatus: `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND seq > ? AND status = ? ORDER BY seq LIMIT ?`,
-  items: `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-  // A block holding seqs on both sides of `after` (usually none or one), then blocks starting after it.
-  straddling: `SELECT ${BLOCK_COLUMNS} FROM item_blocks b JOIN requests r ON r.id = b.request_id
-    WHERE b.file_id = ? AND b.last_seq > ? AND b.first_seq <= ?`,
-  blocksAfter: `SELECT ${BLOCK_COLUMNS} FROM item_blocks b INDEXED BY item_blocks_first_seq JOIN requests r ON r.id = b.request_id
-    WHERE b.file_id = ? AND b.first_seq > ? ORDER BY b.first_seq LIMIT ?`,
-  uncertain: `SELECT ${ITEM_COLUMNS} FROM items INDEXED BY items_attention
-    WHERE status IN ('error', 'uncertain') AND status = 'uncertain' AND (file_id, seq) > (?, ?) ORDER BY file_id, seq LIMIT ?`,
-} as const;
-
-/** The file list's statement for the filters given: one per combination, so each uses the index that fits it. */
-export function fileListSql(filter: Omit<FileFilter, 'limit'>): string {
-  const where: string[] = [];
-  if (filter.before !== undefined) where.push('id < @before');
-  if (filter.status) where.push('status = @status');
-  if (filter.drop) where.push('drop_name = @drop');
-  if (filter.mappings) where.push('mapping IN (SELECT value FROM json_each(@mappings))');
-  if (filter.from) where.push('claimed_at >= @from');
-  if (filter.to) where.push('claimed_at < @to');
-  if (filter.name) where.push('instr(lower(name), @name) > 0');
-  return `SELECT ${FILE_COLUMNS} FROM files ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`;
+export function consoleSql(dialect: SqlDialect) {
+  // SQLite picks these indexes only when told; PostgreSQL's planner chooses for itself.
+  const indexedBy = (index: string) => (dialect === 'sqlite' ? `INDEXED BY ${index}` : '');
+  return {
+    attention: `SELECT ${ITEM_COLUMNS} FROM items ${indexedBy('items_attention')}
+      WHERE status IN ('error', 'uncertain') AND status = ? AND file_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    itemsOfStatus: `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND seq > ? AND status = ? ORDER BY seq LIMIT ?`,
+    items: `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    // A block holding seqs on both sides of `after` (usually none or one), then blocks starting after it.
+    straddling: `SELECT ${BLOCK_COLUMNS} FROM item_blocks b JOIN requests r ON r.id = b.request_id
+      WHERE b.file_id = ? AND b.last_seq > ? AND b.first_seq <= ?`,
+    blocksAfter: `SELECT ${BLOCK_COLUMNS} FROM item_blocks b ${indexedBy('item_blocks_first_seq')} JOIN requests r ON r.id = b.request_id
+      WHERE b.file_id = ? AND b.first_seq > ? ORDER BY b.first_seq LIMIT ?`,
+    uncertain: `SELECT ${ITEM_COLUMNS} FROM items ${indexedBy('items_attention')}
+      WHERE status IN ('error', 'uncertain') AND status = 'uncertain' AND (file_id, seq) > (?, ?) ORDER BY file_id, seq LIMIT ?`,
+  } as const;
 }
 
-export function createConsoleQueries(db: Db, now: () => string = () => new Date().toISOString()) {
-  const cache = new Map<string, Statement>();
-  const prepared = (sql: string): Statement => {
-    let stmt = cache.get(sql);
-    if (!stmt) cache.set(sql, (stmt = db.prepare(sql)));
-    return stmt;
-  };
-  const q = {
-    attention: db.prepare(CONSOLE_SQL.attention),
-    itemsOfStatus: db.prepare(CONSOLE_SQL.itemsOfStatus),
-    items: db.prepare(CONSOLE_SQL.items),
-    straddling: db.prepare(CONSOLE_SQL.straddling),
-    blocksAfter: db.prepare(CONSOLE_SQL.blocksAfter),
-    copied: db.prepare('SELECT seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?').pluck(),
-    results: db.prepare('SELECT results FROM requests WHERE id = ?').pluck(),
-    uncertain: db.prepare(CONSOLE_SQL.uncertain),
-    fileNames: db.prepare('SELECT name FROM files WHERE id = ?').pluck(),
-    oldestFile: db.prepare('SELECT min(claimed_at) FROM files').pluck(),
-    oldestExport: db.prepare('SELECT min(created_at) FROM exports').pluck(),
-    insertAction: db.prepare(
-      `INSERT INTO operator_actions (action, file_id, target, actor, via, detail, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-    actions: db.prepare(`SELECT * FROM operator_actions WHERE id < ? ORDER BY id DESC LIMIT ?`),
-    actionsOfFile: db.prepare(`SELECT * FROM operator_actions WHERE file_id = ? ORDER BY id DESC LIMIT ?`),
-  };
+/** A statement and its positional parameters. */
+export interface SqlQuery {
+  sql: string;
+  params: SqlValue[];
+}
 
+/** A filtered list, newest first: one statement per combination of filters, so each uses the index that fits it. */
+class ListQuery {
+  readonly #where: string[] = [];
+  readonly #params: SqlValue[] = [];
 
-  function listFiles(filter: FileFilter): FileListEntry[] {
-    const params = {
-      limit: filter.limit, before: filter.before, status: filter.status, drop: filter.drop, from: filter.from, to: filter.to,
-      mappings: filter.mappings ? JSON.stringify(filter.mappings) : undefined, name: filter.name?.toLowerCase(),
-    };
-    const sql = fileListSql(filter);
-    const used = Object.fromEntries(Object.entries(params).filter(([k, v]) => v !== undefined && sql.includes(`@${k}`)));
-    return (prepared(sql).all(used) as Array<Record<string, never>>).map((r) => ({
+  add(term: string, ...params: SqlValue[]): this {
+    this.#where.push(term);
+    this.#params.push(...params);
+    return this;
+  }
+
+  /** Rows whose `column` holds `part`, ignoring case: `%`, `_` and `\` in it match only themselves. */
+  contains(column: string, part: string): this {
+    return this.add(`lower(${column}) LIKE ? ESCAPE '\\'`, `%${part.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
+  }
+
+  build(columns: string, table: string, limit: number): SqlQuery {
+    const where = this.#where.length ? `WHERE ${this.#where.join(' AND ')}` : '';
+    return { sql: `SELECT ${columns} FROM ${table} ${where} ORDER BY id DESC LIMIT ?`, params: [...this.#params, limit] };
+  }
+}
+
+/** The file list's statement for the filters given. */
+export function fileListSql(dialect: SqlDialect, filter: FileFilter): SqlQuery {
+  const list = new ListQuery();
+  if (filter.before !== undefined) list.add('id < ?', filter.before);
+  if (filter.status) list.add('status = ?', filter.status);
+  if (filter.drop) list.add('drop_name = ?', filter.drop);
+  if (filter.mappings) list.add(`mapping IN (${sqlList(dialect, 'text')})`, JSON.stringify(filter.mappings));
+  if (filter.from) list.add('claimed_at >= ?', filter.from);
+  if (filter.to) list.add('claimed_at < ?', filter.to);
+  if (filter.name) list.contains('name', filter.name);
+  return list.build(FILE_COLUMNS, 'files', filter.limit);
+}
+
+function exportListSql(filter: ExportFilter): SqlQuery {
+  const list = new ListQuery();
+  if (filter.before !== undefined) list.add('id < ?', filter.before);
+  if (filter.status) list.add('status = ?', filter.status);
+  if (filter.workType) list.add('work_type = ?', filter.workType);
+  if (filter.from) list.add('created_at >= ?', filter.from);
+  if (filter.to) list.add('created_at < ?', filter.to);
+  if (filter.name) list.contains('file_name', filter.name);
+  return list.build('*', 'exports', filter.limit);
+}
+
+/**
+ * The console's queries over a SqlPort. `storage` is the engine's word on the journal's size (file and WAL for
+ * SQLite, the database for PostgreSQL): it is not something SQL both engines share can tell.
+ */
+export function createConsoleQueries(sql: SqlPort, now: () => string, storage: () => Promise<{ bytes: number }>) {
+  const q = consoleSql(sql.dialect);
+
+  async function listFiles(filter: FileFilter): Promise<FileListEntry[]> {
+    const list = fileListSql(sql.dialect, filter);
+    return (await sql.all<Record<string, never>>(list.sql, list.params)).map((r) => ({
       fileId: r.id, drop: r.drop_name, name: r.name, mapping: r.mapping, size: r.size, status: r.status, reason: r.reason,
       summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at,
     }));
   }
 
-  function listExports(filter: ExportFilter) {
-    const where: string[] = [];
-    const params: Record<string, unknown> = { limit: filter.limit };
-    const add = (sql: string, key: string, value: unknown) => {
-      where.push(sql);
-      params[key] = value;
-    };
-    if (filter.before !== undefined) add('id < @before', 'before', filter.before);
-    if (filter.status) add('status = @status', 'status', filter.status);
-    if (filter.workType) add('work_type = @workType', 'workType', filter.workType);
-    if (filter.from) add('created_at >= @from', 'from', filter.from);
-    if (filter.to) add('created_at < @to', 'to', filter.to);
-    if (filter.name) add('instr(lower(file_name), @name) > 0', 'name', filter.name.toLowerCase());
-    const sql = `SELECT * FROM exports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`;
-    return (prepared(sql).all(params) as Array<Record<string, never>>).map((r) => ({
+  async function listExports(filter: ExportFilter): Promise<ExportListEntry[]> {
+    const list = exportListSql(filter);
+    return (await sql.all<Record<string, never>>(list.sql, list.params)).map((r) => ({
       exportId: r.id as number, workType: r.work_type as string, fileName: r.file_name as string, kind: r.kind as string, policy: r.policy as string,
       status: r.status as ExportStatus, recordCount: r.record_count as number, createdAt: r.created_at as string,
       writtenAt: r.written_at as string | null, completedAt: r.completed_at as string | null,
@@ -168,66 +184,73 @@ export function createConsoleQueries(db: Db, now: () => string = () => new Date(
   }
 
   const resultMaps = new Map<number, Map<number, unknown>>();
-  function resultOf(requestId: number | null, seq: number): unknown {
-    if (requestId === null) return null;
+  /** The results of one request by seq (the last 16 requests read are kept: a page's rows share few requests). */
+  async function resultsOf(requestId: number): Promise<Map<number, unknown>> {
     let map = resultMaps.get(requestId);
     if (!map) {
-      const text = q.results.get(requestId) as string | null | undefined;
+      const text = (await sql.get<{ results: string | null }>('SELECT results FROM requests WHERE id = ?', [requestId]))?.results;
       map = new Map(text ? (JSON.parse(text) as Array<[number, unknown]>) : []);
       if (resultMaps.size >= 16) resultMaps.delete(resultMaps.keys().next().value as number);
       resultMaps.set(requestId, map);
     }
-    return map.get(seq) ?? null;
+    return map;
   }
 
-  function fromItem(row: ItemRow): RowView {
-    const item = toItem(row);
-    const { fileId: _f, ...rest } = item;
-    return { ...rest, result: item.status === 'ok' ? resultOf(item.requestId, item.seq) : null };
+  async function fromItems(rows: readonly ItemRow[]): Promise<RowView[]> {
+    const views: RowView[] = [];
+    for (const row of rows) {
+      const { fileId: _f, ...item } = toItem(row);
+      const results = item.status === 'ok' && item.requestId !== null ? await resultsOf(item.requestId) : undefined;
+      views.push({ ...item, result: results?.get(item.seq) ?? null });
+    }
+    return views;
   }
 
   /** Block entries with seq > after, in seq order: at least `limit` of them when there are that many. */
-  function blockEntries(fileId: number, after: number, limit: number): RowView[] {
+  async function blockEntries(fileId: number, after: number, limit: number): Promise<RowView[]> {
     const found: RowView[] = [];
-    const take = (block: BlockPageRow) => {
-      const copied = block.exceptions > 0 ? new Set(q.copied.all(fileId, block.first_seq, block.last_seq) as number[]) : undefined;
+    const take = async (block: BlockPageRow) => {
+      const copied = block.exceptions > 0
+        ? new Set((await sql.values<[number]>('SELECT seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?', [fileId, block.first_seq, block.last_seq])).map((r) => r[0]))
+        : undefined;
       const status = blockItemStatus(block.status);
+      const results = status === 'ok' ? await resultsOf(block.request_id) : undefined;
       for (const [seq, docKey, firstLine, lastLine, lines] of packedDocs(block)) {
         if (seq <= after || copied?.has(seq)) continue;
         found.push({
           seq, itemId: null, lines: lines ?? decodeLines(firstLine, lastLine, null), endpoint: block.endpoint, docKey, status, rejected: false,
-          requestId: block.request_id, attempt: block.attempt, result: status === 'ok' ? resultOf(block.request_id, seq) : null,
+          requestId: block.request_id, attempt: block.attempt, result: results?.get(seq) ?? null,
           messages: [], hint: null, resolution: null, resolutionNote: null, resolvedBy: null, resolvedAt: null,
         });
       }
     };
-    for (const block of q.straddling.all(fileId, after, after) as BlockPageRow[]) take(block);
+    for (const block of await sql.all<BlockPageRow>(q.straddling, [fileId, after, after])) await take(block);
     let from = after;
     for (;;) {
-      const blocks = q.blocksAfter.all(fileId, from, 4) as BlockPageRow[];
+      const blocks = await sql.all<BlockPageRow>(q.blocksAfter, [fileId, from, 4]);
       if (blocks.length === 0) break;
       // Blocks are read by first seq: once `limit` entries are below the next block's first seq, none can come before them.
       found.sort((a, b) => a.seq - b.seq);
       if (found.length >= limit && found[limit - 1].seq < blocks[0].first_seq) break;
-      for (const block of blocks) take(block);
+      for (const block of blocks) await take(block);
       from = blocks[blocks.length - 1].first_seq;
     }
     return found.sort((a, b) => a.seq - b.seq);
   }
 
   /** One page of a file's rows (one per document or rejected row, by first input line), optionally of one status. */
-  function fileRows(fileId: number, options: { status?: ItemStatus; after?: number; limit: number }): RowPage {
+  async function fileRows(fileId: number, options: { status?: ItemStatus; after?: number; limit: number }): Promise<RowPage> {
     const { status, limit } = options;
     let after = options.after ?? -1;
     const page = (rows: RowView[]): RowPage => ({ rows: rows.slice(0, limit), next: rows.length > limit ? rows[limit - 1].seq : null });
-    if (status === 'error' || status === 'uncertain') return page((q.attention.all(status, fileId, after, limit + 1) as ItemRow[]).map(fromItem));
+    if (status === 'error' || status === 'uncertain') return page(await fromItems(await sql.all<ItemRow>(q.attention, [status, fileId, after, limit + 1])));
     // Mapping-rejected and skipped rows live in items only (blocks hold what was sent).
-    if (status === 'skipped') return page((q.itemsOfStatus.all(fileId, after, status, limit + 1) as ItemRow[]).map(fromItem));
+    if (status === 'skipped') return page(await fromItems(await sql.all<ItemRow>(q.itemsOfStatus, [fileId, after, status, limit + 1])));
     const rows: RowView[] = [];
     let scanned = 0;
     for (;;) {
-      const items = (q.items.all(fileId, after, limit + 1) as ItemRow[]).map(fromItem);
-      const merged = [...items, ...blockEntries(fileId, after, limit + 1)].sort((a, b) => a.seq - b.seq).slice(0, limit + 1);
+      const items = await fromItems(await sql.all<ItemRow>(q.items, [fileId, after, limit + 1]));
+      const merged = [...items, ...(await blockEntries(fileId, after, limit + 1))].sort((a, b) => a.seq - b.seq).slice(0, limit + 1);
       if (merged.length === 0) break;
       for (const row of merged) if (!status || row.status === status) rows.push(row);
       scanned += merged.length;
@@ -239,18 +262,28 @@ export function createConsoleQueries(db: Db, now: () => string = () => new Date(
   }
 
   /** Uncertain rows of every file with their hints, after (fileId, seq). */
-  function uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }) {
-    const rows = (q.uncertain.all(options.afterFile ?? 0, options.afterSeq ?? -1, options.limit + 1) as ItemRow[]);
-    const page = rows.slice(0, options.limit).map((row) => ({ fileId: row.file_id, file: q.fileNames.get(row.file_id) as string, ...fromItem(row) }));
+  async function uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage> {
+    const rows = await sql.all<ItemRow>(q.uncertain, [options.afterFile ?? 0, options.afterSeq ?? -1, options.limit + 1]);
+    const views = await fromItems(rows.slice(0, options.limit));
+    const names = new Map<number, string>();
+    const page: Array<{ fileId: number; file: string } & RowView> = [];
+    for (const [i, view] of views.entries()) {
+      const fileId = rows[i].file_id;
+      let file = names.get(fileId);
+      if (file === undefined) {
+        file = (await sql.get<{ name: string }>('SELECT name FROM files WHERE id = ?', [fileId]))!.name;
+        names.set(fileId, file);
+      }
+      page.push({ fileId, file, ...view });
+    }
     const last = rows.length > options.limit ? page[page.length - 1] : undefined;
     return { rows: page, next: last ? { fileId: last.fileId, seq: last.seq } : null };
   }
 
-  function stats(path: string) {
-    const pageCount = db.pragma('page_count', { simple: true }) as number;
-    const pageSize = db.pragma('page_size', { simple: true }) as number;
-    const oldest = [q.oldestFile.get() as string | null, q.oldestExport.get() as string | null].filter((v): v is string => v !== null).sort()[0] ?? null;
-    return { path, bytes: pageCount * pageSize, oldestEntry: oldest };
+  async function stats(path: string) {
+    const oldest = async (column: string, table: string) => (await sql.get<{ at: string | null }>(`SELECT min(${column}) AS at FROM ${table}`))?.at ?? null;
+    const entries = [await oldest('claimed_at', 'files'), await oldest('created_at', 'exports')];
+    return { path, bytes: (await storage()).bytes, oldestEntry: entries.filter((v): v is string => v !== null).sort()[0] ?? null };
   }
 
   function toAction(r: Record<string, never>): OperatorAction {
@@ -264,12 +297,16 @@ export function createConsoleQueries(db: Db, now: () => string = () => new Date(
     uncertainRows,
     stats,
     /** Records what an operator did (who, when, what came of it) in the audit trail. */
-    recordAction: (action: NewOperatorAction): number =>
-      Number(q.insertAction.run(action.action, action.fileId, action.target, action.actor, action.via, action.detail, action.outcome, now()).lastInsertRowid),
-    listActions: (options: { before?: number; fileId?: number; limit: number }): OperatorAction[] =>
-      ((options.fileId === undefined
-        ? q.actions.all(options.before ?? Number.MAX_SAFE_INTEGER, options.limit)
-        : q.actionsOfFile.all(options.fileId, options.limit)) as Array<Record<string, never>>).map(toAction),
+    recordAction: async (action: NewOperatorAction): Promise<number> => {
+      const row = await sql.get<{ id: number }>(
+        `INSERT INTO operator_actions (action, file_id, target, actor, via, detail, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        [action.action, action.fileId, action.target, action.actor, action.via, action.detail, action.outcome, now()]);
+      return row!.id;
+    },
+    listActions: async (options: { before?: number; fileId?: number; limit: number }): Promise<OperatorAction[]> =>
+      (await (options.fileId === undefined
+        ? sql.all<Record<string, never>>('SELECT * FROM operator_actions WHERE id < ? ORDER BY id DESC LIMIT ?', [options.before ?? Number.MAX_SAFE_INTEGER, options.limit])
+        : sql.all<Record<string, never>>('SELECT * FROM operator_actions WHERE file_id = ? ORDER BY id DESC LIMIT ?', [options.fileId, options.limit]))).map(toAction),
   };
 }
 

@@ -1,39 +1,23 @@
 import Database from 'better-sqlite3';
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { InboundJournal, Journal, OperatorJournal, ResultReads } from './index.js';
+import { describe, expect, it } from 'vitest';
+import type { Journal } from './index.js';
 import { claimInput, rawDatabase, useTestJournal } from './test-support.js';
+
+/*
+ * The SQLite engine keeps its connection out of the journal's reach. How each user's part of the contract narrows is
+ * the behaviour suite's (test/journal/behaviour.ts), run on both engines.
+ */
 
 let journal: Journal;
 useTestJournal((j) => (journal = j));
 
-describe('journal interfaces', () => {
-  beforeEach(() => {
-    journal.claimFile(claimInput('a.csv', 'abc'));
-  });
-
-  it('exposes no database handle: the connection is reachable only through the test accessor', () => {
+describe('SQLite engine: journal interfaces', () => {
+  it('exposes no database handle: the connection is reachable only through the test accessor', async () => {
+    await journal.claimFile(claimInput('a.csv', 'abc'));
     const values = Object.keys(journal).map((key) => (journal as unknown as Record<string, unknown>)[key]);
     expect(values.some((v) => v instanceof Database)).toBe(false);
     expect('db' in journal).toBe(false);
     expect(rawDatabase(journal)).toBeInstanceOf(Database);
     expect(() => rawDatabase({} as Journal)).toThrow(/not a journal/);
-  });
-
-  it('prepares the console queries once, on the journal clock', () => {
-    expect(journal.console).toBe(journal.console);
-    journal.console.recordAction({ action: 'download', fileId: 1, target: 'a.csv', actor: 'test', via: 'console', detail: null, outcome: 'ok' });
-    expect(journal.console.listActions({ limit: 5 })[0]).toMatchObject({ action: 'download', at: expect.stringMatching(/^2026-03-01T08:/) });
-  });
-
-  it('hands each user only its part (checked by the compiler)', () => {
-    const inbound: InboundJournal = journal;
-    const reads: ResultReads = journal;
-    const operator: OperatorJournal = journal;
-    // The narrowing is by type: at run time it is the same object, so the calls below exist but do not compile.
-    // @ts-expect-error the operator side cannot record requests
-    expect(operator.recordBatch).toBeDefined();
-    // @ts-expect-error the inbound side cannot resolve uncertain rows
-    expect(inbound.resolveUncertain).toBeDefined();
-    expect(reads.fileSummary(1)).toMatchObject({ fileId: 1, total: 0 });
   });
 });

@@ -1,68 +1,61 @@
 import { WisbridgeError } from '../errors.js';
-import { createBlocks } from './blocks.js';
-import { createConsoleQueries, type ConsoleQueries } from './console-queries.js';
-import { openDatabase, schemaVersion } from './db.js';
-import { createDispositions } from './dispositions.js';
-import { createInbound } from './inbound.js';
+import { composeJournal, type LeaseOptions } from './compose.js';
+import type { InstanceInfo, JournalAddress } from './contract.js';
 import type { Journal } from './interfaces.js';
-import { createOperator } from './operator.js';
-import { createOutbound } from './outbound.js';
-import { createPrune } from './prune.js';
-import { createReads } from './reads.js';
-import { registerRawDatabase } from './raw.js';
+import { openPostgres, type PostgresJournalInput } from './postgres/index.js';
+import { openSqlite, type SqliteOptions } from './sqlite/engine.js';
+import { registerRawDatabase } from './sqlite/raw.js';
 
-export interface JournalOptions {
+/**
+ * Where the journal is, as the configuration says it (`journal:`): a SQLite file's path, or a PostgreSQL server
+ * (`{ url, password: { env | file }, tls, pool, schema }`, relative files resolved from `baseDir`). A JournalAddress
+ * (a journal's `address`) opens the same journal again, e.g. on a worker thread.
+ */
+export type JournalTarget = string | (PostgresJournalInput & { baseDir?: string }) | JournalAddress;
+
+export interface JournalOptions extends SqliteOptions {
   /** Clock for the timestamps the journal stores (tests); defaults to the system clock. */
   now?: () => Date;
-  /** Page cache of this connection in KiB (default 16,000); a second connection that only appends needs little. */
-  cacheKiB?: number;
-  /** Checkpoint the WAL when closing (default true); a second connection leaves it to the main one. */
-  checkpointOnClose?: boolean;
+  /** PostgreSQL: connections this process opens at most (a worker thread needs one or two). */
+  maxConnections?: number;
+  /**
+   * Lease mode (`wisbridge run`; a worker thread of it passes the same): claimFile leases the file to this instance and
+   * every write for a file checks the lease (LEASE_LOST). Without it no lease is taken or checked (tools, tests).
+   */
+  instance?: InstanceInfo;
+  /** How long a claim's lease lasts before a heartbeat must renew it (default 30 s, the configuration's instance.lease_ms). */
+  leaseMs?: number;
 }
 
-/** What the SQLite factories build: every method must belong to one of the interfaces in interfaces.ts. */
-type Built = ReturnType<typeof createInbound> & ReturnType<typeof createOperator> & ReturnType<typeof createOutbound>
-  & ReturnType<typeof createDispositions> & ReturnType<typeof createReads> & ReturnType<typeof createPrune>;
-type Unplaced = Exclude<keyof Built, keyof Journal>;
-// Fails to compile when a factory gains a method that no interface lists (place it in interfaces.ts).
-const _everyMethodPlaced: [Unplaced] extends [never] ? true : Unplaced = true;
+/** The configuration's default `instance.lease_ms`. */
+export const DEFAULT_LEASE_MS = 30_000;
 
-export function openJournal(path: string, options: JournalOptions = {}): Journal {
-  const db = openDatabase(path);
-  if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.round(options.cacheKiB))}`);
-  const clock = options.now ?? (() => new Date());
-  const now = (): string => clock().toISOString();
-  const blocks = createBlocks(db);
-  const inbound = createInbound(db, now, blocks);
-  const operator = createOperator(db, now, inbound, blocks);
-  const outbound = createOutbound(db, now);
-  const reads = createReads(db, now, path);
-  const prune = createPrune(db, now, inbound.fileSummary);
-  const run = db.transaction((fn: () => unknown) => {
-    const result = fn();
-    if (result instanceof Promise) throw new WisbridgeError('JOURNAL', 'a journal transaction must not be async');
-    return result;
-  });
-  let consoleQueries: ConsoleQueries | undefined;
-  const journal: Journal = {
-    ...inbound,
-    ...operator,
-    ...outbound,
-    ...createDispositions(db),
-    ...reads,
-    ...prune,
-    path,
-    schemaVersion: schemaVersion(db),
-    get console() {
-      return (consoleQueries ??= createConsoleQueries(db, now));
-    },
-    transaction: <T>(fn: () => T): T => run.immediate(fn) as T,
-    close: () => {
-      if (!db.open) return;
-      if (options.checkpointOnClose !== false) db.pragma('wal_checkpoint(TRUNCATE)');
-      db.close();
-    },
-  };
-  registerRawDatabase(journal, db);
-  return journal;
+function leaseOptions(options: JournalOptions): LeaseOptions | undefined {
+  if (options.instance === undefined) return undefined;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new WisbridgeError('CONFIG_INVALID', `a lease must last a positive whole number of milliseconds, not ${leaseMs}`);
+  return { instance: options.instance, leaseMs };
+}
+
+/** Opens the journal on its engine and brings its schema up to date (refusing a newer one). */
+export async function openJournal(target: JournalTarget, options: JournalOptions = {}): Promise<Journal> {
+  const lease = leaseOptions(options);
+  if (typeof target === 'string' || ('engine' in target && target.engine === 'sqlite')) {
+    const engine = openSqlite(typeof target === 'string' ? target : target.path, options);
+    const journal = composeJournal(engine, options.now, lease);
+    registerRawDatabase(journal, engine.db);
+    return journal;
+  }
+  const config = 'engine' in target ? (target.connection as PostgresJournalInput & { baseDir?: string }) : target;
+  const { baseDir, ...input } = config;
+  const pool = options.maxConnections === undefined ? input.pool : { ...input.pool, max: options.maxConnections };
+  const engine = await openPostgres({ ...input, pool }, { baseDir });
+  return composeJournal({
+    port: engine.port,
+    address: { engine: 'postgres', connection: config },
+    location: engine.location,
+    schemaVersion: engine.schemaVersion,
+    storage: engine.storage,
+    close: engine.close,
+  }, options.now, lease);
 }

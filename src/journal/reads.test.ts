@@ -1,29 +1,13 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { Journal } from './index.js';
-import { MIGRATIONS } from './schema.js';
-import { claimInput, useTestJournal } from './test-support.js';
+import { MIGRATIONS } from './sqlite/migrations.js';
 
-let journal: Journal;
-useTestJournal((j) => (journal = j));
+/*
+ * The SQLite engine's migration of file events. What file events do is the behaviour suite's
+ * (test/journal/behaviour.ts), run on both engines.
+ */
 
-describe('file events: duplicates are recorded, finished and found again after a crash', () => {
-  it('a duplicate is unfinished until its disposition is recorded; a file rejected unread never is', () => {
-    const { fileId } = journal.claimFile(claimInput('KORR.csv', 'c1')) as { fileId: number };
-    const recorded = journal.recordFileEvent({ drop: 'wms', name: 'KORR.csv', kind: 'duplicate', originalFileId: fileId, reason: 'same bytes', resultName: 'KORR.1.result.csv' });
-    const id = recorded.eventId;
-    journal.recordFileEvent({ drop: 'wms', name: 'BAD.csv', kind: 'rejected', reason: 'FILE_NAME' });
-    expect(journal.fileEventsNamed('KORR.csv')[0]).toEqual(recorded);
-    expect(recorded).toMatchObject({ kind: 'duplicate', resultName: 'KORR.1.result.csv', disposedTo: null });
-    expect(journal.fileEventsNamed('BAD.csv')[0]).toMatchObject({ kind: 'rejected', disposedTo: 'unknown' });
-    expect(journal.unfinishedDuplicate('wms', 'KORR.csv', fileId)?.eventId).toBe(id);
-    expect(journal.unfinishedDuplicate('other-drop', 'KORR.csv', fileId)).toBeUndefined();
-    expect(journal.unfinishedDuplicate('wms', 'KORR.csv', fileId + 1)).toBeUndefined();
-    journal.recordEventDisposition(id, 'archive/KORR.1.csv');
-    expect(journal.unfinishedDuplicate('wms', 'KORR.csv', fileId)).toBeUndefined();
-    expect(journal.fileEventsNamed('KORR.csv')[0].disposedTo).toBe('archive/KORR.1.csv');
-  });
-
+describe('SQLite engine: file events', () => {
   it('migration 6 takes the events recorded before it as disposed (no old duplicate is "finished" again)', () => {
     const db = new Database(':memory:');
     for (const sql of MIGRATIONS.slice(0, 5)) db.exec(sql);

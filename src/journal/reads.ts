@@ -1,5 +1,4 @@
-import { statSync } from 'node:fs';
-import type { Db } from './db.js';
+import type { SqlPort } from './sql.js';
 
 export type FileEventKind = 'duplicate' | 'rejected';
 
@@ -28,12 +27,22 @@ export interface NewFileEvent {
   resultName?: string | null;
 }
 
+/** Where the journal's engine keeps it, and how much room it takes: the engine measures it. */
+export interface StorageStats {
+  /** The database file (SQLite), or which database of which server (PostgreSQL). */
+  location: string;
+  bytes: number;
+  /** Room inside that storage that later writes reuse (left by a prune). */
+  freeBytes: number;
+}
+
 /** Size and age of the journal: for metrics, `wisbridge status` and the console. */
 export interface JournalStats {
+  /** StorageStats.location. */
   path: string;
-  /** The database file plus its WAL, in bytes. */
+  /** What the journal takes in storage, in bytes (SQLite: the database file plus its WAL). */
   bytes: number;
-  /** Pages free inside the file (left by a prune; reused by later writes, the file does not shrink). */
+  /** Room free inside that storage (left by a prune; reused by later writes, the file does not shrink). */
   freeBytes: number;
   files: number;
   prunedFiles: number;
@@ -60,75 +69,69 @@ const toEvent = (row: EventRow): FileEvent => ({
   resultName: row.result_name, disposedTo: row.disposed_to,
 });
 
-function fileBytes(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
 /** Reads for operators that the hot path never needs: file events, counts, the journal's size and age. */
-export function createReads(db: Db, now: () => string, path: string) {
+export function createReads(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>) {
   const q = {
-    insertEvent: db.prepare(
-      `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-    unfinishedDuplicate: db.prepare(
-      `SELECT * FROM file_events WHERE name = ? AND drop_name = ? AND kind = 'duplicate' AND original_file_id IS ? AND disposed_to IS NULL
-       ORDER BY id DESC LIMIT 1`),
-    eventDisposedTo: db.prepare('UPDATE file_events SET disposed_to = ? WHERE id = ?'),
-    recentEvents: db.prepare('SELECT * FROM file_events ORDER BY at DESC, id DESC LIMIT ?'),
-    eventsNamed: db.prepare('SELECT * FROM file_events WHERE name = ? ORDER BY at DESC, id DESC LIMIT ?'),
-    countEvents: db.prepare('SELECT count(*) FROM file_events').pluck(),
-    countFiles: db.prepare('SELECT count(*) FROM files').pluck(),
-    countPruned: db.prepare('SELECT count(*) FROM files WHERE pruned_at IS NOT NULL').pluck(),
-    countExports: db.prepare('SELECT count(*) FROM exports').pluck(),
-    oldest: db.prepare(
-      `SELECT min(at) FROM (SELECT min(claimed_at) AS at FROM files UNION ALL SELECT min(created_at) FROM exports
-       UNION ALL SELECT min(at) FROM file_events)`).pluck(),
+    insertEvent: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    unfinishedDuplicate: `SELECT * FROM file_events WHERE name = ? AND drop_name = ? AND kind = 'duplicate' AND original_file_id = ?
+      AND disposed_to IS NULL ORDER BY id DESC LIMIT 1`,
+    eventDisposedTo: 'UPDATE file_events SET disposed_to = ? WHERE id = ?',
+    recentEvents: 'SELECT * FROM file_events ORDER BY at DESC, id DESC LIMIT ?',
+    eventsNamed: 'SELECT * FROM file_events WHERE name = ? ORDER BY at DESC, id DESC LIMIT ?',
+    countEvents: 'SELECT count(*) AS n FROM file_events',
+    countFiles: 'SELECT count(*) AS n FROM files',
+    countPruned: 'SELECT count(*) AS n FROM files WHERE pruned_at IS NOT NULL',
+    countExports: 'SELECT count(*) AS n FROM exports',
+    oldest: `SELECT min(at) AS at FROM (SELECT min(claimed_at) AS at FROM files UNION ALL SELECT min(created_at) FROM exports
+      UNION ALL SELECT min(at) FROM file_events) AS firsts`,
     // Walks files_claimed from the oldest: stops at the first file that still has its rows.
-    oldestDetail: db.prepare('SELECT claimed_at FROM files WHERE pruned_at IS NULL ORDER BY claimed_at LIMIT 1').pluck(),
-    pageSize: db.prepare('PRAGMA page_size').pluck(),
-    freePages: db.prepare('PRAGMA freelist_count').pluck(),
+    oldestDetail: 'SELECT claimed_at AS at FROM files WHERE pruned_at IS NULL ORDER BY claimed_at LIMIT 1',
   };
+  const count = async (query: string): Promise<number> => (await sql.get<{ n: number }>(query))?.n ?? 0;
+  const instant = async (query: string): Promise<string | null> => (await sql.get<{ at: string | null }>(query))?.at ?? null;
 
   return {
     /** Records a file met but not claimed (duplicate, or rejected before a claim), for the recent list. */
-    recordFileEvent: (event: NewFileEvent): FileEvent => {
+    recordFileEvent: async (event: NewFileEvent): Promise<FileEvent> => {
       const at = now();
       // Only a duplicate leaves the inbox after its event is recorded; a file rejected unread is recorded once moved.
       const disposedTo = event.kind === 'duplicate' ? null : 'unknown';
-      const eventId = Number(q.insertEvent.run(
+      const row = await sql.get<{ id: number }>(q.insertEvent, [
         event.drop, event.name, event.kind, event.originalFileId ?? null, event.reason ?? null, at, event.resultName ?? null, disposedTo,
-      ).lastInsertRowid);
+      ]);
       return {
-        eventId, drop: event.drop, name: event.name, kind: event.kind, originalFileId: event.originalFileId ?? null,
+        eventId: row!.id, drop: event.drop, name: event.name, kind: event.kind, originalFileId: event.originalFileId ?? null,
         reason: event.reason ?? null, at, resultName: event.resultName ?? null, disposedTo,
       };
     },
     /** A duplicate of that name on that drop whose file never left the inbox (a crash in its move): finished, not repeated. */
-    unfinishedDuplicate: (drop: string, name: string, originalFileId: number): FileEvent | undefined => {
-      const row = q.unfinishedDuplicate.get(name, drop, originalFileId) as EventRow | undefined;
+    unfinishedDuplicate: async (drop: string, name: string, originalFileId: number): Promise<FileEvent | undefined> => {
+      const row = await sql.get<EventRow>(q.unfinishedDuplicate, [name, drop, originalFileId]);
       return row && toEvent(row);
     },
     /** `archive/NAME` once a duplicate has left its inbox. */
-    recordEventDisposition: (eventId: number, where: string): void => {
-      q.eventDisposedTo.run(where, eventId);
+    recordEventDisposition: async (eventId: number, where: string): Promise<void> => {
+      await sql.run(q.eventDisposedTo, [where, eventId]);
     },
-    recentFileEvents: (limit: number): FileEvent[] => (q.recentEvents.all(limit) as EventRow[]).map(toEvent),
+    recentFileEvents: async (limit: number): Promise<FileEvent[]> => (await sql.all<EventRow>(q.recentEvents, [limit])).map(toEvent),
     /** The latest events of files of that name (an operator asking after a file that was never claimed). */
-    fileEventsNamed: (name: string, limit = 1): FileEvent[] => (q.eventsNamed.all(name, limit) as EventRow[]).map(toEvent),
-    countFileEvents: (): number => q.countEvents.get() as number,
-    countFiles: (): number => q.countFiles.get() as number,
-    countExports: (): number => q.countExports.get() as number,
-    journalStats: (): JournalStats => ({
-      path,
-      bytes: fileBytes(path) + fileBytes(`${path}-wal`),
-      freeBytes: (q.freePages.get() as number) * (q.pageSize.get() as number),
-      files: q.countFiles.get() as number,
-      prunedFiles: q.countPruned.get() as number,
-      oldestEntry: (q.oldest.get() as string | null) ?? null,
-      oldestDetail: (q.oldestDetail.get() as string | undefined) ?? null,
-    }),
+    fileEventsNamed: async (name: string, limit = 1): Promise<FileEvent[]> =>
+      (await sql.all<EventRow>(q.eventsNamed, [name, limit])).map(toEvent),
+    countFileEvents: (): Promise<number> => count(q.countEvents),
+    countFiles: (): Promise<number> => count(q.countFiles),
+    countExports: (): Promise<number> => count(q.countExports),
+    journalStats: async (): Promise<JournalStats> => {
+      const { location, bytes, freeBytes } = await storage();
+      return {
+        path: location,
+        bytes,
+        freeBytes,
+        files: await count(q.countFiles),
+        prunedFiles: await count(q.countPruned),
+        oldestEntry: await instant(q.oldest),
+        oldestDetail: await instant(q.oldestDetail),
+      };
+    },
   };
 }

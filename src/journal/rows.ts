@@ -38,10 +38,6 @@ export function messagesJson(messages: readonly string[] | undefined): string | 
   return messages && messages.length > 0 ? JSON.stringify(messages) : null;
 }
 
-export function resultJson(result: unknown): string | null {
-  return result === undefined || result === null ? null : JSON.stringify(result);
-}
-
 /** first/last line, plus the full list only when the lines are not one contiguous ascending run. */
 export function encodeLines(lines: readonly number[]): { first: number; last: number; list: string | null } {
   if (lines.length === 0) throw stateError('an item needs at least one input line');

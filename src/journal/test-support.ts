@@ -6,7 +6,7 @@ import type { Journal } from './interfaces.js';
 import { openJournal } from './journal.js';
 import type { ItemOutcome, NewItem } from './types.js';
 
-export { rawDatabase } from './raw.js';
+export { rawDatabase } from './sqlite/raw.js';
 
 /** A temp folder for journal files; remove() deletes it. Tests use real SQLite files only. */
 export function tempDir(): { dir: string; path: string; remove: () => void } {
@@ -19,19 +19,19 @@ export type TempDir = ReturnType<typeof tempDir>;
 /** A fresh journal file per test (closed and deleted after it), handed to `use` before each test. */
 export function useTestJournal(use: (journal: Journal, tmp: TempDir) => void): void {
   let current: { journal: Journal; tmp: TempDir } | undefined;
-  beforeEach(() => {
+  beforeEach(async () => {
     const tmp = tempDir();
-    current = { journal: testJournal(tmp.path), tmp };
+    current = { journal: await testJournal(tmp.path), tmp };
     use(current.journal, tmp);
   });
-  afterEach(() => {
-    current?.journal.close();
+  afterEach(async () => {
+    await current?.journal.close();
     current?.tmp.remove();
   });
 }
 
 /** A journal whose clock moves one second per call, from a fixed start. */
-export function testJournal(path: string, start = Date.parse('2026-03-01T08:00:00Z')): Journal {
+export function testJournal(path: string, start = Date.parse('2026-03-01T08:00:00Z')): Promise<Journal> {
   let tick = 0;
   return openJournal(path, { now: () => new Date(start + 1000 * tick++) });
 }

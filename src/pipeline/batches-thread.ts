@@ -1,6 +1,7 @@
 import { WisbridgeError } from '../errors.js';
 import type { Mapping, ReferenceKind, ReferenceResolver } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
+import type { JournalAddress } from '../journal/index.js';
 import type { Committed, StoredOutcome } from './completions.js';
 import type { FileRequests, FileStep } from './file-batches.js';
 
@@ -18,7 +19,8 @@ export const THREAD_HEAP_MB = 64;
 
 /** What the thread needs to read, map and record a file. */
 export interface BatchesThreadData {
-  journalPath: string;
+  /** The journal the thread opens its own connection to. */
+  journalAddress: JournalAddress;
   /** The private copy of the file whose checksum was claimed. */
   snapshotPath: string;
   fileId: number;

@@ -14,7 +14,7 @@ import { FileBatches, type FileStep } from './file-batches.js';
 const data = threadData() as ThreadData;
 // It appends: a small page cache is enough (every MB of it is resident beside the main connection's), and the main
 // thread's connection stays open and checkpoints when it closes.
-const journal = openJournal(data.journalPath, { cacheKiB: 2000, checkpointOnClose: false });
+const journal = await openJournal(data.journalAddress, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2 });
 const resolver: ReferenceResolver = {
   resolve: async (kind: ReferenceKind, keys: readonly string[]) => (await callMain('resolve', [kind, keys])) as ReadonlyMap<string, number>,
 };
@@ -24,7 +24,7 @@ const batches = new FileBatches({
   source: createReadStream(data.snapshotPath),
   mapping: compileMapping(data.mapping.definition, data.mapping.name, data.mapping.file),
   resolver,
-  state: journal.resumeState(data.fileId),
+  state: await journal.resumeState(data.fileId),
   requestSize: data.requestSize,
   warehouse: data.warehouse,
   // Confirmations are logged by the main thread from the count returned.
@@ -44,6 +44,6 @@ serveCalls({
   store: (packed: StoredOutcome[], single: string) => batches.store(stores(packed, single)),
   close: async () => {
     await batches.close();
-    journal.close();
+    await journal.close();
   },
 });

@@ -38,12 +38,12 @@ const ROWS = ['A,1,R1', 'B,2,R2', 'C,3,R3'];
 type Open = (fileId: number, path: string, mapping: Mapping) => Promise<FileRequests>;
 const sources: Array<[string, Open]> = [
   ['mapped and recorded on this thread', async (fileId, path, mapping) => new FileBatches({
-    fileId, fileName: 'KORR_1.csv', source: createReadStream(path), mapping, state: journal.resumeState(fileId), requestSize: 1,
+    fileId, fileName: 'KORR_1.csv', source: createReadStream(path), mapping, state: await journal.resumeState(fileId), requestSize: 1,
     commit: (unit) => applyUnit(journal, silentLogger, unit), mapAhead: false,
   })],
   ['mapped and recorded on a worker thread with its own connection', async (fileId, path, mapping) => {
     const thread = new BatchesThread({
-      journalPath: journal.path, snapshotPath: path, fileId, fileName: 'KORR_1.csv', mapping, requestSize: 1,
+      journalAddress: journal.address, snapshotPath: path, fileId, fileName: 'KORR_1.csv', mapping, requestSize: 1,
     }, { resolve: async () => new Map() });
     await thread.ready;
     return thread;
@@ -52,7 +52,7 @@ const sources: Array<[string, Open]> = [
 
 describe.each(sources)('request outcomes wait for the next commit (group commit), %s', (_, open) => {
   async function queueOf(rows: readonly string[] = ROWS): Promise<{ queue: CompletionQueue; fileId: number }> {
-    const { fileId } = journal.claimFile(claimInput('KORR_1.csv', 'c1')) as { fileId: number };
+    const { fileId } = (await journal.claimFile(claimInput('KORR_1.csv', 'c1'))) as { fileId: number };
     const path = join(tmp.dir, 'KORR_1.csv');
     writeFileSync(path, csv(rows));
     const { mapping, problems } = parseMapping(MAPPING, 'test.yaml');
@@ -65,14 +65,14 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
   it('an outcome is committed with the next request\'s record, in the same transaction', async () => {
     const { queue } = await queueOf();
     const first = await firstRequest(queue);
-    expect(journal.getRequest(first).status).toBe('sent');
+    expect((await journal.getRequest(first)).status).toBe('sent');
     queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
-    expect(journal.getRequest(first).status).toBe('sent');
+    expect((await journal.getRequest(first)).status).toBe('sent');
 
     const second = (await queue.next(false)).request!.requestId;
-    expect(journal.getRequest(first).status).toBe('done');
-    expect(journal.getRequest(second).status).toBe('sent');
-    expect(journal.resultOf(first, 2)).toEqual({ move_id: 1002 });
+    expect((await journal.getRequest(first)).status).toBe('done');
+    expect((await journal.getRequest(second)).status).toBe('sent');
+    expect(await journal.resultOf(first, 2)).toEqual({ move_id: 1002 });
   });
 
   it('each request carries its documents as the journal recorded them', async () => {
@@ -88,7 +88,7 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     const steps = [await queue.next(false), await queue.next(false), await queue.next(false)];
     expect(steps.map((s) => [s.request?.count ?? 0, s.end])).toEqual([[1, false], [1, false], [0, true]]);
     expect(steps[1].spool).toEqual([{ rejected: [3], docKey: 'B', messages: ['KORR_1.csv, line 3, column QTY: "x" is not a number'] }, 1]);
-    expect(journal.fileSummary(fileId)).toMatchObject({ error: 1, sent: 2 });
+    expect(await journal.fileSummary(fileId)).toMatchObject({ error: 1, sent: 2 });
   });
 
   it('a commit that fails rolls the outcome back with it, and the outcome stays queued', async () => {
@@ -99,10 +99,10 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     const db = rawDatabase(journal);
     db.exec(`CREATE TRIGGER fail_record BEFORE INSERT ON requests BEGIN SELECT RAISE(ABORT, 'no room (test)'); END`);
     await expect(queue.next(false)).rejects.toThrow(/no room \(test\)/);
-    expect(journal.getRequest(first).status).toBe('sent');
+    expect((await journal.getRequest(first)).status).toBe('sent');
     db.exec('DROP TRIGGER fail_record');
     await queue.flush();
-    expect(journal.getRequest(first).status).toBe('done');
+    expect((await journal.getRequest(first)).status).toBe('done');
   });
 
   it('with no request following, the outcome is committed on its own after a short wait', async () => {
@@ -110,7 +110,7 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     const first = await firstRequest(queue);
     queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
     await sleep(COMPLETION_WAIT_MS * 5);
-    expect(journal.getRequest(first).status).toBe('done');
+    expect((await journal.getRequest(first)).status).toBe('done');
   });
 
   it('an outcome that cannot be stored on the timer fails the next commit of the file', async () => {
@@ -119,6 +119,6 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2, 3]) });
     await sleep(COMPLETION_WAIT_MS * 5);
     await expect(queue.next(false)).rejects.toThrow(/1 items but 2 outcomes/);
-    expect(journal.getRequest(first).status).toBe('sent');
+    expect((await journal.getRequest(first)).status).toBe('sent');
   });
 });

@@ -45,17 +45,17 @@ export interface Committed {
 const NO_BODIES: readonly Record<string, unknown>[] = [];
 
 /** One unit in one transaction (one fsync): every commit of a file's flow, on whichever thread maps it. */
-export function applyUnit(journal: SenderContext['journal'], logger: Logger, unit: CommitUnit): Committed {
-  return journal.transaction(() => {
+export function applyUnit(journal: SenderContext['journal'], logger: Logger, unit: CommitUnit): Promise<Committed> {
+  return journal.transaction(async (tx) => {
     let confirmed = 0;
     for (const s of unit.stores) {
-      if ('packed' in s) journal.completeRequest(s.requestId, s.packed);
-      else confirmed += storeOutcomes({ journal, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
+      if ('packed' in s) await tx.completeRequest(s.requestId, s.packed);
+      else confirmed += await storeOutcomes({ journal: tx, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
     }
-    if (unit.extra.length > 0) journal.addItems(unit.fileId, unit.extra);
+    if (unit.extra.length > 0) await tx.addItems(unit.fileId, unit.extra);
     if (unit.request === undefined) return { confirmed };
     const { endpoint, packed, bodies } = unit.request;
-    return { requestId: journal.recordBatch(unit.fileId, endpoint, packed, { sent: true, bodies }), confirmed };
+    return { requestId: await tx.recordBatch(unit.fileId, endpoint, packed, { sent: true, bodies }), confirmed };
   });
 }
 

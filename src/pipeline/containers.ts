@@ -136,7 +136,7 @@ class Container {
   async reject(reason: string): Promise<FileReport> {
     const report = this.report('rejected', reason);
     this.runtime.logger.child({ job: this.job.name, file: this.name }).warn({ reason }, 'compressed file rejected as a whole');
-    (await this.runtime.journal()).recordFileEvent({ drop: this.drop.name, name: this.name, kind: 'rejected', reason });
+    await (await this.runtime.journal()).recordFileEvent({ drop: this.drop.name, name: this.name, kind: 'rejected', reason });
     const text = `file: ${this.name}\nrejected at: ${new Date().toISOString()}\nreason: ${reason}\n`;
     const moved = await this.dispose('error');
     if (moved === undefined) await this.drop.writeAtomic('outbox', errorFileName(this.name), text, { overwrite: true });

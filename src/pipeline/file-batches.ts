@@ -71,7 +71,7 @@ export interface FileBatchesInput {
   /** The service's warehouse, for documents whose write names one and whose mapping did not. */
   warehouse?: number;
   /** One unit in one transaction (applyUnit on this thread's journal connection). */
-  commit: (unit: CommitUnit) => Committed;
+  commit: (unit: CommitUnit) => Promise<Committed>;
   /** Map the next request while this one is out (a worker thread does; the main thread maps when asked). */
   mapAhead: boolean;
 }
@@ -117,11 +117,11 @@ export class FileBatches implements FileRequests {
     if (docs !== undefined && batch!.texts !== undefined) {
       const endpoint = batch!.endpoint;
       const { itemsJson, packed } = batch!.texts;
-      const committed = commit({ fileId, stores, extra: batch!.extra, request: { endpoint, packed, bodies: itemsJson } });
+      const committed = await commit({ fileId, stores, extra: batch!.extra, request: { endpoint, packed, bodies: itemsJson } });
       request = { requestId: committed.requestId!, endpoint, count: docs.length, itemsJson, packedDocs: packed.docs, docs };
       confirmed = committed.confirmed;
     } else {
-      confirmed = commit({ fileId, stores, extra: batch?.extra ?? [] }).confirmed;
+      confirmed = (await commit({ fileId, stores, extra: batch?.extra ?? [] })).confirmed;
     }
     if (!end && this.#input.mapAhead) {
       this.#ahead = this.#batches.next();

@@ -33,7 +33,7 @@ export function toOutcome(seq: number, o: WriteOutcome<Record<string, unknown>>,
 }
 
 /** After a write of acknowledgements from a WMS file: the exporter's records waiting for that confirmation are done. */
-export function confirm(ctx: Pick<SenderContext, 'journal' | 'logger'>, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): number {
+export async function confirm(ctx: Pick<SenderContext, 'journal' | 'logger'>, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): Promise<number> {
   const workType = writeModule(endpoint)?.confirms;
   if (workType === undefined) return 0;
   const acks = outcomes.flatMap((o, i) => {
@@ -50,9 +50,9 @@ export const confirmsRecords = (endpoint: string): boolean => writeModule(endpoi
 
 /**
  * Stores a request's outcomes, and the WMS confirmations they carry (returns how many exported records they
- * confirmed); call inside a journal transaction to commit both at once.
+ * confirmed); call inside a journal transaction, with its `tx` as the journal, to commit both at once.
  */
-export function storeOutcomes(ctx: Pick<SenderContext, 'journal' | 'logger'>, requestId: number, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): number {
-  ctx.journal.completeRequest(requestId, outcomes);
+export async function storeOutcomes(ctx: Pick<SenderContext, 'journal' | 'logger'>, requestId: number, endpoint: string, bodies: readonly Record<string, unknown>[], outcomes: readonly ItemOutcome[]): Promise<number> {
+  await ctx.journal.completeRequest(requestId, outcomes);
   return confirm(ctx, endpoint, bodies, outcomes);
 }

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { InboundJob } from '../config/schema.js';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
@@ -6,7 +5,8 @@ import type { InboundJournal, ResultReads } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { errorFileName, resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
+import { errorFileName, resultFileName } from './result-file.js';
+import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { settleSentRequest } from './settle.js';
@@ -115,7 +115,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
 
 /** Private copies of the files being read live beside the journal (see source.ts). */
 export function snapshotFolder(runtime: Runtime): string {
-  return `${runtime.loaded.journalPath}.snapshots`;
+  return runtime.loaded.snapshotDir;
 }
 
 async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Snapshot): Promise<FileReport> {
@@ -126,7 +126,7 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   }
 
   const journal = await runtime.journal();
-  const claim = journal.claimFile({ drop: drop.name, name, checksum: snapshot.checksum, size: snapshot.size, mapping: mapping.name, force: options.force });
+  const claim = await journal.claimFile({ drop: drop.name, name, checksum: snapshot.checksum, size: snapshot.size, mapping: mapping.name, force: options.force });
   if (claim.status === 'duplicate') return duplicate(ctx, journal, claim.fileId);
   report.fileId = claim.fileId;
   report.resumed = claim.status === 'resume';
@@ -145,26 +145,26 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   const { runtime, job, name, options, report } = ctx;
   const fileId = sender.fileId;
   try {
-    const state = journal.resumeState(fileId);
+    const state = await journal.resumeState(fileId);
     for (const r of state.sentRequests) await settleSentRequest(sender, r.requestId, r.endpoint);
     const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotPath: snapshot.path, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
     if (!completed) {
       report.outcome = 'interrupted';
-      fillCounts(report, journal, fileId);
+      await fillCounts(report, journal, fileId);
       return report;
     }
   } catch (error) {
     if (isWisbridgeError(error) && FILE_LEVEL.has(error.code)) {
-      journal.rejectFile(fileId, describeError(error));
+      await journal.rejectFile(fileId, describeError(error));
       return rejectWhole(ctx, describeError(error), journal);
     }
     throw error;
   } finally {
     report.requests = sender.stats.requests;
   }
-  report.outcome = journal.finishFile(fileId) === 'done' ? 'done' : 'failed';
+  report.outcome = (await journal.finishFile(fileId)) === 'done' ? 'done' : 'failed';
   await writeResult(ctx, journal, fileId, spool);
-  await dispose(ctx, 'archive', fileDisposition(journal, fileId));
+  await dispose(ctx, 'archive', await fileDisposition(journal, fileId));
   ctx.logger.info({ outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return report;
 }
@@ -172,8 +172,8 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
 /** A file's claim, requests and result: the inbound side of the journal. */
 type FileJournal = InboundJournal & ResultReads;
 
-function fillCounts(report: FileReport, journal: FileJournal, fileId: number): void {
-  const s = journal.fileSummary(fileId);
+async function fillCounts(report: FileReport, journal: FileJournal, fileId: number): Promise<void> {
+  const s = await journal.fileSummary(fileId);
   report.rows = { ok: s.ok, error: s.error, skipped: s.skipped, uncertain: s.uncertain + s.sent };
 }
 
@@ -183,26 +183,14 @@ function fillCounts(report: FileReport, journal: FileJournal, fileId: number): v
  * new name with the archive's timestamp suffix is taken instead.
  */
 async function writeResult(ctx: FileContext, journal: FileJournal, fileId: number, spool?: ResultSpool): Promise<void> {
-  let name = journal.getFile(fileId).resultName;
-  if (name === null) {
-    name = await freeResultName(ctx);
-    journal.recordResultName(fileId, name);
-  }
+  const name = await settleResultName(journal, fileId, () => freeResultName(ctx));
   const spooled = spool?.finish();
-  if (spooled) await writeResultFrom(ctx, name, spooled, spool!.counts);
-  else await writeResultAs(ctx, name, journal, fileId);
+  await writeResultAs(ctx, name, journal, fileId, spooled ? { rows: spooled, counts: spool!.counts } : {});
 }
 
-async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, override?: ResultRowOverride): Promise<void> {
-  const counts = emptyRowCounts();
-  await writeResultFrom(ctx, name, resultStream(journal, fileId, override, counts), counts);
-}
-
-/** Writes a result file from its rows; `counts` is complete once the stream has ended. */
-async function writeResultFrom(ctx: FileContext, name: string, rows: Readable, counts: FileReport['rows']): Promise<void> {
-  await ctx.drop.writeAtomic(ctx.resultFolder, name, rows, { overwrite: true });
+async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, options: Parameters<typeof writeResultFile>[5]): Promise<void> {
+  ctx.report.rows = await writeResultFile(journal, ctx.drop, ctx.resultFolder, fileId, name, options);
   ctx.report.resultFile = name;
-  ctx.report.rows = counts;
 }
 
 /** `NAME.result.csv`, or `NAME.<timestamp>.result.csv` when that one is taken. */
@@ -218,12 +206,13 @@ async function freeResultName(ctx: FileContext): Promise<string> {
 /** Where a move is recorded: the time its collision suffix takes (the same on a retry), and what it says once done. */
 interface DispositionRecord {
   stampAt: Date;
-  done(where: string): void;
+  done(where: string): Promise<void>;
 }
 
 /** A claimed file's move: suffixed with the claim's time, recorded on the file. */
-function fileDisposition(journal: FileJournal, fileId: number): DispositionRecord {
-  return { stampAt: new Date(journal.getFile(fileId).claimedAt), done: (where) => journal.recordDisposition(fileId, where) };
+async function fileDisposition(journal: FileJournal, fileId: number): Promise<DispositionRecord> {
+  const { claimedAt } = await journal.getFile(fileId);
+  return { stampAt: new Date(claimedAt), done: (where) => journal.recordDisposition(fileId, where) };
 }
 
 /**
@@ -243,7 +232,7 @@ async function dispose(ctx: FileContext, outcome: 'archive' | 'error', record?: 
     ctx.report.reason = `${ctx.report.reason ? `${ctx.report.reason}; ` : ''}${describeError(error)}`;
     ctx.report.movedTo = undefined;
   }
-  record?.done(ctx.report.movedTo ?? 'replaced');
+  await record?.done(ctx.report.movedTo ?? 'replaced');
 }
 
 /** The file failed as a whole: to error/ with NAME.error.txt beside it (and its result file when rows were recorded). */
@@ -253,11 +242,11 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
   report.reason = reason;
   ctx.logger.warn({ reason }, 'file rejected as a whole');
   if (journal && report.fileId !== undefined) {
-    fillCounts(report, journal, report.fileId);
+    await fillCounts(report, journal, report.fileId);
     if (report.rows.ok + report.rows.error + report.rows.uncertain + report.rows.skipped > 0) await writeResult(ctx, journal, report.fileId);
   } else {
     // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
-    (await ctx.runtime.journal()).recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
+    await (await ctx.runtime.journal()).recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
   }
   const text = [`file: ${ctx.name}`, report.mapping ? `mapping: ${report.mapping}` : undefined, `rejected at: ${new Date().toISOString()}`, `reason: ${reason}`, '']
     .filter((l) => l !== undefined).join('\n');
@@ -266,7 +255,7 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
     return report;
   }
   try {
-    await dispose(ctx, 'error', journal && report.fileId !== undefined ? fileDisposition(journal, report.fileId) : undefined);
+    await dispose(ctx, 'error', journal && report.fileId !== undefined ? await fileDisposition(journal, report.fileId) : undefined);
   } catch (error) {
     // A name the drop cannot address (not UTF-8): nothing to move; said once per run, the others go on.
     if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
@@ -286,16 +275,16 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
  * re-drop: a result file of its own (the earlier one is kept) says every row is `skipped`, and the file is archived.
  */
 async function duplicate(ctx: FileContext, journal: FileJournal, previousId: number): Promise<FileReport> {
-  const prev = journal.getFile(previousId);
+  const prev = await journal.getFile(previousId);
   const { report } = ctx;
   report.fileId = previousId;
   const unfinished = ctx.options.dispose !== false && prev.name === ctx.name && prev.drop === ctx.drop.name && prev.disposedTo === null;
   if (unfinished) {
     if (prev.status === 'rejected') return rejectWhole(ctx, prev.reason ?? 'rejected', journal);
     report.outcome = prev.status === 'done' ? 'done' : 'failed';
-    fillCounts(report, journal, previousId);
+    await fillCounts(report, journal, previousId);
     await writeResult(ctx, journal, previousId);
-    await dispose(ctx, 'archive', fileDisposition(journal, previousId));
+    await dispose(ctx, 'archive', await fileDisposition(journal, previousId));
     return report;
   }
   report.outcome = 'duplicate';
@@ -303,13 +292,13 @@ async function duplicate(ctx: FileContext, journal: FileJournal, previousId: num
   const message = `duplicate: the same content was already processed as ${prev.name} on ${when} (${prev.status}); not applied again`;
   report.reason = message;
   // A duplicate whose move a crash interrupted is finished under the names it had; any other is recorded anew.
-  let event = journal.unfinishedDuplicate(ctx.drop.name, ctx.name, previousId);
+  let event = await journal.unfinishedDuplicate(ctx.drop.name, ctx.name, previousId);
   if (event === undefined) {
     const resultName = await freeResultName(ctx);
-    event = journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message, resultName });
+    event = await journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message, resultName });
     ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
   }
-  await writeResultAs(ctx, event.resultName ?? resultFileName(ctx.name), journal, previousId, { status: 'skipped', message });
+  await writeResultAs(ctx, event.resultName ?? resultFileName(ctx.name), journal, previousId, { override: { status: 'skipped', message } });
   const { eventId, at } = event;
   await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
   return report;

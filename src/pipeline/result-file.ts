@@ -92,10 +92,10 @@ export const RESULT_CHUNK = 64 * 1024;
 
 /** The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status. */
 export function resultStream(journal: ResultReads, fileId: number, override?: ResultRowOverride, counts?: Record<string, number>): Readable {
-  function* lines(): Generator<string> {
+  async function* lines(): AsyncGenerator<string> {
     yield RESULT_HEADER;
     let chunk = '';
-    for (const o of journal.iterateLineOutcomes(fileId)) {
+    for await (const o of journal.iterateLineOutcomes(fileId)) {
       chunk += resultRow(o.line, o, override, counts);
       if (chunk.length >= RESULT_CHUNK) {
         yield chunk;

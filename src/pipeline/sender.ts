@@ -42,19 +42,19 @@ export interface SentRequest {
  * (sent again on the next run); when no item may have been applied partially, the settled ones are stored; a
  * request with possibly-applied items stays `sent` for the next run to settle per endpoint policy.
  */
-function onFatal(ctx: SenderContext, request: SentRequest, keys: string[], error: unknown): void {
+async function onFatal(ctx: SenderContext, request: SentRequest, keys: string[], error: unknown): Promise<void> {
   const { requestId, docs, endpoint, bodies } = request;
   const details = isWisbridgeError(error) ? error.details : undefined;
   const notSent = new Set(details?.notSent);
   const settled = details?.outcomes ?? [];
   if (notSent.size === docs.length && settled.length === 0) {
-    ctx.journal.releaseRequest(requestId);
+    await ctx.journal.releaseRequest(requestId);
     return;
   }
   if (settled.some((o) => o.uncertain) || settled.length + notSent.size !== docs.length) return;
   const outcomes: ItemOutcome[] = settled.map((o) => toOutcome(docs[o.index].seq, o, endpoint, keys[o.index], bodies[o.index]));
   for (const i of notSent) outcomes.push({ seq: docs[i].seq, status: 'error', messages: [`not sent: ${describeError(error)}; retry the file`] });
-  ctx.journal.completeRequest(requestId, outcomes);
+  await ctx.journal.completeRequest(requestId, outcomes);
 }
 
 /**
@@ -73,7 +73,7 @@ export async function deliver(ctx: SenderContext, request: SentRequest): Promise
   try {
     results = await writeBodies(ctx.client, endpoint, bodies, { batchSize: bodies.length, itemsJson: request.itemsJson });
   } catch (error) {
-    onFatal(ctx, request, keys, error);
+    await onFatal(ctx, request, keys, error);
     throw error;
   }
   const outcomes = results.map((o, i) => toOutcome(docs[i].seq, o, endpoint, keys[i], bodies[i]));
@@ -122,7 +122,7 @@ async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): P
     if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) {
       return { seq: doc.seq, status: 'uncertain', messages: [error.message], hint: uncertainHint('inventory.counts', doc.docKey ?? '', doc.item) };
     }
-    if (isWisbridgeError(error) && error.details?.outcome === 'not-applied') ctx.journal.releaseRequest(requestId);
+    if (isWisbridgeError(error) && error.details?.outcome === 'not-applied') await ctx.journal.releaseRequest(requestId);
     throw error;
   }
 }

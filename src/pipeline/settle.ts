@@ -7,8 +7,8 @@ import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
 import { writeBodies } from './write.js';
 
-function sentAt(journal: InboundJournal, requestId: number): Date {
-  const at = journal.getRequest(requestId).sentAt;
+async function sentAt(journal: InboundJournal, requestId: number): Promise<Date> {
+  const at = (await journal.getRequest(requestId)).sentAt;
   return at === null ? new Date(Date.now() - 3_600_000) : new Date(at);
 }
 
@@ -20,7 +20,7 @@ function sentAt(journal: InboundJournal, requestId: number): Date {
  */
 export async function settleSentRequest(ctx: SenderContext, requestId: number, endpoint: string): Promise<void> {
   const { journal } = ctx;
-  const items = journal.requestItems(requestId);
+  const items = await journal.requestItems(requestId);
   const bodies = items.map((i) => (i.body === null ? {} : (JSON.parse(i.body) as Record<string, unknown>)));
   const uncertain = (i: number, why: string): ItemOutcome => ({
     seq: items[i].seq, status: 'uncertain', messages: [why], hint: uncertainHint(endpoint, items[i].docKey ?? '', bodies[i]),
@@ -28,7 +28,7 @@ export async function settleSentRequest(ctx: SenderContext, requestId: number, e
   const interrupted = 'the bridge stopped while this request was in flight; its outcome is unknown';
   const policy = writeModule(endpoint)?.policy;
   if (!policy) {
-    journal.completeRequest(requestId, items.map((_, i) => uncertain(i, interrupted)));
+    await journal.completeRequest(requestId, items.map((_, i) => uncertain(i, interrupted)));
     return;
   }
   const outcomes = new Array<ItemOutcome | undefined>(items.length);
@@ -37,7 +37,7 @@ export async function settleSentRequest(ctx: SenderContext, requestId: number, e
     resend = items.map((_, i) => i);
   } else if (policy.verify) {
     const ids = bodies.map((b) => b.id).filter((id): id is number => typeof id === 'number');
-    const confirmed = await ctx.client.verify(endpoint as BatchEndpointId, ids, sentAt(journal, requestId));
+    const confirmed = await ctx.client.verify(endpoint as BatchEndpointId, ids, await sentAt(journal, requestId));
     items.forEach((item, i) => {
       if (confirmed.has(bodies[i].id as number)) outcomes[i] = { seq: item.seq, status: 'ok', result: { id: bodies[i].id, verified: 'read back from the service' } };
       else if (policy.resendUnconfirmed) resend.push(i);
@@ -57,8 +57,8 @@ export async function settleSentRequest(ctx: SenderContext, requestId: number, e
   if (outcomes.some((o) => o === undefined)) throw new WisbridgeError('JOURNAL_STATE', `request ${requestId}: an item was left unsettled`);
   const final = outcomes as ItemOutcome[];
   if (final.some((o) => o.status === 'uncertain')) {
-    await resendUntouched(ctx, endpoint, final, bodies, items.map((i) => i.docKey ?? ''), sentAt(journal, requestId));
+    await resendUntouched(ctx, endpoint, final, bodies, items.map((i) => i.docKey ?? ''), await sentAt(journal, requestId));
   }
-  storeOutcomes(ctx, requestId, endpoint, bodies, final);
+  await storeOutcomes(ctx, requestId, endpoint, bodies, final);
   ctx.logger.info({ requestId, endpoint, items: items.length, uncertain: final.filter((o) => o.status === 'uncertain').length }, 'settled a request left in flight by an earlier run');
 }

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { ApiReferenceResolver } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
 import { takesWarehouse } from '../contract/index.js';
-import type { ResumeState } from '../journal/index.js';
+import { canReopen, type ResumeState } from '../journal/index.js';
 import type { Mapping } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { BatchesThread } from './batches-thread.js';
@@ -126,9 +126,9 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   const { mapping, name } = input;
   const resolver = new ApiReferenceResolver(client);
   const from = input.options.threadFrom ?? (Number(process.env.WISBRIDGE_THREAD_FROM) || THREAD_FROM);
-  if (journal.path !== ':memory:' && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from)) {
+  if (canReopen(journal.address) && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from)) {
     const thread = new BatchesThread({
-      journalPath: journal.path, snapshotPath: input.snapshotPath, fileId, fileName: name,
+      journalAddress: journal.address, snapshotPath: input.snapshotPath, fileId, fileName: name,
       mapping, requestSize, warehouse,
       heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
     }, resolver);

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { createClient, type ClientEvent, type WisClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createDrop, type Drop } from '../drops/index.js';
-import { openJournal, type Journal } from '../journal/index.js';
+import { openJournal, type FileStatus, type Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import { loadMappings, loadNamedMapping, type MappingSet } from '../mapping/load.js';
@@ -25,7 +25,20 @@ export interface Runtime {
   mapping(name: string): Promise<Mapping>;
   client(service: string): Promise<WisClient>;
   drop(name: string): Promise<Drop>;
+  /** Told when an operator's action (re-drive, resolution) brought a finished file to a new state. */
+  readonly onFileConcluded?: (event: FileConcluded) => void;
   close(): Promise<void>;
+}
+
+/** What a file came to after an operator's action, for whoever listens (metrics, alerts, the console). */
+export interface FileConcluded {
+  fileId: number;
+  name: string;
+  /** The job whose drop the file came through. */
+  job: string;
+  via: 'redrive' | 'resolve';
+  status: FileStatus;
+  resultFile: string;
 }
 
 export interface RuntimeOptions {
@@ -35,6 +48,8 @@ export interface RuntimeOptions {
   mappings?: MappingSet;
   /** Client events (one per HTTP attempt) with the service name, for metrics. */
   onClientEvent?: (service: string, event: ClientEvent) => void;
+  /** See Runtime.onFileConcluded. */
+  onFileConcluded?: (event: FileConcluded) => void;
 }
 
 /** Configurations whose deprecation warnings were logged: once per loaded file, however many runtimes it feeds. */
@@ -72,8 +87,8 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     signal,
     journal: () =>
       (journal ??= (async () => {
-        await mkdir(dirname(loaded.journalPath), { recursive: true });
-        return openJournal(loaded.journalPath);
+        if (loaded.journalFile !== undefined) await mkdir(dirname(loaded.journalFile), { recursive: true });
+        return openJournal(loaded.journal);
       })()),
     mappings: loadSet,
     mapping: (name) =>
@@ -96,12 +111,13 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
         });
       }),
     drop: (name) => once(drops, name, async () => createDrop(await loaded.dropOptions(name), logger.child({ drop: name }))),
+    onFileConcluded: options.onFileConcluded,
     async close() {
       const settled = await Promise.allSettled([...drops.values()]);
       await Promise.allSettled(settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.close()] : [])));
       const clientList = await Promise.allSettled([...clients.values()]);
       await Promise.allSettled(clientList.flatMap((c) => (c.status === 'fulfilled' ? [c.value.close()] : [])));
-      if (journal) (await journal.catch(() => undefined))?.close();
+      if (journal) await (await journal.catch(() => undefined))?.close();
     },
   };
 }

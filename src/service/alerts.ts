@@ -75,7 +75,7 @@ export class AlertNotifier {
     if (fileId === undefined) return [];
     try {
       const journal = await this.runtime.journal();
-      return journal.uncertainItems(fileId, { limit: ROWS_IN_ALERT }).map((i) => ({ lines: i.lines, key: i.docKey, hint: i.hint }));
+      return (await journal.uncertainItems(fileId, { limit: ROWS_IN_ALERT })).map((i) => ({ lines: i.lines, key: i.docKey, hint: i.hint }));
     } catch {
       return [];
     }

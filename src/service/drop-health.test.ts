@@ -15,7 +15,7 @@ function memoryLogger() {
 
 describe('DropHealth', () => {
   it('logs a failure at error level when it starts or changes, counts the rest, and notes the recovery once', async () => {
-    const metrics = new ServiceMetrics(() => undefined, { defaultMetrics: false });
+    const metrics = new ServiceMetrics(async () => undefined, { defaultMetrics: false });
     const { logger, records } = memoryLogger();
     const health = new DropHealth(metrics, logger, new ManualClock(Date.parse('2026-11-24T02:00:00Z')));
     const refused = new WisbridgeError('DROP_AUTH', 'drop wms: the SFTP server refused the credentials');

@@ -120,7 +120,7 @@ export class ExpectedFiles {
     if ((this.arrivals.get(e.job.name) ?? []).some((a) => a.at >= since && e.regex.test(a.name))) return true;
     try {
       const journal = await this.runtime.journal();
-      const files = journal.listFiles({ since: new Date(since).toISOString(), limit: 10_000 });
+      const files = await journal.listFiles({ since: new Date(since).toISOString(), limit: 10_000 });
       if (files.some((f) => e.regex.test(f.name))) return true;
     } catch (error) {
       this.logger.warn({ err: describeError(error), job: e.job.name }, 'expected files: the journal could not be read');

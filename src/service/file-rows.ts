@@ -40,14 +40,14 @@ export function parseStatuses(value: string | undefined): ItemStatus[] | undefin
 }
 
 /** The rows of one journal file (by id or name) in line order: counts of all, the first `limit` of those matching `statuses`. */
-export function fileRowsReport(journal: OperatorJournal & ResultReads, ref: string, options: { statuses?: readonly ItemStatus[]; limit: number }): FileRowsReport {
-  const file = findFile(journal, ref);
+export async function fileRowsReport(journal: OperatorJournal & ResultReads, ref: string, options: { statuses?: readonly ItemStatus[]; limit: number }): Promise<FileRowsReport> {
+  const file = await findFile(journal, ref);
   const wanted = options.statuses ? new Set(options.statuses) : undefined;
   const rows: Partial<Record<ItemStatus, number>> = {};
   const shown: FileRow[] = [];
   let total = 0;
   let matching = 0;
-  for (const o of journal.iterateLineOutcomes(file.fileId)) {
+  for await (const o of journal.iterateLineOutcomes(file.fileId)) {
     total++;
     rows[o.status] = (rows[o.status] ?? 0) + 1;
     if (wanted && !wanted.has(o.status)) continue;

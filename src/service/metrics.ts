@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClientEvent } from '../client/index.js';
 import type { Backlog, JournalStats } from '../journal/index.js';
+import type { FileConcluded } from '../runtime/runtime.js';
 import type { JobSummary } from './types.js';
 
 /**
@@ -10,6 +11,7 @@ import type { JobSummary } from './types.js';
 export class ServiceMetrics {
   readonly registry = new Registry();
   readonly files: Counter<'job' | 'outcome'>;
+  readonly concluded: Counter<'job' | 'via' | 'status'>;
   readonly rows: Counter<'job' | 'status'>;
   readonly exportFiles: Counter<'job'>;
   readonly exportRecords: Counter<'job'>;
@@ -26,13 +28,14 @@ export class ServiceMetrics {
   readonly dropListFailures: Counter<'drop' | 'code'>;
   readonly journalGauges: Gauge<string>[];
   readonly webhookAlerts: Counter<'kind' | 'result'>;
-  private scrapeStats: { value: JournalStats | undefined } | undefined;
+  private scrapeStats: Promise<JournalStats | undefined> | undefined;
 
-  constructor(backlog: () => Backlog | undefined, options: { defaultMetrics?: boolean; stats?: () => JournalStats | undefined } = {}) {
+  constructor(backlog: () => Promise<Backlog | undefined>, options: { defaultMetrics?: boolean; stats?: () => Promise<JournalStats | undefined> } = {}) {
     const registers = [this.registry];
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'wisbridge_' });
     this.files = new Counter({ name: 'wisbridge_files_total', help: 'Inbound files processed, by outcome (done, failed, rejected, duplicate)', labelNames: ['job', 'outcome'], registers });
     this.rows = new Counter({ name: 'wisbridge_rows_total', help: 'Input rows by status (ok, error, skipped, uncertain)', labelNames: ['job', 'status'], registers });
+    this.concluded = new Counter({ name: 'wisbridge_files_concluded_again_total', help: 'Finished files brought to a new state by an operator (re-drive, resolve), by the status they reached', labelNames: ['job', 'via', 'status'], registers });
     this.exportFiles = new Counter({ name: 'wisbridge_export_files_total', help: 'Work-list and cancellation files written', labelNames: ['job'], registers });
     this.exportRecords = new Counter({ name: 'wisbridge_export_records_total', help: 'Records written to work-list files', labelNames: ['job'], registers });
     this.requests = new Counter({
@@ -54,8 +57,8 @@ export class ServiceMetrics {
     this.backlog = new Gauge({
       name: 'wisbridge_journal_backlog', help: 'Journal backlog: requests pending/sent, items uncertain/error, acknowledgements pending',
       labelNames: ['state'], registers,
-      collect() {
-        const b = backlog();
+      async collect() {
+        const b = await backlog();
         if (!b) return;
         this.set({ state: 'pending' }, b.pendingRequests);
         this.set({ state: 'sent' }, b.sentRequests);
@@ -71,13 +74,13 @@ export class ServiceMetrics {
       labelNames: ['kind', 'result'], registers,
     });
     // One journal read per scrape for the four gauges below (text() starts a scrape afresh).
-    const stats = () => (this.scrapeStats ??= { value: options.stats?.() }).value;
+    const stats = () => (this.scrapeStats ??= options.stats?.() ?? Promise.resolve(undefined));
     const seconds = (iso: string | null) => (iso === null ? 0 : Date.parse(iso) / 1000);
     const journalGauge = (name: string, help: string, read: (s: JournalStats, set: (value: number, labels?: Record<string, string>) => void) => void, labelNames: string[] = []) =>
       new Gauge({
         name, help, labelNames, registers,
-        collect() {
-          const s = stats();
+        async collect() {
+          const s = await stats();
           if (s) read(s, (value, labels) => (labels ? this.set(labels, value) : this.set(value)));
         },
       });
@@ -100,6 +103,10 @@ export class ServiceMetrics {
     this.requests.inc({ ...labels, status: String(event.status ?? 0) });
     if (event.result === 'retry') this.retries.inc(labels);
     this.latency.observe(labels, event.durationMs / 1000);
+  }
+
+  onConcluded(event: FileConcluded): void {
+    this.concluded.inc({ job: event.job, via: event.via, status: event.status });
   }
 
   onSummary(job: string, summary: JobSummary): void {

@@ -1,13 +1,7 @@
-import type { Readable } from 'node:stream';
-import type { InboundJob } from '../config/schema.js';
 import { isSingleObjectWrite } from '../contract/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, OperatorJournal } from '../journal/index.js';
-import { resultFileName } from '../pipeline/index.js';
-import { resultStream } from '../pipeline/result-file.js';
-import { storeOutcomes } from '../pipeline/outcomes.js';
-import { deliver, type SendDoc } from '../pipeline/sender.js';
-import type { SenderContext } from '../pipeline/types.js';
+import { concludeAgain, deliver, jobOfFile, storeOutcomes, type SendDoc, type SenderContext } from '../pipeline/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 export interface RedriveReport {
@@ -24,42 +18,33 @@ export interface RedriveReport {
 }
 
 /** A journal file by id (digits) or by name (the most recent file of that name). */
-export function findFile(journal: Pick<OperatorJournal, 'getFile' | 'latestFileNamed' | 'fileEventsNamed'>, ref: string): FileRecord {
+export async function findFile(journal: Pick<OperatorJournal, 'getFile' | 'latestFileNamed' | 'fileEventsNamed'>, ref: string): Promise<FileRecord> {
   if (/^\d+$/.test(ref)) {
     try {
-      return journal.getFile(Number(ref));
+      return await journal.getFile(Number(ref));
     } catch {
       throw new WisbridgeError('USAGE', `no file with id ${ref} in the journal (see wisbridge status)`);
     }
   }
-  const found = journal.latestFileNamed(ref);
-  if (!found) throw new WisbridgeError('USAGE', neverClaimed(journal, ref) ?? `no file named "${ref}" in the journal (see wisbridge status)`);
+  const found = await journal.latestFileNamed(ref);
+  if (!found) throw new WisbridgeError('USAGE', (await neverClaimed(journal, ref)) ?? `no file named "${ref}" in the journal (see wisbridge status)`);
   return found;
 }
 
 /** What the journal knows of a file of that name it never claimed: a re-drop of content processed before, or a file rejected unread. */
-function neverClaimed(journal: Pick<OperatorJournal, 'fileEventsNamed' | 'getFile'>, name: string): string | undefined {
-  const [event] = journal.fileEventsNamed(name);
+async function neverClaimed(journal: Pick<OperatorJournal, 'fileEventsNamed' | 'getFile'>, name: string): Promise<string | undefined> {
+  const [event] = await journal.fileEventsNamed(name);
   if (!event) return undefined;
   if (event.kind === 'rejected') return `"${name}" was never processed: it was rejected on ${event.at} before it was read (${event.reason ?? 'no reason recorded'})`;
   let original = `file ${event.originalFileId}`;
   try {
-    if (event.originalFileId !== null) original = `file ${event.originalFileId} (${journal.getFile(event.originalFileId).name})`;
+    if (event.originalFileId !== null) original = `file ${event.originalFileId} (${(await journal.getFile(event.originalFileId)).name})`;
   } catch {
     // the original was pruned away: its id is still what the duplicate named
   }
   return `"${name}" was not applied: on ${event.at} it was a duplicate of ${original} — see wisbridge status --file ${event.originalFileId ?? ''}`.trimEnd();
 }
 
-/** The inbound job a journal file came through: the job reading that drop (and allowed that mapping). */
-export function jobOfFile(runtime: Runtime, file: FileRecord): InboundJob {
-  const { config } = runtime.loaded;
-  const dropKeys = Object.entries(config.drops).filter(([key, d]) => (d.name ?? key) === file.drop).map(([key]) => key);
-  const job = config.inbound.find((j) => dropKeys.includes(j.drop) && (!j.mappings || j.mappings.includes(file.mapping)))
-    ?? config.inbound.find((j) => dropKeys.includes(j.drop));
-  if (!job) throw new WisbridgeError('CONFIG_INVALID', `no inbound job reads drop "${file.drop}" of file ${file.fileId} (${file.name})`);
-  return job;
-}
 
 /**
  * Re-drives the failed items of a file (wisbridge retry): only items that failed (never ok, uncertain or
@@ -68,15 +53,15 @@ export function jobOfFile(runtime: Runtime, file: FileRecord): InboundJob {
  */
 export async function redriveFile(runtime: Runtime, ref: string): Promise<RedriveReport> {
   const journal = await runtime.journal();
-  const file = findFile(journal, ref);
-  const job = jobOfFile(runtime, file);
-  const attempt = journal.beginRedrive(file.fileId);
+  const file = await findFile(journal, ref);
+  const job = jobOfFile(runtime.loaded.config, file);
+  const attempt = await journal.beginRedrive(file.fileId);
   const batchSize = runtime.loaded.service(job.service).batch_size;
   const log = runtime.logger.child({ job: job.name, file: file.name, fileId: file.fileId, attempt });
   const ctx: SenderContext = { journal, client: await runtime.client(job.service), fileId: file.fileId, logger: log, stats: { requests: 0 } };
   const report: RedriveReport = { fileId: file.fileId, name: file.name, attempt, sent: 0, ok: 0, error: 0, uncertain: 0, status: 'processing' };
   const byEndpoint = new Map<string, ItemWithBody[]>();
-  for (const item of journal.retryable(file.fileId)) {
+  for await (const item of journal.retryable(file.fileId)) {
     if (item.endpoint === null || item.body === null) continue;
     let list = byEndpoint.get(item.endpoint);
     if (!list) byEndpoint.set(item.endpoint, (list = []));
@@ -91,11 +76,9 @@ export async function redriveFile(runtime: Runtime, ref: string): Promise<Redriv
       for (const o of outcomes) report[o.status] += 1;
     }
   }
-  report.status = journal.finishFile(file.fileId);
-  const drop = await runtime.drop(job.drop);
-  const name = resultFileName(file.name);
-  await drop.writeAtomic('outbox', name, resultStream(journal, file.fileId) as Readable, { overwrite: true });
-  report.resultFile = name;
+  const concluded = await concludeAgain(runtime, file.fileId, 'redrive', { finish: true });
+  report.status = concluded.status;
+  report.resultFile = concluded.resultFile;
   log.info({ ...report }, 're-drive finished');
   return report;
 }
@@ -105,9 +88,9 @@ async function send(ctx: SenderContext, attempt: number, endpoint: string, items
   const { journal, fileId } = ctx;
   const docs: SendDoc[] = items.map((i) => ({ seq: i.seq, docKey: i.docKey, item: JSON.parse(i.body as string) as Record<string, unknown> }));
   const bodies = docs.map((d) => d.item);
-  const requestId = journal.transaction(() => {
-    const id = journal.recordRequest(fileId, endpoint, items.map((i) => i.seq), { attempt });
-    journal.markSent(id);
+  const requestId = await journal.transaction(async (tx) => {
+    const id = await tx.recordRequest(fileId, endpoint, items.map((i) => i.seq), { attempt });
+    await tx.markSent(id);
     return id;
   });
   ctx.stats.requests++;
@@ -117,6 +100,6 @@ async function send(ctx: SenderContext, attempt: number, endpoint: string, items
   } catch (error) {
     throw new WisbridgeError(isWisbridgeError(error) ? error.code : 'UNAVAILABLE', `re-drive of file ${fileId} stopped: ${describeError(error)}`, { cause: error });
   }
-  journal.transaction(() => storeOutcomes(ctx, requestId, endpoint, bodies, outcomes));
+  await journal.transaction(async (tx) => storeOutcomes({ journal: tx, logger: ctx.logger }, requestId, endpoint, bodies, outcomes));
   return outcomes;
 }

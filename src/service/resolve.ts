@@ -1,10 +1,8 @@
-import type { Readable } from 'node:stream';
 import { WisbridgeError } from '../errors.js';
 import type { FileStatus, StoredItem, Resolution } from '../journal/index.js';
-import { resultFileName } from '../pipeline/index.js';
-import { resultStream } from '../pipeline/result-file.js';
+import { concludeAgain } from '../pipeline/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { findFile, jobOfFile } from './redrive.js';
+import { findFile } from './redrive.js';
 
 export interface ResolveReport {
   fileId: number;
@@ -19,8 +17,8 @@ export async function resolveRows(
   runtime: Runtime, ref: string, options: { lines?: number[]; resolution: Resolution; note: string; by: string },
 ): Promise<ResolveReport> {
   const journal = await runtime.journal();
-  const file = findFile(journal, ref);
-  const uncertain = journal.uncertainItems(file.fileId, { limit: 1_000_000 });
+  const file = await findFile(journal, ref);
+  const uncertain = await journal.uncertainItems(file.fileId, { limit: 1_000_000 });
   let items: StoredItem[] = uncertain;
   if (options.lines) {
     const wanted = new Set(options.lines);
@@ -33,12 +31,8 @@ export async function resolveRows(
     }
   }
   if (items.length === 0) throw new WisbridgeError('USAGE', `file ${file.fileId} (${file.name}) has no uncertain rows`);
-  const result = journal.resolveUncertain({ itemIds: items.map((i) => i.itemId) }, { resolution: options.resolution, note: options.note, by: options.by });
+  const result = await journal.resolveUncertain({ itemIds: items.map((i) => i.itemId) }, { resolution: options.resolution, note: options.note, by: options.by });
   runtime.logger.info({ fileId: file.fileId, file: file.name, items: result.resolved, resolution: options.resolution, by: options.by }, 'uncertain rows resolved');
-  const report: ResolveReport = { fileId: file.fileId, name: file.name, resolved: result.resolved, status: result.files[0]?.status ?? journal.getFile(file.fileId).status };
-  const job = jobOfFile(runtime, file);
-  const drop = await runtime.drop(job.drop);
-  report.resultFile = resultFileName(file.name);
-  await drop.writeAtomic('outbox', report.resultFile, resultStream(journal, file.fileId) as Readable, { overwrite: true });
-  return report;
+  const concluded = await concludeAgain(runtime, file.fileId, 'resolve', { finish: false });
+  return { fileId: file.fileId, name: file.name, resolved: result.resolved, status: concluded.status, resultFile: concluded.resultFile };
 }

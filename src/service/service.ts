@@ -101,12 +101,16 @@ export class BridgeService {
     this.startedAt = this.clock.now();
     this.progress = new ProgressRegistry(Date.now, this.logger);
     let journal: Journal | undefined;
-    this.metrics = new ServiceMetrics(() => journal?.backlog(), { stats: () => journal?.journalStats() });
+    this.metrics = new ServiceMetrics(async () => journal?.backlog(), { stats: async () => journal?.journalStats() });
     this.runtime = options.runtime
       ? options.runtime(this.hardController.signal, this.metrics)
       : createRuntime(loaded, {
         logger: this.logger, signal: this.hardController.signal, mappings: options.mappings,
         onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
+        onFileConcluded: (event) => {
+          this.metrics.onConcluded(event);
+          this.logger.info({ ...event }, 'file concluded again');
+        },
       });
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
@@ -145,7 +149,7 @@ export class BridgeService {
       const listen = metricsConfig ?? { host: '127.0.0.1', port: 9464 };
       const consoleHandler = await startConsole(this.loaded, {
         mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
-        jobs: () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
+        jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
       });
       const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler);
       // A signal that came while the server was starting: stop() has run already and must not be undone.
@@ -158,16 +162,21 @@ export class BridgeService {
     }
     if (this.stopSignal.aborted) return;
     const now = this.clock.now();
+    // The journal is read first: a stop() that comes meanwhile must not be followed by armed timers and watchers.
+    const scheduled: Array<{ job: JobState; schedule: TickSchedule; last: string | null }> = [];
     for (const job of this.jobs.values()) {
       if (!job.schedule) continue;
-      this.scheduler.add({ key: `job:${job.name}`, schedule: job.schedule, onTick: (at) => this.scheduledRun(job, 'schedule', at) });
       const key = scheduleCursor(job.name);
-      const last = journal.getCursor(key);
-      const missed = job.schedule.previous(now);
-      if (last === null) {
-        // First start with this job: remember it, so that downtime from now on is noticed.
-        journal.setCursor(key, new Date(now).toISOString());
-      } else if (job.catchUp && missed !== null && Date.parse(last) < missed) {
+      const last = await journal.getCursor(key);
+      // First start with this job: remember it, so that downtime from now on is noticed.
+      if (last === null) await journal.setCursor(key, new Date(now).toISOString());
+      scheduled.push({ job, schedule: job.schedule, last });
+    }
+    if (this.stopSignal.aborted) return;
+    for (const { job, schedule, last } of scheduled) {
+      this.scheduler.add({ key: `job:${job.name}`, schedule, onTick: (at) => this.scheduledRun(job, 'schedule', at) });
+      const missed = schedule.previous(now);
+      if (last !== null && job.catchUp && missed !== null && Date.parse(last) < missed) {
         this.logger.info({ job: job.name, missed: new Date(missed).toISOString(), lastRun: last }, 'catching up a run missed while the bridge was down');
         this.loops.push(this.scheduledRun(job, 'catch-up', missed));
       }
@@ -323,7 +332,7 @@ export class BridgeService {
     if (job.last?.result === 'aborted' || this.stopSignal.aborted) return;
     // Recorded once the run is over (even a failed one: its files are in the journal), so a crash mid-run is caught up.
     try {
-      (await this.runtime.journal()).setCursor(scheduleCursor(job.name), new Date(scheduledAt).toISOString());
+      await (await this.runtime.journal()).setCursor(scheduleCursor(job.name), new Date(scheduledAt).toISOString());
     } catch (error) {
       this.logger.warn({ job: job.name, err: describeError(error) }, 'could not record the last run time');
     }
@@ -335,7 +344,7 @@ export class BridgeService {
     try {
       const journal = await this.runtime.journal();
       for (const f of files) {
-        const items = [...journal.failedItems(f.fileId!, { limit: ROW_LOG_LIMIT }), ...journal.uncertainItems(f.fileId!, { limit: ROW_LOG_LIMIT })];
+        const items = [...await journal.failedItems(f.fileId!, { limit: ROW_LOG_LIMIT }), ...await journal.uncertainItems(f.fileId!, { limit: ROW_LOG_LIMIT })];
         for (const item of items.slice(0, ROW_LOG_LIMIT)) {
           log.warn({
             file: f.name, fileId: f.fileId, line: item.lines[0], lines: item.lines.length > 1 ? item.lines : undefined, key: item.docKey ?? undefined,

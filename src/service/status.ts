@@ -43,51 +43,49 @@ const linesOf = (item: ItemRecord) => item.lines;
 const NO_COUNTS: DocumentCounts = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
 
 /** The newest journal files and file events, merged by time. */
-function recentFiles(journal: OperatorJournal & ResultReads, limit: number): RecentFile[] {
-  const files: RecentFile[] = journal.listFiles({ limit }).map((f) => {
-    const s = f.summary ?? (() => {
-      try {
-        return journal.fileSummary(f.fileId);
-      } catch {
-        return null;
-      }
-    })();
-    return {
+async function recentFiles(journal: OperatorJournal & ResultReads, limit: number): Promise<RecentFile[]> {
+  const files: RecentFile[] = [];
+  for (const f of await journal.listFiles({ limit })) {
+    const s = f.summary ?? await journal.fileSummary(f.fileId).catch(() => null);
+    files.push({
       fileId: f.fileId, drop: f.drop, name: f.name, status: f.status, claimedAt: f.claimedAt, finishedAt: f.finishedAt, reason: f.reason, prunedAt: f.prunedAt,
       counts: s ? { ok: s.ok, error: s.error, skipped: s.skipped, uncertain: s.uncertain } : NO_COUNTS,
-    };
-  });
-  const events: RecentFile[] = journal.recentFileEvents(limit).map((e) => ({
+    });
+  }
+  const events: RecentFile[] = (await journal.recentFileEvents(limit)).map((e) => ({
     fileId: e.originalFileId, drop: e.drop, name: e.name, status: e.kind, counts: NO_COUNTS, claimedAt: e.at, finishedAt: e.at, reason: e.reason, prunedAt: null,
   }));
   return [...files, ...events].sort((a, b) => (a.claimedAt < b.claimedAt ? 1 : a.claimedAt > b.claimedAt ? -1 : 0)).slice(0, limit);
 }
 
 /** What `wisbridge status` shows: backlog, recent files with counts, failed and uncertain rows. */
-export function statusReport(journal: OperatorJournal & ResultReads, options: { limit: number; rows: number }): StatusReport {
-  const files = recentFiles(journal, options.limit);
+export async function statusReport(journal: OperatorJournal & ResultReads, options: { limit: number; rows: number }): Promise<StatusReport> {
+  const files = await recentFiles(journal, options.limit);
   const names = new Map<number, string>();
-  const nameOf = (fileId: number) => {
+  const nameOf = async (fileId: number) => {
     let name = names.get(fileId);
-    if (name === undefined) names.set(fileId, (name = journal.getFile(fileId).name));
+    if (name === undefined) names.set(fileId, (name = (await journal.getFile(fileId)).name));
     return name;
   };
   const failed: RowLine[] = [];
   for (const f of files) {
     if (failed.length >= options.rows) break;
     if (f.counts.error === 0 || f.fileId === null || f.status === 'duplicate') continue;
-    for (const item of journal.failedItems(f.fileId, { limit: options.rows - failed.length })) {
+    for (const item of await journal.failedItems(f.fileId, { limit: options.rows - failed.length })) {
       failed.push({ fileId: f.fileId, file: f.name, lines: linesOf(item), key: item.docKey, message: joinMessages(item.messages) });
     }
   }
-  const uncertain = journal.uncertainItems(undefined, { limit: options.rows }).map((item) => ({
-    fileId: item.fileId, file: nameOf(item.fileId), lines: linesOf(item), key: item.docKey,
-    message: [joinMessages(item.messages), item.hint ? `check: ${item.hint}` : ''].filter(Boolean).join(' — '),
-  }));
-  const exports = journal.listExports({ limit: options.limit });
+  const uncertain: RowLine[] = [];
+  for (const item of await journal.uncertainItems(undefined, { limit: options.rows })) {
+    uncertain.push({
+      fileId: item.fileId, file: await nameOf(item.fileId), lines: linesOf(item), key: item.docKey,
+      message: [joinMessages(item.messages), item.hint ? `check: ${item.hint}` : ''].filter(Boolean).join(' — '),
+    });
+  }
   return {
-    journal: journal.path, stats: journal.journalStats(), backlog: journal.backlog(),
-    files, filesTotal: journal.countFiles() + journal.countFileEvents(), exports, exportsTotal: journal.countExports(), failed, uncertain,
+    journal: journal.location, stats: await journal.journalStats(), backlog: await journal.backlog(),
+    files, filesTotal: await journal.countFiles() + await journal.countFileEvents(),
+    exports: await journal.listExports({ limit: options.limit }), exportsTotal: await journal.countExports(), failed, uncertain,
   };
 }
 

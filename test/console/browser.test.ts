@@ -101,9 +101,9 @@ describe('console in a real browser', () => {
     expect(await page.$eval('#message', (m) => m.textContent)).toContain('file is now done');
 
     // The journal: both files done, the actions recorded with who and when, the history kept.
-    const files = journal.listFiles({ limit: 10 });
+    const files = await journal.listFiles({ limit: 10 });
     expect(files.map((f) => [f.name, f.status])).toEqual([['KORR_b.csv', 'done'], ['KORR_a.csv', 'done']]);
-    const raw = openJournal(journal.path);
+    const raw = await openJournal(journal.address);
     try {
       expect(rawDatabase(raw).prepare('SELECT action, actor, outcome FROM operator_actions ORDER BY id').all()).toEqual([
         { action: 'redrive', actor: 'Maria (console token)', outcome: 'ok' },
@@ -112,7 +112,7 @@ describe('console in a real browser', () => {
       const resolved = rawDatabase(raw).prepare(`SELECT resolution, resolution_note, resolved_by, hint FROM items WHERE resolution IS NOT NULL`).all();
       expect(resolved).toEqual([{ resolution: 'applied', resolution_note: 'move of SKU-00005 found in the service', resolved_by: 'Maria (console token)', hint: null }]);
     } finally {
-      raw.close();
+      await raw.close();
     }
     // The result files: the re-driven row is ok; the resolved row carries the note, not the old "unknown" message.
     const resultA = parseCsv(readFileSync(join(b.outbox, 'KORR_a.result.csv'), 'utf8'));

@@ -90,7 +90,7 @@ describe('console: pages on the journal', () => {
     expect((await c.get('/console/files?date=2001-01-01')).text).toContain('no files match');
 
     const journal = await b.bridge.runtime.journal();
-    const a = journal.listFiles({ limit: 10 }).find((f) => f.name === 'KORR_a.csv')!;
+    const a = (await journal.listFiles({ limit: 10 })).find((f) => f.name === 'KORR_a.csv')!;
     const rows = await c.get(`/console/files/${a.fileId}`);
     const statuses = [...rows.text.matchAll(/<tr data-seq="(\d+)" data-status="(\w+)">/g)].map((m) => `${m[1]}:${m[2]}`);
     expect(statuses).toEqual(['2:ok', '3:error', '4:ok']);
@@ -118,7 +118,7 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     cleanups.push(() => b.close());
     const c = consoleClient(b.url);
     const journal = await b.bridge.runtime.journal();
-    const files = journal.listFiles({ limit: 10 });
+    const files = await journal.listFiles({ limit: 10 });
     const a = files.find((f) => f.name === 'KORR_a.csv')!;
     const bFile = files.find((f) => f.name === 'KORR_b.csv')!;
 
@@ -128,15 +128,15 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     expect(csrf).not.toBe('');
     // Without the token nothing happens.
     expect((await c.post(`/console/files/${a.fileId}/redrive`, { csrf: 'forged' })).status).toBe(403);
-    expect(journal.getFile(a.fileId).redrives).toBe(0);
+    expect((await journal.getFile(a.fileId)).redrives).toBe(0);
     // Stock arrives, then the re-drive: only the failed row is sent.
     await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00004', quantity: 1000, company_code: 'ACME', reference: 'TOPUP' }] });
     const redriven = await c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
     expect(redriven.status).toBe(200);
     expect(redriven.text).toMatch(/1 row\(s\) sent again, 1 ok, 0 error, 0 uncertain; file is now done/);
-    expect(journal.getFile(a.fileId)).toMatchObject({ status: 'done', redrives: 1 });
+    expect(await journal.getFile(a.fileId)).toMatchObject({ status: 'done', redrives: 1 });
 
-    const [item] = journal.uncertainItems(bFile.fileId);
+    const [item] = await journal.uncertainItems(bFile.fileId);
     const form = await c.get(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`);
     expect(form.text).toContain('check the stock of SKU-00005');
     const resolved = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, {
@@ -150,7 +150,7 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     const again = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, { csrf: c.csrfOf(form.text), resolution: 'applied', note: 'x' });
     expect(again.status).toBe(409);
 
-    const raw = openJournal(journal.path);
+    const raw = await openJournal(journal.address);
     try {
       const actions = rawDatabase(raw).prepare('SELECT action, file_id, actor, via, outcome, at FROM operator_actions ORDER BY id').all();
       expect(actions).toEqual([
@@ -158,9 +158,9 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
         { action: 'resolve applied', file_id: bFile.fileId, actor: 'Maria (console token)', via: 'console', outcome: 'ok', at: expect.any(String) },
         { action: 'resolve applied', file_id: bFile.fileId, actor: 'console token', via: 'console', outcome: 'failed', at: expect.any(String) },
       ]);
-      expect(raw.itemHistory(item.itemId)[0]).toMatchObject({ status: 'uncertain', hint: expect.stringContaining('SKU-00005') });
+      expect((await raw.itemHistory(item.itemId))[0]).toMatchObject({ status: 'uncertain', hint: expect.stringContaining('SKU-00005') });
     } finally {
-      raw.close();
+      await raw.close();
     }
     const log = await c.get('/console/actions');
     expect(log.text).toContain('Maria (console token)');
@@ -175,26 +175,26 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     cleanups.push(() => b.close());
     const c = consoleClient(b.url);
     const journal = await b.bridge.runtime.journal();
-    const a = journal.listFiles({ limit: 10 }).find((f) => f.name === 'KORR_a.csv')!;
+    const a = (await journal.listFiles({ limit: 10 })).find((f) => f.name === 'KORR_a.csv')!;
     const csrf = c.csrfOf((await c.get(`/console/files/${a.fileId}/redrive`)).text);
     await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00004', quantity: 1000, company_code: 'ACME', reference: 'TOPUP' }] });
     // The service answers slowly: the re-drive's request is on the wire when the bridge is told to stop.
     await setFaults(emu, { latency_ms: 1500, path_prefix: '/v1/inventory' });
     const redriven = c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
-    await until(() => journal.getFile(a.fileId).redrives === 1, 'the re-drive to start');
+    await until(async () => (await journal.getFile(a.fileId)).redrives === 1, 'the re-drive to start');
     const stopped = b.bridge.stop('test');
     const refused = await c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
     expect(refused.text).toContain('the bridge is stopping: nothing was done');
     expect((await redriven).text).toMatch(/1 row\(s\) sent again, 1 ok, 0 error, 0 uncertain; file is now done/);
     await stopped;
-    const reopened = openJournal(b.loaded.journalPath);
+    const reopened = await openJournal(b.loaded.journal);
     try {
-      expect(reopened.getFile(a.fileId)).toMatchObject({ status: 'done', redrives: 1 });
-      expect(reopened.backlog()).toMatchObject({ sentRequests: 0 });
+      expect(await reopened.getFile(a.fileId)).toMatchObject({ status: 'done', redrives: 1 });
+      expect(await reopened.backlog()).toMatchObject({ sentRequests: 0 });
       const actions = rawDatabase(reopened).prepare('SELECT action, outcome FROM operator_actions ORDER BY id').all();
       expect(actions).toEqual([{ action: 'redrive', outcome: 'ok' }]);
     } finally {
-      reopened.close();
+      await reopened.close();
     }
   });
 
@@ -209,7 +209,7 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     expect(again.status).toBe(2);
     const journal = await b.bridge.runtime.journal();
     const rows = rawDatabase(journal).prepare(`SELECT action, file_id, target, actor, via, outcome FROM operator_actions ORDER BY id`).all();
-    const fileId = journal.listFiles({ limit: 5 }).find((f) => f.name === 'KORR_b.csv')!.fileId;
+    const fileId = (await journal.listFiles({ limit: 5 })).find((f) => f.name === 'KORR_b.csv')!.fileId;
     expect(rows).toEqual([
       { action: 'resolve not-applied', file_id: fileId, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'ok' },
       { action: 'resolve applied', file_id: null, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'failed' },

@@ -136,12 +136,12 @@ describe('console: re-process a rejected file, and wisbridge console without job
     expect(done.status).toBe(200);
     expect(done.text).toContain('moved to inbox/KORR_bad.csv; the watcher processes it next');
     await until(async () => (await bridge.metrics.files.get()).values.reduce((n, v) => n + v.value, 0) > runsBefore, 'the second look');
-    const journal = openJournal(join(env.dir, 'journal.sqlite'));
+    const journal = await openJournal(join(env.dir, 'journal.sqlite'));
     try {
       expect(rawDatabase(journal).prepare('SELECT action, target, actor, outcome FROM operator_actions').all())
         .toEqual([{ action: 'reprocess', target: 'wms:error/KORR_bad.csv', actor: 'Ana (console token)', outcome: 'ok' }]);
     } finally {
-      journal.close();
+      await journal.close();
     }
   });
 

@@ -27,7 +27,7 @@ export async function bridgeWithFailures(emu: EmulatorHandle, auth?: string) {
   await until(() => bridge.lastRun('stock'), 'KORR_a');
   await setFaults(emu, { reset_rate: 1, reset_phase: 'after', times: 1, path_prefix: '/v1/inventory/adjustments' });
   writeFileSync(join(inbox, 'KORR_b.csv'), korrFile([['SKU-00005', 3, 'B-1'], ['SKU-00001', 1, 'B-2']]));
-  await until(async () => (await bridge.runtime.journal()).listFiles({ limit: 10 }).filter((f) => f.status !== 'processing').length >= 2, 'KORR_b');
+  await until(async () => (await (await bridge.runtime.journal()).listFiles({ limit: 10 })).filter((f) => f.status !== 'processing').length >= 2, 'KORR_b');
   await until(() => !bridge.jobViews()[0].running, 'the run to end');
   return {
     env, bridge, loaded, url: bridge.url!, outbox: join(env.dir, 'drop', 'outbox'), errorDir: join(env.dir, 'drop', 'error'),

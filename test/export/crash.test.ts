@@ -37,8 +37,8 @@ describe('a crash between writing the work list and acknowledging', { timeout: 1
     expect(readRows(join(setup.outbox, files[0])).length).toBeGreaterThanOrEqual(pending.length);
     expect(await pendingOf('customer_shipments')).toHaveLength(pending.length); // nothing acknowledged yet
     const journal = await setup.journal();
-    expect(journal.pendingAcknowledgements('customerShipments')).toHaveLength(pending.length);
-    journal.close();
+    expect(await journal.pendingAcknowledgements('customerShipments')).toHaveLength(pending.length);
+    await journal.close();
 
     const { code, summary } = await rerun('customer-shipments');
     expect(code).toBe(0);
@@ -56,8 +56,8 @@ describe('a crash between writing the work list and acknowledging', { timeout: 1
     await crashAt('after-record', 'customer-returns');
     expect(setup.outboxFiles()).toEqual([]);
     const journal = await setup.journal();
-    expect(journal.unwrittenExports('customerReturns').map((e) => e.recordCount)).toEqual([pending.length]);
-    journal.close();
+    expect((await journal.unwrittenExports('customerReturns')).map((e) => e.recordCount)).toEqual([pending.length]);
+    await journal.close();
 
     const { code, summary } = await rerun('customer-returns');
     expect(code).toBe(0);
@@ -71,8 +71,8 @@ describe('a crash between writing the work list and acknowledging', { timeout: 1
     setup = await setUp(emu, [{ name: 'asn', work_type: 'supplierShipments', mapping: MAPPING_OF.supplierShipments }]);
     await crashAt('after-rename', 'supplier-shipments');
     const journal = await setup.journal();
-    expect(journal.unwrittenExports('supplierShipments')).toHaveLength(1);
-    journal.close();
+    expect(await journal.unwrittenExports('supplierShipments')).toHaveLength(1);
+    await journal.close();
     const files = setup.outboxFiles();
     expect(files).toHaveLength(1);
 

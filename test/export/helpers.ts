@@ -80,7 +80,7 @@ export async function setUp(emu: { url: string; token: string }, jobs: JobInput[
     dir, configFile, outbox, loaded, runtime,
     run: (name, runOptions) => runExportJob(runtime, job(name), runOptions),
     outboxFiles: () => listOutbox(outbox).filter((f) => !f.endsWith('.ack.csv')),
-    journal: async () => openJournal(loaded.journalPath),
+    journal: () => openJournal(loaded.journal),
     async cleanup() {
       await runtime.close();
       rmSync(dir, { recursive: true, force: true });

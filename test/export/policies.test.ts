@@ -57,16 +57,16 @@ describe('journaling large files (in parts, on a worker thread)', () => {
     expect(run.acknowledgements.acknowledged).toBe(pending.length);
     const journal = await setup.journal();
     try {
-      const exports = journal.listExports({ workType: 'customerShipments', limit: 10 }).reverse();
+      const exports = (await journal.listExports({ workType: 'customerShipments', limit: 10 })).reverse();
       expect(exports.map((e) => [e.fileName, e.status, e.recordCount])).toEqual(run.files.map((f) => [f.name, 'completed', f.records]));
       for (const [i, e] of exports.entries()) {
         const inFile = new Set(readRows(join(setup.outbox, run.files[i]!.name)).map((r) => r.ORDER_NO));
-        const recorded = journal.exportRecords(e.exportId);
+        const recorded = await journal.exportRecords(e.exportId);
         expect(new Set(recorded.map((r) => r.number))).toEqual(inFile);
         expect(new Set(recorded.map((r) => r.ackStatus))).toEqual(new Set(['acknowledged']));
       }
     } finally {
-      journal.close();
+      await journal.close();
     }
     expect(await pendingShipments()).toEqual([]);
     expect((await setup.run('so', inParts)).files).toEqual([]);
@@ -92,8 +92,8 @@ describe('acknowledgement policies', () => {
     expect(first).toMatchObject({ exported: pending.length, acknowledgements: { acknowledged: 0 } });
     expect(await pendingShipments()).toHaveLength(pending.length);
     const journal = await setup.journal();
-    expect(new Set(journal.exportRecords(journal.listExports({ limit: 1 })[0].exportId).map((r) => r.ackStatus))).toEqual(new Set(['not-required']));
-    journal.close();
+    expect(new Set((await journal.exportRecords((await journal.listExports({ limit: 1 }))[0].exportId)).map((r) => r.ackStatus))).toEqual(new Set(['not-required']));
+    await journal.close();
     const second = await setup.run('so');
     expect(second).toMatchObject({ listed: pending.length, skipped: pending.length, exported: 0, files: [] });
   });
@@ -109,8 +109,8 @@ describe('acknowledgement policies', () => {
     // What issue 6's inbound pipeline records when the WMS's confirmation file comes back.
     const confirmed = pending.slice(0, 10).map((r) => r.id);
     const journal = await setup.journal();
-    expect(journal.confirmRecords('customerShipments', confirmed)).toEqual({ confirmed, unknown: [] });
-    journal.close();
+    expect(await journal.confirmRecords('customerShipments', confirmed)).toEqual({ confirmed, unknown: [] });
+    await journal.close();
     await admin(emu, 'POST', 'cancel', { ids: [confirmed[9]] });
 
     const second = await setup.run('so');
@@ -133,8 +133,8 @@ describe('acknowledging on its own', () => {
     await setup.run('so');
     const files = setup.outboxFiles();
     const journal = await setup.journal();
-    journal.confirmRecords('customerShipments', pending.slice(0, 3).map((r) => r.id));
-    journal.close();
+    await journal.confirmRecords('customerShipments', pending.slice(0, 3).map((r) => r.id));
+    await journal.close();
     const tally = await acknowledgeDueForJob(setup.runtime, setup.loaded.config.exports[0]);
     expect(tally).toEqual({ acknowledged: 3, alreadyAcknowledged: 0, errors: 0, uncertain: 0, resultFiles: [] });
     expect(setup.outboxFiles()).toEqual(files);

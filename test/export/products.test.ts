@@ -53,8 +53,8 @@ describe('product catalog export', () => {
     setup = await setUp(emu, [{ name: 'articles', work_type: 'products', mapping: MAPPING_OF.products, overlap_seconds: 0 }]);
     await setup.run('articles');
     const journal = await setup.journal();
-    const cursor = JSON.parse(journal.getCursor('export:articles:products')!);
-    journal.close();
+    const cursor = JSON.parse((await journal.getCursor('export:articles:products'))!);
+    await journal.close();
     const latest = ((await adminState(emu, ['products'])).products as any[]).filter((p) => p.type === 'goods').map((p) => Date.parse(p.updated_at));
     expect(Date.parse(cursor.max)).toBe(Math.max(...latest));
     const again = await setup.run('articles');

@@ -35,7 +35,7 @@ describe('exports to a real OpenSSH SFTP server', { timeout: 180_000 }, () => {
     const pending = await records(emu, 'supplier_shipments', (r) => r.warehouse_id === 1 && r.list_status === 'pending');
     setup = await setUp(emu, [{ name: 'asn', work_type: 'supplierShipments', mapping: MAPPING_OF.supplierShipments }], { sftp: server });
     const journal = await setup.runtime.journal();
-    journal.beginExport({ workType: 'supplierShipments', fileName: 'asn_lost.csv', records: pending.map((r) => ({ id: r.id, number: r.number })) });
+    await journal.beginExport({ workType: 'supplierShipments', fileName: 'asn_lost.csv', records: pending.map((r) => ({ id: r.id, number: r.number })) });
     const run = await setup.run('asn');
     expect(run).toMatchObject({ recovered: { abandoned: pending.length, markedWritten: 0 }, exported: pending.length, exitCode: 0 });
     expect(setup.outboxFiles()).toEqual([run.files[0].name]);

@@ -17,27 +17,27 @@ const item = (seq: number): NewItem => ({
 });
 const batch = (from: number, size: number) => Array.from({ length: size }, (_, i) => item(from + i));
 
-const journal = openJournal(path);
-const { fileId } = journal.claimFile({ drop: 'd', name, checksum: `sum-${name}`, size: 1, mapping: 'adjustments' });
+const journal = await openJournal(path);
+const { fileId } = await journal.claimFile({ drop: 'd', name, checksum: `sum-${name}`, size: 1, mapping: 'adjustments' });
 
 if (mode === 'crash') {
   for (let b = 0; b < 3; b++) {
-    const id = journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 100, 100));
-    journal.markSent(id);
-    journal.completeRequest(id, batch(b * 100, 100).map((i) => ({ seq: i.seq, status: 'ok' as const, result: { move_id: i.seq } })));
+    const id = await journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 100, 100));
+    await journal.markSent(id);
+    await journal.completeRequest(id, batch(b * 100, 100).map((i) => ({ seq: i.seq, status: 'ok' as const, result: { move_id: i.seq } })));
   }
-  journal.markSent(journal.recordBatch(fileId, 'inventory.adjustments', batch(300, 100)));
-  journal.recordBatch(fileId, 'inventory.adjustments', batch(400, 100));
+  await journal.markSent(await journal.recordBatch(fileId, 'inventory.adjustments', batch(300, 100)));
+  await journal.recordBatch(fileId, 'inventory.adjustments', batch(400, 100));
   say(`committed ${fileId}`);
-  journal.transaction(() => {
+  await journal.transaction(async (tx) => {
     let seq = 1000;
-    journal.addItems(fileId, batch(seq, 500));
-    journal.beginExport({ workType: 'customer-shipments', fileName: 'never.csv', records: [{ id: 1, number: 'SO-1' }] });
-    journal.setCursor('products', 'torn');
+    await tx.addItems(fileId, batch(seq, 500));
+    await tx.beginExport({ workType: 'customer-shipments', fileName: 'never.csv', records: [{ id: 1, number: 'SO-1' }] });
+    await tx.setCursor('products', 'torn');
     say('in-transaction');
     for (;;) {
       seq += 500;
-      journal.addItems(fileId, batch(seq, 500));
+      await tx.addItems(fileId, batch(seq, 500));
     }
   });
 } else if (mode === 'writer') {
@@ -47,18 +47,18 @@ if (mode === 'crash') {
   const sequences: number[] = [];
   let last = false;
   for (let b = 0; b < batches && !last; b++) {
-    last = untilPeer && journal.getCursor('peer-done') !== null;
+    last = untilPeer && (await journal.getCursor('peer-done')) !== null;
     if (Date.now() > giveUpAt) throw new Error('the peer never set peer-done');
-    const id = journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 50, 50));
-    journal.markSent(id);
-    journal.completeRequest(id, batch(b * 50, 50).map((i) => ({ seq: i.seq, status: 'ok' as const })));
-    sequences.push(journal.nextFileSequence('shared'));
+    const id = await journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 50, 50));
+    await journal.markSent(id);
+    await journal.completeRequest(id, batch(b * 50, 50).map((i) => ({ seq: i.seq, status: 'ok' as const })));
+    sequences.push(await journal.nextFileSequence('shared'));
     if (b === 0) say('writing');
     // A bridge's writer commits once per request and then waits on the network; a loop with no gap at all would
     // re-take the write lock the instant it drops it, and SQLite's busy handler (which sleeps, it does not queue)
     // could starve the other connection past busy_timeout on a loaded machine. One millisecond keeps both racing.
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
-  say(JSON.stringify({ fileId, sequences, status: journal.finishFile(fileId) }));
-  journal.close();
+  say(JSON.stringify({ fileId, sequences, status: await journal.finishFile(fileId) }));
+  await journal.close();
 }

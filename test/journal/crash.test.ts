@@ -40,72 +40,72 @@ describe('crash safety', () => {
     const { signal } = await exited;
     expect(signal).toBe('SIGKILL');
 
-    const journal = openJournal(tmp.path);
+    const journal = await openJournal(tmp.path);
     try {
       expect(rawDatabase(journal).pragma('integrity_check', { simple: true })).toBe('ok');
       expect(rawDatabase(journal).pragma('foreign_key_check')).toEqual([]);
-      const [file] = journal.listFiles({ limit: 5 });
+      const [file] = await journal.listFiles({ limit: 5 });
       expect(file.status).toBe('processing');
       // Everything committed before the transaction survived; nothing of the transaction did.
-      const summary = journal.fileSummary(file.fileId);
+      const summary = await journal.fileSummary(file.fileId);
       expect(summary).toMatchObject({ total: 500, ok: 300, sent: 100, pending: 100 });
-      expect(journal.alreadyExported('customer-shipments', [1])).toEqual(new Set());
-      expect(journal.getCursor('products')).toBeNull();
+      expect(await journal.alreadyExported('customer-shipments', [1])).toEqual(new Set());
+      expect(await journal.getCursor('products')).toBeNull();
 
       // The restarted pipeline: same checksum → resume; the unsent request is abandoned, the sent one is in doubt.
-      const claim = journal.claimFile({ drop: 'd', name: 'child.csv', checksum: 'sum-child.csv', size: 1, mapping: 'adjustments' });
+      const claim = await journal.claimFile({ drop: 'd', name: 'child.csv', checksum: 'sum-child.csv', size: 1, mapping: 'adjustments' });
       expect(claim).toMatchObject({ status: 'resume', fileId: file.fileId });
-      const state = journal.resumeState(file.fileId);
+      const state = await journal.resumeState(file.fileId);
       // The abandoned request's items are dropped: the resumed pipeline maps those rows again and records them anew.
       expect(state.counts).toEqual({ finished: 300, sent: 100, unsent: 0 });
-      expect(journal.fileSummary(file.fileId)).toMatchObject({ total: 400, ok: 300, sent: 100, pending: 0 });
+      expect(await journal.fileSummary(file.fileId)).toMatchObject({ total: 400, ok: 300, sent: 100, pending: 0 });
       expect([0, 299, 300, 399, 400, 499, 1000].map((s) => state.classify(s)))
         .toEqual(['finished', 'finished', 'sent', 'sent', 'unsent', 'unsent', 'unsent']);
       expect(state.sentRequests).toHaveLength(1);
       expect(state.sentRequests[0].seqs).toHaveLength(100);
-      expect(journal.backlog()).toMatchObject({ sentItems: 100, pendingItems: 0 });
+      expect(await journal.backlog()).toMatchObject({ sentItems: 100, pendingItems: 0 });
     } finally {
-      journal.close();
+      await journal.close();
     }
   });
 });
 
 describe('concurrent connections', () => {
   it('two processes writing immediate transactions at once never see SQLITE_BUSY', async () => {
-    const journal = openJournal(tmp.path);
+    const journal = await openJournal(tmp.path);
     const other = startChild(['writer', tmp.path, 'child.csv', 'peer']);
     // Wait for the child to be in its write loop (it goes on until this process is done).
     await other.waitFor('writing');
     const mine: number[] = [];
     try {
-      const { fileId } = journal.claimFile({ drop: 'd', name: 'parent.csv', checksum: 'sum-parent', size: 1, mapping: 'm' });
+      const { fileId } = await journal.claimFile({ drop: 'd', name: 'parent.csv', checksum: 'sum-parent', size: 1, mapping: 'm' });
       for (let b = 0; b < 40; b++) {
         const items = Array.from({ length: 50 }, (_, i) => ({
           seq: b * 50 + i, endpoint: 'e', lines: [b * 50 + i + 2], body: '{}',
         }));
-        const id = journal.recordBatch(fileId, 'e', items);
-        journal.markSent(id);
-        journal.completeRequest(id, items.map((i) => ({ seq: i.seq, status: 'ok' as const })));
-        mine.push(journal.nextFileSequence('shared'));
+        const id = await journal.recordBatch(fileId, 'e', items);
+        await journal.markSent(id);
+        await journal.completeRequest(id, items.map((i) => ({ seq: i.seq, status: 'ok' as const })));
+        mine.push(await journal.nextFileSequence('shared'));
       }
-      journal.setCursor('peer-done', 'yes');
+      await journal.setCursor('peer-done', 'yes');
       const result = await other.exited;
       expect(result.err).not.toMatch(/SQLITE_BUSY|locked/);
       expect(result.code).toBe(0);
       const theirs = JSON.parse(result.out.trim().split('\n').pop() ?? '') as { fileId: number; sequences: number[]; status: string };
       expect(theirs.status).toBe('done');
-      expect(journal.fileSummary(theirs.fileId)).toMatchObject({ total: theirs.sequences.length * 50, ok: theirs.sequences.length * 50 });
+      expect(await journal.fileSummary(theirs.fileId)).toMatchObject({ total: theirs.sequences.length * 50, ok: theirs.sequences.length * 50 });
       // Every sequence number handed out exactly once across both connections.
       const all = [...mine, ...theirs.sequences].sort((a, b) => a - b);
       expect(all).toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
-      expect(journal.fileSummary(fileId)).toMatchObject({ total: 2000, ok: 2000 });
+      expect(await journal.fileSummary(fileId)).toMatchObject({ total: 2000, ok: 2000 });
       // The two writers really overlapped: the child committed before and after this process's
       // commits (and between them when it got the lock), waiting on the lock instead of failing.
       const owners = rawDatabase(journal).prepare('SELECT file_id FROM requests ORDER BY id').pluck().all() as number[];
       const switches = owners.filter((owner, i) => i > 0 && owner !== owners[i - 1]).length;
       expect(switches).toBeGreaterThanOrEqual(2);
     } finally {
-      journal.close();
+      await journal.close();
     }
   });
 

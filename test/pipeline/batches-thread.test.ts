@@ -41,17 +41,17 @@ describe('a file mapped and recorded on its own thread', () => {
     expect(rows[0].move_id).toMatch(/^\d+$/);
     const applied = (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string }>;
     expect(applied.map((a) => a.reference).sort()).toEqual(['T-1', 'T-3', 'T-5']);
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    expect(journal.backlog()).toMatchObject({ processingFiles: 0, pendingRequests: 0, sentRequests: 0 });
-    journal.close();
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
+    expect(await journal.backlog()).toMatchObject({ processingFiles: 0, pendingRequests: 0, sentRequests: 0 });
+    await journal.close();
   });
 
   it('acknowledgements from the WMS confirm the exported records from the thread too', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
-    const exportId = exportAwaitingConfirmation(ws);
+    const exportId = await exportAwaitingConfirmation(ws);
     ws.drop('ACK_SO_20261120.csv');
     expect((await runInboundOnce(ws)).files[0].outcome).toBe('done');
-    expect(exportAckStatuses(ws, exportId)).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
+    expect(await exportAckStatuses(ws, exportId)).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
   });
 
   it('every sample document type gives the same result files as on the main thread, byte for byte', async () => {

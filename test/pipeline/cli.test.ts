@@ -31,9 +31,9 @@ describe('wisbridge process', () => {
     expect(r.stderr).toMatch(/KORR_20261120\.csv\s+dry-run\s+3\s+1\s+1/);
     expect((await adminState(emu, ['adjustments'])).adjustments).toEqual([]);
     expect(readdirSync(local)).toEqual(['KORR_20261120.csv']);
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    expect(journal.listFiles({ limit: 10 })).toEqual([]);
-    journal.close();
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
+    expect(await journal.listFiles({ limit: 10 })).toEqual([]);
+    await journal.close();
   });
 
   it('processes a local file: the result goes to --out, the input stays; the same file again is a duplicate', async () => {

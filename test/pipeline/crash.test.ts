@@ -27,11 +27,11 @@ describe.each(recorders)('kill -9 in the middle of a file, then restart; the fil
     const atKill = (await applied()).length;
     expect(atKill).toBeLessThan(80);
     expect(ws.files('inbox')).toEqual(['KORR_CRASH.csv']);
-    const left = openJournal(join(ws.dir, 'journal.sqlite'));
+    const left = await openJournal(join(ws.dir, 'journal.sqlite'));
     // The kill caught at least one request on the wire: the restart must settle it without sending it again.
-    expect(left.backlog()).toMatchObject({ processingFiles: 1 });
-    expect(left.backlog().sentRequests).toBeGreaterThanOrEqual(1);
-    left.close();
+    expect(await left.backlog()).toMatchObject({ processingFiles: 1 });
+    expect((await left.backlog()).sentRequests).toBeGreaterThanOrEqual(1);
+    await left.close();
 
     const second = await restart(emu, ws, env);
     expect(ON_THREAD.test(second.stderr)).toBe(onThread);
@@ -56,9 +56,9 @@ describe.each(recorders)('kill -9 in the middle of a file, then restart; the fil
     // Only the requests in flight at the kill (two at most, four rows each) can be uncertain.
     expect(uncertain).toBeLessThanOrEqual(8);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    expect(journal.backlog()).toMatchObject({ processingFiles: 0, pendingRequests: 0, sentRequests: 0 });
-    journal.close();
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
+    expect(await journal.backlog()).toMatchObject({ processingFiles: 0, pendingRequests: 0, sentRequests: 0 });
+    await journal.close();
   });
 
 });

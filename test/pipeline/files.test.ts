@@ -64,9 +64,9 @@ describe('the same file twice', () => {
     // Put the world back as a crash right after finishFile would have left it.
     renameSync(join(ws.folder('archive'), 'KORR_20261120.csv'), join(ws.folder('inbox'), 'KORR_20261120.csv'));
     unlinkSync(join(ws.folder('outbox'), 'KORR_20261120.result.csv'));
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
     rawDatabase(journal).prepare('UPDATE files SET disposed_to = NULL').run();
-    journal.close();
+    await journal.close();
     const report = (await runInboundOnce(ws)).files[0];
     expect(report.outcome).toBe('failed');
     expect(report.requests).toBe(0);
@@ -108,10 +108,10 @@ describe.each([['on the main thread', undefined], ['on its own thread', '1']])('
 describe('acknowledgements from the WMS for the export policy on-confirmation', () => {
   it('an acknowledgement that succeeded is recorded for the exported work list, so the exporter does not acknowledge it again', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
-    const exportId = exportAwaitingConfirmation(ws);
+    const exportId = await exportAwaitingConfirmation(ws);
     ws.drop('ACK_SO_20261120.csv');
     expect((await runInboundOnce(ws)).files[0].outcome).toBe('done');
-    expect(exportAckStatuses(ws, exportId)).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
+    expect(await exportAckStatuses(ws, exportId)).toEqual([[1001, 'acknowledged', true], [1002, 'acknowledged', true], [1003, 'awaiting-confirmation', false]]);
     expect(readFileSync(join(ws.folder('outbox'), 'ACK_SO_20261120.result.csv'), 'utf8')).toContain('SO-1001,ok,1001');
   });
 });

@@ -161,26 +161,26 @@ export function finished(child: ChildProcess): Promise<{ code: number | null; si
 }
 
 /** A work list SO-1001..SO-1003 recorded as written with the policy on-confirmation (waiting for the WMS's ACK file). */
-export function exportAwaitingConfirmation(ws: Workspace): number {
-  const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+export async function exportAwaitingConfirmation(ws: Workspace): Promise<number> {
+  const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
   try {
-    const exportId = journal.beginExport({
+    const exportId = await journal.beginExport({
       workType: 'customerShipments', fileName: 'SO_WORK_1.csv', policy: 'on-confirmation',
       records: [{ id: 1001, number: 'SO-1001' }, { id: 1002, number: 'SO-1002' }, { id: 1003, number: 'SO-1003' }],
     });
-    journal.markExportWritten(exportId);
+    await journal.markExportWritten(exportId);
     return exportId;
   } finally {
-    journal.close();
+    await journal.close();
   }
 }
 
 /** [id, ack status, acknowledged_at set] of each record of an export. */
-export function exportAckStatuses(ws: Workspace, exportId: number): Array<[number, string, boolean]> {
-  const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+export async function exportAckStatuses(ws: Workspace, exportId: number): Promise<Array<[number, string, boolean]>> {
+  const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
   try {
-    return journal.exportRecords(exportId).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
+    return (await journal.exportRecords(exportId)).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
   } finally {
-    journal.close();
+    await journal.close();
   }
 }

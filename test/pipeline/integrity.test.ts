@@ -166,12 +166,12 @@ describe('the archive move is crash-safe', () => {
     expect(ws.files('outbox')).toEqual(['KORR_20261120.result.csv']);
     expect(ws.read('outbox', 'KORR_20261120.result.csv')).toBe(realResult);
     expect(await adjustmentRefs()).toHaveLength(3);
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
     try {
-      const files = journal.listFiles({ limit: 10 });
+      const files = await journal.listFiles({ limit: 10 });
       expect(files.map((f) => [f.status, f.disposedTo, f.resultName])).toEqual([['failed', 'archive/KORR_20261120.csv', 'KORR_20261120.result.csv']]);
     } finally {
-      journal.close();
+      await journal.close();
     }
   });
 
@@ -210,13 +210,13 @@ describe('the archive move of a duplicate is crash-safe too', () => {
     expect(ws.files('archive')).toHaveLength(2);
     expect(ws.files('outbox')).toEqual(['KORR_20261120.result.csv', duplicateResult].sort());
     expect(await adjustmentRefs()).toHaveLength(3);
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
     try {
-      const [event] = journal.fileEventsNamed('KORR_20261120.csv');
+      const [event] = await journal.fileEventsNamed('KORR_20261120.csv');
       expect(event).toMatchObject({ kind: 'duplicate', originalFileId: 1, resultName: duplicateResult, disposedTo: expect.stringMatching(/^archive\/KORR_20261120\.\d{8}T\d+Z\.csv$/) });
-      expect(journal.recentFileEvents(10)).toHaveLength(1);
+      expect(await journal.recentFileEvents(10)).toHaveLength(1);
     } finally {
-      journal.close();
+      await journal.close();
     }
   });
 });

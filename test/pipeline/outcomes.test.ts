@@ -101,9 +101,9 @@ describe('the service down for a while, then back', () => {
     expect(isWisbridgeError(failure, 'UNAVAILABLE')).toBe(true);
     expect(ws.files('inbox')).toEqual(['KORR_DOWN.csv']);
     expect(ws.files('outbox')).toEqual([]);
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    const backlog = journal.backlog();
-    journal.close();
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
+    const backlog = await journal.backlog();
+    await journal.close();
     expect(backlog).toMatchObject({ processingFiles: 1, sentRequests: 0, uncertainItems: 0 });
     expect(await adjustments()).toEqual([]);
 
@@ -162,9 +162,11 @@ describe('a document of many lines rejected with a message per line', () => {
       expect(row.message).toMatch(/ \| … \d+ more \(300 messages in all\)$/);
     }
     expect(ws.read('outbox', 'MANY_1.result.csv').length).toBeLessThan(300 * (MESSAGE_CHARS + 200));
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    expect([...journal.iterateLineOutcomes(file.fileId!)][0].messages).toHaveLength(300);
-    journal.close();
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
+    const lines = journal.iterateLineOutcomes(file.fileId!)[Symbol.asyncIterator]();
+    expect((await lines.next()).value?.messages).toHaveLength(300);
+    await lines.return?.();
+    await journal.close();
   });
 });
 

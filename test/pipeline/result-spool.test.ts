@@ -11,7 +11,7 @@ const emu = useEmulator({ resetEachTest: true });
 
 /** Every result file of the run, and the one the journal gives for the same file: they must be the same bytes. */
 async function expectSameAsJournal(ws: Workspace, files: readonly { fileId?: number; resultFile?: string }[]): Promise<number> {
-  const journal = openJournal(join(ws.dir, 'journal.sqlite'));
+  const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
   let compared = 0;
   try {
     for (const f of files) {
@@ -21,7 +21,7 @@ async function expectSameAsJournal(ws: Workspace, files: readonly { fileId?: num
       compared++;
     }
   } finally {
-    journal.close();
+    await journal.close();
   }
   return compared;
 }

@@ -33,9 +33,9 @@ describe.each([['on the main thread', undefined], ['on its own thread', '1']])('
     expect(first.files.map((f) => f.outcome)).toEqual(['interrupted']);
     expect(first.files[0].rows.uncertain).toBe(0);
     expect(ws.files('inbox')).toEqual(['KORR_STOP.csv']);
-    const journal = openJournal(join(ws.dir, 'journal.sqlite'));
-    expect(journal.backlog()).toMatchObject({ processingFiles: 1, pendingRequests: 0, sentRequests: 0 });
-    journal.close();
+    const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
+    expect(await journal.backlog()).toMatchObject({ processingFiles: 1, pendingRequests: 0, sentRequests: 0 });
+    await journal.close();
     const applied = (await adminState(emu, ['adjustments'])).adjustments.length;
     expect(applied).toBeGreaterThan(0);
     expect(applied).toBeLessThan(40);

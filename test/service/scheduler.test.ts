@@ -114,32 +114,32 @@ describe('BridgeService schedules', () => {
     const first = await service(EXPORT_JOB(schedule), runners, '2026-11-20T12:00:00Z');
     await first.bridge.start();
     await first.bridge.stop('test');
-    const journalPath = first.env.loaded.journalPath;
-    let journal = openJournal(journalPath);
-    expect(journal.getCursor(scheduleCursor('nightly-shipments'))).toBe('2026-11-20T12:00:00.000Z');
-    journal.close();
+    const journalPath = first.env.loaded.journal;
+    let journal = await openJournal(journalPath);
+    expect(await journal.getCursor(scheduleCursor('nightly-shipments'))).toBe('2026-11-20T12:00:00.000Z');
+    await journal.close();
     expect(runs).toEqual([]);
 
     // Down over two nights (21st and 22nd 02:00 Berlin): one catch-up run at start, for the latest missed time.
     writeFileSync(join(first.env.dir, 'wisbridge.yaml'), EXPORT_JOB(schedule));
     const second = await service(EXPORT_JOB(schedule), runners, '2026-11-22T09:00:00Z');
-    journal = openJournal(second.env.loaded.journalPath);
-    journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-20T01:00:00.000Z');
-    journal.close();
+    journal = await openJournal(second.env.loaded.journal);
+    await journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-20T01:00:00.000Z');
+    await journal.close();
     await second.bridge.start();
     await second.clock.advance(1000);
     expect(runs).toEqual(['run']);
     expect(second.bridge.lastRun('nightly-shipments')?.trigger).toBe('catch-up');
     await second.bridge.stop('test');
-    journal = openJournal(second.env.loaded.journalPath);
-    expect(journal.getCursor(scheduleCursor('nightly-shipments'))).toBe('2026-11-22T01:00:00.000Z');
-    journal.close();
+    journal = await openJournal(second.env.loaded.journal);
+    expect(await journal.getCursor(scheduleCursor('nightly-shipments'))).toBe('2026-11-22T01:00:00.000Z');
+    await journal.close();
 
     // Restarted the same morning: the missed run was caught up already.
     const third = await service(EXPORT_JOB(schedule), runners, '2026-11-22T10:00:00Z');
-    journal = openJournal(third.env.loaded.journalPath);
-    journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-22T01:00:00.000Z');
-    journal.close();
+    journal = await openJournal(third.env.loaded.journal);
+    await journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-22T01:00:00.000Z');
+    await journal.close();
     await third.bridge.start();
     await third.clock.advance(1000);
     expect(runs).toEqual(['run']);
@@ -147,9 +147,9 @@ describe('BridgeService schedules', () => {
     // Without catch_up, a missed run is not made up.
     const noCatchUp = '{ cron: "0 2 * * *", timezone: Europe/Berlin }';
     const fourth = await service(EXPORT_JOB(noCatchUp), runners, '2026-11-22T10:00:00Z');
-    journal = openJournal(fourth.env.loaded.journalPath);
-    journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-19T01:00:00.000Z');
-    journal.close();
+    journal = await openJournal(fourth.env.loaded.journal);
+    await journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-19T01:00:00.000Z');
+    await journal.close();
     await fourth.bridge.start();
     await fourth.clock.advance(1000);
     expect(runs).toEqual(['run']);

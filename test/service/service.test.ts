@@ -103,7 +103,7 @@ describe('operator commands: status, retry, resolve', () => {
     const runtime = createRuntime(env.loaded);
     cleanups.push(() => runtime.close());
     const journal = await runtime.journal();
-    const report = statusReport(journal, { limit: 10, rows: 10 });
+    const report = await statusReport(journal, { limit: 10, rows: 10 });
     expect(report.files.map((f) => [f.name, f.status, f.counts])).toEqual([
       ['KORR_b.csv', 'failed', { ok: 1, error: 0, skipped: 0, uncertain: 1 }],
       ['KORR_a.csv', 'failed', { ok: 2, error: 1, skipped: 0, uncertain: 0 }],
@@ -145,7 +145,7 @@ describe('operator commands: status, retry, resolve', () => {
 
     const applied = await adjustmentsByReference();
     expect(Object.fromEntries(applied)).toEqual({ 'A-1': 1, 'A-2': 1, 'A-3': 1, 'B-1': 1, 'B-2': 1, 'C-1': 1, TOPUP: 1 });
-    expect(journal.backlog()).toMatchObject({ uncertainItems: 0, errorItems: 0 });
+    expect(await journal.backlog()).toMatchObject({ uncertainItems: 0, errorItems: 0 });
   });
 
   it('the commands give clear usage errors and print the journal summary', async () => {

@@ -12,11 +12,14 @@ import { parseCommandLine } from '../args.js';
 const HELP = `usage: wisbridge config check [--config FILE] [--skip-secrets]
        wisbridge config show  [--config FILE]
 
-check  validates the configuration file (default wisbridge.yaml), the mapping definitions it uses and every
-       secret it references (environment variables set, token and key files readable): what \`wisbridge run\`
-       and \`batch\` check before they start. Prints every problem as FILE:LINE:COLUMN: message and exits 1 when
-       there is any; warnings (an old spelling of an option) are printed too but do not fail.
-       --skip-secrets checks the shape only (e.g. on a build machine without the production secrets).
+check  validates the configuration file (default wisbridge.yaml), the mapping definitions it uses, every
+       secret it references (environment variables set, token and key files readable) and the journal (the
+       SQLite file opens, or its folder can be written; PostgreSQL accepts the login and the database exists;
+       its schema is not newer than this bridge's), changing nothing: what \`wisbridge run\` and \`batch\` check
+       before they start. Prints every problem as FILE:LINE:COLUMN: message and exits 1 when there is any;
+       warnings (an old spelling of an option) are printed too but do not fail.
+       --skip-secrets checks the shape only (e.g. on a build machine without the production secrets or the
+       database).
 show   prints the effective configuration: defaults filled in, environment overrides applied
        (WISBRIDGE_LOG_LEVEL, WISBRIDGE_METRICS_PORT), secrets shown only by where they come from.`;
 
@@ -54,5 +57,6 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     for (const key of SECRET_DROP_OPTIONS) if (shown[key] !== undefined) shown[key] = shownSecret(shown[key] as SecretRef);
     return [name, renameKeys(shown, camelToSnake)];
   }));
-  return { ...config, services, drops };
+  const journal = typeof config.journal === 'string' ? config.journal : { ...config.journal, password: shownSecret(config.journal.password) };
+  return { ...config, journal, services, drops };
 }

@@ -34,22 +34,22 @@ export async function run(argv: string[]): Promise<number> {
   const rows = intOption(values.rows, 'rows', 50);
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
   const expected = expectedFileViews(loaded.config, Date.now());
-  if (!existsSync(loaded.journalPath)) {
-    process.stdout.write(`journal: ${loaded.journalPath} does not exist yet: nothing has run with this configuration\n`);
+  if (loaded.journalFile !== undefined && !existsSync(loaded.journalFile)) {
+    process.stdout.write(`journal: ${loaded.journalFile} does not exist yet: nothing has run with this configuration\n`);
     if (expected.length > 0 && values.file === undefined) process.stdout.write((values.json ? JSON.stringify({ expected }, null, 2) : formatExpected(expected)) + '\n');
     return 0;
   }
-  const journal = openJournal(loaded.journalPath);
+  const journal = await openJournal(loaded.journal);
   try {
     if (values.file !== undefined) {
-      const report = fileRowsReport(journal, values.file, { statuses, limit: rows });
+      const report = await fileRowsReport(journal, values.file, { statuses, limit: rows });
       process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatFileRows(report)) + '\n');
       return 0;
     }
-    const report = { ...statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows }), expected };
+    const report = { ...(await statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows })), expected };
     process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatStatus(report) + (expected.length ? `\n\n${formatExpected(expected)}` : '')) + '\n');
   } finally {
-    journal.close();
+    await journal.close();
   }
   return 0;
 }

@@ -199,6 +199,35 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE file_events SET disposed_to = 'unknown';
   CREATE INDEX IF NOT EXISTS file_events_name ON file_events (name, id);
   `,
+  `
+  -- Several instances on one journal (PostgreSQL; a SQLite journal serves one, and refuses a second): who runs, the
+  -- lease each file is worked under and the scheduled ticks run once across them (src/journal/leases.ts). A lease is
+  -- an owner (instance id), a fencing token that grows with every new owner (every write for the file checks it) and
+  -- an expiry by the database clock, renewed by the owner's heartbeat.
+  CREATE TABLE instances (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL,
+    stopped_at TEXT
+  );
+  ALTER TABLE files ADD COLUMN lease_owner TEXT;
+  ALTER TABLE files ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE files ADD COLUMN lease_until TEXT;
+  CREATE TABLE job_ticks (
+    job TEXT NOT NULL,
+    tick TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    token INTEGER NOT NULL,
+    lease_until TEXT NOT NULL,
+    done_at TEXT,
+    PRIMARY KEY (job, tick)
+  );
+  -- The ticks under way, which heartbeats renew: few, however long the table.
+  CREATE INDEX job_ticks_open ON job_ticks (owner) WHERE done_at IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

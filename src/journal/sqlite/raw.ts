@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import type { Journal } from './interfaces.js';
+import type { Journal } from '../interfaces.js';
 
 /*
  * The SQLite connection behind a journal, for tests and benchmarks only (assertions on tables, pragmas, query

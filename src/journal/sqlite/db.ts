@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { WisbridgeError } from '../errors.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { WisbridgeError } from '../../errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;
 

@@ -1,0 +1,224 @@
+import type { PackedBatch, PackedOkOutcomes } from './blocks.js';
+import type {
+  ExportFilter, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, UncertainRowPage, ExportListEntry,
+} from './console-queries.js';
+import type { PruneOptions, PruneReport } from './prune.js';
+import type { FileEvent, JournalStats, NewFileEvent } from './reads.js';
+import type {
+  Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
+  ExportStatus, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
+  RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
+} from './types.js';
+
+/*
+ * The journal's contract: what the bridge asks of its memory, by role. The pipeline, exports, service, console and
+ * CLI depend on these types only; an engine (src/journal/sqlite, src/journal/postgres) implements all of them.
+ * Every call is asynchronous, carries no engine type and no storage location, and every write commits before its
+ * Promise resolves (durably: WAL + synchronous=FULL on SQLite, synchronous_commit=on on PostgreSQL).
+ * docs/journal.md says what each role's calls guarantee.
+ */
+
+/** Claims of inbound files and the requests made of their rows: the pipeline's first pass, resume and re-drive. */
+export interface ClaimsAndRequests {
+  /**
+   * Claims a file by its content checksum: new, resume (a crash left it processing) or duplicate. In lease mode also
+   * busy (another instance holds a live lease on it); an expired lease is taken over (a new token) and resumed.
+   */
+  claimFile(input: ClaimInput): Promise<ClaimResult>;
+  /** Records items (and rows the mapping rejected); seqs already recorded are left as they are. Resolves how many were new. */
+  addItems(fileId: number, items: readonly NewItem[]): Promise<number>;
+  /**
+   * Records a request before it is sent and links its items. attempt 1 takes pending items; a re-drive (attempt
+   * from beginRedrive) takes failed items and keeps their earlier outcome in the history.
+   */
+  recordRequest(fileId: number, endpoint: string, seqs: readonly number[], options?: { attempt?: number }): Promise<number>;
+  /**
+   * The hot path: records a request and its new items in one write. Items may come prepared with `prepareBatch`
+   * (on the thread that mapped them), then with their bodies as one JSON array text. `sent: true` also marks the
+   * request sent in the same commit: call it only right before sending (a crash in between makes the batch look
+   * sent: read back or reported uncertain on resume, never applied twice).
+   */
+  recordBatch(fileId: number, endpoint: string, items: readonly NewItem[] | PackedBatch, options?: { sent?: boolean; bodies?: string }): Promise<number>;
+  /** Call just before the bytes go out: from here on the outcome is unknown until completeRequest. */
+  markSent(requestId: number): Promise<void>;
+  /** The request did not reach the service after all (e.g. 503 until the retries ran out): its items are unsent again. */
+  releaseRequest(requestId: number): Promise<void>;
+  /** Stores every item's outcome (or `allOk(outcomes)`) and the request's status (derived unless given). */
+  completeRequest(requestId: number, outcomes: readonly ItemOutcome[] | PackedOkOutcomes, options?: { status?: 'done' | 'failed' | 'uncertain' }): Promise<RequestStatus>;
+  /** Ends a processing file: `done`, or `failed` when some items failed or are uncertain. */
+  finishFile(fileId: number): Promise<FileStatus>;
+  /** The file as a whole failed (unreadable, no header, unknown mapping…). */
+  rejectFile(fileId: number, reason: string): Promise<void>;
+  /** Where a crash left a file: which seqs are finished, sent (outcome unknown) or never sent. */
+  resumeState(fileId: number): Promise<ResumeState>;
+  itemsInRange(fileId: number, fromSeq: number, toSeq: number): Promise<ItemWithBody[]>;
+  requestItems(requestId: number): Promise<ItemWithBody[]>;
+  getRequest(requestId: number): Promise<RecordedRequest>;
+  /** Recorded before the result file is written, so that a crash in between rewrites that name, not a new one. */
+  recordResultName(fileId: number, name: string): Promise<void>;
+  /** `archive/NAME` or `error/NAME`, once the file has left its inbox. */
+  recordDisposition(fileId: number, where: string): Promise<void>;
+  /** A file met but not claimed: a re-drop of content processed before, or a file rejected before a claim. */
+  recordFileEvent(event: NewFileEvent): Promise<FileEvent>;
+  /** A duplicate of that file whose move a crash interrupted, to finish under the same names. */
+  unfinishedDuplicate(drop: string, name: string, originalFileId: number): Promise<FileEvent | undefined>;
+  recordEventDisposition(eventId: number, where: string): Promise<void>;
+}
+
+/** What a file's rows came to: result files, `status --file`, the console's file page. */
+export interface OutcomesAndResults {
+  getFile(fileId: number): Promise<FileRecord>;
+  fileSummary(fileId: number): Promise<FileSummary>;
+  /** What the service returned for an ok item. */
+  resultOf(requestId: number | null, seq: number): Promise<unknown>;
+  /** A request's stored results as [seq, result] pairs. */
+  resultList(requestId: number): Promise<ReadonlyArray<[number, unknown]>>;
+  /** One outcome per input line, in line order (result files). Safe to interleave with journal writes. */
+  iterateLineOutcomes(fileId: number): AsyncIterable<LineOutcome>;
+  itemHistory(itemId: number): Promise<HistoryEntry[]>;
+  failedItems(fileId: number, options?: { limit?: number }): Promise<StoredItem[]>;
+  uncertainItems(fileId?: number, options?: { limit?: number }): Promise<StoredItem[]>;
+}
+
+/** Work lists handed to the WMS, their records and acknowledgements, cursors and file sequences. */
+export interface ExportsAndAcknowledgements {
+  beginExport(input: BeginExportInput & { repeatable?: boolean }): Promise<number>;
+  beginCancellationExport(input: Omit<BeginExportInput, 'kind' | 'policy'>): Promise<number>;
+  addExportRecords(exportId: number, records: readonly ExportRecordInput[], options?: { repeatable?: boolean }): Promise<void>;
+  markExportWritten(exportId: number): Promise<void>;
+  markCancellationExported(exportId: number): Promise<void>;
+  abandonExport(exportId: number): Promise<void>;
+  unwrittenExports(workType?: string): Promise<ExportFile[]>;
+  listExports(options: { workType?: string; status?: ExportStatus; limit: number }): Promise<ExportFile[]>;
+  getExport(exportId: number): Promise<ExportFile>;
+  exportRecords(exportId: number): Promise<ExportRecord[]>;
+  exportRecordsAfter(exportId: number, afterId: number, limit: number): Promise<ExportRecord[]>;
+  pendingAcknowledgements(workType: string): Promise<ExportRecord[]>;
+  exportsDueForAcknowledgement(workType: string): Promise<number[]>;
+  pendingAcknowledgementsOf(exportId: number): Promise<ExportRecord[]>;
+  pendingIdsOf(exportId: number): Promise<Set<number>>;
+  /** Resolves whether the export is now complete. */
+  recordAcknowledgements(exportId: number, acks: readonly Acknowledgement[]): Promise<boolean>;
+  awaitingConfirmation(workType: string): Promise<ExportRecord[]>;
+  /** An inbound acknowledgement confirms records exported under the on-confirmation policy. */
+  confirmRecords(workType: string, ids: readonly number[]): Promise<{ confirmed: number[]; unknown: number[] }>;
+  alreadyExported(workType: string, ids: readonly number[]): Promise<Set<number>>;
+  cancelledNotYetExported(workType: string, cancelledIds: readonly number[]): Promise<ExportRecord[]>;
+  getCursor(key: string): Promise<string | null>;
+  setCursor(key: string, value: string): Promise<void>;
+  nextFileSequence(workType: string): Promise<number>;
+}
+
+/** What operators look up and do: files by name, re-drives, resolutions, and the console's audited actions. */
+export interface OperatorActions {
+  latestFileNamed(name: string): Promise<FileRecord | undefined>;
+  listFiles(options: { since?: string; status?: FileStatus; limit: number }): Promise<FileRecord[]>;
+  recentFileEvents(limit: number): Promise<FileEvent[]>;
+  fileEventsNamed(name: string, limit?: number): Promise<FileEvent[]>;
+  /** Failed items of a file that can be sent again (never ok, uncertain or mapping-rejected ones), with bodies. */
+  retryable(fileId: number): AsyncIterable<ItemWithBody>;
+  /** Opens a re-drive of a failed file: resolves the attempt number to pass to recordRequest. */
+  beginRedrive(fileId: number): Promise<number>;
+  /** A person checked uncertain items: applied → ok, not-applied → error (so a re-drive can send them again). */
+  resolveUncertain(target: ResolveTarget, options: ResolveOptions): Promise<{ resolved: number; files: Array<{ fileId: number; status: FileStatus }> }>;
+  /** The console's keyset pages and its audit trail. */
+  readonly console: ConsolePages;
+}
+
+/** The operations console's pages: keyset pages that stay fast on millions of rows, and the audit trail. */
+export interface ConsolePages {
+  listFiles(filter: FileFilter): Promise<FileListEntry[]>;
+  listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
+  fileRows(fileId: number, options: { status?: import('./types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
+  uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
+  stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
+  recordAction(action: NewOperatorAction): Promise<number>;
+  listActions(options: { before?: number; fileId?: number; limit: number }): Promise<OperatorAction[]>;
+}
+
+/** Retention and the figures operators watch: backlog, counts, size and age. */
+export interface RetentionAndStatistics {
+  /** Drops the rows, bodies and requests of files finished before `olderThan`; their checksums stay (duplicates). */
+  pruneJournal(options: PruneOptions): Promise<PruneReport>;
+  journalStats(): Promise<JournalStats>;
+  backlog(): Promise<Backlog>;
+  countFiles(): Promise<number>;
+  countFileEvents(): Promise<number>;
+  countExports(): Promise<number>;
+}
+
+/**
+ * Several journal calls as one unit of work: everything `fn` does through `tx` commits together or not at all.
+ * Await only journal calls on `tx` inside it (no HTTP, no file I/O): the engine holds its write lock or a connection
+ * until `fn` settles, and a call on the outer journal from inside waits for it on SQLite.
+ */
+export interface UnitOfWork {
+  transaction<T>(fn: (tx: this) => Promise<T>): Promise<T>;
+}
+
+/** A running bridge process, as it registers in the journal. */
+export interface InstanceInfo { id: string; host: string; pid: number; version: string }
+
+export interface InstanceRecord extends InstanceInfo {
+  startedAt: string;
+  heartbeatAt: string;
+  stoppedAt: string | null;
+  /** Files whose lease this instance holds now, and job ticks it holds. */
+  files: number;
+  jobs: number;
+}
+
+export type TickClaim = { won: true; token: number } | { won: false; owner: string; done: boolean };
+
+/**
+ * Several instances on one journal (PostgreSQL; SQLite serves one). A journal opened with an `instance` is in lease
+ * mode: claimFile takes a lease on the file (owner, fencing token, expiry by the database clock) and every write
+ * concerning a file checks that this journal still holds it, or throws LEASE_LOST and writes nothing. docs/journal.md.
+ */
+export interface InstancesAndLeases {
+  /** This journal's instance (set by openJournal's `instance` option); null for tools that never lease (status, migrate). */
+  readonly instance: InstanceInfo | null;
+  /** Registers or re-registers this instance; heartbeat_at = the database clock. SQLite refuses a second live instance. */
+  registerInstance(): Promise<void>;
+  /**
+   * Renews this instance's heartbeat and the leases of every file it holds (until = db clock + leaseMs). Resolves the
+   * ids of files whose lease it no longer holds (taken over by another instance): the pipeline stops them.
+   */
+  heartbeat(leaseMs: number): Promise<{ lost: number[] }>;
+  /** Marks the instance stopped and gives up its leases (a graceful stop: others take its files at once). */
+  retireInstance(): Promise<void>;
+  listInstances(): Promise<InstanceRecord[]>;
+  /** Runs a scheduled job's tick once across instances: the first to claim (job, tick) wins, with a fencing token. */
+  claimTick(job: string, tickIso: string, leaseMs: number): Promise<TickClaim>;
+  /** The tick ran to its end (done = true for others' claims afterwards). Refused (LEASE_LOST) with a stale token. */
+  finishTick(job: string, tickIso: string, token: number): Promise<void>;
+}
+
+/** Opening, identifying and closing a journal. */
+export interface JournalLifecycle {
+  /** For people: the SQLite file, or `postgres://user@host:port/db` (never a password). */
+  readonly location: string;
+  /** The engine and what it needs to open this journal again on another thread (opaque to the bridge). */
+  readonly address: JournalAddress;
+  readonly schemaVersion: number;
+  /** Closes the connection(s); SQLite checkpoints its WAL. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** How to reach a journal again (a worker thread opens its own connection with it): structured-cloneable. */
+export type JournalAddress =
+  | { readonly engine: 'sqlite'; readonly path: string }
+  | { readonly engine: 'postgres'; readonly connection: Readonly<Record<string, unknown>> };
+
+/** The whole journal an engine opens: every role. */
+export interface JournalContract
+  extends ClaimsAndRequests, OutcomesAndResults, ExportsAndAcknowledgements, OperatorActions, RetentionAndStatistics,
+    InstancesAndLeases, UnitOfWork, JournalLifecycle {}
+
+/** Whether another thread can open this journal again (an in-memory SQLite database cannot). */
+export function canReopen(address: JournalAddress): boolean {
+  return address.engine !== 'sqlite' || address.path !== ':memory:';
+}
+
+export type { ExportFilter, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, PruneOptions, PruneReport, FileEvent, JournalStats, NewFileEvent };
+export type { FileStatus, RequestStatus };

@@ -1,0 +1,42 @@
+import { statSync } from 'node:fs';
+import type { Engine } from '../compose.js';
+import { openDatabase, schemaVersion, type Db } from './db.js';
+import { SqlitePort } from './port.js';
+
+export interface SqliteOptions {
+  /** Page cache of this connection in KiB (default 16,000); a second connection that only appends needs little. */
+  cacheKiB?: number;
+  /** Checkpoint the WAL when closing (default true); a second connection leaves it to the main one. */
+  checkpointOnClose?: boolean;
+}
+
+/** The embedded engine: one SQLite file in WAL mode with synchronous=FULL (db.ts says why). */
+export function openSqlite(path: string, options: SqliteOptions = {}): Engine & { db: Db } {
+  const db = openDatabase(path);
+  if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.round(options.cacheKiB))}`);
+  return {
+    db,
+    port: new SqlitePort(db),
+    address: { engine: 'sqlite', path },
+    location: path,
+    schemaVersion: schemaVersion(db),
+    storage: async () => ({
+      location: path,
+      bytes: fileBytes(path) + fileBytes(`${path}-wal`),
+      freeBytes: (db.pragma('freelist_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number),
+    }),
+    close: async () => {
+      if (!db.open) return;
+      if (options.checkpointOnClose !== false) db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+  };
+}
+
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

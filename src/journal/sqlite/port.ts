@@ -1,0 +1,120 @@
+import type Database from 'better-sqlite3';
+import type { SqlPort, SqlValue } from '../sql.js';
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+/**
+ * The SQLite SqlPort over one better-sqlite3 connection. Every call runs synchronously underneath (better-sqlite3
+ * has no asynchronous API); the Promise only keeps the journal's contract engine-neutral. Statements are prepared
+ * once per SQL text. A unit of work is `BEGIN IMMEDIATE … COMMIT` on this connection: while one is open, writes and
+ * units of work from outside it wait until it ends, so nothing outside it lands in its transaction. Reads (statements SQLite reports
+ * read-only) from outside do not wait (a read never changes what a unit of work commits, and waiting would deadlock a unit of work
+ * that reads through the outer journal); they may see its rows before it commits, which PostgreSQL's reads would not.
+ */
+export class SqlitePort implements SqlPort {
+  readonly dialect = 'sqlite' as const;
+  readonly #db: Database.Database;
+  readonly #statements = new Map<string, Statement>();
+  /** Settles when the open unit of work ends; undefined when none is open. */
+  #busy: Promise<void> | undefined;
+  readonly #inside: SqlPort;
+  #depth = 0;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    const direct = this.#direct();
+    this.#inside = { ...direct, tx: (fn) => this.#savepoint(fn) };
+  }
+
+  async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    const statement = this.#statement(sql);
+    if (!statement.readonly) while (this.#busy) await this.#busy;
+    return statement.get(...params) as T | undefined;
+  }
+
+  async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    const statement = this.#statement(sql);
+    if (!statement.readonly) while (this.#busy) await this.#busy;
+    return statement.all(...params) as T[];
+  }
+
+  async values<T extends unknown[]>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    const statement = this.#raw(sql);
+    if (!statement.readonly) while (this.#busy) await this.#busy;
+    return statement.all(...params) as T[];
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    while (this.#busy) await this.#busy;
+    return this.#statement(sql).run(...params).changes;
+  }
+
+  async tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
+    while (this.#busy) await this.#busy;
+    let done!: () => void;
+    this.#busy = new Promise((resolve) => (done = resolve));
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(this.#inside);
+        this.#db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      this.#busy = undefined;
+      done();
+    }
+  }
+
+  /**
+   * A unit of work inside another: its writes are undone alone when it throws (a caller that catches the error and
+   * goes on commits only what succeeded), as better-sqlite3's nested transactions do.
+   */
+  async #savepoint<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
+    const name = `wb${++this.#depth}`;
+    this.#db.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(this.#inside);
+      this.#db.exec(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      throw error;
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  /** The calls a unit of work makes: straight to the connection, whose transaction it is. */
+  #direct(): Omit<SqlPort, 'tx'> {
+    return {
+      dialect: 'sqlite',
+      get: async <T>(sql: string, params: readonly SqlValue[] = []) => this.#statement(sql).get(...params) as T | undefined,
+      all: async <T>(sql: string, params: readonly SqlValue[] = []) => this.#statement(sql).all(...params) as T[],
+      values: async <T extends unknown[]>(sql: string, params: readonly SqlValue[] = []) => this.#raw(sql).all(...params) as T[],
+      run: async (sql: string, params: readonly SqlValue[] = []) => this.#statement(sql).run(...params).changes,
+    };
+  }
+
+  #statement(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #raw(sql: string): Statement {
+    const key = `raw:${sql}`;
+    let statement = this.#statements.get(key);
+    if (!statement) {
+      statement = this.#db.prepare(sql).raw(true);
+      this.#statements.set(key, statement);
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,96 @@
+import type { Readable } from 'node:stream';
+import type { Config, InboundJob } from '../config/schema.js';
+import type { Drop, FolderRole } from '../drops/index.js';
+import { WisbridgeError } from '../errors.js';
+import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
+import type { FileConcluded, Runtime } from '../runtime/runtime.js';
+import { resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
+import { emptyRowCounts, type RowCounts } from './types.js';
+
+/*
+ * What happens to a claimed file once its requests are answered, whoever answered them: the first pass, a re-drive
+ * (`wisbridge retry`, the console), a resolution of uncertain rows (`wisbridge resolve`, the console). The file's
+ * status is recorded, its result file is written under the one name the journal recorded for it, and whoever listens
+ * hears of it. No other module names or writes a result file: a result file is only ever replaced by one of the
+ * same journal file, never by another file's that came under the same input name.
+ */
+
+type LifecycleJournal = Pick<InboundJournal, 'recordResultName' | 'finishFile'> & ResultReads;
+
+
+/**
+ * The result file's name the journal recorded for the file. A file of a journal older than result names
+ * (recorded as disposed 'unknown') gets the plain `NAME.result.csv` it had then.
+ */
+export function recordedResultName(file: Pick<FileRecord, 'name' | 'resultName'>): string {
+  return file.resultName ?? resultFileName(file.name);
+}
+
+/**
+ * The file's result name: the recorded one, or, the first time, `choose()`'s, recorded before anything is written
+ * so that a crash in between rewrites that name rather than picking a new one.
+ */
+export async function settleResultName(journal: LifecycleJournal, fileId: number, choose: () => Promise<string>): Promise<string> {
+  const recorded = (await journal.getFile(fileId)).resultName;
+  if (recorded !== null) return recorded;
+  const name = await choose();
+  await journal.recordResultName(fileId, name);
+  return name;
+}
+
+/**
+ * Writes a file's result file from the journal under `name` (atomically, replacing the previous version of the same
+ * file's result). `counts` are complete once written.
+ */
+export async function writeResultFile(
+  journal: ResultReads, drop: Drop, folder: FolderRole, fileId: number, name: string, options: { override?: ResultRowOverride; rows?: Readable; counts?: RowCounts } = {},
+): Promise<RowCounts> {
+  const counts = options.counts ?? emptyRowCounts();
+  const rows = options.rows ?? resultStream(journal, fileId, options.override, counts);
+  await drop.writeAtomic(folder, name, rows, { overwrite: true });
+  return counts;
+}
+
+/** The inbound job a journal file came through: the job reading its drop (and allowed its mapping). */
+export function jobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<FileRecord, 'fileId' | 'name' | 'drop' | 'mapping'>): InboundJob {
+  const dropKeys = Object.entries(config.drops).filter(([key, d]) => (d.name ?? key) === file.drop).map(([key]) => key);
+  const job = config.inbound.find((j) => dropKeys.includes(j.drop) && (!j.mappings || j.mappings.includes(file.mapping)))
+    ?? config.inbound.find((j) => dropKeys.includes(j.drop));
+  if (!job) throw new WisbridgeError('CONFIG_INVALID', `no inbound job reads drop "${file.drop}" of file ${file.fileId} (${file.name})`);
+  return job;
+}
+
+/**
+ * After an operator's action changed a finished file's rows (re-drive, resolution): records its status (`finish`:
+ * a re-drive leaves it processing until now), rewrites its result file in its job's outbox under the recorded name,
+ * and tells whoever listens. The file itself left its inbox on the first pass and stays where it went.
+ */
+export async function concludeAgain(
+  runtime: Pick<Runtime, 'journal' | 'drop' | 'loaded' | 'onFileConcluded'>, fileId: number, via: FileConcluded['via'], options: { finish: boolean },
+): Promise<FileConcluded> {
+  const journal = await runtime.journal();
+  const status = options.finish ? await journal.finishFile(fileId) : (await journal.getFile(fileId)).status;
+  const file = await journal.getFile(fileId);
+  const job = jobOfFile(runtime.loaded.config, file);
+  const resultFile = recordedResultName(file);
+  await writeResultFile(journal, await runtime.drop(job.drop), 'outbox', fileId, resultFile);
+  const concluded: FileConcluded = { fileId, name: file.name, job: job.name, via, status, resultFile };
+  runtime.onFileConcluded?.(concluded);
+  return concluded;
+}
+
+/** The result file of a journal file as it stands in its outbox, or rebuilt from the journal when it is not there. */
+export async function openResultFile(runtime: Pick<Runtime, 'journal' | 'drop' | 'loaded'>, fileId: number): Promise<{ name: string; stream: Readable; from: 'outbox' | 'journal' }> {
+  const journal = await runtime.journal();
+  const file = await journal.getFile(fileId);
+  const name = recordedResultName(file);
+  try {
+    const drop = await runtime.drop(jobOfFile(runtime.loaded.config, file).drop);
+    if (await drop.stat('outbox', name)) return { name, stream: await drop.openRead('outbox', name), from: 'outbox' };
+  } catch (error) {
+    if (!(error instanceof WisbridgeError)) throw error;
+  }
+  return { name, stream: resultStream(journal, fileId), from: 'journal' };
+}
+
+export type { LifecycleJournal };

@@ -1,0 +1,44 @@
+import { afterEach, beforeEach, describe } from 'vitest';
+import { describeClaims } from './behaviour/claims.js';
+import { describeExports } from './behaviour/exports.js';
+import { describeLifecycle } from './behaviour/lifecycle.js';
+import { describeOperators } from './behaviour/operators.js';
+import { describeOutcomes } from './behaviour/outcomes.js';
+import { ticking, type JournalFixture, type MakeJournal, type Suite } from './behaviour/support.js';
+import type { Journal } from '../../src/journal/index.js';
+
+export { CONNECTION_CALLS, type Connection, type JournalFixture, type MakeJournal } from './behaviour/support.js';
+
+/*
+ * The behaviour every journal engine must have, through the contract only (src/journal/contract.ts): written once,
+ * run against SQLite (test/journal/sqlite.test.ts) and PostgreSQL (test/journal/postgres.test.ts). Nothing here
+ * reads an engine's tables, ids beyond their order, error texts of the database, or the system clock: what the
+ * journal stores is asserted through what the journal answers. Engine internals are each engine's own tests.
+ */
+export function describeJournal(engineName: string, makeJournal: MakeJournal): void {
+  describe(`${engineName} journal behaviour`, () => {
+    let fx: JournalFixture;
+    let journal: Journal;
+    const suite: Suite = {
+      get fx() { return fx; },
+      get journal() { return journal; },
+      reopen: async () => {
+        journal = await fx.reopen();
+      },
+    };
+
+    beforeEach(async () => {
+      fx = await makeJournal({ now: ticking() });
+      journal = fx.journal;
+    });
+    afterEach(async () => {
+      await fx?.dispose();
+    });
+
+    describeClaims(suite);
+    describeOutcomes(suite);
+    describeOperators(suite);
+    describeExports(suite);
+    describeLifecycle(suite);
+  });
+}
