@@ -1,4 +1,4 @@
-import type { Backlog, StoredItem } from '../journal/index.js';
+import type { Backlog, InstanceRecord, StoredItem } from '../journal/index.js';
 import type { ConsoleAlert } from './alerts.js';
 import { bytes, html, when, type Html } from './html.js';
 import type { FileProgress } from './progress.js';
@@ -11,6 +11,9 @@ export interface OverviewView {
   journal: { bytes: number; oldestEntry: string | null };
   alerts: ConsoleAlert[];
   progress: FileProgress[];
+  /** The bridge instances registered in the journal; `self` is the one serving this page (under `wisbridge run`). */
+  instances: InstanceRecord[];
+  self?: string;
 }
 
 function lastRunText(j: JobView): string {
@@ -36,7 +39,18 @@ ${v.alerts.length ? html`<div class="box bad"><a href="/console/alerts">${v.aler
 ${b.pendingRequests} request(s) pending · ${b.sentRequests} awaiting an answer · ${b.acknowledgementsPending} acknowledgement(s) pending · ${b.awaitingConfirmation} awaiting WMS confirmation</div>
 <h2>Jobs</h2>${jobsTable(v.jobs)}
 <h2>In progress</h2>${progressTable(v.progress)}
+<h2>Instances</h2>${instancesTable(v.instances, v.self)}
 <p class="small muted" id="journal">Journal: ${bytes(v.journal.bytes)} · oldest entry ${when(v.journal.oldestEntry) || '–'}</p>`;
+}
+
+/** The instances sharing the journal: live ones are those whose heartbeat is recent and that did not stop. */
+export function instancesTable(instances: InstanceRecord[], self?: string): Html {
+  const rows = instances.map((i) => html`<tr data-instance="${i.id}"><td>${i.id}${i.id === self ? html` <span class="muted small">(this one)</span>` : ''}</td><td>${i.host}</td>
+<td class="num">${i.pid}</td><td>${i.version}</td><td>${when(i.startedAt)}</td><td>${when(i.heartbeatAt)}</td><td>${i.stoppedAt ? when(i.stoppedAt) : ''}</td>
+<td class="num">${i.files}</td><td class="num">${i.jobs}</td></tr>`);
+  return html`<table id="instances"><thead><tr><th>instance</th><th>host</th><th>pid</th><th>version</th><th>started (UTC)</th><th>last heartbeat</th><th>stopped</th>
+<th title="files whose lease it holds now">files</th><th title="scheduled ticks it holds now">jobs</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="9" class="muted">no instance registered</td></tr>`}</tbody></table>`;
 }
 
 export function progressTable(progress: FileProgress[]): Html {
