@@ -160,6 +160,15 @@ export const consoleSchema = z
   })
   .describe('The operations console (docs/console.md), served on the `metrics` listener (127.0.0.1:9464 when absent). Off unless this section is present.');
 
+export const instanceSchema = z
+  .strictObject({
+    lease_ms: z.number().int().min(1000).default(30_000)
+      .describe('how long a file or a scheduled tick stays this instance\'s without a heartbeat: after a crash, another instance takes its files over this long after its last heartbeat (shorter: faster takeover; longer: fewer false takeovers when the journal or the process stalls)'),
+    heartbeat_ms: z.number().int().min(100).default(10_000)
+      .describe('how often this instance renews its leases (at most half of lease_ms; a third lets two heartbeats fail before anything is taken over). An instance whose last good heartbeat is older than lease_ms - heartbeat_ms stops claiming and sending until the journal answers again'),
+  })
+  .describe('`wisbridge run`: several instances on one PostgreSQL journal share the work by leases (docs/operations.md, "Running several instances"); a SQLite journal serves one instance');
+
 export const configSchema = z
   .strictObject({
     journal: z.union([
@@ -202,6 +211,7 @@ export const configSchema = z
       timezone: z.string().min(1).default('UTC').describe('IANA time zone of the cron expression'),
     }).optional().describe('`wisbridge run`: automatic retention of the journal and of the drops\' archive/ and outbox/ (see docs/operations.md)'),
     shutdown_timeout_ms: z.number().int().min(100).default(30_000).describe('how long a graceful shutdown may take before the process exits anyway'),
+    instance: instanceSchema.default({ lease_ms: 30_000, heartbeat_ms: 10_000 }),
   })
   .superRefine((config, ctx) => {
     const jobs = [...config.inbound, ...config.exports];
@@ -220,6 +230,9 @@ export const configSchema = z
         }
       }
     });
+    if (config.instance.heartbeat_ms * 2 > config.instance.lease_ms) {
+      ctx.addIssue({ code: 'custom', path: ['instance', 'heartbeat_ms'], message: `heartbeat_ms (${config.instance.heartbeat_ms}) must be at most half of lease_ms (${config.instance.lease_ms}), so that a missed heartbeat does not lose the leases` });
+    }
   })
   .describe('wisbridge configuration');
 
@@ -231,3 +244,4 @@ export type ExportJob = z.output<typeof exportJobSchema>;
 export type Schedule = z.output<typeof scheduleSchema>;
 export type SecretRef = z.output<typeof secretRefSchema>;
 export type ConsoleConfig = z.output<typeof consoleSchema>;
+export type InstanceConfig = z.output<typeof instanceSchema>;

@@ -84,7 +84,7 @@ export function filePage(view: FileView): Html {
   return html`<div class="box ${f.status === 'failed' || f.status === 'rejected' ? 'bad' : f.status === 'done' ? 'good' : 'warn'}">
 <b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${statusCell(f.status)}
 ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
-<div class="small">claimed ${when(f.claimedAt)} · finished ${when(f.finishedAt) || '–'} · ${duration(f.claimedAt, f.finishedAt)} · re-drives ${f.redrives}
+<div class="small">claimed ${when(f.claimedAt)} · finished ${when(f.finishedAt) || '–'} · ${duration(f.claimedAt, f.finishedAt)} · re-drives ${f.redrives}${leaseText(f)}
 ${s ? ` · ${s.total} documents: ${s.ok} ok, ${s.error} error, ${s.uncertain} uncertain, ${s.skipped} skipped` : ''}</div>
 <div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
@@ -92,6 +92,12 @@ ${s ? ` · ${s.total} documents: ${s.ok} ok, ${s.error} error, ${s.uncertain} un
 <tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="9" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>
 ${rows.next !== null ? html`<a id="next" href="/console/files/${f.fileId}${query({ status: view.status, after: rows.next })}">next rows →</a>` : html`<span class="muted small">end of the rows</span>`}
 ${actionsTable(view.actions, 'Operator actions on this file')}`;
+}
+
+/** Which instance holds the file's lease (processing) or held it last (finished). */
+function leaseText(f: FileRecord): Html | string {
+  if (!f.lease) return '';
+  return html` · <span id="instance">${f.status === 'processing' ? 'held by' : 'processed by'} instance ${f.lease.owner}</span>`;
 }
 
 export function actionsTable(actions: OperatorAction[], title: string): Html {

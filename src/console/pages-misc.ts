@@ -1,4 +1,4 @@
-import type { Backlog, StoredItem } from '../journal/index.js';
+import type { Backlog, InstanceRecord, StoredItem } from '../journal/index.js';
 import type { ConsoleAlert } from './alerts.js';
 import { bytes, html, when, type Html } from './html.js';
 import type { ExpectedFileView } from '../service/expect.js';
@@ -13,6 +13,9 @@ export interface OverviewView {
   alerts: ConsoleAlert[];
   progress: FileProgress[];
   expected: ExpectedFileView[];
+  /** The bridge instances registered in the journal; `self` is the one serving this page (under `wisbridge run`). */
+  instances: InstanceRecord[];
+  self?: string;
 }
 
 function lastRunText(j: JobView): string {
@@ -39,6 +42,7 @@ ${b.pendingRequests} request(s) pending · ${b.sentRequests} awaiting an answer 
 <h2>Jobs</h2>${jobsTable(v.jobs)}
 ${v.expected.length ? html`<h2>Expected files</h2>${expectedTable(v.expected)}` : ''}
 <h2>In progress</h2>${progressTable(v.progress)}
+<h2>Instances</h2>${instancesTable(v.instances, v.self)}
 <p class="small muted" id="journal">Journal: ${bytes(v.journal.bytes)} · oldest entry ${when(v.journal.oldestEntry) || '–'}</p>`;
 }
 
@@ -46,6 +50,16 @@ export function expectedTable(expected: ExpectedFileView[]): Html {
   return html`<table id="expected"><thead><tr><th>job</th><th>file name</th><th>due</th><th>next due (UTC)</th><th>alert if missing at (UTC)</th><th>today</th></tr></thead><tbody>
 ${expected.map((e) => html`<tr><td>${e.job}</td><td><code>${e.pattern}</code></td><td class="small">${e.schedule}</td><td>${when(e.nextDue) || '–'}</td><td>${when(e.alertAt) || '–'}</td><td class="small">${e.todayOff ? `no file due: ${e.todayOff}` : ''}</td></tr>`)}
 </tbody></table>`;
+}
+
+/** The instances sharing the journal: live ones are those whose heartbeat is recent and that did not stop. */
+export function instancesTable(instances: InstanceRecord[], self?: string): Html {
+  const rows = instances.map((i) => html`<tr data-instance="${i.id}"><td>${i.id}${i.id === self ? html` <span class="muted small">(this one)</span>` : ''}</td><td>${i.host}</td>
+<td class="num">${i.pid}</td><td>${i.version}</td><td>${when(i.startedAt)}</td><td>${when(i.heartbeatAt)}</td><td>${i.stoppedAt ? when(i.stoppedAt) : ''}</td>
+<td class="num">${i.files}</td><td class="num">${i.jobs}</td></tr>`);
+  return html`<table id="instances"><thead><tr><th>instance</th><th>host</th><th>pid</th><th>version</th><th>started (UTC)</th><th>last heartbeat</th><th>stopped</th>
+<th title="files whose lease it holds now">files</th><th title="scheduled ticks it holds now">jobs</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="9" class="muted">no instance registered</td></tr>`}</tbody></table>`;
 }
 
 export function progressTable(progress: FileProgress[]): Html {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { ConsoleJournal, FileStatus, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
+import type { ConsoleJournal, FileStatus, ItemStatus, Journal, OperatorJournal, ResultReads } from '../journal/index.js';
 import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
 import { html, page } from './html.js';
@@ -30,7 +30,7 @@ interface Request {
 }
 
 /** What the console reads and does: operator views and actions, result rows, its own pages and audit trail. */
-type ConsoleSide = OperatorJournal & ResultReads & { readonly console: ConsoleJournal };
+type ConsoleSide = OperatorJournal & ResultReads & Pick<Journal, 'listInstances' | 'instance'> & { readonly console: ConsoleJournal };
 
 /** Handles /console/… on the bridge's HTTP listener; false for any other path. `auth` undefined: the console is off. */
 export function createConsoleHandler(source: ConsoleSource, auth: ConsoleAuth | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -212,6 +212,7 @@ async function overview(source: ConsoleSource, journal: ConsoleSide) {
   return overviewPage({
     mode: source.mode, jobs: await source.jobs(), backlog: await journal.backlog(), journal: await journal.console.stats(journal.location),
     alerts: source.alerts(), progress: source.progress.snapshot(), expected: expectedFileViews(source.runtime.loaded.config, Date.now()),
+    instances: await journal.listInstances(), self: journal.instance?.id,
   });
 }
 

@@ -111,7 +111,9 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
   const claimTx = (input: ClaimInput) => sql.tx(async (t): Promise<ClaimResult> => {
     // Two bridges claiming the same bytes at once: the second finds the first's file (resume), never a second one.
     await takeTurn(t, `claim:${input.checksum}`);
-    const processing = await t.get<{ id: number; generation: number }>(q.processingByChecksum, [input.checksum]);
+    // Locked (PostgreSQL): its owner finishing it meanwhile would otherwise turn the lease check below into a take
+    // of a finished file (`status <> 'processing'` is free), and the owner's last writes into LEASE_LOST.
+    const processing = await t.get<{ id: number; generation: number }>(`${q.processingByChecksum}${t.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [input.checksum]);
     if (processing) {
       // Lease mode: a file another instance works on is left alone; an expired lease is taken over, as after a crash.
       const owner = await fence?.take(t, processing.id);

@@ -61,7 +61,8 @@ export async function processInboxFile(runtime: Runtime, job: InboundJob, file: 
         if (options.signal?.aborted) return reports;
         const report = await processFile(runtime, job, member, { ...options, drop: memberDrop, dispose: false, member: true });
         reports.push(report);
-        if (report.outcome === 'interrupted') return reports;
+        // Stopped, or another instance works on a member: the container stays in the inbox for whoever finishes it.
+        if (report.outcome === 'interrupted' || report.outcome === 'busy' || report.outcome === 'lost') return reports;
       }
     } finally {
       await memberDrop.close();

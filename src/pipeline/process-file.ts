@@ -1,10 +1,10 @@
 import type { InboundJob } from '../config/schema.js';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
-import type { InboundJournal, ResultReads } from '../journal/index.js';
+import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { HeldLease, Runtime } from '../runtime/runtime.js';
 import { errorFileName, resultFileName } from './result-file.js';
 import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
@@ -47,6 +47,8 @@ interface FileContext {
   identity?: string;
   /** Files that follow it to archive/ or error/ (its checksum file). */
   companions: string[];
+  /** Under `wisbridge run`: the claimed file's lease; the drop is changed only while it is this instance's. */
+  lease?: HeldLease;
 }
 
 /** The inbound mapping of a file: `--mapping`, else the job's mappings (or every inbound mapping) whose patterns match. */
@@ -126,19 +128,44 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   }
 
   const journal = await runtime.journal();
+  // An instance that cannot renew its leases claims nothing: what it claimed may be another's by now.
+  try {
+    await runtime.leases?.live(options.signal);
+  } catch {
+    return { ...report, outcome: 'interrupted', reason: 'stopped while waiting for the journal' };
+  }
   const claim = await journal.claimFile({ drop: drop.name, name, checksum: snapshot.checksum, size: snapshot.size, mapping: mapping.name, force: options.force });
   if (claim.status === 'duplicate') return duplicate(ctx, journal, claim.fileId);
   report.fileId = claim.fileId;
+  if (claim.status === 'busy') {
+    ctx.logger.debug({ fileId: claim.fileId, owner: claim.owner }, 'another instance works on this file: left to it');
+    return { ...report, outcome: 'busy', reason: `instance ${claim.owner} works on it` };
+  }
   report.resumed = claim.status === 'resume';
   ctx.logger.info({ fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: snapshot.size }, 'processing file');
-  const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 } };
+  ctx.lease = runtime.leases?.hold(claim.fileId);
+  const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 }, lease: ctx.lease };
   // A first run writes its result rows as they settle; a resumed one reads them all back from the journal.
   const spool = claim.status === 'new' ? await ResultSpool.open(snapshotFolder(runtime)) : undefined;
   try {
     return await streamAndFinish(ctx, mapping, snapshot, journal, sender, spool);
+  } catch (error) {
+    if (ctx.lease?.lost || isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);
+    throw error;
   } finally {
+    ctx.lease?.release();
     await spool?.dispose();
   }
+}
+
+/**
+ * Another instance took the file over (this one's lease expired: the journal was out of reach, or the process was
+ * paused): its sends were aborted and the journal refuses this instance's writes for it. The new owner settles what
+ * was in flight, writes the result file and moves the file; nothing more is done here.
+ */
+function lost(ctx: FileContext, error: unknown): FileReport {
+  ctx.logger.warn({ fileId: ctx.report.fileId, err: describeError(error) }, 'lease lost: another instance took this file over and finishes it; stopped here');
+  return { ...ctx.report, outcome: 'lost', reason: describeError(ctx.lease?.signal.reason ?? error) };
 }
 
 async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Snapshot, journal: FileJournal & SenderContext['journal'], sender: SenderContext, spool: ResultSpool | undefined): Promise<FileReport> {
@@ -189,6 +216,7 @@ async function writeResult(ctx: FileContext, journal: FileJournal, fileId: numbe
 }
 
 async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, options: Parameters<typeof writeResultFile>[5]): Promise<void> {
+  await ctx.lease?.ready();
   ctx.report.rows = await writeResultFile(journal, ctx.drop, ctx.resultFolder, fileId, name, options);
   ctx.report.resultFile = name;
 }
@@ -223,6 +251,7 @@ async function fileDisposition(journal: FileJournal, fileId: number): Promise<Di
  */
 async function dispose(ctx: FileContext, outcome: 'archive' | 'error', record?: DispositionRecord): Promise<void> {
   if (ctx.options.dispose === false) return;
+  await ctx.lease?.ready();
   try {
     const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt, companions: ctx.companions });
     ctx.report.movedTo = `${moved.folder}/${moved.name}`;
@@ -269,6 +298,30 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
 }
 
 /**
+ * The live instance that processed a finished file whose move is not recorded yet: it is writing the result file or
+ * moving the file right now (the drop is changed by its owner only). Undefined when this instance owned it, when no
+ * instance leased it (one-shot commands), or when its owner stopped or fell silent (then the move is finished here).
+ */
+async function finishingElsewhere(ctx: FileContext, prev: FileRecord): Promise<string | undefined> {
+  const journal = await ctx.runtime.journal();
+  const owner = prev.lease?.owner;
+  if (journal.instance === null || owner === undefined || owner === journal.instance.id) return undefined;
+  const record = (await journal.listInstances()).find((i) => i.id === owner);
+  const silentMs = Date.now() - Date.parse(record?.heartbeatAt ?? '');
+  return record !== undefined && record.stoppedAt === null && silentMs < ctx.runtime.loaded.config.instance.lease_ms ? owner : undefined;
+}
+
+/**
+ * Several instances watch one inbox: the file read here may be the very file another instance processed and has
+ * moved out of the inbox since (its move is recorded), not a re-drop. It is gone from the inbox then.
+ */
+async function movedByOwner(ctx: FileContext, prev: FileRecord): Promise<boolean> {
+  if (prev.disposedTo === null || prev.name !== ctx.name || prev.drop !== ctx.drop.name || ctx.options.dispose === false) return false;
+  if ((await ctx.runtime.journal()).instance === null) return false;
+  return (await ctx.drop.stat('inbox', ctx.name)) === undefined;
+}
+
+/**
  * Same bytes as a file processed before. The same name on the same drop whose disposition the journal has not
  * recorded is that very file, stopped by a crash between finishing and leaving the inbox (even half-way through
  * its move): its result file is written again under its recorded name and the move finished. Anything else is a
@@ -279,6 +332,11 @@ async function duplicate(ctx: FileContext, journal: FileJournal, previousId: num
   const { report } = ctx;
   report.fileId = previousId;
   const unfinished = ctx.options.dispose !== false && prev.name === ctx.name && prev.drop === ctx.drop.name && prev.disposedTo === null;
+  const owner = unfinished ? await finishingElsewhere(ctx, prev) : undefined;
+  if (owner !== undefined) {
+    ctx.logger.debug({ fileId: previousId, owner }, 'another instance is finishing this file (result file, move): left to it');
+    return { ...report, outcome: 'busy', reason: `instance ${owner} is finishing it` };
+  }
   if (unfinished) {
     if (prev.status === 'rejected') return rejectWhole(ctx, prev.reason ?? 'rejected', journal);
     report.outcome = prev.status === 'done' ? 'done' : 'failed';
@@ -286,6 +344,10 @@ async function duplicate(ctx: FileContext, journal: FileJournal, previousId: num
     await writeResult(ctx, journal, previousId);
     await dispose(ctx, 'archive', await fileDisposition(journal, previousId));
     return report;
+  }
+  if (await movedByOwner(ctx, prev)) {
+    ctx.logger.debug({ fileId: previousId }, 'the instance that processed this file moved it meanwhile: nothing to do');
+    return { ...report, outcome: 'vanished', reason: `processed as file ${previousId} and moved by the instance that did` };
   }
   report.outcome = 'duplicate';
   const when = prev.finishedAt ?? prev.claimedAt;

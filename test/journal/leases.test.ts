@@ -175,6 +175,28 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       });
     }
 
+    if (engine === 'postgres') {
+      // Found by the chaos test (test/chaos/): a claim whose lease check ran just after the owner's finish committed
+      // took the finished file (`status <> 'processing'` is free) and answered resume; the owner's last writes (result
+      // name, disposition) were refused. The claim now locks the processing file first and finds it finished.
+      it('a claim while the owner finishes the file waits for the finish: a duplicate, and the owner keeps its lease for its last writes', async () => {
+        const a = await journal(A, LONG);
+        const b = await journal(B, LONG);
+        const { fileId } = await claim(a);
+        let claimed: ReturnType<typeof claim> | undefined;
+        await a.transaction(async (tx) => {
+          await tx.finishFile(fileId);
+          // The other instance claims the same bytes before the finish is committed (a test may hold the unit of work).
+          claimed = claim(b);
+          await sleep(300);
+        });
+        expect((await claimed!).status).toBe('duplicate');
+        await a.recordResultName(fileId, 'c1.result.csv');
+        await a.recordDisposition(fileId, 'archive/c1.csv');
+        expect((await a.getFile(fileId)).lease).toMatchObject({ owner: A.id, token: 1 });
+      });
+    }
+
     it('an expired lease is taken over with a higher token; the old owner\'s writes are refused and change nothing', async () => {
       const a = await journal(A, SHORT);
       const b = await journal(B, LONG);

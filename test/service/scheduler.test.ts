@@ -100,9 +100,9 @@ describe('BridgeService schedules', () => {
     await clock.advanceTo(Date.parse('2026-11-22T10:15:00Z'));
     expect(runs).toEqual(['2026-11-22T10:05:00.000Z', '2026-11-22T10:15:00.000Z']);
     const text = await bridge.metrics.text();
-    expect(text).toContain('wisbridge_job_runs_skipped_total{job="nightly-shipments"} 1');
-    expect(text).toContain('wisbridge_job_runs_total{job="nightly-shipments",trigger="schedule",result="ok"} 2');
-    expect(text).toContain('wisbridge_export_records_total{job="nightly-shipments"} 6');
+    expect(text).toContain(`wisbridge_job_runs_skipped_total{job="nightly-shipments",instance="${bridge.instance.id}"} 1`);
+    expect(text).toContain(`wisbridge_job_runs_total{job="nightly-shipments",trigger="schedule",result="ok",instance="${bridge.instance.id}"} 2`);
+    expect(text).toContain(`wisbridge_export_records_total{job="nightly-shipments",instance="${bridge.instance.id}"} 6`);
     expect(bridge.lastRun('nightly-shipments')).toMatchObject({ trigger: 'schedule', result: 'ok', exports: 1, records: 3 });
   });
 
@@ -183,8 +183,8 @@ inbound:
       { level: 40, job: 'stock', pattern: '^STOCK_\\d{8}\\.csv$', cutoff: '2026-11-22T05:00:00.000Z', since: '2026-11-21T05:00:00.000Z', timezone: 'Europe/Berlin' },
     ]);
     let text = await bridge.metrics.text();
-    expect(text).toContain('wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
-    expect(text).toContain('wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
+    expect(text).toContain(`wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 1`);
+    expect(text).toContain(`wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 1`);
     expect(bridge.healthReport().body.alerts).toHaveLength(1);
 
     // The next night the file arrives (lies in the inbox) before the cut-off: no new alert.
@@ -195,8 +195,8 @@ inbound:
     await until(() => bridge.expected.checked === 2, 'the second cut-off check');
     expect(records.filter((r) => r.alert === 'missed-file')).toHaveLength(1);
     text = await bridge.metrics.text();
-    expect(text).toContain('wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
-    expect(text).toContain('wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 0');
+    expect(text).toContain(`wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 1`);
+    expect(text).toContain(`wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 0`);
   });
 });
 
