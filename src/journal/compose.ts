@@ -36,7 +36,7 @@ function methods(sql: SqlPort, now: () => string, storage: () => Promise<Storage
     ...createDispositions(sql, fence),
     ...createReads(sql, now, storage),
     ...createPrune(sql, now, inboundOn),
-    ...createLeases(sql, lease),
+    ...createLeases(sql, lease, now),
   };
 }
 
@@ -52,7 +52,7 @@ export interface LeaseOptions {
  */
 export function composeJournal(engine: Engine, clock: () => Date = () => new Date(), lease?: LeaseOptions): JournalContract {
   const now = (): string => clock().toISOString();
-  const mode: LeaseMode | undefined = lease && { ...lease, tokens: new Map() };
+  const mode: LeaseMode | undefined = lease && { ...lease, tokens: new Map(), events: new Map() };
   let pages: ConsolePages | undefined;
   let closed: Promise<void> | undefined;
   const bind = (sql: SqlPort): JournalContract => {

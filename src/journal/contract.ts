@@ -3,7 +3,7 @@ import type {
   ExportFilter, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
 import type { PruneOptions, PruneReport } from './prune.js';
-import type { FileEvent, JournalStats, NewFileEvent } from './reads.js';
+import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
   ExportStatus, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
@@ -25,6 +25,12 @@ export interface ClaimsAndRequests {
    * busy (another instance holds a live lease on it); an expired lease is taken over (a new token) and resumed.
    */
   claimFile(input: ClaimInput): Promise<ClaimResult>;
+  /**
+   * Lease mode: the run of a claimed file ended without finishing it (the journal, the service or the drop failed):
+   * its lease is given up, so another instance may take the file at once, and heartbeats no longer renew it (should
+   * the database not answer now, the lease runs out by itself). The next claim takes it again. Nothing otherwise.
+   */
+  releaseFile(fileId: number): Promise<void>;
   /** Records items (and rows the mapping rejected); seqs already recorded are left as they are. Resolves how many were new. */
   addItems(fileId: number, items: readonly NewItem[]): Promise<number>;
   /**
@@ -63,6 +69,17 @@ export interface ClaimsAndRequests {
   /** A duplicate of that file whose move a crash interrupted, to finish under the same names. */
   unfinishedDuplicate(drop: string, name: string, originalFileId: number): Promise<FileEvent | undefined>;
   recordEventDisposition(eventId: number, where: string): Promise<void>;
+  /**
+   * The handling of a re-drop, claimed once: the first to record its duplicate event (one unfinished per drop, name
+   * and original file) handles it; an unfinished one is resumed under its names when its handler stopped (lease mode:
+   * gave it up, or its lease ran out) and is answered busy while that handler lives.
+   */
+  claimDuplicate(duplicate: NewDuplicate): Promise<DuplicateClaim>;
+  /**
+   * The handling of a claimed duplicate ended: an unfinished event's lease is given up (another instance finishes it
+   * at once). `unused`: nothing was done for it (its file had left the inbox already): the event is removed.
+   */
+  releaseFileEvent(eventId: number, options?: { unused?: boolean }): Promise<void>;
 }
 
 /** What a file's rows came to: result files, `status --file`, the console's file page. */
@@ -187,6 +204,17 @@ export interface InstancesAndLeases {
   heartbeat(leaseMs: number): Promise<{ lost: number[] }>;
   /** Marks the instance stopped and gives up its leases (a graceful stop: others take its files at once). */
   retireInstance(): Promise<void>;
+  /**
+   * A finished file's last steps (its result file, its move out of the inbox) are its owner's: takes the file's lease
+   * (a new token) to do them here when its owner stopped, or fell silent (no heartbeat for a lease) and its lease ran
+   * out: an owner killed between finishing a file and moving it. Otherwise resolves the owner, which is doing them now.
+   */
+  takeFinishedFile(fileId: number): Promise<{ taken: true } | { taken: false; owner: string }>;
+  /**
+   * Processing files of a drop that no instance works on: their owner's lease ran out (it died, or was paused past
+   * it) or was given up. The watchers offer them before new files, so a backlog does not keep them waiting.
+   */
+  filesToTakeOver(drop: string): Promise<Array<{ fileId: number; name: string; owner: string }>>;
   listInstances(): Promise<InstanceRecord[]>;
   /** Runs a scheduled job's tick once across instances: the first to claim (job, tick) wins, with a fencing token. */
   claimTick(job: string, tickIso: string, leaseMs: number): Promise<TickClaim>;
@@ -221,4 +249,5 @@ export function canReopen(address: JournalAddress): boolean {
 }
 
 export type { ExportFilter, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, PruneOptions, PruneReport, FileEvent, JournalStats, NewFileEvent };
+export type { DuplicateClaim, NewDuplicate };
 export type { FileStatus, RequestStatus };

@@ -1,5 +1,6 @@
 import { WisbridgeError } from '../errors.js';
-import type { InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from './contract.js';
+import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from './contract.js';
+import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from './reads.js';
 import { stateError } from './rows.js';
 import { sqlList, sqlNowIso, sqlNowPlusMsIso, type SqlDialect, type SqlPort } from './sql.js';
 import type { FileStatus } from './types.js';
@@ -24,6 +25,8 @@ export interface LeaseMode {
    * once a heartbeat reported the file lost: every later write for it is refused.
    */
   tokens: Map<number, number>;
+  /** Duplicate events whose re-drop this journal handles now (claimDuplicate) → their token: heartbeats renew them. */
+  events: Map<number, number>;
 }
 
 const LOST = -1;
@@ -47,20 +50,49 @@ function leaseSql(dialect: SqlDialect) {
       RETURNING lease_token`,
     liveOwner: `SELECT lease_owner, CASE WHEN status = 'processing' AND lease_until > ${now} THEN 1 ELSE 0 END AS live
       FROM files WHERE id = ?${forUpdate}`,
-    rival: `SELECT host, pid, started_at FROM instances WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > ${plus}
-      AND NOT (host = ? AND pid = ?) ORDER BY heartbeat_at DESC LIMIT 1`,
+    rivals: `SELECT id, host, pid, started_at FROM instances WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > ${plus}
+      AND NOT (host = ? AND pid = ?) ORDER BY heartbeat_at DESC`,
     forgetInstances: `DELETE FROM instances WHERE id <> ? AND heartbeat_at < ${plus}`,
     register: `INSERT INTO instances (id, host, pid, version, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, ${now}, ${now}, NULL)
       ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
         heartbeat_at = excluded.heartbeat_at, stopped_at = NULL`,
     beat: `INSERT INTO instances (id, host, pid, version, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, ${now}, ${now}, NULL)
       ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-    renewFiles: `UPDATE files SET lease_until = ${plus} WHERE status = 'processing' AND lease_owner = ?`,
+    // Only the files this journal still works on: a file whose run ended unfinished (releaseFile) is not kept busy.
+    renewFiles: `UPDATE files SET lease_until = ${plus} WHERE status = 'processing' AND lease_owner = ? AND id IN (${sqlList(dialect, 'int')})`,
+    releaseFile: `UPDATE files SET lease_until = NULL WHERE id = ? AND status = 'processing' AND lease_owner = ? AND lease_token = ?`,
+    // Processing files of a drop nobody works on: a dead owner's lease ran out, or its owner gave the file up.
+    toTakeOver: `SELECT id, name, lease_owner FROM files WHERE status = 'processing' AND drop_name = ? AND lease_owner IS NOT NULL
+      AND (lease_until IS NULL OR lease_until <= ${now}) ORDER BY id LIMIT 100`,
+    // A re-drop's duplicate event: one unfinished per drop, name and original file (file_events_unfinished).
+    insertDuplicate: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to, lease_owner, lease_token, lease_until)
+      VALUES (?, ?, 'duplicate', ?, ?, ?, ?, NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING RETURNING *`,
+    insertLeasedDuplicate: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to, lease_owner, lease_token, lease_until)
+      VALUES (?, ?, 'duplicate', ?, ?, ?, ?, NULL, ?, 1, ${plus}) ON CONFLICT DO NOTHING RETURNING *`,
+    unfinishedEvent: `SELECT * FROM file_events WHERE drop_name = ? AND name = ? AND original_file_id = ? AND kind = 'duplicate' AND disposed_to IS NULL`,
+    takeEvent: `UPDATE file_events SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE drop_name = ? AND name = ? AND original_file_id = ? AND kind = 'duplicate' AND disposed_to IS NULL
+        AND (lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL OR lease_until <= ${now})
+      RETURNING *`,
+    renewEvents: `UPDATE file_events SET lease_until = ${plus} WHERE lease_owner = ? AND disposed_to IS NULL AND id IN (${sqlList(dialect, 'int')})`,
+    releaseEvent: `UPDATE file_events SET lease_until = NULL WHERE id = ? AND disposed_to IS NULL AND lease_owner = ? AND lease_token = ?`,
+    forgetEvent: 'DELETE FROM file_events WHERE id = ? AND disposed_to IS NULL AND (lease_owner IS NULL OR (lease_owner = ? AND lease_token = ?))',
     renewTicks: `UPDATE job_ticks SET lease_until = ${plus} WHERE owner = ? AND done_at IS NULL`,
-    heldFiles: `SELECT id, status, lease_owner, lease_token FROM files WHERE id IN (${sqlList(dialect, 'int')})`,
+    heldFiles: `SELECT id, status, lease_owner, lease_token, disposed_to FROM files WHERE id IN (${sqlList(dialect, 'int')})`,
     stop: `UPDATE instances SET stopped_at = ${now} WHERE id = ?`,
     releaseFiles: `UPDATE files SET lease_until = NULL WHERE status = 'processing' AND lease_owner = ?`,
     releaseTicks: `UPDATE job_ticks SET lease_until = ${now} WHERE owner = ? AND done_at IS NULL`,
+    // A finished file's lease is not renewed (heartbeats renew processing files): while its owner heartbeats, the
+    // owner is still writing its result file or moving it. Free once the owner stopped, or once both ran out.
+    takeFinished: `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ?
+        OR EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NOT NULL)
+        OR ((lease_until IS NULL OR lease_until <= ${now})
+          AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NULL AND i.heartbeat_at > ${plus})))
+      RETURNING lease_token`,
+    fileOwner: 'SELECT lease_owner FROM files WHERE id = ?',
     instances: `SELECT i.id, i.host, i.pid, i.version, i.started_at, i.heartbeat_at, i.stopped_at,
         (SELECT count(*) FROM files f WHERE f.status = 'processing' AND f.lease_owner = i.id AND f.lease_until > ${now}) AS files,
         (SELECT count(*) FROM job_ticks j WHERE j.owner = i.id AND j.done_at IS NULL AND j.lease_until > ${now}) AS jobs
@@ -163,6 +195,17 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
   };
 }
 
+/** Whether a process of this host runs with that pid (EPERM: it does, as another user). */
+function running(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 interface InstanceRow {
   id: string;
   host: string;
@@ -175,8 +218,13 @@ interface InstanceRow {
   jobs: number;
 }
 
-/** The InstancesAndLeases role over a port; without a lease mode only listInstances answers (tools: status). */
-export function createLeases(sql: SqlPort, mode: LeaseMode | undefined): InstancesAndLeases {
+type LeaseMethods = InstancesAndLeases & Pick<ClaimsAndRequests, 'releaseFile' | 'claimDuplicate' | 'releaseFileEvent'>;
+
+/**
+ * The InstancesAndLeases role over a port, and the claims' lease ends; without a lease mode only listInstances,
+ * filesToTakeOver and claimDuplicate answer (tools: status; one-shot commands), and the releases do nothing.
+ */
+export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () => string): LeaseMethods {
   const q = STATEMENTS[sql.dialect];
   const leasing = (): LeaseMode => {
     if (!mode) throw stateError('this journal was opened without an instance: it takes no leases (openJournal\'s instance option)');
@@ -184,13 +232,25 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined): Instanc
   };
   const info = (m: LeaseMode) => [m.instance.id, m.instance.host, m.instance.pid, m.instance.version];
 
+  /** The instance stops and its leases are free at once: files and ticks it held are taken by the next claim. */
+  const retire = async (t: SqlPort, id: string): Promise<void> => {
+    await t.run(q.stop, [id]);
+    await t.run(q.releaseFiles, [id]);
+    await t.run(q.releaseTicks, [id]);
+  };
+
   const registerInstance = () => sql.tx(async (t): Promise<void> => {
     const m = leasing();
     const { id, host, pid } = m.instance;
     if (t.dialect === 'sqlite') {
-      const rival = await t.get<{ host: string; pid: number; started_at: string }>(q.rival, [id, -LIVE_LEASES * m.leaseMs, host, pid]);
-      if (rival) {
-        throw new WisbridgeError('JOURNAL', `another wisbridge instance (${rival.host}, pid ${rival.pid}, started ${rival.started_at}) uses this SQLite journal: `
+      for (const other of await t.all<{ id: string; host: string; pid: number; started_at: string }>(q.rivals, [id, -LIVE_LEASES * m.leaseMs, host, pid])) {
+        // A process of this host that is gone was killed before it could retire (kill -9, a crash): a restart of the
+        // bridge, not a rival. It is retired here, so its files are resumed at once. (Hosts must have names of their own.)
+        if (other.host === host && !running(other.pid)) {
+          await retire(t, other.id);
+          continue;
+        }
+        throw new WisbridgeError('JOURNAL', `another wisbridge instance (${other.host}, pid ${other.pid}, started ${other.started_at}) uses this SQLite journal: `
           + 'a SQLite journal serves one instance; stop it, or put the journal on PostgreSQL to run several (docs/operations.md)');
       }
     }
@@ -202,11 +262,13 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined): Instanc
     const m = leasing();
     const me = m.instance.id;
     await t.run(q.beat, info(m));
-    await t.run(q.renewFiles, [leaseMs, me]);
+    const working = [...m.tokens].filter(([, token]) => token !== LOST).map(([id]) => id);
+    if (working.length > 0) await t.run(q.renewFiles, [leaseMs, me, JSON.stringify(working)]);
+    if (m.events.size > 0) await t.run(q.renewEvents, [leaseMs, me, JSON.stringify([...m.events.keys()])]);
     await t.run(q.renewTicks, [leaseMs, me]);
     const lost: number[] = [];
     if (m.tokens.size === 0) return { lost };
-    const rows = await t.all<LeaseRow & { id: number }>(q.heldFiles, [JSON.stringify([...m.tokens.keys()])]);
+    const rows = await t.all<LeaseRow & { id: number; disposed_to: string | null }>(q.heldFiles, [JSON.stringify([...m.tokens.keys()])]);
     const found = new Set<number>();
     for (const row of rows) {
       found.add(row.id);
@@ -215,8 +277,9 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined): Instanc
       if (row.lease_owner !== me || row.lease_token !== held) {
         lost.push(row.id);
         m.tokens.set(row.id, LOST);
-      } else if (row.status !== 'processing') {
-        // Finished: a later write for it (result name, disposition) adopts the token again while this instance holds it.
+      } else if (row.status !== 'processing' && row.disposed_to !== null) {
+        // Finished and moved: a later write for it (a re-drive) takes or adopts a token again. Until it is moved, the
+        // token stays, so that the file is reported lost should another instance take its last steps over.
         m.tokens.delete(row.id);
       }
     }
@@ -224,12 +287,66 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined): Instanc
     return { lost: lost.sort((a, b) => a - b) };
   });
 
-  const retireInstance = () => sql.tx(async (t): Promise<void> => {
-    const me = leasing().instance.id;
-    await t.run(q.stop, [me]);
-    await t.run(q.releaseFiles, [me]);
-    await t.run(q.releaseTicks, [me]);
+  const retireInstance = () => sql.tx((t) => retire(t, leasing().instance.id));
+
+  const takeFinishedFile = (fileId: number) => sql.tx(async (t): Promise<{ taken: true } | { taken: false; owner: string }> => {
+    const m = leasing();
+    const me = m.instance.id;
+    const taken = await t.get<{ lease_token: number }>(q.takeFinished, [me, me, m.leaseMs, fileId, me, -m.leaseMs]);
+    if (taken) {
+      m.tokens.set(fileId, taken.lease_token);
+      return { taken: true };
+    }
+    const row = await t.get<{ lease_owner: string | null }>(q.fileOwner, [fileId]);
+    if (!row) throw stateError(`file ${fileId} is not in the journal`);
+    return { taken: false, owner: row.lease_owner ?? 'an unknown instance' };
   });
+
+  const releaseFile = async (fileId: number): Promise<void> => {
+    if (!mode) return;
+    const held = mode.tokens.get(fileId);
+    // Forgotten first: heartbeats renew only the files this journal holds, so the lease runs out by itself should the
+    // database not answer now (a run that failed because it is out of reach).
+    mode.tokens.delete(fileId);
+    if (held !== undefined && held !== LOST) await sql.run(q.releaseFile, [fileId, mode.instance.id, held]);
+  };
+
+  const filesToTakeOver = async (drop: string) => (await sql.all<{ id: number; name: string; lease_owner: string }>(q.toTakeOver, [drop]))
+    .map((row) => ({ fileId: row.id, name: row.name, owner: row.lease_owner }));
+
+  /** The event's handling is this journal's: its token kept (heartbeats renew its lease). */
+  const handled = (status: 'new' | 'resume', row: EventRow & { lease_token: number }): DuplicateClaim => {
+    if (mode) mode.events.set(row.id, row.lease_token);
+    return { status, event: toEvent(row) };
+  };
+
+  const claimDuplicate = (d: NewDuplicate) => sql.tx(async (t): Promise<DuplicateClaim> => {
+    const key = [d.drop, d.name, d.originalFileId];
+    const me = mode?.instance.id ?? null;
+    // An unfinished event that finishes between the insert and the take leaves room for a new one: looked at again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const fields = [d.drop, d.name, d.originalFileId, d.reason, now(), d.resultName];
+      const inserted = mode
+        ? await t.get<EventRow & { lease_token: number }>(q.insertLeasedDuplicate, [...fields, me, mode.leaseMs])
+        : await t.get<EventRow & { lease_token: number }>(q.insertDuplicate, fields);
+      if (inserted) return handled('new', inserted);
+      // Another handler recorded it first. Without instances (one command at a time) its handling stopped: finished here.
+      const taken = mode
+        ? await t.get<EventRow & { lease_token: number }>(q.takeEvent, [me, me, mode.leaseMs, ...key, me])
+        : await t.get<EventRow & { lease_token: number }>(q.unfinishedEvent, key);
+      if (taken) return handled('resume', taken);
+      const live = await t.get<EventRow & { lease_owner: string | null }>(q.unfinishedEvent, key);
+      if (live) return { status: 'busy', eventId: live.id, owner: live.lease_owner ?? 'an unknown instance' };
+    }
+    throw stateError(`the duplicate ${d.name} of file ${d.originalFileId} could not be recorded: its event kept changing`);
+  });
+
+  const releaseFileEvent = async (eventId: number, options: { unused?: boolean } = {}): Promise<void> => {
+    const held = mode?.events.get(eventId);
+    mode?.events.delete(eventId);
+    if (options.unused) await sql.run(q.forgetEvent, [eventId, mode?.instance.id ?? null, held ?? 0]);
+    else if (mode && held !== undefined) await sql.run(q.releaseEvent, [eventId, mode.instance.id, held]);
+  };
 
   const listInstances = async (): Promise<InstanceRecord[]> => (await sql.all<InstanceRow>(q.instances)).map((row) => ({
     id: row.id, host: row.host, pid: row.pid, version: row.version, startedAt: row.started_at, heartbeatAt: row.heartbeat_at,
@@ -262,5 +379,8 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined): Instanc
       + `(${owner === undefined ? 'it was never claimed' : `held by ${owner}`}); not marked done`);
   };
 
-  return { instance: mode?.instance ?? null, registerInstance, heartbeat, retireInstance, listInstances, claimTick, finishTick };
+  return {
+    instance: mode?.instance ?? null, registerInstance, heartbeat, retireInstance, takeFinishedFile, listInstances, claimTick, finishTick,
+    releaseFile, filesToTakeOver, claimDuplicate, releaseFileEvent,
+  };
 }

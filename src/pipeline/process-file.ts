@@ -1,7 +1,7 @@
 import type { InboundJob } from '../config/schema.js';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
-import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
+import type { FileRecord, InboundJournal, Journal, ResultReads } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
 import type { HeldLease, Runtime } from '../runtime/runtime.js';
@@ -151,6 +151,8 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
     return await streamAndFinish(ctx, mapping, snapshot, journal, sender, spool);
   } catch (error) {
     if (ctx.lease?.lost || isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);
+    // The file waits for this instance's next look (after a pause): meanwhile another may take it over at once.
+    await journal.releaseFile(claim.fileId).catch((e: unknown) => ctx.logger.debug({ err: describeError(e) }, 'could not give up the file\'s lease: it runs out by itself'));
     throw error;
   } finally {
     ctx.lease?.release();
@@ -298,20 +300,6 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
 }
 
 /**
- * The live instance that processed a finished file whose move is not recorded yet: it is writing the result file or
- * moving the file right now (the drop is changed by its owner only). Undefined when this instance owned it, when no
- * instance leased it (one-shot commands), or when its owner stopped or fell silent (then the move is finished here).
- */
-async function finishingElsewhere(ctx: FileContext, prev: FileRecord): Promise<string | undefined> {
-  const journal = await ctx.runtime.journal();
-  const owner = prev.lease?.owner;
-  if (journal.instance === null || owner === undefined || owner === journal.instance.id) return undefined;
-  const record = (await journal.listInstances()).find((i) => i.id === owner);
-  const silentMs = Date.now() - Date.parse(record?.heartbeatAt ?? '');
-  return record !== undefined && record.stoppedAt === null && silentMs < ctx.runtime.loaded.config.instance.lease_ms ? owner : undefined;
-}
-
-/**
  * Several instances watch one inbox: the file read here may be the very file another instance processed and has
  * moved out of the inbox since (its move is recorded), not a re-drop. It is gone from the inbox then.
  */
@@ -321,29 +309,53 @@ async function movedByOwner(ctx: FileContext, prev: FileRecord): Promise<boolean
   return (await ctx.drop.stat('inbox', ctx.name)) === undefined;
 }
 
+/** A journal that may lease files (`wisbridge run`: its instance; null for one-shot commands). */
+type LeaseJournal = Pick<Journal, 'instance' | 'takeFinishedFile'>;
+
+/**
+ * A processed file that never left the inbox: its instance stopped between finishing it and moving it (a crash, a
+ * kill, a drop that failed). Its last steps are the lease owner's: while the instance that processed it heartbeats,
+ * it is doing them and the file is left to it; once it stopped, or fell silent and its lease ran out, this instance
+ * takes the file's lease (a new token: the old owner, should it wake, writes nothing more for it) and writes the result
+ * file under its recorded name and moves the file.
+ */
+async function finishUnmoved(ctx: FileContext, journal: FileJournal & LeaseJournal, prev: FileRecord): Promise<FileReport> {
+  const { report } = ctx;
+  if (journal.instance !== null) {
+    const take = await journal.takeFinishedFile(prev.fileId);
+    if (!take.taken) {
+      ctx.logger.debug({ fileId: prev.fileId, owner: take.owner }, 'another instance is finishing this file (result file, move): left to it');
+      return { ...report, outcome: 'busy', reason: `instance ${take.owner} is finishing it` };
+    }
+    ctx.lease = ctx.runtime.leases?.hold(prev.fileId);
+  }
+  try {
+    if (prev.status === 'rejected') return await rejectWhole(ctx, prev.reason ?? 'rejected', journal);
+    report.outcome = prev.status === 'done' ? 'done' : 'failed';
+    await fillCounts(report, journal, prev.fileId);
+    await writeResult(ctx, journal, prev.fileId);
+    await dispose(ctx, 'archive', await fileDisposition(journal, prev.fileId));
+    return report;
+  } catch (error) {
+    if (ctx.lease?.lost || isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);
+    throw error;
+  } finally {
+    ctx.lease?.release();
+  }
+}
+
 /**
  * Same bytes as a file processed before. The same name on the same drop whose disposition the journal has not
  * recorded is that very file, stopped by a crash between finishing and leaving the inbox (even half-way through
  * its move): its result file is written again under its recorded name and the move finished. Anything else is a
  * re-drop: a result file of its own (the earlier one is kept) says every row is `skipped`, and the file is archived.
  */
-async function duplicate(ctx: FileContext, journal: FileJournal, previousId: number): Promise<FileReport> {
+async function duplicate(ctx: FileContext, journal: FileJournal & LeaseJournal, previousId: number): Promise<FileReport> {
   const prev = await journal.getFile(previousId);
   const { report } = ctx;
   report.fileId = previousId;
-  const unfinished = ctx.options.dispose !== false && prev.name === ctx.name && prev.drop === ctx.drop.name && prev.disposedTo === null;
-  const owner = unfinished ? await finishingElsewhere(ctx, prev) : undefined;
-  if (owner !== undefined) {
-    ctx.logger.debug({ fileId: previousId, owner }, 'another instance is finishing this file (result file, move): left to it');
-    return { ...report, outcome: 'busy', reason: `instance ${owner} is finishing it` };
-  }
-  if (unfinished) {
-    if (prev.status === 'rejected') return rejectWhole(ctx, prev.reason ?? 'rejected', journal);
-    report.outcome = prev.status === 'done' ? 'done' : 'failed';
-    await fillCounts(report, journal, previousId);
-    await writeResult(ctx, journal, previousId);
-    await dispose(ctx, 'archive', await fileDisposition(journal, previousId));
-    return report;
+  if (ctx.options.dispose !== false && prev.name === ctx.name && prev.drop === ctx.drop.name && prev.disposedTo === null) {
+    return finishUnmoved(ctx, journal, prev);
   }
   if (await movedByOwner(ctx, prev)) {
     ctx.logger.debug({ fileId: previousId }, 'the instance that processed this file moved it meanwhile: nothing to do');
@@ -353,15 +365,33 @@ async function duplicate(ctx: FileContext, journal: FileJournal, previousId: num
   const when = prev.finishedAt ?? prev.claimedAt;
   const message = `duplicate: the same content was already processed as ${prev.name} on ${when} (${prev.status}); not applied again`;
   report.reason = message;
-  // A duplicate whose move a crash interrupted is finished under the names it had; any other is recorded anew.
-  let event = await journal.unfinishedDuplicate(ctx.drop.name, ctx.name, previousId);
-  if (event === undefined) {
-    const resultName = await freeResultName(ctx);
-    event = await journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message, resultName });
-    ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
+  // Handled by one instance: the first to record the duplicate's event. One whose handling stopped before the move (a
+  // crash, a kill) is finished under the names it had.
+  const claim = await journal.claimDuplicate({ drop: ctx.drop.name, name: ctx.name, originalFileId: previousId, reason: message, resultName: await freeResultName(ctx) });
+  if (claim.status === 'busy') {
+    ctx.logger.debug({ eventId: claim.eventId, owner: claim.owner }, 'another instance handles this duplicate: left to it');
+    return { ...report, outcome: 'busy', reason: `instance ${claim.owner} handles this duplicate` };
   }
-  await writeResultAs(ctx, event.resultName ?? resultFileName(ctx.name), journal, previousId, { override: { status: 'skipped', message } });
-  const { eventId, at } = event;
-  await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
-  return report;
+  const { eventId, at, resultName } = claim.event;
+  let unused = false;
+  try {
+    // Read while another instance handled it (and moved it since): nothing to do here.
+    if (ctx.options.dispose !== false && (await ctx.drop.stat('inbox', ctx.name)) === undefined) {
+      unused = claim.status === 'new';
+      if (!unused) await journal.recordEventDisposition(eventId, 'unknown');
+      return { ...report, outcome: 'vanished', reason: 'moved out of the inbox by another instance meanwhile' };
+    }
+    if (claim.status === 'new') ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
+    // The drop is changed while this instance's leases are alive (its heartbeat renews the event's).
+    try {
+      await ctx.runtime.leases?.live(ctx.options.signal);
+    } catch {
+      return { ...report, outcome: 'interrupted', reason: 'stopped while waiting for the journal' };
+    }
+    await writeResultAs(ctx, resultName ?? resultFileName(ctx.name), journal, previousId, { override: { status: 'skipped', message } });
+    await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
+    return report;
+  } finally {
+    await journal.releaseFileEvent(eventId, { unused }).catch((e: unknown) => ctx.logger.debug({ err: describeError(e) }, 'could not give up the duplicate\'s lease: it runs out by itself'));
+  }
 }

@@ -25,7 +25,7 @@ import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
-import type { ReadyFile } from '../drops/index.js';
+import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
 import { joinMessages } from '../util/messages.js';
@@ -106,6 +106,8 @@ export class BridgeService {
   private readonly ticks: SharedTicks;
   /** Files another instance held when they were offered here, offered again once their lease may have expired. */
   private readonly offeredAgain = new Set<unknown>();
+  /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
+  private readonly failedTakeOvers = new Set<number>();
 
   constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
     this.clock = options.clock ?? systemClock;
@@ -222,8 +224,9 @@ export class BridgeService {
           this.alertLog.noteFailure(job.name, error);
           this.alerts?.onDropListError(job, error);
         },
-        onFile: (file) => {
+        onFile: async (file) => {
           this.expected.noteArrival(job.name, file.name);
+          await this.takeOversFirst(state, job, file.name);
           return this.offer(state, job, file);
         },
       }));
@@ -365,6 +368,34 @@ export class BridgeService {
       this.offeredAgain.add(timer);
     }
     return ok;
+  }
+
+  /**
+   * Before the watcher's next file, the files of the job's drop that nobody works on any more (their instance died, or
+   * was paused past its lease, or gave them up) are offered: the watcher goes through the inbox in name order, one
+   * file at a time, and behind a backlog such a file would wait for every file before it.
+   */
+  private async takeOversFirst(state: JobState, job: InboundJob, next: string): Promise<void> {
+    try {
+      const journal = await this.runtime.journal();
+      if (journal.instance === null) return;
+      const files = (await journal.filesToTakeOver(job.drop)).filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId));
+      if (files.length === 0) return;
+      const drop = await this.runtime.drop(job.drop);
+      const options = await this.loaded.dropOptions(job.drop);
+      // In marker mode a file comes with its marker, which leaves the inbox with it.
+      const marked = options.stability === 'marker' ? await new StableFileWatcher(drop, options).scanReady(this.stopSignal) : undefined;
+      for (const f of files) {
+        if (this.stopSignal.aborted) return;
+        const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
+        if (ready === undefined) continue;
+        this.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
+        if (!(await this.offer(state, job, ready))) this.failedTakeOvers.add(f.fileId);
+      }
+    } catch (error) {
+      // The journal or the drop out of reach: the next file's run says so.
+      this.logger.debug({ job: job.name, err: describeError(error) }, 'could not look for files nobody works on');
+    }
   }
 
   private async offerIfStill(state: JobState, job: InboundJob, file: ReadyFile): Promise<void> {

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError, WisbridgeError } from '../../src/errors.js';
 import { composeJournal } from '../../src/journal/compose.js';
@@ -407,6 +409,89 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       });
     }
 
+    it('a finished file\'s last steps stay its owner\'s while it heartbeats; once it fell silent and its lease ran out, another instance takes them over with token + 1', async () => {
+      const a = await journal(A, SHORT);
+      // Instance B judges A live for its own lease: a minute (patient) or a few milliseconds (quick).
+      const patient = await journal(B, LONG);
+      const quick = await journal(B, SHORT);
+      await a.registerInstance();
+      const { fileId } = await claim(a);
+      expect(await a.finishFile(fileId)).toBe('done');
+      await a.recordResultName(fileId, 'c1.csv.result.csv');
+      expect(await a.heartbeat(SHORT)).toEqual({ lost: [] });
+      // A heartbeats: it is writing the result file or moving the file right now.
+      expect(await patient.takeFinishedFile(fileId)).toEqual({ taken: false, owner: A.id });
+      expect((await a.getFile(fileId)).lease).toMatchObject({ owner: A.id, token: 1 });
+
+      // A dies (no retirement): once its heartbeat and its lease are older than B's lease, B finishes the file.
+      await expire();
+      expect(await quick.takeFinishedFile(fileId)).toEqual({ taken: true });
+      expect((await quick.getFile(fileId)).lease).toMatchObject({ owner: B.id, token: 2 });
+      expect(await quick.takeFinishedFile(fileId)).toEqual({ taken: true });
+      expect((await quick.getFile(fileId)).lease).toMatchObject({ owner: B.id, token: 2 });
+      // A wakes: its heartbeat says the file is lost (it has not left the inbox yet), its writes are refused.
+      expect(await a.heartbeat(SHORT)).toEqual({ lost: [fileId] });
+      expect(await code(a.recordDisposition(fileId, 'archive/c1.csv'))).toBe('LEASE_LOST');
+      expect(await a.takeFinishedFile(fileId)).toEqual({ taken: false, owner: B.id });
+      await quick.recordResultName(fileId, 'c1.csv.result.csv');
+      await quick.recordDisposition(fileId, 'archive/c1.csv');
+      expect(await quick.getFile(fileId)).toMatchObject({ resultName: 'c1.csv.result.csv', disposedTo: 'archive/c1.csv', lease: { owner: B.id, token: 2 } });
+    });
+
+    it('a finished file\'s last steps: a live lease keeps them its owner\'s, a retired owner gives them up at once', async () => {
+      const a = await journal(A, LONG);
+      const b = await journal(B, SHORT);
+      const { fileId } = await claim(a);
+      await a.finishFile(fileId);
+      // A never registered (a test's journal): its lease of a minute is what keeps the file.
+      await expire();
+      expect(await b.takeFinishedFile(fileId)).toEqual({ taken: false, owner: A.id });
+      await a.registerInstance();
+      await a.retireInstance();
+      expect(await b.takeFinishedFile(fileId)).toEqual({ taken: true });
+      expect((await b.getFile(fileId)).lease).toMatchObject({ owner: B.id, token: 2 });
+      expect(await code(a.recordResultName(fileId, 'c1.csv.result.csv'))).toBe('LEASE_LOST');
+      // Without an instance nothing is leased.
+      expect(await code((await journal()).takeFinishedFile(fileId))).toBe('JOURNAL_STATE');
+    });
+
+    if (engine === 'sqlite') {
+      it('SQLite: an instance of this host whose process is gone (killed) is no rival: the next one registers at once and takes its files', async () => {
+        const here = hostname();
+        const gone = spawnSync(process.execPath, ['-e', '']).pid;
+        const killed: InstanceInfo = { id: `${here}-${gone}-eeeeee`, host: here, pid: gone, version: '9.1.0' };
+        const before = await journal(killed, LONG);
+        await before.registerInstance();
+        const { fileId } = await claim(before);
+        const finished = (await claim(before, 'c2')).fileId;
+        await before.finishFile(finished);
+
+        const next = await journal({ id: `${here}-${process.pid}-ffffff`, host: here, pid: process.pid, version: '9.1.0' }, LONG);
+        await next.registerInstance();
+        expect((await next.listInstances()).find((i) => i.id === killed.id)).toMatchObject({ stoppedAt: expect.any(String), files: 0 });
+        expect(await claim(next)).toMatchObject({ status: 'resume', fileId });
+        expect((await next.getFile(fileId)).lease).toMatchObject({ owner: next.instance!.id, token: 2 });
+        expect(await next.takeFinishedFile(finished)).toEqual({ taken: true });
+
+        // A process of this host that runs (here: the test runner's parent) is a rival.
+        const running = await journal({ id: `${here}-${process.ppid}-gggggg`, host: here, pid: process.ppid, version: '9.1.0' }, LONG);
+        expect(await code(running.registerInstance())).toBe('JOURNAL');
+      });
+    }
+
+    if (engine === 'postgres') {
+      it('a rolling upgrade: instances of two versions, started together on a fresh database, share it and are listed with their versions', async () => {
+        // Migrated once, under a lock (the count of migrations: postgres-engine.test.ts, "run once when two bridges start together").
+        const [older, newer] = await Promise.all([journal({ ...A, version: '9.1.0' }, LONG), journal({ ...B, version: '9.2.0' }, LONG)]);
+        expect(older.schemaVersion).toBe(newer.schemaVersion);
+        await Promise.all([older.registerInstance(), newer.registerInstance()]);
+        expect((await older.listInstances()).map((i) => [i.id, i.version]).sort())
+          .toEqual([[A.id, '9.1.0'], [B.id, '9.2.0']]);
+        const { fileId } = await claim(newer);
+        expect(await claim(older)).toEqual({ status: 'busy', fileId, owner: B.id });
+      });
+    }
+
     it('a re-drive takes the lease: another instance can neither re-drive nor resolve the file while it works on it', async () => {
       const a = await journal(A, LONG);
       const b = await journal(B, LONG);
@@ -456,5 +541,85 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(withLease.length - without.length).toBeLessThanOrEqual(1);
       expect(withLease.filter((s) => /lease/.test(s))).toHaveLength(1);
     });
+
+    it('a run that ended unfinished gives its file up: no heartbeat renews it, it is listed to take over and another instance takes it at once', async () => {
+      const a = await journal(A, LONG);
+      const b = await journal(B, LONG);
+      const given = (await claim(a, 'given')).fileId;
+      const kept = (await claim(a, 'kept')).fileId;
+      expect(await b.filesToTakeOver('partner-a')).toEqual([]);
+      await a.releaseFile(given);
+      expect(await a.heartbeat(LONG)).toEqual({ lost: [] });
+      expect((await a.getFile(given)).lease).toMatchObject({ owner: A.id, token: 1, until: null });
+      expect(await b.filesToTakeOver('partner-a')).toEqual([{ fileId: given, name: 'given.csv', owner: A.id }]);
+      expect(await b.filesToTakeOver('another-drop')).toEqual([]);
+      expect(await claim(b, 'kept')).toEqual({ status: 'busy', fileId: kept, owner: A.id });
+      expect(await claim(b, 'given')).toMatchObject({ status: 'resume', fileId: given });
+      expect((await b.getFile(given)).lease).toMatchObject({ owner: B.id, token: 2 });
+      expect(await b.filesToTakeOver('partner-a')).toEqual([]);
+      // An expired lease is listed too; a journal without an instance gives nothing up.
+      const c = await journal({ ...A, id: 'node-1-101-short' }, SHORT);
+      const expiring = (await claim(c, 'expiring')).fileId;
+      await expire();
+      expect(await (await journal()).filesToTakeOver('partner-a')).toEqual([{ fileId: expiring, name: 'expiring.csv', owner: 'node-1-101-short' }]);
+      await (await journal()).releaseFile(kept);
+      expect(await claim(b, 'kept')).toEqual({ status: 'busy', fileId: kept, owner: A.id });
+    });
+
+    it('a re-drop is handled by one instance: the first to record its duplicate event; busy for another while that handler\'s lease lives, finished there under the same names once it ran out', async () => {
+      const a = await journal(A, LONG);
+      const b = await journal(B, LONG);
+      const { fileId } = await claim(a);
+      await a.finishFile(fileId);
+      const redrop = { drop: 'partner-a', name: 'again.csv', originalFileId: fileId, reason: 'duplicate of c1.csv', resultName: 'again.result.csv' };
+      const first = await a.claimDuplicate(redrop);
+      expect(first).toMatchObject({ status: 'new', event: { kind: 'duplicate', name: 'again.csv', originalFileId: fileId, resultName: 'again.result.csv', disposedTo: null } });
+      const { eventId } = (first as { event: { eventId: number } }).event;
+      expect(await b.claimDuplicate({ ...redrop, resultName: 'again.2.result.csv' })).toEqual({ status: 'busy', eventId, owner: A.id });
+      // A's heartbeat renews the event's lease; its last one (a short lease) runs out: A died before the move.
+      await a.heartbeat(SHORT);
+      await expire();
+      const taken = await b.claimDuplicate({ ...redrop, resultName: 'again.2.result.csv' });
+      expect(taken).toMatchObject({ status: 'resume', event: { eventId, resultName: 'again.result.csv', disposedTo: null } });
+      expect(await a.claimDuplicate(redrop)).toEqual({ status: 'busy', eventId, owner: B.id });
+      await b.recordEventDisposition(eventId, 'archive/again.csv');
+      await b.releaseFileEvent(eventId);
+      // Moved: the next re-drop of that name is an event of its own.
+      const next = await a.claimDuplicate(redrop);
+      expect(next.status).toBe('new');
+      expect((next as { event: { eventId: number } }).event.eventId).not.toBe(eventId);
+      expect(await a.countFileEvents()).toBe(2);
+    });
+
+    it('a duplicate\'s handling given up before the move is taken over at once; one never acted on is removed; without an instance an unfinished one is resumed', async () => {
+      const a = await journal(A, LONG);
+      const b = await journal(B, LONG);
+      const { fileId } = await claim(a);
+      await a.finishFile(fileId);
+      const redrop = { drop: 'partner-a', name: 'again.csv', originalFileId: fileId, reason: 'duplicate', resultName: 'again.result.csv' };
+      const { eventId } = ((await a.claimDuplicate(redrop)) as { event: { eventId: number } }).event;
+      await a.releaseFileEvent(eventId);
+      expect(await b.claimDuplicate(redrop)).toMatchObject({ status: 'resume', event: { eventId } });
+      await b.releaseFileEvent(eventId, { unused: true });
+      expect(await b.countFileEvents()).toBe(0);
+      const plain = await journal();
+      const recorded = await plain.claimDuplicate(redrop);
+      expect(recorded).toMatchObject({ status: 'new' });
+      expect(await plain.claimDuplicate({ ...redrop, resultName: 'other.result.csv' })).toEqual({ ...recorded, status: 'resume' });
+    });
+
+    if (engine === 'postgres') {
+      it('a re-drop claimed by several instances at once: one handles it, the others find it busy', async () => {
+        const a = await journal(A, LONG);
+        const b = await journal(B, LONG);
+        const { fileId } = await claim(a);
+        await a.finishFile(fileId);
+        const names = ['r1.csv', 'r2.csv', 'r3.csv', 'r4.csv', 'r5.csv'];
+        const claims = await Promise.all(names.flatMap((name) => [a, b].map((j) =>
+          j.claimDuplicate({ drop: 'partner-a', name, originalFileId: fileId, reason: 'duplicate', resultName: `${name}.result.csv` }))));
+        for (let i = 0; i < names.length; i++) expect(claims.slice(2 * i, 2 * i + 2).map((c) => c.status).sort()).toEqual(['busy', 'new']);
+        expect(await a.countFileEvents()).toBe(names.length);
+      });
+    }
   });
 }

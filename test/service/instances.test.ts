@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -6,6 +7,8 @@ import pg from 'pg';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { openJournal } from '../../src/journal/index.js';
+import { processFile } from '../../src/pipeline/index.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { ManualClock } from '../../src/service/clock.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
@@ -364,6 +367,163 @@ describe('a SQLite journal serves one instance', () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe('an instance killed between finishing a file and moving it', () => {
+  it('another instance finishes the file once that lease ran out: one result file under the recorded name, one archived copy, every row applied once, no LEASE_LOST', async () => {
+    const db = await database();
+    const env = await tempConfig(sharedConfig(JSON.stringify(db.config)));
+    cleanups.push(env.cleanup);
+    const [inbox, outbox, archive] = ['inbox', 'outbox', 'archive'].map((folder) => join(env.dir, 'drop', folder)) as [string, string, string];
+    writeFileSync(join(inbox, 'KORR_dead.csv'), korrFile([['SKU-00001', 1, 'DEAD-1'], ['SKU-00002', 1, 'DEAD-2'], ['SKU-00001', 2, 'DEAD-3']]));
+    // The first instance processes the file, writes its result file and is killed (SIGKILL) right before the move.
+    const first = startRun(env.file, { WISBRIDGE_MOVE_CRASH: 'before-move' });
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const journal = await openJournal(db.config);
+    cleanups.push(() => journal.close());
+    const left = (await journal.latestFileNamed('KORR_dead.csv'))!;
+    expect(left).toMatchObject({ status: 'done', resultName: 'KORR_dead.result.csv', disposedTo: null, lease: { owner: expect.stringMatching(new RegExp(`-${first.pid}-`)), token: 1 } });
+    expect([readdirSync(inbox), readdirSync(outbox), readdirSync(archive)]).toEqual([['KORR_dead.csv'], ['KORR_dead.result.csv'], []]);
+
+    const { logger, records } = memoryLogger();
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
+    cleanups.push(() => bridge.stop('test'));
+    await bridge.start();
+    await until(async () => (await journal.getFile(left.fileId)).disposedTo !== null, 'the move finished by the other instance');
+    expect(await journal.getFile(left.fileId)).toMatchObject({ disposedTo: 'archive/KORR_dead.csv', lease: { owner: bridge.instance.id, token: 2 } });
+    expect([readdirSync(inbox), readdirSync(outbox), readdirSync(archive)]).toEqual([[], ['KORR_dead.result.csv'], ['KORR_dead.csv']]);
+    const result = readFileSync(join(outbox, 'KORR_dead.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(',')[2]);
+    expect(result).toEqual(['ok', 'ok', 'ok']);
+    expect([...(await appliedReferences('DEAD-')).entries()].sort()).toEqual([['DEAD-1', 1], ['DEAD-2', 1], ['DEAD-3', 1]]);
+    expect(records.filter((r) => r.level >= 40 || JSON.stringify(r).includes('LEASE_LOST'))).toEqual([]);
+  });
+});
+
+describe('a SQLite journal after kill -9', () => {
+  it('a new instance registers at once: the killed process (same host, its pid gone) is no rival and is marked stopped', async () => {
+    const env = await tempConfig(sharedConfig('journal.sqlite'));
+    cleanups.push(env.cleanup);
+    const first = startRun(env.file);
+    await first.running();
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+
+    const { logger } = memoryLogger();
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
+    cleanups.push(() => bridge.stop('test'));
+    await bridge.start();
+    const journal = await openJournal(env.loaded.journal);
+    cleanups.push(() => journal.close());
+    const instances = await journal.listInstances();
+    expect(instances.map((i) => ({ pid: i.pid, stopped: i.stoppedAt !== null }))).toEqual([{ pid: first.pid, stopped: true }, { pid: process.pid, stopped: false }]);
+    writeFileSync(join(env.dir, 'drop', 'inbox', 'KORR_after_kill.csv'), korrFile([['SKU-00001', 1, 'AFTER-KILL-1']]));
+    await until(() => existsSync(join(env.dir, 'drop', 'outbox', 'KORR_after_kill.result.csv')), 'the new instance working');
+  });
+});
+
+describe('one instance at a time, and soon', () => {
+  it('a re-drop read by two instances at once is handled by one: one duplicate event, one result file, one archived copy, no error', async () => {
+    const db = await database();
+    const env = await tempConfig(sharedConfig(JSON.stringify(db.config)));
+    cleanups.push(env.cleanup);
+    const [a, b] = ['redrop-a', 'redrop-b'].map((id) => {
+      const runtime = createRuntime(env.loaded, { logger: memoryLogger().logger, journalOptions: { instance: { id, host: 'test', pid: process.pid, version: 'test' }, leaseMs: 3000 } });
+      cleanups.push(() => runtime.close());
+      return runtime;
+    }) as [ReturnType<typeof createRuntime>, ReturnType<typeof createRuntime>];
+    const job = env.loaded.config.inbound[0]!;
+    const [inbox, outbox, archive] = ['inbox', 'outbox', 'archive'].map((folder) => join(env.dir, 'drop', folder)) as [string, string, string];
+    const content = korrFile([['SKU-00001', 1, 'REDROP-1'], ['SKU-00002', 1, 'REDROP-2']]);
+    writeFileSync(join(inbox, 'KORR_first.csv'), content);
+    expect((await processFile(a, job, 'KORR_first.csv')).outcome).toBe('done');
+
+    // Both instances ready to go (journal, mappings, drop, client), so that they read the re-drop at once.
+    await Promise.all([b.journal(), b.mappings(), b.drop(job.drop), b.client(job.service)]);
+    writeFileSync(join(inbox, 'KORR_again.csv'), content);
+    const reports = await Promise.all([processFile(a, job, 'KORR_again.csv'), processFile(b, job, 'KORR_again.csv')]);
+    // The other one found the duplicate in hand (busy), or already moved (vanished).
+    const outcomes = reports.map((r) => r.outcome);
+    expect(outcomes.filter((o) => o === 'duplicate')).toHaveLength(1);
+    expect(outcomes.filter((o) => o !== 'duplicate')).toEqual([expect.stringMatching(/^(busy|vanished)$/)]);
+    expect([readdirSync(inbox), readdirSync(outbox).sort(), readdirSync(archive).sort()])
+      .toEqual([[], ['KORR_again.result.csv', 'KORR_first.result.csv'], ['KORR_again.csv', 'KORR_first.csv']]);
+    const journal = await a.journal();
+    expect((await journal.fileEventsNamed('KORR_again.csv', 10)).map((e) => [e.kind, e.resultName, e.disposedTo]))
+      .toEqual([['duplicate', 'KORR_again.result.csv', 'archive/KORR_again.csv']]);
+    const result = readFileSync(join(outbox, 'KORR_again.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(',')[2]);
+    expect(result).toEqual(['skipped', 'skipped']);
+    expect([...(await appliedReferences('REDROP-')).values()]).toEqual([1, 1]);
+  });
+
+  it('a run that fails (the service refuses the token) gives the file\'s lease up: another instance may take it at once, not after the retry pause', async () => {
+    const db = await database();
+    const env = await tempConfig(sharedConfig(JSON.stringify(db.config)));
+    cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
+    const { logger, records } = memoryLogger();
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 60_000 });
+    cleanups.push(() => bridge.stop('test'));
+    await bridge.start();
+    await setFaults(emu, { error_rate: 1, error_status: 401, path_prefix: '/v1/inventory/adjustments' });
+    writeFileSync(join(env.dir, 'drop', 'inbox', 'KORR_refused.csv'), korrFile([['SKU-00001', 1, 'REFUSED-1'], ['SKU-00002', 1, 'REFUSED-2']]));
+    const claimed = await until(() => records.find((r) => r.msg === 'processing file' && r.file === 'KORR_refused.csv'), 'the claim');
+    await until(() => records.some((r) => r.msg === 'job run failed'), 'the run failed');
+    // The instance heartbeats meanwhile (every 500 ms), and waits a minute before it looks at the inbox again.
+    await new Promise((r) => setTimeout(r, 1200));
+    const other = await openJournal(db.config, { instance: { id: 'other-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 3000 });
+    cleanups.push(() => other.close());
+    const file = await other.getFile(claimed.fileId as number);
+    expect(file).toMatchObject({ status: 'processing', lease: { owner: bridge.instance.id, token: 1, until: null } });
+    expect(await other.claimFile({ drop: file.drop, name: file.name, checksum: file.checksum, size: file.size, mapping: file.mapping }))
+      .toMatchObject({ status: 'resume', fileId: file.fileId });
+    expect((await other.getFile(file.fileId)).lease).toMatchObject({ owner: 'other-1', token: 2 });
+  });
+
+  it('a file whose instance died is taken over before the backlog in front of it in the inbox, once its lease ran out', async () => {
+    const db = await database();
+    const env = await tempConfig(sharedConfig(JSON.stringify(db.config)));
+    cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
+    const [inbox, outbox] = ['inbox', 'outbox'].map((folder) => join(env.dir, 'drop', folder)) as [string, string];
+    const backlog = 8;
+    for (let f = 1; f <= backlog; f++) {
+      writeFileSync(join(inbox, `KORR_backlog_${f}.csv`), korrFile(Array.from({ length: 6 }, (_, r) => ['SKU-00001', 1, `BACKLOG-${f}-${r + 1}`] as [string, number, string])));
+    }
+    // Last in name order: an instance claimed it and died (nobody renews its lease of one second).
+    const bytes = Buffer.from(korrFile([['SKU-00001', 1, 'ORPHAN-1'], ['SKU-00002', 1, 'ORPHAN-2']]));
+    writeFileSync(join(inbox, 'KORR_zz_orphan.csv'), bytes);
+    const dead = await openJournal(db.config, { instance: { id: 'dead-2', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 1000 });
+    cleanups.push(() => dead.close());
+    const checksum = createHash('sha256').update(bytes).digest('hex');
+    expect(await dead.claimFile({ drop: 'wms', name: 'KORR_zz_orphan.csv', checksum, size: bytes.length, mapping: 'inventory-adjustments' })).toMatchObject({ status: 'new' });
+
+    // Each file of the backlog takes three requests of 150 ms at least.
+    await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory/adjustments' });
+    const { logger, records } = memoryLogger();
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
+    cleanups.push(() => bridge.stop('test'));
+    await bridge.start();
+    await until(() => existsSync(join(outbox, 'KORR_zz_orphan.result.csv')), 'the orphan finished');
+    const claims = records.filter((r) => r.msg === 'processing file').map((r) => [r.file, r.claim]);
+    const at = claims.findIndex(([file]) => file === 'KORR_zz_orphan.csv');
+    expect(claims[at]).toEqual(['KORR_zz_orphan.csv', 'resume']);
+    expect(at).toBeLessThanOrEqual(backlog / 2);
+    expect(records.find((r) => r.msg === 'a file nobody works on any more: offered before the next new file'))
+      .toMatchObject({ file: 'KORR_zz_orphan.csv', owner: 'dead-2' });
+    expect([...(await appliedReferences('ORPHAN-')).values()]).toEqual([1, 1]);
+  });
+});
+
+/** `wisbridge run` on a configuration file, as a child process: resolves `running` once it logs so, `exited` with its end. */
+function startRun(configFile: string, env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [join(root, 'bin/wisbridge.js'), 'run', '--config', configFile], {
+    cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, WISBRIDGE_TEST_TOKEN: emu.token, ...env },
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })));
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let log = '';
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+  return { child, pid: child.pid!, exited, running: () => until(() => log.includes('"bridge running"'), 'the child instance running') };
+}
 
 /** One statement on the test's database as its owner (what no journal call does: moving a lease back in time). */
 async function ownerQuery(db: FreshDatabase, statement: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { WisbridgeError } from '../../errors.js';
+import { newerSchemaError } from '../rows.js';
 import { inTransaction } from './port.js';
 
 /**
@@ -189,6 +189,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX job_ticks_open ON job_ticks (owner) WHERE done_at IS NULL;
   `,
+  `
+  -- A re-drop handled by one instance: SQLite's migration 8, column for column (src/journal/leases.ts).
+  ALTER TABLE file_events ADD COLUMN lease_owner TEXT, ADD COLUMN lease_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN lease_until TEXT;
+  UPDATE file_events SET disposed_to = 'unknown' WHERE kind = 'duplicate' AND disposed_to IS NULL AND id NOT IN (
+    SELECT max(id) FROM file_events WHERE kind = 'duplicate' AND disposed_to IS NULL GROUP BY drop_name, name, original_file_id);
+  CREATE UNIQUE INDEX file_events_unfinished ON file_events (drop_name, name, original_file_id) WHERE kind = 'duplicate' AND disposed_to IS NULL;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
@@ -235,9 +242,6 @@ async function readVersion(client: pg.Pool | pg.PoolClient): Promise<number | un
 }
 
 function checked(version: number): number {
-  if (version > PG_SCHEMA_VERSION) {
-    throw new WisbridgeError('JOURNAL', `the journal has schema version ${version}, newer than this bridge (${PG_SCHEMA_VERSION}): `
-      + 'upgrade wisbridge, or point it at a journal of its own version (a journal is never migrated backwards)');
-  }
+  if (version > PG_SCHEMA_VERSION) throw newerSchemaError(version, PG_SCHEMA_VERSION);
   return version;
 }

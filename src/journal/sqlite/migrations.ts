@@ -228,6 +228,18 @@ export const MIGRATIONS: readonly string[] = [
   -- The ticks under way, which heartbeats renew: few, however long the table.
   CREATE INDEX job_ticks_open ON job_ticks (owner) WHERE done_at IS NULL;
   `,
+  `
+  -- A re-drop is handled by one instance: its duplicate event is claimed by its insert (one unfinished event per
+  -- drop, name and original file; the first insert wins) and leased like a file (owner, token, expiry), so another
+  -- instance leaves the re-drop alone while its handler lives and finishes it once that lease ran out. Unfinished
+  -- events a race left twice keep the newest (the one a restart finishes).
+  ALTER TABLE file_events ADD COLUMN lease_owner TEXT;
+  ALTER TABLE file_events ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE file_events ADD COLUMN lease_until TEXT;
+  UPDATE file_events SET disposed_to = 'unknown' WHERE kind = 'duplicate' AND disposed_to IS NULL AND id NOT IN (
+    SELECT max(id) FROM file_events WHERE kind = 'duplicate' AND disposed_to IS NULL GROUP BY drop_name, name, original_file_id);
+  CREATE UNIQUE INDEX file_events_unfinished ON file_events (drop_name, name, original_file_id) WHERE kind = 'duplicate' AND disposed_to IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
