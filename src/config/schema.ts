@@ -5,6 +5,13 @@ import {
 } from '../drops/options.js';
 import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
+import { fileNameProblem } from '../util/date-stamp.js';
+
+/** An export file name pattern: its date placeholders' zones are checked with the configuration. */
+const fileNamePattern = z.string().min(1).superRefine((pattern, ctx) => {
+  const problem = fileNameProblem(pattern);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 // The schema of the bridge's configuration file (YAML). Descriptions feed schemas/config.schema.json and
 // docs/configuration.md. Secrets are references (`{ env: NAME }` or `{ file: PATH }`), never inline values.
@@ -132,12 +139,12 @@ export const exportJobSchema = z
     schedule: scheduleSchema.optional().describe('`wisbridge run`: when to export'),
     acknowledge: z.enum(['on-export', 'on-confirmation', 'never']).default('on-export')
       .describe('on-export: acknowledge what a written file holds; on-confirmation: wait for the WMS confirmation file; never'),
-    file_name: z.string().min(1).default('{job}_{timestamp}_{seq}.csv')
-      .describe('name of each work-list file; placeholders {job} {work_type} {timestamp} (UTC yyyyMMddHHmmss) {seq} (6 digits, per job)'),
+    file_name: fileNamePattern.default('{job}_{timestamp}_{seq}.csv')
+      .describe('name of each work-list file; placeholders {job} {work_type} {timestamp} (UTC yyyyMMddHHmmss) {seq} (6 digits, per job) {date:PATTERN} (yyyy yy MM dd HH mm ss in the machine\'s time zone, e.g. SO_{date:yyyyMMdd}.csv) {date:PATTERN@ZONE} (in an IANA zone, e.g. {date:yyyyMMdd@Europe/Berlin})'),
     max_records_per_file: z.number().int().min(1).default(10_000).describe('records per file; more work is split over several files'),
     empty_files: z.boolean().default(false).describe('write a file (header only) when there is no work'),
     cancellations: z.boolean().default(true).describe('customer shipments and returns: export those cancelled after they were handed over, in a cancellation list'),
-    cancellation_file_name: z.string().min(1).default('{job}_cancelled_{timestamp}_{seq}.csv')
+    cancellation_file_name: fileNamePattern.default('{job}_cancelled_{timestamp}_{seq}.csv')
       .describe('name of each cancellation list; same placeholders as file_name (the sequence is shared with the work lists)'),
     cancellation_mapping: z.string().min(1).optional()
       .describe('export mapping of cancellation lists (same document as `mapping`); the job\'s mapping when absent'),

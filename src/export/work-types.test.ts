@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExportRecord } from '../journal/index.js';
 import { tempDir, testJournal } from '../journal/test-support.js';
 import { resultCsv, resultCsvParts, resultFileName } from './files.js';
+import { fileNameProblem, formatDateStamp } from '../util/date-stamp.js';
 import { fileTimestamp, formatFileName, parseWorkType, WORK_TYPE_SPECS } from './work-types.js';
 
 describe('work types and file names', () => {
@@ -22,6 +23,17 @@ describe('work types and file names', () => {
     expect(fileTimestamp(at)).toBe('20261122020405');
     expect(formatFileName('{job}-{work_type}_{timestamp}_{seq}.csv', { name: 'so', work_type: 'customerShipments' }, at, 42))
       .toBe('so-customerShipments_20261122020405_000042.csv');
+  });
+
+  it('fills a date stamp in a named zone or the machine\'s ({date:PATTERN@ZONE}), as partners name daily files', () => {
+    const at = new Date('2026-11-22T23:30:05Z');
+    const job = { name: 'so', work_type: 'customerShipments' } as const;
+    expect(formatFileName('SO_{date:yyyyMMdd@Europe/Berlin}.csv', job, at, 1)).toBe('SO_20261123.csv');
+    expect(formatFileName('SO_{date:yyyy-MM-dd_HHmm@America/New_York}_{seq}.csv', job, at, 7)).toBe('SO_2026-11-22_1830_000007.csv');
+    expect(formatFileName('SO_{date:yyMMdd@UTC}.csv', job, at, 1)).toBe('SO_261122.csv');
+    expect(formatDateStamp(at, 'yyyyMMdd')).toMatch(/^2026112[23]$/);
+    expect(fileNameProblem('SO_{date:yyyyMMdd@Mars/Olympus}.csv')).toMatch(/"Mars\/Olympus" is not a time zone/);
+    expect(fileNameProblem('SO_{date:yyyyMMdd@Europe/Berlin}.csv')).toBeUndefined();
   });
 
   it('writes the result file with neutralized cells and quoted line breaks', () => {

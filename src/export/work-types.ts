@@ -1,5 +1,6 @@
 import type { ExportJob, WorkType } from '../config/schema.js';
 import type { BatchEndpointId, ListEndpointId } from '../client/index.js';
+import { DATE_PLACEHOLDER, formatDateStamp } from '../util/date-stamp.js';
 
 /** Work types whose pending records are handed over once and acknowledged (everything but products). */
 export type WorkListType = Exclude<WorkType, 'products'>;
@@ -46,11 +47,12 @@ export function fileTimestamp(at: Date): string {
   return `${at.getUTCFullYear()}${pad(at.getUTCMonth() + 1)}${pad(at.getUTCDate())}${pad(at.getUTCHours())}${pad(at.getUTCMinutes())}${pad(at.getUTCSeconds())}`;
 }
 
-/** Fills the placeholders {job} {work_type} {timestamp} {seq} of a configured file name. */
+/** Fills the placeholders {job} {work_type} {timestamp} {date:PATTERN[@ZONE]} {seq} of a configured file name. */
 export function formatFileName(pattern: string, job: Pick<ExportJob, 'name' | 'work_type'>, at: Date, seq: number): string {
   return pattern
     .replaceAll('{job}', job.name)
     .replaceAll('{work_type}', job.work_type)
     .replaceAll('{timestamp}', fileTimestamp(at))
+    .replace(DATE_PLACEHOLDER, (_, datePattern: string, zone?: string) => formatDateStamp(at, datePattern, zone))
     .replaceAll('{seq}', pad(seq, 6));
 }
