@@ -77,6 +77,9 @@ function leaseSql(dialect: SqlDialect) {
       RETURNING *`,
     renewEvents: `UPDATE file_events SET lease_until = ${plus} WHERE lease_owner = ? AND disposed_to IS NULL AND id IN (${sqlList(dialect, 'int')})`,
     releaseEvent: `UPDATE file_events SET lease_until = NULL WHERE id = ? AND disposed_to IS NULL AND lease_owner = ? AND lease_token = ?`,
+    eventDisposedToUnfenced: 'UPDATE file_events SET disposed_to = ? WHERE id = ?',
+    // The move of a re-drop recorded only by the handler that still holds its event's lease.
+    eventDisposedTo: 'UPDATE file_events SET disposed_to = ? WHERE id = ? AND lease_owner = ? AND lease_token = ?',
     forgetEvent: 'DELETE FROM file_events WHERE id = ? AND disposed_to IS NULL AND (lease_owner IS NULL OR (lease_owner = ? AND lease_token = ?))',
     renewTicks: `UPDATE job_ticks SET lease_until = ${plus} WHERE owner = ? AND done_at IS NULL`,
     heldFiles: `SELECT id, status, lease_owner, lease_token, disposed_to FROM files WHERE id IN (${sqlList(dialect, 'int')})`,
@@ -218,7 +221,7 @@ interface InstanceRow {
   jobs: number;
 }
 
-type LeaseMethods = InstancesAndLeases & Pick<ClaimsAndRequests, 'releaseFile' | 'claimDuplicate' | 'releaseFileEvent'>;
+type LeaseMethods = InstancesAndLeases & Pick<ClaimsAndRequests, 'releaseFile' | 'claimDuplicate' | 'releaseFileEvent' | 'recordEventDisposition'>;
 
 /**
  * The InstancesAndLeases role over a port, and the claims' lease ends; without a lease mode only listInstances,
@@ -348,6 +351,18 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
     else if (mode && held !== undefined) await sql.run(q.releaseEvent, [eventId, mode.instance.id, held]);
   };
 
+  /** A re-drop's move, fenced like a file's writes when this journal handles it (claimDuplicate gave it a token). */
+  const recordEventDisposition = async (eventId: number, where: string): Promise<void> => {
+    const held = mode?.events.get(eventId);
+    if (mode === undefined || held === undefined) {
+      await sql.run(q.eventDisposedToUnfenced, [where, eventId]);
+      return;
+    }
+    if ((await sql.run(q.eventDisposedTo, [where, eventId, mode.instance.id, held])) !== 1) {
+      throw new WisbridgeError('LEASE_LOST', `the re-drop of file event ${eventId}: instance ${mode.instance.id} no longer holds its lease; its move is not recorded`);
+    }
+  };
+
   const listInstances = async (): Promise<InstanceRecord[]> => (await sql.all<InstanceRow>(q.instances)).map((row) => ({
     id: row.id, host: row.host, pid: row.pid, version: row.version, startedAt: row.started_at, heartbeatAt: row.heartbeat_at,
     stoppedAt: row.stopped_at, files: row.files, jobs: row.jobs,
@@ -381,6 +396,6 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
 
   return {
     instance: mode?.instance ?? null, registerInstance, heartbeat, retireInstance, takeFinishedFile, listInstances, claimTick, finishTick,
-    releaseFile, filesToTakeOver, claimDuplicate, releaseFileEvent,
+    releaseFile, filesToTakeOver, claimDuplicate, releaseFileEvent, recordEventDisposition,
   };
 }

@@ -391,6 +391,10 @@ async function duplicate(ctx: FileContext, journal: FileJournal & LeaseJournal, 
     await writeResultAs(ctx, resultName ?? resultFileName(ctx.name), journal, previousId, { override: { status: 'skipped', message } });
     await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
     return report;
+  } catch (error) {
+    // Another instance took this re-drop over meanwhile (this one was paused past its lease): its handling counts.
+    if (isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);
+    throw error;
   } finally {
     await journal.releaseFileEvent(eventId, { unused }).catch((e: unknown) => ctx.logger.debug({ err: describeError(e) }, 'could not give up the duplicate\'s lease: it runs out by itself'));
   }

@@ -582,7 +582,11 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const taken = await b.claimDuplicate({ ...redrop, resultName: 'again.2.result.csv' });
       expect(taken).toMatchObject({ status: 'resume', event: { eventId, resultName: 'again.result.csv', disposedTo: null } });
       expect(await a.claimDuplicate(redrop)).toEqual({ status: 'busy', eventId, owner: B.id });
+      // A wakes up and records its move: refused, nothing written (B's handling is the one that counts).
+      await expect(a.recordEventDisposition(eventId, 'archive/again.a.csv')).rejects.toMatchObject({ code: 'LEASE_LOST' });
+      expect((await a.fileEventsNamed('again.csv'))[0]).toMatchObject({ eventId, disposedTo: null });
       await b.recordEventDisposition(eventId, 'archive/again.csv');
+      expect((await a.fileEventsNamed('again.csv'))[0]).toMatchObject({ eventId, disposedTo: 'archive/again.csv' });
       await b.releaseFileEvent(eventId);
       // Moved: the next re-drop of that name is an event of its own.
       const next = await a.claimDuplicate(redrop);
