@@ -2,7 +2,14 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import * as openpgp from 'openpgp';
+import type * as OpenPgp from 'openpgp';
+
+/*
+ * openpgp is loaded on first use: it is large, and every process and mapping thread that never meets an encrypted
+ * file (most of them) would otherwise carry it in its heap.
+ */
+let loaded: Promise<typeof OpenPgp> | undefined;
+const pgp = (): Promise<typeof OpenPgp> => (loaded ??= import('openpgp'));
 import { WisbridgeError } from '../errors.js';
 import type { PgpOptions } from './options.js';
 
@@ -13,8 +20,8 @@ import type { PgpOptions } from './options.js';
 
 /** Ready keys of one drop: read and unlocked once. */
 export interface PgpKeys {
-  decryption?: openpgp.PrivateKey;
-  partner?: openpgp.PublicKey;
+  decryption?: OpenPgp.PrivateKey;
+  partner?: OpenPgp.PublicKey;
   requireSignature: boolean;
   encryptOutbound: boolean;
   signOutbound: boolean;
@@ -34,15 +41,15 @@ export async function loadPgpKeys(options: PgpOptions, drop: string): Promise<Pg
   const invalid = (what: string, error: unknown) => new WisbridgeError('CONFIG_INVALID', `drop ${drop}: pgp ${what} cannot be used: ${(error as Error).message}`);
   if (options.privateKey !== undefined) {
     try {
-      const key = await openpgp.readPrivateKey({ armoredKey: options.privateKey });
-      keys.decryption = key.isDecrypted() ? key : await openpgp.decryptKey({ privateKey: key, passphrase: options.passphrase });
+      const key = await (await pgp()).readPrivateKey({ armoredKey: options.privateKey });
+      keys.decryption = key.isDecrypted() ? key : await (await pgp()).decryptKey({ privateKey: key, passphrase: options.passphrase });
     } catch (error) {
       throw invalid('private_key (or its passphrase)', error);
     }
   }
   if (options.partnerKey !== undefined) {
     try {
-      keys.partner = await openpgp.readKey({ armoredKey: options.partnerKey });
+      keys.partner = await (await pgp()).readKey({ armoredKey: options.partnerKey });
     } catch (error) {
       throw invalid('partner_key', error);
     }
@@ -65,8 +72,8 @@ export async function decryptTo(source: string, target: string, what: string, ke
   const armored = await startsArmored(source);
   try {
     const input = Readable.toWeb(createReadStream(source, armored ? { encoding: 'utf8' } : {})) as ReadableStream<never>;
-    const message = armored ? await openpgp.readMessage({ armoredMessage: input as ReadableStream<string> }) : await openpgp.readMessage({ binaryMessage: input as ReadableStream<Uint8Array> });
-    const result = await openpgp.decrypt({
+    const message = armored ? await (await pgp()).readMessage({ armoredMessage: input as ReadableStream<string> }) : await (await pgp()).readMessage({ binaryMessage: input as ReadableStream<Uint8Array> });
+    const result = await (await pgp()).decrypt({
       message, decryptionKeys: keys.decryption, verificationKeys: keys.partner, format: 'binary',
       // Streamed plaintext goes to a private file that is trusted only after the checks below; without this
       // openpgp buffers the whole plaintext (openpgpjs #1449). Messages without integrity protection stay refused
@@ -101,7 +108,7 @@ async function startsArmored(path: string): Promise<boolean> {
 
 /** `source` encrypted to the partner's key (binary OpenPGP), signed with the bridge's key when configured; streamed. */
 export async function encryptStream(source: Readable, keys: PgpKeys): Promise<Readable> {
-  const message = await openpgp.createMessage({ binary: Readable.toWeb(source) as ReadableStream<Uint8Array> });
-  const encrypted = await openpgp.encrypt({ message, encryptionKeys: keys.partner!, signingKeys: keys.signOutbound ? keys.decryption : undefined, format: 'binary' });
+  const message = await (await pgp()).createMessage({ binary: Readable.toWeb(source) as ReadableStream<Uint8Array> });
+  const encrypted = await (await pgp()).encrypt({ message, encryptionKeys: keys.partner!, signingKeys: keys.signOutbound ? keys.decryption : undefined, format: 'binary' });
   return Readable.fromWeb(encrypted as import('node:stream/web').ReadableStream<Uint8Array>);
 }

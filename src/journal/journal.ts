@@ -2,7 +2,7 @@ import { WisbridgeError } from '../errors.js';
 import { composeJournal, type LeaseOptions } from './compose.js';
 import type { InstanceInfo, JournalAddress } from './contract.js';
 import type { Journal } from './interfaces.js';
-import { openPostgres, type PostgresJournalInput } from './postgres/index.js';
+import type { PostgresJournalInput } from './postgres/index.js';
 import { openSqlite, type SqliteOptions } from './sqlite/engine.js';
 import { registerRawDatabase } from './sqlite/raw.js';
 
@@ -49,6 +49,8 @@ export async function openJournal(target: JournalTarget, options: JournalOptions
   const config = 'engine' in target ? (target.connection as PostgresJournalInput & { baseDir?: string }) : target;
   const { baseDir, ...input } = config;
   const pool = options.maxConnections === undefined ? input.pool : { ...input.pool, max: options.maxConnections };
+  // Loaded on first use: a SQLite bridge (and each of its mapping threads) never carries the PostgreSQL driver.
+  const { openPostgres } = await import('./postgres/index.js');
   const engine = await openPostgres({ ...input, pool }, { baseDir });
   return composeJournal({
     port: engine.port,

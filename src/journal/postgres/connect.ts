@@ -5,7 +5,6 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { redact, resolveSecret, type SecretSource } from '../../client/secret.js';
 import { WisbridgeError } from '../../errors.js';
-import { sqlState } from './port.js';
 
 /**
  * The configuration of a journal on PostgreSQL (`journal:` in the configuration file), declared beside the code like
@@ -167,4 +166,14 @@ export function journalDatabaseError(error: unknown, target: PostgresTarget, pas
   else if (code === '57P03') message = `${at} is not accepting connections yet (${reason})`;
   else message = `${at} failed: ${reason}${fromServer ? ` (SQLSTATE ${code})` : ''}`;
   return new WisbridgeError('JOURNAL', redact(message, password), { cause: error });
+}
+
+/**
+ * The SQLSTATE of an error the server sent (pg's DatabaseError carries `code` and `severity`), else undefined. Told
+ * apart by shape, not by class, so that reading a configuration never loads the driver.
+ */
+export function sqlState(error: unknown): string | undefined {
+  const e = error as { code?: unknown; severity?: unknown } | null;
+  return e !== null && typeof e === 'object' && typeof e.code === 'string' && typeof e.severity === 'string' && /^[0-9A-Z]{5}$/.test(e.code)
+    ? e.code : undefined;
 }

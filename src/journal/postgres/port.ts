@@ -2,6 +2,7 @@ import pg from 'pg';
 import { WisbridgeError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import type { SqlPort, SqlValue } from '../sql.js';
+import { sqlState } from './connect.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -154,9 +155,6 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
 }
 
 /** The SQLSTATE of an error the server sent; undefined for a failure of the connection itself (socket, TLS, timeout). */
-export function sqlState(error: unknown): string | undefined {
-  return error instanceof pg.DatabaseError ? error.code : undefined;
-}
 
 /** A failure of the connection: no answer from the server, or its connection exception / operator intervention. */
 function connectionLost(error: unknown): boolean {
