@@ -77,12 +77,30 @@ export function resolve(source: ConsoleSource, fileId: number, itemId: number, r
   });
 }
 
+const REASON_SUFFIX = '.error.txt';
+
+/**
+ * Whether `name` is a rejected file that re-processing may move: a plain name (no folder, no `..`), not a reason
+ * file, lying in the error/ folder of a drop an inbound job reads. Throws a WisbridgeError saying why not.
+ */
+export async function checkReprocessable(source: ConsoleSource, dropKey: string, name: string): Promise<void> {
+  const { config } = source.runtime.loaded;
+  if (!(dropKey in config.drops) || !config.inbound.some((j) => j.drop === dropKey)) throw new WisbridgeError('USAGE', `"${dropKey}" is not a drop an inbound job reads: nothing to re-process`);
+  if (name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) {
+    throw new WisbridgeError('USAGE', `"${name}" is not a file name of the error/ folder (no folders, no ..): only files listed on the Rejected page can be re-processed`);
+  }
+  if (name.endsWith(REASON_SUFFIX)) {
+    throw new WisbridgeError('USAGE', `"${name}" is the reason file of a rejection, not a rejected file: re-process ${name.slice(0, -REASON_SUFFIX.length)} instead`);
+  }
+  const drop = await source.runtime.drop(dropKey);
+  if (!(await drop.stat('error', name))) throw new WisbridgeError('DROP_NOT_FOUND', `error/${name} is not in drop ${dropKey} (re-processed already, or never rejected): nothing was moved`);
+}
+
 /** Moves a rejected file from error/ back to the inbox (its reason file is removed): the next run or the watcher takes it. */
 export function reprocess(source: ConsoleSource, dropKey: string, name: string, actor: string): Promise<ActionResult> {
   return recorded(source, { action: 'reprocess', fileId: null, target: `${dropKey}:error/${name}`, actor }, async () => {
-    if (!(dropKey in source.runtime.loaded.config.drops)) throw new WisbridgeError('USAGE', `unknown drop "${dropKey}"`);
+    await checkReprocessable(source, dropKey, name);
     const drop = await source.runtime.drop(dropKey);
-    if (!(await drop.stat('error', name))) throw new WisbridgeError('DROP_NOT_FOUND', `error/${name} is not in drop ${dropKey}`);
     const moved = await drop.move('error', name, 'inbox');
     await drop.remove('error', errorFileName(name));
     const watched = source.runtime.loaded.config.inbound.some((j) => j.drop === dropKey && j.watch);

@@ -74,7 +74,8 @@ export function rejectedPage(entries: RejectedEntry[], problems: string[]): Html
 ${problems.map((p) => html`<div class="box bad">${p}</div>`)}
 <table id="rejected"><thead><tr><th>drop</th><th>file</th><th>size</th><th>modified (UTC)</th><th>reason</th><th></th></tr></thead><tbody>
 ${entries.length ? entries.map((e) => html`<tr><td>${e.drop}</td><td>${e.name}</td><td class="num">${bytes(e.size)}</td><td>${when(new Date(e.mtimeMs).toISOString())}</td><td class="small">${e.reason ?? ''}</td>
-<td><a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(e.drop)}&amp;name=${encodeURIComponent(e.name)}">re-process…</a></td></tr>`) : html`<tr><td colspan="6" class="muted">no rejected files</td></tr>`}
+<td>${e.name.endsWith('.error.txt') ? html`<span class="muted small">a reason file without its file</span>`
+    : html`<a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(e.drop)}&amp;name=${encodeURIComponent(e.name)}">re-process…</a>`}</td></tr>`) : html`<tr><td colspan="6" class="muted">no rejected files</td></tr>`}
 </tbody></table>`;
 }
 

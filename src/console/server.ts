@@ -114,6 +114,16 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   if (path === '/console/rejected/reprocess') {
     const drop = url.searchParams.get('drop') ?? '';
     const name = url.searchParams.get('name') ?? '';
+    const refused = await actions.checkReprocessable(source, drop, name).then(() => undefined, (error: unknown) => {
+      if (!isWisbridgeError(error)) throw error;
+      return error;
+    });
+    if (refused) {
+      return send(res, isWisbridgeError(refused, 'DROP_NOT_FOUND') ? 404 : 400, page({
+        title: 'Re-process a rejected file', who: who.name, signOut,
+        body: messagePage('bad', `Not re-processed: ${describeError(refused)}`, { href: '/console/rejected', label: 'back to the rejected files' }),
+      }));
+    }
     return show('Re-process a rejected file', confirmPage({
       action: `/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`, csrf, who: actor, button: 'Move it back to the inbox', back: '/console/rejected',
       question: html`Move <b>error/${name}</b> of drop <b>${drop}</b> back to the inbox, so that it is processed again?`,
