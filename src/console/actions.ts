@@ -62,6 +62,13 @@ export async function recordedCli<T>(runtime: Runtime, entry: Omit<ActionEntry, 
 
 export function redrive(source: ConsoleSource, fileId: number, actor: string): Promise<ActionResult> {
   return recorded(source, { action: 'redrive', fileId, target: null, actor }, async () => {
+    const journal = await source.runtime.journal();
+    const file = await journal.getFile(fileId);
+    const { sendable, unsendable } = await journal.console.failedRows(fileId);
+    if (file.status !== 'failed' || sendable === 0) {
+      const rejected = unsendable > 0 ? `; ${unsendable} row(s) were rejected by the mapping: fix them in the file and drop the corrected rows again` : '';
+      throw new WisbridgeError('USAGE', `nothing to re-drive: no row of ${file.name} (file ${fileId}) can be sent again (the file is ${file.status})${rejected}`);
+    }
     const r = await redriveFile(source.runtime, String(fileId));
     return `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}; result file rewritten: outbox/${r.resultFile}`;
   });

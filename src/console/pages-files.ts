@@ -1,5 +1,5 @@
 import type { FileRecord } from '../journal/index.js';
-import type { FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
+import type { FailedRowCounts, FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
 import { bytes, duration, html, query, statusCell, when, type Html } from './html.js';
 import { joinMessages } from '../util/messages.js';
 
@@ -66,8 +66,19 @@ function rowLine(fileId: number, r: RowView, canResolve: boolean): Html {
 <td class="small">${resolution}</td><td>${action}</td></tr>`;
 }
 
+/** What to do about rows the mapping rejected: re-drive never sends them, the file has to be corrected. */
+export function mappingRejectedAdvice(f: FileRecord, unsendable: number): Html {
+  const inError = f.disposedTo?.startsWith('error/') === true;
+  return html`<div class="box warn" id="rejected-rows"><b>${unsendable} row(s) were rejected by the mapping</b> (see their error below): they were never
+sent, and a re-drive cannot send them. Fix them in the file and drop the corrected rows into the inbox again, in a new file (the rows that
+succeeded would be sent twice in a copy of the whole file)${inError ? html`, or, once the mapping or its reference data is fixed,
+<a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(f.drop)}&amp;name=${encodeURIComponent(f.disposedTo!.slice('error/'.length))}">re-process the file…</a>` : html` (the same bytes dropped again are recognised as a duplicate${f.disposedTo ? ` of this file, now in ${f.disposedTo}` : ''})`}.</div>`;
+}
+
 export interface FileView {
   file: FileRecord;
+  /** Its failed rows: those a re-drive sends again, and those the mapping rejected. */
+  failed: FailedRowCounts;
   rows: RowPage;
   status?: string;
   csrf: string;
@@ -78,15 +89,15 @@ export interface FileView {
 export function filePage(view: FileView): Html {
   const { file: f, rows } = view;
   const s = f.summary;
-  const redrive = f.status === 'failed' && (s?.error ?? 0) > 0
-    ? html`<a class="button" id="redrive" href="/console/files/${f.fileId}/redrive">Re-drive ${s?.error} failed row(s)…</a>` : '';
+  const redrive = f.status === 'failed' && view.failed.sendable > 0
+    ? html`<a class="button" id="redrive" href="/console/files/${f.fileId}/redrive">Re-drive ${view.failed.sendable} failed row(s)…</a>` : '';
   const rowsTable = rows.rows.map((r) => rowLine(f.fileId, r, f.status !== 'processing'));
   return html`<div class="box ${f.status === 'failed' || f.status === 'rejected' ? 'bad' : f.status === 'done' ? 'good' : 'warn'}">
 <b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${statusCell(f.status)}
 ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
 <div class="small">claimed ${when(f.claimedAt)} · finished ${when(f.finishedAt) || '–'} · ${duration(f.claimedAt, f.finishedAt)} · re-drives ${f.redrives}
 ${s ? ` · ${s.total} documents: ${s.ok} ok, ${s.error} error, ${s.uncertain} uncertain, ${s.skipped} skipped` : ''}</div>
-<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
+${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
 <table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th><th></th></tr></thead>
 <tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="9" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>

@@ -6,7 +6,7 @@ import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
 import { html, page } from './html.js';
 import { LIVE_SCRIPT } from './live-script.js';
-import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
+import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
 import { alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
 import type { ConsoleSource } from './source.js';
 
@@ -136,7 +136,8 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
       const status = enumParam(url, 'status', ROW_STATUSES);
       const rows = await r.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(url, 'after'), limit: ROWS_PAGE });
       const job = source.runtime.loaded.config.inbound.find((j) => dropName(source, j.drop) === file.drop && (!j.mappings || j.mappings.includes(file.mapping)))?.name;
-      return show(file.name, filePage({ file, rows, status, csrf, job, actions: await r.journal.console.listActions({ fileId, limit: 20 }) }));
+      const failed = await r.journal.console.failedRows(fileId);
+      return show(file.name, filePage({ file, failed, rows, status, csrf, job, actions: await r.journal.console.listActions({ fileId, limit: 20 }) }));
     }
     if (fileMatch[2] === 'result') {
       const { name, stream } = await actions.download(source, fileId, who.name);
@@ -145,9 +146,18 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
       return;
     }
     if (fileMatch[2] === 'redrive') {
+      const failed = await r.journal.console.failedRows(fileId);
+      const advice = failed.unsendable > 0 ? mappingRejectedAdvice(file, failed.unsendable) : '';
+      if (file.status !== 'failed' || failed.sendable === 0) {
+        return send(res, 409, page({
+          title: 'Re-drive failed rows', who: who.name, signOut,
+          body: html`${messagePage('bad', `Nothing to re-drive: no row of ${file.name} (file ${fileId}) can be sent again${file.status === 'failed' ? '' : ` (the file is ${file.status})`}.`, { href: `/console/files/${fileId}`, label: 'back to the file' })}${advice}`,
+        }));
+      }
       return show('Re-drive failed rows', confirmPage({
         action: `/console/files/${fileId}/redrive`, csrf, who: actor, button: 'Re-drive the failed rows', back: `/console/files/${fileId}`,
-        question: html`Send the <b>${file.summary?.error ?? 0}</b> failed row(s) of <b>${file.name}</b> (file ${fileId}) to the service again? Rows that succeeded, rows the mapping rejected and uncertain rows are never sent again.`,
+        question: html`Send the <b>${failed.sendable}</b> failed row(s) of <b>${file.name}</b> (file ${fileId}) to the service again? Rows that succeeded, rows the mapping rejected and uncertain rows are never sent again.`,
+        extra: advice || undefined,
       }));
     }
     const itemId = intParam(url, 'item');

@@ -65,6 +65,12 @@ export type NewOperatorAction = Omit<OperatorAction, 'id' | 'at'>;
 /** One export of the console's list. */
 export type ExportListEntry = Omit<ExportFile, 'kind' | 'policy'> & { kind: string; policy: string };
 
+/** A file's failed rows: `sendable` ones a re-drive sends again; `unsendable` ones (rejected by the mapping) it never can. */
+export interface FailedRowCounts {
+  sendable: number;
+  unsendable: number;
+}
+
 /** A page of uncertain rows across files, oldest file first. */
 export interface UncertainRowPage {
   rows: Array<RowView & { fileId: number; file: string }>;
@@ -104,6 +110,10 @@ export function consoleSql(dialect: SqlDialect) {
       WHERE b.file_id = ? AND b.first_seq > ? ORDER BY b.first_seq LIMIT ?`,
     uncertain: `SELECT ${ITEM_COLUMNS} FROM items ${indexedBy('items_attention')}
       WHERE status IN ('error', 'uncertain') AND status = 'uncertain' AND (file_id, seq) > (?, ?) ORDER BY file_id, seq LIMIT ?`,
+    // What re-drive (retryable) would send again, and the failed rows it never sends: those the mapping rejected.
+    failedRows: `SELECT coalesce(sum(CASE WHEN rejected = 0 AND body IS NOT NULL THEN 1 ELSE 0 END), 0) AS sendable,
+      coalesce(sum(CASE WHEN rejected = 0 AND body IS NOT NULL THEN 0 ELSE 1 END), 0) AS unsendable
+      FROM items ${indexedBy('items_attention')} WHERE status IN ('error', 'uncertain') AND status = 'error' AND file_id = ?`,
   } as const;
 }
 
@@ -280,6 +290,12 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     return { rows: page, next: last ? { fileId: last.fileId, seq: last.seq } : null };
   }
 
+  /** A file's failed rows: those a re-drive sends again, and those it never can (rejected by the mapping). */
+  async function failedRows(fileId: number): Promise<FailedRowCounts> {
+    const row = await sql.get<{ sendable: number; unsendable: number }>(q.failedRows, [fileId]);
+    return { sendable: Number(row?.sendable ?? 0), unsendable: Number(row?.unsendable ?? 0) };
+  }
+
   async function stats(path: string) {
     const oldest = async (column: string, table: string) => (await sql.get<{ at: string | null }>(`SELECT min(${column}) AS at FROM ${table}`))?.at ?? null;
     const entries = [await oldest('claimed_at', 'files'), await oldest('created_at', 'exports')];
@@ -295,6 +311,7 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     listExports,
     fileRows,
     uncertainRows,
+    failedRows,
     stats,
     /** Records what an operator did (who, when, what came of it) in the audit trail. */
     recordAction: async (action: NewOperatorAction): Promise<number> => {

@@ -1,6 +1,6 @@
 import type { PackedBatch, PackedOkOutcomes } from './blocks.js';
 import type {
-  ExportFilter, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, UncertainRowPage, ExportListEntry,
+  ExportFilter, FailedRowCounts, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { FileEvent, JournalStats, NewFileEvent } from './reads.js';
@@ -128,6 +128,8 @@ export interface ConsolePages {
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
   fileRows(fileId: number, options: { status?: import('./types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
+  /** A file's failed rows: those a re-drive sends again (as `retryable` yields them) and those the mapping rejected. */
+  failedRows(fileId: number): Promise<FailedRowCounts>;
   stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
   recordAction(action: NewOperatorAction): Promise<number>;
   listActions(options: { before?: number; fileId?: number; limit: number }): Promise<OperatorAction[]>;

@@ -19,3 +19,17 @@ export interface Fence {
 export function fileBusy(fileId: number, owner: string): WisbridgeError {
   return new WisbridgeError('JOURNAL_STATE', `file ${fileId} is being worked on by ${owner}: try again once it is done`);
 }
+
+/** Who holds a file's lease (operator.ts reads it from the files row; this journal's schema has no lease columns yet). */
+export interface FileLease {
+  owner: string | null;
+  token: number;
+  until: string | null;
+}
+
+// Stand-in as well: main's types.ts declares the field on FileRecord itself.
+declare module './types.js' {
+  interface FileRecord {
+    lease?: FileLease | null;
+  }
+}

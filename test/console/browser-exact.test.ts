@@ -1,0 +1,86 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH } from '../support/chromium.js';
+import { useEmulator } from '../support/emulator.js';
+import { until, useCleanups } from '../service/support.js';
+import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
+
+/**
+ * Issue 25 in Debian's chromium: what the console offers and says is exactly what it does (re-drive counts, results
+ * after a POST, durations, every file event, one alert inbox, labelled counts).
+ */
+const emu = useEmulator({ resetEachTest: true });
+let browser: Browser;
+const cleanups = useCleanups();
+
+beforeAll(async () => {
+  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
+  mkdirSync(join(tmpdir(), 'wisbridge-console-shots'), { recursive: true });
+  browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function signedIn(url: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  await page.goto(`${url}/console`);
+  await page.type('input[name=token]', CONSOLE_TOKEN);
+  await follow(page, '#login button');
+  return page;
+}
+
+async function follow(page: Page, selector: string): Promise<void> {
+  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+}
+
+const text = (page: Page, selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
+
+/** KORR rows as written (quantities as text, so that the mapping can reject one). */
+const korrLines = (rows: Array<[string, string, string]>) =>
+  ['Artikel;Menge;Grund;Beleg;Datum;Charge;Mandant', ...rows.map(([sku, q, ref]) => `${sku};${q};Korrektur;${ref};19.11.2026;;`)].join('\r\n') + '\r\n';
+
+/** Drops a file into the bridge's inbox and waits until the journal has it finished. */
+async function processed(b: Awaited<ReturnType<typeof bridgeWithFailures>>, name: string, content: string) {
+  const journal = await b.bridge.runtime.journal();
+  writeFileSync(join(b.env.dir, 'drop', 'inbox', name), content);
+  const file = await until(async () => (await journal.listFiles({ limit: 20 })).find((f) => f.name === name && f.status !== 'processing'), name);
+  await until(() => !b.bridge.jobViews()[0].running, 'the run to end');
+  return file;
+}
+
+describe('console in a real browser: exact actions (issue 25)', () => {
+  it('re-drive counts and offers only rows it can send; for rows the mapping rejected it says what to do', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    // One row ok, one rejected by the mapping (no number), one refused by the service (too little stock).
+    const file = await processed(b, 'KORR_map.csv', korrLines([['SKU-00001', '1', 'M-1'], ['SKU-00002', 'viele', 'M-2'], ['SKU-00004', '-500', 'M-3']]));
+    expect(file.status).toBe('failed');
+    expect(file.summary?.error).toBe(2);
+    const page = await signedIn(b.url);
+    await page.goto(`${b.url}/console/files/${file.fileId}`);
+    expect(await text(page, '#redrive')).toBe('Re-drive 1 failed row(s)…');
+    expect(await text(page, '#rejected-rows')).toMatch(/1 row\(s\) were rejected by the mapping.*a re-drive cannot send them\. Fix them in the file and drop the corrected rows/s);
+    await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00004', quantity: 1000, company_code: 'ACME', reference: 'TOPUP' }] });
+    await follow(page, '#redrive');
+    expect(await text(page, '#confirm')).toContain('Send the 1 failed row(s) of KORR_map.csv');
+    await page.type('input[name=by]', 'Maria');
+    await follow(page, '#confirm-button');
+    expect(await text(page, '#message')).toMatch(/1 row\(s\) sent again, 1 ok, 0 error/);
+
+    // Only the rejected row is left: no re-drive is offered, and asking for one says why and what to do.
+    await page.goto(`${b.url}/console/files/${file.fileId}`);
+    expect(await page.$('#redrive')).toBeNull();
+    expect(await text(page, '#rejected-rows')).toContain('1 row(s) were rejected by the mapping');
+    const asked = await page.goto(`${b.url}/console/files/${file.fileId}/redrive`);
+    expect(asked?.status()).toBe(409);
+    expect(await page.$('#confirm')).toBeNull();
+    expect(await text(page, '#message')).toContain('Nothing to re-drive: no row of KORR_map.csv');
+    expect(await text(page, '#rejected-rows')).toContain('Fix them in the file');
+    await page.close();
+  });
+});
