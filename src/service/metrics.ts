@@ -28,6 +28,7 @@ export class ServiceMetrics {
   readonly dropListFailures: Counter<'drop' | 'code'>;
   readonly journalGauges: Gauge<string>[];
   readonly webhookAlerts: Counter<'kind' | 'result'>;
+  readonly signInFailures: Counter<'area' | 'result'>;
   private scrapeStats: Promise<JournalStats | undefined> | undefined;
 
   constructor(backlog: () => Promise<Backlog | undefined>, options: { defaultMetrics?: boolean; stats?: () => Promise<JournalStats | undefined> } = {}) {
@@ -72,6 +73,10 @@ export class ServiceMetrics {
     this.webhookAlerts = new Counter({
       name: 'wisbridge_webhook_alerts_total', help: 'Alerts POSTed to the webhook, by kind and result (sent, failed after its retries)',
       labelNames: ['kind', 'result'], registers,
+    });
+    this.signInFailures = new Counter({
+      name: 'wisbridge_sign_in_failures_total', help: 'Refused sign-ins to the console or /metrics, /healthz: wrong credentials (refused), or refused unchecked after too many from one address (throttled)',
+      labelNames: ['area', 'result'], registers,
     });
     // One journal read per scrape for the four gauges below (text() starts a scrape afresh).
     const stats = () => (this.scrapeStats ??= options.stats?.() ?? Promise.resolve(undefined));

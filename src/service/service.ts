@@ -15,6 +15,7 @@ import { isDropUnreachable } from '../drops/index.js';
 import { DropHealth } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
 import { startHealthServer, type HealthServer } from './health.js';
+import { endpointGuard } from './endpoint-auth.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler } from './scheduler.js';
 import { AlertNotifier } from './alerts.js';
@@ -149,15 +150,18 @@ export class BridgeService {
       const consoleHandler = await startConsole(this.loaded, {
         mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
         jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
-      });
-      const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler);
+      }, this.metrics);
+      const guard = await endpointGuard(this.loaded, this.logger, this.metrics);
+      const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler, guard);
       // A signal that came while the server was starting: stop() has run already and must not be undone.
       if (this.stopSignal.aborted) {
         await health.close();
         return;
       }
       this.health = health;
-      this.logger.info({ url: health.url }, 'metrics on /metrics, health on /healthz');
+      const consoleUrl = consoleConfig ? `${health.url}/console` : undefined;
+      this.logger.info({ url: health.url, console: consoleUrl },
+        `${consoleUrl ? `console on ${consoleUrl}` : 'console off (no console: section)'}; metrics on ${health.url}/metrics, health on ${health.url}/healthz`);
     }
     if (this.stopSignal.aborted) return;
     const now = this.clock.now();
