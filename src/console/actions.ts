@@ -14,6 +14,8 @@ import type { ConsoleSource } from './source.js';
 export interface ActionResult {
   ok: boolean;
   message: string;
+  /** Its entry in the audit trail (operator_actions); absent when nothing was attempted (the bridge is stopping). */
+  actionId?: number;
 }
 
 interface ActionEntry {
@@ -33,14 +35,14 @@ async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Pr
       if (!isWisbridgeError(error)) throw error;
       result = { ok: false, message: describeError(error) };
     }
-    await record(source.runtime, entry, 'console', result);
-    return result;
+    return { ...result, actionId: await record(source.runtime, entry, 'console', result) };
   });
 }
 
-async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<void> {
-  await (await runtime.journal()).console.recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
+async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<number> {
+  const id = await (await runtime.journal()).console.recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
   runtime.logger.info({ action: entry.action, fileId: entry.fileId, target: entry.target, by: entry.actor, via, outcome: result.ok ? 'ok' : 'failed' }, 'operator action');
+  return id;
 }
 
 /**

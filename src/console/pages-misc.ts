@@ -1,4 +1,5 @@
 import type { Backlog, StoredItem } from '../journal/index.js';
+import type { OperatorAction } from '../journal/console-queries.js';
 import type { ConsoleAlert } from './alerts.js';
 import { bytes, html, when, type Html } from './html.js';
 import type { FileProgress } from './progress.js';
@@ -94,6 +95,14 @@ export function resolveExtra(item: StoredItem): Html {
 <p><label><input type="radio" name="resolution" value="applied" required> applied: the change is in the service (the row becomes ok)</label><br>
 <label><input type="radio" name="resolution" value="not-applied"> not applied: it is not (the row becomes failed; re-drive can send it again)</label></p>
 <label>note (what you checked; it goes into the result file)<br><textarea name="note" required rows="2" cols="60" maxlength="500"></textarea></label><br>`;
+}
+
+/** What an action did, from its audit entry: the page a confirmed action redirects to (a reload only shows it again). */
+export function actionResultPage(a: OperatorAction): Html {
+  const back = a.fileId !== null ? { href: `/console/files/${a.fileId}`, label: 'back to the file' }
+    : a.action === 'reprocess' ? { href: '/console/rejected', label: 'back to the rejected files' } : { href: '/console/actions', label: 'actions log' };
+  return html`${messagePage(a.outcome === 'ok' ? 'good' : 'bad', a.detail ?? a.outcome, back)}
+<p class="small muted" id="action-entry">${a.action} by ${a.actor}, ${when(a.at)} UTC, ${a.outcome === 'ok' ? 'done' : 'not done'} · entry ${a.id} of the <a href="/console/actions">actions log</a></p>`;
 }
 
 export function messagePage(kind: 'good' | 'bad', message: string, back: { href: string; label: string }): Html {

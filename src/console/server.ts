@@ -4,10 +4,11 @@ import { describeError, isWisbridgeError } from '../errors.js';
 import type { ConsoleJournal, FileStatus, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
 import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
-import { html, page } from './html.js';
+import { html, page, when } from './html.js';
+import { ActionTokens } from './once.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
-import { alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import { actionResultPage, alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
 import type { ConsoleSource } from './source.js';
 
 const PAGE_SIZE = 50;
@@ -91,6 +92,8 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   const signOut = who.id.startsWith('session:');
   const show = (title: string, body: ReturnType<typeof html>) => send(res, 200, page({ title, body, who: who.name, signOut }));
   const csrf = auth.csrfToken(who);
+  /** The one-time token of a confirm page's form posting to `action`. */
+  const once = (action: string) => tokensOf(auth).issue(who.id, actionKey(new URL(action, 'http://console')));
   const actor = who.name === 'token holder' ? undefined : who.name;
   const fileMatch = /^\/console\/files\/(\d+)(?:\/(redrive|resolve|result))?$/.exec(path);
   if (path === '/console') return show('Overview', await overview(source, r.journal));
@@ -104,6 +107,13 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   if (path === '/console/progress') return show('In progress', progressPage(source.progress.snapshot()));
   if (path === '/console/progress.json') return send(res, 200, JSON.stringify(source.progress.snapshot()), 'application/json');
   if (path === '/console/events') return events(source, r);
+  const resultMatch = /^\/console\/actions\/(\d+)$/.exec(path);
+  if (resultMatch) {
+    const id = Number(resultMatch[1]);
+    const [action] = await r.journal.console.listActions({ before: id + 1, limit: 1 });
+    if (action?.id !== id) return send(res, 404, page({ title: 'Not found', body: messagePage('bad', `no action ${id} in the actions log`, { href: '/console/actions', label: 'actions log' }), who: who.name, signOut }));
+    return show(action.outcome === 'ok' ? 'Done' : 'Not done', actionResultPage(action));
+  }
   if (path === '/console/actions') {
     return show('Actions log', actionsTable(await r.journal.console.listActions({ before: intParam(url, 'before'), limit: PAGE_SIZE }), 'Operator actions, newest first'));
   }
@@ -125,7 +135,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
       }));
     }
     return show('Re-process a rejected file', confirmPage({
-      action: `/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`, csrf, who: actor, button: 'Move it back to the inbox', back: '/console/rejected',
+      action: `/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`, csrf: once(`/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`), who: actor, button: 'Move it back to the inbox', back: '/console/rejected',
       question: html`Move <b>error/${name}</b> of drop <b>${drop}</b> back to the inbox, so that it is processed again?`,
     }));
   }
@@ -155,7 +165,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
         }));
       }
       return show('Re-drive failed rows', confirmPage({
-        action: `/console/files/${fileId}/redrive`, csrf, who: actor, button: 'Re-drive the failed rows', back: `/console/files/${fileId}`,
+        action: `/console/files/${fileId}/redrive`, csrf: once(`/console/files/${fileId}/redrive`), who: actor, button: 'Re-drive the failed rows', back: `/console/files/${fileId}`,
         question: html`Send the <b>${failed.sendable}</b> failed row(s) of <b>${file.name}</b> (file ${fileId}) to the service again? Rows that succeeded, rows the mapping rejected and uncertain rows are never sent again.`,
         extra: advice || undefined,
       }));
@@ -164,7 +174,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
     const item = (await r.journal.uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
     if (!item) return show('Resolve', messagePage('bad', `row ${itemId ?? '?'} of file ${fileId} is not uncertain (resolved already?)`, { href: `/console/files/${fileId}`, label: 'back to the file' }));
     return show('Resolve an uncertain row', confirmPage({
-      action: `/console/files/${fileId}/resolve?item=${item.itemId}`, csrf, who: actor, button: 'Record the resolution', extra: resolveExtra(item),
+      action: `/console/files/${fileId}/resolve?item=${item.itemId}`, csrf: once(`/console/files/${fileId}/resolve?item=${item.itemId}`), who: actor, button: 'Record the resolution', extra: resolveExtra(item),
       back: `/console/files/${fileId}`,
       question: html`What did you find in the service for this row of <b>${file.name}</b>?`,
     }));
@@ -179,13 +189,29 @@ async function post(source: ConsoleSource, auth: ConsoleAuth, r: Request, path: 
     r.res.writeHead(303, { location: '/console/login', 'set-cookie': `${SESSION_COOKIE}=; Path=/console; Max-Age=0` }).end();
     return;
   }
-  if (!auth.checkCsrf(r.who, form.get('csrf') ?? undefined)) {
+  const tokens = tokensOf(auth);
+  const taken = tokens.take(r.who.id, actionKey(r.url), form.get('csrf') ?? undefined);
+  if (taken.kind === 'invalid') {
     return send(r.res, 403, page({ title: 'Refused', body: messagePage('bad', 'the form is stale or came from elsewhere (CSRF check failed): open the page again', { href: '/console', label: 'overview' }) }));
+  }
+  if (taken.kind !== 'fresh') {
+    const message = taken.kind === 'expired' ? 'This form has expired: nothing was done. Open the page again.'
+      : `This form was sent already (${when(taken.at)} UTC): the action was not run again.${taken.actionId === null ? ' It is still under way.' : ''}`;
+    source.runtime.logger.info({ path, by: r.who.name, token: taken.kind }, 'console: a used or expired action form was sent again; nothing was done');
+    const back = taken.kind === 'used' && taken.actionId !== null ? { href: `/console/actions/${taken.actionId}`, label: 'the result of the first time' } : { href: '/console', label: 'overview' };
+    return send(r.res, 409, page({ title: 'Not done again', body: messagePage('bad', message, back), who: r.who.name }));
   }
   const typed = (form.get('by') ?? '').trim().slice(0, 100);
   const actor = r.who.name === 'token holder' ? (typed ? `${typed} (console token)` : 'console token') : r.who.name;
-  const done = (result: actions.ActionResult, back: { href: string; label: string }) =>
-    send(r.res, result.ok ? 200 : 409, page({ title: result.ok ? 'Done' : 'Not done', body: messagePage(result.ok ? 'good' : 'bad', result.message, back), who: r.who.name }));
+  // Post/redirect/get: what the action did is shown at its audit entry, so a reload shows it again instead of acting again.
+  const done = (result: actions.ActionResult, back: { href: string; label: string }) => {
+    if (result.actionId === undefined) {
+      tokens.release(taken.nonce);
+      return send(r.res, result.ok ? 200 : 409, page({ title: result.ok ? 'Done' : 'Not done', body: messagePage(result.ok ? 'good' : 'bad', result.message, back), who: r.who.name }));
+    }
+    tokens.ran(taken.nonce, result.actionId);
+    r.res.writeHead(303, { location: `/console/actions/${result.actionId}`, ...SECURITY_HEADERS }).end();
+  };
   const fileMatch = /^\/console\/files\/(\d+)\/(redrive|resolve)$/.exec(path);
   if (fileMatch) {
     const fileId = Number(fileMatch[1]);
@@ -204,6 +230,22 @@ async function post(source: ConsoleSource, auth: ConsoleAuth, r: Request, path: 
     return done(result, { href: '/console/rejected', label: 'back to the rejected files' });
   }
   return send(r.res, 404, 'not found\n', 'text/plain');
+}
+
+const actionTokens = new WeakMap<ConsoleAuth, ActionTokens>();
+
+/** The console's one-time action tokens (one set per console handler, i.e. per process). */
+function tokensOf(auth: ConsoleAuth): ActionTokens {
+  let tokens = actionTokens.get(auth);
+  if (!tokens) actionTokens.set(auth, (tokens = new ActionTokens()));
+  return tokens;
+}
+
+/** What a token is bound to: the action's path and its sorted query (file, row, drop and name). */
+function actionKey(url: URL): string {
+  const params = new URLSearchParams(url.searchParams);
+  params.sort();
+  return `${url.pathname.replace(/\/+$/, '')}?${params.toString()}`;
 }
 
 function intParam(url: URL, name: string): number | undefined {

@@ -83,4 +83,36 @@ describe('console in a real browser: exact actions (issue 25)', () => {
     expect(await text(page, '#rejected-rows')).toContain('Fix them in the file');
     await page.close();
   });
+
+  it('an action answers with a redirect to its result: a reload shows the result again, a replayed form is refused; audited once', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const journal = await b.bridge.runtime.journal();
+    const a = (await journal.listFiles({ limit: 10 })).find((f) => f.name === 'KORR_a.csv')!;
+    await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00004', quantity: 1000, company_code: 'ACME', reference: 'TOPUP' }] });
+    const page = await signedIn(b.url);
+    await page.goto(`${b.url}/console/files/${a.fileId}/redrive`);
+    const token = await page.$eval('input[name=csrf]', (i) => i.getAttribute('value') ?? '');
+    await page.type('input[name=by]', 'Maria');
+    await follow(page, '#confirm-button');
+    expect(page.url()).toMatch(new RegExp(`^${b.url}/console/actions/\\d+$`));
+    expect(await text(page, '#message')).toMatch(/re-drive 1: 1 row\(s\) sent again, 1 ok/);
+    await page.reload();
+    expect(await text(page, '#message')).toMatch(/re-drive 1: 1 row\(s\) sent again, 1 ok/);
+    expect(await text(page, '#action-entry')).toContain('redrive by Maria (console token)');
+
+    // The same form sent again (a replayed POST): refused, says so, links the first result.
+    const replay = await page.evaluate(async (path, csrf) => {
+      const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, by: 'Maria' }).toString(), redirect: 'manual' });
+      return { status: res.status, body: await res.text() };
+    }, `/console/files/${a.fileId}/redrive`, token);
+    expect(replay.status).toBe(409);
+    expect(replay.body).toContain('This form was sent already');
+    expect(replay.body).toContain('the action was not run again');
+    expect(replay.body).toMatch(/href="\/console\/actions\/\d+"/);
+
+    expect((await journal.getFile(a.fileId)).redrives).toBe(1);
+    expect((await journal.console.listActions({ limit: 10 })).map((x) => [x.action, x.outcome])).toEqual([['redrive', 'ok']]);
+    await page.close();
+  });
 });

@@ -138,17 +138,20 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
 
     const [item] = await journal.uncertainItems(bFile.fileId);
     const form = await c.get(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`);
+    // A second operator opened the same row meanwhile.
+    const secondForm = await c.get(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`);
     expect(form.text).toContain('check the stock of SKU-00005');
     const resolved = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, {
       csrf: c.csrfOf(form.text), by: 'Maria', resolution: 'applied', note: 'move 77 found in the service',
     });
     expect(resolved.status).toBe(200);
+    expect(resolved.location).toMatch(/^\/console\/actions\/\d+$/);
     expect(resolved.text).toContain('file is now done');
     const row = parseCsv(readFileSync(join(b.outbox, 'KORR_b.result.csv'), 'utf8')).find((r) => r.line === '2')!;
     expect(row).toMatchObject({ status: 'ok', message: 'applied: move 77 found in the service', check: '' });
     // Resolving twice is refused, and recorded as such.
-    const again = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, { csrf: c.csrfOf(form.text), resolution: 'applied', note: 'x' });
-    expect(again.status).toBe(409);
+    const again = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, { csrf: c.csrfOf(secondForm.text), resolution: 'applied', note: 'x' });
+    expect(again.text).toContain('is not uncertain (resolved already?)');
 
     const raw = await openJournal(journal.address);
     try {
@@ -177,22 +180,25 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     const journal = await b.bridge.runtime.journal();
     const a = (await journal.listFiles({ limit: 10 })).find((f) => f.name === 'KORR_a.csv')!;
     const csrf = c.csrfOf((await c.get(`/console/files/${a.fileId}/redrive`)).text);
+    // A second tab's form: sent once the bridge is stopping.
+    const secondCsrf = c.csrfOf((await c.get(`/console/files/${a.fileId}/redrive`)).text);
     await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00004', quantity: 1000, company_code: 'ACME', reference: 'TOPUP' }] });
     // The service answers slowly: the re-drive's request is on the wire when the bridge is told to stop.
     await setFaults(emu, { latency_ms: 1500, path_prefix: '/v1/inventory' });
-    const redriven = c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
+    // Not followed to its result page: the journal closes right after the action.
+    const redriven = c.request(`/console/files/${a.fileId}/redrive`, { form: { csrf, by: 'Maria' } });
     await until(async () => (await journal.getFile(a.fileId)).redrives === 1, 'the re-drive to start');
     const stopped = b.bridge.stop('test');
-    const refused = await c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
+    const refused = await c.post(`/console/files/${a.fileId}/redrive`, { csrf: secondCsrf, by: 'Maria' });
     expect(refused.text).toContain('the bridge is stopping: nothing was done');
-    expect((await redriven).text).toMatch(/1 row\(s\) sent again, 1 ok, 0 error, 0 uncertain; file is now done/);
+    expect((await redriven).status).toBe(303);
     await stopped;
     const reopened = await openJournal(b.loaded.journal);
     try {
       expect(await reopened.getFile(a.fileId)).toMatchObject({ status: 'done', redrives: 1 });
       expect(await reopened.backlog()).toMatchObject({ sentRequests: 0 });
-      const actions = rawDatabase(reopened).prepare('SELECT action, outcome FROM operator_actions ORDER BY id').all();
-      expect(actions).toEqual([{ action: 'redrive', outcome: 'ok' }]);
+      const actions = rawDatabase(reopened).prepare('SELECT action, outcome, detail FROM operator_actions ORDER BY id').all();
+      expect(actions).toEqual([{ action: 'redrive', outcome: 'ok', detail: expect.stringMatching(/1 row\(s\) sent again, 1 ok, 0 error, 0 uncertain; file is now done/) }]);
     } finally {
       await reopened.close();
     }
