@@ -57,10 +57,19 @@ export function bytes(n: number): string {
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
-header{background:#1d2433;color:#fff;padding:8px 16px;display:flex;gap:18px;align-items:center}
-header a{color:#cfd8ea;text-decoration:none}header a:hover{color:#fff}header strong{margin-right:12px}
-main{padding:12px 16px}h1{font-size:20px;margin:6px 0 12px}h2{font-size:16px;margin:18px 0 8px}
+header{background:#1d2433;color:#fff;padding:8px 16px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
+header a{color:#cfd8ea;text-decoration:none;white-space:nowrap}header a:hover{color:#fff}header strong{margin-right:12px}
+header .who{margin-left:auto;margin-right:6px}
+main{padding:12px 16px}h1{font-size:20px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:16px;margin:18px 0 8px}
 table{border-collapse:collapse;background:#fff;width:100%;margin-bottom:8px}
+.box,p{overflow-wrap:anywhere}
+@media (max-width:900px){
+header{padding:6px 10px;gap:4px 0}header strong{flex-basis:100%}
+header a{padding:6px 8px;min-height:24px}
+main{padding:10px}
+table{display:block;overflow-x:auto;width:auto;max-width:100%}
+form.filters>*{max-width:100%}input,select,textarea{max-width:100%;box-sizing:border-box}
+}
 th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:top}th{background:#eef1f5}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .s-done,.s-ok,.s-completed,.s-written{color:#17703a}.s-failed,.s-error,.s-rejected{color:#b3261e;font-weight:600}
@@ -93,7 +102,7 @@ export function page(options: PageOptions): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${options.title} · wisbridge console</title><style>${raw(STYLE)}</style></head>
 <body><header><strong>wisbridge</strong>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}
-<span style="margin-left:auto" class="small">${options.who ?? ''}</span>${options.signOut
+<span class="small who">${options.who ?? ''}</span>${options.signOut
     ? html`<form method="post" action="/console/logout" style="margin:0"><button type="submit" class="small" id="sign-out">sign out</button></form>` : ''}</header>
 <main><h1>${options.title}</h1>${options.body}</main></body></html>`.text;
 }
