@@ -33,11 +33,29 @@ export function overviewPage(v: OverviewView): Html {
   const attention = b.errorItems + b.uncertainItems;
   return html`${v.mode === 'console' ? html`<div class="box warn">Served by <code>wisbridge console</code>: no jobs run in this process; next runs are those of the schedules.</div>` : ''}
 ${v.alerts.length ? html`<div class="box bad"><a href="/console/alerts">${v.alerts.length} alert(s)</a>: ${v.alerts[0].message}</div>` : ''}
-<div class="box ${attention ? 'warn' : 'good'}" id="backlog">${b.processingFiles} file(s) processing · ${b.errorItems} failed row(s) · <a href="/console/uncertain">${b.uncertainItems} uncertain row(s)</a> ·
-${b.pendingRequests} request(s) pending · ${b.sentRequests} awaiting an answer · ${b.acknowledgementsPending} acknowledgement(s) pending · ${b.awaitingConfirmation} awaiting WMS confirmation</div>
+<div class="box ${attention ? 'warn' : 'good'}" id="backlog">${backlogLinks(b)}</div>
 <h2>Jobs</h2>${jobsTable(v.jobs)}
 <h2>In progress</h2>${progressTable(v.progress)}
 <p class="small muted" id="journal">Journal: ${bytes(v.journal.bytes)} · oldest entry ${when(v.journal.oldestEntry) || '–'}</p>`;
+}
+
+/**
+ * The backlog, each count saying what it counts (files, documents, requests, export records) and linking to the list
+ * it counts. A document is what one request item carries: one row, or several rows of one shipment or order; a row the
+ * mapping rejected counts as one.
+ */
+function backlogLinks(b: Backlog): Html {
+  const docs = 'documents: a shipment, an order, an adjustment… (several rows of a file may make one); a row the mapping rejected counts as one';
+  const counts: Array<[number, string, string, string]> = [
+    [b.processingFiles, 'file(s) processing', '/console/files?status=processing', 'inbound files being processed now'],
+    [b.errorItems, 'failed document(s)', '/console/files?status=failed', `${docs}; in the files listed as failed`],
+    [b.uncertainItems, 'uncertain document(s)', '/console/uncertain', `${docs}; whose outcome in the service is unknown`],
+    [b.pendingRequests, 'request(s) pending', '/console/progress', 'requests recorded but not sent yet'],
+    [b.sentRequests, 'request(s) awaiting an answer', '/console/progress', 'requests sent whose answer has not come yet'],
+    [b.acknowledgementsPending, 'export record(s) awaiting acknowledgement', '/console/exports?status=written', 'records of written work lists not acknowledged yet'],
+    [b.awaitingConfirmation, 'export record(s) awaiting WMS confirmation', '/console/exports?status=written', 'records handed over under the on-confirmation policy'],
+  ];
+  return html`${counts.map(([n, label, href, title], i) => html`${i ? ' · ' : ''}<a class="count" href="${href}" title="${title}"><b>${n}</b> ${label}</a>`)}`;
 }
 
 export function progressTable(progress: FileProgress[]): Html {

@@ -115,4 +115,24 @@ describe('console in a real browser: exact actions (issue 25)', () => {
     expect((await journal.console.listActions({ limit: 10 })).map((x) => [x.action, x.outcome])).toEqual([['redrive', 'ok']]);
     await page.close();
   });
+
+  it('the overview says what each count counts (files, documents, requests, export records) and links each to its list', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const page = await signedIn(b.url);
+    const counts = await page.$$eval('#backlog a.count', (links) => links.map((l) => [l.textContent, l.getAttribute('href')]));
+    expect(counts).toEqual([
+      ['0 file(s) processing', '/console/files?status=processing'],
+      ['1 failed document(s)', '/console/files?status=failed'],
+      ['1 uncertain document(s)', '/console/uncertain'],
+      ['0 request(s) pending', '/console/progress'],
+      ['0 request(s) awaiting an answer', '/console/progress'],
+      ['0 export record(s) awaiting acknowledgement', '/console/exports?status=written'],
+      ['0 export record(s) awaiting WMS confirmation', '/console/exports?status=written'],
+    ]);
+    expect(await text(page, '#backlog')).not.toContain('row(s)');
+    await follow(page, '#backlog a[href="/console/files?status=failed"]');
+    expect(await page.$$eval('#files tbody tr td:nth-child(2)', (cells) => cells.map((c) => c.textContent))).toEqual(['KORR_b.csv', 'KORR_a.csv']);
+    await page.close();
+  });
 });

@@ -74,7 +74,7 @@ describe('console: pages on the journal', () => {
     const overview = await c.get('/console');
     expect(overview.status).toBe(200);
     expect(overview.text).toMatch(/<td>stock<\/td><td>inbound<\/td><td>wms<\/td>/);
-    expect(overview.text).toMatch(/1 failed row\(s\)/);
+    expect(overview.text).toContain('<b>1</b> failed document(s)');
     expect(overview.text).toMatch(/Journal: [\d.]+ KiB · oldest entry \d{4}-/);
     expect(overview.headers.get('content-security-policy')).toContain("script-src 'self'");
 
