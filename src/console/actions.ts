@@ -117,6 +117,16 @@ export function reprocess(source: ConsoleSource, dropKey: string, name: string, 
   });
 }
 
+/** An operator saw to an alert: it leaves the open alerts (recorded in the actions log). */
+export async function acknowledge(source: ConsoleSource, alertId: number, actor: string): Promise<ActionResult> {
+  const alert = await (await source.runtime.journal()).console.getAlert(alertId);
+  return recorded(source, { action: 'acknowledge alert', fileId: alert?.fileId ?? null, target: `alert ${alertId}${alert ? `: ${alert.kind} ${alert.subject}` : ''}`, actor }, async () => {
+    if (!alert) throw new WisbridgeError('USAGE', `no alert ${alertId}`);
+    if (!(await (await source.runtime.journal()).console.acknowledgeAlert(alertId, actor))) throw new WisbridgeError('JOURNAL_STATE', `alert ${alertId} was acknowledged already`);
+    return `alert ${alertId} acknowledged (${alert.kind}: ${alert.message}; seen ${alert.times} time(s) from ${alert.firstSeen} to ${alert.lastSeen})`;
+  });
+}
+
 /** The file's result file from the outbox, or rebuilt from the journal when it is not there (any more). Recorded as a download. */
 export async function download(source: ConsoleSource, fileId: number, actor: string): Promise<{ name: string; stream: Readable }> {
   const { name, stream, from } = await openResultFile(source.runtime, fileId);

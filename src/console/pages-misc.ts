@@ -1,6 +1,5 @@
 import type { Backlog, StoredItem } from '../journal/index.js';
-import type { OperatorAction } from '../journal/console-queries.js';
-import type { ConsoleAlert } from './alerts.js';
+import type { OperatorAction, StoredAlert } from '../journal/console-queries.js';
 import { bytes, html, when, type Html } from './html.js';
 import type { FileProgress } from './progress.js';
 import type { JobView } from './source.js';
@@ -10,7 +9,8 @@ export interface OverviewView {
   jobs: JobView[];
   backlog: Backlog;
   journal: { bytes: number; oldestEntry: string | null };
-  alerts: ConsoleAlert[];
+  /** Open alerts of the inbox, newest seen first. */
+  alerts: StoredAlert[];
   progress: FileProgress[];
 }
 
@@ -32,7 +32,7 @@ export function overviewPage(v: OverviewView): Html {
   const b = v.backlog;
   const attention = b.errorItems + b.uncertainItems;
   return html`${v.mode === 'console' ? html`<div class="box warn">Served by <code>wisbridge console</code>: no jobs run in this process; next runs are those of the schedules.</div>` : ''}
-${v.alerts.length ? html`<div class="box bad"><a href="/console/alerts">${v.alerts.length} alert(s)</a>: ${v.alerts[0].message}</div>` : ''}
+${v.alerts.length ? html`<div class="box bad" id="alerts-box"><a href="/console/alerts">${v.alerts.length} alert(s)</a> open: ${v.alerts[0].message}</div>` : ''}
 <div class="box ${attention ? 'warn' : 'good'}" id="backlog">${backlogLinks(b)}</div>
 <h2>Jobs</h2>${jobsTable(v.jobs)}
 <h2>In progress</h2>${progressTable(v.progress)}
@@ -73,11 +73,27 @@ export function progressPage(progress: FileProgress[]): Html {
 <div id="live">${progressTable(progress)}</div><script src="/console/static/live.js"></script>`;
 }
 
-export function alertsPage(alerts: ConsoleAlert[]): Html {
-  return html`<p class="muted">Missed nightly files, drops that cannot be listed and refused credentials, newest first (kept while the bridge runs).</p>
-<table id="alerts"><thead><tr><th>last seen (UTC)</th><th>kind</th><th>job</th><th>message</th><th>times</th></tr></thead><tbody>
-${alerts.length ? alerts.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.kind}</td><td>${a.job}</td><td>${a.message}</td><td class="num">${a.count}</td></tr>`) : html`<tr><td colspan="5" class="muted">no alerts</td></tr>`}
-</tbody></table>`;
+/** What an alert concerns, as a link: its file, or its job's files. */
+function concerns(a: StoredAlert): Html {
+  if (a.fileId !== null) return html`<a href="/console/files/${a.fileId}">file ${a.fileId}</a>`;
+  const [what, ...rest] = a.subject.split(':');
+  const label = what === 'drop' ? `drop ${rest.join(':')}` : what === 'expect' ? `expected /${rest.slice(1).join(':')}/` : a.subject;
+  return a.job ? html`<a href="/console/files?job=${encodeURIComponent(a.job)}">${label}</a>` : html`${label}`;
+}
+
+/** The alert inbox: open alerts first (each once, counted), with an acknowledge link; then those seen to. */
+export function alertsPage(view: { open: StoredAlert[]; acknowledged: StoredAlert[] }): Html {
+  const row = (a: StoredAlert) => html`<tr data-alert="${a.id}" data-kind="${a.kind}"><td>${when(a.lastSeen)}</td><td>${a.kind}</td><td>${a.job ?? ''}</td><td>${a.message}</td>
+<td>${concerns(a)}</td><td class="num">${a.times}</td><td>${when(a.firstSeen)}</td>
+<td>${a.acknowledgedAt ? html`<span class="small">${a.acknowledgedBy}, ${when(a.acknowledgedAt)}</span>` : html`<a class="acknowledge" href="/console/alerts/${a.id}/acknowledge">acknowledge…</a>`}</td></tr>`;
+  const head = html`<thead><tr><th>last seen (UTC)</th><th>kind</th><th>job</th><th>message</th><th>concerns</th><th>times</th><th>first seen</th><th>acknowledged</th></tr></thead>`;
+  return html`<p class="muted">Failed and rejected files, uncertain rows, missed expected files, unreachable drops, refused credentials and
+webhook deliveries that failed: one line per kind and subject while it is open, counted, kept in the journal until an operator acknowledges it.</p>
+<table id="alerts">${head}<tbody>
+${view.open.length ? view.open.map(row) : html`<tr><td colspan="8" class="muted">no open alerts</td></tr>`}
+</tbody></table>
+<h2>Acknowledged</h2><table id="acknowledged-alerts">${head}<tbody>
+${view.acknowledged.length ? view.acknowledged.map(row) : html`<tr><td colspan="8" class="muted">none</td></tr>`}</tbody></table>`;
 }
 
 export interface RejectedEntry {

@@ -103,7 +103,18 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
     const p = await r.journal.console.uncertainRows({ afterFile: intParam(url, 'afterFile'), afterSeq: intParam(url, 'afterSeq'), limit: PAGE_SIZE });
     return show('Uncertain rows', uncertainPage(p.rows, p.next));
   }
-  if (path === '/console/alerts') return show('Alerts', alertsPage(source.alerts()));
+  if (path === '/console/alerts') return show('Alerts', alertsPage(await r.journal.console.listAlerts({ before: intParam(url, 'before'), limit: 200 })));
+  const alertMatch = /^\/console\/alerts\/(\d+)\/acknowledge$/.exec(path);
+  if (alertMatch) {
+    const alert = await r.journal.console.getAlert(Number(alertMatch[1]));
+    if (!alert) return send(res, 404, page({ title: 'Not found', body: messagePage('bad', `no alert ${alertMatch[1]}`, { href: '/console/alerts', label: 'alerts' }), who: who.name, signOut }));
+    if (alert.acknowledgedAt) return show('Acknowledge an alert', messagePage('good', `alert ${alert.id} was acknowledged already by ${alert.acknowledgedBy ?? '?'} (${when(alert.acknowledgedAt)} UTC)`, { href: '/console/alerts', label: 'alerts' }));
+    const action = `/console/alerts/${alert.id}/acknowledge`;
+    return show('Acknowledge an alert', confirmPage({
+      action, csrf: once(action), who: actor, button: 'Acknowledge', back: '/console/alerts',
+      question: html`Acknowledge <b>${alert.kind}</b>: ${alert.message} (seen ${alert.times} time(s), last ${when(alert.lastSeen)} UTC)? It leaves the open alerts; the next occurrence opens a new one.`,
+    }));
+  }
   if (path === '/console/progress') return show('In progress', progressPage(source.progress.snapshot()));
   if (path === '/console/progress.json') return send(res, 200, JSON.stringify(source.progress.snapshot()), 'application/json');
   if (path === '/console/events') return events(source, r);
@@ -225,6 +236,8 @@ async function post(source: ConsoleSource, auth: ConsoleAuth, r: Request, path: 
     }
     return done(await actions.resolve(source, fileId, itemId, resolution, note, actor), back);
   }
+  const alertMatch = /^\/console\/alerts\/(\d+)\/acknowledge$/.exec(path);
+  if (alertMatch) return done(await actions.acknowledge(source, Number(alertMatch[1]), actor), { href: '/console/alerts', label: 'back to the alerts' });
   if (path === '/console/rejected/reprocess') {
     const result = await actions.reprocess(source, r.url.searchParams.get('drop') ?? '', r.url.searchParams.get('name') ?? '', actor);
     return done(result, { href: '/console/rejected', label: 'back to the rejected files' });
@@ -272,7 +285,7 @@ function dayRange(url: URL): { from?: string; to?: string; date?: string } {
 async function overview(source: ConsoleSource, journal: ConsoleSide) {
   return overviewPage({
     mode: source.mode, jobs: await source.jobs(), backlog: await journal.backlog(), journal: await journal.console.stats(journal.location),
-    alerts: source.alerts(), progress: source.progress.snapshot(),
+    alerts: (await journal.console.listAlerts({ limit: 200 })).open, progress: source.progress.snapshot(),
   });
 }
 

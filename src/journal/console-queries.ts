@@ -27,7 +27,7 @@ export interface FileFilter {
 
 /** One file of the console's list: the journal's file record without what only one file's page shows. */
 export type FileListEntry = Pick<FileRecord,
-  'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt'>;
+  'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt' | 'processedAt'>;
 
 export interface ExportFilter {
   workType?: string;
@@ -71,6 +71,28 @@ export interface FailedRowCounts {
   unsendable: number;
 }
 
+/**
+ * One entry of the alert inbox: every alert of a kind about one subject (a file, a job's expected file, a drop, the
+ * webhook) while it is open, counted, with when it was first and last seen, until an operator acknowledges it.
+ */
+export interface StoredAlert {
+  id: number;
+  kind: string;
+  /** What it concerns, and its key for deduplication: `file:12`, `drop:wms`, `expect:stock:^KORR`, `webhook`. */
+  subject: string;
+  job: string | null;
+  fileId: number | null;
+  /** The latest occurrence's message. */
+  message: string;
+  times: number;
+  firstSeen: string;
+  lastSeen: string;
+  acknowledgedBy: string | null;
+  acknowledgedAt: string | null;
+}
+
+export type NewAlert = Pick<StoredAlert, 'kind' | 'subject' | 'message'> & { job?: string | null; fileId?: number | null };
+
 /** A page of uncertain rows across files, oldest file first. */
 export interface UncertainRowPage {
   rows: Array<RowView & { fileId: number; file: string }>;
@@ -89,7 +111,7 @@ interface BlockPageRow {
   attempt: number;
 }
 
-const FILE_COLUMNS = 'id, drop_name, name, mapping, size, status, reason, summary, redrive, claimed_at, finished_at';
+const FILE_COLUMNS = 'id, drop_name, name, mapping, size, status, reason, summary, redrive, claimed_at, finished_at, processed_at';
 const BLOCK_COLUMNS = 'b.request_id, b.first_seq, b.last_seq, b.docs, b.exceptions, r.status, r.endpoint, r.attempt';
 /** Rows of a page the merged read looks at before it gives up finding more rows of a status (ok/pending/sent). */
 const SCAN_BUDGET = 20_000;
@@ -180,7 +202,7 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     const list = fileListSql(sql.dialect, filter);
     return (await sql.all<Record<string, never>>(list.sql, list.params)).map((r) => ({
       fileId: r.id, drop: r.drop_name, name: r.name, mapping: r.mapping, size: r.size, status: r.status, reason: r.reason,
-      summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at,
+      summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at, processedAt: r.processed_at,
     }));
   }
 
@@ -296,6 +318,46 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     return { sendable: Number(row?.sendable ?? 0), unsendable: Number(row?.unsendable ?? 0) };
   }
 
+  const alertSql = {
+    // One open alert per kind and subject (the partial unique index alerts_open): a repeat counts, it is not a new row.
+    raise: `INSERT INTO alerts (kind, subject, job, file_id, message, times, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, 1, ?, ?)
+      ON CONFLICT (kind, subject) WHERE acknowledged_at IS NULL
+      DO UPDATE SET times = alerts.times + 1, last_seen = excluded.last_seen, message = excluded.message RETURNING id`,
+    open: 'SELECT * FROM alerts WHERE acknowledged_at IS NULL ORDER BY last_seen DESC, id DESC LIMIT ?',
+    acknowledged: 'SELECT * FROM alerts WHERE acknowledged_at IS NOT NULL AND id < ? ORDER BY id DESC LIMIT ?',
+    one: 'SELECT * FROM alerts WHERE id = ?',
+    acknowledge: 'UPDATE alerts SET acknowledged_by = ?, acknowledged_at = ? WHERE id = ? AND acknowledged_at IS NULL',
+  };
+  const toAlert = (r: Record<string, never>): StoredAlert => ({
+    id: r.id, kind: r.kind, subject: r.subject, job: r.job, fileId: r.file_id, message: r.message, times: Number(r.times),
+    firstSeen: r.first_seen, lastSeen: r.last_seen, acknowledgedBy: r.acknowledged_by, acknowledgedAt: r.acknowledged_at,
+  });
+
+  /** Records an occurrence: a new open alert, or one more of the open alert of that kind and subject. Resolves its id. */
+  async function raiseAlert(alert: NewAlert): Promise<number> {
+    const at = now();
+    const row = await sql.get<{ id: number }>(alertSql.raise, [alert.kind, alert.subject, alert.job ?? null, alert.fileId ?? null, alert.message, at, at]);
+    return row!.id;
+  }
+
+  /** Open alerts (newest seen first), then the acknowledged ones newest first (`before`: the next page of those). */
+  async function listAlerts(options: { before?: number; limit: number }): Promise<{ open: StoredAlert[]; acknowledged: StoredAlert[] }> {
+    return {
+      open: (await sql.all<Record<string, never>>(alertSql.open, [options.limit])).map(toAlert),
+      acknowledged: (await sql.all<Record<string, never>>(alertSql.acknowledged, [options.before ?? Number.MAX_SAFE_INTEGER, options.limit])).map(toAlert),
+    };
+  }
+
+  /** An operator saw to it: false when it was acknowledged already (or is not there). */
+  async function acknowledgeAlert(id: number, by: string): Promise<boolean> {
+    return (await sql.run(alertSql.acknowledge, [by, now(), id])) > 0;
+  }
+
+  async function getAlert(id: number): Promise<StoredAlert | undefined> {
+    const row = await sql.get<Record<string, never>>(alertSql.one, [id]);
+    return row && toAlert(row);
+  }
+
   async function stats(path: string) {
     const oldest = async (column: string, table: string) => (await sql.get<{ at: string | null }>(`SELECT min(${column}) AS at FROM ${table}`))?.at ?? null;
     const entries = [await oldest('claimed_at', 'files'), await oldest('created_at', 'exports')];
@@ -312,6 +374,10 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     fileRows,
     uncertainRows,
     failedRows,
+    raiseAlert,
+    listAlerts,
+    acknowledgeAlert,
+    getAlert,
     stats,
     /** Records what an operator did (who, when, what came of it) in the audit trail. */
     recordAction: async (action: NewOperatorAction): Promise<number> => {

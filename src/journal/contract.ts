@@ -1,6 +1,6 @@
 import type { PackedBatch, PackedOkOutcomes } from './blocks.js';
 import type {
-  ExportFilter, FailedRowCounts, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, UncertainRowPage, ExportListEntry,
+  ExportFilter, FailedRowCounts, FileFilter, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { FileEvent, JournalStats, NewFileEvent } from './reads.js';
@@ -130,6 +130,13 @@ export interface ConsolePages {
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
   /** A file's failed rows: those a re-drive sends again (as `retryable` yields them) and those the mapping rejected. */
   failedRows(fileId: number): Promise<FailedRowCounts>;
+  /** The alert inbox (kept across restarts): an occurrence opens an alert of its kind and subject, or counts one more. */
+  raiseAlert(alert: NewAlert): Promise<number>;
+  /** Open alerts newest seen first; acknowledged ones newest first, `before` an id for the next page. */
+  listAlerts(options: { before?: number; limit: number }): Promise<{ open: StoredAlert[]; acknowledged: StoredAlert[] }>;
+  getAlert(id: number): Promise<StoredAlert | undefined>;
+  /** Resolves false when it was acknowledged already. */
+  acknowledgeAlert(id: number, by: string): Promise<boolean>;
   stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
   recordAction(action: NewOperatorAction): Promise<number>;
   listActions(options: { before?: number; fileId?: number; limit: number }): Promise<OperatorAction[]>;

@@ -32,6 +32,7 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'cursors', key: ['key'] },
   { name: 'file_sequences', key: ['work_type'] },
   { name: 'operator_actions', key: ['id'], identity: 'id' },
+  { name: 'alerts', key: ['id'], identity: 'id' },
 ];
 
 export interface TableCount {

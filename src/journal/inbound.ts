@@ -58,8 +58,9 @@ const q = {
   results: 'SELECT status, results FROM requests WHERE id = ?',
   counts: `SELECT ${EFFECTIVE_STATUS} AS status, count(*) AS n FROM items i LEFT JOIN requests r ON r.id = i.request_id
      WHERE i.file_id = ? GROUP BY 1`,
-  finishFile: `UPDATE files SET status = ?, summary = ?, finished_at = ? WHERE id = ? AND status = 'processing'`,
-  rejectFile: `UPDATE files SET status = 'rejected', reason = ?, finished_at = ? WHERE id = ? AND status = 'processing'`,
+  // processed_at: the first finish, kept when a re-drive finishes the file again (the console's processing time).
+  finishFile: `UPDATE files SET status = ?, summary = ?, finished_at = ?, processed_at = coalesce(processed_at, ?) WHERE id = ? AND status = 'processing'`,
+  rejectFile: `UPDATE files SET status = 'rejected', reason = ?, finished_at = ?, processed_at = coalesce(processed_at, ?) WHERE id = ? AND status = 'processing'`,
   maxSeq: 'SELECT max(seq) AS seq FROM items WHERE file_id = ?',
   // Gaps and islands: the finished seqs as ranges, computed in the database without shipping 1M rows to JS.
   finishedRanges: `SELECT min(seq), max(seq) FROM (SELECT i.seq, i.seq - row_number() OVER (ORDER BY i.seq) AS island
@@ -283,13 +284,15 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
       throw stateError(`file ${fileId} still has ${s.pending} pending and ${s.sent} sent items`, { fileId });
     }
     const status: FileStatus = s.error + s.uncertain > 0 ? 'failed' : 'done';
-    await t.run(q.finishFile, [status, JSON.stringify(s), now(), fileId]);
+    const at = now();
+    await t.run(q.finishFile, [status, JSON.stringify(s), at, at, fileId]);
     return status;
   });
 
   const rejectTx = (fileId: number, reason: string) => sql.tx(async (t): Promise<void> => {
     await requireProcessing(t, fileId);
-    await t.run(q.rejectFile, [reason, now(), fileId]);
+    const at = now();
+    await t.run(q.rejectFile, [reason, at, at, fileId]);
   });
 
   async function resumeState(fileId: number): Promise<ResumeState> {

@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
 import { CHROMIUM_PATH } from '../support/chromium.js';
 import { useEmulator } from '../support/emulator.js';
 import { until, useCleanups } from '../service/support.js';
@@ -134,5 +135,44 @@ describe('console in a real browser: exact actions (issue 25)', () => {
     await follow(page, '#backlog a[href="/console/files?status=failed"]');
     expect(await page.$$eval('#files tbody tr td:nth-child(2)', (cells) => cells.map((c) => c.textContent))).toEqual(['KORR_b.csv', 'KORR_a.csv']);
     await page.close();
+  });
+
+  it('one alert inbox in the journal: every kind, one line per subject with a count, linked, acknowledged (audited), kept across a restart', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const journal = await b.bridge.runtime.journal();
+    const files = await journal.listFiles({ limit: 10 });
+    const a = files.find((f) => f.name === 'KORR_a.csv')!;
+    const inbox = join(b.env.dir, 'drop', 'inbox');
+    // The inbox cannot be listed for a few polls: one alert, counted.
+    renameSync(inbox, `${inbox}.gone`);
+    await until(async () => ((await journal.console.listAlerts({ limit: 50 })).open.find((x) => x.kind === 'drop-unreachable')?.times ?? 0) >= 3, 'repeats');
+    renameSync(`${inbox}.gone`, inbox);
+    const page = await signedIn(b.url);
+    await page.goto(`${b.url}/console/alerts`);
+    const rows = await page.$$eval('#alerts tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-kind'), tr.querySelector('td:nth-child(5) a')?.getAttribute('href') ?? '', Number(tr.querySelector('td:nth-child(6)')?.textContent)]));
+    expect(rows.map((r) => r[0]).sort()).toEqual(['drop-unreachable', 'file-failed', 'rows-uncertain']);
+    expect(rows.find((r) => r[0] === 'file-failed')).toEqual(['file-failed', `/console/files/${a.fileId}`, 1]);
+    expect(rows.find((r) => r[0] === 'drop-unreachable')![2]).toBeGreaterThanOrEqual(3);
+
+    await follow(page, `#alerts tr[data-kind="file-failed"] a.acknowledge`);
+    await page.type('input[name=by]', 'Maria');
+    await follow(page, '#confirm-button');
+    expect(await text(page, '#message')).toContain('acknowledged (file-failed: file KORR_a.csv: 1 document(s) failed; seen 1 time(s)');
+    await page.goto(`${b.url}/console/alerts`);
+    expect(await page.$('#alerts tr[data-kind="file-failed"]')).toBeNull();
+    expect(await text(page, '#acknowledged-alerts')).toContain('Maria (console token)');
+    expect((await journal.console.listActions({ limit: 5 })).map((x) => [x.action, x.fileId, x.actor])).toEqual([['acknowledge alert', a.fileId, 'Maria (console token)']]);
+    await page.close();
+
+    await b.bridge.stop('test');
+    const reopened = await openJournal(b.loaded.journal);
+    try {
+      const kept = await reopened.console.listAlerts({ limit: 50 });
+      expect(kept.open.map((x) => x.kind).sort()).toEqual(['drop-unreachable', 'rows-uncertain']);
+      expect(kept.acknowledged.map((x) => [x.kind, x.acknowledgedBy])).toEqual([['file-failed', 'Maria (console token)']]);
+    } finally {
+      await reopened.close();
+    }
   });
 });

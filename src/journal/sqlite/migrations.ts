@@ -199,6 +199,30 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE file_events SET disposed_to = 'unknown';
   CREATE INDEX IF NOT EXISTS file_events_name ON file_events (name, id);
   `,
+  `
+  -- The operations console, issue 25 (append after the leases migration on merge): a file's processing time apart
+  -- from later actions (finished_at moves with every re-drive; processed_at is the first finish, kept), and one
+  -- alert inbox kept across restarts: one open alert per kind and subject (what it concerns), its count and
+  -- first/last seen, until an operator acknowledges it. Files finished before this version and never re-driven
+  -- take their finish; re-driven ones stay unknown.
+  ALTER TABLE files ADD COLUMN processed_at TEXT;
+  UPDATE files SET processed_at = finished_at WHERE redrive = 0;
+  CREATE TABLE alerts (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    job TEXT,
+    file_id INTEGER,
+    message TEXT NOT NULL,
+    times INTEGER NOT NULL,
+    first_seen TEXT NOT NULL,
+    last_seen TEXT NOT NULL,
+    acknowledged_by TEXT,
+    acknowledged_at TEXT
+  );
+  CREATE UNIQUE INDEX alerts_open ON alerts (kind, subject) WHERE acknowledged_at IS NULL;
+  CREATE INDEX alerts_last_seen ON alerts (last_seen, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
