@@ -38,12 +38,24 @@ export function fileListPage(view: FileListView): Html {
     const total = s ? s.total : view.live.get(f.name);
     return html`<tr><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
 <td>${statusCell(f.status)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
-<td>${when(f.claimedAt)}</td><td>${duration(f.claimedAt, f.finishedAt)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
+<td>${when(f.claimedAt)}</td><td>${duration(f.claimedAt, processedAt(f))}</td><td class="small">${lastAction(f)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
   });
   return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_STATUSES, filter: view.filter })}
-<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (UTC)</th><th>duration</th><th>reason</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="13" class="muted">no files match</td></tr>`}</tbody></table>
+<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (UTC)</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="14" class="muted">no files match</td></tr>`}</tbody></table>
 ${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
+}
+
+/** When its processing ended: kept across re-drives (processedAt); for older journals the finish, if never re-driven. */
+function processedAt(f: Pick<FileRecord, 'processedAt' | 'finishedAt' | 'redrives'>): string | null {
+  return f.processedAt ?? (f.redrives === 0 ? f.finishedAt : null);
+}
+
+/** A later finish than the processing (a re-drive or resolution that concluded the file again), apart from its duration. */
+function lastAction(f: Pick<FileRecord, 'processedAt' | 'finishedAt' | 'redrives'>): string {
+  const processed = processedAt(f);
+  if (!f.finishedAt || f.finishedAt === processed) return '';
+  return `${f.redrives > 0 ? `re-drive ${f.redrives}` : 'concluded again'} ${when(f.finishedAt)}`;
 }
 
 export function returned(result: unknown): string {
@@ -95,7 +107,8 @@ export function filePage(view: FileView): Html {
   return html`<div class="box ${f.status === 'failed' || f.status === 'rejected' ? 'bad' : f.status === 'done' ? 'good' : 'warn'}">
 <b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${statusCell(f.status)}
 ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
-<div class="small">claimed ${when(f.claimedAt)} · finished ${when(f.finishedAt) || '–'} · ${duration(f.claimedAt, f.finishedAt)} · re-drives ${f.redrives}
+<div class="small">claimed ${when(f.claimedAt)} · processed <span id="processing-time">${processedAt(f) ? `in ${duration(f.claimedAt, processedAt(f))}` : '–'}</span>
+· last action <span id="last-action">${lastAction(f) || '–'}</span> · re-drives ${f.redrives}
 ${s ? ` · ${s.total} documents: ${s.ok} ok, ${s.error} error, ${s.uncertain} uncertain, ${s.skipped} skipped` : ''}</div>
 ${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>

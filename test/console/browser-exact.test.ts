@@ -75,8 +75,15 @@ describe('console in a real browser: exact actions (issue 25)', () => {
 
     // Only the rejected row is left: no re-drive is offered, and asking for one says why and what to do.
     await page.goto(`${b.url}/console/files/${file.fileId}`);
+    const journal = await b.bridge.runtime.journal();
     expect(await page.$('#redrive')).toBeNull();
     expect(await text(page, '#rejected-rows')).toContain('1 row(s) were rejected by the mapping');
+    // Point 3: the processing time is the first pass's (the journal keeps it), the re-drive is shown apart.
+    const after = await journal.getFile(file.fileId);
+    expect(after.processedAt).toBe(file.finishedAt);
+    expect(after.finishedAt).not.toBe(file.finishedAt);
+    expect(await text(page, '#processing-time')).toMatch(/^in \d+(\.\d)? m?s$/);
+    expect(await text(page, '#last-action')).toMatch(/^re-drive 1 \d{4}-\d\d-\d\d /);
     const asked = await page.goto(`${b.url}/console/files/${file.fileId}/redrive`);
     expect(asked?.status()).toBe(409);
     expect(await page.$('#confirm')).toBeNull();
