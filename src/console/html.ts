@@ -59,7 +59,7 @@ const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
 header{background:#1d2433;color:#fff;padding:8px 16px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
 header a{color:#cfd8ea;text-decoration:none;white-space:nowrap}header a:hover{color:#fff}header strong{margin-right:12px}
-header .who{margin-left:auto;margin-right:6px}
+header .who{margin-left:auto;margin-right:6px}header form.search{margin:0}header form.search input{width:16em;max-width:100%;box-sizing:border-box}
 main{padding:12px 16px}h1{font-size:20px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:16px;margin:18px 0 8px}
 table{border-collapse:collapse;background:#fff;width:100%;margin-bottom:8px}
 .box,p{overflow-wrap:anywhere}
@@ -102,6 +102,7 @@ export function page(options: PageOptions): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${options.title} · wisbridge console</title><style>${raw(STYLE)}</style></head>
 <body><header><strong>wisbridge</strong>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}
+<form method="get" action="/console/search" class="search" role="search"><input type="search" name="q" placeholder="where is… (key, SKU, order, reference)" aria-label="search rows across files" maxlength="64"></form>
 <span class="small who">${options.who ?? ''}</span>${options.signOut
     ? html`<form method="post" action="/console/logout" style="margin:0"><button type="submit" class="small" id="sign-out">sign out</button></form>` : ''}</header>
 <main><h1>${options.title}</h1>${options.body}</main></body></html>`.text;

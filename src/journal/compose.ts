@@ -1,5 +1,6 @@
 import { createBlocks } from './blocks.js';
 import { createConsoleQueries } from './console-queries.js';
+import { searchRows } from './search.js';
 import type { ConsolePages, JournalAddress, JournalContract } from './contract.js';
 import { createDispositions } from './dispositions.js';
 import { createInbound } from './inbound.js';
@@ -52,7 +53,7 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
       address: engine.address,
       schemaVersion: engine.schemaVersion,
       get console() {
-        return (pages ??= createConsoleQueries(engine.port, now, engine.storage));
+        return (pages ??= { ...createConsoleQueries(engine.port, now, engine.storage), search: (text, options) => searchRows(engine.port, text, options.limit) });
       },
       transaction: <T>(fn: (tx: JournalContract) => Promise<T>): Promise<T> => sql.tx((t) => fn(t === sql ? journal : bind(t))),
       close: () => (closed ??= engine.close()),

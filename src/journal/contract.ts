@@ -3,6 +3,7 @@ import type {
   ExportFilter, FailedRowCounts, FileFilter, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
 import type { PruneOptions, PruneReport } from './prune.js';
+import type { SearchPage } from './search.js';
 import type { FileEvent, JournalStats, NewFileEvent } from './reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
@@ -138,6 +139,8 @@ export interface ConsolePages {
   /** Resolves false when it was acknowledged already. */
   acknowledgeAlert(id: number, by: string): Promise<boolean>;
   stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
+  /** "Where is SO-1011?": rows of every file whose document key or request body carried the term (search.ts). */
+  search(text: string, options: { limit: number }): Promise<SearchPage>;
   recordAction(action: NewOperatorAction): Promise<number>;
   listActions(options: { before?: number; fileId?: number; limit: number }): Promise<OperatorAction[]>;
 }

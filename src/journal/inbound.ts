@@ -378,7 +378,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
      * the send makes the batch look sent (reported uncertain / read back on resume), never applied twice.
      */
     recordBatch: async (fileId: number, endpoint: string, items: readonly NewItem[] | PackedBatch, options: { sent?: boolean; bodies?: string } = {}): Promise<number> => {
-      const packed = Array.isArray(items) ? packBatch(endpoint, items as readonly NewItem[]) : (items as PackedBatch);
+      const packed = Array.isArray(items) ? packBatch(endpoint, items as readonly NewItem[], bodyValues(items as readonly NewItem[], options.bodies)) : (items as PackedBatch);
       if (packed.endpoint !== endpoint) throw stateError(`the packed items are for ${packed.endpoint}, not ${endpoint}`);
       const bodies = options.bodies ?? (Array.isArray(items) ? bodiesJson(fileId, items as readonly NewItem[]) : undefined);
       if (bodies === undefined) throw stateError(`request of file ${fileId}: packed items need their bodies' JSON text`);
@@ -404,4 +404,20 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
     resultOf,
     resultList,
   };
+}
+
+/** The items' bodies as values, for the search terms of their block (JSON text is parsed; unreadable: no terms). */
+function bodyValues(items: readonly NewItem[], bodiesText: string | undefined): unknown[] {
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  if (bodiesText !== undefined) {
+    const all = parse(bodiesText);
+    return Array.isArray(all) ? all : [];
+  }
+  return items.map((item) => (typeof item.body === 'string' ? parse(item.body) : item.body));
 }

@@ -223,6 +223,20 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX alerts_open ON alerts (kind, subject) WHERE acknowledged_at IS NULL;
   CREATE INDEX alerts_last_seen ON alerts (last_seen, id);
   `,
+  `
+  -- The console's search, issue 25 point 12 (append after the other migrations on merge): one row per item block
+  -- with a Bloom filter of its items' search terms (document key and the short string values of each body: SKU,
+  -- order or ASN number, reference; lower-cased), written with the block. A search reads these small rows, not
+  -- the blocks, and opens only blocks whose filter may hold the term. Rows outside blocks (rejected by the mapping,
+  -- recorded one by one) are found by their document key. Blocks recorded before this version have no filter and
+  -- are not searched.
+  CREATE TABLE block_terms (
+    request_id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    terms TEXT NOT NULL
+  );
+  CREATE INDEX items_doc_key ON items (lower(doc_key)) WHERE doc_key IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
