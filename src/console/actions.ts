@@ -76,14 +76,24 @@ export function redrive(source: ConsoleSource, fileId: number, actor: string): P
   });
 }
 
-export function resolve(source: ConsoleSource, fileId: number, itemId: number, resolution: Resolution, note: string, actor: string): Promise<ActionResult> {
-  return recorded(source, { action: `resolve ${resolution}`, fileId, target: `item ${itemId}`, actor }, async () => {
+export async function resolve(source: ConsoleSource, fileId: number, itemId: number, resolution: Resolution, note: string, actor: string): Promise<ActionResult> {
+  // The audit log names the row as operators know it: by its line(s) in the file (an item's lines never change).
+  const lines = await rowLines(source, fileId, itemId);
+  return recorded(source, { action: `resolve ${resolution}`, fileId, target: lines ? `line ${lines}` : `row ${itemId}`, actor }, async () => {
     const journal = await source.runtime.journal();
     const item = (await journal.uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
     if (!item) throw new WisbridgeError('JOURNAL_STATE', `row ${itemId} of file ${fileId} is not uncertain (resolved already?)`);
     const r = await resolveRows(source.runtime, String(fileId), { lines: item.lines, resolution, note, by: actor });
     return `line(s) ${item.lines.join(', ')} marked ${resolution === 'applied' ? 'applied (ok)' : 'not applied (error)'}: "${note}"; file is now ${r.status}; result file rewritten: outbox/${r.resultFile}`;
   });
+}
+
+/** The input line(s) of an item of the file, as `7` or `7-9`; undefined when the file has no such uncertain row. */
+async function rowLines(source: ConsoleSource, fileId: number, itemId: number): Promise<string | undefined> {
+  const item = (await (await source.runtime.journal()).uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
+  if (!item) return undefined;
+  const { lines } = item;
+  return lines.length > 1 && lines[lines.length - 1] - lines[0] === lines.length - 1 ? `${lines[0]}-${lines[lines.length - 1]}` : lines.join(', ');
 }
 
 const REASON_SUFFIX = '.error.txt';

@@ -35,8 +35,42 @@ export function query(params: Record<string, string | number | undefined | null>
   return text ? `?${text}` : '';
 }
 
+/** The zone the console shows times in: `console.timezone`, else the machine's (one console per process). */
+let displayZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+let displayFormat = zoneFormat(displayZone);
+
+function zoneFormat(timeZone: string): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+}
+
+/** Sets the zone of every time the console shows; refuses a zone the runtime does not know (RangeError). */
+export function setDisplayZone(timeZone: string | undefined): void {
+  const zone = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  displayFormat = zoneFormat(zone);
+  displayZone = zone;
+}
+
+/** The zone's name, for column headers: `claimed (Europe/Berlin)`. */
+export function zoneLabel(): string {
+  return displayZone;
+}
+
+/** A journal time (ISO, UTC) as `YYYY-MM-DD HH:MM:SS` in the console's zone; '' for none. */
 export function when(iso: string | null | undefined): string {
-  return iso ? iso.slice(0, 19).replace('T', ' ') : '';
+  if (!iso) return '';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : displayFormat.format(date);
+}
+
+/** when() for a page: a `<time>` with the UTC time on hover (`title`) and in `datetime`. */
+export function at(iso: string | null | undefined): Html {
+  if (!iso) return new Html('');
+  return html`<time datetime="${iso}" title="${iso.slice(0, 19).replace('T', ' ')} UTC">${when(iso)}</time>`;
+}
+
+/** A count with thousands separators (1,234,567); '' for none. */
+export function num(n: number | null | undefined): string {
+  return n === null || n === undefined ? '' : n.toLocaleString('en-US');
 }
 
 export function duration(from: string, to: string | null): string {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoadedConfig } from '../config/load.js';
 import type { ServiceMetrics } from '../service/metrics.js';
 import { ConsoleAuth } from './auth.js';
+import { setDisplayZone } from './html.js';
 import { withInsights } from './insights.js';
 import { createConsoleHandler } from './server.js';
 import type { ConsoleSource } from './source.js';
@@ -15,5 +16,6 @@ export async function startConsole(loaded: LoadedConfig, source: ConsoleSource, 
   const config = loaded.config.console;
   const throttle = new SignInThrottle('console', { logger: source.runtime.logger, onRefused: (area, result) => metrics?.signInFailures.inc({ area, result }) });
   const auth = config ? await ConsoleAuth.fromConfig(loaded, config) : undefined;
+  setDisplayZone(config?.timezone);
   return throttledSignIns(withInsights(source, auth, createConsoleHandler(source, auth)), throttle);
 }

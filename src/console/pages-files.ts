@@ -1,6 +1,6 @@
 import type { FileRecord } from '../journal/index.js';
 import type { FailedRowCounts, FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
-import { bytes, duration, html, query, statusCell, when, type Html } from './html.js';
+import { at, bytes, duration, html, num, query, statusCell, when, zoneLabel, type Html } from './html.js';
 import { joinMessages } from '../util/messages.js';
 
 export const FILE_STATUSES = ['processing', 'done', 'failed', 'rejected'] as const;
@@ -30,7 +30,7 @@ export function filtersForm(action: string, view: { jobs: string[]; statuses: re
 <button type="submit">Filter</button> <a href="${action}">clear</a></form>`;
 }
 
-const count = (n: number | undefined) => html`<td class="num">${n ?? ''}</td>`;
+const count = (n: number | undefined) => html`<td class="num">${num(n)}</td>`;
 
 export function fileListPage(view: FileListView): Html {
   const rows = view.files.map((f) => {
@@ -38,10 +38,10 @@ export function fileListPage(view: FileListView): Html {
     const total = s ? s.total : view.live.get(f.name);
     return html`<tr><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
 <td>${statusCell(f.status)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
-<td>${when(f.claimedAt)}</td><td>${duration(f.claimedAt, processedAt(f))}</td><td class="small">${lastAction(f)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
+<td>${at(f.claimedAt)}</td><td>${duration(f.claimedAt, processedAt(f))}</td><td class="small">${lastAction(f)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
   });
   return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_STATUSES, filter: view.filter })}
-<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (UTC)</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
+<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="14" class="muted">no files match</td></tr>`}</tbody></table>
 ${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
 }
@@ -109,7 +109,7 @@ export function filePage(view: FileView): Html {
 ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
 <div class="small">claimed ${when(f.claimedAt)} · processed <span id="processing-time">${processedAt(f) ? `in ${duration(f.claimedAt, processedAt(f))}` : '–'}</span>
 · last action <span id="last-action">${lastAction(f) || '–'}</span> · re-drives ${f.redrives}
-${s ? ` · ${s.total} documents: ${s.ok} ok, ${s.error} error, ${s.uncertain} uncertain, ${s.skipped} skipped` : ''}</div>
+${s ? ` · ${num(s.total)} documents: ${num(s.ok)} ok, ${num(s.error)} error, ${num(s.uncertain)} uncertain, ${num(s.skipped)} skipped` : ''}</div>
 ${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
 <table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th><th></th></tr></thead>
@@ -119,8 +119,8 @@ ${actionsTable(view.actions, 'Operator actions on this file')}`;
 }
 
 export function actionsTable(actions: OperatorAction[], title: string): Html {
-  return html`<h2>${title}</h2><table id="actions"><thead><tr><th>when (UTC)</th><th>who</th><th>via</th><th>action</th><th>file</th><th>target</th><th>outcome</th><th>detail</th></tr></thead><tbody>
-${actions.length ? actions.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.actor}</td><td>${a.via}</td><td>${a.action}</td><td>${a.fileId === null ? '' : html`<a href="/console/files/${a.fileId}">${a.fileId}</a>`}</td>
+  return html`<h2>${title}</h2><table id="actions"><thead><tr><th>when (${zoneLabel()})</th><th>who</th><th>via</th><th>action</th><th>file</th><th>target</th><th>outcome</th><th>detail</th></tr></thead><tbody>
+${actions.length ? actions.map((a) => html`<tr><td>${at(a.at)}</td><td>${a.actor}</td><td>${a.via}</td><td>${a.action}</td><td>${a.fileId === null ? '' : html`<a href="/console/files/${a.fileId}">${a.fileId}</a>`}</td>
 <td>${a.target ?? ''}</td><td>${a.outcome}</td><td class="small">${a.detail ?? ''}</td></tr>`) : html`<tr><td colspan="8" class="muted">none</td></tr>`}</tbody></table>`;
 }
 
@@ -133,9 +133,9 @@ export interface ExportView {
 
 export function exportListPage(view: ExportView): Html {
   return html`${filtersForm('/console/exports', { jobs: view.jobs, statuses: EXPORT_STATUSES, filter: view.filter })}
-<table id="exports"><thead><tr><th>id</th><th>file</th><th>work type</th><th>kind</th><th>records</th><th>acknowledge</th><th>status</th><th>created (UTC)</th><th>written</th><th>duration</th></tr></thead><tbody>
+<table id="exports"><thead><tr><th>id</th><th>file</th><th>work type</th><th>kind</th><th>records</th><th>acknowledge</th><th>status</th><th>created (${zoneLabel()})</th><th>written</th><th>duration</th></tr></thead><tbody>
 ${view.exports.length ? view.exports.map((e) => html`<tr><td class="num">${e.exportId}</td><td>${e.fileName}</td><td>${e.workType}</td><td>${e.kind}</td><td class="num">${e.recordCount}</td><td>${e.policy}</td>
-<td>${statusCell(e.status)}</td><td>${when(e.createdAt)}</td><td>${when(e.writtenAt)}</td><td>${duration(e.createdAt, e.completedAt ?? e.writtenAt)}</td></tr>`) : html`<tr><td colspan="10" class="muted">no exports match</td></tr>`}
+<td>${statusCell(e.status)}</td><td>${at(e.createdAt)}</td><td>${at(e.writtenAt)}</td><td>${duration(e.createdAt, e.completedAt ?? e.writtenAt)}</td></tr>`) : html`<tr><td colspan="10" class="muted">no exports match</td></tr>`}
 </tbody></table>${view.next !== null ? html`<a id="next" href="/console/exports${query({ ...view.filter, before: view.next })}">older exports →</a>` : ''}`;
 }
 

@@ -1,6 +1,6 @@
 import type { Backlog, StoredItem } from '../journal/index.js';
 import type { OperatorAction, StoredAlert } from '../journal/console-queries.js';
-import { bytes, html, when, type Html } from './html.js';
+import { at, bytes, html, num, when, zoneLabel, type Html } from './html.js';
 import type { FileProgress } from './progress.js';
 import type { JobView } from './source.js';
 
@@ -22,8 +22,8 @@ function lastRunText(j: JobView): string {
 }
 
 export function jobsTable(jobs: JobView[]): Html {
-  return html`<table id="jobs"><thead><tr><th>job</th><th>kind</th><th>drop</th><th>schedule</th><th>watch</th><th>next run (UTC)</th><th>last run</th><th>running</th><th></th></tr></thead><tbody>
-${jobs.map((j) => html`<tr><td>${j.name}</td><td>${j.kind}</td><td>${j.drop}</td><td>${j.schedule ?? '–'}</td><td>${j.watch ? 'yes' : ''}</td><td>${when(j.nextRun) || '–'}</td>
+  return html`<table id="jobs"><thead><tr><th>job</th><th>kind</th><th>drop</th><th>schedule</th><th>watch</th><th>next run (${zoneLabel()})</th><th>last run</th><th>running</th><th></th></tr></thead><tbody>
+${jobs.map((j) => html`<tr><td>${j.name}</td><td>${j.kind}</td><td>${j.drop}</td><td>${j.schedule ?? '–'}</td><td>${j.watch ? 'yes' : ''}</td><td>${j.nextRun ? at(j.nextRun) : '–'}</td>
 <td class="small">${lastRunText(j)}</td><td>${j.running ? html`<b>yes</b>` : ''}</td><td>${j.kind === 'inbound' ? html`<a href="/console/files?job=${encodeURIComponent(j.name)}">files</a>` : html`<a href="/console/exports?job=${encodeURIComponent(j.name)}">exports</a>`}</td></tr>`)}
 </tbody></table>`;
 }
@@ -61,10 +61,10 @@ function backlogLinks(b: Backlog): Html {
 export function progressTable(progress: FileProgress[]): Html {
   const rows = progress.map((p) => {
     const pct = p.percent;
-    return html`<tr data-job="${p.job}"><td>${p.job}</td><td>${p.file}</td><td class="num">${p.rows}</td><td class="num">${p.estimatedTotal === null ? '' : `~${p.estimatedTotal}`}</td>
-<td><span class="bar"><span style="width:${pct}%"></span></span> ${pct}%</td><td class="num">${p.rate}/s</td><td>${when(p.startedAt)}</td></tr>`;
+    return html`<tr data-job="${p.job}"><td>${p.job}</td><td>${p.file}</td><td class="num">${num(p.rows)}</td><td class="num">${p.estimatedTotal === null ? '' : `~${num(p.estimatedTotal)}`}</td>
+<td><span class="bar"><span style="width:${pct}%"></span></span> ${pct}%</td><td class="num">${p.rate}/s</td><td>${at(p.startedAt)}</td></tr>`;
   });
-  return html`<table id="progress"><thead><tr><th>job</th><th>file</th><th>rows done</th><th>rows total (~)</th><th>done</th><th>rate</th><th>started (UTC)</th></tr></thead>
+  return html`<table id="progress"><thead><tr><th>job</th><th>file</th><th>rows done</th><th>rows total (~)</th><th>done</th><th>rate</th><th>started (${zoneLabel()})</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="7" class="muted">no file in progress</td></tr>`}</tbody></table>`;
 }
 
@@ -83,10 +83,10 @@ function concerns(a: StoredAlert): Html {
 
 /** The alert inbox: open alerts first (each once, counted), with an acknowledge link; then those seen to. */
 export function alertsPage(view: { open: StoredAlert[]; acknowledged: StoredAlert[] }): Html {
-  const row = (a: StoredAlert) => html`<tr data-alert="${a.id}" data-kind="${a.kind}"><td>${when(a.lastSeen)}</td><td>${a.kind}</td><td>${a.job ?? ''}</td><td>${a.message}</td>
-<td>${concerns(a)}</td><td class="num">${a.times}</td><td>${when(a.firstSeen)}</td>
+  const row = (a: StoredAlert) => html`<tr data-alert="${a.id}" data-kind="${a.kind}"><td>${at(a.lastSeen)}</td><td>${a.kind}</td><td>${a.job ?? ''}</td><td>${a.message}</td>
+<td>${concerns(a)}</td><td class="num">${a.times}</td><td>${at(a.firstSeen)}</td>
 <td>${a.acknowledgedAt ? html`<span class="small">${a.acknowledgedBy}, ${when(a.acknowledgedAt)}</span>` : html`<a class="acknowledge" href="/console/alerts/${a.id}/acknowledge">acknowledge…</a>`}</td></tr>`;
-  const head = html`<thead><tr><th>last seen (UTC)</th><th>kind</th><th>job</th><th>message</th><th>concerns</th><th>times</th><th>first seen</th><th>acknowledged</th></tr></thead>`;
+  const head = html`<thead><tr><th>last seen (${zoneLabel()})</th><th>kind</th><th>job</th><th>message</th><th>concerns</th><th>times</th><th>first seen</th><th>acknowledged</th></tr></thead>`;
   return html`<p class="muted">Failed and rejected files, uncertain rows, missed expected files, unreachable drops, refused credentials and
 webhook deliveries that failed: one line per kind and subject while it is open, counted, kept in the journal until an operator acknowledges it.</p>
 <table id="alerts">${head}<tbody>
@@ -107,8 +107,8 @@ export interface RejectedEntry {
 export function rejectedPage(entries: RejectedEntry[], problems: string[]): Html {
   return html`<p class="muted">Files rejected as a whole lie in the error/ folder of their drop with a <code>.error.txt</code> reason. Re-processing moves one back to the inbox.</p>
 ${problems.map((p) => html`<div class="box bad">${p}</div>`)}
-<table id="rejected"><thead><tr><th>drop</th><th>file</th><th>size</th><th>modified (UTC)</th><th>reason</th><th></th></tr></thead><tbody>
-${entries.length ? entries.map((e) => html`<tr><td>${e.drop}</td><td>${e.name}</td><td class="num">${bytes(e.size)}</td><td>${when(new Date(e.mtimeMs).toISOString())}</td><td class="small">${e.reason ?? ''}</td>
+<table id="rejected"><thead><tr><th>drop</th><th>file</th><th>size</th><th>modified (${zoneLabel()})</th><th>reason</th><th></th></tr></thead><tbody>
+${entries.length ? entries.map((e) => html`<tr><td>${e.drop}</td><td>${e.name}</td><td class="num">${bytes(e.size)}</td><td>${at(new Date(e.mtimeMs).toISOString())}</td><td class="small">${e.reason ?? ''}</td>
 <td>${e.name.endsWith('.error.txt') ? html`<span class="muted small">a reason file without its file</span>`
     : html`<a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(e.drop)}&amp;name=${encodeURIComponent(e.name)}">re-process…</a>`}</td></tr>`) : html`<tr><td colspan="6" class="muted">no rejected files</td></tr>`}
 </tbody></table>`;
@@ -136,7 +136,7 @@ export function actionResultPage(a: OperatorAction): Html {
   const back = a.fileId !== null ? { href: `/console/files/${a.fileId}`, label: 'back to the file' }
     : a.action === 'reprocess' ? { href: '/console/rejected', label: 'back to the rejected files' } : { href: '/console/actions', label: 'actions log' };
   return html`${messagePage(a.outcome === 'ok' ? 'good' : 'bad', a.detail ?? a.outcome, back)}
-<p class="small muted" id="action-entry">${a.action} by ${a.actor}, ${when(a.at)} UTC, ${a.outcome === 'ok' ? 'done' : 'not done'} · entry ${a.id} of the <a href="/console/actions">actions log</a></p>`;
+<p class="small muted" id="action-entry">${a.action} by ${a.actor}, ${when(a.at)} ${zoneLabel()}, ${a.outcome === 'ok' ? 'done' : 'not done'} · entry ${a.id} of the <a href="/console/actions">actions log</a></p>`;
 }
 
 export function messagePage(kind: 'good' | 'bad', message: string, back: { href: string; label: string }): Html {

@@ -4,7 +4,7 @@ import { describeError, isWisbridgeError } from '../errors.js';
 import type { ConsoleJournal, FileStatus, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
 import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
-import { html, page, when } from './html.js';
+import { html, page, when, zoneLabel } from './html.js';
 import { ActionTokens } from './once.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
@@ -108,11 +108,11 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   if (alertMatch) {
     const alert = await r.journal.console.getAlert(Number(alertMatch[1]));
     if (!alert) return send(res, 404, page({ title: 'Not found', body: messagePage('bad', `no alert ${alertMatch[1]}`, { href: '/console/alerts', label: 'alerts' }), who: who.name, signOut }));
-    if (alert.acknowledgedAt) return show('Acknowledge an alert', messagePage('good', `alert ${alert.id} was acknowledged already by ${alert.acknowledgedBy ?? '?'} (${when(alert.acknowledgedAt)} UTC)`, { href: '/console/alerts', label: 'alerts' }));
+    if (alert.acknowledgedAt) return show('Acknowledge an alert', messagePage('good', `alert ${alert.id} was acknowledged already by ${alert.acknowledgedBy ?? '?'} (${when(alert.acknowledgedAt)} ${zoneLabel()})`, { href: '/console/alerts', label: 'alerts' }));
     const action = `/console/alerts/${alert.id}/acknowledge`;
     return show('Acknowledge an alert', confirmPage({
       action, csrf: once(action), who: actor, button: 'Acknowledge', back: '/console/alerts',
-      question: html`Acknowledge <b>${alert.kind}</b>: ${alert.message} (seen ${alert.times} time(s), last ${when(alert.lastSeen)} UTC)? It leaves the open alerts; the next occurrence opens a new one.`,
+      question: html`Acknowledge <b>${alert.kind}</b>: ${alert.message} (seen ${alert.times} time(s), last ${when(alert.lastSeen)} ${zoneLabel()})? It leaves the open alerts; the next occurrence opens a new one.`,
     }));
   }
   if (path === '/console/progress') return show('In progress', progressPage(source.progress.snapshot()));
@@ -207,7 +207,7 @@ async function post(source: ConsoleSource, auth: ConsoleAuth, r: Request, path: 
   }
   if (taken.kind !== 'fresh') {
     const message = taken.kind === 'expired' ? 'This form has expired: nothing was done. Open the page again.'
-      : `This form was sent already (${when(taken.at)} UTC): the action was not run again.${taken.actionId === null ? ' It is still under way.' : ''}`;
+      : `This form was sent already (${when(taken.at)} ${zoneLabel()}): the action was not run again.${taken.actionId === null ? ' It is still under way.' : ''}`;
     source.runtime.logger.info({ path, by: r.who.name, token: taken.kind }, 'console: a used or expired action form was sent again; nothing was done');
     const back = taken.kind === 'used' && taken.actionId !== null ? { href: `/console/actions/${taken.actionId}`, label: 'the result of the first time' } : { href: '/console', label: 'overview' };
     return send(r.res, 409, page({ title: 'Not done again', body: messagePage('bad', message, back), who: r.who.name }));
