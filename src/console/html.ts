@@ -93,7 +93,7 @@ const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
 header{background:#1d2433;color:#fff;padding:8px 16px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
 header a{color:#cfd8ea;text-decoration:none;white-space:nowrap}header a:hover{color:#fff}header strong{margin-right:12px}
-header .who{margin-left:auto;margin-right:6px}header form.search{margin:0}header form.search input{width:16em;max-width:100%;box-sizing:border-box}
+header .who{margin-left:auto;margin-right:6px}header form.search{margin:0}header form.search input{width:13em;max-width:100%;box-sizing:border-box}
 main{padding:12px 16px}h1{font-size:20px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:16px;margin:18px 0 8px}
 table{border-collapse:collapse;background:#fff;width:100%;margin-bottom:8px}
 .box,p{overflow-wrap:anywhere}
@@ -114,6 +114,8 @@ input,select,textarea,button{font:inherit;padding:3px 6px}button{cursor:pointer}
 .box{background:#fff;border:1px solid #dde1e8;padding:10px 14px;margin-bottom:12px}
 .warn{background:#fff4e0;border-color:#f0c36d}.bad{background:#fdecea;border-color:#f1a9a0}.good{background:#e8f5ec;border-color:#9fd3b0}
 .muted{color:#667}.small{font-size:12px}code{font-size:12px}
+figure.chart{background:#fff;border:1px solid #dde1e8;margin:0 0 12px;padding:8px 10px;max-width:760px}figure.chart svg{width:100%;height:auto;display:block}
+figure.chart .key{margin-left:10px;font-size:12px}figure.chart .swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
 .bar{background:#e3e7ee;height:10px;width:160px;display:inline-block}.bar>span{background:#2f6fde;height:10px;display:block}
 `;
 
@@ -128,7 +130,7 @@ export interface PageOptions {
 
 const NAV: Array<[string, string]> = [
   ['/console', 'Overview'], ['/console/files', 'Files'], ['/console/exports', 'Exports'], ['/console/uncertain', 'Uncertain rows'],
-  ['/console/rejected', 'Rejected (error/)'], ['/console/progress', 'In progress'], ['/console/alerts', 'Alerts'], ['/console/actions', 'Actions log'],
+  ['/console/rejected', 'Rejected (error/)'], ['/console/progress', 'In progress'], ['/console/alerts', 'Alerts'], ['/console/actions', 'Actions log'], ['/console/charts', 'Charts'],
 ];
 
 export function page(options: PageOptions): string {

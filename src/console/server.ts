@@ -5,6 +5,7 @@ import type { ConsoleJournal, FileStatus, ItemStatus, OperatorJournal, ResultRea
 import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
 import { html, page, when, zoneLabel } from './html.js';
+import { overviewCharts } from './insights.js';
 import { ActionTokens } from './once.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
@@ -96,7 +97,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   const once = (action: string) => tokensOf(auth).issue(who.id, actionKey(new URL(action, 'http://console')));
   const actor = who.name === 'token holder' ? undefined : who.name;
   const fileMatch = /^\/console\/files\/(\d+)(?:\/(redrive|resolve|result))?$/.exec(path);
-  if (path === '/console') return show('Overview', await overview(source, r.journal));
+  if (path === '/console') return show('Overview', html`${await overview(source, r.journal)}${await overviewCharts(source, r.journal)}`);
   if (path === '/console/files') return show('Files', await files(source, r));
   if (path === '/console/exports') return show('Exports', await exportsList(source, r));
   if (path === '/console/uncertain') {

@@ -4,6 +4,7 @@ import type {
 } from './console-queries.js';
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { SearchPage } from './search.js';
+import type { ActivityBucket, ActivityQuery } from './activity.js';
 import type { FileEvent, JournalStats, NewFileEvent } from './reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
@@ -141,6 +142,8 @@ export interface ConsolePages {
   stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
   /** "Where is SO-1011?": rows of every file whose document key or request body carried the term (search.ts). */
   search(text: string, options: { limit: number }): Promise<SearchPage>;
+  /** Files, rows, export records and the uncertain backlog per hour or day (the charts; activity.ts). */
+  activity(query: ActivityQuery): Promise<ActivityBucket[]>;
   recordAction(action: NewOperatorAction): Promise<number>;
   listActions(options: { before?: number; fileId?: number; limit: number }): Promise<OperatorAction[]>;
 }
