@@ -86,12 +86,14 @@ export async function activity(sql: SqlPort, query: ActivityQuery): Promise<Acti
   // it (files claimed in it: rows uncertain still, and rows resolved since) plus the rows resolved in it.
   const fileFilter = where.replace('claimed_at >= ?', '1 = 1').replace(/\b(drop_name|mapping)\b/g, 'f.$1');
   const jobParams = params.slice(1);
-  const open = Number((await sql.get<{ n: number }>(
-    `SELECT count(*) AS n FROM items i WHERE i.status IN ('error', 'uncertain') AND i.status = 'uncertain'
-      AND (? = 0 OR i.file_id IN (SELECT f.id FROM files f WHERE ${fileFilter}))`, [jobParams.length, ...jobParams]))?.n ?? 0);
+  // Two statements, not an OR: SQLite uses the partial index items_attention only for the plain condition.
+  const attention = `SELECT count(*) AS n FROM items i WHERE i.status IN ('error', 'uncertain') AND i.status = 'uncertain'`;
+  const open = Number((await (jobParams.length === 0
+    ? sql.get<{ n: number }>(attention)
+    : sql.get<{ n: number }>(`${attention} AND i.file_id IN (SELECT f.id FROM files f WHERE ${fileFilter})`, jobParams)))?.n ?? 0);
   const resolved = await sql.values<[string, number]>(
     `SELECT substr(i.resolved_at, 1, ${width}) AS bucket, count(*) AS n FROM items i JOIN files f ON f.id = i.file_id
-      WHERE i.resolved_at >= ? AND ${fileFilter} GROUP BY substr(i.resolved_at, 1, ${width})`, [query.from, ...jobParams]);
+      WHERE i.resolved_at IS NOT NULL AND i.resolved_at >= ? AND ${fileFilter} GROUP BY substr(i.resolved_at, 1, ${width})`, [query.from, ...jobParams]);
   const resolvedLater = await sql.values<[string, number]>(
     `SELECT substr(f.claimed_at, 1, ${width}) AS bucket, count(*) AS n FROM files f JOIN items i ON i.file_id = f.id
       WHERE f.claimed_at >= ? AND ${fileFilter} AND i.resolved_at IS NOT NULL GROUP BY substr(f.claimed_at, 1, ${width})`, [query.from, ...jobParams]);

@@ -1,5 +1,5 @@
 import { decodeLines, encodeLines, messagesJson, stateError, toRanges } from './rows.js';
-import { bodyTerms, normalizeTerm, termFilter } from './search-terms.js';
+import { bodyTerms, normalizeTerm, termFilters } from './search-terms.js';
 import type { SqlPort } from './sql.js';
 import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } from './types.js';
 
@@ -90,8 +90,8 @@ export interface PackedBatch {
   firstLine: number;
   /** JSON text of the PackedDoc list. */
   docs: string;
-  /** Bloom filter of the items' search terms (search-terms.ts), when their bodies were given. */
-  terms?: string;
+  /** Bloom filters of the items' search terms by part (search-terms.ts), when their bodies were given. */
+  terms?: Array<[part: number, filter: string]>;
 }
 
 /** Packs the items of a new request; refuses an item for another endpoint, a seq listed twice, an item without lines. */
@@ -115,7 +115,7 @@ export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' 
     }
     if (docs[i][2] < firstLine) firstLine = docs[i][2];
   }
-  let terms: string | undefined;
+  let terms: Array<[number, string]> | undefined;
   if (bodies) {
     const found = new Set<string>();
     for (let i = 0; i < items.length; i++) {
@@ -123,7 +123,7 @@ export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' 
       if (key) found.add(normalizeTerm(key));
       bodyTerms(bodies[i], found);
     }
-    terms = termFilter(found);
+    terms = termFilters(found);
   }
   return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs: JSON.stringify(docs), terms };
 }
@@ -163,7 +163,8 @@ const BLOCK_COLUMNS = `b.request_id, b.file_id, b.first_seq, b.last_seq, b.first
 const q = {
   insert: `INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   // One row per block: what the console's search reads instead of the blocks (schema: the search migration).
-  insertTerms: 'INSERT INTO block_terms (request_id, file_id, terms) VALUES (?, ?, ?)',
+  // Up to 16 rows (parts) in one statement: one statement per row count, each prepared once.
+  insertTerms: Array.from({ length: 17 }, (_, n) => `INSERT INTO block_terms (request_id, part, file_id, terms) VALUES ${Array(n).fill('(?, ?, ?, ?)').join(', ')}`),
   remove: 'DELETE FROM item_blocks WHERE request_id = ?',
   removeTerms: 'DELETE FROM block_terms WHERE request_id = ?',
   block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
@@ -210,7 +211,9 @@ export function createBlocks(sql: SqlPort) {
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
     await sql.run(q.insert, [requestId, fileId, firstSeq, lastSeq, packed.firstLine, packed.docs, bodies]);
-    if (packed.terms !== undefined) await sql.run(q.insertTerms, [requestId, fileId, packed.terms]);
+    if (packed.terms !== undefined && packed.terms.length > 0) {
+      await sql.run(q.insertTerms[packed.terms.length], packed.terms.flatMap(([part, filter]) => [requestId, part, fileId, filter]));
+    }
   }
 
   function get(requestId: number): Promise<BlockRow | undefined> {

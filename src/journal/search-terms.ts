@@ -8,9 +8,9 @@
 /** Strings longer than this are not terms (free texts, notes): the filter stays small. */
 const MAX_TERM = 64;
 const MIN_TERM = 2;
-/** Bits per distinct term and hash functions: about 1 % false positives. */
-const BITS_PER_TERM = 10;
-const HASHES = 7;
+/** Bits per distinct term and hash functions: about 0.01 % false positives (each false one opens a block: about 1 ms). */
+const BITS_PER_TERM = 20;
+const HASHES = 10;
 
 export function normalizeTerm(text: string): string {
   return text.trim().toLowerCase();
@@ -44,9 +44,17 @@ function hashes(term: string): [number, number] {
   return [h1, (h2 | 1) >>> 0];
 }
 
+/** Filters a block's terms are split into, by hash: a search reads one part of each block's filter, not all of it. */
+export const TERM_PARTS = 16;
+
+/** The part a term's filter bits live in. */
+export function termPart(term: string): number {
+  return hashes(term)[0] % TERM_PARTS;
+}
+
 /** A Bloom filter of the terms, as base64 text (its size in bits is the byte length × 8). */
-export function termFilter(terms: ReadonlySet<string>): string {
-  const bytes = Math.max(8, Math.ceil((terms.size * BITS_PER_TERM) / 8));
+export function termFilter(terms: Iterable<string>, count: number): string {
+  const bytes = Math.max(8, Math.ceil((count * BITS_PER_TERM) / 8));
   const bits = Buffer.alloc(bytes);
   const m = bytes * 8;
   for (const term of terms) {
@@ -57,6 +65,18 @@ export function termFilter(terms: ReadonlySet<string>): string {
     }
   }
   return bits.toString('base64');
+}
+
+/** The filters of a block's terms, one per part that holds any: [part, filter]. */
+export function termFilters(terms: ReadonlySet<string>): Array<[number, string]> {
+  const parts = new Map<number, string[]>();
+  for (const term of terms) {
+    const part = termPart(term);
+    let list = parts.get(part);
+    if (!list) parts.set(part, (list = []));
+    list.push(term);
+  }
+  return [...parts].sort((a, b) => a[0] - b[0]).map(([part, list]) => [part, termFilter(list, list.length)]);
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -1,6 +1,6 @@
 import { blockItemStatus, packedDocs } from './blocks.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
-import { elementsHolding, normalizeTerm, TermProbe } from './search-terms.js';
+import { elementsHolding, normalizeTerm, TermProbe, termPart } from './search-terms.js';
 import type { SqlPort } from './sql.js';
 import type { FileStatus, ItemStatus, RequestStatus } from './types.js';
 
@@ -47,7 +47,7 @@ interface BlockRow {
 
 const q = {
   itemsByKey: `SELECT ${ITEM_COLUMNS} FROM items WHERE doc_key IS NOT NULL AND lower(doc_key) = ? ORDER BY file_id DESC, seq LIMIT ?`,
-  filters: 'SELECT request_id, terms FROM block_terms WHERE request_id < ? ORDER BY request_id DESC LIMIT ?',
+  filters: 'SELECT request_id, terms FROM block_terms WHERE part = ? AND request_id < ? ORDER BY request_id DESC LIMIT ?',
   block: `SELECT b.request_id, b.file_id, b.docs, b.bodies, b.exceptions, r.status, r.endpoint, r.results
     FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.request_id = ?`,
   item: `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND seq = ?`,
@@ -95,10 +95,11 @@ export async function searchRows(sql: SqlPort, text: string, limit: number): Pro
   for (const row of await sql.all<ItemRow>(q.itemsByKey, [term, limit + 1])) await fromItem(row, 'document key');
 
   const probe = new TermProbe(term);
+  const part = termPart(term);
   let before = Number.MAX_SAFE_INTEGER;
   let blocksOpened = 0;
   while (hits.size <= limit) {
-    const filters = await sql.values<[number, string]>(q.filters, [before, FILTER_PAGE]);
+    const filters = await sql.values<[number, string]>(q.filters, [part, before, FILTER_PAGE]);
     if (filters.length === 0) break;
     before = filters[filters.length - 1][0];
     for (const [requestId, terms] of filters) {

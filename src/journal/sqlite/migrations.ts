@@ -225,17 +225,21 @@ export const MIGRATIONS: readonly string[] = [
   `,
   `
   -- The console's search, issue 25 point 12 (append after the other migrations on merge): one row per item block
-  -- with a Bloom filter of its items' search terms (document key and the short string values of each body: SKU,
+  -- part (1 of 16, by the term's hash) with a Bloom filter of its items' search terms (document key and the short string values of each body: SKU,
   -- order or ASN number, reference; lower-cased), written with the block. A search reads these small rows, not
   -- the blocks, and opens only blocks whose filter may hold the term. Rows outside blocks (rejected by the mapping,
   -- recorded one by one) are found by their document key. Blocks recorded before this version have no filter and
   -- are not searched.
   CREATE TABLE block_terms (
-    request_id INTEGER PRIMARY KEY,
+    request_id INTEGER NOT NULL,
+    part INTEGER NOT NULL,
     file_id INTEGER NOT NULL,
-    terms TEXT NOT NULL
+    terms TEXT NOT NULL,
+    PRIMARY KEY (request_id, part)
   );
+  CREATE INDEX block_terms_part ON block_terms (part, request_id);
   CREATE INDEX items_doc_key ON items (lower(doc_key)) WHERE doc_key IS NOT NULL;
+  CREATE INDEX items_resolved ON items (resolved_at) WHERE resolved_at IS NOT NULL;
   `,
 ];
 
