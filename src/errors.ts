@@ -16,6 +16,9 @@ export const ERROR_CODES = {
   FILE_NAME: 'an input file name is not taken (a backslash or control character, not UTF-8, or over 200 bytes)',
   ROW_INVALID: 'a row cannot be mapped into a valid request',
   FILE_LAYOUT: 'an input file lacks the columns or record types its mapping expects, names a column twice, or breaks its control totals',
+  FILE_CHECKSUM: 'an input file does not match its checksum file (NAME.sha256 / NAME.md5), or a required checksum file is missing',
+  FILE_PGP: 'an OpenPGP input file cannot be decrypted, fails its integrity check, lacks integrity protection, or lacks the partner\'s valid signature',
+  FILE_ARCHIVE: 'a compressed input file (.gz, .zip) is damaged, of an unsupported kind, or expands beyond the drop\'s limits (a zip bomb)',
   GROUPING_LIMIT: 'an input file holds more open documents or rows than its mapping, or the memory of the thread that maps it, allows',
   // the service
   CONTRACT_VIOLATION: 'a response of the service breaks the interface contract',
@@ -40,6 +43,7 @@ export const ERROR_CODES = {
   // journal
   JOURNAL: 'the journal database failed',
   JOURNAL_STATE: 'a journal operation does not fit the recorded state',
+  LEASE_LOST: 'another wisbridge instance holds the lease of the file or scheduled tick: the write was refused, nothing of it written',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

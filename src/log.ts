@@ -7,9 +7,9 @@ export type { Logger };
 
 /**
  * Paths pino masks wherever they appear in a log record: secrets never reach a log line. The drop options flagged
- * secret (src/drops/options.ts) are masked in both spellings.
+ * secret (src/drops/options.ts) are masked in both spellings, and a drop's whole `pgp` section (its keys).
  */
-const SECRET_KEYS = [...new Set(['token', 'authorization', 'secret', ...SECRET_DROP_OPTIONS.flatMap((k) => [k, camelToSnake(k)])])];
+const SECRET_KEYS = [...new Set(['token', 'authorization', 'secret', 'pgp', ...SECRET_DROP_OPTIONS.flatMap((k) => [k, camelToSnake(k)])])];
 export const REDACTED_PATHS = [...SECRET_KEYS.flatMap((k) => [k, `*.${k}`]), 'headers.authorization', '*.headers.authorization'];
 
 /** pino-pretty's time format on a terminal: ISO 8601 in local time with its offset (2026-11-24T23:10:00.123+01:00). */

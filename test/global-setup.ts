@@ -13,7 +13,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await ensureOpenSshServer();
   await ensureChromium();
   const started = Date.now();
-  const { stop, ...postgres } = await startPostgres();
+  const { stop, restart: _restart, ...postgres } = await startPostgres();
   process.stderr.write(`test setup: PostgreSQL ${postgres.version} on 127.0.0.1:${postgres.port} (started in ${Date.now() - started} ms)\n`);
   project.provide('postgres', postgres);
   return stop;

@@ -147,9 +147,16 @@ export function bindConfig(config: Config, file: string, warnings: YamlProblem[]
     async dropOptions(name) {
       const drop: DropConfig | undefined = config.drops[name];
       if (!drop) throw new WisbridgeError('CONFIG_INVALID', `unknown drop "${name}" (known: ${Object.keys(config.drops).join(', ')})`);
-      if (drop.type === 'local') return { ...drop, name: drop.name ?? name, root: path(drop.root) };
+      const pgp = drop.pgp && {
+        privateKey: await secret(drop.pgp.private_key, `pgp private key of drop "${name}"`),
+        passphrase: await secret(drop.pgp.passphrase, `pgp passphrase of drop "${name}"`),
+        partnerKey: await secret(drop.pgp.partner_key, `pgp partner key of drop "${name}"`),
+        requireSignature: drop.pgp.require_signature, encryptOutbound: drop.pgp.encrypt_outbound, signOutbound: drop.pgp.sign_outbound,
+      };
+      if (drop.type === 'local') return { ...drop, pgp, name: drop.name ?? name, root: path(drop.root) };
       const options: Record<string, unknown> = {
         ...drop,
+        pgp,
         name: drop.name ?? name,
         privateKeyPath: drop.privateKeyPath === undefined ? undefined : path(drop.privateKeyPath),
       };

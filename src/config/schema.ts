@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { postgresJournalSchema } from '../journal/postgres/connect.js';
 import {
-  localDropOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
+  localDropOptionsSchema, pgpOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
 } from '../drops/options.js';
+import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 
 // The schema of the bridge's configuration file (YAML). Descriptions feed schemas/config.schema.json and
@@ -26,6 +27,7 @@ export const scheduleSchema = z
     cron: z.string().min(1).describe('cron expression (5 or 6 fields), e.g. "0 2 * * *" for 02:00 every night'),
     timezone: z.string().min(1).default('UTC').describe('IANA time zone the cron expression is read in, e.g. Europe/Berlin'),
     catch_up: z.boolean().default(false).describe('run once at start when the last scheduled run was missed while the bridge was down'),
+    calendar: z.string().min(1).optional().describe('name of a business calendar (`calendars`): the schedule fires only on its working days (the day of each time, in `timezone`)'),
   })
   .describe('When a job runs. A job never overlaps itself: a tick that finds the previous run still busy is skipped and logged.');
 
@@ -50,9 +52,21 @@ export const serviceSchema = z
 function configFacing(shape: Record<string, z.ZodType>): Record<string, z.ZodType> {
   return Object.fromEntries(Object.entries(shape).map(([key, option]) => [
     camelToSnake(key),
-    secretOption.has(option) ? secretRefSchema.optional().describe(`${option.description ?? ''} By reference: \`{ env: NAME }\` or \`{ file: PATH }\`.`) : option,
+    key === 'pgp' ? pgpConfigSchema.optional()
+      : secretOption.has(option) ? secretRefSchema.optional().describe(`${option.description ?? ''} By reference: \`{ env: NAME }\` or \`{ file: PATH }\`.`) : option,
   ]));
 }
+
+/** A drop's `pgp` section as the configuration file writes it: every key (the partner's public one too) by reference. */
+const pgpConfigSchema = z.strictObject({
+  private_key: secretRefSchema.optional().describe(`${pgpOptionsSchema.shape.privateKey.description} By reference.`),
+  passphrase: secretRefSchema.optional().describe(`${pgpOptionsSchema.shape.passphrase.description} By reference.`),
+  partner_key: secretRefSchema.optional().describe(`${pgpOptionsSchema.shape.partnerKey.description} By reference (usually \`{ file: partner.asc }\`).`),
+  require_signature: pgpOptionsSchema.shape.requireSignature,
+  encrypt_outbound: pgpOptionsSchema.shape.encryptOutbound,
+  sign_outbound: pgpOptionsSchema.shape.signOutbound,
+}).describe(pgpOptionsSchema.description ?? 'OpenPGP of the drop: decrypt inbox files, verify the partner\'s signature, encrypt (and sign) outbox files.');
+export type PgpConfig = z.output<typeof pgpConfigSchema>;
 
 const localDropConfigSchema = z.strictObject(configFacing(localDropOptionsSchema.shape));
 const sftpDropConfigSchema = z
@@ -63,19 +77,40 @@ const sftpDropConfigSchema = z
   });
 
 /** A configured SFTP drop: the drop's options, with references in place of the secrets. */
-export type SftpDropConfig = Omit<SftpDropOptions, SecretDropOption> & Partial<Record<SecretDropOption, SecretRef>>;
+export type SftpDropConfig = Omit<SftpDropOptions, SecretDropOption | 'pgp'> & Partial<Record<SecretDropOption, SecretRef>> & { pgp?: PgpConfig };
+/** A configured local drop: its `pgp` keys by reference. */
+export type LocalDropConfig = Omit<LocalDropOptions, 'pgp'> & { pgp?: PgpConfig };
 
 export const dropConfigSchema = z
   .discriminatedUnion('type', [localDropConfigSchema, sftpDropConfigSchema])
-  .transform((drop) => renameKeys(drop, snakeToCamel) as LocalDropOptions | SftpDropConfig)
+  .transform((drop) => renameKeys(drop, snakeToCamel) as LocalDropConfig | SftpDropConfig)
   .describe('A file drop: a local folder or an SFTP server, with inbox / outbox / archive / error folders.');
 
 export const expectedFileSchema = z
   .strictObject({
     pattern: z.string().min(1).describe('regular expression (case-insensitive) the expected file name matches'),
-    cutoff: scheduleSchema.omit({ catch_up: true }).describe('when the file must have arrived; at each tick, a file that has not arrived since the previous tick raises an alert'),
+    cutoff: scheduleSchema.omit({ catch_up: true }).describe('when the file is due ("by 06:00"); with a `calendar`, only on its working days: no alert on a weekend or holiday'),
+    grace_minutes: z.number().int().min(0).max(7 * 24 * 60).default(0)
+      .describe('the alert is raised this long after the due time when no file arrived since the previous alert time (due 06:00 + 120 = alert at 08:00)'),
   })
   .describe('A file the WMS is expected to drop regularly, e.g. the nightly inventory file.');
+
+const ymd = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'a date YYYY-MM-DD' });
+
+export const calendarSchema = z
+  .strictObject({
+    country: z.string().min(2).optional().describe('ISO 3166 country code whose holidays (date-holidays) are days off, e.g. DE'),
+    region: z.string().min(1).optional().describe('region (state) code within the country, e.g. BY for Bavaria: its regional holidays count too'),
+    holiday_types: z.array(z.enum(HOLIDAY_TYPES)).min(1).default(['public'])
+      .describe('which of date-holidays\' holiday types are days off (public, bank, school, optional, observance); 24 December in Germany is `bank`'),
+    working_days: z.array(z.enum(WEEKDAYS)).min(1).default(['mon', 'tue', 'wed', 'thu', 'fri']).describe('weekdays that are working days'),
+    holidays: z.array(ymd).default([]).describe('extra days off (YYYY-MM-DD), with or without a country: a company shutdown, a holiday the library lacks'),
+    working_dates: z.array(ymd).default([]).describe('days that are working days whatever the rest says (YYYY-MM-DD): a Saturday the warehouse works'),
+  })
+  .superRefine((c, ctx) => {
+    for (const message of calendarProblems(c)) ctx.addIssue({ code: 'custom', path: [c.region !== undefined && c.country !== undefined && message.startsWith('unknown region') ? 'region' : 'country'], message });
+  })
+  .describe('A business calendar: working days and holidays, for expected files and schedules.');
 
 export const inboundJobSchema = z
   .strictObject({
@@ -142,6 +177,15 @@ export const consoleSchema = z
   })
   .describe('The operations console (docs/console.md), served on the `metrics` listener (127.0.0.1:9464 when absent). Off unless this section is present.');
 
+export const instanceSchema = z
+  .strictObject({
+    lease_ms: z.number().int().min(1000).default(30_000)
+      .describe('how long a file or a scheduled tick stays this instance\'s without a heartbeat: after a crash, another instance takes its files over this long after its last heartbeat (shorter: faster takeover; longer: fewer false takeovers when the journal or the process stalls)'),
+    heartbeat_ms: z.number().int().min(100).default(10_000)
+      .describe('how often this instance renews its leases (at most half of lease_ms; a third lets two heartbeats fail before anything is taken over). An instance whose last good heartbeat is older than lease_ms - heartbeat_ms stops claiming and sending until the journal answers again'),
+  })
+  .describe('`wisbridge run`: several instances on one PostgreSQL journal share the work by leases (docs/operations.md, "Running several instances"); a SQLite journal serves one instance');
+
 export const configSchema = z
   .strictObject({
     journal: z.union([
@@ -154,6 +198,7 @@ export const configSchema = z
       .describe('the service accounts, by name'),
     drops: z.record(z.string().min(1), dropConfigSchema).refine((d) => Object.keys(d).length > 0, { error: 'at least one drop is required' })
       .describe('the file drops, by name'),
+    calendars: z.record(z.string().min(1), calendarSchema).default({}).describe('business calendars by name, used by schedules and expected files (`calendar: NAME`)'),
     inbound: z.array(inboundJobSchema).default([]).describe('inbound jobs: files a drop\'s inbox receives become requests to a service'),
     exports: z.array(exportJobSchema).default([]).describe('export jobs: pending work of a service becomes work-list files in a drop\'s outbox'),
     metrics: z.strictObject({
@@ -186,6 +231,7 @@ export const configSchema = z
       timezone: z.string().min(1).default('UTC').describe('IANA time zone of the cron expression'),
     }).optional().describe('`wisbridge run`: automatic retention of the journal and of the drops\' archive/ and outbox/ (see docs/operations.md)'),
     shutdown_timeout_ms: z.number().int().min(100).default(30_000).describe('how long a graceful shutdown may take before the process exits anyway'),
+    instance: instanceSchema.default({ lease_ms: 30_000, heartbeat_ms: 10_000 }),
   })
   .superRefine((config, ctx) => {
     const jobs = [...config.inbound, ...config.exports];
@@ -196,7 +242,17 @@ export const configSchema = z
       seen.add(job.name);
       if (!(job.drop in config.drops)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${Object.keys(config.drops).join(', ')})` });
       if (!(job.service in config.services)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${Object.keys(config.services).join(', ')})` });
+      const schedules: Array<[(string | number)[], { calendar?: string } | undefined]> = [[[...where, 'schedule'], job.schedule]];
+      if ('expect' in job) job.expect.forEach((e, k) => schedules.push([[...where, 'expect', k, 'cutoff'], e.cutoff]));
+      for (const [path, schedule] of schedules) {
+        if (schedule?.calendar !== undefined && !(schedule.calendar in config.calendars)) {
+          ctx.addIssue({ code: 'custom', path: [...path, 'calendar'], message: `unknown calendar "${schedule.calendar}" (known: ${Object.keys(config.calendars).join(', ') || 'none: add a calendars section'})` });
+        }
+      }
     });
+    if (config.instance.heartbeat_ms * 2 > config.instance.lease_ms) {
+      ctx.addIssue({ code: 'custom', path: ['instance', 'heartbeat_ms'], message: `heartbeat_ms (${config.instance.heartbeat_ms}) must be at most half of lease_ms (${config.instance.lease_ms}), so that a missed heartbeat does not lose the leases` });
+    }
   })
   .describe('wisbridge configuration');
 
@@ -209,3 +265,4 @@ export type Schedule = z.output<typeof scheduleSchema>;
 export type SecretRef = z.output<typeof secretRefSchema>;
 export type ConsoleConfig = z.output<typeof consoleSchema>;
 export type HttpAuthConfig = z.output<typeof httpAuthSchema>;
+export type InstanceConfig = z.output<typeof instanceSchema>;

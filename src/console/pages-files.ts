@@ -108,7 +108,7 @@ export function filePage(view: FileView): Html {
 <b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${statusCell(f.status)}
 ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
 <div class="small">claimed ${when(f.claimedAt)} · processed <span id="processing-time">${processedAt(f) ? `in ${duration(f.claimedAt, processedAt(f))}` : '–'}</span>
-· last action <span id="last-action">${lastAction(f) || '–'}</span> · re-drives ${f.redrives}
+· last action <span id="last-action">${lastAction(f) || '–'}</span> · re-drives ${f.redrives}${leaseText(f)}
 ${s ? ` · ${num(s.total)} documents: ${num(s.ok)} ok, ${num(s.error)} error, ${num(s.uncertain)} uncertain, ${num(s.skipped)} skipped` : ''}</div>
 ${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
@@ -116,6 +116,12 @@ ${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable) 
 <tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="9" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>
 ${rows.next !== null ? html`<a id="next" href="/console/files/${f.fileId}${query({ status: view.status, after: rows.next })}">next rows →</a>` : html`<span class="muted small">end of the rows</span>`}
 ${actionsTable(view.actions, 'Operator actions on this file')}`;
+}
+
+/** Which instance holds the file's lease (processing) or held it last (finished). */
+function leaseText(f: FileRecord): Html | string {
+  if (!f.lease) return '';
+  return html` · <span id="instance">${f.status === 'processing' ? 'held by' : 'processed by'} instance ${f.lease.owner}</span>`;
 }
 
 export function actionsTable(actions: OperatorAction[], title: string): Html {

@@ -1,6 +1,7 @@
-import type { Backlog, StoredItem } from '../journal/index.js';
+import type { Backlog, InstanceRecord, StoredItem } from '../journal/index.js';
 import type { OperatorAction, StoredAlert } from '../journal/console-queries.js';
 import { at, bytes, html, num, when, zoneLabel, type Html } from './html.js';
+import type { ExpectedFileView } from '../service/expect.js';
 import type { FileProgress } from './progress.js';
 import type { JobView } from './source.js';
 
@@ -12,6 +13,10 @@ export interface OverviewView {
   /** Open alerts of the inbox, newest seen first. */
   alerts: StoredAlert[];
   progress: FileProgress[];
+  expected: ExpectedFileView[];
+  /** The bridge instances registered in the journal; `self` is the one serving this page (under `wisbridge run`). */
+  instances: InstanceRecord[];
+  self?: string;
 }
 
 function lastRunText(j: JobView): string {
@@ -35,7 +40,9 @@ export function overviewPage(v: OverviewView): Html {
 ${v.alerts.length ? html`<div class="box bad" id="alerts-box"><a href="/console/alerts">${v.alerts.length} alert(s)</a> open: ${v.alerts[0].message}</div>` : ''}
 <div class="box ${attention ? 'warn' : 'good'}" id="backlog">${backlogLinks(b)}</div>
 <h2>Jobs</h2>${jobsTable(v.jobs)}
+${v.expected.length ? html`<h2>Expected files</h2>${expectedTable(v.expected)}` : ''}
 <h2>In progress</h2>${progressTable(v.progress)}
+<h2>Instances</h2>${instancesTable(v.instances, v.self)}
 <p class="small muted" id="journal">Journal: ${bytes(v.journal.bytes)} · oldest entry ${when(v.journal.oldestEntry) || '–'}</p>`;
 }
 
@@ -56,6 +63,22 @@ function backlogLinks(b: Backlog): Html {
     [b.awaitingConfirmation, 'export record(s) awaiting WMS confirmation', '/console/exports?status=written', 'records handed over under the on-confirmation policy'],
   ];
   return html`${counts.map(([n, label, href, title], i) => html`${i ? ' · ' : ''}<a class="count" href="${href}" title="${title}"><b>${n}</b> ${label}</a>`)}`;
+}
+
+export function expectedTable(expected: ExpectedFileView[]): Html {
+  return html`<table id="expected"><thead><tr><th>job</th><th>file name</th><th>due</th><th>next due (${zoneLabel()})</th><th>alert if missing at (${zoneLabel()})</th><th>today</th></tr></thead><tbody>
+${expected.map((e) => html`<tr><td>${e.job}</td><td><code>${e.pattern}</code></td><td class="small">${e.schedule}</td><td>${e.nextDue ? at(e.nextDue) : '–'}</td><td>${e.alertAt ? at(e.alertAt) : '–'}</td><td class="small">${e.todayOff ? `no file due: ${e.todayOff}` : ''}</td></tr>`)}
+</tbody></table>`;
+}
+
+/** The instances sharing the journal: live ones are those whose heartbeat is recent and that did not stop. */
+export function instancesTable(instances: InstanceRecord[], self?: string): Html {
+  const rows = instances.map((i) => html`<tr data-instance="${i.id}"><td>${i.id}${i.id === self ? html` <span class="muted small">(this one)</span>` : ''}</td><td>${i.host}</td>
+<td class="num">${i.pid}</td><td>${i.version}</td><td>${at(i.startedAt)}</td><td>${at(i.heartbeatAt)}</td><td>${at(i.stoppedAt)}</td>
+<td class="num">${i.files}</td><td class="num">${i.jobs}</td></tr>`);
+  return html`<table id="instances"><thead><tr><th>instance</th><th>host</th><th>pid</th><th>version</th><th>started (${zoneLabel()})</th><th>last heartbeat</th><th>stopped</th>
+<th title="files whose lease it holds now">files</th><th title="scheduled ticks it holds now">jobs</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="9" class="muted">no instance registered</td></tr>`}</tbody></table>`;
 }
 
 export function progressTable(progress: FileProgress[]): Html {

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { ConsoleJournal, FileStatus, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
+import type { ConsoleJournal, FileStatus, ItemStatus, Journal, OperatorJournal, ResultReads } from '../journal/index.js';
 import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
 import { html, page, when, zoneLabel } from './html.js';
 import { overviewCharts } from './insights.js';
 import { ActionTokens } from './once.js';
+import { expectedFileViews } from '../service/expect.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
 import { actionResultPage, alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
@@ -31,7 +32,7 @@ interface Request {
 }
 
 /** What the console reads and does: operator views and actions, result rows, its own pages and audit trail. */
-type ConsoleSide = OperatorJournal & ResultReads & { readonly console: ConsoleJournal };
+type ConsoleSide = OperatorJournal & ResultReads & Pick<Journal, 'listInstances' | 'instance'> & { readonly console: ConsoleJournal };
 
 /** Handles /console/… on the bridge's HTTP listener; false for any other path. `auth` undefined: the console is off. */
 export function createConsoleHandler(source: ConsoleSource, auth: ConsoleAuth | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -287,6 +288,8 @@ async function overview(source: ConsoleSource, journal: ConsoleSide) {
   return overviewPage({
     mode: source.mode, jobs: await source.jobs(), backlog: await journal.backlog(), journal: await journal.console.stats(journal.location),
     alerts: (await journal.console.listAlerts({ limit: 200 })).open, progress: source.progress.snapshot(),
+    expected: expectedFileViews(source.runtime.loaded.config, Date.now()),
+    instances: await journal.listInstances(), self: journal.instance?.id,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Runtime } from '../runtime/runtime.js';
-import { CronSchedule } from '../service/cron.js';
+import { scheduleOf } from '../service/business-schedule.js';
 import { scheduleCursor } from '../service/service.js';
 import type { AlertLog } from './alerts.js';
 import { ProgressRegistry } from './progress.js';
@@ -12,7 +12,7 @@ export function standaloneSource(runtime: Runtime, alerts: AlertLog, now: () => 
   const jobs = [
     ...config.inbound.map((j) => ({ name: j.name, kind: 'inbound' as const, drop: j.drop, schedule: j.schedule, watch: j.watch })),
     ...config.exports.map((j) => ({ name: j.name, kind: 'export' as const, drop: j.drop, schedule: j.schedule, watch: false })),
-  ].map((j) => ({ ...j, cron: j.schedule ? new CronSchedule(j.schedule.cron, j.schedule.timezone) : undefined }));
+  ].map((j) => ({ ...j, cron: j.schedule ? scheduleOf(j.schedule, config) : undefined }));
   return {
     mode: 'console',
     runtime,

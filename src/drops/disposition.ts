@@ -1,3 +1,4 @@
+import { isWisbridgeError } from '../errors.js';
 import { moveCrashPoint, type Drop, type FolderRole, type MoveOptions } from './drop.js';
 import type { ReadyFile } from './watcher.js';
 
@@ -16,12 +17,22 @@ export async function disposeFile(
   drop: Drop,
   file: ReadyFile | string,
   outcome: 'archive' | 'error',
-  options: Omit<MoveOptions, 'toName'> = {},
+  options: Omit<MoveOptions, 'toName'> & { companions?: readonly string[] } = {},
   from: FolderRole = 'inbox',
 ): Promise<Disposition> {
   const name = typeof file === 'string' ? file : file.name;
   moveCrashPoint('before-move');
-  const finalName = await drop.move(from, name, outcome, options);
+  const { companions, ...move } = options;
+  const finalName = await drop.move(from, name, outcome, move);
+  // Companions (a checksum file `NAME.sha256`) follow the file under its final name, so error/ shows what was compared.
+  for (const companion of companions ?? []) {
+    if (!companion.startsWith(name)) continue;
+    try {
+      await drop.move(from, companion, outcome, { toName: finalName + companion.slice(name.length), stampAt: options.stampAt });
+    } catch (error) {
+      if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
+    }
+  }
   if (typeof file !== 'string' && file.marker !== undefined) await drop.remove(from, file.marker);
   return { name: finalName, folder: outcome };
 }

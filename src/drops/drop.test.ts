@@ -6,6 +6,7 @@ import { renderOptionsTables } from './options-doc.js';
 import { StableFileWatcher } from './watcher.js';
 import { LocalDrop } from './local.js';
 import { isWisbridgeError } from '../errors.js';
+import { parseSidecar } from './checksum.js';
 
 describe('file names', () => {
   it('recognises temporary upload names and dot-files', () => {
@@ -76,5 +77,19 @@ describe('drop options', () => {
   it('docs/drops.md carries the options tables generated from the schemas', () => {
     const doc = readFileSync(new URL('../../docs/drops.md', import.meta.url), 'utf8');
     expect(doc).toContain(renderOptionsTables());
+  });
+});
+
+describe('checksum files', () => {
+  const sha = 'a'.repeat(64);
+  it('reads sha256sum, md5sum and BSD lines, for the file they name', () => {
+    expect(parseSidecar(`${sha.toUpperCase()}\n`, 'x.csv', 'sha256')).toEqual({ digest: sha });
+    expect(parseSidecar(`\uFEFF${'b'.repeat(64)}  other.csv\r\n${sha} *x.csv\r\n`, 'x.csv', 'sha256')).toEqual({ digest: sha });
+    expect(parseSidecar(`MD5 (x.csv) = ${'c'.repeat(32)}`, 'x.csv', 'md5')).toEqual({ digest: 'c'.repeat(32) });
+  });
+  it('says why a checksum file holds nothing usable', () => {
+    expect(parseSidecar('\n', 'x.csv', 'sha256')).toEqual({ problem: 'is empty' });
+    expect(parseSidecar(`${'c'.repeat(32)}  x.csv`, 'x.csv', 'sha256')).toEqual({ problem: 'holds no sha256 digest for x.csv (expected "<64 hex digits>  x.csv")' });
+    expect(parseSidecar(`${sha}  y.csv`, 'x.csv', 'sha256')).toMatchObject({ problem: expect.stringContaining('no sha256 digest for x.csv') });
   });
 });

@@ -69,6 +69,11 @@ export interface Drop {
   move(fromFolder: FolderRole, name: string, toFolder: FolderRole, options?: MoveOptions): Promise<string>;
   /** Removes a file; false when it was not there. */
   remove(folder: FolderRole, name: string): Promise<boolean>;
+  /**
+   * Drops with outbox companions (CompanionDrop): writes a sidecar or done marker a crash kept from following its
+   * file (the file is there, whole: the rename is the commit point).
+   */
+  completeCompanions?(folder: FolderRole, name: string): Promise<void>;
   /** Optional change notification (local drops): calls onChange when something in the folder may have changed. */
   watchFolder?(folder: FolderRole, onChange: () => void): () => Promise<void>;
   close(): Promise<void>;

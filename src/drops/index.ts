@@ -1,6 +1,7 @@
 import { WisbridgeError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { Drop } from './drop.js';
+import { CompanionDrop } from './companions.js';
 import { LocalDrop } from './local.js';
 import { dropOptionsSchema, type DropOptions, type DropOptionsInput } from './options.js';
 import { SftpDrop } from './sftp.js';
@@ -13,6 +14,8 @@ export { hostKeyFingerprint } from './sftp-connection.js';
 export { StableFileWatcher, type ReadyFile, type WatcherOptions } from './watcher.js';
 export { disposeFile, type Disposition } from './disposition.js';
 export { ByteCounter } from './streams.js';
+export { CompanionDrop } from './companions.js';
+export { findSidecar, isSidecarName, parseSidecar, readSidecar, SIDECAR_SUFFIXES, type ChecksumAlgorithm, type Sidecar } from './checksum.js';
 export { pruneDropFolders, type FolderPruneResult, type FolderRetention } from './retention.js';
 
 /** Validates drop options: CONFIG_INVALID listing every problem by path, never echoing values (secrets). */
@@ -28,5 +31,8 @@ export function parseDropOptions(options: DropOptionsInput): DropOptions {
 /** Builds a drop from (unvalidated) options; accepts already parsed options too. */
 export function createDrop(options: DropOptionsInput, logger: Logger = silentLogger): Drop {
   const parsed = parseDropOptions(options);
-  return parsed.type === 'local' ? new LocalDrop(parsed, logger) : new SftpDrop(parsed, logger);
+  const drop = parsed.type === 'local' ? new LocalDrop(parsed, logger) : new SftpDrop(parsed, logger);
+  const checksum = parsed.outboundChecksum === 'none' ? undefined : parsed.outboundChecksum;
+  const outbox = { checksum, marker: parsed.doneMarker, gzip: parsed.outboundGzip, pgp: parsed.pgp };
+  return checksum || parsed.doneMarker || parsed.outboundGzip || parsed.pgp?.encryptOutbound ? new CompanionDrop(drop, outbox) : drop;
 }

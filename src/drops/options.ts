@@ -23,6 +23,17 @@ function compiles(pattern: string): boolean {
   }
 }
 
+/** OpenPGP of a drop (src/drops/pgp.ts). Keys are armored text: the configuration takes them by reference. */
+export const pgpOptionsSchema = z.strictObject({
+  privateKey: z.string().min(1).optional().describe('The bridge\'s armored private key: inbox files ending in `.pgp`, `.gpg` or `.asc` are decrypted with it (and outbox files signed).'),
+  passphrase: z.string().min(1).optional().describe('Passphrase of the private key.'),
+  partnerKey: z.string().min(1).optional().describe('The partner\'s armored public key: its signatures are verified, outbox files encrypted to it.'),
+  requireSignature: z.boolean().default(false).describe('An inbox message must carry a valid signature by the partner key, or the file goes to `error`.'),
+  encryptOutbound: z.boolean().default(false).describe('Files written to `outbox` are encrypted to the partner key, as `NAME.pgp`.'),
+  signOutbound: z.boolean().default(false).describe('Encrypted outbox files are also signed with the bridge\'s private key.'),
+});
+export type PgpOptions = z.output<typeof pgpOptionsSchema>;
+
 const commonShape = {
   name: z.string().min(1).optional().describe('Name of the drop in logs and errors (defaults to the type).'),
   inbox: z.string().min(1).default('inbox').describe('Folder of incoming files, relative to `root` unless absolute.'),
@@ -40,6 +51,26 @@ const commonShape = {
     .describe('`wisbridge run` (retention tick) and `wisbridge journal prune --drops`: delete files in `archive` modified more than this many days ago; kept forever when absent.'),
   outboxRetentionDays: z.number().int().min(1).optional()
     .describe('As `archive_retention_days`, for `outbox` (result files, work lists): set it longer than the WMS takes to fetch its files.'),
+  checksumSidecar: z.enum(['off', 'verify', 'require']).default('verify')
+    .describe('Inbound checksum files `NAME.sha256` / `NAME.md5` (sha256sum or BSD format): `verify` checks one when present; `require` also wants one for every file; `off` ignores them (they are then candidates like any file).'),
+  checksumMissing: z.enum(['wait', 'error']).default('wait')
+    .describe('With `checksum_sidecar: require`, a file without its checksum file: `wait` leaves it in the inbox until one arrives; `error` moves it to `error` with the reason.'),
+  checksumMismatch: z.enum(['error', 'wait']).default('error')
+    .describe('A file whose checksum file does not match it (or holds no digest for it): `error` moves it to `error` with the reason (nothing of it is applied); `wait` leaves it until the file or its checksum file changes.'),
+  decompress: z.boolean().default(true)
+    .describe('Inbox files ending in `.gz` are gunzipped, `.zip` files expanded (each entry a file of its own, in name order), before they are mapped; false: they are read as they are.'),
+  maxExpandedBytes: z.number().int().min(1).default(4 * 1024 ** 3)
+    .describe('Largest expanded size of a `.gz` file, or of all the entries of a `.zip` together; beyond it the file goes to `error` (FILE_ARCHIVE).'),
+  maxExpansionRatio: z.number().min(1).default(250)
+    .describe('Largest expanded / compressed size ratio of a `.gz` file or a `.zip` entry (checked past 1 MiB; CSV compresses 5-50 times, zip bombs a thousand).'),
+  maxZipEntries: z.number().int().min(1).default(1000).describe('Most entries a `.zip` may hold.'),
+  pgp: pgpOptionsSchema.optional().describe('OpenPGP: decrypt inbox files, verify the partner\'s signature, encrypt (and sign) outbox files; keys by reference.'),
+  outboundGzip: z.boolean().default(false)
+    .describe('Write every file of `outbox` gzipped as `NAME.gz` (its checksum file and done marker then name the `.gz`).'),
+  outboundChecksum: z.enum(['none', 'sha256', 'md5']).default('none')
+    .describe('Write a checksum file `NAME.sha256` (or `.md5`, sha256sum format) beside every file written to `outbox`, after the file is in place.'),
+  doneMarker: z.string().regex(/^\.[^/\\]+$/, { error: 'a suffix starting with a dot, e.g. .ok' }).optional()
+    .describe('Write an empty done marker `NAME<suffix>` (e.g. `.ok`) beside every file written to `outbox`, last (after its checksum file); on a rewrite it is removed first.'),
 };
 
 export const localDropOptionsSchema = z.strictObject({

@@ -1,10 +1,13 @@
 import { silentLogger, type Logger } from '../log.js';
 import { describeError, WisbridgeError } from '../errors.js';
+import { isSidecarName, SIDECAR_SUFFIXES } from './checksum.js';
 import { isTemporaryName, type Drop, type DropEntry, type FolderRole } from './drop.js';
 
 /** A file that finished arriving; `marker` is the marker file's name in marker mode. */
 export interface ReadyFile extends DropEntry {
   marker?: string;
+  /** Size and mtime of its checksum file when there is one: a new checksum file makes the file ready again. */
+  sidecar?: string;
 }
 
 /** Same names and defaults as the drop options (options.ts), so parsed drop options can be passed as they are. */
@@ -15,6 +18,9 @@ export interface WatcherOptions {
   markerSuffixes?: string[];
   pattern?: string | RegExp;
   pollIntervalMs?: number;
+  /** Checksum files (`NAME.sha256`, `NAME.md5`) are never candidates unless `off`; with `require` + `wait`, a file waits for its own. */
+  checksumSidecar?: 'off' | 'verify' | 'require';
+  checksumMissing?: 'wait' | 'error';
   /** watch(): told after each listing, with the error when it failed (drop health). */
   onListing?: (error?: unknown) => void;
 }
@@ -40,6 +46,8 @@ export class StableFileWatcher {
   private readonly pattern: RegExp | undefined;
   private readonly pollIntervalMs: number;
   private readonly onListing: (error?: unknown) => void;
+  private readonly sidecars: boolean;
+  private readonly waitForSidecar: boolean;
 
   constructor(private readonly drop: Drop, options: WatcherOptions = {}, private readonly logger: Logger = silentLogger) {
     this.folder = options.folder ?? 'inbox';
@@ -49,6 +57,8 @@ export class StableFileWatcher {
     this.pattern = typeof options.pattern === 'string' ? compilePattern(options.pattern) : options.pattern;
     this.pollIntervalMs = options.pollIntervalMs ?? 5000;
     this.onListing = options.onListing ?? (() => undefined);
+    this.sidecars = (options.checksumSidecar ?? 'verify') !== 'off';
+    this.waitForSidecar = options.checksumSidecar === 'require' && (options.checksumMissing ?? 'wait') === 'wait';
   }
 
   /** Whether a name is a candidate at all (not temporary, not a marker, matches the pattern). */
@@ -56,6 +66,7 @@ export class StableFileWatcher {
     if (isTemporaryName(name)) return false;
     const lower = name.toLowerCase();
     if (this.suffixes.some((suffix) => lower.endsWith(suffix))) return false;
+    if (this.sidecars && isSidecarName(name)) return false;
     return this.pattern === undefined || this.pattern.test(name);
   }
 
@@ -85,7 +96,7 @@ export class StableFileWatcher {
           this.onListing();
           for (const name of [...emitted.keys()]) if (!present.has(name)) emitted.delete(name);
           for (const file of ready) {
-            const signature = `${file.size}:${file.mtimeMs}`;
+            const signature = `${file.size}:${file.mtimeMs}:${file.sidecar ?? ''}`;
             if (emitted.get(file.name) === signature) continue;
             emitted.set(file.name, signature);
             if (signal?.aborted) return;
@@ -113,12 +124,18 @@ export class StableFileWatcher {
   private async evaluate(observed: Map<string, Observation>, now: number) {
     const entries = await this.drop.list(this.folder);
     const names = new Set(entries.map((e) => e.name.toLowerCase()));
+    const byName = this.sidecars ? new Map(entries.map((e) => [e.name, e])) : undefined;
     const present = new Set<string>();
     const ready: ReadyFile[] = [];
     let pendingIn: number | undefined;
-    for (const entry of entries) {
+    for (let entry of entries as ReadyFile[]) {
       if (!this.isCandidate(entry.name)) continue;
       present.add(entry.name);
+      if (byName) {
+        const sidecar = SIDECAR_SUFFIXES.map(([suffix]) => byName.get(entry.name + suffix)).find((e) => e !== undefined);
+        if (!sidecar && this.waitForSidecar) continue;
+        if (sidecar) entry = { ...entry, sidecar: `${sidecar.size}:${sidecar.mtimeMs}` } as ReadyFile;
+      }
       if (this.mode === 'marker') {
         const suffix = this.suffixes.find((s) => names.has(`${entry.name.toLowerCase()}${s}`));
         if (suffix === undefined) continue;

@@ -30,6 +30,7 @@ export function crashPoint(point: 'after-record' | 'after-rename' | 'after-writt
 export async function settleUnwritten(journal: ExportJournal, drop: Drop, exportFile: ExportFile, logger: Logger): Promise<'written' | 'abandoned'> {
   const found = await drop.stat('outbox', exportFile.fileName);
   if (found) {
+    await drop.completeCompanions?.('outbox', exportFile.fileName);
     await journal.markExportWritten(exportFile.exportId);
     logger.warn({ file: exportFile.fileName, records: exportFile.recordCount }, 'export: file found in the outbox after an interruption; marked written');
     return 'written';

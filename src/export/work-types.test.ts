@@ -32,6 +32,10 @@ describe('work types and file names', () => {
     expect(resultCsv([record(1, 'acknowledged', []), record(2, 'error', ['=cmd', 'line\nbreak'])])).toBe(
       'file,id,number,status,acknowledged_at,message\nso_1.csv,1,SO-1,acknowledged,,\nso_1.csv,2,SO-2,error,,"\'=cmd | line\nbreak"\n',
     );
+    // A record number that is a plain signed number is data, not a formula; anything else starting with a sign is neutralized.
+    const numbers = ['-2', '-2.5', '+1', '-1+1', '@SUM(A1)', '\uFF0D2', '\uFF0B1'];
+    const rows = resultCsv(numbers.map((n, i) => ({ ...record(i, 'acknowledged', []), number: n }))).split('\n').slice(1, -1);
+    expect(rows.map((r) => r.split(',')[2])).toEqual(['-2', '-2.5', '+1', "'-1+1", "'@SUM(A1)", "'\uFF0D2", "'\uFF0B1"]);
   });
 
   it('renders a large result file in parts, read from the journal, the same text as in one piece', async () => {

@@ -2,9 +2,10 @@ import { createBlocks } from './blocks.js';
 import { createConsoleQueries } from './console-queries.js';
 import { searchRows } from './search.js';
 import { activity } from './activity.js';
-import type { ConsolePages, JournalAddress, JournalContract } from './contract.js';
+import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from './contract.js';
 import { createDispositions } from './dispositions.js';
 import { createInbound } from './inbound.js';
+import { createFence, createLeases, type LeaseMode } from './leases.js';
 import { createOperator } from './operator.js';
 import { createOutbound } from './outbound.js';
 import { createPrune } from './prune.js';
@@ -23,33 +24,42 @@ export interface Engine {
 
 type Methods = Omit<JournalContract, keyof import('./contract.js').JournalLifecycle | 'transaction' | 'console'>;
 
-/** The journal's logic over one SqlPort: the engine's own, or one unit of work on it. */
-function methods(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>): Methods {
+/** The journal's logic over one SqlPort: the engine's own, or one unit of work on it (`inUnit`). */
+function methods(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>, lease: LeaseMode | undefined, inUnit: boolean): Methods {
   const blocks = createBlocks(sql);
-  const inbound = createInbound(sql, now, blocks);
+  const fence = lease && createFence(sql, lease, inUnit);
+  const inbound = createInbound(sql, now, blocks, fence);
   // Inside a unit of work the operator and prune read files' summaries through its port: the outer one would wait.
   const inboundOn = (t: SqlPort) => (t === sql ? inbound : createInbound(t, now, createBlocks(t)));
   return {
     ...inbound,
-    ...createOperator(sql, now, inboundOn, blocks),
+    ...createOperator(sql, now, inboundOn, blocks, fence),
     ...createOutbound(sql, now),
-    ...createDispositions(sql),
+    ...createDispositions(sql, fence),
     ...createReads(sql, now, storage),
     ...createPrune(sql, now, inboundOn),
+    ...createLeases(sql, lease, now),
   };
+}
+
+/** Lease mode (several instances on one journal, leases.ts): this process's instance and how long a claim's lease lasts. */
+export interface LeaseOptions {
+  instance: InstanceInfo;
+  leaseMs: number;
 }
 
 /**
  * The whole journal over an engine: every role of the contract, the same logic and SQL for every engine. A unit of
- * work gets a journal bound to it (`transaction(async (tx) => …)`).
+ * work gets a journal bound to it (`transaction(async (tx) => …)`); the leases this journal holds are shared by all.
  */
-export function composeJournal(engine: Engine, clock: () => Date = () => new Date()): JournalContract {
+export function composeJournal(engine: Engine, clock: () => Date = () => new Date(), lease?: LeaseOptions): JournalContract {
   const now = (): string => clock().toISOString();
+  const mode: LeaseMode | undefined = lease && { ...lease, tokens: new Map(), events: new Map() };
   let pages: ConsolePages | undefined;
   let closed: Promise<void> | undefined;
   const bind = (sql: SqlPort): JournalContract => {
     const journal: JournalContract = {
-      ...methods(sql, now, engine.storage),
+      ...methods(sql, now, engine.storage, mode, sql !== engine.port),
       location: engine.location,
       address: engine.address,
       schemaVersion: engine.schemaVersion,

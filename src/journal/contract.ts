@@ -5,7 +5,7 @@ import type {
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { SearchPage } from './search.js';
 import type { ActivityBucket, ActivityQuery } from './activity.js';
-import type { FileEvent, JournalStats, NewFileEvent } from './reads.js';
+import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
   ExportStatus, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
@@ -22,8 +22,17 @@ import type {
 
 /** Claims of inbound files and the requests made of their rows: the pipeline's first pass, resume and re-drive. */
 export interface ClaimsAndRequests {
-  /** Claims a file by its content checksum: new, resume (a crash left it processing) or duplicate. */
+  /**
+   * Claims a file by its content checksum: new, resume (a crash left it processing) or duplicate. In lease mode also
+   * busy (another instance holds a live lease on it); an expired lease is taken over (a new token) and resumed.
+   */
   claimFile(input: ClaimInput): Promise<ClaimResult>;
+  /**
+   * Lease mode: the run of a claimed file ended without finishing it (the journal, the service or the drop failed):
+   * its lease is given up, so another instance may take the file at once, and heartbeats no longer renew it (should
+   * the database not answer now, the lease runs out by itself). The next claim takes it again. Nothing otherwise.
+   */
+  releaseFile(fileId: number): Promise<void>;
   /** Records items (and rows the mapping rejected); seqs already recorded are left as they are. Resolves how many were new. */
   addItems(fileId: number, items: readonly NewItem[]): Promise<number>;
   /**
@@ -62,6 +71,17 @@ export interface ClaimsAndRequests {
   /** A duplicate of that file whose move a crash interrupted, to finish under the same names. */
   unfinishedDuplicate(drop: string, name: string, originalFileId: number): Promise<FileEvent | undefined>;
   recordEventDisposition(eventId: number, where: string): Promise<void>;
+  /**
+   * The handling of a re-drop, claimed once: the first to record its duplicate event (one unfinished per drop, name
+   * and original file) handles it; an unfinished one is resumed under its names when its handler stopped (lease mode:
+   * gave it up, or its lease ran out) and is answered busy while that handler lives.
+   */
+  claimDuplicate(duplicate: NewDuplicate): Promise<DuplicateClaim>;
+  /**
+   * The handling of a claimed duplicate ended: an unfinished event's lease is given up (another instance finishes it
+   * at once). `unused`: nothing was done for it (its file had left the inbox already): the event is removed.
+   */
+  releaseFileEvent(eventId: number, options?: { unused?: boolean }): Promise<void>;
 }
 
 /** What a file's rows came to: result files, `status --file`, the console's file page. */
@@ -168,6 +188,55 @@ export interface UnitOfWork {
   transaction<T>(fn: (tx: this) => Promise<T>): Promise<T>;
 }
 
+/** A running bridge process, as it registers in the journal. */
+export interface InstanceInfo { id: string; host: string; pid: number; version: string }
+
+export interface InstanceRecord extends InstanceInfo {
+  startedAt: string;
+  heartbeatAt: string;
+  stoppedAt: string | null;
+  /** Files whose lease this instance holds now, and job ticks it holds. */
+  files: number;
+  jobs: number;
+}
+
+export type TickClaim = { won: true; token: number } | { won: false; owner: string; done: boolean };
+
+/**
+ * Several instances on one journal (PostgreSQL; SQLite serves one). A journal opened with an `instance` is in lease
+ * mode: claimFile takes a lease on the file (owner, fencing token, expiry by the database clock) and every write
+ * concerning a file checks that this journal still holds it, or throws LEASE_LOST and writes nothing. docs/journal.md.
+ */
+export interface InstancesAndLeases {
+  /** This journal's instance (set by openJournal's `instance` option); null for tools that never lease (status, migrate). */
+  readonly instance: InstanceInfo | null;
+  /** Registers or re-registers this instance; heartbeat_at = the database clock. SQLite refuses a second live instance. */
+  registerInstance(): Promise<void>;
+  /**
+   * Renews this instance's heartbeat and the leases of every file it holds (until = db clock + leaseMs). Resolves the
+   * ids of files whose lease it no longer holds (taken over by another instance): the pipeline stops them.
+   */
+  heartbeat(leaseMs: number): Promise<{ lost: number[] }>;
+  /** Marks the instance stopped and gives up its leases (a graceful stop: others take its files at once). */
+  retireInstance(): Promise<void>;
+  /**
+   * A finished file's last steps (its result file, its move out of the inbox) are its owner's: takes the file's lease
+   * (a new token) to do them here when its owner stopped, or fell silent (no heartbeat for a lease) and its lease ran
+   * out: an owner killed between finishing a file and moving it. Otherwise resolves the owner, which is doing them now.
+   */
+  takeFinishedFile(fileId: number): Promise<{ taken: true } | { taken: false; owner: string }>;
+  /**
+   * Processing files of a drop that no instance works on: their owner's lease ran out (it died, or was paused past
+   * it) or was given up. The watchers offer them before new files, so a backlog does not keep them waiting.
+   */
+  filesToTakeOver(drop: string): Promise<Array<{ fileId: number; name: string; owner: string }>>;
+  listInstances(): Promise<InstanceRecord[]>;
+  /** Runs a scheduled job's tick once across instances: the first to claim (job, tick) wins, with a fencing token. */
+  claimTick(job: string, tickIso: string, leaseMs: number): Promise<TickClaim>;
+  /** The tick ran to its end (done = true for others' claims afterwards). Refused (LEASE_LOST) with a stale token. */
+  finishTick(job: string, tickIso: string, token: number): Promise<void>;
+}
+
 /** Opening, identifying and closing a journal. */
 export interface JournalLifecycle {
   /** For people: the SQLite file, or `postgres://user@host:port/db` (never a password). */
@@ -187,7 +256,7 @@ export type JournalAddress =
 /** The whole journal an engine opens: every role. */
 export interface JournalContract
   extends ClaimsAndRequests, OutcomesAndResults, ExportsAndAcknowledgements, OperatorActions, RetentionAndStatistics,
-    UnitOfWork, JournalLifecycle {}
+    InstancesAndLeases, UnitOfWork, JournalLifecycle {}
 
 /** Whether another thread can open this journal again (an in-memory SQLite database cannot). */
 export function canReopen(address: JournalAddress): boolean {
@@ -195,4 +264,5 @@ export function canReopen(address: JournalAddress): boolean {
 }
 
 export type { ExportFilter, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, PruneOptions, PruneReport, FileEvent, JournalStats, NewFileEvent };
+export type { DuplicateClaim, NewDuplicate };
 export type { FileStatus, RequestStatus };

@@ -34,7 +34,8 @@ describe('SQLite engine: opening', () => {
     const raw = new Database(tmp.path);
     raw.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(SCHEMA_VERSION + 1, 'x');
     raw.close();
-    await expect(openJournal(tmp.path)).rejects.toThrow(/newer than this bridge/);
+    await expect(openJournal(tmp.path)).rejects.toThrow(`the journal has schema version ${SCHEMA_VERSION + 1}, newer than this bridge (${SCHEMA_VERSION}): `
+      + 'upgrade wisbridge, or point it at a journal of its own version (a journal is never migrated backwards)');
     journal = await openJournal(`${tmp.path}.other`);
   });
 

@@ -1,6 +1,7 @@
 import {
   bodiesJson, createBlocks, mergeRanges, packBatch, type BlockRow, type Blocks, type PackedBatch, type PackedOkOutcomes,
 } from './blocks.js';
+import type { Fence } from './leases.js';
 import {
   bodyJson, effectiveStatus, emptyCounts, encodeLines, inRanges, ITEM_COLUMNS, messagesJson, stateError, toItem, toRanges, toRequest,
   type ItemRow, type RequestRow,
@@ -72,16 +73,19 @@ const q = {
   itemsOfRequestRange: `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? ORDER BY seq`,
 };
 
-export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
+/** `fence`: in lease mode (leases.ts), every write for a file checks that this journal still holds the file's lease. */
+export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, fence?: Fence) {
   /** The block queries on the port `t` of a unit of work (the journal's own blocks when this journal is bound to it). */
   const blocksOn = (t: SqlPort): Blocks => (t === sql ? blocks : createBlocks(t));
+  /** A write for a file, as a unit of work. */
+  const write = <T>(fn: (t: SqlPort) => Promise<T>): Promise<T> => (fence ? fence.write(fn) : sql.tx(fn));
 
   async function insertedId(t: SqlPort, statement: string, params: readonly SqlValue[]): Promise<number> {
     return (await t.get<{ id: number }>(statement, params))!.id;
   }
 
   async function requireProcessing(t: SqlPort, fileId: number): Promise<void> {
-    const status = (await t.get<{ status: FileStatus }>(q.fileStatus, [fileId]))?.status;
+    const status = fence ? await fence.status(t, fileId) : (await t.get<{ status: FileStatus }>(q.fileStatus, [fileId]))?.status;
     if (status === undefined) throw stateError(`file ${fileId} is not in the journal`);
     if (status !== 'processing') throw stateError(`file ${fileId} is ${status}, not processing`);
   }
@@ -108,8 +112,13 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
   const claimTx = (input: ClaimInput) => sql.tx(async (t): Promise<ClaimResult> => {
     // Two bridges claiming the same bytes at once: the second finds the first's file (resume), never a second one.
     await takeTurn(t, `claim:${input.checksum}`);
-    const processing = await t.get<{ id: number; generation: number }>(q.processingByChecksum, [input.checksum]);
+    // Locked (PostgreSQL): its owner finishing it meanwhile would otherwise turn the lease check below into a take
+    // of a finished file (`status <> 'processing'` is free), and the owner's last writes into LEASE_LOST.
+    const processing = await t.get<{ id: number; generation: number }>(`${q.processingByChecksum}${t.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [input.checksum]);
     if (processing) {
+      // Lease mode: a file another instance works on is left alone; an expired lease is taken over, as after a crash.
+      const owner = await fence?.take(t, processing.id);
+      if (owner !== undefined) return { status: 'busy', fileId: processing.id, owner };
       // Requests recorded but never marked sent did not leave the process: they are sent again.
       await abandonPendingRequests(t, processing.id);
       return { status: 'resume', fileId: processing.id, generation: processing.generation };
@@ -122,10 +131,11 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
     }
     const generation = (await t.get<{ n: number }>(q.maxGeneration, [input.checksum]))!.n + 1;
     const fileId = await insertedId(t, q.insertFile, [input.drop, input.name, input.checksum, input.size, input.mapping, generation, now()]);
+    await fence?.take(t, fileId);
     return { status: 'new', fileId, generation };
   });
 
-  const addItemsTx = (fileId: number, items: readonly NewItem[]) => sql.tx(async (t): Promise<number> => {
+  const addItemsTx = (fileId: number, items: readonly NewItem[]) => write(async (t): Promise<number> => {
     await requireProcessing(t, fileId);
     let inserted = 0;
     for (const item of items) {
@@ -141,7 +151,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
     return inserted;
   });
 
-  const recordRequestTx = (fileId: number, endpoint: string, seqs: readonly number[], attempt: number) => sql.tx(async (t): Promise<number> => {
+  const recordRequestTx = (fileId: number, endpoint: string, seqs: readonly number[], attempt: number) => write(async (t): Promise<number> => {
     await requireProcessing(t, fileId);
     if (seqs.length === 0) throw stateError('a request needs at least one item');
     const ranges = toRanges(seqs);
@@ -163,7 +173,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
     return requestId;
   });
 
-  const recordBatchTx = (fileId: number, packed: PackedBatch, sent: boolean, bodies: string) => sql.tx(async (t): Promise<number> => {
+  const recordBatchTx = (fileId: number, packed: PackedBatch, sent: boolean, bodies: string) => write(async (t): Promise<number> => {
     await requireProcessing(t, fileId);
     const requestId = await insertedId(t, q.insertRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, now()]);
     await blocksOn(t).insert(fileId, requestId, packed, bodies);
@@ -171,21 +181,24 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
     return requestId;
   });
 
-  const markSentTx = (requestId: number) => sql.tx(async (t): Promise<void> => {
+  const markSentTx = (requestId: number) => write(async (t): Promise<void> => {
     const row = await requireRequest(t, requestId);
+    await fence?.hold(t, row.file_id);
     // Items stay `pending` in their rows: they read as `sent` through their request (no write per item).
     if ((await t.run(q.sendRequest, [now(), requestId])) !== 1) throw stateError(`request ${requestId} is ${row.status}, not pending`);
   });
 
   // A request known not to have reached the service (refused before processing): its items are free again.
-  const releaseTx = (requestId: number) => sql.tx(async (t): Promise<void> => {
+  const releaseTx = (requestId: number) => write(async (t): Promise<void> => {
     const row = await requireRequest(t, requestId);
+    await fence?.hold(t, row.file_id);
     if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
     await unlinkAndAbandon(t, row, now());
   });
 
-  const completeTx = (requestId: number, given: readonly ItemOutcome[] | PackedOkOutcomes, forced?: RequestStatus) => sql.tx(async (t): Promise<RequestStatus> => {
+  const completeTx = (requestId: number, given: readonly ItemOutcome[] | PackedOkOutcomes, forced?: RequestStatus) => write(async (t): Promise<RequestStatus> => {
     const row = await requireRequest(t, requestId);
+    await fence?.hold(t, row.file_id);
     if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
     if (!Array.isArray(given)) {
       const packed = given as PackedOkOutcomes;
@@ -277,7 +290,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
     return { fileId, total, ...counts };
   }
 
-  const finishTx = (fileId: number) => sql.tx(async (t): Promise<FileStatus> => {
+  const finishTx = (fileId: number) => write(async (t): Promise<FileStatus> => {
     await requireProcessing(t, fileId);
     const s = await summary(t, fileId);
     if (s.pending + s.sent > 0) {
@@ -289,7 +302,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks) {
     return status;
   });
 
-  const rejectTx = (fileId: number, reason: string) => sql.tx(async (t): Promise<void> => {
+  const rejectTx = (fileId: number, reason: string) => write(async (t): Promise<void> => {
     await requireProcessing(t, fileId);
     const at = now();
     await t.run(q.rejectFile, [reason, at, at, fileId]);

@@ -1,5 +1,7 @@
-export { openJournal, type JournalOptions, type JournalTarget } from './journal.js';
-export { canReopen, type JournalAddress, type JournalContract } from './contract.js';
+export { DEFAULT_LEASE_MS, openJournal, type JournalOptions, type JournalTarget } from './journal.js';
+export {
+  canReopen, type InstanceInfo, type InstanceRecord, type InstancesAndLeases, type JournalAddress, type JournalContract, type TickClaim,
+} from './contract.js';
 export type {
   ConsoleJournal, ExportConfirmations, ExportJournal, InboundJournal, Journal, JournalLifecycle, JournalTransactions,
   OperatorJournal, ResultReads,

@@ -1,5 +1,6 @@
-import { composeJournal } from './compose.js';
-import type { JournalAddress } from './contract.js';
+import { WisbridgeError } from '../errors.js';
+import { composeJournal, type LeaseOptions } from './compose.js';
+import type { InstanceInfo, JournalAddress } from './contract.js';
 import type { Journal } from './interfaces.js';
 import { openPostgres, type PostgresJournalInput } from './postgres/index.js';
 import { openSqlite, type SqliteOptions } from './sqlite/engine.js';
@@ -17,13 +18,31 @@ export interface JournalOptions extends SqliteOptions {
   now?: () => Date;
   /** PostgreSQL: connections this process opens at most (a worker thread needs one or two). */
   maxConnections?: number;
+  /**
+   * Lease mode (`wisbridge run`; a worker thread of it passes the same): claimFile leases the file to this instance and
+   * every write for a file checks the lease (LEASE_LOST). Without it no lease is taken or checked (tools, tests).
+   */
+  instance?: InstanceInfo;
+  /** How long a claim's lease lasts before a heartbeat must renew it (default 30 s, the configuration's instance.lease_ms). */
+  leaseMs?: number;
+}
+
+/** The configuration's default `instance.lease_ms`. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+function leaseOptions(options: JournalOptions): LeaseOptions | undefined {
+  if (options.instance === undefined) return undefined;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new WisbridgeError('CONFIG_INVALID', `a lease must last a positive whole number of milliseconds, not ${leaseMs}`);
+  return { instance: options.instance, leaseMs };
 }
 
 /** Opens the journal on its engine and brings its schema up to date (refusing a newer one). */
 export async function openJournal(target: JournalTarget, options: JournalOptions = {}): Promise<Journal> {
+  const lease = leaseOptions(options);
   if (typeof target === 'string' || ('engine' in target && target.engine === 'sqlite')) {
     const engine = openSqlite(typeof target === 'string' ? target : target.path, options);
-    const journal = composeJournal(engine, options.now);
+    const journal = composeJournal(engine, options.now, lease);
     registerRawDatabase(journal, engine.db);
     return journal;
   }
@@ -38,5 +57,5 @@ export async function openJournal(target: JournalTarget, options: JournalOptions
     schemaVersion: engine.schemaVersion,
     storage: engine.storage,
     close: engine.close,
-  }, options.now);
+  }, options.now, lease);
 }

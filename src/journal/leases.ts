@@ -1,35 +1,386 @@
 import { WisbridgeError } from '../errors.js';
-import type { SqlPort } from './sql.js';
+import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from './contract.js';
+import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from './reads.js';
+import { stateError } from './rows.js';
+import { sqlList, sqlNowIso, sqlNowPlusMsIso, type SqlDialect, type SqlPort } from './sql.js';
+import type { FileStatus } from './types.js';
 
 /*
- * STAND-IN (issue 25 worktree): the commit this branch starts from (8c40fd4) imports './leases.js' from operator.ts,
- * but the file itself is the multi-instance leases work landing on main separately and was never committed, so
- * nothing built. This file only declares what operator.ts uses; nothing passes a fence here (single instance).
- * On merge, main's leases.ts replaces it.
+ * Several instances on one journal. A file's lease is three columns of its row: the owner (an instance id), a fencing
+ * token that grows with every new owner, and an expiry by the database's clock (never an instance's: theirs differ),
+ * renewed by the owner's heartbeat. Rows, not session advisory locks: a lock belongs to a connection, which a pool or
+ * PgBouncer in transaction mode hands to someone else, and dies with it; a row outlives both and is checked in the
+ * unit of work of every write (its row locked), so an instance that wakes after another took its file over writes
+ * nothing more for it. Scheduled ticks are leased the same way, one row per (job, tick).
  */
 
-/** A file's lease in lease mode: who else holds it. */
-export interface Fence {
-  /** Takes the file's lease in `t`; resolves the other owner's name when another instance holds it. */
-  take(t: SqlPort, fileId: number): Promise<string | undefined>;
-  /** Waits until no other instance holds the file's lease. */
-  unheld(t: SqlPort, fileId: number): Promise<void>;
+/** A journal opened with an instance: what it leases as, and the token it holds per file. */
+export interface LeaseMode {
+  instance: InstanceInfo;
+  /** How long a claim's lease lasts before a heartbeat renews it. */
+  leaseMs: number;
+  /**
+   * File id → the token this journal object got when it claimed the file (or began its re-drive), or adopted at its
+   * first write for a file its instance holds that it did not claim itself (a worker thread's own connection). LOST
+   * once a heartbeat reported the file lost: every later write for it is refused.
+   */
+  tokens: Map<number, number>;
+  /** Duplicate events whose re-drop this journal handles now (claimDuplicate) → their token: heartbeats renew them. */
+  events: Map<number, number>;
 }
 
+const LOST = -1;
+/** A SQLite journal refuses a second instance while the first one's heartbeat is younger than this many leases. */
+const LIVE_LEASES = 3;
+/** Instances silent this long leave the list, and ticks this old leave job_ticks (both only grow otherwise). */
+const HISTORY_MS = 7 * 24 * 3600_000;
+
+function leaseSql(dialect: SqlDialect) {
+  const now = sqlNowIso(dialect);
+  const plus = sqlNowPlusMsIso(dialect);
+  // SQLite has no row locks (a unit of work holds the whole journal); PostgreSQL locks the row until the commit.
+  const forUpdate = dialect === 'postgres' ? ' FOR UPDATE' : '';
+  return {
+    lockFile: `SELECT status, lease_owner, lease_token FROM files WHERE id = ?${forUpdate}`,
+    fileStatus: 'SELECT status FROM files WHERE id = ?',
+    // Same owner: same token; a new owner: one more. Free: never leased, given up, expired, or the file not processing.
+    take: `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ? OR status <> 'processing' OR lease_until IS NULL OR lease_until <= ${now})
+      RETURNING lease_token`,
+    liveOwner: `SELECT lease_owner, CASE WHEN status = 'processing' AND lease_until > ${now} THEN 1 ELSE 0 END AS live
+      FROM files WHERE id = ?${forUpdate}`,
+    rivals: `SELECT id, host, pid, started_at FROM instances WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > ${plus}
+      AND NOT (host = ? AND pid = ?) ORDER BY heartbeat_at DESC`,
+    forgetInstances: `DELETE FROM instances WHERE id <> ? AND heartbeat_at < ${plus}`,
+    register: `INSERT INTO instances (id, host, pid, version, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, ${now}, ${now}, NULL)
+      ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
+        heartbeat_at = excluded.heartbeat_at, stopped_at = NULL`,
+    beat: `INSERT INTO instances (id, host, pid, version, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, ${now}, ${now}, NULL)
+      ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
+    // Only the files this journal still works on: a file whose run ended unfinished (releaseFile) is not kept busy.
+    renewFiles: `UPDATE files SET lease_until = ${plus} WHERE status = 'processing' AND lease_owner = ? AND id IN (${sqlList(dialect, 'int')})`,
+    releaseFile: `UPDATE files SET lease_until = NULL WHERE id = ? AND status = 'processing' AND lease_owner = ? AND lease_token = ?`,
+    // Processing files of a drop nobody works on: a dead owner's lease ran out, or its owner gave the file up.
+    toTakeOver: `SELECT id, name, lease_owner FROM files WHERE status = 'processing' AND drop_name = ? AND lease_owner IS NOT NULL
+      AND (lease_until IS NULL OR lease_until <= ${now}) ORDER BY id LIMIT 100`,
+    // A re-drop's duplicate event: one unfinished per drop, name and original file (file_events_unfinished).
+    insertDuplicate: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to, lease_owner, lease_token, lease_until)
+      VALUES (?, ?, 'duplicate', ?, ?, ?, ?, NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING RETURNING *`,
+    insertLeasedDuplicate: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to, lease_owner, lease_token, lease_until)
+      VALUES (?, ?, 'duplicate', ?, ?, ?, ?, NULL, ?, 1, ${plus}) ON CONFLICT DO NOTHING RETURNING *`,
+    unfinishedEvent: `SELECT * FROM file_events WHERE drop_name = ? AND name = ? AND original_file_id = ? AND kind = 'duplicate' AND disposed_to IS NULL`,
+    takeEvent: `UPDATE file_events SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE drop_name = ? AND name = ? AND original_file_id = ? AND kind = 'duplicate' AND disposed_to IS NULL
+        AND (lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL OR lease_until <= ${now})
+      RETURNING *`,
+    renewEvents: `UPDATE file_events SET lease_until = ${plus} WHERE lease_owner = ? AND disposed_to IS NULL AND id IN (${sqlList(dialect, 'int')})`,
+    releaseEvent: `UPDATE file_events SET lease_until = NULL WHERE id = ? AND disposed_to IS NULL AND lease_owner = ? AND lease_token = ?`,
+    forgetEvent: 'DELETE FROM file_events WHERE id = ? AND disposed_to IS NULL AND (lease_owner IS NULL OR (lease_owner = ? AND lease_token = ?))',
+    renewTicks: `UPDATE job_ticks SET lease_until = ${plus} WHERE owner = ? AND done_at IS NULL`,
+    heldFiles: `SELECT id, status, lease_owner, lease_token, disposed_to FROM files WHERE id IN (${sqlList(dialect, 'int')})`,
+    stop: `UPDATE instances SET stopped_at = ${now} WHERE id = ?`,
+    releaseFiles: `UPDATE files SET lease_until = NULL WHERE status = 'processing' AND lease_owner = ?`,
+    releaseTicks: `UPDATE job_ticks SET lease_until = ${now} WHERE owner = ? AND done_at IS NULL`,
+    // A finished file's lease is not renewed (heartbeats renew processing files): while its owner heartbeats, the
+    // owner is still writing its result file or moving it. Free once the owner stopped, or once both ran out.
+    takeFinished: `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ?
+        OR EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NOT NULL)
+        OR ((lease_until IS NULL OR lease_until <= ${now})
+          AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NULL AND i.heartbeat_at > ${plus})))
+      RETURNING lease_token`,
+    fileOwner: 'SELECT lease_owner FROM files WHERE id = ?',
+    instances: `SELECT i.id, i.host, i.pid, i.version, i.started_at, i.heartbeat_at, i.stopped_at,
+        (SELECT count(*) FROM files f WHERE f.status = 'processing' AND f.lease_owner = i.id AND f.lease_until > ${now}) AS files,
+        (SELECT count(*) FROM job_ticks j WHERE j.owner = i.id AND j.done_at IS NULL AND j.lease_until > ${now}) AS jobs
+      FROM instances i ORDER BY i.started_at, i.id`,
+    insertTick: `INSERT INTO job_ticks (job, tick, owner, token, lease_until, done_at) VALUES (?, ?, ?, 1, ${plus}, NULL)
+      ON CONFLICT (job, tick) DO NOTHING RETURNING token`,
+    tick: `SELECT owner, token, done_at, CASE WHEN lease_until <= ${now} THEN 1 ELSE 0 END AS expired
+      FROM job_ticks WHERE job = ? AND tick = ?${forUpdate}`,
+    renewTick: `UPDATE job_ticks SET lease_until = ${plus} WHERE job = ? AND tick = ?`,
+    takeTick: `UPDATE job_ticks SET owner = ?, token = token + 1, lease_until = ${plus} WHERE job = ? AND tick = ? RETURNING token`,
+    forgetTicks: 'DELETE FROM job_ticks WHERE job = ? AND tick < ?',
+    finishTick: `UPDATE job_ticks SET done_at = coalesce(done_at, ${now}) WHERE job = ? AND tick = ? AND owner = ? AND token = ?`,
+    tickOwner: 'SELECT owner FROM job_ticks WHERE job = ? AND tick = ?',
+  };
+}
+
+/** The statements of each dialect, built once: the factories are composed again for every unit of work. */
+const STATEMENTS = { sqlite: leaseSql('sqlite'), postgres: leaseSql('postgres') };
+
+interface LeaseRow {
+  status: FileStatus;
+  lease_owner: string | null;
+  lease_token: number;
+}
+
+function fileLost(fileId: number, me: string, owner: string | null): WisbridgeError {
+  const holder = owner === null ? 'no instance holds it' : owner === me ? 'it was claimed again since' : `instance ${owner} holds it now`;
+  return new WisbridgeError('LEASE_LOST', `file ${fileId}: instance ${me} no longer holds its lease (${holder}); nothing was written`, { details: { fileId } });
+}
+
+/** An operator's write for a file another instance works on (re-drive, resolution): refused until it is done. */
 export function fileBusy(fileId: number, owner: string): WisbridgeError {
-  return new WisbridgeError('JOURNAL_STATE', `file ${fileId} is being worked on by ${owner}: try again once it is done`);
+  return new WisbridgeError('LEASE_LOST', `file ${fileId} is being worked on by instance ${owner}, which holds its lease: nothing was written; `
+    + 'try again once it is finished', { details: { fileId } });
 }
 
-/** Who holds a file's lease (operator.ts reads it from the files row; this journal's schema has no lease columns yet). */
-export interface FileLease {
-  owner: string | null;
-  token: number;
-  until: string | null;
+/**
+ * The lease checks of a journal in lease mode, made by the journal's writes (inbound.ts, operator.ts, dispositions.ts)
+ * inside their unit of work. Each costs at most one statement by primary key, and none when the write reads the file's
+ * row anyway (status). Within a unit of work (`inUnit`), a file checked once stays locked to its end: later writes of
+ * the unit skip the check.
+ */
+export interface Fence {
+  /** The file's status (undefined when there is no such file), its row locked and its lease checked: LEASE_LOST. */
+  status(t: SqlPort, fileId: number): Promise<FileStatus | undefined>;
+  /** Locks the file's row and checks its lease (LEASE_LOST); nothing when there is no such file. */
+  hold(t: SqlPort, fileId: number): Promise<void>;
+  /** Takes the file's lease (or renews this instance's own); resolves the instance holding a live one instead. */
+  take(t: SqlPort, fileId: number): Promise<string | undefined>;
+  /** An operator's write (resolve): refused (LEASE_LOST) while another instance works on the file under a live lease. */
+  unheld(t: SqlPort, fileId: number): Promise<void>;
+  /** A fenced write as a unit of work: when it throws, the checks made in the unit are made again (a rolled-back savepoint releases its row locks). */
+  write<T>(fn: (t: SqlPort) => Promise<T>): Promise<T>;
 }
 
-// Stand-in as well: main's types.ts declares the field on FileRecord itself.
-declare module './types.js' {
-  interface FileRecord {
-    lease?: FileLease | null;
+export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fence {
+  const q = STATEMENTS[sql.dialect];
+  const me = mode.instance.id;
+  const checked = new Set<number>();
+
+  function check(fileId: number, row: LeaseRow): void {
+    const held = mode.tokens.get(fileId);
+    if (row.lease_owner === me && held === undefined) mode.tokens.set(fileId, row.lease_token);
+    else if (row.lease_owner !== me || held !== row.lease_token) throw fileLost(fileId, me, row.lease_owner);
+    if (inUnit) checked.add(fileId);
   }
+
+  return {
+    async status(t, fileId) {
+      if (checked.has(fileId)) return (await t.get<{ status: FileStatus }>(q.fileStatus, [fileId]))?.status;
+      const row = await t.get<LeaseRow>(q.lockFile, [fileId]);
+      if (row) check(fileId, row);
+      return row?.status;
+    },
+    async hold(t, fileId) {
+      if (checked.has(fileId)) return;
+      const row = await t.get<LeaseRow>(q.lockFile, [fileId]);
+      if (row) check(fileId, row);
+    },
+    async take(t, fileId) {
+      const taken = await t.get<{ lease_token: number }>(q.take, [me, me, mode.leaseMs, fileId, me]);
+      if (taken) {
+        mode.tokens.set(fileId, taken.lease_token);
+        return undefined;
+      }
+      return (await t.get<{ lease_owner: string | null }>(q.liveOwner, [fileId]))?.lease_owner ?? 'an unknown instance';
+    },
+    async unheld(t, fileId) {
+      const row = await t.get<{ lease_owner: string | null; live: number }>(q.liveOwner, [fileId]);
+      if (row && row.live === 1 && row.lease_owner !== me) throw fileBusy(fileId, row.lease_owner ?? 'an unknown instance');
+    },
+    write: (fn) => !inUnit ? sql.tx(fn) : sql.tx(async (t) => {
+      try {
+        return await fn(t);
+      } catch (error) {
+        checked.clear();
+        throw error;
+      }
+    }),
+  };
+}
+
+/** Whether a process of this host runs with that pid (EPERM: it does, as another user). */
+function running(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+interface InstanceRow {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  started_at: string;
+  heartbeat_at: string;
+  stopped_at: string | null;
+  files: number;
+  jobs: number;
+}
+
+type LeaseMethods = InstancesAndLeases & Pick<ClaimsAndRequests, 'releaseFile' | 'claimDuplicate' | 'releaseFileEvent'>;
+
+/**
+ * The InstancesAndLeases role over a port, and the claims' lease ends; without a lease mode only listInstances,
+ * filesToTakeOver and claimDuplicate answer (tools: status; one-shot commands), and the releases do nothing.
+ */
+export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () => string): LeaseMethods {
+  const q = STATEMENTS[sql.dialect];
+  const leasing = (): LeaseMode => {
+    if (!mode) throw stateError('this journal was opened without an instance: it takes no leases (openJournal\'s instance option)');
+    return mode;
+  };
+  const info = (m: LeaseMode) => [m.instance.id, m.instance.host, m.instance.pid, m.instance.version];
+
+  /** The instance stops and its leases are free at once: files and ticks it held are taken by the next claim. */
+  const retire = async (t: SqlPort, id: string): Promise<void> => {
+    await t.run(q.stop, [id]);
+    await t.run(q.releaseFiles, [id]);
+    await t.run(q.releaseTicks, [id]);
+  };
+
+  const registerInstance = () => sql.tx(async (t): Promise<void> => {
+    const m = leasing();
+    const { id, host, pid } = m.instance;
+    if (t.dialect === 'sqlite') {
+      for (const other of await t.all<{ id: string; host: string; pid: number; started_at: string }>(q.rivals, [id, -LIVE_LEASES * m.leaseMs, host, pid])) {
+        // A process of this host that is gone was killed before it could retire (kill -9, a crash): a restart of the
+        // bridge, not a rival. It is retired here, so its files are resumed at once. (Hosts must have names of their own.)
+        if (other.host === host && !running(other.pid)) {
+          await retire(t, other.id);
+          continue;
+        }
+        throw new WisbridgeError('JOURNAL', `another wisbridge instance (${other.host}, pid ${other.pid}, started ${other.started_at}) uses this SQLite journal: `
+          + 'a SQLite journal serves one instance; stop it, or put the journal on PostgreSQL to run several (docs/operations.md)');
+      }
+    }
+    await t.run(q.forgetInstances, [id, -HISTORY_MS]);
+    await t.run(q.register, info(m));
+  });
+
+  const heartbeat = (leaseMs: number) => sql.tx(async (t): Promise<{ lost: number[] }> => {
+    const m = leasing();
+    const me = m.instance.id;
+    await t.run(q.beat, info(m));
+    const working = [...m.tokens].filter(([, token]) => token !== LOST).map(([id]) => id);
+    if (working.length > 0) await t.run(q.renewFiles, [leaseMs, me, JSON.stringify(working)]);
+    if (m.events.size > 0) await t.run(q.renewEvents, [leaseMs, me, JSON.stringify([...m.events.keys()])]);
+    await t.run(q.renewTicks, [leaseMs, me]);
+    const lost: number[] = [];
+    if (m.tokens.size === 0) return { lost };
+    const rows = await t.all<LeaseRow & { id: number; disposed_to: string | null }>(q.heldFiles, [JSON.stringify([...m.tokens.keys()])]);
+    const found = new Set<number>();
+    for (const row of rows) {
+      found.add(row.id);
+      const held = m.tokens.get(row.id);
+      if (held === LOST) continue;
+      if (row.lease_owner !== me || row.lease_token !== held) {
+        lost.push(row.id);
+        m.tokens.set(row.id, LOST);
+      } else if (row.status !== 'processing' && row.disposed_to !== null) {
+        // Finished and moved: a later write for it (a re-drive) takes or adopts a token again. Until it is moved, the
+        // token stays, so that the file is reported lost should another instance take its last steps over.
+        m.tokens.delete(row.id);
+      }
+    }
+    for (const id of m.tokens.keys()) if (!found.has(id)) m.tokens.delete(id);
+    return { lost: lost.sort((a, b) => a - b) };
+  });
+
+  const retireInstance = () => sql.tx((t) => retire(t, leasing().instance.id));
+
+  const takeFinishedFile = (fileId: number) => sql.tx(async (t): Promise<{ taken: true } | { taken: false; owner: string }> => {
+    const m = leasing();
+    const me = m.instance.id;
+    const taken = await t.get<{ lease_token: number }>(q.takeFinished, [me, me, m.leaseMs, fileId, me, -m.leaseMs]);
+    if (taken) {
+      m.tokens.set(fileId, taken.lease_token);
+      return { taken: true };
+    }
+    const row = await t.get<{ lease_owner: string | null }>(q.fileOwner, [fileId]);
+    if (!row) throw stateError(`file ${fileId} is not in the journal`);
+    return { taken: false, owner: row.lease_owner ?? 'an unknown instance' };
+  });
+
+  const releaseFile = async (fileId: number): Promise<void> => {
+    if (!mode) return;
+    const held = mode.tokens.get(fileId);
+    // Forgotten first: heartbeats renew only the files this journal holds, so the lease runs out by itself should the
+    // database not answer now (a run that failed because it is out of reach).
+    mode.tokens.delete(fileId);
+    if (held !== undefined && held !== LOST) await sql.run(q.releaseFile, [fileId, mode.instance.id, held]);
+  };
+
+  const filesToTakeOver = async (drop: string) => (await sql.all<{ id: number; name: string; lease_owner: string }>(q.toTakeOver, [drop]))
+    .map((row) => ({ fileId: row.id, name: row.name, owner: row.lease_owner }));
+
+  /** The event's handling is this journal's: its token kept (heartbeats renew its lease). */
+  const handled = (status: 'new' | 'resume', row: EventRow & { lease_token: number }): DuplicateClaim => {
+    if (mode) mode.events.set(row.id, row.lease_token);
+    return { status, event: toEvent(row) };
+  };
+
+  const claimDuplicate = (d: NewDuplicate) => sql.tx(async (t): Promise<DuplicateClaim> => {
+    const key = [d.drop, d.name, d.originalFileId];
+    const me = mode?.instance.id ?? null;
+    // An unfinished event that finishes between the insert and the take leaves room for a new one: looked at again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const fields = [d.drop, d.name, d.originalFileId, d.reason, now(), d.resultName];
+      const inserted = mode
+        ? await t.get<EventRow & { lease_token: number }>(q.insertLeasedDuplicate, [...fields, me, mode.leaseMs])
+        : await t.get<EventRow & { lease_token: number }>(q.insertDuplicate, fields);
+      if (inserted) return handled('new', inserted);
+      // Another handler recorded it first. Without instances (one command at a time) its handling stopped: finished here.
+      const taken = mode
+        ? await t.get<EventRow & { lease_token: number }>(q.takeEvent, [me, me, mode.leaseMs, ...key, me])
+        : await t.get<EventRow & { lease_token: number }>(q.unfinishedEvent, key);
+      if (taken) return handled('resume', taken);
+      const live = await t.get<EventRow & { lease_owner: string | null }>(q.unfinishedEvent, key);
+      if (live) return { status: 'busy', eventId: live.id, owner: live.lease_owner ?? 'an unknown instance' };
+    }
+    throw stateError(`the duplicate ${d.name} of file ${d.originalFileId} could not be recorded: its event kept changing`);
+  });
+
+  const releaseFileEvent = async (eventId: number, options: { unused?: boolean } = {}): Promise<void> => {
+    const held = mode?.events.get(eventId);
+    mode?.events.delete(eventId);
+    if (options.unused) await sql.run(q.forgetEvent, [eventId, mode?.instance.id ?? null, held ?? 0]);
+    else if (mode && held !== undefined) await sql.run(q.releaseEvent, [eventId, mode.instance.id, held]);
+  };
+
+  const listInstances = async (): Promise<InstanceRecord[]> => (await sql.all<InstanceRow>(q.instances)).map((row) => ({
+    id: row.id, host: row.host, pid: row.pid, version: row.version, startedAt: row.started_at, heartbeatAt: row.heartbeat_at,
+    stoppedAt: row.stopped_at, files: row.files, jobs: row.jobs,
+  }));
+
+  const claimTick = (job: string, tickIso: string, leaseMs: number) => sql.tx(async (t): Promise<TickClaim> => {
+    const me = leasing().instance.id;
+    const first = await t.get<{ token: number }>(q.insertTick, [job, tickIso, me, leaseMs]);
+    if (first) {
+      const at = Date.parse(tickIso);
+      if (Number.isFinite(at)) await t.run(q.forgetTicks, [job, new Date(at - HISTORY_MS).toISOString()]);
+      return { won: true, token: first.token };
+    }
+    const row = (await t.get<{ owner: string; token: number; done_at: string | null; expired: number }>(q.tick, [job, tickIso]))!;
+    if (row.done_at !== null) return { won: false, owner: row.owner, done: true };
+    if (row.owner === me) {
+      await t.run(q.renewTick, [leaseMs, job, tickIso]);
+      return { won: true, token: row.token };
+    }
+    if (row.expired !== 1) return { won: false, owner: row.owner, done: false };
+    return { won: true, token: (await t.get<{ token: number }>(q.takeTick, [me, leaseMs, job, tickIso]))!.token };
+  });
+
+  const finishTick = async (job: string, tickIso: string, token: number): Promise<void> => {
+    const me = leasing().instance.id;
+    if ((await sql.run(q.finishTick, [job, tickIso, me, token])) === 1) return;
+    const owner = (await sql.get<{ owner: string }>(q.tickOwner, [job, tickIso]))?.owner;
+    throw new WisbridgeError('LEASE_LOST', `job ${job}, tick ${tickIso}: instance ${me} no longer holds it with token ${token} `
+      + `(${owner === undefined ? 'it was never claimed' : `held by ${owner}`}); not marked done`);
+  };
+
+  return {
+    instance: mode?.instance ?? null, registerInstance, heartbeat, retireInstance, takeFinishedFile, listInstances, claimTick, finishTick,
+    releaseFile, filesToTakeOver, claimDuplicate, releaseFileEvent,
+  };
 }

@@ -273,7 +273,8 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
       }
     }
     if (missing.length > 0) throw stateError(`not uncertain items: ${missing.join(', ')}`, { missing });
-    if (fence) for (const fileId of new Set(rows.map((row) => row.file_id))) await fence.unheld(t, fileId);
+    // In id order, as a heartbeat renews them: two units of work never wait for each other's rows.
+    if (fence) for (const fileId of [...new Set(rows.map((row) => row.file_id))].sort((x, y) => x - y)) await fence.unheld(t, fileId);
     const at = now();
     const status: ItemStatus = options.resolution === 'applied' ? 'ok' : 'error';
     // The note replaces the "outcome unknown" message and hint in the result file; item_history keeps them.

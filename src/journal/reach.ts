@@ -7,6 +7,7 @@ import { WisbridgeError } from '../errors.js';
 import type { JournalTarget } from './journal.js';
 import { journalDatabaseError, poolConfig, postgresJournalSchema, postgresTarget, type PostgresJournalInput } from './postgres/connect.js';
 import { PG_SCHEMA_VERSION } from './postgres/migrations.js';
+import { newerSchemaError } from './rows.js';
 import { SCHEMA_VERSION } from './sqlite/migrations.js';
 
 /**
@@ -75,8 +76,5 @@ async function writable(path: string, what: string): Promise<void> {
 }
 
 function refuseNewer(version: number, known: number): void {
-  if (version > known) {
-    throw new WisbridgeError('JOURNAL', `the journal has schema version ${version}, newer than this bridge (${known}): `
-      + 'upgrade wisbridge, or point it at a journal of its own version (a journal is never migrated backwards)');
-  }
+  if (version > known) throw newerSchemaError(version, known);
 }

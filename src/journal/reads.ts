@@ -27,6 +27,22 @@ export interface NewFileEvent {
   resultName?: string | null;
 }
 
+/** A re-drop met by an instance: the duplicate event its handling claims (ClaimsAndRequests.claimDuplicate). */
+export interface NewDuplicate {
+  drop: string;
+  name: string;
+  originalFileId: number;
+  reason: string;
+  /** A free result file name, taken when this claim records the event (an unfinished event keeps its own). */
+  resultName: string;
+}
+
+/**
+ * new: this instance recorded the event and handles the re-drop; resume: an unfinished event of that re-drop (its
+ * handler stopped before the file left the inbox) is finished here under its names; busy: another instance handles it now.
+ */
+export type DuplicateClaim = { status: 'new' | 'resume'; event: FileEvent } | { status: 'busy'; eventId: number; owner: string };
+
 /** Where the journal's engine keeps it, and how much room it takes: the engine measures it. */
 export interface StorageStats {
   /** The database file (SQLite), or which database of which server (PostgreSQL). */
@@ -52,7 +68,7 @@ export interface JournalStats {
   oldestDetail: string | null;
 }
 
-interface EventRow {
+export interface EventRow {
   id: number;
   drop_name: string;
   name: string;
@@ -64,7 +80,7 @@ interface EventRow {
   disposed_to: string | null;
 }
 
-const toEvent = (row: EventRow): FileEvent => ({
+export const toEvent = (row: EventRow): FileEvent => ({
   eventId: row.id, drop: row.drop_name, name: row.name, kind: row.kind, originalFileId: row.original_file_id, reason: row.reason, at: row.at,
   resultName: row.result_name, disposedTo: row.disposed_to,
 });

@@ -26,6 +26,15 @@ export function stateError(message: string, details?: ErrorDetails): WisbridgeEr
   return new WisbridgeError('JOURNAL_STATE', message, details ? { details } : undefined);
 }
 
+/**
+ * A journal whose schema a newer wisbridge migrated (in a rolling upgrade: an instance already upgraded): this one
+ * refuses it, saying what to do. A journal is never migrated backwards.
+ */
+export function newerSchemaError(version: number, known: number): WisbridgeError {
+  return new WisbridgeError('JOURNAL', `the journal has schema version ${version}, newer than this bridge (${known}): `
+    + 'upgrade wisbridge, or point it at a journal of its own version (a journal is never migrated backwards)');
+}
+
 export function parseJson(text: string | null): unknown {
   return text === null ? null : JSON.parse(text);
 }

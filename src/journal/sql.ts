@@ -51,6 +51,27 @@ export function sqlLeast(dialect: SqlDialect): string {
   return dialect === 'sqlite' ? 'min' : 'least';
 }
 
+/** The ISO 8601 text every journal timestamp has (`2026-03-01T08:00:00.000Z`), in SQL, from `stamp` (UTC). */
+const isoText = (dialect: SqlDialect, stamp: string): string => dialect === 'sqlite'
+  ? `strftime('%Y-%m-%dT%H:%M:%fZ', ${stamp})`
+  : `to_char((${stamp}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The database's clock now, as the journal's ISO text: leases and heartbeats compare times of several instances, so
+ * they are taken from the one clock they share, never an instance's. PostgreSQL: clock_timestamp(), which moves
+ * within a transaction (now() is the transaction's start).
+ */
+export function sqlNowIso(dialect: SqlDialect): string {
+  return isoText(dialect, dialect === 'sqlite' ? "'now'" : 'clock_timestamp()');
+}
+
+/** The database's clock plus a number of milliseconds (one `?` parameter, may be negative), as the journal's ISO text. */
+export function sqlNowPlusMsIso(dialect: SqlDialect): string {
+  return isoText(dialect, dialect === 'sqlite'
+    ? "'now', (CAST(? AS REAL) / 1000) || ' seconds'"
+    : "clock_timestamp() + CAST(? AS BIGINT) * interval '1 millisecond'");
+}
+
 /**
  * Inside a unit of work: units of work that take a turn on the same `key` run one after the other from here to their
  * end, so a check followed by a write (a claim by checksum, an export's records not exported before) is not made by

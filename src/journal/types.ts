@@ -18,7 +18,9 @@ export interface ClaimInput {
 export type ClaimResult =
   | { status: 'new'; fileId: number; generation: number }
   | { status: 'resume'; fileId: number; generation: number }
-  | { status: 'duplicate'; fileId: number; previousName: string; finishedAt: string | null; previousStatus: FileStatus };
+  | { status: 'duplicate'; fileId: number; previousName: string; finishedAt: string | null; previousStatus: FileStatus }
+  /** Lease mode: another instance holds a live lease on the file; leave it alone, its owner works on it. */
+  | { status: 'busy'; fileId: number; owner: string };
 
 export interface NewItem {
   /** Deterministic per file: a re-run of the same file yields the same seq for the same item. */
@@ -144,6 +146,16 @@ export interface FileRecord {
   disposedTo: string | null;
   /** When retention dropped the file's rows, requests and bodies (its row, checksum and summary stay). */
   prunedAt: string | null;
+  /** The instance that holds or last held the file's lease; null when no instance in lease mode claimed it. */
+  lease: FileLease | null;
+}
+
+export interface FileLease {
+  owner: string;
+  /** The fencing token: 1 for the first owner, one more for every new owner. */
+  token: number;
+  /** Until when the owner holds it (the database's clock), renewed by its heartbeat; null once given up. */
+  until: string | null;
 }
 
 export interface ResolveOptions {

@@ -103,7 +103,7 @@ export const fieldSchema = z
       .describe('a yy year is the first year from this one on that ends in its digits; default 1970 (70–99 → 1970–1999, 00–69 → 2000–2069); 2000 reads a placeholder expiry 31.12.99 as 2099'),
     resolve: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id found through the API'),
     check: z.enum(REFERENCE_KINDS).optional().describe('keep the value but require that it exists (e.g. a SKU check)'),
-    escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR; default from the dialect'),
+    escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR (a plain signed number such as -2 or -1,5 with decimal "," is kept); default from the dialect'),
     send: z.boolean().optional()
       .describe('false: the value is read, parsed and checked (a row error when it fails; check/resolve still apply) but not put into the request; its name is free'),
   })
@@ -161,7 +161,7 @@ export const dialectSchema = z
     skip_empty_lines: z.boolean().default(true).describe('inbound: empty lines and lines whose cells are all blank (";;;") are ignored and not reported; false: they are rows (and usually fail as such)'),
     record_delimiter: z.enum(['auto', 'lf', 'crlf']).default('auto').describe('line ending. auto: inbound, LF, CRLF or CR as the first line shows; exports write LF. lf / crlf: only that ending ends a record (with crlf a lone LF is part of a field); exports write it'),
     max_record_size: z.number().int().min(1024).default(1_048_576).describe('inbound: the largest record in characters; a longer one (an unclosed quote reading on) refuses the file, naming the line where it starts'),
-    escape_formulas: z.boolean().default(true).describe('exports: neutralize values starting with = + - @ tab or CR'),
+    escape_formulas: z.boolean().default(true).describe('exports: neutralize values starting with = + - @ tab or CR that are not plain signed numbers (-2 and +1.5 are kept)'),
   })
   .describe('The CSV dialect.');
 
@@ -190,8 +190,8 @@ export const controlTotalsSchema = z
     footer: z.array(z.string().min(1)).min(1).optional().describe('files without record types: the last line is a footer with these columns (by position), not a row'),
     checks: z.array(z.strictObject({
       column: z.string().min(1).describe('the trailer / footer column holding the asserted value'),
-      count: z.string().min(1).optional().describe('records: every data record of the file (not the header, the trailer or ignored lines); or a record type code: the records of that type'),
-      sum: columnRef.optional().describe('a column whose values are added up over the records (of the type that has that column)'),
+      count: z.string().min(1).optional().describe('records: every data record of the file (not the header, the trailer or ignored lines); lines: the physical lines of the file from its first through the trailer / footer line (header, skipped, comment and blank lines included), for trailers that count themselves; or a record type code: the records of that type'),
+      sum: columnRef.optional().describe('a column whose values are added up over the records (of the type that has that column); a cell that is not a number refuses the file, naming its line and column'),
       ...numberFormat,
     })).default([]).describe('file totals, compared with the trailer / footer; a mismatch refuses the whole file'),
     documents: z.array(z.strictObject({

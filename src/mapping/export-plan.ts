@@ -46,6 +46,7 @@ function compileColumn(c: ExportColumn, dialect: Dialect, where: (string | numbe
   if (!fixed && (c.length !== undefined || c.align !== undefined || c.pad_char !== undefined)) throw new DefinitionError(`column "${c.name}": length, align and pad_char are for dialect.format: fixed`, where);
   // Fixed-width files are read by programs, not spreadsheets: no formula guard unless the column asks for it.
   const escape = c.escape_formulas ?? (fixed ? false : dialect.escape_formulas);
+  const decimal = c.decimal ?? '.';
   const fallback = c.default === undefined ? '' : String(c.default);
   let get: (record: unknown, line: unknown) => unknown;
   if (c.value !== undefined) {
@@ -65,7 +66,7 @@ function compileColumn(c: ExportColumn, dialect: Dialect, where: (string | numbe
     const v = get(record, line);
     let s = Array.isArray(v) && join !== undefined ? v.map(format).join(join) : format(v);
     if (s === '') s = fallback;
-    return escape ? escapeFormula(s) : s;
+    return escape ? escapeFormula(s, decimal) : s;
   };
   if (!fixed) return cell;
   const [length, align, pad, name] = [c.length!, c.align ?? 'left', c.pad_char ?? ' ', c.name];

@@ -117,7 +117,7 @@ export class InboundMapper extends Transform {
         this.spanEnd = held.spanEnd;
       }
       const rt = this.mapping.inbound!.recordTypes;
-      if (!rt) this.totals?.record('', record);
+      if (!rt) this.totals?.record('', record, line);
       if (rt) this.recordTyped(record, line);
       else if (this.width !== undefined && !this.mapping.inbound!.recordTypes && this.mapping.dialect.header && record.length !== this.width) {
         const span = this.spanEnd > line ? ` (a quoted field runs from line ${line} to line ${this.spanEnd}: a stray quote?)` : '';
@@ -160,7 +160,7 @@ export class InboundMapper extends Transform {
 
   private footer(held: { record: string[]; line: number; spanEnd: number }): void {
     this.spanEnd = held.spanEnd;
-    this.totals?.trailer(held.record, held.line);
+    this.totals?.trailer(held.record, held.line, held.spanEnd);
     const lines = this.spanEnd > held.line ? [held.line, ...this.continuation(held.line)] : [held.line];
     for (const line of lines) this.out({ kind: 'skipped', line, reason: 'footer line: its control totals were checked' });
   }
@@ -184,8 +184,8 @@ export class InboundMapper extends Transform {
     }
     if (type.skip) {
       const trailer = this.mapping.inbound!.totals?.trailer === code;
-      if (trailer) this.totals?.trailer(record, line);
-      else this.totals?.record(code, NO_ROW);
+      if (trailer) this.totals?.trailer(record, line, this.spanEnd);
+      else this.totals?.record(code, NO_ROW, line);
       const reason = trailer ? `control record ${code}: its totals were checked` : `record type ${code} is skipped (record_types.types.${code}.skip)`;
       this.out({ kind: 'skipped', line, reason });
       if (this.spanEnd > line) for (const l of this.continuation(line)) this.out({ kind: 'skipped', line: l, reason });
@@ -195,7 +195,7 @@ export class InboundMapper extends Transform {
     const ctx = (this.context ??= new Array<string>(rt.width).fill(''));
     ctx.fill('', rt.levelOffsets[type.level]);
     for (let i = 0; i < type.count; i++) ctx[type.offset + i] = record[i] ?? '';
-    this.totals?.record(code, ctx);
+    this.totals?.record(code, ctx, line);
     if (type.emit) {
       const extra = this.contextLines;
       this.contextLines = [];

@@ -147,8 +147,8 @@ describe('formatting for exports', () => {
     expect(compileDatePattern('yyyyMMdd').format({ y: 2026, M: 1, d: 2, H: 0, m: 0, s: 0, S: 0 })).toBe('20260102');
   });
   it('neutralizes formulas', () => {
-    for (const s of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) expect(escapeFormula(s)).toBe(`'${s}`);
-    expect(escapeFormula('a=1')).toBe('a=1');
+    for (const s of ['=1+1', '-1+1', '@SUM(A1)', '\tx', '\rx']) expect(escapeFormula(s)).toBe(`'${s}`);
+    for (const s of ['a=1', '+1', '-1', '-2.5']) expect(escapeFormula(s)).toBe(s);
   });
 });
 

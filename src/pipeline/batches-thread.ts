@@ -1,7 +1,7 @@
 import { WisbridgeError } from '../errors.js';
 import type { Mapping, ReferenceKind, ReferenceResolver } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
-import type { JournalAddress } from '../journal/index.js';
+import type { InstanceInfo, JournalAddress } from '../journal/index.js';
 import type { Committed, StoredOutcome } from './completions.js';
 import type { FileRequests, FileStep } from './file-batches.js';
 
@@ -21,6 +21,8 @@ export const THREAD_HEAP_MB = 64;
 export interface BatchesThreadData {
   /** The journal the thread opens its own connection to. */
   journalAddress: JournalAddress;
+  /** Under `wisbridge run`: the instance whose lease of the file the thread's writes carry (they are fenced like the main thread's). */
+  lease?: { instance: InstanceInfo; leaseMs: number };
   /** The private copy of the file whose checksum was claimed. */
   snapshotPath: string;
   fileId: number;

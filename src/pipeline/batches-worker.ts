@@ -14,7 +14,7 @@ import { FileBatches, type FileStep } from './file-batches.js';
 const data = threadData() as ThreadData;
 // It appends: a small page cache is enough (every MB of it is resident beside the main connection's), and the main
 // thread's connection stays open and checkpoints when it closes.
-const journal = await openJournal(data.journalAddress, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2 });
+const journal = await openJournal(data.journalAddress, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2, ...data.lease });
 const resolver: ReferenceResolver = {
   resolve: async (kind: ReferenceKind, keys: readonly string[]) => (await callMain('resolve', [kind, keys])) as ReadonlyMap<string, number>,
 };

@@ -113,6 +113,27 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     expect((await journal.getRequest(first)).status).toBe('done');
   });
 
+  it('the last flush waits for the timer\'s commit under way: the file never ends before its last outcomes', async () => {
+    const { queue: _, fileId } = await queueOf();
+    // The timer's commit is slow (a loaded journal): it has taken the queue when the flow flushes at the file's end.
+    const inner = requests!;
+    const slow: FileRequests = {
+      next: (stores, stop) => inner.next(stores, stop),
+      store: async (stores) => {
+        await sleep(100);
+        return inner.store(stores);
+      },
+      close: () => inner.close(),
+    };
+    const queue = new CompletionQueue(slow, silentLogger);
+    const first = await firstRequest(queue);
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
+    await sleep(COMPLETION_WAIT_MS * 2);
+    await queue.flush();
+    expect((await journal.getRequest(first)).status).toBe('done');
+    expect(await journal.fileSummary(fileId)).toMatchObject({ sent: 0 });
+  });
+
   it('an outcome that cannot be stored on the timer fails the next commit of the file', async () => {
     const { queue } = await queueOf();
     const first = await firstRequest(queue);

@@ -71,15 +71,20 @@ export class CompletionQueue {
   private timer: NodeJS.Timeout | undefined;
   /** A commit on the timer that failed: rethrown to the file's flow at its next commit. */
   private failure: { error: unknown } | undefined;
+  /**
+   * The commit under way (the timer's or the flow's), settled: the next one waits for it. Without it, the file's
+   * last flush found the queue empty while the timer's commit of the last outcomes was still on its way, and the
+   * file was finished before them (JOURNAL_STATE "still has … sent items"; PostgreSQL runs the two on two connections).
+   */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly requests: FileRequests, private readonly logger: Logger) {}
 
   add(store: StoredOutcome): void {
     this.queued.push(store);
     this.timer ??= setTimeout(() => {
-      this.flush().catch((error: unknown) => {
-        this.failure ??= { error };
-      });
+      this.timer = undefined;
+      this.commit((stores) => this.requests.store(stores), true).catch(() => undefined);
     }, COMPLETION_WAIT_MS).unref();
   }
 
@@ -91,26 +96,33 @@ export class CompletionQueue {
     return this.commit((stores) => this.requests.next(stores, stop));
   }
 
-  /** Commits what is queued now. */
+  /** Commits what is queued now, once the commit under way (if any) is over. */
   async flush(): Promise<void> {
     this.clearTimer();
+    await this.tail;
     if (this.failure) throw this.failure.error;
     if (this.queued.length > 0) await this.commit((stores) => this.requests.store(stores));
   }
 
-  private async commit<T extends { confirmed: number }>(run: (stores: readonly StoredOutcome[]) => Promise<T>): Promise<T> {
-    if (this.failure) throw this.failure.error;
-    const stores = this.queued;
-    this.queued = [];
-    this.clearTimer();
-    try {
-      const done = await run(stores);
-      if (done.confirmed > 0) this.logger.info({ confirmed: done.confirmed }, 'acknowledgements from the WMS recorded for the exported work lists');
-      return done;
-    } catch (error) {
-      this.queued = [...stores, ...this.queued];
-      throw error;
-    }
+  /** Runs after the commit under way, with what is queued then; `background`: the timer's, whose failure is kept for the flow. */
+  private commit<T extends { confirmed: number }>(run: (stores: readonly StoredOutcome[]) => Promise<T>, background = false): Promise<T> {
+    const turn = this.tail.then(async () => {
+      if (this.failure) throw this.failure.error;
+      const stores = this.queued;
+      this.queued = [];
+      this.clearTimer();
+      try {
+        const done = await run(stores);
+        if (done.confirmed > 0) this.logger.info({ confirmed: done.confirmed }, 'acknowledgements from the WMS recorded for the exported work lists');
+        return done;
+      } catch (error) {
+        this.queued = [...stores, ...this.queued];
+        if (background) this.failure ??= { error };
+        throw error;
+      }
+    });
+    this.tail = turn.catch(() => undefined);
+    return turn;
   }
 
   private clearTimer(): void {

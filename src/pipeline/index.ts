@@ -1,5 +1,6 @@
 // Public API of the inbound pipeline (see docs/pipeline.md).
 export { processFile, pickMapping } from './process-file.js';
+export { processInboxFile } from './containers.js';
 export { runInboundJob, inboundWatcher, belongsToJob, type InboundJobOptions } from './job.js';
 export { recordConfirmations } from './confirmations.js';
 export { concludeAgain, jobOfFile, openResultFile, recordedResultName } from './lifecycle.js';

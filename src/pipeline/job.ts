@@ -1,7 +1,9 @@
 import type { InboundJob } from '../config/schema.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { processFile } from './process-file.js';
+import { containerKind } from '../drops/expand.js';
+import { encryptedMemberName } from '../drops/pgp.js';
+import { processInboxFile } from './containers.js';
 import type { FileReport, JobReport, Progress } from './types.js';
 
 export interface InboundJobOptions {
@@ -18,7 +20,7 @@ export async function inboundWatcher(runtime: Runtime, job: InboundJob): Promise
   const options = runtime.loaded.config.drops[job.drop];
   return new StableFileWatcher(drop, {
     folder: 'inbox', stability: options.stability, settleMs: options.settleMs, markerSuffixes: options.markerSuffixes,
-    pattern: options.pattern, pollIntervalMs: options.pollIntervalMs,
+    pattern: options.pattern, pollIntervalMs: options.pollIntervalMs, checksumSidecar: options.checksumSidecar, checksumMissing: options.checksumMissing,
   }, runtime.logger.child({ job: job.name }));
 }
 
@@ -29,7 +31,11 @@ export async function inboundWatcher(runtime: Runtime, job: InboundJob): Promise
 export async function belongsToJob(runtime: Runtime, job: InboundJob, fileName: string): Promise<boolean> {
   if (!job.mappings) return true;
   const set = await runtime.mappings();
-  return job.mappings.some((n) => set.get(n).matches(fileName));
+  // An encrypted or gzipped file is the job's when its name without .pgp/.gz is; a .zip when a mapping matches the zip's own name.
+  const options = runtime.loaded.config.drops[job.drop];
+  const name = (options?.pgp?.private_key ? encryptedMemberName(fileName) : undefined)
+    ?? (containerKind(fileName) === 'gz' && options?.decompress !== false ? fileName.slice(0, -3) : fileName);
+  return job.mappings.some((n) => set.get(n).matches(name));
 }
 
 /**
@@ -45,10 +51,12 @@ export async function runInboundJob(runtime: Runtime, job: InboundJob, options: 
   const report: JobReport = { job: job.name, files: [] };
   for (const file of mine) {
     if (options.signal?.aborted) break;
-    const result = await processFile(runtime, job, file, { signal: options.signal, force: options.force, onProgress: options.onProgress });
-    report.files.push(result);
-    options.onFile?.(result);
-    if (result.outcome === 'interrupted') break;
+    const results = await processInboxFile(runtime, job, file, { signal: options.signal, force: options.force, onProgress: options.onProgress });
+    for (const result of results) {
+      report.files.push(result);
+      options.onFile?.(result);
+    }
+    if (results.some((r) => r.outcome === 'interrupted')) break;
   }
   return report;
 }

@@ -1,15 +1,16 @@
 import type { InboundJob } from '../config/schema.js';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
-import type { InboundJournal, ResultReads } from '../journal/index.js';
+import type { FileRecord, InboundJournal, Journal, ResultReads } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { HeldLease, Runtime } from '../runtime/runtime.js';
 import { errorFileName, resultFileName } from './result-file.js';
 import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { settleSentRequest } from './settle.js';
+import { checkSidecar } from './sidecar.js';
 import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
@@ -44,6 +45,10 @@ interface FileContext {
   resultFolder: FolderRole;
   /** The inbox file's identity as it was read: it is moved only while it is still that file. */
   identity?: string;
+  /** Files that follow it to archive/ or error/ (its checksum file). */
+  companions: string[];
+  /** Under `wisbridge run`: the claimed file's lease; the drop is changed only while it is this instance's. */
+  lease?: HeldLease;
 }
 
 /** The inbound mapping of a file: `--mapping`, else the job's mappings (or every inbound mapping) whose patterns match. */
@@ -74,7 +79,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
   const report: FileReport = { job: job.name, file: name, outcome: 'done', rows: emptyRowCounts(), requests: 0 };
   const ctx: FileContext = {
     runtime, job, drop, name, file, options, report, resultFolder: options.resultFolder ?? 'outbox',
-    logger: runtime.logger.child({ job: job.name, file: name }),
+    logger: runtime.logger.child({ job: job.name, file: name }), companions: [],
   };
   const nameProblem = inboundNameProblem(name);
   if (nameProblem !== undefined) return rejectWhole(ctx, `FILE_NAME: ${nameProblem}`);
@@ -97,6 +102,13 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
   }
   ctx.identity = snapshot.identity;
   try {
+    const checked = options.member ? { verdict: 'ok' as const } : await checkSidecar(drop, runtime.loaded.config.drops[job.drop] ?? {}, name, snapshot);
+    if (checked.sidecar) ctx.companions.push(checked.sidecar.name);
+    if (checked.verdict === 'error') return await rejectWhole(ctx, checked.reason);
+    if (checked.verdict === 'wait') {
+      ctx.logger.warn({ reason: checked.reason }, 'file left in the inbox until its checksum file matches');
+      return { ...report, outcome: 'waiting', reason: checked.reason };
+    }
     return await processSnapshot(ctx, mapping, snapshot);
   } finally {
     await snapshot.dispose();
@@ -116,19 +128,46 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   }
 
   const journal = await runtime.journal();
+  // An instance that cannot renew its leases claims nothing: what it claimed may be another's by now.
+  try {
+    await runtime.leases?.live(options.signal);
+  } catch {
+    return { ...report, outcome: 'interrupted', reason: 'stopped while waiting for the journal' };
+  }
   const claim = await journal.claimFile({ drop: drop.name, name, checksum: snapshot.checksum, size: snapshot.size, mapping: mapping.name, force: options.force });
   if (claim.status === 'duplicate') return duplicate(ctx, journal, claim.fileId);
   report.fileId = claim.fileId;
+  if (claim.status === 'busy') {
+    ctx.logger.debug({ fileId: claim.fileId, owner: claim.owner }, 'another instance works on this file: left to it');
+    return { ...report, outcome: 'busy', reason: `instance ${claim.owner} works on it` };
+  }
   report.resumed = claim.status === 'resume';
   ctx.logger.info({ fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: snapshot.size }, 'processing file');
-  const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 } };
+  ctx.lease = runtime.leases?.hold(claim.fileId);
+  const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 }, lease: ctx.lease };
   // A first run writes its result rows as they settle; a resumed one reads them all back from the journal.
   const spool = claim.status === 'new' ? await ResultSpool.open(snapshotFolder(runtime)) : undefined;
   try {
     return await streamAndFinish(ctx, mapping, snapshot, journal, sender, spool);
+  } catch (error) {
+    if (ctx.lease?.lost || isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);
+    // The file waits for this instance's next look (after a pause): meanwhile another may take it over at once.
+    await journal.releaseFile(claim.fileId).catch((e: unknown) => ctx.logger.debug({ err: describeError(e) }, 'could not give up the file\'s lease: it runs out by itself'));
+    throw error;
   } finally {
+    ctx.lease?.release();
     await spool?.dispose();
   }
+}
+
+/**
+ * Another instance took the file over (this one's lease expired: the journal was out of reach, or the process was
+ * paused): its sends were aborted and the journal refuses this instance's writes for it. The new owner settles what
+ * was in flight, writes the result file and moves the file; nothing more is done here.
+ */
+function lost(ctx: FileContext, error: unknown): FileReport {
+  ctx.logger.warn({ fileId: ctx.report.fileId, err: describeError(error) }, 'lease lost: another instance took this file over and finishes it; stopped here');
+  return { ...ctx.report, outcome: 'lost', reason: describeError(ctx.lease?.signal.reason ?? error) };
 }
 
 async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Snapshot, journal: FileJournal & SenderContext['journal'], sender: SenderContext, spool: ResultSpool | undefined): Promise<FileReport> {
@@ -179,6 +218,7 @@ async function writeResult(ctx: FileContext, journal: FileJournal, fileId: numbe
 }
 
 async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, options: Parameters<typeof writeResultFile>[5]): Promise<void> {
+  await ctx.lease?.ready();
   ctx.report.rows = await writeResultFile(journal, ctx.drop, ctx.resultFolder, fileId, name, options);
   ctx.report.resultFile = name;
 }
@@ -213,8 +253,9 @@ async function fileDisposition(journal: FileJournal, fileId: number): Promise<Di
  */
 async function dispose(ctx: FileContext, outcome: 'archive' | 'error', record?: DispositionRecord): Promise<void> {
   if (ctx.options.dispose === false) return;
+  await ctx.lease?.ready();
   try {
-    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt });
+    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt, companions: ctx.companions });
     ctx.report.movedTo = `${moved.folder}/${moved.name}`;
   } catch (error) {
     if (!isWisbridgeError(error, 'DROP_CHANGED')) throw error;
@@ -259,37 +300,98 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
 }
 
 /**
+ * Several instances watch one inbox: the file read here may be the very file another instance processed and has
+ * moved out of the inbox since (its move is recorded), not a re-drop. It is gone from the inbox then.
+ */
+async function movedByOwner(ctx: FileContext, prev: FileRecord): Promise<boolean> {
+  if (prev.disposedTo === null || prev.name !== ctx.name || prev.drop !== ctx.drop.name || ctx.options.dispose === false) return false;
+  if ((await ctx.runtime.journal()).instance === null) return false;
+  return (await ctx.drop.stat('inbox', ctx.name)) === undefined;
+}
+
+/** A journal that may lease files (`wisbridge run`: its instance; null for one-shot commands). */
+type LeaseJournal = Pick<Journal, 'instance' | 'takeFinishedFile'>;
+
+/**
+ * A processed file that never left the inbox: its instance stopped between finishing it and moving it (a crash, a
+ * kill, a drop that failed). Its last steps are the lease owner's: while the instance that processed it heartbeats,
+ * it is doing them and the file is left to it; once it stopped, or fell silent and its lease ran out, this instance
+ * takes the file's lease (a new token: the old owner, should it wake, writes nothing more for it) and writes the result
+ * file under its recorded name and moves the file.
+ */
+async function finishUnmoved(ctx: FileContext, journal: FileJournal & LeaseJournal, prev: FileRecord): Promise<FileReport> {
+  const { report } = ctx;
+  if (journal.instance !== null) {
+    const take = await journal.takeFinishedFile(prev.fileId);
+    if (!take.taken) {
+      ctx.logger.debug({ fileId: prev.fileId, owner: take.owner }, 'another instance is finishing this file (result file, move): left to it');
+      return { ...report, outcome: 'busy', reason: `instance ${take.owner} is finishing it` };
+    }
+    ctx.lease = ctx.runtime.leases?.hold(prev.fileId);
+  }
+  try {
+    if (prev.status === 'rejected') return await rejectWhole(ctx, prev.reason ?? 'rejected', journal);
+    report.outcome = prev.status === 'done' ? 'done' : 'failed';
+    await fillCounts(report, journal, prev.fileId);
+    await writeResult(ctx, journal, prev.fileId);
+    await dispose(ctx, 'archive', await fileDisposition(journal, prev.fileId));
+    return report;
+  } catch (error) {
+    if (ctx.lease?.lost || isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);
+    throw error;
+  } finally {
+    ctx.lease?.release();
+  }
+}
+
+/**
  * Same bytes as a file processed before. The same name on the same drop whose disposition the journal has not
  * recorded is that very file, stopped by a crash between finishing and leaving the inbox (even half-way through
  * its move): its result file is written again under its recorded name and the move finished. Anything else is a
  * re-drop: a result file of its own (the earlier one is kept) says every row is `skipped`, and the file is archived.
  */
-async function duplicate(ctx: FileContext, journal: FileJournal, previousId: number): Promise<FileReport> {
+async function duplicate(ctx: FileContext, journal: FileJournal & LeaseJournal, previousId: number): Promise<FileReport> {
   const prev = await journal.getFile(previousId);
   const { report } = ctx;
   report.fileId = previousId;
-  const unfinished = ctx.options.dispose !== false && prev.name === ctx.name && prev.drop === ctx.drop.name && prev.disposedTo === null;
-  if (unfinished) {
-    if (prev.status === 'rejected') return rejectWhole(ctx, prev.reason ?? 'rejected', journal);
-    report.outcome = prev.status === 'done' ? 'done' : 'failed';
-    await fillCounts(report, journal, previousId);
-    await writeResult(ctx, journal, previousId);
-    await dispose(ctx, 'archive', await fileDisposition(journal, previousId));
-    return report;
+  if (ctx.options.dispose !== false && prev.name === ctx.name && prev.drop === ctx.drop.name && prev.disposedTo === null) {
+    return finishUnmoved(ctx, journal, prev);
+  }
+  if (await movedByOwner(ctx, prev)) {
+    ctx.logger.debug({ fileId: previousId }, 'the instance that processed this file moved it meanwhile: nothing to do');
+    return { ...report, outcome: 'vanished', reason: `processed as file ${previousId} and moved by the instance that did` };
   }
   report.outcome = 'duplicate';
   const when = prev.finishedAt ?? prev.claimedAt;
   const message = `duplicate: the same content was already processed as ${prev.name} on ${when} (${prev.status}); not applied again`;
   report.reason = message;
-  // A duplicate whose move a crash interrupted is finished under the names it had; any other is recorded anew.
-  let event = await journal.unfinishedDuplicate(ctx.drop.name, ctx.name, previousId);
-  if (event === undefined) {
-    const resultName = await freeResultName(ctx);
-    event = await journal.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'duplicate', originalFileId: previousId, reason: message, resultName });
-    ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
+  // Handled by one instance: the first to record the duplicate's event. One whose handling stopped before the move (a
+  // crash, a kill) is finished under the names it had.
+  const claim = await journal.claimDuplicate({ drop: ctx.drop.name, name: ctx.name, originalFileId: previousId, reason: message, resultName: await freeResultName(ctx) });
+  if (claim.status === 'busy') {
+    ctx.logger.debug({ eventId: claim.eventId, owner: claim.owner }, 'another instance handles this duplicate: left to it');
+    return { ...report, outcome: 'busy', reason: `instance ${claim.owner} handles this duplicate` };
   }
-  await writeResultAs(ctx, event.resultName ?? resultFileName(ctx.name), journal, previousId, { override: { status: 'skipped', message } });
-  const { eventId, at } = event;
-  await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
-  return report;
+  const { eventId, at, resultName } = claim.event;
+  let unused = false;
+  try {
+    // Read while another instance handled it (and moved it since): nothing to do here.
+    if (ctx.options.dispose !== false && (await ctx.drop.stat('inbox', ctx.name)) === undefined) {
+      unused = claim.status === 'new';
+      if (!unused) await journal.recordEventDisposition(eventId, 'unknown');
+      return { ...report, outcome: 'vanished', reason: 'moved out of the inbox by another instance meanwhile' };
+    }
+    if (claim.status === 'new') ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
+    // The drop is changed while this instance's leases are alive (its heartbeat renews the event's).
+    try {
+      await ctx.runtime.leases?.live(ctx.options.signal);
+    } catch {
+      return { ...report, outcome: 'interrupted', reason: 'stopped while waiting for the journal' };
+    }
+    await writeResultAs(ctx, resultName ?? resultFileName(ctx.name), journal, previousId, { override: { status: 'skipped', message } });
+    await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
+    return report;
+  } finally {
+    await journal.releaseFileEvent(eventId, { unused }).catch((e: unknown) => ctx.logger.debug({ err: describeError(e) }, 'could not give up the duplicate\'s lease: it runs out by itself'));
+  }
 }

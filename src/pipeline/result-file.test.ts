@@ -2,11 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { csvField, csvRow, resultFileName, returnedColumns } from './result-file.js';
 
 describe('result file cells', () => {
-  it('neutralises spreadsheet formulas in text but keeps numbers, quotes what needs it', () => {
+  it('neutralises spreadsheet formulas in text but keeps numbers (also plain numbers as text), quotes what needs it', () => {
     expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
     expect(csvField('+49 30 1234')).toBe("'+49 30 1234");
     expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
-    expect(csvField('-2')).toBe("'-2");
+    expect(csvField('-2')).toBe('-2');
+    expect(csvField('-2.5')).toBe('-2.5');
+    expect(csvField('+1')).toBe('+1');
+    expect(csvField('-1+1')).toBe("'-1+1");
+    expect(csvField('\uFF0D2')).toBe("'\uFF0D2");
     expect(csvField(-2.5)).toBe('-2.5');
     expect(csvField(-3)).toBe('-3');
     expect(csvField('\uFF1DSUM(A1)')).toBe("'\uFF1DSUM(A1)");

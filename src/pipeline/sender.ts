@@ -71,7 +71,7 @@ export async function deliver(ctx: SenderContext, request: SentRequest): Promise
   let results: WriteOutcome[];
   const sentAt = new Date();
   try {
-    results = await writeBodies(ctx.client, endpoint, bodies, { batchSize: bodies.length, itemsJson: request.itemsJson });
+    results = await writeBodies(ctx, endpoint, bodies, { batchSize: bodies.length, itemsJson: request.itemsJson });
   } catch (error) {
     await onFatal(ctx, request, keys, error);
     throw error;
@@ -112,8 +112,9 @@ function docsOf(request: CommittedRequest): OutgoingDoc[] {
 
 async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): Promise<ItemOutcome> {
   try {
+    await ctx.lease?.ready();
     // eslint-disable-next-line no-restricted-syntax -- a mapped body of inventory.counts, typed loosely like every body here; cycleCount checks it with the contract
-    const count = await ctx.client.cycleCount(doc.item as never);
+    const count = await ctx.client.cycleCount(doc.item as never, { signal: ctx.lease?.signal });
     return { seq: doc.seq, status: 'ok', result: count };
   } catch (error) {
     if (isWisbridgeError(error, 'BAD_REQUEST') || isWisbridgeError(error, 'INVALID_REQUEST')) {

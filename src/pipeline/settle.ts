@@ -37,7 +37,7 @@ export async function settleSentRequest(ctx: SenderContext, requestId: number, e
     resend = items.map((_, i) => i);
   } else if (policy.verify) {
     const ids = bodies.map((b) => b.id).filter((id): id is number => typeof id === 'number');
-    const confirmed = await ctx.client.verify(endpoint as BatchEndpointId, ids, await sentAt(journal, requestId));
+    const confirmed = await ctx.client.verify(endpoint as BatchEndpointId, ids, await sentAt(journal, requestId), { signal: ctx.lease?.signal });
     items.forEach((item, i) => {
       if (confirmed.has(bodies[i].id as number)) outcomes[i] = { seq: item.seq, status: 'ok', result: { id: bodies[i].id, verified: 'read back from the service' } };
       else if (policy.resendUnconfirmed) resend.push(i);
@@ -48,7 +48,7 @@ export async function settleSentRequest(ctx: SenderContext, requestId: number, e
   }
   if (resend.length > 0) {
     ctx.stats.requests++;
-    const results = await writeBodies(ctx.client, endpoint, resend.map((i) => bodies[i]), { batchSize: resend.length });
+    const results = await writeBodies(ctx, endpoint, resend.map((i) => bodies[i]), { batchSize: resend.length });
     results.forEach((o, j) => {
       const i = resend[j];
       outcomes[i] = toOutcome(items[i].seq, o, endpoint, items[i].docKey ?? '', bodies[i]);

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { ApiReferenceResolver } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
 import { takesWarehouse } from '../contract/index.js';
+import { isWisbridgeError } from '../errors.js';
 import { canReopen, type ResumeState } from '../journal/index.js';
 import type { Mapping } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -75,6 +76,8 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
       }
     }
   } catch (error) {
+    // Another instance took the file over: its sends still out are aborted now rather than awaited.
+    if (isWisbridgeError(error, 'LEASE_LOST')) input.sender.lease?.lose();
     await window.drain().catch(() => undefined);
     // outcomes already answered are kept whatever stopped the file; the first error is the one to report
     await completions.flush().catch(() => undefined);
@@ -127,8 +130,10 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   const resolver = new ApiReferenceResolver(client);
   const from = input.options.threadFrom ?? (Number(process.env.WISBRIDGE_THREAD_FROM) || THREAD_FROM);
   if (canReopen(journal.address) && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from)) {
+    const { instance } = await input.runtime.journal();
     const thread = new BatchesThread({
       journalAddress: journal.address, snapshotPath: input.snapshotPath, fileId, fileName: name,
+      lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
       mapping, requestSize, warehouse,
       heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
     }, resolver);

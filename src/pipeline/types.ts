@@ -2,6 +2,7 @@ import type { WisClient } from '../client/index.js';
 import type { Drop, FolderRole, ReadyFile } from '../drops/index.js';
 import type { ExportConfirmations, InboundJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
+import type { HeldLease } from '../runtime/runtime.js';
 
 export type RowStatus = 'ok' | 'error' | 'skipped' | 'uncertain';
 export type RowCounts = Record<RowStatus, number>;
@@ -14,9 +15,13 @@ export type RowCounts = Record<RowStatus, number>;
  * - `interrupted` stopped by shutdown between batches: it stays in the inbox and resumes on the next run;
  * - `dry-run` mapped and validated only;
  * - `vanished` the file disappeared before it could be read;
- * - `changed` the file changed while it was read (still being written): it stays and is read again once stable.
+ * - `changed` the file changed while it was read (still being written): it stays and is read again once stable;
+ * - `waiting` its checksum file is missing or does not match yet (`checksum_missing` / `checksum_mismatch: wait`): it stays;
+ * - `busy` another instance holds the file's lease: it works on the file, and this one leaves it alone;
+ * - `lost` another instance took the file over while this one worked on it (its lease expired here): this one
+ *   stopped at once, and the new owner finishes it (its result file and its move included).
  */
-export type FileOutcome = 'done' | 'failed' | 'rejected' | 'duplicate' | 'interrupted' | 'dry-run' | 'vanished' | 'changed';
+export type FileOutcome = 'done' | 'failed' | 'rejected' | 'duplicate' | 'interrupted' | 'dry-run' | 'vanished' | 'changed' | 'waiting' | 'busy' | 'lost';
 
 export interface FileReport {
   job: string;
@@ -62,6 +67,8 @@ export interface ProcessFileOptions {
   drop?: Drop;
   /** Move the source to archive/ or error/ afterwards (default true). */
   dispose?: boolean;
+  /** A member of a compressed file (containers.ts): the container's checksum file was checked, the member has none. */
+  member?: boolean;
   /** Folder the result file goes to (default outbox). */
   resultFolder?: FolderRole;
   onProgress?: (progress: Progress) => void;
@@ -82,4 +89,6 @@ export interface SenderContext {
   logger: Logger;
   /** Counts requests sent (for the summary and the benchmark). */
   stats: { requests: number };
+  /** Under `wisbridge run`: the file's lease. Every request waits for it to be fresh and is aborted when it is lost. */
+  lease?: HeldLease;
 }

@@ -38,7 +38,7 @@ export async function resendUntouched(ctx: SenderContext, endpoint: string, outc
   if (again.length === 0) return;
   ctx.stats.requests++;
   ctx.logger.info({ endpoint, items: again.length }, 'unconfirmed writes were not applied (records untouched since): sending them again');
-  const results = await writeBodies(ctx.client, endpoint, again.map((i) => bodies[i]), { batchSize: again.length });
+  const results = await writeBodies(ctx, endpoint, again.map((i) => bodies[i]), { batchSize: again.length });
   results.forEach((o, j) => {
     const i = again[j];
     outcomes[i] = toOutcome(outcomes[i].seq, o, endpoint, keys[i], bodies[i]);

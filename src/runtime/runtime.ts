@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { createClient, type ClientEvent, type WisClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createDrop, type Drop } from '../drops/index.js';
-import { openJournal, type FileStatus, type Journal } from '../journal/index.js';
+import { openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import { loadMappings, loadNamedMapping, type MappingSet } from '../mapping/load.js';
@@ -27,7 +27,33 @@ export interface Runtime {
   drop(name: string): Promise<Drop>;
   /** Told when an operator's action (re-drive, resolution) brought a finished file to a new state. */
   readonly onFileConcluded?: (event: FileConcluded) => void;
+  /** Under `wisbridge run`: this instance's leases (absent for one-shot commands, which take none). */
+  readonly leases?: LeaseGuard;
   close(): Promise<void>;
+}
+
+/**
+ * What the pipeline asks of the instance's leases (src/service/instance.ts keeps them alive by heartbeats): an
+ * instance sends for a file only while its heartbeat is fresh and the file is still its own.
+ */
+export interface LeaseGuard {
+  /** Resolves once this instance may claim and send (its last heartbeat is fresh); rejects when `signal` aborts first. */
+  live(signal?: AbortSignal): Promise<void>;
+  /** The lease of a file this instance just claimed; `release()` it once the file is done with. */
+  hold(fileId: number): HeldLease;
+}
+
+/** The lease of one claimed file, as its flow sees it. */
+export interface HeldLease {
+  /** Aborts when another instance took the file over (reason: LEASE_LOST), or when the process stops hard. */
+  readonly signal: AbortSignal;
+  /** Whether another instance took the file over. */
+  readonly lost: boolean;
+  /** Resolves when a request of the file may go out (heartbeat fresh); throws LEASE_LOST once the file is lost. */
+  ready(): Promise<void>;
+  /** The journal refused a write for the file (LEASE_LOST): the lease is gone, whatever the last heartbeat said. */
+  lose(): void;
+  release(): void;
 }
 
 /** What a file came to after an operator's action, for whoever listens (metrics, alerts, the console). */
@@ -50,6 +76,10 @@ export interface RuntimeOptions {
   onClientEvent?: (service: string, event: ClientEvent) => void;
   /** See Runtime.onFileConcluded. */
   onFileConcluded?: (event: FileConcluded) => void;
+  /** How the journal is opened (`wisbridge run`: its instance and lease, for lease mode). */
+  journalOptions?: JournalOptions;
+  /** See Runtime.leases. */
+  leases?: LeaseGuard;
 }
 
 /** Configurations whose deprecation warnings were logged: once per loaded file, however many runtimes it feeds. */
@@ -88,7 +118,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     journal: () =>
       (journal ??= (async () => {
         if (loaded.journalFile !== undefined) await mkdir(dirname(loaded.journalFile), { recursive: true });
-        return openJournal(loaded.journal);
+        return openJournal(loaded.journal, options.journalOptions);
       })()),
     mappings: loadSet,
     mapping: (name) =>
@@ -112,6 +142,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
       }),
     drop: (name) => once(drops, name, async () => createDrop(await loaded.dropOptions(name), logger.child({ drop: name }))),
     onFileConcluded: options.onFileConcluded,
+    leases: options.leases,
     async close() {
       const settled = await Promise.allSettled([...drops.values()]);
       await Promise.allSettled(settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.close()] : [])));

@@ -14,6 +14,20 @@ export const systemClock: Clock = {
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/** Resolves after `ms` on the clock, or at once when `signal` aborts. */
+export function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clock.clearTimer(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = clock.setTimer(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** A clock that only moves when told to (tests): `advanceTo` fires due timers in time order. */
 export class ManualClock implements Clock {
   private current: number;

@@ -1,8 +1,18 @@
 import { Cron } from 'croner';
 import { WisbridgeError } from '../errors.js';
 
+/** When something fires: the scheduler's view of a cron expression, with or without a business calendar. */
+export interface Schedule {
+  readonly timezone: string;
+  /** The first tick strictly after `after`; null when it never fires again. */
+  next(after: number): number | null;
+  /** The latest tick at or before `at`. */
+  previous(at: number): number | null;
+  toString(): string;
+}
+
 /** A cron expression read in a time zone; croner computes the times, the scheduler owns the timers. */
-export class CronSchedule {
+export class CronSchedule implements Schedule {
   private readonly cron: Cron;
 
   constructor(readonly expression: string, readonly timezone: string) {

@@ -1,9 +1,9 @@
-import type { InboundJob } from '../config/schema.js';
+import type { Config, InboundJob } from '../config/schema.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Clock } from './clock.js';
-import { CronSchedule } from './cron.js';
+import { scheduleOf, type CalendarSchedule } from './business-schedule.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { ScheduleEntry } from './scheduler.js';
 
@@ -11,7 +11,36 @@ interface Expectation {
   job: InboundJob;
   pattern: string;
   regex: RegExp;
-  cutoff: CronSchedule;
+  /** When the file is due ("by 06:00"), on the calendar's working days. */
+  due: CalendarSchedule;
+  /** When a missing file is alerted: the due time plus the grace period. */
+  cutoff: CalendarSchedule;
+}
+
+/** An expected file as `status` and the console show it: when the next one is due and when it would be alerted. */
+export interface ExpectedFileView {
+  job: string;
+  pattern: string;
+  /** `0 6 * * * (Europe/Berlin) on working days of de-by`. */
+  schedule: string;
+  nextDue: string | null;
+  alertAt: string | null;
+  /** Why today has no due time (a holiday, a weekend), when it has none. */
+  todayOff?: string;
+}
+
+/** The next due and alert times of every expected file of the configuration, from `now`. */
+export function expectedFileViews(config: Pick<Config, 'inbound' | 'calendars'>, now: number): ExpectedFileView[] {
+  return config.inbound.flatMap((job) => job.expect.map((e) => {
+    const due = scheduleOf(e.cutoff, config);
+    const next = due.next(now);
+    const alert = next === null ? null : next + e.grace_minutes * 60_000;
+    const off = due.dayOff(now);
+    return {
+      job: job.name, pattern: e.pattern, schedule: `${due.toString()}${e.grace_minutes ? `, alert ${e.grace_minutes} min later` : ''}`,
+      nextDue: next === null ? null : new Date(next).toISOString(), alertAt: alert === null ? null : new Date(alert).toISOString(), ...(off ? { todayOff: off } : {}),
+    };
+  }));
 }
 
 export interface MissedFileAlert {
@@ -44,7 +73,10 @@ export class ExpectedFiles {
 
   add(job: InboundJob): ScheduleEntry[] {
     return job.expect.map((e, i) => {
-      const expectation: Expectation = { job, pattern: e.pattern, regex: new RegExp(e.pattern, 'i'), cutoff: new CronSchedule(e.cutoff.cron, e.cutoff.timezone) };
+      const { config } = this.runtime.loaded;
+      const expectation: Expectation = {
+        job, pattern: e.pattern, regex: new RegExp(e.pattern, 'i'), due: scheduleOf(e.cutoff, config), cutoff: scheduleOf(e.cutoff, config, e.grace_minutes * 60_000),
+      };
       this.expectations.push(expectation);
       this.metrics.expectedMissing.set({ job: job.name, pattern: e.pattern }, 0);
       return { key: `expect:${job.name}#${i}`, schedule: expectation.cutoff, onTick: async (at: number) => { await this.check(expectation, at); } };
@@ -65,6 +97,7 @@ export class ExpectedFiles {
   }
 
   async check(e: Expectation, cutoffAt: number): Promise<MissedFileAlert | undefined> {
+    // The window runs from the previous alert time (the previous working day's, over weekends and holidays).
     const since = e.cutoff.previous(cutoffAt - 1) ?? cutoffAt - 24 * 3600_000;
     if (await this.arrivedSince(e, since)) {
       this.metrics.expectedMissing.set({ job: e.job.name, pattern: e.pattern }, 0);

@@ -6,7 +6,8 @@ import type { JobSummary } from './types.js';
 
 /**
  * The bridge's Prometheus metrics, on a registry of its own (never prom-client's global one, so
- * several services in one process — tests — never collide).
+ * several services in one process — tests — never collide). Under `wisbridge run` every metric carries the
+ * `instance` label (the instance's id), so that the instances sharing a journal are told apart and summed.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -29,12 +30,22 @@ export class ServiceMetrics {
   readonly journalGauges: Gauge<string>[];
   readonly webhookAlerts: Counter<'kind' | 'result'>;
   readonly signInFailures: Counter<'area' | 'result'>;
+  readonly ticksElsewhere: Counter<'schedule'>;
+  readonly leasesLost: Counter;
+  readonly journalUp: Gauge;
   private scrapeStats: Promise<JournalStats | undefined> | undefined;
 
-  constructor(backlog: () => Promise<Backlog | undefined>, options: { defaultMetrics?: boolean; stats?: () => Promise<JournalStats | undefined> } = {}) {
+  constructor(backlog: () => Promise<Backlog | undefined>, options: {
+    defaultMetrics?: boolean; stats?: () => Promise<JournalStats | undefined>;
+    /** The instance's id: the `instance` label of every metric. */
+    instance?: string;
+    /** Whether the journal answers the instance's heartbeats. */
+    journalReachable?: () => boolean;
+  } = {}) {
     const registers = [this.registry];
+    if (options.instance !== undefined) this.registry.setDefaultLabels({ instance: options.instance });
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'wisbridge_' });
-    this.files = new Counter({ name: 'wisbridge_files_total', help: 'Inbound files processed, by outcome (done, failed, rejected, duplicate)', labelNames: ['job', 'outcome'], registers });
+    this.files = new Counter({ name: 'wisbridge_files_total', help: 'Inbound files processed, by outcome (done, failed, rejected, duplicate; busy: another instance held it, lost: another instance took it over)', labelNames: ['job', 'outcome'], registers });
     this.rows = new Counter({ name: 'wisbridge_rows_total', help: 'Input rows by status (ok, error, skipped, uncertain)', labelNames: ['job', 'status'], registers });
     this.concluded = new Counter({ name: 'wisbridge_files_concluded_again_total', help: 'Finished files brought to a new state by an operator (re-drive, resolve), by the status they reached', labelNames: ['job', 'via', 'status'], registers });
     this.exportFiles = new Counter({ name: 'wisbridge_export_files_total', help: 'Work-list and cancellation files written', labelNames: ['job'], registers });
@@ -59,7 +70,8 @@ export class ServiceMetrics {
       name: 'wisbridge_journal_backlog', help: 'Journal backlog: requests pending/sent, items uncertain/error, acknowledgements pending',
       labelNames: ['state'], registers,
       async collect() {
-        const b = await backlog();
+        // A journal out of reach leaves the journal's gauges as they were: the scrape still answers (wisbridge_journal_up 0).
+        const b = await backlog().catch(() => undefined);
         if (!b) return;
         this.set({ state: 'pending' }, b.pendingRequests);
         this.set({ state: 'sent' }, b.sentRequests);
@@ -78,8 +90,19 @@ export class ServiceMetrics {
       name: 'wisbridge_sign_in_failures_total', help: 'Refused sign-ins to the console or /metrics, /healthz: wrong credentials (refused), or refused unchecked after too many from one address (throttled)',
       labelNames: ['area', 'result'], registers,
     });
+    this.ticksElsewhere = new Counter({
+      name: 'wisbridge_scheduled_ticks_elsewhere_total', help: 'Scheduled ticks (jobs, retention, expected-file checks) another instance claimed first and ran', labelNames: ['schedule'], registers,
+    });
+    this.leasesLost = new Counter({ name: 'wisbridge_file_leases_lost_total', help: 'Files another instance took over while this one worked on them (its lease had expired here)', registers });
+    const reachable = options.journalReachable;
+    this.journalUp = new Gauge({
+      name: 'wisbridge_journal_up', help: '1 while the journal answers this instance\'s heartbeats, 0 while it cannot be reached (see /healthz)', registers,
+      collect() {
+        if (reachable) this.set(reachable() ? 1 : 0);
+      },
+    });
     // One journal read per scrape for the four gauges below (text() starts a scrape afresh).
-    const stats = () => (this.scrapeStats ??= options.stats?.() ?? Promise.resolve(undefined));
+    const stats = () => (this.scrapeStats ??= options.stats?.().catch(() => undefined) ?? Promise.resolve(undefined));
     const seconds = (iso: string | null) => (iso === null ? 0 : Date.parse(iso) / 1000);
     const journalGauge = (name: string, help: string, read: (s: JournalStats, set: (value: number, labels?: Record<string, string>) => void) => void, labelNames: string[] = []) =>
       new Gauge({

@@ -1,5 +1,5 @@
 import { runExportJob, type ExportSummary } from '../export/index.js';
-import { processFile, type FileReport } from '../pipeline/index.js';
+import { processInboxFile, type FileReport } from '../pipeline/index.js';
 import { belongsToJob, runInboundJob } from '../pipeline/index.js';
 import type { ExportResult, FileResult, JobRunners, JobSummary } from './types.js';
 
@@ -25,8 +25,8 @@ export const flowRunners: JobRunners = {
   },
   async inboundFile(runtime, job, file, signal, onProgress): Promise<JobSummary> {
     if (!(await belongsToJob(runtime, job, file.name))) return { files: [], exports: [] };
-    const report = await processFile(runtime, job, file, { signal, onProgress });
-    return { files: [fileResult(report)], exports: [] };
+    const reports = await processInboxFile(runtime, job, file, { signal, onProgress });
+    return { files: reports.map(fileResult), exports: [] };
   },
   async exportRun(runtime, job, signal) {
     const summary = await runExportJob(runtime, job, { signal });

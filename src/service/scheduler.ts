@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from '../log.js';
 import type { Clock } from './clock.js';
-import { CronSchedule } from './cron.js';
+import type { Schedule } from './cron.js';
 
 /** Timers are re-armed at least this often, so long waits survive setTimeout's limit and clock jumps. */
 const MAX_TIMER_MS = 60 * 60 * 1000;
@@ -8,7 +8,7 @@ const MAX_TIMER_MS = 60 * 60 * 1000;
 export interface ScheduleEntry {
   /** Unique key, e.g. `job:nightly-export` or `expect:inventory#0`. */
   key: string;
-  schedule: CronSchedule;
+  schedule: Schedule;
   /** Called at each due time with that time (epoch ms); a rejected promise is logged, never fatal. */
   onTick(scheduledAt: number): void | Promise<void>;
 }

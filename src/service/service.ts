@@ -6,24 +6,28 @@ import { startConsole } from '../console/mount.js';
 import { ProgressRegistry } from '../console/progress.js';
 import { ActionsInFlight, type JobView } from '../console/source.js';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { Journal } from '../journal/index.js';
+import type { InstanceInfo, Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MappingSet } from '../mapping/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { systemClock, type Clock } from './clock.js';
-import { CronSchedule } from './cron.js';
+import { scheduleOf } from './business-schedule.js';
+import { CronSchedule, type Schedule as TickSchedule } from './cron.js';
 import { isDropUnreachable } from '../drops/index.js';
 import { DropHealth } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
 import { startHealthServer, type HealthServer } from './health.js';
 import { endpointGuard } from './endpoint-auth.js';
+import { InstanceLeases, newInstance } from './instance.js';
 import { ServiceMetrics } from './metrics.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler, type ScheduleEntry } from './scheduler.js';
+import { SharedTicks } from './ticks.js';
 import { AlertNotifier } from './alerts.js';
 import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
+import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
 import { joinMessages } from '../util/messages.js';
@@ -40,6 +44,8 @@ export interface ServiceOptions {
   mappings?: MappingSet;
   /** A runtime built by the caller (tests); by default one is created from the configuration. */
   runtime?: (signal: AbortSignal, metrics: ServiceMetrics) => Runtime;
+  /** This process as an instance sharing the journal (default: a new id `host-pid-random`, this bridge's version). */
+  instance?: InstanceInfo;
 }
 
 export interface LastRun {
@@ -61,7 +67,7 @@ interface JobState {
   /** The drop an inbound job lists (its health is the drop's). */
   drop?: string;
   slot: JobSlot;
-  schedule?: CronSchedule;
+  schedule?: TickSchedule;
   catchUp: boolean;
   run: (signal: AbortSignal) => Promise<JobSummary>;
   last?: LastRun;
@@ -95,24 +101,40 @@ export class BridgeService {
   private readonly alerts: AlertNotifier | undefined;
   /** What the last retention tick did (tests, the console). */
   lastRetention: RetentionReport | undefined;
+  /** This process among the instances sharing the journal. */
+  readonly instance: InstanceInfo;
+  /** Its heartbeat and leases (files it works on). */
+  readonly leases: InstanceLeases;
+  private readonly ticks: SharedTicks;
+  /** Files another instance held when they were offered here, offered again once their lease may have expired. */
+  private readonly offeredAgain = new Set<unknown>();
+  /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
+  private readonly failedTakeOvers = new Set<number>();
 
   constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.startedAt = this.clock.now();
     this.progress = new ProgressRegistry(Date.now, this.logger);
+    this.instance = options.instance ?? newInstance();
+    const { lease_ms: leaseMs, heartbeat_ms: heartbeatMs } = loaded.config.instance;
     let journal: Journal | undefined;
-    this.metrics = new ServiceMetrics(async () => journal?.backlog(), { stats: async () => journal?.journalStats() });
+    this.leases = new InstanceLeases(() => this.runtime.journal(), { leaseMs, heartbeatMs }, this.logger, this.hardController.signal, () => this.metrics.leasesLost.inc());
+    this.metrics = new ServiceMetrics(async () => journal?.backlog(), {
+      stats: async () => journal?.journalStats(), instance: this.instance.id, journalReachable: () => this.leases.health().reachable,
+    });
     this.runtime = options.runtime
       ? options.runtime(this.hardController.signal, this.metrics)
       : createRuntime(loaded, {
         logger: this.logger, signal: this.hardController.signal, mappings: options.mappings,
+        journalOptions: { instance: this.instance, leaseMs }, leases: this.leases,
         onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
         onFileConcluded: (event) => {
           this.metrics.onConcluded(event);
           this.logger.info({ ...event }, 'file concluded again');
         },
       });
+    this.ticks = new SharedTicks(() => this.runtime.journal(), leaseMs, this.metrics, this.logger, this.clock, this.stopController.signal);
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
     this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => {
@@ -152,6 +174,8 @@ export class BridgeService {
   /** Opens the journal, starts the HTTP server, catches up missed runs, arms the schedules, starts the watchers. */
   async start(): Promise<void> {
     const journal = await this.runtime.journal();
+    // First: a SQLite journal another live instance uses refuses this one before anything is served or run.
+    await this.leases.start();
     const { metrics: metricsConfig, console: consoleConfig } = this.loaded.config;
     if ((metricsConfig || consoleConfig) && this.options.httpServer !== false) {
       const listen = metricsConfig ?? { host: '127.0.0.1', port: 9464 };
@@ -174,7 +198,7 @@ export class BridgeService {
     if (this.stopSignal.aborted) return;
     const now = this.clock.now();
     // The journal is read first: a stop() that comes meanwhile must not be followed by armed timers and watchers.
-    const scheduled: Array<{ job: JobState; schedule: CronSchedule; last: string | null }> = [];
+    const scheduled: Array<{ job: JobState; schedule: TickSchedule; last: string | null }> = [];
     for (const job of this.jobs.values()) {
       if (!job.schedule) continue;
       const key = scheduleCursor(job.name);
@@ -193,11 +217,11 @@ export class BridgeService {
       }
     }
     for (const job of this.loaded.config.inbound) {
-      for (const entry of this.expected.add(job)) this.scheduler.add(entry);
+      for (const entry of this.expected.add(job)) this.scheduler.add(this.shared(entry));
     }
     const retention = this.loaded.config.retention;
     if (retention) {
-      this.scheduler.add({ key: 'retention', schedule: new CronSchedule(retention.cron, retention.timezone), onTick: () => this.retentionTick() });
+      this.scheduler.add(this.shared({ key: 'retention', schedule: new CronSchedule(retention.cron, retention.timezone), onTick: () => this.retentionTick() }));
     }
     this.scheduler.start();
     for (const job of this.loaded.config.inbound) {
@@ -213,10 +237,10 @@ export class BridgeService {
           this.alerts?.onDropListError(job, error);
           this.inboxFailure(job.name, job.drop, error);
         },
-        onFile: (file) => {
+        onFile: async (file) => {
           this.expected.noteArrival(job.name, file.name);
-          return state.slot.runWhenFree('watch', () => this.execute(state, 'watch',
-            (signal) => this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name))));
+          await this.takeOversFirst(state, job, file.name);
+          return this.offer(state, job, file);
         },
       }));
     }
@@ -255,6 +279,9 @@ export class BridgeService {
       const abort = () => this.hardController.abort(new Error(`shutdown (${reason})`));
       await drainOrAbort(drained, timeout, abort, () => this.logger.warn('shutdown: runs still busy; aborting the requests in flight'));
       abort();
+      for (const timer of this.offeredAgain) this.clock.clearTimer(timer);
+      // The leases are given up once nothing runs any more: the other instances take this one's files at once.
+      await this.leases.retire();
       await this.runtime.close().catch((error: unknown) => this.logger.error({ err: describeError(error) }, 'closing the runtime failed'));
       await this.health?.close();
       if (this.webhook) {
@@ -273,13 +300,16 @@ export class BridgeService {
       jobs[job.name] = { kind: job.kind, running: job.slot.busy, nextRun: next === null ? null : new Date(next).toISOString(), lastRun: job.last ?? null };
     }
     const drops = this.drops.problems;
-    const status = this.stopping !== undefined ? 'stopping' : drops.length > 0 ? 'degraded' : 'ok';
+    const journal = this.leases.health();
+    const status = this.stopping !== undefined ? 'stopping' : drops.length > 0 || !journal.reachable ? 'degraded' : 'ok';
     return {
       healthy: status === 'ok',
       body: {
         status,
+        instance: this.instance.id,
         uptimeSeconds: Math.round((this.clock.now() - this.startedAt) / 1000),
         startedAt: new Date(this.startedAt).toISOString(),
+        journal,
         jobs,
         ...(drops.length > 0 ? { drops } : {}),
         alerts: this.expected.alerts.slice(-10),
@@ -352,8 +382,69 @@ export class BridgeService {
   private addJob(name: string, kind: 'inbound' | 'export', schedule: Schedule | undefined, run: JobState['run'], drop?: string): void {
     this.jobs.set(name, {
       name, kind, drop, slot: new JobSlot(name), run, catchUp: schedule?.catch_up ?? false,
-      schedule: schedule ? new CronSchedule(schedule.cron, schedule.timezone) : undefined,
+      schedule: schedule ? scheduleOf(schedule, this.loaded.config) : undefined,
     });
+  }
+
+  /**
+   * A file the watcher found, run in the job's turn. A file another instance holds (or took over from this one) is
+   * left to it; the watcher offers a file once while it stays in the inbox, so it is offered again here once a
+   * lease has passed: still there then, its owner may have died, and the claim takes it over.
+   */
+  private async offer(state: JobState, job: InboundJob, file: ReadyFile): Promise<boolean> {
+    let elsewhere = false;
+    const ok = await state.slot.runWhenFree('watch', () => this.execute(state, 'watch', async (signal) => {
+      const summary = await this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name));
+      elsewhere = summary.files.some((f) => f.outcome === 'busy' || f.outcome === 'lost');
+      return summary;
+    }));
+    if (elsewhere && !this.stopSignal.aborted) {
+      const timer = this.clock.setTimer(() => {
+        this.offeredAgain.delete(timer);
+        void this.offerIfStill(state, job, file);
+      }, this.loaded.config.instance.lease_ms);
+      this.offeredAgain.add(timer);
+    }
+    return ok;
+  }
+
+  /**
+   * Before the watcher's next file, the files of the job's drop that nobody works on any more (their instance died, or
+   * was paused past its lease, or gave them up) are offered: the watcher goes through the inbox in name order, one
+   * file at a time, and behind a backlog such a file would wait for every file before it.
+   */
+  private async takeOversFirst(state: JobState, job: InboundJob, next: string): Promise<void> {
+    try {
+      const journal = await this.runtime.journal();
+      if (journal.instance === null) return;
+      const files = (await journal.filesToTakeOver(job.drop)).filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId));
+      if (files.length === 0) return;
+      const drop = await this.runtime.drop(job.drop);
+      const options = await this.loaded.dropOptions(job.drop);
+      // In marker mode a file comes with its marker, which leaves the inbox with it.
+      const marked = options.stability === 'marker' ? await new StableFileWatcher(drop, options).scanReady(this.stopSignal) : undefined;
+      for (const f of files) {
+        if (this.stopSignal.aborted) return;
+        const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
+        if (ready === undefined) continue;
+        this.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
+        if (!(await this.offer(state, job, ready))) this.failedTakeOvers.add(f.fileId);
+      }
+    } catch (error) {
+      // The journal or the drop out of reach: the next file's run says so.
+      this.logger.debug({ job: job.name, err: describeError(error) }, 'could not look for files nobody works on');
+    }
+  }
+
+  private async offerIfStill(state: JobState, job: InboundJob, file: ReadyFile): Promise<void> {
+    if (this.stopSignal.aborted) return;
+    try {
+      const drop = await this.runtime.drop(job.drop);
+      if ((await drop.stat('inbox', file.name)) === undefined) return;
+      await this.offer(state, job, file);
+    } catch (error) {
+      this.logger.warn({ job: job.name, file: file.name, err: describeError(error) }, 'could not look at a file another instance held');
+    }
   }
 
   private async noted(job: InboundJob, run: Promise<JobSummary>): Promise<JobSummary> {
@@ -362,11 +453,39 @@ export class BridgeService {
     return summary;
   }
 
+  /** A schedule entry whose ticks run once across the instances sharing the journal. */
+  private shared(entry: ScheduleEntry): ScheduleEntry {
+    return {
+      ...entry,
+      onTick: async (at) => {
+        await this.ticks.once(entry.key, at, async () => {
+          await entry.onTick(at);
+          return !this.stopSignal.aborted;
+        });
+      },
+    };
+  }
+
+  /**
+   * A scheduled or caught-up run of a job: skipped while this instance still runs the job, else run here when this
+   * instance claims the tick first (ticks.ts), and left to the instance that did otherwise.
+   */
   private async scheduledRun(job: JobState, trigger: 'schedule' | 'catch-up', scheduledAt: number): Promise<void> {
     if (this.stopSignal.aborted) return;
-    const outcome = await job.slot.tryRun(trigger, () => this.execute(job, trigger, job.run));
-    if (outcome.skipped) return this.skipped(job, trigger);
-    if (job.last?.result === 'aborted' || this.stopSignal.aborted) return;
+    if (job.slot.busy) return this.skipped(job, trigger);
+    let ran = false;
+    try {
+      await this.ticks.once(`job:${job.name}`, scheduledAt, async () => {
+        const outcome = await job.slot.tryRun(trigger, () => this.execute(job, trigger, job.run));
+        if (outcome.skipped) this.skipped(job, trigger);
+        ran = !outcome.skipped;
+        return !ran || (job.last?.result !== 'aborted' && !this.stopSignal.aborted);
+      });
+    } catch (error) {
+      this.logger.error({ job: job.name, trigger, err: describeError(error) }, 'scheduled run not started: its tick could not be claimed in the journal');
+      return;
+    }
+    if (!ran || job.last?.result === 'aborted' || this.stopSignal.aborted) return;
     // Recorded once the run is over (even a failed one: its files are in the journal), so a crash mid-run is caught up.
     try {
       await (await this.runtime.journal()).setCursor(scheduleCursor(job.name), new Date(scheduledAt).toISOString());

@@ -1,4 +1,4 @@
-import type { Backlog, ExportFile, FileStatus, ItemRecord, JournalStats, OperatorJournal, ResultReads } from '../journal/index.js';
+import type { Backlog, ExportFile, FileStatus, InstanceRecord, ItemRecord, Journal, JournalStats, OperatorJournal, ResultReads } from '../journal/index.js';
 import { joinMessages } from '../util/messages.js';
 
 export type DocumentCounts = { ok: number; error: number; skipped: number; uncertain: number };
@@ -16,10 +16,14 @@ export interface RecentFile {
   finishedAt: string | null;
   reason: string | null;
   prunedAt: string | null;
+  /** The instance that holds or last held the file's lease (null: claimed without one, or met unclaimed). */
+  instance: string | null;
 }
 
 export interface StatusReport {
   journal: string;
+  /** The bridge instances that registered in the journal (`wisbridge run`), newest heartbeat first. */
+  instances: InstanceRecord[];
   stats: JournalStats;
   backlog: Backlog;
   files: RecentFile[];
@@ -43,23 +47,28 @@ const linesOf = (item: ItemRecord) => item.lines;
 const NO_COUNTS: DocumentCounts = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
 
 /** The newest journal files and file events, merged by time. */
-async function recentFiles(journal: OperatorJournal & ResultReads, limit: number): Promise<RecentFile[]> {
+async function recentFiles(journal: StatusJournal, limit: number): Promise<RecentFile[]> {
   const files: RecentFile[] = [];
   for (const f of await journal.listFiles({ limit })) {
     const s = f.summary ?? await journal.fileSummary(f.fileId).catch(() => null);
     files.push({
       fileId: f.fileId, drop: f.drop, name: f.name, status: f.status, claimedAt: f.claimedAt, finishedAt: f.finishedAt, reason: f.reason, prunedAt: f.prunedAt,
+      instance: f.lease?.owner ?? null,
       counts: s ? { ok: s.ok, error: s.error, skipped: s.skipped, uncertain: s.uncertain } : NO_COUNTS,
     });
   }
   const events: RecentFile[] = (await journal.recentFileEvents(limit)).map((e) => ({
     fileId: e.originalFileId, drop: e.drop, name: e.name, status: e.kind, counts: NO_COUNTS, claimedAt: e.at, finishedAt: e.at, reason: e.reason, prunedAt: null,
+    instance: null,
   }));
   return [...files, ...events].sort((a, b) => (a.claimedAt < b.claimedAt ? 1 : a.claimedAt > b.claimedAt ? -1 : 0)).slice(0, limit);
 }
 
-/** What `wisbridge status` shows: backlog, recent files with counts, failed and uncertain rows. */
-export async function statusReport(journal: OperatorJournal & ResultReads, options: { limit: number; rows: number }): Promise<StatusReport> {
+/** The journal `wisbridge status` reads. */
+export type StatusJournal = OperatorJournal & ResultReads & Pick<Journal, 'listInstances'>;
+
+/** What `wisbridge status` shows: instances, backlog, recent files with counts, failed and uncertain rows. */
+export async function statusReport(journal: StatusJournal, options: { limit: number; rows: number }): Promise<StatusReport> {
   const files = await recentFiles(journal, options.limit);
   const names = new Map<number, string>();
   const nameOf = async (fileId: number) => {
@@ -83,10 +92,21 @@ export async function statusReport(journal: OperatorJournal & ResultReads, optio
     });
   }
   return {
-    journal: journal.location, stats: await journal.journalStats(), backlog: await journal.backlog(),
+    journal: journal.location, instances: await journal.listInstances(), stats: await journal.journalStats(), backlog: await journal.backlog(),
     files, filesTotal: await journal.countFiles() + await journal.countFileEvents(),
     exports: await journal.listExports({ limit: options.limit }), exportsTotal: await journal.countExports(), failed, uncertain,
   };
+}
+
+/** The instances table: live ones (heartbeat, not stopped) first, as the journal lists them. */
+function formatInstances(instances: InstanceRecord[]): string[] {
+  const title = `instances (${instances.length}); files and jobs are the leases each holds now:`;
+  if (instances.length === 0) return [title, '  (none registered: no wisbridge run has used this journal yet)'];
+  return [title, formatTable(
+    ['id', 'host', 'pid', 'version', 'started', 'last heartbeat', 'stopped', 'files', 'jobs'],
+    instances.map((i) => [i.id, i.host, String(i.pid), i.version, i.startedAt.slice(0, 19), i.heartbeatAt.slice(0, 19), i.stoppedAt?.slice(0, 19) ?? '-', String(i.files), String(i.jobs)]),
+    80,
+  )];
 }
 
 export function formatTable(header: string[], rows: string[][], maxWidth = 60): string {
@@ -104,6 +124,13 @@ export const showLines = (lines: number[]) => (lines.length <= 3 ? lines.join(',
 
 const MIB = 1024 * 1024;
 
+/** The expected files with their next due and alert times (`status`). */
+export function formatExpected(expected: ReadonlyArray<{ job: string; pattern: string; schedule: string; nextDue: string | null; alertAt: string | null; todayOff?: string }>): string {
+  const at = (iso: string | null) => iso?.slice(0, 16).replace('T', ' ') ?? '-';
+  return `expected files (${expected.length}), times UTC:\n` + formatTable(['job', 'pattern', 'next due', 'alert at', 'due', 'today'],
+    expected.map((e) => [e.job, e.pattern, at(e.nextDue), at(e.alertAt), e.schedule, e.todayOff ? `no file due: ${e.todayOff}` : '']), 70);
+}
+
 export function formatStatus(report: StatusReport): string {
   const b = report.backlog;
   const s = report.stats;
@@ -114,13 +141,15 @@ export function formatStatus(report: StatusReport): string {
       `${b.sentRequests} sent awaiting an answer (${b.sentItems} documents), ${b.uncertainItems} uncertain document(s), ${b.errorItems} failed document(s), ` +
       `${b.acknowledgementsPending} acknowledgement(s) pending, ${b.awaitingConfirmation} awaiting WMS confirmation`,
     '',
+    ...formatInstances(report.instances),
+    '',
     `recent files ${shownOf(report.files.length, report.filesTotal)}; counts are documents (a document may span several input rows; ` +
       'batch and result files count input rows: wisbridge status --file ID lists them):',
     report.files.length === 0 ? '  (none yet)' : formatTable(
-      ['id', 'drop', 'file', 'status', 'ok docs', 'error docs', 'skipped docs', 'uncertain docs', 'claimed', 'finished / reason'],
+      ['id', 'drop', 'file', 'status', 'ok docs', 'error docs', 'skipped docs', 'uncertain docs', 'claimed', 'finished / reason', 'instance'],
       report.files.map((f) => [f.fileId === null ? '-' : String(f.fileId), f.drop, f.name, f.prunedAt ? `${f.status} (pruned)` : f.status,
         String(f.counts.ok), String(f.counts.error), String(f.counts.skipped), String(f.counts.uncertain), f.claimedAt.slice(0, 19),
-        f.status === 'duplicate' || f.status === 'rejected' ? (f.reason ?? '') : (f.finishedAt?.slice(0, 19) ?? '-')]),
+        f.status === 'duplicate' || f.status === 'rejected' ? (f.reason ?? '') : (f.finishedAt?.slice(0, 19) ?? '-'), f.instance ?? '-']),
     ),
   ];
   out.push('', `recent exports ${shownOf(report.exports.length, report.exportsTotal)}:`);

@@ -3,7 +3,7 @@ import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { Clock } from './clock.js';
+import { pause, type Clock } from './clock.js';
 
 export interface WatchOptions {
   runtime: Runtime;
@@ -49,17 +49,4 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
       await pause(options.clock, options.retryMs, signal);
     }
   }
-}
-
-function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clock.clearTimer(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = clock.setTimer(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -27,10 +27,16 @@ describe('the one CSV writer', () => {
     });
   }
 
-  it('one formula rule: text starting with = + - @ TAB CR (or their full-width forms) gets a leading quote; numbers stay numbers', () => {
-    for (const s of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', '\uFF1D1', '\uFF0B1', '\uFF0D1', '\uFF20x']) expect(neutralizeFormula(s)).toBe(`'${s}`);
-    for (const s of ['a=1', 'SO-1', '', ' =x']) expect(neutralizeFormula(s)).toBe(s);
+  it('one formula rule: what a spreadsheet evaluates gets a leading quote; plain signed numbers stay as they are', () => {
+    const evaluated = ['=1+1', '-1+1', '+1-', '-2e3', '+', '-', '-.', '--2', '- 2', '-2 ', '-1,5', '@SUM(A1)', '+A1', '-A1', '\tx', '\t1', '\rx', '\r-2',
+      '\uFF1D1', '\uFF0B1', '\uFF0D1', '\uFF0D2.5', '\uFF20SUM(A1)', '-\uFF12'];
+    for (const s of evaluated) expect(neutralizeFormula(s), JSON.stringify(s)).toBe(`'${s}`);
+    for (const s of ['-2', '-2.5', '+1', '+1.25', '-0', '-.5', '-2.', '0', '12', 'a=1', 'SO-1', '', ' =x']) expect(neutralizeFormula(s), s).toBe(s);
+    // A decimal comma is a plain number only where the writer's numbers use one (a German export column).
+    expect(neutralizeFormula('-1,5', ',')).toBe('-1,5');
+    expect(neutralizeFormula('-1.5', ',')).toBe("'-1.5");
+    expect(neutralizeFormula('-1,5+1', ',')).toBe("'-1,5+1");
     const csv = new CsvWriter(RFC4180);
-    expect(csv.cells([-5, '-5', '=cmd', null, { a: 1 }, 'a "b"'])).toBe(`-5,'-5,'=cmd,,"{""a"":1}","a ""b"""\r\n`);
+    expect(csv.cells([-5, '-5', '-1+1', '=cmd', null, { a: 1 }, 'a "b"'])).toBe(`-5,-5,'-1+1,'=cmd,,"{""a"":1}","a ""b"""\r\n`);
   });
 });

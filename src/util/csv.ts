@@ -7,16 +7,19 @@
 
 /** Text a spreadsheet would run as a formula: = + - @ TAB CR, and their full-width forms (Apple Numbers normalizes those). */
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+/** A plain signed decimal number: every spreadsheet reads it as that number, never as a formula. ASCII only. */
+const PLAIN_NUMBER = { '.': /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/, ',': /^[+-]?(?:\d+(?:,\d*)?|,\d+)$/ } as const;
 
 /**
- * OWASP CSV-injection rule: text starting like a formula gets a leading `'`. Applied to text only — a value the
- * writer knows is a number is written as it is; an export column holding numbers as text opts out per column.
+ * OWASP CSV-injection rule: text starting like a formula gets a leading `'`, unless it is a plain signed decimal
+ * number (`-2`, `+1`, `-2.5`; `-1,5` with `decimal: ','`) — prefixing one would change data a WMS imports.
+ * `-1+1`, `-2e3`, full-width signs and anything else starting with a sign are neutralized.
  */
-export function neutralizeFormula(text: string): string {
+export function neutralizeFormula(text: string, decimal: '.' | ',' = '.'): string {
   const first = text.charCodeAt(0);
   // Runs per cell: most text starts with a letter, past every formula start but the full-width ones.
   if (first > 64 && first < 0xff0b) return text;
-  return FORMULA_START.test(text) ? `'${text}` : text;
+  return FORMULA_START.test(text) && !PLAIN_NUMBER[decimal].test(text) ? `'${text}` : text;
 }
 
 export interface CsvDialect {

@@ -99,8 +99,8 @@ describe('console: re-drive, resolve and download act on the file\'s own result 
     const metrics = await (await fetch(`${bridge.url}/metrics`)).text();
     const concluded = metrics.split('\n').filter((l) => l.startsWith('wisbridge_files_concluded_again_total{'));
     expect(concluded.map(labelsAndValue).sort(byVia)).toEqual([
-      { labels: { job: 'stock', via: 'redrive', status: 'done' }, value: 1 },
-      { labels: { job: 'stock', via: 'resolve', status: 'done' }, value: 1 },
+      { labels: { job: 'stock', via: 'redrive', status: 'done', instance: bridge.instance.id }, value: 1 },
+      { labels: { job: 'stock', via: 'resolve', status: 'done', instance: bridge.instance.id }, value: 1 },
     ]);
     expect(records.filter((r) => r.msg === 'file concluded again').map((r) => [r.fileId, r.job, r.via, r.status, r.resultFile])).toEqual([
       [second.fileId, 'stock', 'redrive', 'done', secondResult],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -143,6 +144,44 @@ export function describeDropBehaviour(label: string, makeFixture: () => Promise<
       expect(await disposeFile(drop, ready[0]!, 'archive')).toEqual({ name: 'stock.csv', folder: 'archive' });
       expect(readdirSync(fx.backing.path('inbox'))).toEqual(['other.csv']);
       expect(readdirSync(fx.backing.path('archive'))).toEqual(['stock.csv']);
+    });
+
+    it('outbox companions: a checksum file and a done marker after the file, replaced in order on a rewrite; other folders get none', async () => {
+      const d = open({ outboundChecksum: 'sha256', doneMarker: '.ok' });
+      const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+      await d.writeAtomic('outbox', 'w.csv', Readable.from([Buffer.from('a;b\n'), Buffer.from('1;2\n')]));
+      expect(readdirSync(fx.backing.path('outbox')).sort()).toEqual(['w.csv', 'w.csv.ok', 'w.csv.sha256']);
+      expect(readFileSync(fx.backing.path('outbox/w.csv.sha256'), 'utf8')).toBe(`${sha('a;b\n1;2\n')}  w.csv\n`);
+      await expectCode(d.writeAtomic('outbox', 'w.csv', 'again'), 'DROP_EXISTS');
+      expect(readFileSync(fx.backing.path('outbox/w.csv.sha256'), 'utf8')).toBe(`${sha('a;b\n1;2\n')}  w.csv\n`);
+      await d.writeAtomic('outbox', 'w.csv', 'rewritten\n', { overwrite: true });
+      expect(readFileSync(fx.backing.path('outbox/w.csv.sha256'), 'utf8')).toBe(`${sha('rewritten\n')}  w.csv\n`);
+      expect(readFileSync(fx.backing.path('outbox/w.csv.ok'), 'utf8')).toBe('');
+      await d.writeAtomic('error', 'x.error.txt', 'reason');
+      expect(readdirSync(fx.backing.path('error'))).toEqual(['x.error.txt']);
+      // A crash between the rename and the companions: they are completed from the file's bytes.
+      const md5 = open({ outboundChecksum: 'md5' });
+      await drop.writeAtomic('outbox', 'late.csv', 'late\n');
+      await md5.completeCompanions!('outbox', 'late.csv');
+      expect(readFileSync(fx.backing.path('outbox/late.csv.md5'), 'utf8')).toBe(`${createHash('md5').update('late\n').digest('hex')}  late.csv\n`);
+    });
+
+    it('inbound checksum files are never candidates; with require + wait a file is ready once its checksum file is there; it follows the file when disposed', async () => {
+      await drop.writeAtomic('inbox', 'in.csv', 'x');
+      await drop.writeAtomic('inbox', 'plain.csv', 'y');
+      const watcher = new StableFileWatcher(drop, { settleMs: 0, checksumSidecar: 'require' });
+      expect((await watcher.scanReady()).map((f) => f.name)).toEqual([]);
+      await drop.writeAtomic('inbox', 'in.csv.sha256', `${createHash('sha256').update('x').digest('hex')}  in.csv\n`);
+      const ready = await watcher.scanReady();
+      expect(ready.map((f) => f.name)).toEqual(['in.csv']);
+      expect(ready[0].sidecar).toMatch(/^\d+:\d+/);
+      expect(new StableFileWatcher(drop, { settleMs: 0, checksumSidecar: 'off' }).isCandidate('in.csv.sha256')).toBe(true);
+      expect((await new StableFileWatcher(drop, { settleMs: 0 }).scanReady()).map((f) => f.name).sort()).toEqual(['in.csv', 'plain.csv']);
+      await drop.writeAtomic('archive', 'in.csv', 'older');
+      const moved = await disposeFile(drop, ready[0], 'archive', { companions: ['in.csv.sha256'], stampAt: new Date('2026-11-22T03:20:01.123Z') });
+      expect(moved.name).toBe('in.20261122T032001123Z.csv');
+      expect(readdirSync(fx.backing.path('archive')).sort()).toEqual(['in.20261122T032001123Z.csv', 'in.20261122T032001123Z.csv.sha256', 'in.csv']);
+      expect(readdirSync(fx.backing.path('inbox'))).toEqual(['plain.csv']);
     });
   });
 }

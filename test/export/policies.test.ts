@@ -156,9 +156,16 @@ export:
     - { name: PRICE, path: list_price, escape_formulas: false }
     - { name: DELTA, value: "-5", escape_formulas: false }
     - { name: DELTA_TEXT, value: "-5" }
+    - { name: DECIMAL_TEXT, value: "-2.5" }
+    - { name: PLUS_TEXT, value: "+1" }
+    - { name: SUM_TEXT, value: "-1+1" }
+    - { name: AT_TEXT, value: "@SUM(A1)" }
+    - { name: WIDE_TEXT, value: "\uFF0D2" }
+    - { name: COMMA, value: -1.5, type: number, decimal: "," }
+    - { name: COMMA_TEXT, value: "-1,5" }
 `);
 
-  it('neutralizes = + - @ tab and CR at the start of text cells; numeric columns that opt out keep their minus sign; BOM on request', async () => {
+  it('neutralizes = + - @ tab and CR at the start of text cells, keeps plain signed numbers; BOM on request', async () => {
     const names = ['=HYPERLINK("http://evil.example")', '+41 55 123', '-minus', '@SUM(A1)', '\tTabbed', '\rReturn', 'Plain name'];
     const codes = names.map((_, i) => `SKU-0000${i + 1}`);
     for (const [i, code] of codes.entries()) await admin(emu, 'POST', 'touch-products', { codes: [code], name: names[i] });
@@ -171,7 +178,11 @@ export:
     expect(codes.map((c) => bySku.get(c)!.NAME)).toEqual([
       `'=HYPERLINK("http://evil.example")`, `'+41 55 123`, `'-minus`, `'@SUM(A1)`, `'\tTabbed`, `'\rReturn`, 'Plain name',
     ]);
-    expect(rows.every((r) => r.DELTA === '-5' && r.DELTA_TEXT === "'-5")).toBe(true);
+    // Plain signed numbers stay as they are, whatever the column; a decimal comma only where the column's numbers use one.
+    for (const r of rows) {
+      expect([r.DELTA, r.DELTA_TEXT, r.DECIMAL_TEXT, r.PLUS_TEXT, r.SUM_TEXT, r.AT_TEXT, r.WIDE_TEXT, r.COMMA, r.COMMA_TEXT])
+        .toEqual(['-5', '-5', '-2.5', '+1', "'-1+1", "'@SUM(A1)", "'\uFF0D2", '-1,5', "'-1,5"]);
+    }
     expect(rows.every((r) => /^\d+(\.\d+)?$/.test(r.PRICE))).toBe(true);
   });
 });

@@ -23,11 +23,15 @@ export:
 `;
 
 describe('exports: records to rows', () => {
-  it('one row per line with header fields repeated; a record without lines still gets a row; formulas neutralized', async () => {
+  it('one row per line with header fields repeated; a record without lines still gets a row; formulas neutralized, numbers kept', async () => {
     const out = (await exportBytes(flat(), records)).toString('utf8');
-    expect(out).toBe("NO,CUSTOMER,SKU,QTY\nSO-1,Zoë,A,2\nSO-1,Zoë,B,'-1.5\n'=SO-2,'@evil,,\n");
+    expect(out).toBe("NO,CUSTOMER,SKU,QTY\nSO-1,Zoë,A,2\nSO-1,Zoë,B,-1.5\n'=SO-2,'@evil,,\n");
   });
-  it('escape_formulas can be switched off per column so negative numbers survive', async () => {
+  it('a decimal comma column keeps its plain numbers under the formula guard', async () => {
+    const out = (await exportBytes(flat('', ', decimal: ","'), records)).toString('utf8');
+    expect(out).toBe("NO,CUSTOMER,SKU,QTY\nSO-1,Zoë,A,2\nSO-1,Zoë,B,\"-1,5\"\n'=SO-2,'@evil,,\n");
+  });
+  it('escape_formulas can be switched off per column', async () => {
     const out = (await exportBytes(flat('', ', decimal: ",", escape_formulas: false'), records)).toString('utf8');
     expect(out).toBe("NO,CUSTOMER,SKU,QTY\nSO-1,Zoë,A,2\nSO-1,Zoë,B,\"-1,5\"\n'=SO-2,'@evil,,\n");
   });
@@ -38,7 +42,7 @@ describe('exports: records to rows', () => {
   it('a UTF-8 BOM, CRLF line ends, no header row', async () => {
     const out = await exportBytes(flat('bom: true, record_delimiter: crlf, header: false'), records.slice(0, 1));
     expect([...out.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(out.subarray(3).toString('utf8')).toBe("SO-1,Zoë,A,2\r\nSO-1,Zoë,B,'-1.5\r\n");
+    expect(out.subarray(3).toString('utf8')).toBe("SO-1,Zoë,A,2\r\nSO-1,Zoë,B,-1.5\r\n");
   });
   it('windows-1252 output, semicolons, and quoting of delimiters, quotes, CR and LF', async () => {
     const recs = [{ number: 'a;b', customer: { name: 'say "hi"\rnow' }, lines: [{ product: { code: 'x\ny' }, quantity: 1 }] }];

@@ -114,7 +114,7 @@ describe('a job run says what happened', () => {
     expect(bridge.lastRun('stock')).toMatchObject({ result: 'partial', rows: { ok: 1, error: 1 } });
     const finished = records.find((r) => r.msg?.startsWith('job run finished') && r.job === 'stock');
     expect(finished).toMatchObject({ level: 40, result: 'partial' });
-    expect((await bridge.metrics.text())).toMatch(/wisbridge_job_runs_total\{job="stock",trigger="watch",result="partial"\} 1/);
+    expect((await bridge.metrics.text())).toMatch(/wisbridge_job_runs_total\{job="stock",trigger="watch",result="partial",instance="[^"]+"\} 1/);
     expect(await bridge.runNow('acks')).toMatchObject({ result: 'ok', files: 0 });
   });
 });
@@ -156,8 +156,8 @@ ${inbound}metrics: { host: 127.0.0.1, port: 0 }
     expect(body.status).toBe('degraded');
     expect(body.drops).toEqual([expect.objectContaining({ drop: 'wms', reason: expect.stringMatching(/^DROP_HOST_KEY: /) })]);
     const metrics = await (await fetch(`${bridge.url}/metrics`)).text();
-    expect(metrics).toMatch(/wisbridge_drop_up\{drop="wms"\} 0/);
-    expect(Number(/wisbridge_drop_list_failures_total\{drop="wms",code="DROP_HOST_KEY"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
+    expect(metrics).toMatch(/wisbridge_drop_up\{drop="wms",instance="[^"]+"\} 0/);
+    expect(Number(/wisbridge_drop_list_failures_total\{drop="wms",code="DROP_HOST_KEY",instance="[^"]+"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
     const errors = records.filter((r) => r.level === 50 && r.msg === 'the drop cannot be listed: its files wait until it can');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ drop: 'wms', err: expect.stringMatching(/^DROP_HOST_KEY/) });

@@ -84,8 +84,8 @@ describe('retention', () => {
     at(drop('outbox', 'fresh.result.csv'), clock.now() - DAY);
     at(drop('outbox', 'week-old.result.csv'), clock.now() - 8 * DAY);
     const before = await bridge.metrics.text();
-    expect(before).toMatch(/wisbridge_journal_files\{state="kept"\} 1/);
-    expect(Number(/wisbridge_journal_bytes (\d+)/.exec(before)?.[1])).toBeGreaterThan(0);
+    expect(before).toMatch(/wisbridge_journal_files\{state="kept",instance="[^"]+"\} 1/);
+    expect(Number(/wisbridge_journal_bytes\{instance="[^"]+"\} (\d+)/.exec(before)?.[1])).toBeGreaterThan(0);
 
     await clock.advanceTo(Date.parse('2030-01-10T04:00:00Z'));
     const report = await until(() => bridge.lastRetention, 'retention tick');
@@ -98,8 +98,8 @@ describe('retention', () => {
     expect(readdirSync(join(env.dir, 'drop', 'outbox')).sort()).toEqual(['fresh.result.csv', 'week-old.result.csv']);
     expect(existsSync(drop('error', 'ancient.csv')) && existsSync(drop('inbox', 'ancient-too.txt'))).toBe(true);
     const after = await bridge.metrics.text();
-    expect(after).toMatch(/wisbridge_journal_files\{state="pruned"\} 1/);
-    expect(after).toMatch(/wisbridge_journal_oldest_rows_timestamp_seconds 0/);
-    expect(Number(/wisbridge_journal_oldest_entry_timestamp_seconds (\d+)/.exec(after)?.[1])).toBeGreaterThan(0);
+    expect(after).toMatch(/wisbridge_journal_files\{state="pruned",instance="[^"]+"\} 1/);
+    expect(after).toMatch(/wisbridge_journal_oldest_rows_timestamp_seconds\{instance="[^"]+"\} 0/);
+    expect(Number(/wisbridge_journal_oldest_entry_timestamp_seconds\{instance="[^"]+"\} (\d+)/.exec(after)?.[1])).toBeGreaterThan(0);
   });
 });

@@ -100,9 +100,9 @@ describe('BridgeService schedules', () => {
     await clock.advanceTo(Date.parse('2026-11-22T10:15:00Z'));
     expect(runs).toEqual(['2026-11-22T10:05:00.000Z', '2026-11-22T10:15:00.000Z']);
     const text = await bridge.metrics.text();
-    expect(text).toContain('wisbridge_job_runs_skipped_total{job="nightly-shipments"} 1');
-    expect(text).toContain('wisbridge_job_runs_total{job="nightly-shipments",trigger="schedule",result="ok"} 2');
-    expect(text).toContain('wisbridge_export_records_total{job="nightly-shipments"} 6');
+    expect(text).toContain(`wisbridge_job_runs_skipped_total{job="nightly-shipments",instance="${bridge.instance.id}"} 1`);
+    expect(text).toContain(`wisbridge_job_runs_total{job="nightly-shipments",trigger="schedule",result="ok",instance="${bridge.instance.id}"} 2`);
+    expect(text).toContain(`wisbridge_export_records_total{job="nightly-shipments",instance="${bridge.instance.id}"} 6`);
     expect(bridge.lastRun('nightly-shipments')).toMatchObject({ trigger: 'schedule', result: 'ok', exports: 1, records: 3 });
   });
 
@@ -183,8 +183,8 @@ inbound:
       { level: 40, job: 'stock', pattern: '^STOCK_\\d{8}\\.csv$', cutoff: '2026-11-22T05:00:00.000Z', since: '2026-11-21T05:00:00.000Z', timezone: 'Europe/Berlin' },
     ]);
     let text = await bridge.metrics.text();
-    expect(text).toContain('wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
-    expect(text).toContain('wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
+    expect(text).toContain(`wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 1`);
+    expect(text).toContain(`wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 1`);
     expect(bridge.healthReport().body.alerts).toHaveLength(1);
 
     // The next night the file arrives (lies in the inbox) before the cut-off: no new alert.
@@ -195,7 +195,45 @@ inbound:
     await until(() => bridge.expected.checked === 2, 'the second cut-off check');
     expect(records.filter((r) => r.alert === 'missed-file')).toHaveLength(1);
     text = await bridge.metrics.text();
-    expect(text).toContain('wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 1');
-    expect(text).toContain('wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$"} 0');
+    expect(text).toContain(`wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 1`);
+    expect(text).toContain(`wisbridge_expected_file_missing{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 0`);
+  });
+});
+
+describe('expected files on a business calendar', () => {
+  it('due by 06:00 on working days, alerted at 08:00: no alert on a holiday or a weekend, none for a file that came late but within the grace period', async () => {
+    const yaml = `${BASE_CONFIG}
+calendars:
+  de-by: { country: DE, region: BY }
+inbound:
+  - name: stock
+    drop: wms
+    service: main
+    watch: false
+    expect:
+      - pattern: "^STOCK_\\\\d{8}\\\\.csv$"
+        cutoff: { cron: "0 6 * * *", timezone: Europe/Berlin, calendar: de-by }
+        grace_minutes: 120
+`;
+    const none = async (): Promise<JobSummary> => ({ files: [], exports: [] });
+    const { env, clock, bridge, records } = await service(yaml, { inboundPass: none, inboundFile: none, exportRun: none }, '2026-12-23T12:00:00Z');
+    const missed = () => records.filter((r) => r.alert === 'missed-file');
+    await bridge.start();
+    // Thursday 24 December is a working day (a bank holiday, not a public one): due 06:00, alert at 08:00 Berlin = 07:00 UTC.
+    await clock.advanceTo(Date.parse('2026-12-24T06:59:59Z'));
+    expect(missed()).toEqual([]);
+    await clock.advanceTo(Date.parse('2026-12-24T07:00:00Z'));
+    await until(() => missed().length === 1, 'the alert of 24 December');
+    expect(missed()[0]).toMatchObject({ cutoff: '2026-12-24T07:00:00.000Z', since: '2026-12-23T07:00:00.000Z' });
+    // Christmas (Friday, Saturday) and Sunday: no file is due, so nothing is alerted.
+    await clock.advanceTo(Date.parse('2026-12-28T04:00:00Z'));
+    expect(bridge.expected.checked).toBe(1);
+    expect(missed()).toHaveLength(1);
+    // Monday: the file comes at 07:30 Berlin, after its due time but within the grace period: no alert.
+    await clock.advanceTo(Date.parse('2026-12-28T06:30:00Z'));
+    writeFileSync(join(env.dir, 'drop', 'inbox', 'STOCK_20261228.csv'), 'SKU;QTY\n');
+    await clock.advanceTo(Date.parse('2026-12-28T07:00:00Z'));
+    await until(() => bridge.expected.checked === 2, 'the check of 28 December');
+    expect(missed()).toHaveLength(1);
   });
 });

@@ -56,15 +56,15 @@ describe('wisbridge run in-process: watch, metrics, health', () => {
     expect(readFileSync(join(outbox, 'KORR_metrics.result.csv'), 'utf8')).toContain('SKU-99999');
 
     const text = await scrape(bridge.url!);
-    expect(metricValue(text, 'wisbridge_files_total{job="stock",outcome="failed"}')).toBe(1);
-    expect(metricValue(text, 'wisbridge_rows_total{job="stock",status="ok"}')).toBe(2);
-    expect(metricValue(text, 'wisbridge_rows_total{job="stock",status="error"}')).toBe(1);
-    expect(metricValue(text, 'wisbridge_http_requests_total{service="main",endpoint="inventory.adjustments",status="429"}')).toBe(1);
-    expect(metricValue(text, 'wisbridge_http_retries_total{service="main",endpoint="inventory.adjustments"}')).toBe(1);
-    expect(metricValue(text, 'wisbridge_http_request_duration_seconds_count{service="main",endpoint="inventory.adjustments"}')).toBeGreaterThanOrEqual(3);
-    expect(metricValue(text, 'wisbridge_journal_backlog{state="error"}')).toBe(1);
-    expect(metricValue(text, 'wisbridge_journal_backlog{state="uncertain"}')).toBe(0);
-    expect(metricValue(text, 'wisbridge_job_runs_total{job="stock",trigger="watch",result="partial"}')).toBe(1);
+    expect(metricValue(text, `wisbridge_files_total{job="stock",outcome="failed",instance="${bridge.instance.id}"}`)).toBe(1);
+    expect(metricValue(text, `wisbridge_rows_total{job="stock",status="ok",instance="${bridge.instance.id}"}`)).toBe(2);
+    expect(metricValue(text, `wisbridge_rows_total{job="stock",status="error",instance="${bridge.instance.id}"}`)).toBe(1);
+    expect(metricValue(text, `wisbridge_http_requests_total{service="main",endpoint="inventory.adjustments",status="429",instance="${bridge.instance.id}"}`)).toBe(1);
+    expect(metricValue(text, `wisbridge_http_retries_total{service="main",endpoint="inventory.adjustments",instance="${bridge.instance.id}"}`)).toBe(1);
+    expect(metricValue(text, `wisbridge_http_request_duration_seconds_count{instance="${bridge.instance.id}",service="main",endpoint="inventory.adjustments"}`)).toBeGreaterThanOrEqual(3);
+    expect(metricValue(text, `wisbridge_journal_backlog{state="error",instance="${bridge.instance.id}"}`)).toBe(1);
+    expect(metricValue(text, `wisbridge_journal_backlog{state="uncertain",instance="${bridge.instance.id}"}`)).toBe(0);
+    expect(metricValue(text, `wisbridge_job_runs_total{job="stock",trigger="watch",result="partial",instance="${bridge.instance.id}"}`)).toBe(1);
     expect(text).toContain('# TYPE wisbridge_job_runs_skipped_total counter');
 
     const health = await fetch(`${bridge.url}/healthz`);

@@ -141,7 +141,7 @@ ${hookYaml(hook.url)}`);
     const missing = await until(() => hook.received.find((r) => r.body.kind === 'expected-file-missing'), 'expected-file-missing');
     expect(missing.body).toMatchObject({ job: 'stock', pattern: '^STOCK_', severity: 'critical' });
     expect(hook.received.every((r) => r.headers.authorization === `Bearer ${SECRET}`)).toBe(true);
-    expect((await bridge.metrics.text())).toMatch(/wisbridge_webhook_alerts_total\{kind="file-failed",result="sent"\} 1/);
+    expect((await bridge.metrics.text())).toMatch(/wisbridge_webhook_alerts_total\{kind="file-failed",result="sent",instance="[^"]+"\} 1/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,10 +30,16 @@ export interface PostgresServer {
   /** The server's major version, e.g. 15. */
   version: number;
   stop(): Promise<void>;
+  /**
+   * Restarts the server on the same data folder and port (`pg_ctl restart -m fast`: open sessions are ended, as when
+   * an operator restarts PostgreSQL). Resolves once it accepts connections again. Only for a server of the test's
+   * own (startPostgres()): restarting the run's shared server would break the test files running beside it.
+   */
+  restart(): Promise<void>;
 }
 
 /** What the global setup hands every test file. */
-export type ProvidedPostgres = Omit<PostgresServer, 'stop'>;
+export type ProvidedPostgres = Omit<PostgresServer, 'stop' | 'restart'>;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -79,8 +85,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'wisbridge-pg-'));
   if (account) chownSync(dir, account.uid, account.gid);
   // Runs a server tool as the account that owns the cluster (runuser: no shell, so no quoting of the arguments).
+  const command = (name: string, args: string[]) => (account ? ['runuser', '-u', SERVER_USER, '--', join(bin, name), ...args] : [join(bin, name), ...args]);
   const tool = (name: string, args: string[]) => {
-    const [cmd, ...rest] = account ? ['runuser', '-u', SERVER_USER, '--', join(bin, name), ...args] : [join(bin, name), ...args];
+    const [cmd, ...rest] = command(name, args);
     try {
       return execFileSync(cmd!, rest, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: 120_000 });
     } catch (error) {
@@ -144,6 +151,14 @@ export async function startPostgres(): Promise<PostgresServer> {
         rmSync(dir, { recursive: true, force: true });
       }
     };
+    // Asynchronous: the test that restarts the server keeps its event loop (its child processes' output, its timers).
+    const restart = () => new Promise<void>((resolve, reject) => {
+      const [cmd, ...rest] = command('pg_ctl', ['-D', data, '-l', log, '-m', 'fast', '-w', '-t', '60', 'restart']);
+      execFile(cmd!, rest, { cwd: dir, encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`pg_ctl restart failed: ${stderr || stdout || error.message}\n${serverLog(log)}`, { cause: error }));
+        else resolve();
+      });
+    });
     // A run stopped before its teardown (an interrupt) must not leave a server behind.
     const onExit = () => {
       try {
@@ -168,7 +183,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     } finally {
       await client.end();
     }
-    return { host: '127.0.0.1', port, admin, owner, adminUrl, dir, version, stop };
+    return { host: '127.0.0.1', port, admin, owner, adminUrl, dir, version, stop, restart };
   } catch (error) {
     if (existsSync(join(data, 'postmaster.pid'))) {
       try {

@@ -30,16 +30,16 @@ export async function run(argv: string[]): Promise<number> {
   if (!loaded.config.console) throw new WisbridgeError('USAGE', `${loaded.file} has no console: section: the console is off (see docs/console.md)`);
   const logger = createLogger({ level: process.env.WISBRIDGE_LOG_LEVEL ?? loaded.config.log.level });
   const controller = new AbortController();
-  let metrics: ServiceMetrics | undefined = undefined; // set once the journal is open; the runtime's callback reads it
+  const metrics = new ServiceMetrics(async () => (await runtime.journal()).backlog());
   const runtime = createRuntime(loaded, {
     logger, signal: controller.signal,
     onFileConcluded: (event) => {
-      metrics?.onConcluded(event);
+      metrics.onConcluded(event);
       logger.info({ ...event }, 'file concluded again');
     },
   });
-  const journal = await runtime.journal();
-  metrics = new ServiceMetrics(() => journal.backlog());
+  // Opened before the console starts: a journal that cannot be opened stops the command here.
+  await runtime.journal();
   const startedAt = Date.now();
   const host = values.host ?? loaded.config.metrics?.host ?? '127.0.0.1';
   const port = intOption(values.port, 'port', loaded.config.metrics?.port ?? 9464);

@@ -11,6 +11,9 @@ Runs the bridge as a service until SIGTERM or SIGINT: watches the inbox of every
 watch: true, runs scheduled jobs (cron with time zones), raises alerts for expected files that have
 not arrived by their cut-off, and serves /metrics and /healthz when the configuration has metrics:.
 Shutdown finishes the request in flight and closes the journal within shutdown_timeout_ms.
+Several instances may run on one PostgreSQL journal and the same drops (instance: lease_ms, heartbeat_ms): each file
+is worked on by one of them at a time and each scheduled tick runs once; a SQLite journal serves one instance, and a
+second run on it exits 2 saying which instance uses it.
 Before it starts, everything \`wisbridge config check\` checks must hold: the configuration, every mapping, and
 every secret it references. Exit codes: 0 stopped cleanly, 2 configuration or start-up error, 3 shutdown took too long.`;
 

@@ -4,7 +4,8 @@ import { WisbridgeError } from '../../errors.js';
 import { neverClaimed } from '../../service/redrive.js';
 import { openJournal } from '../../journal/index.js';
 import { fileRowsReport, formatFileRows, parseStatuses, ROW_STATUSES } from '../../service/file-rows.js';
-import { formatStatus, statusReport } from '../../service/status.js';
+import { expectedFileViews } from '../../service/expect.js';
+import { formatExpected, formatStatus, statusReport } from '../../service/status.js';
 import { intOption, parseCommandLine } from '../args.js';
 
 const HELP = `usage: wisbridge status [--config FILE] [--limit N] [--rows N] [--json]
@@ -15,7 +16,10 @@ and files rejected before a claim included) with their document counts, and up t
 uncertain documents with file, line, key and message. Cut lists say "showing N of M".
 
 --file: the input rows of one file in line order (line, document key, status, what the service returned, error),
-as its result file has them; --status keeps rows of those statuses (${ROW_STATUSES.join(', ')}).`;
+as its result file has them; --status keeps rows of those statuses (${ROW_STATUSES.join(', ')}).
+
+With expected files configured (inbound \`expect\`), also lists each one with its next due time and the time a
+missing file is alerted (business calendars and grace periods applied).`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandLine(argv, {
@@ -30,8 +34,10 @@ export async function run(argv: string[]): Promise<number> {
   const statuses = parseStatuses(values.status);
   const rows = intOption(values.rows, 'rows', 50);
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
+  const expected = expectedFileViews(loaded.config, Date.now());
   if (loaded.journalFile !== undefined && !existsSync(loaded.journalFile)) {
     process.stdout.write(`journal: ${loaded.journalFile} does not exist yet: nothing has run with this configuration\n`);
+    if (expected.length > 0 && values.file === undefined) process.stdout.write((values.json ? JSON.stringify({ expected }, null, 2) : formatExpected(expected)) + '\n');
     return 0;
   }
   const journal = await openJournal(loaded.journal);
@@ -49,8 +55,8 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatFileRows(report)) + '\n');
       return 0;
     }
-    const report = await statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows });
-    process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatStatus(report)) + '\n');
+    const report = { ...(await statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows })), expected };
+    process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatStatus(report) + (expected.length ? `\n\n${formatExpected(expected)}` : '')) + '\n');
   } finally {
     await journal.close();
   }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { WisbridgeError } from '../../errors.js';
+import { newerSchemaError } from '../rows.js';
 import { inTransaction } from './port.js';
 
 /**
@@ -167,7 +167,37 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX operator_actions_file ON operator_actions (file_id, id);
   `,
   `
-  -- The operations console, issue 25 (SQLite's migration of the same name; append after the leases migration on merge): a file's processing time apart
+  -- Several instances on one journal: SQLite's migration 7, column for column (src/journal/leases.ts).
+  CREATE TABLE instances (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid BIGINT NOT NULL,
+    version TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL,
+    stopped_at TEXT
+  );
+  ALTER TABLE files ADD COLUMN lease_owner TEXT, ADD COLUMN lease_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN lease_until TEXT;
+  CREATE TABLE job_ticks (
+    job TEXT NOT NULL,
+    tick TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    token BIGINT NOT NULL,
+    lease_until TEXT NOT NULL,
+    done_at TEXT,
+    PRIMARY KEY (job, tick)
+  );
+  CREATE INDEX job_ticks_open ON job_ticks (owner) WHERE done_at IS NULL;
+  `,
+  `
+  -- A re-drop handled by one instance: SQLite's migration 8, column for column (src/journal/leases.ts).
+  ALTER TABLE file_events ADD COLUMN lease_owner TEXT, ADD COLUMN lease_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN lease_until TEXT;
+  UPDATE file_events SET disposed_to = 'unknown' WHERE kind = 'duplicate' AND disposed_to IS NULL AND id NOT IN (
+    SELECT max(id) FROM file_events WHERE kind = 'duplicate' AND disposed_to IS NULL GROUP BY drop_name, name, original_file_id);
+  CREATE UNIQUE INDEX file_events_unfinished ON file_events (drop_name, name, original_file_id) WHERE kind = 'duplicate' AND disposed_to IS NULL;
+  `,
+  `
+  -- The operations console, issue 25 (SQLite's migration 9): a file's processing time apart
   -- from later actions (finished_at moves with every re-drive; processed_at is the first finish, kept), and one
   -- alert inbox kept across restarts: one open alert per kind and subject (what it concerns), its count and
   -- first/last seen, until an operator acknowledges it. Files finished before this version and never re-driven
@@ -191,7 +221,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX alerts_last_seen ON alerts (last_seen, id);
   `,
   `
-  -- The console's search, issue 25 point 12 (append after the other migrations on merge): one row per item block
+  -- The console's search, issue 25 point 12: one row per item block
   -- part (1 of 16, by the term's hash) with a Bloom filter of its items' search terms (document key and the short string values of each body: SKU,
   -- order or ASN number, reference; lower-cased), written with the block. A search reads these small rows, not
   -- the blocks, and opens only blocks whose filter may hold the term. Rows outside blocks (rejected by the mapping,
@@ -254,9 +284,6 @@ async function readVersion(client: pg.Pool | pg.PoolClient): Promise<number | un
 }
 
 function checked(version: number): number {
-  if (version > PG_SCHEMA_VERSION) {
-    throw new WisbridgeError('JOURNAL', `the journal has schema version ${version}, newer than this bridge (${PG_SCHEMA_VERSION}): `
-      + 'upgrade wisbridge, or point it at a journal of its own version (a journal is never migrated backwards)');
-  }
+  if (version > PG_SCHEMA_VERSION) throw newerSchemaError(version, PG_SCHEMA_VERSION);
   return version;
 }

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { WisbridgeError } from '../../errors.js';
+import { newerSchemaError } from '../rows.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;
@@ -62,7 +63,7 @@ function migrate(db: Db): void {
   db.transaction(() => {
     const from = current();
     if (from > SCHEMA_VERSION) {
-      throw new WisbridgeError('JOURNAL', `the journal has schema version ${from}, newer than this bridge (${SCHEMA_VERSION})`);
+      throw newerSchemaError(from, SCHEMA_VERSION);
     }
     const insert = db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)');
     for (let version = from; version < SCHEMA_VERSION; version++) {

@@ -200,7 +200,48 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS file_events_name ON file_events (name, id);
   `,
   `
-  -- The operations console, issue 25 (append after the leases migration on merge): a file's processing time apart
+  -- Several instances on one journal (PostgreSQL; a SQLite journal serves one, and refuses a second): who runs, the
+  -- lease each file is worked under and the scheduled ticks run once across them (src/journal/leases.ts). A lease is
+  -- an owner (instance id), a fencing token that grows with every new owner (every write for the file checks it) and
+  -- an expiry by the database clock, renewed by the owner's heartbeat.
+  CREATE TABLE instances (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL,
+    stopped_at TEXT
+  );
+  ALTER TABLE files ADD COLUMN lease_owner TEXT;
+  ALTER TABLE files ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE files ADD COLUMN lease_until TEXT;
+  CREATE TABLE job_ticks (
+    job TEXT NOT NULL,
+    tick TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    token INTEGER NOT NULL,
+    lease_until TEXT NOT NULL,
+    done_at TEXT,
+    PRIMARY KEY (job, tick)
+  );
+  -- The ticks under way, which heartbeats renew: few, however long the table.
+  CREATE INDEX job_ticks_open ON job_ticks (owner) WHERE done_at IS NULL;
+  `,
+  `
+  -- A re-drop is handled by one instance: its duplicate event is claimed by its insert (one unfinished event per
+  -- drop, name and original file; the first insert wins) and leased like a file (owner, token, expiry), so another
+  -- instance leaves the re-drop alone while its handler lives and finishes it once that lease ran out. Unfinished
+  -- events a race left twice keep the newest (the one a restart finishes).
+  ALTER TABLE file_events ADD COLUMN lease_owner TEXT;
+  ALTER TABLE file_events ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE file_events ADD COLUMN lease_until TEXT;
+  UPDATE file_events SET disposed_to = 'unknown' WHERE kind = 'duplicate' AND disposed_to IS NULL AND id NOT IN (
+    SELECT max(id) FROM file_events WHERE kind = 'duplicate' AND disposed_to IS NULL GROUP BY drop_name, name, original_file_id);
+  CREATE UNIQUE INDEX file_events_unfinished ON file_events (drop_name, name, original_file_id) WHERE kind = 'duplicate' AND disposed_to IS NULL;
+  `,
+  `
+  -- The operations console, issue 25: a file's processing time apart
   -- from later actions (finished_at moves with every re-drive; processed_at is the first finish, kept), and one
   -- alert inbox kept across restarts: one open alert per kind and subject (what it concerns), its count and
   -- first/last seen, until an operator acknowledges it. Files finished before this version and never re-driven
@@ -224,7 +265,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX alerts_last_seen ON alerts (last_seen, id);
   `,
   `
-  -- The console's search, issue 25 point 12 (append after the other migrations on merge): one row per item block
+  -- The console's search, issue 25 point 12: one row per item block
   -- part (1 of 16, by the term's hash) with a Bloom filter of its items' search terms (document key and the short string values of each body: SKU,
   -- order or ASN number, reference; lower-cased), written with the block. A search reads these small rows, not
   -- the blocks, and opens only blocks whose filter may hold the term. Rows outside blocks (rejected by the mapping,

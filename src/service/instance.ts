@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { version } from '../cli/main.js';
+import { describeError, WisbridgeError } from '../errors.js';
+import type { InstanceInfo, Journal } from '../journal/index.js';
+import type { Logger } from '../log.js';
+import type { HeldLease, LeaseGuard } from '../runtime/runtime.js';
+
+/** This process as an instance of the bridge: `host-pid-random`, so that a restarted process is a new instance. */
+export function newInstance(): InstanceInfo {
+  const host = hostname();
+  return { id: `${host}-${process.pid}-${randomBytes(3).toString('hex')}`, host, pid: process.pid, version: version() };
+}
+
+export interface LeaseTiming {
+  leaseMs: number;
+  heartbeatMs: number;
+}
+
+/** What /healthz says of the journal: reachable, or since when it is not (and why). */
+export interface JournalHealth {
+  reachable: boolean;
+  lastHeartbeat: string | null;
+  since?: string;
+  error?: string;
+}
+
+type LeaseJournal = Pick<Journal, 'instance' | 'registerInstance' | 'heartbeat' | 'retireInstance'>;
+
+/**
+ * The instance's membership of the journal under `wisbridge run`: registers it, renews its leases by a heartbeat
+ * every `heartbeatMs`, and gives them up on a graceful stop. The pipeline asks it before it claims or sends
+ * (LeaseGuard): an instance whose last good heartbeat is older than `leaseMs - heartbeatMs` may already have lost its
+ * files to another instance (the journal unreachable, the process paused), so it waits until a heartbeat succeeds
+ * again; a heartbeat that reports a file lost aborts that file's flow at once. Times are the process's monotonic
+ * clock: a lease is real time, whatever clock drives the schedules.
+ */
+export class InstanceLeases implements LeaseGuard {
+  readonly #journal: () => Promise<LeaseJournal>;
+  readonly #timing: LeaseTiming;
+  readonly #logger: Logger;
+  /** The process's hard stop: waits end and leases abort with it. */
+  readonly #hardStop: AbortSignal;
+  readonly #onLost: (fileId: number) => void;
+  readonly #held = new Map<number, { controller: AbortController; holders: number }>();
+  readonly #waiters = new Set<() => void>();
+  /** Off until start() registered the instance (and for a journal without an instance): nothing is waited for. */
+  #on = false;
+  #lastGood = 0;
+  #lastGoodIso: string | null = null;
+  #failure: { since: string; error: string } | undefined;
+  #holding = false;
+  #timer: NodeJS.Timeout | undefined;
+  #beating: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(journal: () => Promise<LeaseJournal>, timing: LeaseTiming, logger: Logger, hardStop: AbortSignal, onLost: (fileId: number) => void = () => undefined) {
+    this.#journal = journal;
+    this.#timing = timing;
+    this.#logger = logger;
+    this.#hardStop = hardStop;
+    this.#onLost = onLost;
+  }
+
+  /** Registers the instance (a SQLite journal refuses a second live one: that error is thrown) and starts the heartbeat. */
+  async start(): Promise<void> {
+    const journal = await this.#journal();
+    if (journal.instance === null) return;
+    await journal.registerInstance();
+    this.#good();
+    this.#on = true;
+    this.#logger.info({ instance: journal.instance.id, leaseMs: this.#timing.leaseMs, heartbeatMs: this.#timing.heartbeatMs }, 'instance registered');
+    this.#schedule();
+  }
+
+  /** Whether the last good heartbeat is recent enough to claim and send. */
+  get fresh(): boolean {
+    return !this.#on || performance.now() - this.#lastGood < this.#timing.leaseMs - this.#timing.heartbeatMs;
+  }
+
+  health(): JournalHealth {
+    const reachable = this.#failure === undefined && this.fresh;
+    return {
+      reachable, lastHeartbeat: this.#lastGoodIso,
+      ...(reachable ? {} : { since: this.#failure?.since ?? this.#lastGoodIso ?? undefined, error: this.#failure?.error ?? 'no heartbeat answered lately' }),
+    };
+  }
+
+  async live(signal?: AbortSignal): Promise<void> {
+    while (!this.fresh) {
+      this.#announceHolding();
+      await this.#nextGood(signal);
+    }
+  }
+
+  hold(fileId: number): HeldLease {
+    let entry = this.#held.get(fileId);
+    if (!entry || entry.controller.signal.aborted) {
+      entry = { controller: new AbortController(), holders: 0 };
+      this.#held.set(fileId, entry);
+    }
+    entry.holders += 1;
+    const held = entry;
+    const signal = AbortSignal.any([held.controller.signal, this.#hardStop]);
+    const lost = () => held.controller.signal.aborted;
+    let released = false;
+    return {
+      signal,
+      get lost() {
+        return lost();
+      },
+      ready: async () => {
+        for (;;) {
+          if (lost()) throw held.controller.signal.reason;
+          if (this.fresh) return;
+          this.#announceHolding();
+          await this.#nextGood(signal);
+        }
+      },
+      lose: () => this.lose(fileId),
+      release: () => {
+        if (released) return;
+        released = true;
+        held.holders -= 1;
+        if (held.holders === 0 && this.#held.get(fileId) === held) this.#held.delete(fileId);
+      },
+    };
+  }
+
+  /** A write of the file was refused (LEASE_LOST): its lease is gone whatever the heartbeat said. */
+  lose(fileId: number): void {
+    const entry = this.#held.get(fileId);
+    if (!entry || entry.controller.signal.aborted) return;
+    entry.controller.abort(new WisbridgeError('LEASE_LOST', `file ${fileId}: another instance took it over (its lease expired here); it stops on this instance`));
+    this.#onLost(fileId);
+  }
+
+  /** One heartbeat now (tests; the timer calls it too). */
+  beat(): Promise<void> {
+    this.#beating ??= this.#beat().finally(() => {
+      this.#beating = undefined;
+    });
+    return this.#beating;
+  }
+
+  /** Stops the heartbeat and gives the leases up (a graceful stop: other instances take the files over at once). */
+  async retire(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#beating?.catch(() => undefined);
+    if (!this.#on) return;
+    this.#on = false;
+    try {
+      await (await this.#journal()).retireInstance();
+    } catch (error) {
+      this.#logger.warn({ err: describeError(error) }, 'could not retire the instance: its leases expire by themselves');
+    }
+    this.#wake();
+  }
+
+  async #beat(): Promise<void> {
+    if (!this.#on) return;
+    try {
+      const { lost } = await (await this.#journal()).heartbeat(this.#timing.leaseMs);
+      const was = this.#failure;
+      this.#good();
+      if (was !== undefined || this.#holding) this.#logger.info({ unreachableSince: was?.since }, 'the journal answers again: claiming and sending again');
+      this.#holding = false;
+      for (const fileId of lost) this.lose(fileId);
+      this.#wake();
+    } catch (error) {
+      if (this.#failure === undefined) {
+        this.#failure = { since: new Date().toISOString(), error: describeError(error) };
+        this.#logger.warn({ err: this.#failure.error }, 'heartbeat failed: the journal cannot be reached');
+      } else this.#failure.error = describeError(error);
+      if (!this.fresh) this.#announceHolding();
+    }
+  }
+
+  #good(): void {
+    this.#lastGood = performance.now();
+    this.#lastGoodIso = new Date().toISOString();
+    this.#failure = undefined;
+  }
+
+  #announceHolding(): void {
+    if (this.#holding) return;
+    this.#holding = true;
+    this.#logger.warn({ lastHeartbeat: this.#lastGoodIso, leaseMs: this.#timing.leaseMs },
+      'no heartbeat answered for too long: this instance stops claiming and sending until the journal answers (its leases may be taken over)');
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      void this.beat().finally(() => this.#schedule());
+    }, this.#timing.heartbeatMs).unref();
+  }
+
+  #nextGood(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        this.#waiters.delete(done);
+        signal?.removeEventListener('abort', aborted);
+        this.#hardStop.removeEventListener('abort', aborted);
+        resolve();
+      };
+      const aborted = () => {
+        this.#waiters.delete(done);
+        signal?.removeEventListener('abort', aborted);
+        this.#hardStop.removeEventListener('abort', aborted);
+        reject(signal?.aborted ? signal.reason : this.#hardStop.reason);
+      };
+      if (signal?.aborted || this.#hardStop.aborted) return aborted();
+      this.#waiters.add(done);
+      signal?.addEventListener('abort', aborted, { once: true });
+      this.#hardStop.addEventListener('abort', aborted, { once: true });
+    });
+  }
+
+  #wake(): void {
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+}

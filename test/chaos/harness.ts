@@ -1,0 +1,345 @@
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { stringify } from 'yaml';
+import { freshDatabase, type PostgresServer } from '../support/postgres.js';
+import type { SftpServer } from '../support/sftp-server.js';
+import { checkRun, type ChaosEvent, type Evidence, type Verdict } from './checks.js';
+import { dropOrder, generateFiles, runTag, seededRandom, type GeneratedFile, type Plan, type Random } from './generate.js';
+import { BridgeProcess, ROOT, sleep, startEmulatorProcess, stopAll } from './processes.js';
+
+export interface ChaosOptions {
+  name: string;
+  seed: number;
+  /** `wisbridge run` processes at once, each with a configuration file of its own. */
+  instances: number;
+  /** The configuration's `instance:` section (issue 24); without it the bridge's defaults. */
+  lease?: { lease_ms: number; heartbeat_ms: number };
+  plan: Plan;
+  server: PostgresServer;
+  /** The drop all instances share: a local folder, or a folder of a real OpenSSH SFTP server. */
+  sftp?: SftpServer;
+  /** Files are dropped one after another over this long. */
+  dropOverMs: number;
+  /** kill -9 a random instance every [min, max] ms (from the first drop until the work is done); restart it [min, max] ms later. */
+  kills: { everyMs: [number, number]; restartAfterMs: [number, number]; max: number };
+  /**
+   * SIGSTOP one instance (one working on a file) this long after the first drop, for three leases and 2 s (long enough
+   * for another instance to come across its file and take it over), then SIGCONT.
+   */
+  pauseAtMs?: number;
+  /** Restart PostgreSQL this long after the first drop. */
+  pgRestartAtMs?: number;
+  /** The export job runs every this many seconds (a 6-field cron). */
+  exportEverySeconds: number;
+  /** Bound of everything from the first drop to the last file out of the inbox. */
+  deadlineMs: number;
+  scale: 'small' | 'medium';
+}
+
+export interface ChaosReport extends Verdict {
+  /** The folder with the configurations, logs and drop (kept when the run failed, or with WISBRIDGE_CHAOS_KEEP=1). */
+  dir: string;
+  events: ChaosEvent[];
+  text: string;
+}
+
+const TOKEN_ENV = 'WISBRIDGE_CHAOS_TOKEN';
+const EXPORT_JOB = 'so-work';
+const EXPORT_PREFIX = 'SO_WORK_';
+
+/**
+ * One chaos run: an emulator, a fresh PostgreSQL database, `instances` bridges on one drop; files dropped while
+ * instances are killed, paused and PostgreSQL restarted (seeded, logged); then everything stopped and checked.
+ */
+export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
+  const dir = mkdtempSync(join(tmpdir(), `wisbridge-chaos-${o.name}-`));
+  const events: ChaosEvent[] = [];
+  const t0 = Date.now();
+  const event = (e: Omit<ChaosEvent, 'at'>) => events.push({ at: Date.now(), ...e });
+  const random = seededRandom(o.seed);
+  const processes: BridgeProcess[] = [];
+  const db = await freshDatabase(o.server);
+  const journalClient = () => new pg.Client({ host: o.server.host, port: o.server.port, user: o.server.owner.user, password: o.server.owner.password, database: db.name });
+  let emulator: Awaited<ReturnType<typeof startEmulatorProcess>> | undefined;
+  let failed = true;
+  try {
+    emulator = await startEmulatorProcess({ scale: o.scale, seed: 1, logFile: join(dir, 'emulator.log') });
+    // ---- the drop ----
+    const dropRoot = o.sftp ? join(o.sftp.root, `chaos-${process.pid}-${o.seed}`) : join(dir, 'drop');
+    const folders = { inbox: join(dropRoot, 'inbox'), outbox: join(dropRoot, 'outbox'), archive: join(dropRoot, 'archive'), error: join(dropRoot, 'error') };
+    const owned = (path: string) => {
+      if (o.sftp && process.getuid?.() === 0) chownSync(path, o.sftp.uid, o.sftp.gid);
+    };
+    mkdirSync(dropRoot, { recursive: true });
+    owned(dropRoot);
+    for (const folder of Object.values(folders)) {
+      mkdirSync(folder, { recursive: true });
+      owned(folder);
+    }
+
+    // ---- the service: every pending shipment acknowledged first, so the export job's work is the shipments the
+    // ship files leave behind (defer_unshipped) while the run goes on ----
+    const state = await admin(emulator.url, 'GET', 'state?only=products,customer_shipments,supplier_shipments');
+    const pending = (state.customer_shipments as any[]).filter((s) => s.warehouse_id === 1 && s.list_status === 'pending').map((s) => ({ id: s.id as number }));
+    for (let i = 0; i < pending.length; i += 500) {
+      const res = await fetch(`${emulator.url}/v1/customer-shipments/acknowledge.json`, {
+        method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${emulator.token}` }, body: JSON.stringify({ shipments: pending.slice(i, i + 500) }),
+      });
+      if (res.status >= 300) throw new Error(`acknowledging the seed's shipments: ${res.status} ${await res.text()}`);
+    }
+    const files = generateFiles(o.seed, o.plan, state);
+    const order = dropOrder(files, random);
+
+    // ---- the bridges ----
+    const env = { ...process.env, [TOKEN_ENV]: emulator.token, WISBRIDGE_LOG_LEVEL: 'info' };
+    const configFiles: string[] = [];
+    for (let slot = 1; slot <= o.instances; slot++) {
+      const home = join(dir, `i${slot}`);
+      mkdirSync(home);
+      const drop = o.sftp
+        ? {
+          type: 'sftp', host: o.sftp.host, port: o.sftp.port, username: o.sftp.username, private_key_path: writeKey(home, o.sftp.privateKey),
+          host_key_fingerprint: o.sftp.hostKeyFingerprint, root: dropRoot, settle_ms: 300, poll_interval_ms: 500, idle_close_ms: 0,
+        }
+        : { type: 'local', root: dropRoot, settle_ms: 300, poll_interval_ms: 500, fsync: false };
+      const config = {
+        journal: db.config,
+        mappings: join(ROOT, 'mappings'),
+        services: { wis: { url: emulator.url, token: { env: TOKEN_ENV }, batch_size: 100, requests_in_flight: 2, request_timeout_ms: 15_000, max_attempts: 4 } },
+        drops: { wms: drop },
+        inbound: [{ name: 'wms-in', drop: 'wms', service: 'wis', watch: true }],
+        exports: [{
+          name: EXPORT_JOB, work_type: 'customerShipments', drop: 'wms', service: 'wis', mapping: 'customer-shipments-export',
+          schedule: { cron: `*/${o.exportEverySeconds} * * * * *` }, empty_files: true, cancellations: false, file_name: `${EXPORT_PREFIX}{timestamp}_{seq}.csv`,
+        }],
+        log: { level: 'info' },
+        shutdown_timeout_ms: 8000,
+        ...(o.lease ? { instance: o.lease } : {}),
+      };
+      configFiles.push(join(home, 'wisbridge.yaml'));
+      writeFileSync(configFiles.at(-1)!, stringify(config));
+    }
+    const generations = new Map<number, number>();
+    const start = (slot: number) => {
+      const generation = (generations.get(slot) ?? 0) + 1;
+      generations.set(slot, generation);
+      const p = new BridgeProcess(slot, generation, configFiles[slot - 1]!, join(dir, `i${slot}.${generation}.log`), env);
+      processes.push(p);
+      event({ kind: 'start', label: p.label, pid: p.pid });
+      return p;
+    };
+    const current = new Map<number, BridgeProcess>();
+    for (let slot = 1; slot <= o.instances; slot++) current.set(slot, start(slot));
+    for (const p of current.values()) {
+      const ready = await p.waitForLog((r) => r.msg === 'bridge running', 90_000);
+      if (!ready) throw new Error(`${p.label} ${p.running ? 'did not start within 90 s' : 'exited at start'}:\n${p.tail()}`);
+    }
+    await admin(emulator.url, 'PUT', 'faults', { latency_ms: 10, path_prefix: '/v1/' });
+
+    // ---- files into the inbox while the chaos goes on ----
+    const chaosStart = Date.now();
+    let dropped = 0;
+    const dropping = (async () => {
+      for (const file of order) {
+        dropFile(folders.inbox, file, owned);
+        dropped++;
+        await sleep(o.dropOverMs / order.length);
+      }
+      event({ kind: 'drop', detail: `${order.length} files dropped` });
+    })();
+
+    let chaosOver = false;
+    const paused = new Set<BridgeProcess>();
+    const candidates = () => [...current.values()].filter((p) => p.running && !paused.has(p));
+    // A victim among the instances working on a file, waiting up to `busyMs` for one; then any instance that is up.
+    const drawVictim = async (busyMs: number): Promise<BridgeProcess | undefined> => {
+      for (let waited = 0; waited < busyMs + 5000 && !chaosOver; waited += 200) {
+        const victim = pickVictim(candidates(), random, waited < busyMs);
+        if (victim) return victim;
+        await sleep(200);
+      }
+      return undefined;
+    };
+    const killing = (async () => {
+      for (let kills = 0; kills < o.kills.max;) {
+        await sleep(random.int(...o.kills.everyMs));
+        const victim = await drawVictim(5000);
+        if (chaosOver) return;
+        if (!victim) continue;
+        victim.signal('SIGKILL');
+        kills++;
+        event({ kind: 'kill', label: victim.label, pid: victim.pid, detail: inProgress(victim) });
+        await victim.exited;
+        await sleep(random.int(...o.kills.restartAfterMs));
+        current.set(victim.slot, start(victim.slot));
+      }
+    })();
+    const pausing = (async () => {
+      if (o.pauseAtMs === undefined) return;
+      await sleep(o.pauseAtMs);
+      const victim = await drawVictim(10_000);
+      if (!victim || chaosOver) return;
+      paused.add(victim);
+      victim.signal('SIGSTOP');
+      event({ kind: 'sigstop', label: victim.label, pid: victim.pid, detail: inProgress(victim) });
+      await sleep(3 * (o.lease?.lease_ms ?? 30_000) + 2000);
+      victim.signal('SIGCONT');
+      event({ kind: 'sigcont', label: victim.label, pid: victim.pid });
+      paused.delete(victim);
+    })();
+    const restartingPg = (async () => {
+      if (o.pgRestartAtMs === undefined) return;
+      await sleep(o.pgRestartAtMs);
+      if (chaosOver) return;
+      event({ kind: 'pg-restart' });
+      await o.server.restart();
+      event({ kind: 'pg-back' });
+    })();
+
+    // ---- until every file has left the inbox and the journal has nothing in progress, or the deadline ----
+    const deadline = chaosStart + o.deadlineMs;
+    const settled = async () => dropped === order.length && inboxEmpty(folders.inbox) && (await processingFiles(journalClient)) === 0;
+    while (Date.now() < deadline && !(await settled())) await sleep(500);
+    chaosOver = true;
+    event({ kind: 'chaos-end', detail: `${Math.round((Date.now() - chaosStart) / 1000)} s after the first drop` });
+    await Promise.all([dropping, pausing, restartingPg]);
+    await killing;
+    // Every slot running again, none paused; then the rest of the work, within what is left of the deadline (at
+    // least 30 s after the chaos, so that a takeover and a last export tick have time).
+    for (const [slot, p] of current) if (!p.running) current.set(slot, start(slot));
+    const calm = Math.max(deadline, Date.now() + 30_000);
+    while (Date.now() < calm && !(await settled())) await sleep(500);
+    // One export tick after the last ship file, so that every deferred shipment is on a work list.
+    await sleep(o.exportEverySeconds * 1000 + 1500);
+    event({ kind: 'settled', detail: (await settled()) ? 'all files out of the inbox' : 'deadline reached with work left' });
+    const stops = await stopAll(processes, 15_000);
+    event({ kind: 'stop', detail: stops.map((s) => `${s.label} ${s.forced ? 'SIGKILL after 15 s' : `exit ${s.exit.code ?? s.exit.signal}`}`).join(', ') });
+
+    // ---- the evidence ----
+    const final = await admin(emulator.url, 'GET', 'state?only=adjustments,counts,customer_shipments,supplier_shipments');
+    const client = journalClient();
+    await client.connect();
+    let journal: Evidence['journal'];
+    try {
+      const rows = async (sql: string) => (await client.query(sql)).rows;
+      const has = async (table: string) => (await client.query('SELECT to_regclass($1) AS t', [table])).rows[0].t !== null;
+      journal = {
+        files: await rows('SELECT * FROM files ORDER BY id'),
+        exports: await rows('SELECT * FROM exports ORDER BY id'),
+        exportRecords: await rows('SELECT export_id, record_id, ack_status FROM export_records'),
+        fileEvents: await rows('SELECT * FROM file_events ORDER BY id'),
+        openRequests: await rows(`SELECT r.id, r.status, f.name FROM requests r JOIN files f ON f.id = r.file_id WHERE r.status IN ('pending', 'sent')`),
+        instances: (await has('instances')) ? await rows('SELECT * FROM instances') : undefined,
+        jobTicks: (await has('job_ticks')) ? await rows('SELECT * FROM job_ticks ORDER BY tick') : undefined,
+      };
+    } finally {
+      await client.end();
+    }
+    const list = (folder: string) => (existsSync(folder) ? readdirSync(folder).sort() : []);
+    const evidence: Evidence = {
+      tag: runTag(o.seed), files, exportPrefix: EXPORT_PREFIX, exportJob: EXPORT_JOB, processes, events, journal,
+      folders: { inbox: list(folders.inbox), outbox: list(folders.outbox), archive: list(folders.archive), error: list(folders.error) },
+      read: (folder, name) => readFileSync(join(folders[folder], name)),
+      emulator: final,
+    };
+    const verdict = checkRun(evidence);
+    const count = (kind: ChaosEvent['kind']) => events.filter((e) => e.kind === kind).length;
+    const figures = {
+      files: `${files.length} (${countKinds(files)})`,
+      'input rows': files.filter((f) => f.kind !== 'duplicate').reduce((n, f) => n + f.rows, 0),
+      instances: `${o.instances} configured, ${processes.length} processes started`,
+      kills: count('kill'),
+      SIGSTOPs: count('sigstop'),
+      'PostgreSQL restarts': count('pg-restart'),
+      ...verdict.figures,
+      elapsed: `${((Date.now() - t0) / 1000).toFixed(1)} s (chaos ${((events.find((e) => e.kind === 'chaos-end')!.at - chaosStart) / 1000).toFixed(1)} s)`,
+    };
+    const text = [
+      `chaos ${o.name} (seed ${o.seed}, folder ${dir})`,
+      ...Object.entries(figures).map(([k, v]) => `  ${k}: ${v}`),
+      '  events:',
+      ...events.map((e) => `    +${((e.at - chaosStart) / 1000).toFixed(1).padStart(6)} s ${e.kind}${e.label ? ` ${e.label}` : ''}${e.pid ? ` (pid ${e.pid})` : ''}${e.detail ? `: ${e.detail}` : ''}`),
+      ...(verdict.problems.length > 0 ? ['  problems:', ...verdict.problems.map((p) => `    ${p}`)] : []),
+    ].join('\n');
+    failed = verdict.problems.length > 0;
+    writeFileSync(join(dir, 'report.txt'), `${text}\n`);
+    return { ...verdict, figures, dir, events, text };
+  } finally {
+    await stopAll(processes, 5000);
+    await emulator?.stop();
+    await db.drop().catch(() => undefined);
+    if (!failed && process.env.WISBRIDGE_CHAOS_KEEP !== '1') rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The files a process works on: claimed (`processing file`) and not finished, rejected or lost since. */
+function filesInProgress(p: BridgeProcess): string[] {
+  const open = new Set<string>();
+  for (const r of p.logs) {
+    if (r.msg === 'processing file') open.add(r.file);
+    else if (typeof r.msg === 'string' && /^(file processed|file rejected|lease lost)/.test(r.msg)) open.delete(r.file);
+    else if (r.msg === 'job run failed') open.clear(); // the watcher's run of its file ended
+  }
+  return [...open];
+}
+
+function inProgress(p: BridgeProcess): string {
+  const files = filesInProgress(p);
+  return `${p.instanceId ?? 'instance not registered yet'}; ${files.length === 0 ? 'no file in progress' : `working on ${files.join(', ')}`}`;
+}
+
+/**
+ * A random instance, one that works on a file when there is one (a kill or a pause then has something to break);
+ * with `busyOnly` none when none works on a file.
+ */
+function pickVictim(candidates: BridgeProcess[], random: Random, busyOnly = false): BridgeProcess | undefined {
+  const busy = candidates.filter((p) => filesInProgress(p).length > 0);
+  const pool = busy.length > 0 || busyOnly ? busy : candidates;
+  return pool.length === 0 ? undefined : random.pick(pool);
+}
+
+/** Written under a dot-name first (never picked up), then renamed: the file appears whole. */
+function dropFile(inbox: string, file: GeneratedFile, owned: (path: string) => void): void {
+  const temporary = join(inbox, `.${file.name}.part`);
+  writeFileSync(temporary, file.bytes);
+  owned(temporary);
+  renameSync(temporary, join(inbox, file.name));
+}
+
+function inboxEmpty(inbox: string): boolean {
+  return readdirSync(inbox).every((name) => name.startsWith('.'));
+}
+
+/** Files the journal holds as processing; -1 while the journal cannot be reached (PostgreSQL restarting). */
+async function processingFiles(client: () => pg.Client): Promise<number> {
+  const c = client();
+  try {
+    await c.connect();
+    return Number((await c.query(`SELECT count(*) AS n FROM files WHERE status = 'processing'`)).rows[0].n);
+  } catch {
+    return -1;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+async function admin(url: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${url}/_admin/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  if (res.status !== 200) throw new Error(`emulator admin ${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+function writeKey(home: string, key: string): string {
+  const path = join(home, 'client_key');
+  writeFileSync(path, key, { mode: 0o600 });
+  return path;
+}
+
+function countKinds(files: GeneratedFile[]): string {
+  const counts = new Map<string, number>();
+  for (const f of files) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+  return [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+}
+
