@@ -108,6 +108,7 @@ th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:to
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .s-done,.s-ok,.s-completed,.s-written{color:#17703a}.s-failed,.s-error,.s-rejected{color:#b3261e;font-weight:600}
 .s-uncertain,.s-processing,.s-sent,.s-pending,.s-recorded{color:#9a5b00;font-weight:600}
+.s-duplicate{color:#5a6372;font-weight:600}
 form.filters{display:flex;gap:8px;flex-wrap:wrap;align-items:end;margin-bottom:10px}
 form.filters label{display:flex;flex-direction:column;font-size:12px}
 input,select,textarea,button{font:inherit;padding:3px 6px}button{cursor:pointer}

@@ -1,17 +1,20 @@
 import type { FileRecord } from '../journal/index.js';
-import type { FailedRowCounts, FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
+import type { FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
 import { at, bytes, duration, html, num, query, statusCell, when, zoneLabel, type Html } from './html.js';
 import { joinMessages } from '../util/messages.js';
 
 export const FILE_STATUSES = ['processing', 'done', 'failed', 'rejected'] as const;
+/** The file list's statuses: a file's, or `duplicate` for re-drops (file events; `rejected` also lists refusals before a claim). */
+export const FILE_LIST_STATUSES = [...FILE_STATUSES, 'duplicate'] as const;
 export const ROW_STATUSES = ['ok', 'error', 'uncertain', 'skipped', 'pending', 'sent'] as const;
 export const EXPORT_STATUSES = ['recorded', 'written', 'completed', 'abandoned'] as const;
 
 export interface FileListView {
   jobs: string[];
   filter: { job?: string; status?: string; date?: string; name?: string };
-  files: FileListEntry[];
-  next: number | null;
+  /** Files and file events (re-drops, refusals before a claim), newest first. */
+  lines: FileLine[];
+  next: FileLinePage['next'];
   /** Rows read so far of files still processing (from the progress registry). */
   live: Map<string, number>;
 }
@@ -33,17 +36,30 @@ export function filtersForm(action: string, view: { jobs: string[]; statuses: re
 const count = (n: number | undefined) => html`<td class="num">${num(n)}</td>`;
 
 export function fileListPage(view: FileListView): Html {
-  const rows = view.files.map((f) => {
-    const s = f.summary;
-    const total = s ? s.total : view.live.get(f.name);
-    return html`<tr><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
+  const rows = view.lines.map((line) => (line.file ? fileLine(line.file, view.live) : eventLine(line.event)));
+  return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_LIST_STATUSES, filter: view.filter })}
+<table id="files"><thead><tr><th title="a file's id; E and a number: a file event (a file met but never claimed)">id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed or met (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="14" class="muted">no files match</td></tr>`}</tbody></table>
+${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next.before, before_event: view.next.beforeEvent })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
+}
+
+function fileLine(f: FileListEntry, live: Map<string, number>): Html {
+  const s = f.summary;
+  const total = s ? s.total : live.get(f.name);
+  return html`<tr data-file="${f.fileId}"><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
 <td>${statusCell(f.status)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
 <td>${at(f.claimedAt)}</td><td>${duration(f.claimedAt, processedAt(f))}</td><td class="small">${lastAction(f)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
-  });
-  return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_STATUSES, filter: view.filter })}
-<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="14" class="muted">no files match</td></tr>`}</tbody></table>
-${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
+}
+
+/** A file the bridge met and did not claim: a re-drop (linking the file it repeats) or a file refused before a claim. */
+function eventLine(e: FileEventEntry): Html {
+  const original = e.originalFileId === null ? ''
+    : html`duplicate of <a class="original" href="/console/files/${e.originalFileId}">${e.originalName ?? 'file'} (file ${e.originalFileId})</a>`;
+  const what = e.kind === 'rejected' ? 'refused before its claim' : '';
+  const reason = [what, e.reason ?? ''].filter(Boolean).join(': ');
+  return html`<tr data-event="${e.eventId}" data-kind="${e.kind}"><td class="num" title="file event ${e.eventId}">E${e.eventId}</td><td>${e.name}</td><td>${e.drop}</td><td></td>
+<td>${statusCell(e.kind)}</td><td colspan="5" class="small muted">${e.resultName ? `result file ${e.resultName}` : ''}</td>
+<td>${at(e.at)}</td><td></td><td></td><td class="small">${original}${original && reason ? ' · ' : ''}${reason}</td></tr>`;
 }
 
 /** When its processing ended: kept across re-drives (processedAt); for older journals the finish, if never re-driven. */

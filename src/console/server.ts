@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { ConsoleJournal, FileStatus, ItemStatus, Journal, OperatorJournal, ResultReads } from '../journal/index.js';
+import type { ConsoleJournal, ItemStatus, Journal, OperatorJournal, ResultReads } from '../journal/index.js';
 import * as actions from './actions.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
 import { html, page, when, zoneLabel } from './html.js';
@@ -9,7 +9,7 @@ import { overviewCharts } from './insights.js';
 import { ActionTokens } from './once.js';
 import { expectedFileViews } from '../service/expect.js';
 import { LIVE_SCRIPT } from './live-script.js';
-import { EXPORT_STATUSES, exportListPage, FILE_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
+import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
 import { actionResultPage, alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
 import type { ConsoleSource } from './source.js';
 
@@ -297,17 +297,16 @@ async function files(source: ConsoleSource, r: Request) {
   const { config } = source.runtime.loaded;
   const jobName = r.url.searchParams.get('job') ?? undefined;
   const job = config.inbound.find((j) => j.name === jobName);
-  const status = enumParam(r.url, 'status', FILE_STATUSES);
+  const status = enumParam(r.url, 'status', FILE_LIST_STATUSES);
   const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
   const day = dayRange(r.url);
-  const list = await r.journal.console.listFiles({
-    status: status as FileStatus | undefined, drop: job ? dropName(source, job.drop) : undefined, mappings: job?.mappings, from: day.from, to: day.to, name,
-    before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
+  const page = await r.journal.console.listFileLines({
+    status, drop: job ? dropName(source, job.drop) : undefined, mappings: job?.mappings, from: day.from, to: day.to, name,
+    before: intParam(r.url, 'before'), beforeEvent: intParam(r.url, 'before_event'), limit: PAGE_SIZE,
   });
   const live = new Map(source.progress.snapshot().map((p) => [p.file, p.rows]));
   return fileListPage({
-    jobs: config.inbound.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name }, live,
-    files: list.slice(0, PAGE_SIZE), next: list.length > PAGE_SIZE ? list[PAGE_SIZE - 1].fileId : null,
+    jobs: config.inbound.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name }, live, lines: page.lines, next: page.next,
   });
 }
 

@@ -1,6 +1,7 @@
 import { blockItemStatus, packedDocs } from './blocks.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
 import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
+import { toEvent, type EventRow, type FileEvent } from './reads.js';
 import type { ExportFile, ExportStatus, FileRecord, FileStatus, FileSummary, ItemRecord, ItemStatus, RequestStatus } from './types.js';
 
 /**
@@ -28,6 +29,27 @@ export interface FileFilter {
 /** One file of the console's list: the journal's file record without what only one file's page shows. */
 export type FileListEntry = Pick<FileRecord,
   'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt' | 'processedAt'>;
+
+/**
+ * The file list's filter: a FileFilter whose status may also be `duplicate` (re-drops only), and the next page's
+ * cursor, one id per stream (`before` files, `beforeEvent` file events: each has its own ids).
+ */
+export interface FileLineFilter extends Omit<FileFilter, 'status'> {
+  status?: FileStatus | 'duplicate';
+  beforeEvent?: number;
+}
+
+/** A file the bridge met but never claimed, as the file list shows it: a duplicate names its original. */
+export type FileEventEntry = FileEvent & { originalName: string | null };
+
+/** One line of the file list: a claimed file, or a file event (a re-drop of processed content, a refusal before a claim). */
+export type FileLine = { file: FileListEntry; event?: never } | { event: FileEventEntry; file?: never };
+
+export interface FileLinePage {
+  lines: FileLine[];
+  /** The cursor of the next page; null when this was the last one. */
+  next: { before?: number; beforeEvent?: number } | null;
+}
 
 export interface ExportFilter {
   workType?: string;
@@ -161,9 +183,9 @@ class ListQuery {
     return this.add(`lower(${column}) LIKE ? ESCAPE '\\'`, `%${part.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
   }
 
-  build(columns: string, table: string, limit: number): SqlQuery {
+  build(columns: string, table: string, limit: number, id = 'id'): SqlQuery {
     const where = this.#where.length ? `WHERE ${this.#where.join(' AND ')}` : '';
-    return { sql: `SELECT ${columns} FROM ${table} ${where} ORDER BY id DESC LIMIT ?`, params: [...this.#params, limit] };
+    return { sql: `SELECT ${columns} FROM ${table} ${where} ORDER BY ${id} DESC LIMIT ?`, params: [...this.#params, limit] };
   }
 }
 
@@ -179,6 +201,25 @@ export function fileListSql(dialect: SqlDialect, filter: FileFilter): SqlQuery {
   if (filter.name) list.contains('name', filter.name);
   return list.build(FILE_COLUMNS, 'files', filter.limit);
 }
+
+/**
+ * The file events of the file list, newest first by id (the primary key). A duplicate belongs to a job when its
+ * original was read under one of the job's mappings; a file refused before its claim has no mapping, so it belongs
+ * to every job of its drop.
+ */
+export function fileEventListSql(dialect: SqlDialect, filter: FileLineFilter): SqlQuery {
+  const list = new ListQuery();
+  if (filter.beforeEvent !== undefined) list.add('e.id < ?', filter.beforeEvent);
+  if (filter.status) list.add('e.kind = ?', filter.status);
+  if (filter.drop) list.add('e.drop_name = ?', filter.drop);
+  if (filter.mappings) list.add(`(e.kind = 'rejected' OR o.mapping IN (${sqlList(dialect, 'text')}))`, JSON.stringify(filter.mappings));
+  if (filter.from) list.add('e.at >= ?', filter.from);
+  if (filter.to) list.add('e.at < ?', filter.to);
+  if (filter.name) list.contains('e.name', filter.name);
+  return list.build(`${EVENT_COLUMNS}, o.name AS original_name`, 'file_events e LEFT JOIN files o ON o.id = e.original_file_id', filter.limit, 'e.id');
+}
+
+const EVENT_COLUMNS = 'e.id, e.drop_name, e.name, e.kind, e.original_file_id, e.reason, e.at, e.result_name, e.disposed_to';
 
 function exportListSql(filter: ExportFilter): SqlQuery {
   const list = new ListQuery();
@@ -204,6 +245,42 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
       fileId: r.id, drop: r.drop_name, name: r.name, mapping: r.mapping, size: r.size, status: r.status, reason: r.reason,
       summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at, processedAt: r.processed_at,
     }));
+  }
+
+  async function listFileEvents(filter: FileLineFilter): Promise<FileEventEntry[]> {
+    const list = fileEventListSql(sql.dialect, filter);
+    return (await sql.all<EventRow & { original_name: string | null }>(list.sql, list.params)).map((r) => ({ ...toEvent(r), originalName: r.original_name }));
+  }
+
+  /**
+   * The console's file list: files and file events (duplicates, refusals before a claim) newest first, as one keyset
+   * page. Each stream is read by its own id past its own cursor and the two are merged by time (a file's claim, an
+   * event's time), so a line is never skipped nor shown twice whatever the other stream holds.
+   */
+  async function listFileLines(filter: FileLineFilter): Promise<FileLinePage> {
+    const { status, beforeEvent: _e, ...rest } = filter;
+    const files = status === 'duplicate' ? [] : await listFiles({ ...rest, status, limit: filter.limit + 1 });
+    const events = status && status !== 'rejected' && status !== 'duplicate' ? [] : await listFileEvents({ ...filter, limit: filter.limit + 1 });
+    // A merge, not a sort: what a page takes of each stream is a prefix of it (in id order), so its cursor is exact.
+    const lines: FileLine[] = [];
+    let f = 0;
+    let e = 0;
+    while (lines.length <= filter.limit && (f < files.length || e < events.length)) {
+      const file = files[f];
+      const event = events[e];
+      if (file && (!event || file.claimedAt >= event.at)) {
+        lines.push({ file });
+        f++;
+      } else {
+        lines.push({ event: event! });
+        e++;
+      }
+    }
+    if (lines.length <= filter.limit) return { lines, next: null };
+    const page = lines.slice(0, filter.limit);
+    const lastFile = page.findLast((line) => line.file)?.file;
+    const lastEvent = page.findLast((line) => line.event)?.event;
+    return { lines: page, next: { before: lastFile?.fileId ?? filter.before, beforeEvent: lastEvent?.eventId ?? filter.beforeEvent } };
   }
 
   async function listExports(filter: ExportFilter): Promise<ExportListEntry[]> {
@@ -370,6 +447,7 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
 
   return {
     listFiles,
+    listFileLines,
     listExports,
     fileRows,
     uncertainRows,

@@ -1,6 +1,6 @@
 import type { PackedBatch, PackedOkOutcomes } from './blocks.js';
 import type {
-  ExportFilter, FailedRowCounts, FileFilter, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
+  ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { SearchPage } from './search.js';
@@ -147,6 +147,8 @@ export interface OperatorActions {
 /** The operations console's pages: keyset pages that stay fast on millions of rows, and the audit trail. */
 export interface ConsolePages {
   listFiles(filter: FileFilter): Promise<FileListEntry[]>;
+  /** The file list: files and file events (duplicates, refusals before a claim) newest first, one keyset page. */
+  listFileLines(filter: FileLineFilter): Promise<FileLinePage>;
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
   fileRows(fileId: number, options: { status?: import('./types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;

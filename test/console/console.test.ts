@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { parseCsv, ROOT } from '../pipeline/helpers.js';
-import { tempConfig, until, useCleanups } from '../service/support.js';
+import { korrFile, tempConfig, until, useCleanups } from '../service/support.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { bridgeWithFailures, CONSOLE_TOKEN, consoleClient } from './support.js';
@@ -109,6 +109,37 @@ describe('console: pages on the journal', () => {
       expect(res.text, path).not.toContain(emu.token);
     }
     expect((await c.get('/console/files/999999')).status).toBe(404);
+  });
+
+  it('the file list shows every file event: a duplicate with its own id linking its original, a file refused before a claim; name contains finds them', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const inbox = join(b.env.dir, 'drop', 'inbox');
+    const journal = await b.bridge.runtime.journal();
+    const original = (await journal.listFiles({ limit: 10 })).find((f) => f.name === 'KORR_a.csv')!;
+    // KORR_a's content again (support.ts's bridgeWithFailures), under another name.
+    writeFileSync(join(inbox, 'KORR_a_again.csv'), korrFile([['SKU-00001', 1, 'A-1'], ['SKU-00004', -500, 'A-2'], ['SKU-00002', 1, 'A-3']]));
+    await until(async () => (await journal.countFileEvents()) >= 1, 'the duplicate');
+    writeFileSync(join(inbox, 'KORR_empty.csv'), '');
+    await until(async () => (await journal.countFileEvents()) >= 2, 'the empty file');
+    const [refused, duplicate] = await journal.recentFileEvents(2);
+    expect([refused.kind, duplicate.kind]).toEqual(['rejected', 'duplicate']);
+    const c = consoleClient(b.url);
+
+    const all = await c.get('/console/files');
+    const lines = [...all.text.matchAll(/<tr data-(file|event)="(\d+)"/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(lines).toEqual([`event ${refused.eventId}`, `event ${duplicate.eventId}`, ...(await journal.listFiles({ limit: 10 })).map((f) => `file ${f.fileId}`)]);
+    const again = await c.get('/console/files?name=a_AGAIN');
+    expect(again.text).toContain(`<tr data-event="${duplicate.eventId}" data-kind="duplicate"><td class="num" title="file event ${duplicate.eventId}">E${duplicate.eventId}</td><td>KORR_a_again.csv</td>`);
+    expect(again.text).toContain(`duplicate of <a class="original" href="/console/files/${original.fileId}">KORR_a.csv (file ${original.fileId})</a>`);
+    expect(again.text).not.toContain('KORR_b.csv');
+    const empty = await c.get('/console/files?name=korr_empty');
+    expect(empty.text).toContain(`<tr data-event="${refused.eventId}" data-kind="rejected">`);
+    expect(empty.text).toMatch(/refused before its claim: FILE_UNREADABLE: KORR_empty\.csv is empty/);
+    expect((await c.get('/console/files?status=rejected&job=stock')).text).toContain('KORR_empty.csv');
+    const dups = await c.get('/console/files?status=duplicate');
+    expect([...dups.text.matchAll(/<tr data-(file|event)="(\d+)"/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual([`event ${duplicate.eventId}`]);
+    expect((await c.get('/console/files?status=failed')).text).not.toContain('KORR_a_again.csv');
   });
 });
 
