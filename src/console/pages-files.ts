@@ -38,7 +38,7 @@ const count = (n: number | undefined) => html`<td class="num">${num(n)}</td>`;
 export function fileListPage(view: FileListView): Html {
   const rows = view.lines.map((line) => (line.file ? fileLine(line.file, view.live) : eventLine(line.event)));
   return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_LIST_STATUSES, filter: view.filter })}
-<table id="files"><thead><tr><th title="a file's id; E and a number: a file event (a file met but never claimed)">id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed or met (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
+<table id="files"><thead><tr><th title="a file's id; E and a number: a file event (a file met but never claimed)">id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th title="when the file was claimed; for a file event, when the bridge met the file">claimed (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="14" class="muted">no files match</td></tr>`}</tbody></table>
 ${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next.before, before_event: view.next.beforeEvent })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
 }
