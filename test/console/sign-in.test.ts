@@ -24,7 +24,7 @@ async function bridge(extra = '', yaml = consoleConfig('http://127.0.0.1:9')) {
 
 const failures = async (url: string, auth?: string) => {
   const text = await (await fetch(`${url}/metrics`, { headers: auth ? { authorization: auth } : {} })).text();
-  return Object.fromEntries([...text.matchAll(/^wisbridge_sign_in_failures_total\{area="(\w+)",result="(\w+)"\} (\d+)$/gm)].map((m) => [`${m[1]}/${m[2]}`, Number(m[3])]));
+  return Object.fromEntries([...text.matchAll(/^wisbridge_sign_in_failures_total\{area="(\w+)",result="(\w+)"(?:,instance="[^"]*")?\} (\d+)$/gm)].map((m) => [`${m[1]}/${m[2]}`, Number(m[3])]));
 };
 
 describe('console: failed sign-ins', () => {
