@@ -77,6 +77,9 @@ export interface ErrorDetails {
   requestId?: number;
   seq?: number;
   missing?: (number | string)[];
+  /** Mapping: what a mapping needs that it was not given (`references`: a resolver), and its name. */
+  needs?: 'references';
+  mapping?: string;
   /** Configuration and mapping files: every problem found, with its position. */
   problems?: readonly unknown[];
   /** Drops: the drop, the folder and file (`name` for a refused file name), whether the connection was lost (reconnect), the host key fingerprint presented. */

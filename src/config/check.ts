@@ -1,11 +1,12 @@
 import { access, constants } from 'node:fs/promises';
-import { describeError, WisbridgeError } from '../errors.js';
+import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import { checkJournalReachable } from '../journal/reach.js';
 import { checkMappings, mappingSet, type MappingSet } from '../mapping/load.js';
 import type { Mapping } from '../mapping/mapping.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { bindConfig, checkConfigText, readConfigText, type LoadedConfig } from './load.js';
 import type { SecretRef } from './schema.js';
+import { redactUrl } from '../util/redact-url.js';
 
 export interface ConfigCheckOptions {
   /**
@@ -46,7 +47,25 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
   }
   const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];
-  return { problems: [...mappingProblems, ...missing, ...secrets], warnings, mappings };
+  return { problems: [...mappingProblems, ...missing, ...secrets], warnings: [...warnings, ...inlineUrlWarnings(loaded, doc)], mappings };
+}
+
+/**
+ * A problem's message without its error code: config check prints it as is and `run` after `CONFIG_INVALID:`, so
+ * a code inside would repeat (`CONFIG_INVALID: cannot start: …: CONFIG_INVALID: …`). Other codes stay (they say more).
+ */
+function messageOf(error: unknown): string {
+  return isWisbridgeError(error, 'CONFIG_INVALID') ? error.message : describeError(error);
+}
+
+/** A webhook URL written inline with credentials in it: a warning that shows it redacted and says how to keep it out of the file. */
+function inlineUrlWarnings(loaded: LoadedConfig, doc: PositionedYaml): YamlProblem[] {
+  const url = loaded.config.alerts?.webhook?.url;
+  if (typeof url !== 'string' || redactUrl(url) === url) return [];
+  return [{
+    file: loaded.file, ...doc.positionOf(['alerts', 'webhook', 'url']),
+    message: `alerts.webhook.url: ${redactUrl(url)} carries credentials in the file; give the URL by reference (\`{ env: NAME }\` or \`{ file: PATH }\`)`,
+  }];
 }
 
 /** Every secret reference resolved once (tokens, drop credentials, console, webhook); messages name the variable or file, never a value. */
@@ -54,7 +73,7 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
   const problems: YamlProblem[] = [];
   const at = (path: string[], message: string) => problems.push({ file: loaded.file, ...doc.positionOf(path), message: `${path.join('.')}: ${message}` });
   for (const name of Object.keys(loaded.config.services)) {
-    await loaded.serviceToken(name).catch((error: unknown) => at(['services', name, 'token'], describeError(error)));
+    await loaded.serviceToken(name).catch((error: unknown) => at(['services', name, 'token'], messageOf(error)));
   }
   for (const name of Object.keys(loaded.config.drops)) {
     try {
@@ -65,7 +84,7 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
         });
       }
     } catch (error) {
-      at(['drops', name], describeError(error));
+      at(['drops', name], messageOf(error));
     }
   }
   // The console's credentials and the webhook's URL and headers are secrets by reference too.
@@ -75,7 +94,7 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
   const webhook = loaded.config.alerts?.webhook;
   if (webhook && typeof webhook.url !== 'string') refs.push([['alerts', 'webhook', 'url'], webhook.url]);
   for (const [header, ref] of Object.entries(webhook?.headers ?? {})) refs.push([['alerts', 'webhook', 'headers', header], ref]);
-  for (const [path, ref] of refs) await loaded.secret(ref, path.join('.')).catch((error: unknown) => at(path, describeError(error)));
+  for (const [path, ref] of refs) await loaded.secret(ref, path.join('.')).catch((error: unknown) => at(path, messageOf(error)));
   return problems;
 }
 
@@ -85,7 +104,7 @@ async function journalProblems(loaded: LoadedConfig, doc: PositionedYaml): Promi
     await checkJournalReachable(loaded.journal);
     return [];
   } catch (error) {
-    return [{ file: loaded.file, ...doc.positionOf(['journal']), message: `journal: ${describeError(error)}` }];
+    return [{ file: loaded.file, ...doc.positionOf(['journal']), message: `journal: ${messageOf(error)}` }];
   }
 }
 

@@ -116,7 +116,8 @@ function withEnvironment(config: Config, env: NodeJS.ProcessEnv): Config {
   if (port !== undefined && port !== '') {
     const parsed = metricsPort.safeParse(/^\d+$/.test(port) ? Number(port) : port);
     if (!parsed.success) throw new WisbridgeError('CONFIG_INVALID', `WISBRIDGE_METRICS_PORT: "${port}" is not a port number (0-65535)`);
-    result.metrics = { host: config.metrics?.host ?? metricsSchema.parse({}).host, port: parsed.data };
+    // The rest of the section (host, credentials) is kept: only the port is overridden.
+    result.metrics = { ...(config.metrics ?? metricsSchema.parse({})), port: parsed.data };
   }
   return result;
 }

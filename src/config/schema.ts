@@ -24,7 +24,9 @@ export const secretRefSchema = z
   .union([
     z.strictObject({ env: z.string().min(1).describe('name of an environment variable holding the secret') }),
     z.strictObject({ file: z.string().min(1).describe('path of a file holding the secret (relative to the config file)') }),
-  ])
+  ], { error: (issue) => (typeof issue.input === 'string'
+    ? 'a secret goes by reference, never inline: `{ env: NAME }` (an environment variable) or `{ file: PATH }` (a file holding it)'
+    : 'expected a secret reference: `{ env: NAME }` or `{ file: PATH }`') })
   .describe('A secret, by reference only: `{ env: NAME }` or `{ file: PATH }`.');
 
 export const scheduleSchema = z
@@ -154,16 +156,31 @@ export const exportJobSchema = z
   })
   .describe('Outbound: pending work is written as work-list files to a drop outbox, then acknowledged.');
 
+function knownZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Credentials of an HTTP endpoint: a bearer token, or basic auth; secrets by reference only. */
+export const httpAuthSchema = z.union([
+  z.strictObject({ bearer_token: secretRefSchema.describe('a bearer token, sent as `Authorization: Bearer` (the console also takes it on its login page)') }),
+  z.strictObject({
+    username: z.string().min(1).describe('basic-auth user name (in the console: recorded as who acted)'),
+    password: secretRefSchema.describe('basic-auth password, by reference'),
+  }),
+]);
+
 export const consoleSchema = z
   .strictObject({
-    auth: z.union([
-      z.strictObject({ bearer_token: secretRefSchema.describe('the token operators paste on the login page (or send as `Authorization: Bearer`)') }),
-      z.strictObject({
-        username: z.string().min(1).describe('basic-auth user name (recorded as who acted)'),
-        password: secretRefSchema.describe('basic-auth password, by reference'),
-      }),
-    ]).describe('how operators sign in: `{ bearer_token: REF }` or `{ username: NAME, password: REF }`; secrets by reference only'),
+    auth: httpAuthSchema.describe('how operators sign in: `{ bearer_token: REF }` or `{ username: NAME, password: REF }`; secrets by reference only'),
     session_hours: z.number().int().min(1).max(168).default(12).describe('how long a login with the bearer token lasts'),
+    timezone: z.string().min(1).optional()
+      .refine((zone) => zone === undefined || knownZone(zone), { error: 'not an IANA time zone (e.g. Europe/Berlin, UTC)' })
+      .describe('IANA time zone the console shows times in (the UTC time on hover); the machine\'s zone when absent'),
   })
   .describe('The operations console (docs/console.md), served on the `metrics` listener (127.0.0.1:9464 when absent). Off unless this section is present.');
 
@@ -194,6 +211,9 @@ export const configSchema = z
     metrics: z.strictObject({
       host: z.string().default('127.0.0.1').describe('listen address of /metrics and /healthz'),
       port: z.number().int().min(0).max(65535).default(9464).describe('listen port (0 = any free port); WISBRIDGE_METRICS_PORT overrides it'),
+      auth: httpAuthSchema.optional()
+        .describe('credentials of /metrics and /healthz, separate from the console\'s: `{ bearer_token: REF }` or `{ username: NAME, password: REF }`; open when absent'),
+      public_healthz: z.boolean().optional().describe('with `auth`: true leaves /healthz open (for load balancers that cannot send credentials); /metrics stays protected'),
     }).optional().describe('`wisbridge run`: Prometheus metrics and health endpoint'),
     console: consoleSchema.optional(),
     log: z.strictObject({
@@ -251,4 +271,5 @@ export type ExportJob = z.output<typeof exportJobSchema>;
 export type Schedule = z.output<typeof scheduleSchema>;
 export type SecretRef = z.output<typeof secretRefSchema>;
 export type ConsoleConfig = z.output<typeof consoleSchema>;
+export type HttpAuthConfig = z.output<typeof httpAuthSchema>;
 export type InstanceConfig = z.output<typeof instanceSchema>;

@@ -14,6 +14,8 @@ import type { ConsoleSource } from './source.js';
 export interface ActionResult {
   ok: boolean;
   message: string;
+  /** Its entry in the audit trail (operator_actions); absent when nothing was attempted (the bridge is stopping). */
+  actionId?: number;
 }
 
 interface ActionEntry {
@@ -33,14 +35,14 @@ async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Pr
       if (!isWisbridgeError(error)) throw error;
       result = { ok: false, message: describeError(error) };
     }
-    await record(source.runtime, entry, 'console', result);
-    return result;
+    return { ...result, actionId: await record(source.runtime, entry, 'console', result) };
   });
 }
 
-async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<void> {
-  await (await runtime.journal()).console.recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
+async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<number> {
+  const id = await (await runtime.journal()).console.recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
   runtime.logger.info({ action: entry.action, fileId: entry.fileId, target: entry.target, by: entry.actor, via, outcome: result.ok ? 'ok' : 'failed' }, 'operator action');
+  return id;
 }
 
 /**
@@ -62,13 +64,22 @@ export async function recordedCli<T>(runtime: Runtime, entry: Omit<ActionEntry, 
 
 export function redrive(source: ConsoleSource, fileId: number, actor: string): Promise<ActionResult> {
   return recorded(source, { action: 'redrive', fileId, target: null, actor }, async () => {
+    const journal = await source.runtime.journal();
+    const file = await journal.getFile(fileId);
+    const { sendable, unsendable } = await journal.console.failedRows(fileId);
+    if (file.status !== 'failed' || sendable === 0) {
+      const rejected = unsendable > 0 ? `; ${unsendable} row(s) were rejected by the mapping: fix them in the file and drop the corrected rows again` : '';
+      throw new WisbridgeError('USAGE', `nothing to re-drive: no row of ${file.name} (file ${fileId}) can be sent again (the file is ${file.status})${rejected}`);
+    }
     const r = await redriveFile(source.runtime, String(fileId));
     return `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}; result file rewritten: outbox/${r.resultFile}`;
   });
 }
 
-export function resolve(source: ConsoleSource, fileId: number, itemId: number, resolution: Resolution, note: string, actor: string): Promise<ActionResult> {
-  return recorded(source, { action: `resolve ${resolution}`, fileId, target: `item ${itemId}`, actor }, async () => {
+export async function resolve(source: ConsoleSource, fileId: number, itemId: number, resolution: Resolution, note: string, actor: string): Promise<ActionResult> {
+  // The audit log names the row as operators know it: by its line(s) in the file (an item's lines never change).
+  const lines = await rowLines(source, fileId, itemId);
+  return recorded(source, { action: `resolve ${resolution}`, fileId, target: lines ? `line ${lines}` : `row ${itemId}`, actor }, async () => {
     const journal = await source.runtime.journal();
     const item = (await journal.uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
     if (!item) throw new WisbridgeError('JOURNAL_STATE', `row ${itemId} of file ${fileId} is not uncertain (resolved already?)`);
@@ -77,16 +88,52 @@ export function resolve(source: ConsoleSource, fileId: number, itemId: number, r
   });
 }
 
+/** The input line(s) of an item of the file, as `7` or `7-9`; undefined when the file has no such uncertain row. */
+async function rowLines(source: ConsoleSource, fileId: number, itemId: number): Promise<string | undefined> {
+  const item = (await (await source.runtime.journal()).uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
+  if (!item) return undefined;
+  const { lines } = item;
+  return lines.length > 1 && lines[lines.length - 1] - lines[0] === lines.length - 1 ? `${lines[0]}-${lines[lines.length - 1]}` : lines.join(', ');
+}
+
+const REASON_SUFFIX = '.error.txt';
+
+/**
+ * Whether `name` is a rejected file that re-processing may move: a plain name (no folder, no `..`), not a reason
+ * file, lying in the error/ folder of a drop an inbound job reads. Throws a WisbridgeError saying why not.
+ */
+export async function checkReprocessable(source: ConsoleSource, dropKey: string, name: string): Promise<void> {
+  const { config } = source.runtime.loaded;
+  if (!(dropKey in config.drops) || !config.inbound.some((j) => j.drop === dropKey)) throw new WisbridgeError('USAGE', `"${dropKey}" is not a drop an inbound job reads: nothing to re-process`);
+  if (name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) {
+    throw new WisbridgeError('USAGE', `"${name}" is not a file name of the error/ folder (no folders, no ..): only files listed on the Rejected page can be re-processed`);
+  }
+  if (name.endsWith(REASON_SUFFIX)) {
+    throw new WisbridgeError('USAGE', `"${name}" is the reason file of a rejection, not a rejected file: re-process ${name.slice(0, -REASON_SUFFIX.length)} instead`);
+  }
+  const drop = await source.runtime.drop(dropKey);
+  if (!(await drop.stat('error', name))) throw new WisbridgeError('DROP_NOT_FOUND', `error/${name} is not in drop ${dropKey} (re-processed already, or never rejected): nothing was moved`);
+}
+
 /** Moves a rejected file from error/ back to the inbox (its reason file is removed): the next run or the watcher takes it. */
 export function reprocess(source: ConsoleSource, dropKey: string, name: string, actor: string): Promise<ActionResult> {
   return recorded(source, { action: 'reprocess', fileId: null, target: `${dropKey}:error/${name}`, actor }, async () => {
-    if (!(dropKey in source.runtime.loaded.config.drops)) throw new WisbridgeError('USAGE', `unknown drop "${dropKey}"`);
+    await checkReprocessable(source, dropKey, name);
     const drop = await source.runtime.drop(dropKey);
-    if (!(await drop.stat('error', name))) throw new WisbridgeError('DROP_NOT_FOUND', `error/${name} is not in drop ${dropKey}`);
     const moved = await drop.move('error', name, 'inbox');
     await drop.remove('error', errorFileName(name));
     const watched = source.runtime.loaded.config.inbound.some((j) => j.drop === dropKey && j.watch);
     return `error/${name} moved to inbox/${moved}; ${source.mode === 'run' && watched ? 'the watcher processes it next' : 'the next run of its job processes it'}`;
+  });
+}
+
+/** An operator saw to an alert: it leaves the open alerts (recorded in the actions log). */
+export async function acknowledge(source: ConsoleSource, alertId: number, actor: string): Promise<ActionResult> {
+  const alert = await (await source.runtime.journal()).console.getAlert(alertId);
+  return recorded(source, { action: 'acknowledge alert', fileId: alert?.fileId ?? null, target: `alert ${alertId}${alert ? `: ${alert.kind} ${alert.subject}` : ''}`, actor }, async () => {
+    if (!alert) throw new WisbridgeError('USAGE', `no alert ${alertId}`);
+    if (!(await (await source.runtime.journal()).console.acknowledgeAlert(alertId, actor))) throw new WisbridgeError('JOURNAL_STATE', `alert ${alertId} was acknowledged already`);
+    return `alert ${alertId} acknowledged (${alert.kind}: ${alert.message}; seen ${alert.times} time(s) from ${alert.firstSeen} to ${alert.lastSeen})`;
   });
 }
 

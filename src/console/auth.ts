@@ -16,7 +16,7 @@ export const SESSION_COOKIE = 'wisbridge_console';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 /** Compares digests, so neither the length nor the content of the secret leaks through timing. */
-const same = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
+export const same = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
 
 function cookieOf(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {

@@ -35,8 +35,42 @@ export function query(params: Record<string, string | number | undefined | null>
   return text ? `?${text}` : '';
 }
 
+/** The zone the console shows times in: `console.timezone`, else the machine's (one console per process). */
+let displayZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+let displayFormat = zoneFormat(displayZone);
+
+function zoneFormat(timeZone: string): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+}
+
+/** Sets the zone of every time the console shows; refuses a zone the runtime does not know (RangeError). */
+export function setDisplayZone(timeZone: string | undefined): void {
+  const zone = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  displayFormat = zoneFormat(zone);
+  displayZone = zone;
+}
+
+/** The zone's name, for column headers: `claimed (Europe/Berlin)`. */
+export function zoneLabel(): string {
+  return displayZone;
+}
+
+/** A journal time (ISO, UTC) as `YYYY-MM-DD HH:MM:SS` in the console's zone; '' for none. */
 export function when(iso: string | null | undefined): string {
-  return iso ? iso.slice(0, 19).replace('T', ' ') : '';
+  if (!iso) return '';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : displayFormat.format(date);
+}
+
+/** when() for a page: a `<time>` with the UTC time on hover (`title`) and in `datetime`. */
+export function at(iso: string | null | undefined): Html {
+  if (!iso) return new Html('');
+  return html`<time datetime="${iso}" title="${iso.slice(0, 19).replace('T', ' ')} UTC">${when(iso)}</time>`;
+}
+
+/** A count with thousands separators (1,234,567); '' for none. */
+export function num(n: number | null | undefined): string {
+  return n === null || n === undefined ? '' : n.toLocaleString('en-US');
 }
 
 export function duration(from: string, to: string | null): string {
@@ -57,20 +91,32 @@ export function bytes(n: number): string {
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
-header{background:#1d2433;color:#fff;padding:8px 16px;display:flex;gap:18px;align-items:center}
-header a{color:#cfd8ea;text-decoration:none}header a:hover{color:#fff}header strong{margin-right:12px}
-main{padding:12px 16px}h1{font-size:20px;margin:6px 0 12px}h2{font-size:16px;margin:18px 0 8px}
+header{background:#1d2433;color:#fff;padding:8px 16px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
+header a{color:#cfd8ea;text-decoration:none;white-space:nowrap}header a:hover{color:#fff}header strong{margin-right:12px}
+header .who{margin-left:auto;margin-right:6px}header form.search{margin:0}header form.search input{width:13em;max-width:100%;box-sizing:border-box}
+main{padding:12px 16px}h1{font-size:20px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:16px;margin:18px 0 8px}
 table{border-collapse:collapse;background:#fff;width:100%;margin-bottom:8px}
+.box,p{overflow-wrap:anywhere}
+@media (max-width:900px){
+header{padding:6px 10px;gap:4px 0}header strong{flex-basis:100%}
+header a{padding:6px 8px;min-height:24px}
+main{padding:10px}
+table{display:block;overflow-x:auto;width:auto;max-width:100%}
+form.filters>*{max-width:100%}input,select,textarea{max-width:100%;box-sizing:border-box}
+}
 th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:top}th{background:#eef1f5}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .s-done,.s-ok,.s-completed,.s-written{color:#17703a}.s-failed,.s-error,.s-rejected{color:#b3261e;font-weight:600}
 .s-uncertain,.s-processing,.s-sent,.s-pending,.s-recorded{color:#9a5b00;font-weight:600}
+.s-duplicate{color:#5a6372;font-weight:600}
 form.filters{display:flex;gap:8px;flex-wrap:wrap;align-items:end;margin-bottom:10px}
 form.filters label{display:flex;flex-direction:column;font-size:12px}
 input,select,textarea,button{font:inherit;padding:3px 6px}button{cursor:pointer}
 .box{background:#fff;border:1px solid #dde1e8;padding:10px 14px;margin-bottom:12px}
 .warn{background:#fff4e0;border-color:#f0c36d}.bad{background:#fdecea;border-color:#f1a9a0}.good{background:#e8f5ec;border-color:#9fd3b0}
 .muted{color:#667}.small{font-size:12px}code{font-size:12px}
+figure.chart{background:#fff;border:1px solid #dde1e8;margin:0 0 12px;padding:8px 10px;max-width:760px}figure.chart svg{width:100%;height:auto;display:block}
+figure.chart .key{margin-left:10px;font-size:12px}figure.chart .swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
 .bar{background:#e3e7ee;height:10px;width:160px;display:inline-block}.bar>span{background:#2f6fde;height:10px;display:block}
 `;
 
@@ -85,7 +131,7 @@ export interface PageOptions {
 
 const NAV: Array<[string, string]> = [
   ['/console', 'Overview'], ['/console/files', 'Files'], ['/console/exports', 'Exports'], ['/console/uncertain', 'Uncertain rows'],
-  ['/console/rejected', 'Rejected (error/)'], ['/console/progress', 'In progress'], ['/console/alerts', 'Alerts'], ['/console/actions', 'Actions log'],
+  ['/console/rejected', 'Rejected (error/)'], ['/console/progress', 'In progress'], ['/console/alerts', 'Alerts'], ['/console/actions', 'Actions log'], ['/console/charts', 'Charts'],
 ];
 
 export function page(options: PageOptions): string {
@@ -93,7 +139,8 @@ export function page(options: PageOptions): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${options.title} · wisbridge console</title><style>${raw(STYLE)}</style></head>
 <body><header><strong>wisbridge</strong>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}
-<span style="margin-left:auto" class="small">${options.who ?? ''}</span>${options.signOut
+<form method="get" action="/console/search" class="search" role="search"><input type="search" name="q" placeholder="where is… (key, SKU, order, reference)" aria-label="search rows across files" maxlength="64"></form>
+<span class="small who">${options.who ?? ''}</span>${options.signOut
     ? html`<form method="post" action="/console/logout" style="margin:0"><button type="submit" class="small" id="sign-out">sign out</button></form>` : ''}</header>
 <main><h1>${options.title}</h1>${options.body}</main></body></html>`.text;
 }

@@ -1,15 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoadedConfig } from '../config/load.js';
+import type { ServiceMetrics } from '../service/metrics.js';
 import { ConsoleAuth } from './auth.js';
+import { setDisplayZone } from './html.js';
+import { withInsights } from './insights.js';
 import { createConsoleHandler } from './server.js';
 import type { ConsoleSource } from './source.js';
+import { SignInThrottle, throttledSignIns } from './throttle.js';
 
 /**
  * The console's request handler for the bridge's listener. Without a `console:` section it only answers that the
  * console is off; its credentials are read here, so a missing secret stops the start with CONFIG_INVALID.
  */
-export async function startConsole(loaded: LoadedConfig, source: ConsoleSource): Promise<(req: IncomingMessage, res: ServerResponse) => boolean> {
+export async function startConsole(loaded: LoadedConfig, source: ConsoleSource, metrics?: ServiceMetrics): Promise<(req: IncomingMessage, res: ServerResponse) => boolean> {
   const config = loaded.config.console;
+  const throttle = new SignInThrottle('console', { logger: source.runtime.logger, onRefused: (area, result) => metrics?.signInFailures.inc({ area, result }) });
   const auth = config ? await ConsoleAuth.fromConfig(loaded, config) : undefined;
-  return createConsoleHandler(source, auth);
+  setDisplayZone(config?.timezone);
+  return throttledSignIns(withInsights(source, auth, createConsoleHandler(source, auth)), throttle);
 }

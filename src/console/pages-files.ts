@@ -1,17 +1,20 @@
 import type { FileRecord } from '../journal/index.js';
-import type { FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
-import { bytes, duration, html, query, statusCell, when, type Html } from './html.js';
+import type { FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
+import { at, bytes, duration, html, num, query, statusCell, when, zoneLabel, type Html } from './html.js';
 import { joinMessages } from '../util/messages.js';
 
 export const FILE_STATUSES = ['processing', 'done', 'failed', 'rejected'] as const;
+/** The file list's statuses: a file's, or `duplicate` for re-drops (file events; `rejected` also lists refusals before a claim). */
+export const FILE_LIST_STATUSES = [...FILE_STATUSES, 'duplicate'] as const;
 export const ROW_STATUSES = ['ok', 'error', 'uncertain', 'skipped', 'pending', 'sent'] as const;
 export const EXPORT_STATUSES = ['recorded', 'written', 'completed', 'abandoned'] as const;
 
 export interface FileListView {
   jobs: string[];
   filter: { job?: string; status?: string; date?: string; name?: string };
-  files: FileListEntry[];
-  next: number | null;
+  /** Files and file events (re-drops, refusals before a claim), newest first. */
+  lines: FileLine[];
+  next: FileLinePage['next'];
   /** Rows read so far of files still processing (from the progress registry). */
   live: Map<string, number>;
 }
@@ -30,20 +33,45 @@ export function filtersForm(action: string, view: { jobs: string[]; statuses: re
 <button type="submit">Filter</button> <a href="${action}">clear</a></form>`;
 }
 
-const count = (n: number | undefined) => html`<td class="num">${n ?? ''}</td>`;
+const count = (n: number | undefined) => html`<td class="num">${num(n)}</td>`;
 
 export function fileListPage(view: FileListView): Html {
-  const rows = view.files.map((f) => {
-    const s = f.summary;
-    const total = s ? s.total : view.live.get(f.name);
-    return html`<tr><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
+  const rows = view.lines.map((line) => (line.file ? fileLine(line.file, view.live) : eventLine(line.event)));
+  return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_LIST_STATUSES, filter: view.filter })}
+<table id="files"><thead><tr><th title="a file's id; E and a number: a file event (a file met but never claimed)">id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th title="when the file was claimed; for a file event, when the bridge met the file">claimed (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="14" class="muted">no files match</td></tr>`}</tbody></table>
+${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next.before, before_event: view.next.beforeEvent })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
+}
+
+function fileLine(f: FileListEntry, live: Map<string, number>): Html {
+  const s = f.summary;
+  const total = s ? s.total : live.get(f.name);
+  return html`<tr data-file="${f.fileId}"><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
 <td>${statusCell(f.status)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
-<td>${when(f.claimedAt)}</td><td>${duration(f.claimedAt, f.finishedAt)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
-  });
-  return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_STATUSES, filter: view.filter })}
-<table id="files"><thead><tr><th>id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th>claimed (UTC)</th><th>duration</th><th>reason</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="13" class="muted">no files match</td></tr>`}</tbody></table>
-${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
+<td>${at(f.claimedAt)}</td><td>${duration(f.claimedAt, processedAt(f))}</td><td class="small">${lastAction(f)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
+}
+
+/** A file the bridge met and did not claim: a re-drop (linking the file it repeats) or a file refused before a claim. */
+function eventLine(e: FileEventEntry): Html {
+  const original = e.originalFileId === null ? ''
+    : html`duplicate of <a class="original" href="/console/files/${e.originalFileId}">${e.originalName ?? 'file'} (file ${e.originalFileId})</a>`;
+  const what = e.kind === 'rejected' ? 'refused before its claim' : '';
+  const reason = [what, e.reason ?? ''].filter(Boolean).join(': ');
+  return html`<tr data-event="${e.eventId}" data-kind="${e.kind}"><td class="num" title="file event ${e.eventId}">E${e.eventId}</td><td>${e.name}</td><td>${e.drop}</td><td></td>
+<td>${statusCell(e.kind)}</td><td colspan="5" class="small muted">${e.resultName ? `result file ${e.resultName}` : ''}</td>
+<td>${at(e.at)}</td><td></td><td></td><td class="small">${original}${original && reason ? ' · ' : ''}${reason}</td></tr>`;
+}
+
+/** When its processing ended: kept across re-drives (processedAt); for older journals the finish, if never re-driven. */
+function processedAt(f: Pick<FileRecord, 'processedAt' | 'finishedAt' | 'redrives'>): string | null {
+  return f.processedAt ?? (f.redrives === 0 ? f.finishedAt : null);
+}
+
+/** A later finish than the processing (a re-drive or resolution that concluded the file again), apart from its duration. */
+function lastAction(f: Pick<FileRecord, 'processedAt' | 'finishedAt' | 'redrives'>): string {
+  const processed = processedAt(f);
+  if (!f.finishedAt || f.finishedAt === processed) return '';
+  return `${f.redrives > 0 ? `re-drive ${f.redrives}` : 'concluded again'} ${when(f.finishedAt)}`;
 }
 
 export function returned(result: unknown): string {
@@ -66,8 +94,19 @@ function rowLine(fileId: number, r: RowView, canResolve: boolean): Html {
 <td class="small">${resolution}</td><td>${action}</td></tr>`;
 }
 
+/** What to do about rows the mapping rejected: re-drive never sends them, the file has to be corrected. */
+export function mappingRejectedAdvice(f: FileRecord, unsendable: number): Html {
+  const inError = f.disposedTo?.startsWith('error/') === true;
+  return html`<div class="box warn" id="rejected-rows"><b>${unsendable} row(s) were rejected by the mapping</b> (see their error below): they were never
+sent, and a re-drive cannot send them. Fix them in the file and drop the corrected rows into the inbox again, in a new file (the rows that
+succeeded would be sent twice in a copy of the whole file)${inError ? html`, or, once the mapping or its reference data is fixed,
+<a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(f.drop)}&amp;name=${encodeURIComponent(f.disposedTo!.slice('error/'.length))}">re-process the file…</a>` : html` (the same bytes dropped again are recognised as a duplicate${f.disposedTo ? ` of this file, now in ${f.disposedTo}` : ''})`}.</div>`;
+}
+
 export interface FileView {
   file: FileRecord;
+  /** Its failed rows: those a re-drive sends again, and those the mapping rejected. */
+  failed: FailedRowCounts;
   rows: RowPage;
   status?: string;
   csrf: string;
@@ -78,15 +117,16 @@ export interface FileView {
 export function filePage(view: FileView): Html {
   const { file: f, rows } = view;
   const s = f.summary;
-  const redrive = f.status === 'failed' && (s?.error ?? 0) > 0
-    ? html`<a class="button" id="redrive" href="/console/files/${f.fileId}/redrive">Re-drive ${s?.error} failed row(s)…</a>` : '';
+  const redrive = f.status === 'failed' && view.failed.sendable > 0
+    ? html`<a class="button" id="redrive" href="/console/files/${f.fileId}/redrive">Re-drive ${view.failed.sendable} failed row(s)…</a>` : '';
   const rowsTable = rows.rows.map((r) => rowLine(f.fileId, r, f.status !== 'processing'));
   return html`<div class="box ${f.status === 'failed' || f.status === 'rejected' ? 'bad' : f.status === 'done' ? 'good' : 'warn'}">
 <b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${statusCell(f.status)}
 ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
-<div class="small">claimed ${when(f.claimedAt)} · finished ${when(f.finishedAt) || '–'} · ${duration(f.claimedAt, f.finishedAt)} · re-drives ${f.redrives}${leaseText(f)}
-${s ? ` · ${s.total} documents: ${s.ok} ok, ${s.error} error, ${s.uncertain} uncertain, ${s.skipped} skipped` : ''}</div>
-<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
+<div class="small">claimed ${when(f.claimedAt)} · processed <span id="processing-time">${processedAt(f) ? `in ${duration(f.claimedAt, processedAt(f))}` : '–'}</span>
+· last action <span id="last-action">${lastAction(f) || '–'}</span> · re-drives ${f.redrives}${leaseText(f)}
+${s ? ` · ${num(s.total)} documents: ${num(s.ok)} ok, ${num(s.error)} error, ${num(s.uncertain)} uncertain, ${num(s.skipped)} skipped` : ''}</div>
+${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
 <table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th><th></th></tr></thead>
 <tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="9" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>
@@ -101,8 +141,8 @@ function leaseText(f: FileRecord): Html | string {
 }
 
 export function actionsTable(actions: OperatorAction[], title: string): Html {
-  return html`<h2>${title}</h2><table id="actions"><thead><tr><th>when (UTC)</th><th>who</th><th>via</th><th>action</th><th>file</th><th>target</th><th>outcome</th><th>detail</th></tr></thead><tbody>
-${actions.length ? actions.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.actor}</td><td>${a.via}</td><td>${a.action}</td><td>${a.fileId === null ? '' : html`<a href="/console/files/${a.fileId}">${a.fileId}</a>`}</td>
+  return html`<h2>${title}</h2><table id="actions"><thead><tr><th>when (${zoneLabel()})</th><th>who</th><th>via</th><th>action</th><th>file</th><th>target</th><th>outcome</th><th>detail</th></tr></thead><tbody>
+${actions.length ? actions.map((a) => html`<tr><td>${at(a.at)}</td><td>${a.actor}</td><td>${a.via}</td><td>${a.action}</td><td>${a.fileId === null ? '' : html`<a href="/console/files/${a.fileId}">${a.fileId}</a>`}</td>
 <td>${a.target ?? ''}</td><td>${a.outcome}</td><td class="small">${a.detail ?? ''}</td></tr>`) : html`<tr><td colspan="8" class="muted">none</td></tr>`}</tbody></table>`;
 }
 
@@ -115,9 +155,9 @@ export interface ExportView {
 
 export function exportListPage(view: ExportView): Html {
   return html`${filtersForm('/console/exports', { jobs: view.jobs, statuses: EXPORT_STATUSES, filter: view.filter })}
-<table id="exports"><thead><tr><th>id</th><th>file</th><th>work type</th><th>kind</th><th>records</th><th>acknowledge</th><th>status</th><th>created (UTC)</th><th>written</th><th>duration</th></tr></thead><tbody>
+<table id="exports"><thead><tr><th>id</th><th>file</th><th>work type</th><th>kind</th><th>records</th><th>acknowledge</th><th>status</th><th>created (${zoneLabel()})</th><th>written</th><th>duration</th></tr></thead><tbody>
 ${view.exports.length ? view.exports.map((e) => html`<tr><td class="num">${e.exportId}</td><td>${e.fileName}</td><td>${e.workType}</td><td>${e.kind}</td><td class="num">${e.recordCount}</td><td>${e.policy}</td>
-<td>${statusCell(e.status)}</td><td>${when(e.createdAt)}</td><td>${when(e.writtenAt)}</td><td>${duration(e.createdAt, e.completedAt ?? e.writtenAt)}</td></tr>`) : html`<tr><td colspan="10" class="muted">no exports match</td></tr>`}
+<td>${statusCell(e.status)}</td><td>${at(e.createdAt)}</td><td>${at(e.writtenAt)}</td><td>${duration(e.createdAt, e.completedAt ?? e.writtenAt)}</td></tr>`) : html`<tr><td colspan="10" class="muted">no exports match</td></tr>`}
 </tbody></table>${view.next !== null ? html`<a id="next" href="/console/exports${query({ ...view.filter, before: view.next })}">older exports →</a>` : ''}`;
 }
 

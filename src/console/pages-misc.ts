@@ -1,6 +1,6 @@
 import type { Backlog, InstanceRecord, StoredItem } from '../journal/index.js';
-import type { ConsoleAlert } from './alerts.js';
-import { bytes, html, when, type Html } from './html.js';
+import type { OperatorAction, StoredAlert } from '../journal/console-queries.js';
+import { at, bytes, html, num, when, zoneLabel, type Html } from './html.js';
 import type { ExpectedFileView } from '../service/expect.js';
 import type { FileProgress } from './progress.js';
 import type { JobView } from './source.js';
@@ -10,7 +10,8 @@ export interface OverviewView {
   jobs: JobView[];
   backlog: Backlog;
   journal: { bytes: number; oldestEntry: string | null };
-  alerts: ConsoleAlert[];
+  /** Open alerts of the inbox, newest seen first. */
+  alerts: StoredAlert[];
   progress: FileProgress[];
   expected: ExpectedFileView[];
   /** The bridge instances registered in the journal; `self` is the one serving this page (under `wisbridge run`). */
@@ -26,8 +27,8 @@ function lastRunText(j: JobView): string {
 }
 
 export function jobsTable(jobs: JobView[]): Html {
-  return html`<table id="jobs"><thead><tr><th>job</th><th>kind</th><th>drop</th><th>schedule</th><th>watch</th><th>next run (UTC)</th><th>last run</th><th>running</th><th></th></tr></thead><tbody>
-${jobs.map((j) => html`<tr><td>${j.name}</td><td>${j.kind}</td><td>${j.drop}</td><td>${j.schedule ?? '–'}</td><td>${j.watch ? 'yes' : ''}</td><td>${when(j.nextRun) || '–'}</td>
+  return html`<table id="jobs"><thead><tr><th>job</th><th>kind</th><th>drop</th><th>schedule</th><th>watch</th><th>next run (${zoneLabel()})</th><th>last run</th><th>running</th><th></th></tr></thead><tbody>
+${jobs.map((j) => html`<tr><td>${j.name}</td><td>${j.kind}</td><td>${j.drop}</td><td>${j.schedule ?? '–'}</td><td>${j.watch ? 'yes' : ''}</td><td>${j.nextRun ? at(j.nextRun) : '–'}</td>
 <td class="small">${lastRunText(j)}</td><td>${j.running ? html`<b>yes</b>` : ''}</td><td>${j.kind === 'inbound' ? html`<a href="/console/files?job=${encodeURIComponent(j.name)}">files</a>` : html`<a href="/console/exports?job=${encodeURIComponent(j.name)}">exports</a>`}</td></tr>`)}
 </tbody></table>`;
 }
@@ -36,9 +37,8 @@ export function overviewPage(v: OverviewView): Html {
   const b = v.backlog;
   const attention = b.errorItems + b.uncertainItems;
   return html`${v.mode === 'console' ? html`<div class="box warn">Served by <code>wisbridge console</code>: no jobs run in this process; next runs are those of the schedules.</div>` : ''}
-${v.alerts.length ? html`<div class="box bad"><a href="/console/alerts">${v.alerts.length} alert(s)</a>: ${v.alerts[0].message}</div>` : ''}
-<div class="box ${attention ? 'warn' : 'good'}" id="backlog">${b.processingFiles} file(s) processing · ${b.errorItems} failed row(s) · <a href="/console/uncertain">${b.uncertainItems} uncertain row(s)</a> ·
-${b.pendingRequests} request(s) pending · ${b.sentRequests} awaiting an answer · ${b.acknowledgementsPending} acknowledgement(s) pending · ${b.awaitingConfirmation} awaiting WMS confirmation</div>
+${v.alerts.length ? html`<div class="box bad" id="alerts-box"><a href="/console/alerts">${v.alerts.length} alert(s)</a> open: ${v.alerts[0].message}</div>` : ''}
+<div class="box ${attention ? 'warn' : 'good'}" id="backlog">${backlogLinks(b)}</div>
 <h2>Jobs</h2>${jobsTable(v.jobs)}
 ${v.expected.length ? html`<h2>Expected files</h2>${expectedTable(v.expected)}` : ''}
 <h2>In progress</h2>${progressTable(v.progress)}
@@ -46,18 +46,37 @@ ${v.expected.length ? html`<h2>Expected files</h2>${expectedTable(v.expected)}` 
 <p class="small muted" id="journal">Journal: ${bytes(v.journal.bytes)} · oldest entry ${when(v.journal.oldestEntry) || '–'}</p>`;
 }
 
+/**
+ * The backlog, each count saying what it counts (files, documents, requests, export records) and linking to the list
+ * it counts. A document is what one request item carries: one row, or several rows of one shipment or order; a row the
+ * mapping rejected counts as one.
+ */
+function backlogLinks(b: Backlog): Html {
+  const docs = 'documents: a shipment, an order, an adjustment… (several rows of a file may make one); a row the mapping rejected counts as one';
+  const counts: Array<[number, string, string, string]> = [
+    [b.processingFiles, 'file(s) processing', '/console/files?status=processing', 'inbound files being processed now'],
+    [b.errorItems, 'failed document(s)', '/console/files?status=failed', `${docs}; in the files listed as failed`],
+    [b.uncertainItems, 'uncertain document(s)', '/console/uncertain', `${docs}; whose outcome in the service is unknown`],
+    [b.pendingRequests, 'request(s) pending', '/console/progress', 'requests recorded but not sent yet'],
+    [b.sentRequests, 'request(s) awaiting an answer', '/console/progress', 'requests sent whose answer has not come yet'],
+    [b.acknowledgementsPending, 'export record(s) awaiting acknowledgement', '/console/exports?status=written', 'records of written work lists not acknowledged yet'],
+    [b.awaitingConfirmation, 'export record(s) awaiting WMS confirmation', '/console/exports?status=written', 'records handed over under the on-confirmation policy'],
+  ];
+  return html`${counts.map(([n, label, href, title], i) => html`${i ? ' · ' : ''}<a class="count" href="${href}" title="${title}"><b>${n}</b> ${label}</a>`)}`;
+}
+
 export function expectedTable(expected: ExpectedFileView[]): Html {
-  return html`<table id="expected"><thead><tr><th>job</th><th>file name</th><th>due</th><th>next due (UTC)</th><th>alert if missing at (UTC)</th><th>today</th></tr></thead><tbody>
-${expected.map((e) => html`<tr><td>${e.job}</td><td><code>${e.pattern}</code></td><td class="small">${e.schedule}</td><td>${when(e.nextDue) || '–'}</td><td>${when(e.alertAt) || '–'}</td><td class="small">${e.todayOff ? `no file due: ${e.todayOff}` : ''}</td></tr>`)}
+  return html`<table id="expected"><thead><tr><th>job</th><th>file name</th><th>due</th><th>next due (${zoneLabel()})</th><th>alert if missing at (${zoneLabel()})</th><th>today</th></tr></thead><tbody>
+${expected.map((e) => html`<tr><td>${e.job}</td><td><code>${e.pattern}</code></td><td class="small">${e.schedule}</td><td>${e.nextDue ? at(e.nextDue) : '–'}</td><td>${e.alertAt ? at(e.alertAt) : '–'}</td><td class="small">${e.todayOff ? `no file due: ${e.todayOff}` : ''}</td></tr>`)}
 </tbody></table>`;
 }
 
 /** The instances sharing the journal: live ones are those whose heartbeat is recent and that did not stop. */
 export function instancesTable(instances: InstanceRecord[], self?: string): Html {
   const rows = instances.map((i) => html`<tr data-instance="${i.id}"><td>${i.id}${i.id === self ? html` <span class="muted small">(this one)</span>` : ''}</td><td>${i.host}</td>
-<td class="num">${i.pid}</td><td>${i.version}</td><td>${when(i.startedAt)}</td><td>${when(i.heartbeatAt)}</td><td>${i.stoppedAt ? when(i.stoppedAt) : ''}</td>
+<td class="num">${i.pid}</td><td>${i.version}</td><td>${at(i.startedAt)}</td><td>${at(i.heartbeatAt)}</td><td>${at(i.stoppedAt)}</td>
 <td class="num">${i.files}</td><td class="num">${i.jobs}</td></tr>`);
-  return html`<table id="instances"><thead><tr><th>instance</th><th>host</th><th>pid</th><th>version</th><th>started (UTC)</th><th>last heartbeat</th><th>stopped</th>
+  return html`<table id="instances"><thead><tr><th>instance</th><th>host</th><th>pid</th><th>version</th><th>started (${zoneLabel()})</th><th>last heartbeat</th><th>stopped</th>
 <th title="files whose lease it holds now">files</th><th title="scheduled ticks it holds now">jobs</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="9" class="muted">no instance registered</td></tr>`}</tbody></table>`;
 }
@@ -65,10 +84,10 @@ export function instancesTable(instances: InstanceRecord[], self?: string): Html
 export function progressTable(progress: FileProgress[]): Html {
   const rows = progress.map((p) => {
     const pct = p.percent;
-    return html`<tr data-job="${p.job}"><td>${p.job}</td><td>${p.file}</td><td class="num">${p.rows}</td><td class="num">${p.estimatedTotal === null ? '' : `~${p.estimatedTotal}`}</td>
-<td><span class="bar"><span style="width:${pct}%"></span></span> ${pct}%</td><td class="num">${p.rate}/s</td><td>${when(p.startedAt)}</td></tr>`;
+    return html`<tr data-job="${p.job}"><td>${p.job}</td><td>${p.file}</td><td class="num">${num(p.rows)}</td><td class="num">${p.estimatedTotal === null ? '' : `~${num(p.estimatedTotal)}`}</td>
+<td><span class="bar"><span style="width:${pct}%"></span></span> ${pct}%</td><td class="num">${p.rate}/s</td><td>${at(p.startedAt)}</td></tr>`;
   });
-  return html`<table id="progress"><thead><tr><th>job</th><th>file</th><th>rows done</th><th>rows total (~)</th><th>done</th><th>rate</th><th>started (UTC)</th></tr></thead>
+  return html`<table id="progress"><thead><tr><th>job</th><th>file</th><th>rows done</th><th>rows total (~)</th><th>done</th><th>rate</th><th>started (${zoneLabel()})</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="7" class="muted">no file in progress</td></tr>`}</tbody></table>`;
 }
 
@@ -77,11 +96,27 @@ export function progressPage(progress: FileProgress[]): Html {
 <div id="live">${progressTable(progress)}</div><script src="/console/static/live.js"></script>`;
 }
 
-export function alertsPage(alerts: ConsoleAlert[]): Html {
-  return html`<p class="muted">Missed nightly files, drops that cannot be listed and refused credentials, newest first (kept while the bridge runs).</p>
-<table id="alerts"><thead><tr><th>last seen (UTC)</th><th>kind</th><th>job</th><th>message</th><th>times</th></tr></thead><tbody>
-${alerts.length ? alerts.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.kind}</td><td>${a.job}</td><td>${a.message}</td><td class="num">${a.count}</td></tr>`) : html`<tr><td colspan="5" class="muted">no alerts</td></tr>`}
-</tbody></table>`;
+/** What an alert concerns, as a link: its file, or its job's files. */
+function concerns(a: StoredAlert): Html {
+  if (a.fileId !== null) return html`<a href="/console/files/${a.fileId}">file ${a.fileId}</a>`;
+  const [what, ...rest] = a.subject.split(':');
+  const label = what === 'drop' ? `drop ${rest.join(':')}` : what === 'expect' ? `expected /${rest.slice(1).join(':')}/` : a.subject;
+  return a.job ? html`<a href="/console/files?job=${encodeURIComponent(a.job)}">${label}</a>` : html`${label}`;
+}
+
+/** The alert inbox: open alerts first (each once, counted), with an acknowledge link; then those seen to. */
+export function alertsPage(view: { open: StoredAlert[]; acknowledged: StoredAlert[] }): Html {
+  const row = (a: StoredAlert) => html`<tr data-alert="${a.id}" data-kind="${a.kind}"><td>${at(a.lastSeen)}</td><td>${a.kind}</td><td>${a.job ?? ''}</td><td>${a.message}</td>
+<td>${concerns(a)}</td><td class="num">${a.times}</td><td>${at(a.firstSeen)}</td>
+<td>${a.acknowledgedAt ? html`<span class="small">${a.acknowledgedBy}, ${when(a.acknowledgedAt)}</span>` : html`<a class="acknowledge" href="/console/alerts/${a.id}/acknowledge">acknowledge…</a>`}</td></tr>`;
+  const head = html`<thead><tr><th>last seen (${zoneLabel()})</th><th>kind</th><th>job</th><th>message</th><th>concerns</th><th>times</th><th>first seen</th><th>acknowledged</th></tr></thead>`;
+  return html`<p class="muted">Failed and rejected files, uncertain rows, missed expected files, unreachable drops, refused credentials and
+webhook deliveries that failed: one line per kind and subject while it is open, counted, kept in the journal until an operator acknowledges it.</p>
+<table id="alerts">${head}<tbody>
+${view.open.length ? view.open.map(row) : html`<tr><td colspan="8" class="muted">no open alerts</td></tr>`}
+</tbody></table>
+<h2>Acknowledged</h2><table id="acknowledged-alerts">${head}<tbody>
+${view.acknowledged.length ? view.acknowledged.map(row) : html`<tr><td colspan="8" class="muted">none</td></tr>`}</tbody></table>`;
 }
 
 export interface RejectedEntry {
@@ -95,9 +130,10 @@ export interface RejectedEntry {
 export function rejectedPage(entries: RejectedEntry[], problems: string[]): Html {
   return html`<p class="muted">Files rejected as a whole lie in the error/ folder of their drop with a <code>.error.txt</code> reason. Re-processing moves one back to the inbox.</p>
 ${problems.map((p) => html`<div class="box bad">${p}</div>`)}
-<table id="rejected"><thead><tr><th>drop</th><th>file</th><th>size</th><th>modified (UTC)</th><th>reason</th><th></th></tr></thead><tbody>
-${entries.length ? entries.map((e) => html`<tr><td>${e.drop}</td><td>${e.name}</td><td class="num">${bytes(e.size)}</td><td>${when(new Date(e.mtimeMs).toISOString())}</td><td class="small">${e.reason ?? ''}</td>
-<td><a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(e.drop)}&amp;name=${encodeURIComponent(e.name)}">re-process…</a></td></tr>`) : html`<tr><td colspan="6" class="muted">no rejected files</td></tr>`}
+<table id="rejected"><thead><tr><th>drop</th><th>file</th><th>size</th><th>modified (${zoneLabel()})</th><th>reason</th><th></th></tr></thead><tbody>
+${entries.length ? entries.map((e) => html`<tr><td>${e.drop}</td><td>${e.name}</td><td class="num">${bytes(e.size)}</td><td>${at(new Date(e.mtimeMs).toISOString())}</td><td class="small">${e.reason ?? ''}</td>
+<td>${e.name.endsWith('.error.txt') ? html`<span class="muted small">a reason file without its file</span>`
+    : html`<a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(e.drop)}&amp;name=${encodeURIComponent(e.name)}">re-process…</a>`}</td></tr>`) : html`<tr><td colspan="6" class="muted">no rejected files</td></tr>`}
 </tbody></table>`;
 }
 
@@ -116,6 +152,14 @@ export function resolveExtra(item: StoredItem): Html {
 <p><label><input type="radio" name="resolution" value="applied" required> applied: the change is in the service (the row becomes ok)</label><br>
 <label><input type="radio" name="resolution" value="not-applied"> not applied: it is not (the row becomes failed; re-drive can send it again)</label></p>
 <label>note (what you checked; it goes into the result file)<br><textarea name="note" required rows="2" cols="60" maxlength="500"></textarea></label><br>`;
+}
+
+/** What an action did, from its audit entry: the page a confirmed action redirects to (a reload only shows it again). */
+export function actionResultPage(a: OperatorAction): Html {
+  const back = a.fileId !== null ? { href: `/console/files/${a.fileId}`, label: 'back to the file' }
+    : a.action === 'reprocess' ? { href: '/console/rejected', label: 'back to the rejected files' } : { href: '/console/actions', label: 'actions log' };
+  return html`${messagePage(a.outcome === 'ok' ? 'good' : 'bad', a.detail ?? a.outcome, back)}
+<p class="small muted" id="action-entry">${a.action} by ${a.actor}, ${when(a.at)} ${zoneLabel()}, ${a.outcome === 'ok' ? 'done' : 'not done'} · entry ${a.id} of the <a href="/console/actions">actions log</a></p>`;
 }
 
 export function messagePage(kind: 'good' | 'bad', message: string, back: { href: string; label: string }): Html {

@@ -1,5 +1,7 @@
 import { createBlocks } from './blocks.js';
 import { createConsoleQueries } from './console-queries.js';
+import { searchRows } from './search.js';
+import { activity } from './activity.js';
 import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from './contract.js';
 import { createDispositions } from './dispositions.js';
 import { createInbound } from './inbound.js';
@@ -62,7 +64,8 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
       address: engine.address,
       schemaVersion: engine.schemaVersion,
       get console() {
-        return (pages ??= createConsoleQueries(engine.port, now, engine.storage));
+        return (pages ??= { ...createConsoleQueries(engine.port, now, engine.storage), search: (text, options) => searchRows(engine.port, text, options.limit),
+          activity: (query) => activity(engine.port, query) });
       },
       transaction: <T>(fn: (tx: JournalContract) => Promise<T>): Promise<T> => sql.tx((t) => fn(t === sql ? journal : bind(t))),
       close: () => (closed ??= engine.close()),

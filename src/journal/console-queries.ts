@@ -1,6 +1,7 @@
 import { blockItemStatus, packedDocs } from './blocks.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
 import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
+import { toEvent, type EventRow, type FileEvent } from './reads.js';
 import type { ExportFile, ExportStatus, FileRecord, FileStatus, FileSummary, ItemRecord, ItemStatus, RequestStatus } from './types.js';
 
 /**
@@ -27,7 +28,28 @@ export interface FileFilter {
 
 /** One file of the console's list: the journal's file record without what only one file's page shows. */
 export type FileListEntry = Pick<FileRecord,
-  'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt'>;
+  'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt' | 'processedAt'>;
+
+/**
+ * The file list's filter: a FileFilter whose status may also be `duplicate` (re-drops only), and the next page's
+ * cursor, one id per stream (`before` files, `beforeEvent` file events: each has its own ids).
+ */
+export interface FileLineFilter extends Omit<FileFilter, 'status'> {
+  status?: FileStatus | 'duplicate';
+  beforeEvent?: number;
+}
+
+/** A file the bridge met but never claimed, as the file list shows it: a duplicate names its original. */
+export type FileEventEntry = FileEvent & { originalName: string | null };
+
+/** One line of the file list: a claimed file, or a file event (a re-drop of processed content, a refusal before a claim). */
+export type FileLine = { file: FileListEntry; event?: never } | { event: FileEventEntry; file?: never };
+
+export interface FileLinePage {
+  lines: FileLine[];
+  /** The cursor of the next page; null when this was the last one. */
+  next: { before?: number; beforeEvent?: number } | null;
+}
 
 export interface ExportFilter {
   workType?: string;
@@ -65,6 +87,34 @@ export type NewOperatorAction = Omit<OperatorAction, 'id' | 'at'>;
 /** One export of the console's list. */
 export type ExportListEntry = Omit<ExportFile, 'kind' | 'policy'> & { kind: string; policy: string };
 
+/** A file's failed rows: `sendable` ones a re-drive sends again; `unsendable` ones (rejected by the mapping) it never can. */
+export interface FailedRowCounts {
+  sendable: number;
+  unsendable: number;
+}
+
+/**
+ * One entry of the alert inbox: every alert of a kind about one subject (a file, a job's expected file, a drop, the
+ * webhook) while it is open, counted, with when it was first and last seen, until an operator acknowledges it.
+ */
+export interface StoredAlert {
+  id: number;
+  kind: string;
+  /** What it concerns, and its key for deduplication: `file:12`, `drop:wms`, `expect:stock:^KORR`, `webhook`. */
+  subject: string;
+  job: string | null;
+  fileId: number | null;
+  /** The latest occurrence's message. */
+  message: string;
+  times: number;
+  firstSeen: string;
+  lastSeen: string;
+  acknowledgedBy: string | null;
+  acknowledgedAt: string | null;
+}
+
+export type NewAlert = Pick<StoredAlert, 'kind' | 'subject' | 'message'> & { job?: string | null; fileId?: number | null };
+
 /** A page of uncertain rows across files, oldest file first. */
 export interface UncertainRowPage {
   rows: Array<RowView & { fileId: number; file: string }>;
@@ -83,7 +133,7 @@ interface BlockPageRow {
   attempt: number;
 }
 
-const FILE_COLUMNS = 'id, drop_name, name, mapping, size, status, reason, summary, redrive, claimed_at, finished_at';
+const FILE_COLUMNS = 'id, drop_name, name, mapping, size, status, reason, summary, redrive, claimed_at, finished_at, processed_at';
 const BLOCK_COLUMNS = 'b.request_id, b.first_seq, b.last_seq, b.docs, b.exceptions, r.status, r.endpoint, r.attempt';
 /** Rows of a page the merged read looks at before it gives up finding more rows of a status (ok/pending/sent). */
 const SCAN_BUDGET = 20_000;
@@ -104,6 +154,10 @@ export function consoleSql(dialect: SqlDialect) {
       WHERE b.file_id = ? AND b.first_seq > ? ORDER BY b.first_seq LIMIT ?`,
     uncertain: `SELECT ${ITEM_COLUMNS} FROM items ${indexedBy('items_attention')}
       WHERE status IN ('error', 'uncertain') AND status = 'uncertain' AND (file_id, seq) > (?, ?) ORDER BY file_id, seq LIMIT ?`,
+    // What re-drive (retryable) would send again, and the failed rows it never sends: those the mapping rejected.
+    failedRows: `SELECT coalesce(sum(CASE WHEN rejected = 0 AND body IS NOT NULL THEN 1 ELSE 0 END), 0) AS sendable,
+      coalesce(sum(CASE WHEN rejected = 0 AND body IS NOT NULL THEN 0 ELSE 1 END), 0) AS unsendable
+      FROM items ${indexedBy('items_attention')} WHERE status IN ('error', 'uncertain') AND status = 'error' AND file_id = ?`,
   } as const;
 }
 
@@ -129,9 +183,9 @@ class ListQuery {
     return this.add(`lower(${column}) LIKE ? ESCAPE '\\'`, `%${part.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
   }
 
-  build(columns: string, table: string, limit: number): SqlQuery {
+  build(columns: string, table: string, limit: number, id = 'id'): SqlQuery {
     const where = this.#where.length ? `WHERE ${this.#where.join(' AND ')}` : '';
-    return { sql: `SELECT ${columns} FROM ${table} ${where} ORDER BY id DESC LIMIT ?`, params: [...this.#params, limit] };
+    return { sql: `SELECT ${columns} FROM ${table} ${where} ORDER BY ${id} DESC LIMIT ?`, params: [...this.#params, limit] };
   }
 }
 
@@ -147,6 +201,25 @@ export function fileListSql(dialect: SqlDialect, filter: FileFilter): SqlQuery {
   if (filter.name) list.contains('name', filter.name);
   return list.build(FILE_COLUMNS, 'files', filter.limit);
 }
+
+/**
+ * The file events of the file list, newest first by id (the primary key). A duplicate belongs to a job when its
+ * original was read under one of the job's mappings; a file refused before its claim has no mapping, so it belongs
+ * to every job of its drop.
+ */
+export function fileEventListSql(dialect: SqlDialect, filter: FileLineFilter): SqlQuery {
+  const list = new ListQuery();
+  if (filter.beforeEvent !== undefined) list.add('e.id < ?', filter.beforeEvent);
+  if (filter.status) list.add('e.kind = ?', filter.status);
+  if (filter.drop) list.add('e.drop_name = ?', filter.drop);
+  if (filter.mappings) list.add(`(e.kind = 'rejected' OR o.mapping IN (${sqlList(dialect, 'text')}))`, JSON.stringify(filter.mappings));
+  if (filter.from) list.add('e.at >= ?', filter.from);
+  if (filter.to) list.add('e.at < ?', filter.to);
+  if (filter.name) list.contains('e.name', filter.name);
+  return list.build(`${EVENT_COLUMNS}, o.name AS original_name`, 'file_events e LEFT JOIN files o ON o.id = e.original_file_id', filter.limit, 'e.id');
+}
+
+const EVENT_COLUMNS = 'e.id, e.drop_name, e.name, e.kind, e.original_file_id, e.reason, e.at, e.result_name, e.disposed_to';
 
 function exportListSql(filter: ExportFilter): SqlQuery {
   const list = new ListQuery();
@@ -170,8 +243,44 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     const list = fileListSql(sql.dialect, filter);
     return (await sql.all<Record<string, never>>(list.sql, list.params)).map((r) => ({
       fileId: r.id, drop: r.drop_name, name: r.name, mapping: r.mapping, size: r.size, status: r.status, reason: r.reason,
-      summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at,
+      summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at, processedAt: r.processed_at,
     }));
+  }
+
+  async function listFileEvents(filter: FileLineFilter): Promise<FileEventEntry[]> {
+    const list = fileEventListSql(sql.dialect, filter);
+    return (await sql.all<EventRow & { original_name: string | null }>(list.sql, list.params)).map((r) => ({ ...toEvent(r), originalName: r.original_name }));
+  }
+
+  /**
+   * The console's file list: files and file events (duplicates, refusals before a claim) newest first, as one keyset
+   * page. Each stream is read by its own id past its own cursor and the two are merged by time (a file's claim, an
+   * event's time), so a line is never skipped nor shown twice whatever the other stream holds.
+   */
+  async function listFileLines(filter: FileLineFilter): Promise<FileLinePage> {
+    const { status, beforeEvent: _e, ...rest } = filter;
+    const files = status === 'duplicate' ? [] : await listFiles({ ...rest, status, limit: filter.limit + 1 });
+    const events = status && status !== 'rejected' && status !== 'duplicate' ? [] : await listFileEvents({ ...filter, limit: filter.limit + 1 });
+    // A merge, not a sort: what a page takes of each stream is a prefix of it (in id order), so its cursor is exact.
+    const lines: FileLine[] = [];
+    let f = 0;
+    let e = 0;
+    while (lines.length <= filter.limit && (f < files.length || e < events.length)) {
+      const file = files[f];
+      const event = events[e];
+      if (file && (!event || file.claimedAt >= event.at)) {
+        lines.push({ file });
+        f++;
+      } else {
+        lines.push({ event: event! });
+        e++;
+      }
+    }
+    if (lines.length <= filter.limit) return { lines, next: null };
+    const page = lines.slice(0, filter.limit);
+    const lastFile = page.findLast((line) => line.file)?.file;
+    const lastEvent = page.findLast((line) => line.event)?.event;
+    return { lines: page, next: { before: lastFile?.fileId ?? filter.before, beforeEvent: lastEvent?.eventId ?? filter.beforeEvent } };
   }
 
   async function listExports(filter: ExportFilter): Promise<ExportListEntry[]> {
@@ -280,6 +389,52 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     return { rows: page, next: last ? { fileId: last.fileId, seq: last.seq } : null };
   }
 
+  /** A file's failed rows: those a re-drive sends again, and those it never can (rejected by the mapping). */
+  async function failedRows(fileId: number): Promise<FailedRowCounts> {
+    const row = await sql.get<{ sendable: number; unsendable: number }>(q.failedRows, [fileId]);
+    return { sendable: Number(row?.sendable ?? 0), unsendable: Number(row?.unsendable ?? 0) };
+  }
+
+  const alertSql = {
+    // One open alert per kind and subject (the partial unique index alerts_open): a repeat counts, it is not a new row.
+    raise: `INSERT INTO alerts (kind, subject, job, file_id, message, times, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, 1, ?, ?)
+      ON CONFLICT (kind, subject) WHERE acknowledged_at IS NULL
+      DO UPDATE SET times = alerts.times + 1, last_seen = excluded.last_seen, message = excluded.message RETURNING id`,
+    open: 'SELECT * FROM alerts WHERE acknowledged_at IS NULL ORDER BY last_seen DESC, id DESC LIMIT ?',
+    acknowledged: 'SELECT * FROM alerts WHERE acknowledged_at IS NOT NULL AND id < ? ORDER BY id DESC LIMIT ?',
+    one: 'SELECT * FROM alerts WHERE id = ?',
+    acknowledge: 'UPDATE alerts SET acknowledged_by = ?, acknowledged_at = ? WHERE id = ? AND acknowledged_at IS NULL',
+  };
+  const toAlert = (r: Record<string, never>): StoredAlert => ({
+    id: r.id, kind: r.kind, subject: r.subject, job: r.job, fileId: r.file_id, message: r.message, times: Number(r.times),
+    firstSeen: r.first_seen, lastSeen: r.last_seen, acknowledgedBy: r.acknowledged_by, acknowledgedAt: r.acknowledged_at,
+  });
+
+  /** Records an occurrence: a new open alert, or one more of the open alert of that kind and subject. Resolves its id. */
+  async function raiseAlert(alert: NewAlert): Promise<number> {
+    const at = now();
+    const row = await sql.get<{ id: number }>(alertSql.raise, [alert.kind, alert.subject, alert.job ?? null, alert.fileId ?? null, alert.message, at, at]);
+    return row!.id;
+  }
+
+  /** Open alerts (newest seen first), then the acknowledged ones newest first (`before`: the next page of those). */
+  async function listAlerts(options: { before?: number; limit: number }): Promise<{ open: StoredAlert[]; acknowledged: StoredAlert[] }> {
+    return {
+      open: (await sql.all<Record<string, never>>(alertSql.open, [options.limit])).map(toAlert),
+      acknowledged: (await sql.all<Record<string, never>>(alertSql.acknowledged, [options.before ?? Number.MAX_SAFE_INTEGER, options.limit])).map(toAlert),
+    };
+  }
+
+  /** An operator saw to it: false when it was acknowledged already (or is not there). */
+  async function acknowledgeAlert(id: number, by: string): Promise<boolean> {
+    return (await sql.run(alertSql.acknowledge, [by, now(), id])) > 0;
+  }
+
+  async function getAlert(id: number): Promise<StoredAlert | undefined> {
+    const row = await sql.get<Record<string, never>>(alertSql.one, [id]);
+    return row && toAlert(row);
+  }
+
   async function stats(path: string) {
     const oldest = async (column: string, table: string) => (await sql.get<{ at: string | null }>(`SELECT min(${column}) AS at FROM ${table}`))?.at ?? null;
     const entries = [await oldest('claimed_at', 'files'), await oldest('created_at', 'exports')];
@@ -292,9 +447,15 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
 
   return {
     listFiles,
+    listFileLines,
     listExports,
     fileRows,
     uncertainRows,
+    failedRows,
+    raiseAlert,
+    listAlerts,
+    acknowledgeAlert,
+    getAlert,
     stats,
     /** Records what an operator did (who, when, what came of it) in the audit trail. */
     recordAction: async (action: NewOperatorAction): Promise<number> => {

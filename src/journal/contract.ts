@@ -1,8 +1,10 @@
 import type { PackedBatch, PackedOkOutcomes } from './blocks.js';
 import type {
-  ExportFilter, FileFilter, FileListEntry, NewOperatorAction, OperatorAction, RowPage, UncertainRowPage, ExportListEntry,
+  ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
 import type { PruneOptions, PruneReport } from './prune.js';
+import type { SearchPage } from './search.js';
+import type { ActivityBucket, ActivityQuery } from './activity.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
@@ -145,10 +147,25 @@ export interface OperatorActions {
 /** The operations console's pages: keyset pages that stay fast on millions of rows, and the audit trail. */
 export interface ConsolePages {
   listFiles(filter: FileFilter): Promise<FileListEntry[]>;
+  /** The file list: files and file events (duplicates, refusals before a claim) newest first, one keyset page. */
+  listFileLines(filter: FileLineFilter): Promise<FileLinePage>;
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
   fileRows(fileId: number, options: { status?: import('./types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
+  /** A file's failed rows: those a re-drive sends again (as `retryable` yields them) and those the mapping rejected. */
+  failedRows(fileId: number): Promise<FailedRowCounts>;
+  /** The alert inbox (kept across restarts): an occurrence opens an alert of its kind and subject, or counts one more. */
+  raiseAlert(alert: NewAlert): Promise<number>;
+  /** Open alerts newest seen first; acknowledged ones newest first, `before` an id for the next page. */
+  listAlerts(options: { before?: number; limit: number }): Promise<{ open: StoredAlert[]; acknowledged: StoredAlert[] }>;
+  getAlert(id: number): Promise<StoredAlert | undefined>;
+  /** Resolves false when it was acknowledged already. */
+  acknowledgeAlert(id: number, by: string): Promise<boolean>;
   stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
+  /** "Where is SO-1011?": rows of every file whose document key or request body carried the term (search.ts). */
+  search(text: string, options: { limit: number }): Promise<SearchPage>;
+  /** Files, rows, export records and the uncertain backlog per hour or day (the charts; activity.ts). */
+  activity(query: ActivityQuery): Promise<ActivityBucket[]>;
   recordAction(action: NewOperatorAction): Promise<number>;
   listActions(options: { before?: number; fileId?: number; limit: number }): Promise<OperatorAction[]>;
 }

@@ -25,6 +25,7 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'requests', key: ['id'], identity: 'id' },
   { name: 'items', key: ['id'], identity: 'id' },
   { name: 'item_blocks', key: ['request_id'] },
+  { name: 'block_terms', key: ['request_id', 'part'] },
   { name: 'item_history', key: ['id'], identity: 'id' },
   { name: 'file_events', key: ['id'], identity: 'id' },
   { name: 'exports', key: ['id'], identity: 'id' },
@@ -32,6 +33,7 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'cursors', key: ['key'] },
   { name: 'file_sequences', key: ['work_type'] },
   { name: 'operator_actions', key: ['id'], identity: 'id' },
+  { name: 'alerts', key: ['id'], identity: 'id' },
   { name: 'instances', key: ['id'] },
   { name: 'job_ticks', key: ['job', 'tick'] },
 ];

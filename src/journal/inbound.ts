@@ -59,8 +59,9 @@ const q = {
   results: 'SELECT status, results FROM requests WHERE id = ?',
   counts: `SELECT ${EFFECTIVE_STATUS} AS status, count(*) AS n FROM items i LEFT JOIN requests r ON r.id = i.request_id
      WHERE i.file_id = ? GROUP BY 1`,
-  finishFile: `UPDATE files SET status = ?, summary = ?, finished_at = ? WHERE id = ? AND status = 'processing'`,
-  rejectFile: `UPDATE files SET status = 'rejected', reason = ?, finished_at = ? WHERE id = ? AND status = 'processing'`,
+  // processed_at: the first finish, kept when a re-drive finishes the file again (the console's processing time).
+  finishFile: `UPDATE files SET status = ?, summary = ?, finished_at = ?, processed_at = coalesce(processed_at, ?) WHERE id = ? AND status = 'processing'`,
+  rejectFile: `UPDATE files SET status = 'rejected', reason = ?, finished_at = ?, processed_at = coalesce(processed_at, ?) WHERE id = ? AND status = 'processing'`,
   maxSeq: 'SELECT max(seq) AS seq FROM items WHERE file_id = ?',
   // Gaps and islands: the finished seqs as ranges, computed in the database without shipping 1M rows to JS.
   finishedRanges: `SELECT min(seq), max(seq) FROM (SELECT i.seq, i.seq - row_number() OVER (ORDER BY i.seq) AS island
@@ -296,13 +297,15 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
       throw stateError(`file ${fileId} still has ${s.pending} pending and ${s.sent} sent items`, { fileId });
     }
     const status: FileStatus = s.error + s.uncertain > 0 ? 'failed' : 'done';
-    await t.run(q.finishFile, [status, JSON.stringify(s), now(), fileId]);
+    const at = now();
+    await t.run(q.finishFile, [status, JSON.stringify(s), at, at, fileId]);
     return status;
   });
 
   const rejectTx = (fileId: number, reason: string) => write(async (t): Promise<void> => {
     await requireProcessing(t, fileId);
-    await t.run(q.rejectFile, [reason, now(), fileId]);
+    const at = now();
+    await t.run(q.rejectFile, [reason, at, at, fileId]);
   });
 
   async function resumeState(fileId: number): Promise<ResumeState> {
@@ -388,7 +391,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
      * the send makes the batch look sent (reported uncertain / read back on resume), never applied twice.
      */
     recordBatch: async (fileId: number, endpoint: string, items: readonly NewItem[] | PackedBatch, options: { sent?: boolean; bodies?: string } = {}): Promise<number> => {
-      const packed = Array.isArray(items) ? packBatch(endpoint, items as readonly NewItem[]) : (items as PackedBatch);
+      const packed = Array.isArray(items) ? packBatch(endpoint, items as readonly NewItem[], bodyValues(items as readonly NewItem[], options.bodies)) : (items as PackedBatch);
       if (packed.endpoint !== endpoint) throw stateError(`the packed items are for ${packed.endpoint}, not ${endpoint}`);
       const bodies = options.bodies ?? (Array.isArray(items) ? bodiesJson(fileId, items as readonly NewItem[]) : undefined);
       if (bodies === undefined) throw stateError(`request of file ${fileId}: packed items need their bodies' JSON text`);
@@ -414,4 +417,20 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     resultOf,
     resultList,
   };
+}
+
+/** The items' bodies as values, for the search terms of their block (JSON text is parsed; unreadable: no terms). */
+function bodyValues(items: readonly NewItem[], bodiesText: string | undefined): unknown[] {
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  if (bodiesText !== undefined) {
+    const all = parse(bodiesText);
+    return Array.isArray(all) ? all : [];
+  }
+  return items.map((item) => (typeof item.body === 'string' ? parse(item.body) : item.body));
 }

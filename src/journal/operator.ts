@@ -26,6 +26,7 @@ interface FileRow {
   result_name: string | null;
   disposed_to: string | null;
   pruned_at: string | null;
+  processed_at: string | null;
   lease_owner: string | null;
   lease_token: number;
   lease_until: string | null;
@@ -46,6 +47,7 @@ function toFile(row: FileRow): FileRecord {
     redrives: row.redrive,
     claimedAt: row.claimed_at,
     finishedAt: row.finished_at,
+    processedAt: row.processed_at ?? null,
     resultName: row.result_name,
     disposedTo: row.disposed_to,
     prunedAt: row.pruned_at,

@@ -136,7 +136,10 @@ export interface FileRecord {
   /** How many re-drives (retry) were started for this file. */
   redrives: number;
   claimedAt: string;
+  /** When it last finished: its processing, or the last re-drive that finished it again. */
   finishedAt: string | null;
+  /** When its processing first finished (kept across re-drives); null for files re-driven before the journal kept it. */
+  processedAt: string | null;
   /** Name of the file's result file once one was written (in the result folder of its run). */
   resultName: string | null;
   /** `archive/NAME` or `error/NAME` once the file left its inbox ('unknown' for files of older journals). */

@@ -76,7 +76,8 @@ export class InboundMapper extends Transform {
       if (plan.holdFile) this.held = [];
     }
     if (hasRefs(bound.root) && !this.resolver) {
-      throw new WisbridgeError('USAGE', `mapping "${this.mapping.name}" resolves references through the API: a resolver is needed`);
+      throw new WisbridgeError('USAGE', `mapping "${this.mapping.name}" resolves references through the API: a resolver is needed`,
+        { details: { needs: 'references', mapping: this.mapping.name } });
     }
   }
 

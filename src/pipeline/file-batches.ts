@@ -208,7 +208,7 @@ export class FileBatches implements FileRequests {
 function textsOf(endpoint: string, docs: readonly OutgoingDoc[]): Batch['texts'] {
   const bodies: Record<string, unknown>[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) bodies[i] = docs[i].item;
-  return { itemsJson: JSON.stringify(bodies), packed: packBatch(endpoint, docs) };
+  return { itemsJson: JSON.stringify(bodies), packed: packBatch(endpoint, docs, bodies) };
 }
 
 function minOf(values: readonly number[]): number {

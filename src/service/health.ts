@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WisbridgeError } from '../errors.js';
+import type { EndpointGuard } from './endpoint-auth.js';
 import type { ServiceMetrics } from './metrics.js';
 
 export interface HealthReport {
@@ -16,15 +17,17 @@ export interface HealthServer {
 
 /**
  * `/metrics` (Prometheus text) and `/healthz` (200 with JSON while healthy, 503 otherwise); `extra` (the console)
- * may take any other request first, returning true when it did.
+ * may take any other request first, returning true when it did; `guard` (metrics.auth) may refuse the two.
  */
 export async function startHealthServer(
   host: string, port: number, metrics: ServiceMetrics, health: () => HealthReport,
   extra?: (req: IncomingMessage, res: ServerResponse) => boolean,
+  guard?: EndpointGuard,
 ): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' && path !== '/healthz' && extra?.(req, res)) return;
+    if ((path === '/metrics' || path === '/healthz') && guard?.(req, res, path)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;

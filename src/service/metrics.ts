@@ -29,6 +29,7 @@ export class ServiceMetrics {
   readonly dropListFailures: Counter<'drop' | 'code'>;
   readonly journalGauges: Gauge<string>[];
   readonly webhookAlerts: Counter<'kind' | 'result'>;
+  readonly signInFailures: Counter<'area' | 'result'>;
   readonly ticksElsewhere: Counter<'schedule'>;
   readonly leasesLost: Counter;
   readonly journalUp: Gauge;
@@ -84,6 +85,10 @@ export class ServiceMetrics {
     this.webhookAlerts = new Counter({
       name: 'wisbridge_webhook_alerts_total', help: 'Alerts POSTed to the webhook, by kind and result (sent, failed after its retries)',
       labelNames: ['kind', 'result'], registers,
+    });
+    this.signInFailures = new Counter({
+      name: 'wisbridge_sign_in_failures_total', help: 'Refused sign-ins to the console or /metrics, /healthz: wrong credentials (refused), or refused unchecked after too many from one address (throttled)',
+      labelNames: ['area', 'result'], registers,
     });
     this.ticksElsewhere = new Counter({
       name: 'wisbridge_scheduled_ticks_elsewhere_total', help: 'Scheduled ticks (jobs, retention, expected-file checks) another instance claimed first and ran', labelNames: ['schedule'], registers,

@@ -32,7 +32,7 @@ export async function findFile(journal: Pick<OperatorJournal, 'getFile' | 'lates
 }
 
 /** What the journal knows of a file of that name it never claimed: a re-drop of content processed before, or a file rejected unread. */
-async function neverClaimed(journal: Pick<OperatorJournal, 'fileEventsNamed' | 'getFile'>, name: string): Promise<string | undefined> {
+export async function neverClaimed(journal: Pick<OperatorJournal, 'fileEventsNamed' | 'getFile'>, name: string): Promise<string | undefined> {
   const [event] = await journal.fileEventsNamed(name);
   if (!event) return undefined;
   if (event.kind === 'rejected') return `"${name}" was never processed: it was rejected on ${event.at} before it was read (${event.reason ?? 'no reason recorded'})`;

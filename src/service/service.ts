@@ -1,6 +1,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
-import { AlertLog } from '../console/alerts.js';
+import { AlertLog, alertKindOf } from '../console/alerts.js';
+import type { NewAlert } from '../journal/console-queries.js';
 import { startConsole } from '../console/mount.js';
 import { ProgressRegistry } from '../console/progress.js';
 import { ActionsInFlight, type JobView } from '../console/source.js';
@@ -16,6 +17,7 @@ import { isDropUnreachable } from '../drops/index.js';
 import { DropHealth } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
 import { startHealthServer, type HealthServer } from './health.js';
+import { endpointGuard } from './endpoint-auth.js';
 import { InstanceLeases, newInstance } from './instance.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
@@ -135,12 +137,19 @@ export class BridgeService {
     this.ticks = new SharedTicks(() => this.runtime.journal(), leaseMs, this.metrics, this.logger, this.clock, this.stopController.signal);
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
-    this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => this.alerts?.onMissedFile(alert));
+    this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => {
+      this.alerts?.onMissedFile(alert);
+      this.inbox({ kind: 'missed-file', subject: `expect:${alert.job}:${alert.pattern}`, job: alert.job,
+        message: `expected file /${alert.pattern}/ has not arrived between ${alert.since} and its cut-off ${alert.cutoff}` });
+    });
     this.drops = new DropHealth(this.metrics, this.logger, this.clock);
     const webhook = loaded.config.alerts?.webhook;
     if (webhook) {
       this.webhook = new WebhookSender(loaded, webhook, {
-        logger: this.logger, now: () => this.clock.now(), onResult: (kind, result) => this.metrics.webhookAlerts.inc({ kind, result }),
+        logger: this.logger, now: () => this.clock.now(), onResult: (kind, result) => {
+          this.metrics.webhookAlerts.inc({ kind, result });
+          if (result === 'failed') this.inbox({ kind: 'webhook-failed', subject: 'webhook', message: `the webhook could not deliver a ${kind} alert: it gave up after its retries (see the bridge log)` });
+        },
       });
       this.alerts = new AlertNotifier(this.webhook, this.runtime, () => this.clock.now());
     }
@@ -173,15 +182,18 @@ export class BridgeService {
       const consoleHandler = await startConsole(this.loaded, {
         mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
         jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
-      });
-      const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler);
+      }, this.metrics);
+      const guard = await endpointGuard(this.loaded, this.logger, this.metrics);
+      const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler, guard);
       // A signal that came while the server was starting: stop() has run already and must not be undone.
       if (this.stopSignal.aborted) {
         await health.close();
         return;
       }
       this.health = health;
-      this.logger.info({ url: health.url }, 'metrics on /metrics, health on /healthz');
+      const consoleUrl = consoleConfig ? `${health.url}/console` : undefined;
+      this.logger.info({ url: health.url, console: consoleUrl },
+        `${consoleUrl ? `console on ${consoleUrl}` : 'console off (no console: section)'}; metrics on ${health.url}/metrics, health on ${health.url}/healthz`);
     }
     if (this.stopSignal.aborted) return;
     const now = this.clock.now();
@@ -223,6 +235,7 @@ export class BridgeService {
           this.drops.failed(job.drop, error);
           this.alertLog.noteFailure(job.name, error);
           this.alerts?.onDropListError(job, error);
+          this.inboxFailure(job.name, job.drop, error);
         },
         onFile: async (file) => {
           this.expected.noteArrival(job.name, file.name);
@@ -324,6 +337,31 @@ export class BridgeService {
         this.logger.error({ err: describeError(error) }, 'retention failed');
       }
     });
+  }
+
+  /** Into the console's alert inbox in the journal (deduplicated there); a journal that fails is logged, never thrown. */
+  private inbox(alert: NewAlert): void {
+    this.runtime.journal().then((j) => j.console.raiseAlert(alert)).catch((error: unknown) => {
+      this.logger.warn({ err: describeError(error), alert: alert.kind }, 'could not record the alert in the journal');
+    });
+  }
+
+  /** A failed run: an unreachable drop (one alert per drop), refused credentials, or any other failure of the job. */
+  private inboxFailure(job: string, drop: string | undefined, error: unknown): void {
+    const kind = alertKindOf(error);
+    const message = describeError(error);
+    if (kind === 'drop-unreachable' && drop !== undefined) this.inbox({ kind, subject: `drop:${drop}`, job, message: `drop ${drop} cannot be reached or listed: ${message}` });
+    else this.inbox({ kind: kind ?? 'job-failed', subject: `job:${job}`, job, message });
+  }
+
+  /** Files rejected, failed rows and uncertain rows of a run: one alert per file and kind. */
+  private inboxSummary(job: string, summary: JobSummary): void {
+    for (const f of summary.files) {
+      const about = { subject: f.fileId === undefined ? `file:${f.name}` : `file:${f.fileId}`, job, fileId: f.fileId ?? null };
+      if (f.outcome === 'rejected') this.inbox({ kind: 'file-rejected', ...about, message: `file ${f.name} was rejected as a whole: ${f.reason ?? ''}` });
+      if (f.rows.error > 0) this.inbox({ kind: 'file-failed', ...about, message: `file ${f.name}: ${f.rows.error} document(s) failed` });
+      if (f.rows.uncertain > 0) this.inbox({ kind: 'rows-uncertain', ...about, message: `file ${f.name}: ${f.rows.uncertain} document(s) with an unknown outcome: check them in the service, then resolve them` });
+    }
   }
 
   /** The jobs as the console shows them. */
@@ -495,6 +533,7 @@ export class BridgeService {
       await this.logRows(log, summary);
       if (summary.files.some(needsAttention)) result = 'partial';
       await this.alerts?.onSummary(job.name, summary);
+      this.inboxSummary(job.name, summary);
     } catch (e) {
       result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
@@ -504,6 +543,7 @@ export class BridgeService {
         this.alertLog.noteFailure(job.name, e);
         const config = [...this.loaded.config.inbound, ...this.loaded.config.exports].find((j) => j.name === job.name);
         this.alerts?.onJobFailed(job.name, config?.drop, e);
+        this.inboxFailure(job.name, config?.drop, e);
       }
     } finally {
       this.progress.end(job.name);

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { parseCsv, ROOT } from '../pipeline/helpers.js';
-import { tempConfig, until, useCleanups } from '../service/support.js';
+import { korrFile, tempConfig, until, useCleanups } from '../service/support.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { bridgeWithFailures, CONSOLE_TOKEN, consoleClient } from './support.js';
@@ -74,7 +74,7 @@ describe('console: pages on the journal', () => {
     const overview = await c.get('/console');
     expect(overview.status).toBe(200);
     expect(overview.text).toMatch(/<td>stock<\/td><td>inbound<\/td><td>wms<\/td>/);
-    expect(overview.text).toMatch(/1 failed row\(s\)/);
+    expect(overview.text).toContain('<b>1</b> failed document(s)');
     expect(overview.text).toMatch(/Journal: [\d.]+ KiB · oldest entry \d{4}-/);
     expect(overview.headers.get('content-security-policy')).toContain("script-src 'self'");
 
@@ -110,6 +110,37 @@ describe('console: pages on the journal', () => {
     }
     expect((await c.get('/console/files/999999')).status).toBe(404);
   });
+
+  it('the file list shows every file event: a duplicate with its own id linking its original, a file refused before a claim; name contains finds them', async () => {
+    const b = await bridgeWithFailures(emu);
+    cleanups.push(() => b.close());
+    const inbox = join(b.env.dir, 'drop', 'inbox');
+    const journal = await b.bridge.runtime.journal();
+    const original = (await journal.listFiles({ limit: 10 })).find((f) => f.name === 'KORR_a.csv')!;
+    // KORR_a's content again (support.ts's bridgeWithFailures), under another name.
+    writeFileSync(join(inbox, 'KORR_a_again.csv'), korrFile([['SKU-00001', 1, 'A-1'], ['SKU-00004', -500, 'A-2'], ['SKU-00002', 1, 'A-3']]));
+    await until(async () => (await journal.countFileEvents()) >= 1, 'the duplicate');
+    writeFileSync(join(inbox, 'KORR_empty.csv'), '');
+    await until(async () => (await journal.countFileEvents()) >= 2, 'the empty file');
+    const [refused, duplicate] = await journal.recentFileEvents(2);
+    expect([refused.kind, duplicate.kind]).toEqual(['rejected', 'duplicate']);
+    const c = consoleClient(b.url);
+
+    const all = await c.get('/console/files');
+    const lines = [...all.text.matchAll(/<tr data-(file|event)="(\d+)"/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(lines).toEqual([`event ${refused.eventId}`, `event ${duplicate.eventId}`, ...(await journal.listFiles({ limit: 10 })).map((f) => `file ${f.fileId}`)]);
+    const again = await c.get('/console/files?name=a_AGAIN');
+    expect(again.text).toContain(`<tr data-event="${duplicate.eventId}" data-kind="duplicate"><td class="num" title="file event ${duplicate.eventId}">E${duplicate.eventId}</td><td>KORR_a_again.csv</td>`);
+    expect(again.text).toContain(`duplicate of <a class="original" href="/console/files/${original.fileId}">KORR_a.csv (file ${original.fileId})</a>`);
+    expect(again.text).not.toContain('KORR_b.csv');
+    const empty = await c.get('/console/files?name=korr_empty');
+    expect(empty.text).toContain(`<tr data-event="${refused.eventId}" data-kind="rejected">`);
+    expect(empty.text).toMatch(/refused before its claim: FILE_UNREADABLE: KORR_empty\.csv is empty/);
+    expect((await c.get('/console/files?status=rejected&job=stock')).text).toContain('KORR_empty.csv');
+    const dups = await c.get('/console/files?status=duplicate');
+    expect([...dups.text.matchAll(/<tr data-(file|event)="(\d+)"/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual([`event ${duplicate.eventId}`]);
+    expect((await c.get('/console/files?status=failed')).text).not.toContain('KORR_a_again.csv');
+  });
 });
 
 describe('console: actions, confirmed, CSRF-protected and recorded', () => {
@@ -138,17 +169,20 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
 
     const [item] = await journal.uncertainItems(bFile.fileId);
     const form = await c.get(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`);
+    // A second operator opened the same row meanwhile.
+    const secondForm = await c.get(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`);
     expect(form.text).toContain('check the stock of SKU-00005');
     const resolved = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, {
       csrf: c.csrfOf(form.text), by: 'Maria', resolution: 'applied', note: 'move 77 found in the service',
     });
     expect(resolved.status).toBe(200);
+    expect(resolved.location).toMatch(/^\/console\/actions\/\d+$/);
     expect(resolved.text).toContain('file is now done');
     const row = parseCsv(readFileSync(join(b.outbox, 'KORR_b.result.csv'), 'utf8')).find((r) => r.line === '2')!;
     expect(row).toMatchObject({ status: 'ok', message: 'applied: move 77 found in the service', check: '' });
     // Resolving twice is refused, and recorded as such.
-    const again = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, { csrf: c.csrfOf(form.text), resolution: 'applied', note: 'x' });
-    expect(again.status).toBe(409);
+    const again = await c.post(`/console/files/${bFile.fileId}/resolve?item=${item.itemId}`, { csrf: c.csrfOf(secondForm.text), resolution: 'applied', note: 'x' });
+    expect(again.text).toContain('is not uncertain (resolved already?)');
 
     const raw = await openJournal(journal.address);
     try {
@@ -177,22 +211,25 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     const journal = await b.bridge.runtime.journal();
     const a = (await journal.listFiles({ limit: 10 })).find((f) => f.name === 'KORR_a.csv')!;
     const csrf = c.csrfOf((await c.get(`/console/files/${a.fileId}/redrive`)).text);
+    // A second tab's form: sent once the bridge is stopping.
+    const secondCsrf = c.csrfOf((await c.get(`/console/files/${a.fileId}/redrive`)).text);
     await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00004', quantity: 1000, company_code: 'ACME', reference: 'TOPUP' }] });
     // The service answers slowly: the re-drive's request is on the wire when the bridge is told to stop.
     await setFaults(emu, { latency_ms: 1500, path_prefix: '/v1/inventory' });
-    const redriven = c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
+    // Not followed to its result page: the journal closes right after the action.
+    const redriven = c.request(`/console/files/${a.fileId}/redrive`, { form: { csrf, by: 'Maria' } });
     await until(async () => (await journal.getFile(a.fileId)).redrives === 1, 'the re-drive to start');
     const stopped = b.bridge.stop('test');
-    const refused = await c.post(`/console/files/${a.fileId}/redrive`, { csrf, by: 'Maria' });
+    const refused = await c.post(`/console/files/${a.fileId}/redrive`, { csrf: secondCsrf, by: 'Maria' });
     expect(refused.text).toContain('the bridge is stopping: nothing was done');
-    expect((await redriven).text).toMatch(/1 row\(s\) sent again, 1 ok, 0 error, 0 uncertain; file is now done/);
+    expect((await redriven).status).toBe(303);
     await stopped;
     const reopened = await openJournal(b.loaded.journal);
     try {
       expect(await reopened.getFile(a.fileId)).toMatchObject({ status: 'done', redrives: 1 });
       expect(await reopened.backlog()).toMatchObject({ sentRequests: 0 });
-      const actions = rawDatabase(reopened).prepare('SELECT action, outcome FROM operator_actions ORDER BY id').all();
-      expect(actions).toEqual([{ action: 'redrive', outcome: 'ok' }]);
+      const actions = rawDatabase(reopened).prepare('SELECT action, outcome, detail FROM operator_actions ORDER BY id').all();
+      expect(actions).toEqual([{ action: 'redrive', outcome: 'ok', detail: expect.stringMatching(/1 row\(s\) sent again, 1 ok, 0 error, 0 uncertain; file is now done/) }]);
     } finally {
       await reopened.close();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consoleSql, fileListSql, type RowView, type SqlQuery } from '../../src/journal/console-queries.js';
+import { consoleSql, fileEventListSql, fileListSql, type RowView, type SqlQuery } from '../../src/journal/console-queries.js';
 import type { Journal } from '../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes, rawDatabase, useTestJournal } from '../../src/journal/test-support.js';
 
@@ -115,5 +115,9 @@ describe('console queries: one file\'s rows in keyset pages', () => {
     // Newest first without a filter walks the primary key backwards and stops after one page.
     expect(plan(fileListSql('sqlite', { before: 10, limit: 1 }))).toMatch(/SEARCH files USING INTEGER PRIMARY KEY/);
     expect(plan(fileListSql('sqlite', { from: '2026-01-01', to: '2026-01-02', limit: 1 }))).toContain('files_claimed');
+    // The file events of the list: their primary key backwards, the original file by its key.
+    const events = plan(fileEventListSql('sqlite', { beforeEvent: 10, name: 'x', limit: 1 }));
+    expect(events).toMatch(/SEARCH e USING INTEGER PRIMARY KEY/);
+    expect(events).toMatch(/SEARCH o USING INTEGER PRIMARY KEY/);
   });
 });

@@ -54,7 +54,12 @@ export function consoleClient(base: string, token: string | null = CONSOLE_TOKEN
   return {
     request,
     get: (path: string) => request(path),
-    post: (path: string, form: Record<string, string>) => request(path, { form }),
+    /** POSTs a form; an action's 303 to its result page (`/console/actions/ID`) is followed, like a browser does. */
+    post: async (path: string, form: Record<string, string>) => {
+      const posted = await request(path, { form });
+      const location = posted.headers.get('location');
+      return posted.status === 303 && location?.startsWith('/console/actions/') ? { ...(await request(location)), location } : { ...posted, location: undefined };
+    },
     /** The CSRF token of a page's form. */
     csrfOf: (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '',
   };

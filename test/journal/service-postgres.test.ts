@@ -139,7 +139,7 @@ describe('the service and the console on PostgreSQL', () => {
     child.stdout!.on('data', (d) => (out += d));
     const c = consoleClient(await until(() => /console: (http:\/\/[\d.:]+)\/console/.exec(out)?.[1], 'the console to listen'));
     for (const [path, text] of [
-      ['/console', '1 uncertain row(s)'], ['/console/files', 'KORR_a.csv'], [`/console/files/${b.fileId}`, 'SKU-00005'], ['/console/uncertain', 'SKU-00005'],
+      ['/console', '<b>1</b> uncertain document(s)'], ['/console/files', 'KORR_a.csv'], [`/console/files/${b.fileId}`, 'SKU-00005'], ['/console/uncertain', 'SKU-00005'],
       ['/console/exports', 'Exports'], ['/console/actions', 'Actions log'],
     ]) {
       const page = await c.get(path!);

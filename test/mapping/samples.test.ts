@@ -152,7 +152,10 @@ describe('commands', () => {
     const ok = 'document: inventory.adjustments\nfiles: x\nsamples: [s.csv]\nrequest:\n  fields:\n    product_code: SKU\n    quantity: { column: Q, type: number }\n';
     await writeFile(join(dir, 'bad.yaml'), ok);
     await writeFile(join(dir, 's.csv'), 'SKU,Q\nA,1\nB,2\n');
-    expect(cli('mappings', 'test', '--dir', dir, '--update').status).toBe(0);
+    const update = cli('mappings', 'test', '--dir', dir, '--update');
+    expect(update.status).toBe(0);
+    expect(update.stdout).toMatch(/^wrote bad {2}\S*s\.csv$/m); // the expected file was written: not `ok`
+    expect(update.stdout).toContain('1 written, 0 failed');
     await writeFile(join(dir, 's.csv'), 'SKU,Q\nA,1\nB,3\n');
     const test = cli('mappings', 'test', '--dir', dir);
     expect(test.status).toBe(1);
@@ -164,6 +167,7 @@ describe('commands', () => {
   it('map without references for a mapping that needs them is a clear usage error', () => {
     const r = cli('map', 'samples/SHIP_20261120_flat.csv');
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('wisbridge map: USAGE: mapping "customer-shipment-ship" resolves references through the API: a resolver is needed\n');
+    expect(r.stderr).toBe('wisbridge map: USAGE: mapping "customer-shipment-ship" resolves references (shipment numbers, SKUs): give them with '
+      + '--references FILE (a JSON table) or --url URL --token-env NAME (the service)\n');
   });
 });

@@ -75,10 +75,13 @@ describe('wisbridge status', () => {
     ws.drop('BAD\\NAME.csv', 'x');
     await finished(cli(['batch', '--config', ws.configFile]));
     const again = await finished(cli(['status', '--config', ws.configFile, '--file', 'KORR_AGAIN.csv']));
-    expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/"KORR_AGAIN\.csv" was not applied: on \S+ it was a duplicate of file 1 \(KORR_20261120\.csv\) — see wisbridge status --file 1/);
+    // An answer, not a usage error: exit 0, on stdout, no `USAGE:`.
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^"KORR_AGAIN\.csv" was not applied: on \S+ it was a duplicate of file 1 \(KORR_20261120\.csv\) — see wisbridge status --file 1\n$/);
+    expect(again.stderr).not.toContain('USAGE');
     const bad2 = await finished(cli(['status', '--config', ws.configFile, '--file', 'BAD\\NAME.csv']));
-    expect(bad2.stderr).toMatch(/"BAD\\NAME\.csv" was never processed: it was rejected on \S+ before it was read \(FILE_NAME: /);
+    expect(bad2.code).toBe(0);
+    expect(bad2.stdout).toMatch(/"BAD\\NAME\.csv" was never processed: it was rejected on \S+ before it was read \(FILE_NAME: /);
   });
 
   it('wisbridge --version prints the version of package.json', async () => {

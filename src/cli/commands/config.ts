@@ -6,6 +6,7 @@ import type { Config, SecretRef } from '../../config/schema.js';
 import { SECRET_DROP_OPTIONS } from '../../drops/options.js';
 import { WisbridgeError } from '../../errors.js';
 import { camelToSnake, renameKeys } from '../../util/naming.js';
+import { redactUrl } from '../../util/redact-url.js';
 import { formatYamlProblem } from '../../util/yaml-document.js';
 import { parseCommandLine } from '../args.js';
 
@@ -58,5 +59,10 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     return [name, renameKeys(shown, camelToSnake)];
   }));
   const journal = typeof config.journal === 'string' ? config.journal : { ...config.journal, password: shownSecret(config.journal.password) };
-  return { ...config, journal, services, drops };
+  const webhook = config.alerts?.webhook;
+  const alerts = config.alerts && {
+    ...config.alerts,
+    webhook: webhook && { ...webhook, url: typeof webhook.url === 'string' ? redactUrl(webhook.url) : shownSecret(webhook.url) },
+  };
+  return { ...config, journal, services, drops, ...(alerts ? { alerts } : {}) };
 }

@@ -5,6 +5,7 @@ import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { endpointGuard } from '../../service/endpoint-auth.js';
 import { startHealthServer } from '../../service/health.js';
 import { drainOrAbort } from '../../service/shutdown.js';
 import { ServiceMetrics } from '../../service/metrics.js';
@@ -43,10 +44,10 @@ export async function run(argv: string[]): Promise<number> {
   const host = values.host ?? loaded.config.metrics?.host ?? '127.0.0.1';
   const port = intOption(values.port, 'port', loaded.config.metrics?.port ?? 9464);
   const source = standaloneSource(runtime, new AlertLog());
-  const handler = await startConsole(loaded, source);
+  const handler = await startConsole(loaded, source, metrics);
   const server = await startHealthServer(host, port, metrics, () => ({
     healthy: true, body: { status: 'ok', mode: 'console', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) },
-  }), handler);
+  }), handler, await endpointGuard(loaded, logger, metrics));
   logger.info({ url: `${server.url}/console` }, 'console ready (no jobs run in this process)');
   process.stdout.write(`console: ${server.url}/console\n`);
   await new Promise<void>((resolve) => {

@@ -2,7 +2,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { intOption, parseCommandLine } from '../args.js';
-import { WisbridgeError } from '../../errors.js';
+import { isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { ApiReferenceResolver } from '../../client/references.js';
 import { createClient, type WisClient } from '../../client/index.js';
 import { loadMappings, TableResolver, type ReferenceResolver } from '../../mapping/index.js';
@@ -64,6 +64,12 @@ export async function run(argv: string[]): Promise<number> {
       job: MAP_JOB.name, file: name, resolver, maxBatchItems: intOption(values['max-batch'], 'max-batch', 100), emit,
     });
     return exitCodeOf([report]);
+  } catch (error) {
+    if (isWisbridgeError(error, 'USAGE') && error.details?.needs === 'references') {
+      throw new WisbridgeError('USAGE', `mapping "${error.details.mapping ?? '?'}" resolves references (shipment numbers, SKUs): give them with `
+        + '--references FILE (a JSON table) or --url URL --token-env NAME (the service)');
+    }
+    throw error;
   } finally {
     await client?.close(true);
   }

@@ -43,7 +43,8 @@ export async function run(argv: string[]): Promise<number> {
   let failed = 0;
   for (const r of results) {
     if (r.ok) {
-      process.stdout.write(`ok    ${r.mapping}  ${r.sample}\n`);
+      // With --update the expected file was (re)written from the sample: say so, not `ok`.
+      process.stdout.write(`${values.update ? 'wrote' : 'ok   '} ${r.mapping}  ${r.sample}\n`);
       continue;
     }
     failed++;
@@ -52,6 +53,6 @@ export async function run(argv: string[]): Promise<number> {
   }
   const untested = mappings.filter((m) => !(m.definition.samples ?? []).length).map((m) => m.name);
   if (untested.length) process.stdout.write(`no samples: ${untested.join(', ')}\n`);
-  process.stdout.write(`${results.length - failed} passed, ${failed} failed\n`);
+  process.stdout.write(values.update ? `${results.length - failed} written, ${failed} failed\n` : `${results.length - failed} passed, ${failed} failed\n`);
   return failed || problems.length ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
+import { neverClaimed } from '../../service/redrive.js';
 import { openJournal } from '../../journal/index.js';
 import { fileRowsReport, formatFileRows, parseStatuses, ROW_STATUSES } from '../../service/file-rows.js';
 import { expectedFileViews } from '../../service/expect.js';
@@ -42,6 +43,14 @@ export async function run(argv: string[]): Promise<number> {
   const journal = await openJournal(loaded.journal);
   try {
     if (values.file !== undefined) {
+      // A name the bridge met but never claimed (a duplicate, a file rejected unread) is an answer, not a usage error.
+      if (!/^\d+$/.test(values.file) && !(await journal.latestFileNamed(values.file))) {
+        const note = await neverClaimed(journal, values.file);
+        if (note !== undefined) {
+          process.stdout.write(`${note}\n`);
+          return 0;
+        }
+      }
       const report = await fileRowsReport(journal, values.file, { statuses, limit: rows });
       process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatFileRows(report)) + '\n');
       return 0;

@@ -240,6 +240,48 @@ export const MIGRATIONS: readonly string[] = [
     SELECT max(id) FROM file_events WHERE kind = 'duplicate' AND disposed_to IS NULL GROUP BY drop_name, name, original_file_id);
   CREATE UNIQUE INDEX file_events_unfinished ON file_events (drop_name, name, original_file_id) WHERE kind = 'duplicate' AND disposed_to IS NULL;
   `,
+  `
+  -- The operations console, issue 25: a file's processing time apart
+  -- from later actions (finished_at moves with every re-drive; processed_at is the first finish, kept), and one
+  -- alert inbox kept across restarts: one open alert per kind and subject (what it concerns), its count and
+  -- first/last seen, until an operator acknowledges it. Files finished before this version and never re-driven
+  -- take their finish; re-driven ones stay unknown.
+  ALTER TABLE files ADD COLUMN processed_at TEXT;
+  UPDATE files SET processed_at = finished_at WHERE redrive = 0;
+  CREATE TABLE alerts (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    job TEXT,
+    file_id INTEGER,
+    message TEXT NOT NULL,
+    times INTEGER NOT NULL,
+    first_seen TEXT NOT NULL,
+    last_seen TEXT NOT NULL,
+    acknowledged_by TEXT,
+    acknowledged_at TEXT
+  );
+  CREATE UNIQUE INDEX alerts_open ON alerts (kind, subject) WHERE acknowledged_at IS NULL;
+  CREATE INDEX alerts_last_seen ON alerts (last_seen, id);
+  `,
+  `
+  -- The console's search, issue 25 point 12: one row per item block
+  -- part (1 of 16, by the term's hash) with a Bloom filter of its items' search terms (document key and the short string values of each body: SKU,
+  -- order or ASN number, reference; lower-cased), written with the block. A search reads these small rows, not
+  -- the blocks, and opens only blocks whose filter may hold the term. Rows outside blocks (rejected by the mapping,
+  -- recorded one by one) are found by their document key. Blocks recorded before this version have no filter and
+  -- are not searched.
+  CREATE TABLE block_terms (
+    request_id INTEGER NOT NULL,
+    part INTEGER NOT NULL,
+    file_id INTEGER NOT NULL,
+    terms TEXT NOT NULL,
+    PRIMARY KEY (request_id, part)
+  );
+  CREATE INDEX block_terms_part ON block_terms (part, request_id);
+  CREATE INDEX items_doc_key ON items (lower(doc_key)) WHERE doc_key IS NOT NULL;
+  CREATE INDEX items_resolved ON items (resolved_at) WHERE resolved_at IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -238,6 +238,46 @@ export function describeOperators(suite: Suite): void {
       expect(names(await pages.listFiles({ limit: 10, from: f3.claimedAt, to: first[1].claimedAt }))).toEqual(['F_4.csv', 'F_3.csv']);
     });
 
+    it('lists files and file events (duplicates naming their original, refusals before a claim) in one keyset page', async () => {
+      const { fileId: a } = await suite.journal.claimFile({ ...claimInput('ADJ_1.csv', 'c1'), drop: 'a' });
+      await suite.journal.finishFile(a);
+      const dup = await suite.journal.recordFileEvent({ drop: 'a', name: 'ADJ_1_again.csv', kind: 'duplicate', originalFileId: a, reason: 'duplicate of ADJ_1.csv' });
+      const { fileId: b } = await suite.journal.claimFile({ ...claimInput('ADJ_2.csv', 'c2'), drop: 'b', mapping: 'counts' });
+      const refused = await suite.journal.recordFileEvent({ drop: 'b', name: 'ADJ_3.csv', kind: 'rejected', reason: 'empty file' });
+      const { fileId: c } = await suite.journal.claimFile({ ...claimInput('ADJ_4.csv', 'c4'), drop: 'a' });
+      const pages = suite.journal.console;
+      const shown = (page: { lines: Array<{ file?: { name: string }; event?: { name: string } }> }) => page.lines.map((l) => l.file?.name ?? `event:${l.event!.name}`);
+      const all = await pages.listFileLines({ limit: 10 });
+      expect(shown(all)).toEqual(['ADJ_4.csv', 'event:ADJ_3.csv', 'ADJ_2.csv', 'event:ADJ_1_again.csv', 'ADJ_1.csv']);
+      expect(all.next).toBeNull();
+      expect(all.lines[3].event).toMatchObject({ eventId: dup.eventId, kind: 'duplicate', originalFileId: a, originalName: 'ADJ_1.csv', drop: 'a' });
+      expect(all.lines[1].event).toMatchObject({ eventId: refused.eventId, kind: 'rejected', reason: 'empty file', originalFileId: null, originalName: null });
+
+      // Pages of two: every line once, in the same order, each stream past its own cursor.
+      const paged: string[] = [];
+      let cursor: { before?: number; beforeEvent?: number } | null = {};
+      for (let guard = 0; cursor && guard < 10; guard++) {
+        const page = await pages.listFileLines({ limit: 2, ...cursor });
+        paged.push(...shown(page));
+        cursor = page.next;
+      }
+      expect(paged).toEqual(shown(all));
+      const second = await pages.listFileLines({ limit: 2, before: c, beforeEvent: refused.eventId });
+      expect(shown(second)).toEqual(['ADJ_2.csv', 'event:ADJ_1_again.csv']);
+      expect(second.next).toEqual({ before: b, beforeEvent: dup.eventId });
+
+      expect(shown(await pages.listFileLines({ limit: 10, name: 'again' }))).toEqual(['event:ADJ_1_again.csv']);
+      expect(shown(await pages.listFileLines({ limit: 10, name: 'adj_3' }))).toEqual(['event:ADJ_3.csv']);
+      expect(shown(await pages.listFileLines({ limit: 10, status: 'duplicate' }))).toEqual(['event:ADJ_1_again.csv']);
+      expect(shown(await pages.listFileLines({ limit: 10, status: 'rejected' }))).toEqual(['event:ADJ_3.csv']);
+      expect(shown(await pages.listFileLines({ limit: 10, status: 'done' }))).toEqual(['ADJ_1.csv']);
+      expect(shown(await pages.listFileLines({ limit: 10, drop: 'b' }))).toEqual(['event:ADJ_3.csv', 'ADJ_2.csv']);
+      // A job's mappings: a duplicate by its original's mapping; a refusal has none, so it belongs to every job of its drop.
+      expect(shown(await pages.listFileLines({ limit: 10, drop: 'a', mappings: ['adjustments'] }))).toEqual(['ADJ_4.csv', 'event:ADJ_1_again.csv', 'ADJ_1.csv']);
+      expect(shown(await pages.listFileLines({ limit: 10, mappings: ['counts'] }))).toEqual(['event:ADJ_3.csv', 'ADJ_2.csv']);
+      expect(shown(await pages.listFileLines({ limit: 10, from: '2100-01-01T00:00:00Z' }))).toEqual([]);
+    });
+
     it('lists exports newest first with filters and keyset pages', async () => {
       const a = await suite.journal.beginExport({ workType: 'customer-shipments', fileName: 'CS_0001.csv', records: records(1) });
       const b = await suite.journal.beginExport({ workType: 'customer-returns', fileName: 'CR_0001.csv', records: records(2), policy: 'on-confirmation' });

@@ -1,0 +1,54 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** What `config check`, `config show` and `run` say about secrets: by reference, never shown, no code twice. */
+const root = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'wisbridge-config-messages-'));
+const wisbridge = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [join(root, 'bin/wisbridge.js'), ...args], { cwd: dir, env: { ...process.env, WB_MSG_TOKEN: undefined, ...env }, encoding: 'utf8' });
+
+const config = (token: string, extra = '') => `journal: journal.sqlite
+mappings: ${join(root, 'mappings')}
+services:
+  main:
+    url: http://127.0.0.1:9
+    token: ${token}
+drops:
+  wms: { type: local, root: drop }
+${extra}`;
+
+describe('configuration messages', () => {
+  it('an inline secret says that secrets go by reference ({ env } or { file }), not "Invalid input"', () => {
+    writeFileSync(join(dir, 'inline.yaml'), config('eyJhbGciOiJIUzI1NiJ9.payload.signature'));
+    const check = wisbridge(['config', 'check', '--config', 'inline.yaml']);
+    expect(check.status).toBe(1);
+    expect(check.stderr).toBe('inline.yaml:6:12: services.main.token: a secret goes by reference, never inline: `{ env: NAME }` (an environment variable) or `{ file: PATH }` (a file holding it)\n');
+    expect(check.stderr).not.toContain('eyJ');
+    const run = wisbridge(['run', '--config', 'inline.yaml']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('a secret goes by reference, never inline');
+  });
+
+  it('a message never repeats its code: CONFIG_INVALID once, at the start', () => {
+    writeFileSync(join(dir, 'unset.yaml'), config('{ env: WB_MSG_TOKEN }'));
+    const run = wisbridge(['run', '--config', 'unset.yaml']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe('wisbridge run: CONFIG_INVALID: cannot start: unset.yaml:6:12: services.main.token: the token of service "main" environment variable WB_MSG_TOKEN is not set or empty\n');
+    expect(wisbridge(['config', 'check', '--config', 'unset.yaml']).stderr).not.toContain('CONFIG_INVALID');
+  });
+
+  it('config show and config check redact the query token of a webhook URL', () => {
+    writeFileSync(join(dir, 'hook.yaml'), config('{ env: WB_MSG_TOKEN }', 'alerts:\n  webhook: { url: "https://hooks.example.com/services/x?token=s3cr3t-hook&channel=ops" }\n'));
+    const env = { WB_MSG_TOKEN: 'x' };
+    const show = wisbridge(['config', 'show', '--config', 'hook.yaml'], env);
+    expect(show.status).toBe(0);
+    expect(show.stdout).toContain('url: https://hooks.example.com/services/x?token=[redacted]&channel=[redacted]');
+    const check = wisbridge(['config', 'check', '--config', 'hook.yaml'], env);
+    expect(check.status).toBe(0);
+    expect(check.stderr).toContain('alerts.webhook.url: https://hooks.example.com/services/x?token=[redacted]&channel=[redacted] carries credentials in the file; give the URL by reference');
+    expect(show.stdout + show.stderr + check.stdout + check.stderr).not.toContain('s3cr3t-hook');
+  });
+});
