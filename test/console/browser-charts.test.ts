@@ -1,28 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../pipeline/helpers.js';
-import { CHROMIUM_PATH } from '../support/chromium.js';
-import { useEmulator } from '../support/emulator.js';
-import { useCleanups } from '../service/support.js';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
+import { useConsoleBrowser } from './browser-support.js';
 
 /** Charts drawn by the bridge (inline SVG), read in Debian's chromium with JavaScript off. */
-const emu = useEmulator({ resetEachTest: true });
-const shots = process.env.WISBRIDGE_SCREENSHOTS === 'docs' ? join(ROOT, 'docs') : join(tmpdir(), 'wisbridge-console-shots');
-let browser: Browser;
-const cleanups = useCleanups();
-
-beforeAll(async () => {
-  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
-  mkdirSync(shots, { recursive: true });
-  browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const { emu, shots, cleanups, newPage } = useConsoleBrowser();
 
 /** The hover texts of a chart's bars that have something in them. */
 const bars = (page: Page, chart: string) => page.$$eval(`#${chart} g.bar`, (gs) => gs
@@ -32,7 +15,7 @@ describe('console charts', () => {
   it('files and rows per hour by status, the uncertain backlog and export records, for 24 h, 7 and 30 days, per job, without JavaScript', async () => {
     const b = await bridgeWithFailures(emu);
     cleanups.push(() => b.close());
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.setJavaScriptEnabled(false);
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${b.url}/console/login`);

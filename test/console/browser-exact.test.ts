@@ -1,33 +1,20 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
-import { CHROMIUM_PATH } from '../support/chromium.js';
-import { useEmulator } from '../support/emulator.js';
-import { until, useCleanups } from '../service/support.js';
+import { until } from '../service/support.js';
 import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
+import { useConsoleBrowser } from './browser-support.js';
 
 /**
  * Issue 25 in Debian's chromium: what the console offers and says is exactly what it does (re-drive counts, results
  * after a POST, durations, every file event, one alert inbox, labelled counts).
  */
-const emu = useEmulator({ resetEachTest: true });
-let browser: Browser;
-const cleanups = useCleanups();
-
-beforeAll(async () => {
-  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
-  mkdirSync(join(tmpdir(), 'wisbridge-console-shots'), { recursive: true });
-  browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const { emu, cleanups, newPage } = useConsoleBrowser();
 
 async function signedIn(url: string): Promise<Page> {
-  const page = await browser.newPage();
+  const page = await newPage();
   await page.setViewport({ width: 1280, height: 800 });
   await page.goto(`${url}/console`);
   await page.type('input[name=token]', CONSOLE_TOKEN);

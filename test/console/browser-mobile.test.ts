@@ -1,29 +1,12 @@
 /// <reference lib="dom" />
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../pipeline/helpers.js';
-import { CHROMIUM_PATH } from '../support/chromium.js';
-import { useEmulator } from '../support/emulator.js';
-import { useCleanups } from '../service/support.js';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
+import { useConsoleBrowser } from './browser-support.js';
 
 /** The console on a phone (390 px) and at the narrowest width it supports (360 px), in Debian's chromium. */
-const emu = useEmulator({ resetEachTest: true });
-const shots = process.env.WISBRIDGE_SCREENSHOTS === 'docs' ? join(ROOT, 'docs') : join(tmpdir(), 'wisbridge-console-shots');
-let browser: Browser;
-const cleanups = useCleanups();
-
-beforeAll(async () => {
-  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
-  mkdirSync(shots, { recursive: true });
-  browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const { emu, shots, cleanups, newPage } = useConsoleBrowser();
 
 /** Whether the element is on screen and is what a tap at its centre hits (not hidden, cut off or covered). */
 async function tappable(page: Page, selector: string): Promise<boolean> {
@@ -44,7 +27,7 @@ describe('console on a narrow screen', () => {
     const b = await bridgeWithFailures(emu);
     cleanups.push(() => b.close());
     const fileId = (await (await b.bridge.runtime.journal()).listFiles({ limit: 1 }))[0].fileId;
-    const page = await browser.newPage();
+    const page = await newPage();
     for (const width of [390, 360]) {
       await page.setViewport({ width, height: 800, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
       await page.goto(`${b.url}/console/login`);

@@ -1,37 +1,19 @@
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../pipeline/helpers.js';
-import { CHROMIUM_PATH } from '../support/chromium.js';
-import { useEmulator } from '../support/emulator.js';
-import { useCleanups } from '../service/support.js';
+import { describe, expect, it } from 'vitest';
 import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
+import { useConsoleBrowser } from './browser-support.js';
 
 /**
  * Every page of the console once, in Debian's chromium: each answers, has its heading, and (with
  * WISBRIDGE_SCREENSHOTS=docs) is photographed into docs/console-<page>.png for the documentation.
  */
-const emu = useEmulator({ resetEachTest: true });
-const shots = process.env.WISBRIDGE_SCREENSHOTS === 'docs' ? join(ROOT, 'docs') : join(tmpdir(), 'wisbridge-console-shots');
-let browser: Browser;
-const cleanups = useCleanups();
-
-beforeAll(async () => {
-  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
-  mkdirSync(shots, { recursive: true });
-  browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const { emu, shots, cleanups, newPage } = useConsoleBrowser();
 
 describe('every console page', () => {
   it('answers with its heading, and is photographed for docs/', async () => {
     const b = await bridgeWithFailures(emu);
     cleanups.push(() => b.close());
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.setViewport({ width: 1280, height: 720 });
     await page.goto(`${b.url}/console/login`);
     await page.screenshot({ path: join(shots, 'console-login.png') as `${string}.png` });

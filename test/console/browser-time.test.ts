@@ -1,22 +1,10 @@
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH } from '../support/chromium.js';
-import { useEmulator } from '../support/emulator.js';
-import { useCleanups } from '../service/support.js';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
+import { useConsoleBrowser } from './browser-support.js';
 
 /** Times in the configured zone (UTC on hover), and the audit log naming lines, in Debian's chromium. */
-const emu = useEmulator({ resetEachTest: true });
-let browser: Browser;
-const cleanups = useCleanups();
-
-beforeAll(async () => {
-  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
-  browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const { emu, cleanups, newPage } = useConsoleBrowser();
 
 const follow = (page: Page, selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
 const berlin = (iso: string) => new Intl.DateTimeFormat('sv-SE', {
@@ -28,7 +16,7 @@ describe('console times', () => {
     const b = await bridgeWithFailures(emu, 'auth: { bearer_token: { file: console-token } }\n  timezone: Europe/Berlin');
     cleanups.push(() => b.close());
     const files = await (await b.bridge.runtime.journal()).listFiles({ limit: 10 });
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.setViewport({ width: 1280, height: 800 });
     await page.goto(`${b.url}/console`);
     await page.type('input[name=token]', CONSOLE_TOKEN);

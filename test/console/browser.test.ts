@@ -1,38 +1,20 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
-import { parseCsv, ROOT } from '../pipeline/helpers.js';
-import { CHROMIUM_PATH } from '../support/chromium.js';
-import { useEmulator } from '../support/emulator.js';
+import { parseCsv } from '../pipeline/helpers.js';
 import { setFaults } from '../support/emulator.js';
-import { korrFile, until, useCleanups } from '../service/support.js';
+import { korrFile, until } from '../service/support.js';
 import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
+import { useConsoleBrowser } from './browser-support.js';
 
 /**
  * The console in a real browser: Debian's chromium driven by puppeteer-core. With WISBRIDGE_SCREENSHOTS=docs the
  * screenshots of the main pages are written to docs/ (how docs/console-*.png were made); otherwise to a temp folder.
  */
-const emu = useEmulator({ resetEachTest: true });
-const shots = process.env.WISBRIDGE_SCREENSHOTS === 'docs' ? join(ROOT, 'docs') : join(tmpdir(), 'wisbridge-console-shots');
-let browser: Browser;
-const cleanups = useCleanups();
-
-beforeAll(async () => {
-  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
-  mkdirSync(shots, { recursive: true });
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM_PATH, headless: true,
-    // Root in a container has no user namespaces for chromium's sandbox.
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const { emu, shots, cleanups, newPage } = useConsoleBrowser();
 
 async function signIn(page: Page, url: string): Promise<void> {
   await page.goto(`${url}/console`);
@@ -51,7 +33,7 @@ describe('console in a real browser', () => {
     const b = await bridgeWithFailures(emu);
     cleanups.push(() => b.close());
     const journal = await b.bridge.runtime.journal();
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.setViewport({ width: 1280, height: 720 });
 
     // Sign in with the console token (the login page; the token never shows again).
@@ -130,7 +112,7 @@ describe('console in a real browser', () => {
   it('the in-progress page updates itself (the bridge\'s own script, server-sent events) while a long file is sent', async () => {
     const b = await bridgeWithFailures(emu);
     cleanups.push(() => b.close());
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.setViewport({ width: 1280, height: 480 });
     await signIn(page, b.url);
     await follow(page, 'header a[href="/console/progress"]');
