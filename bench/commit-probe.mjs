@@ -86,7 +86,7 @@ function probePostgres(counted, save) {
   const open = new WeakSet(); // clients inside BEGIN … COMMIT / ROLLBACK
   pg.Client.prototype.query = function probedQuery(config, ...rest) {
     const text = typeof config === 'string' ? config : config?.text;
-    if (text === 'BEGIN') open.add(this);
+    if (text?.startsWith('BEGIN')) open.add(this);
     else if (text === 'ROLLBACK') open.delete(this);
     const timed = text === 'COMMIT' || (!open.has(this) && /^\s*(INSERT|UPDATE|DELETE)\b/i.test(text ?? ''));
     if (text === 'COMMIT') open.delete(this);

@@ -293,6 +293,8 @@ if (sqlite && postgres) {
 }
 console.log(`machine load    ${loads(loadAtStart)} at start, ${loads(loadavg())} at end (1/5/15 min) on ${cpus().length} cores`);
 rmSync(dir, { recursive: true, force: true });
+// A bridge that failed measured nothing: say so in the exit code (bench/inbound-runs.ts stops on it).
+if (bridges.some((b) => b.run.code !== 0)) process.exitCode = 1;
 
 interface HeapNode { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: HeapNode[] }
 
