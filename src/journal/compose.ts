@@ -1,11 +1,11 @@
-import { createBlocks } from './blocks.js';
+import { createBlocks, type Blocks } from './blocks.js';
 import { createConsoleQueries } from './console-queries.js';
 import { searchRows } from './search.js';
 import { activity } from './activity.js';
 import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from './contract.js';
 import { createDispositions } from './dispositions.js';
 import { createInbound } from './inbound.js';
-import { createFence, createLeases, type LeaseMode } from './leases.js';
+import { createFence, createLeases, type Fence, type LeaseMode } from './leases.js';
 import { createOperator } from './operator.js';
 import { createOutbound } from './outbound.js';
 import { createPrune } from './prune.js';
@@ -24,22 +24,65 @@ export interface Engine {
 
 type Methods = Omit<JournalContract, keyof import('./contract.js').JournalLifecycle | 'transaction' | 'console'>;
 
-/** The journal's logic over one SqlPort: the engine's own, or one unit of work on it (`inUnit`). */
-function methods(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>, lease: LeaseMode | undefined, inUnit: boolean): Methods {
-  const blocks = createBlocks(sql);
-  const fence = lease && createFence(sql, lease, inUnit);
-  const inbound = createInbound(sql, now, blocks, fence);
+/** The journal's roles, in the order their methods are merged (a later role's method of the same name wins). */
+const ROLES = ['inbound', 'operator', 'outbound', 'dispositions', 'reads', 'prune', 'leases'] as const;
+type Role = (typeof ROLES)[number];
+type Roles = (role: Role) => object;
+
+/**
+ * The journal's logic over one SqlPort, the engine's own or one unit of work on it (`inUnit`), one role at a time:
+ * each role is built on first use and kept. A unit of work calls one or two roles (a batch's commit: inbound only);
+ * building all of them for every unit (some hundred closures, two objects of 80 properties) cost 0.15–0.25 ms of CPU
+ * and its garbage, more than the unit's own statements on SQLite (docs/performance.md).
+ */
+function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>, lease: LeaseMode | undefined, inUnit: boolean): Roles {
+  let blocks: Blocks | undefined;
+  let fence: Fence | undefined | null = null;
+  const blocksOf = () => (blocks ??= createBlocks(sql));
+  const fenceOf = () => (fence === null ? (fence = lease && createFence(sql, lease, inUnit)) : fence);
   // Inside a unit of work the operator and prune read files' summaries through its port: the outer one would wait.
-  const inboundOn = (t: SqlPort) => (t === sql ? inbound : createInbound(t, now, createBlocks(t)));
-  return {
-    ...inbound,
-    ...createOperator(sql, now, inboundOn, blocks, fence),
-    ...createOutbound(sql, now),
-    ...createDispositions(sql, fence),
-    ...createReads(sql, now, storage),
-    ...createPrune(sql, now, inboundOn),
-    ...createLeases(sql, lease, now),
+  const inboundOn = (t: SqlPort) => (t === sql ? (role('inbound') as ReturnType<typeof createInbound>) : createInbound(t, now, createBlocks(t)));
+  const make: Record<Role, () => object> = {
+    inbound: () => createInbound(sql, now, blocksOf(), fenceOf()),
+    operator: () => createOperator(sql, now, inboundOn, blocksOf(), fenceOf()),
+    outbound: () => createOutbound(sql, now),
+    dispositions: () => createDispositions(sql, fenceOf()),
+    reads: () => createReads(sql, now, storage),
+    prune: () => createPrune(sql, now, inboundOn),
+    leases: () => createLeases(sql, lease, now),
   };
+  const built = new Map<Role, object>();
+  function role(name: Role): object {
+    let made = built.get(name);
+    if (!made) built.set(name, (made = make[name]()));
+    return made;
+  }
+  return role;
+}
+
+/** Every method of every role, built now: the journal's own binding, made once. */
+const allMethods = (role: Roles): Methods => Object.assign({}, ...ROLES.map(role)) as Methods;
+
+const ROLES_OF = Symbol('roles');
+
+/**
+ * What a unit of work's journal inherits: each method a getter that builds its role for that unit on first use. The
+ * names come from the journal's own binding (`all`), so the two offer the same methods.
+ */
+function unitPrototype(all: Roles): object {
+  const proto = {};
+  for (const name of ROLES) {
+    for (const key of Object.keys(all(name))) {
+      Object.defineProperty(proto, key, {
+        configurable: true,
+        enumerable: true,
+        get(this: { [ROLES_OF]: Roles }) {
+          return (this[ROLES_OF](name) as Record<string, unknown>)[key];
+        },
+      });
+    }
+  }
+  return proto;
 }
 
 /** Lease mode (several instances on one journal, leases.ts): this process's instance and how long a claim's lease lasts. */
@@ -57,19 +100,24 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
   const mode: LeaseMode | undefined = lease && { ...lease, tokens: new Map(), events: new Map() };
   let pages: ConsolePages | undefined;
   let closed: Promise<void> | undefined;
+  const own = roles(engine.port, now, engine.storage, mode, false);
+  // The same for the journal and every unit of work bound from it.
+  const shared = Object.getOwnPropertyDescriptors({
+    location: engine.location,
+    address: engine.address,
+    schemaVersion: engine.schemaVersion,
+    get console(): ConsolePages {
+      return (pages ??= { ...createConsoleQueries(engine.port, now, engine.storage), search: (text, options) => searchRows(engine.port, text, options.limit),
+        activity: (query) => activity(engine.port, query) });
+    },
+    close: () => (closed ??= engine.close()),
+  });
+  const unitMethods = Object.defineProperties(unitPrototype(own), shared);
   const bind = (sql: SqlPort): JournalContract => {
-    const journal: JournalContract = {
-      ...methods(sql, now, engine.storage, mode, sql !== engine.port),
-      location: engine.location,
-      address: engine.address,
-      schemaVersion: engine.schemaVersion,
-      get console() {
-        return (pages ??= { ...createConsoleQueries(engine.port, now, engine.storage), search: (text, options) => searchRows(engine.port, text, options.limit),
-          activity: (query) => activity(engine.port, query) });
-      },
-      transaction: <T>(fn: (tx: JournalContract) => Promise<T>): Promise<T> => sql.tx((t) => fn(t === sql ? journal : bind(t))),
-      close: () => (closed ??= engine.close()),
-    };
+    const transaction = { value: <T>(fn: (tx: JournalContract) => Promise<T>): Promise<T> => sql.tx((t) => fn(t === sql ? journal : bind(t))), writable: true, enumerable: true, configurable: true };
+    const journal = (sql === engine.port
+      ? Object.defineProperties(allMethods(own), { ...shared, transaction })
+      : Object.create(unitMethods, { [ROLES_OF]: { value: roles(sql, now, engine.storage, mode, true) }, transaction })) as JournalContract;
     return journal;
   };
   return bind(engine.port);
