@@ -1,5 +1,5 @@
 // bench/inbound.ts N times in a row (each a fresh file, journal and emulators), then the medians: one run says
-// little on a machine whose speed drifts ±10 % between runs (docs/pipeline.md, Sixth round). Environment as for
+// little on a machine whose speed drifts ±10 % between runs. Environment as for
 // bench/inbound.ts (BENCH_IN_FLIGHT, BENCH_HEAP_MB, ...; not BENCH_BASELINE=0: the ratio is the point).
 // npx tsx bench/inbound-runs.ts [runs=5] [rows] [batch] [--journal sqlite|postgres|both]: with PostgreSQL, also its
 // times and its ratio to SQLite (`both`).

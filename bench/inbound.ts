@@ -250,7 +250,7 @@ const figures = (label: string, run: Run) => [
   `${label} CPU     ${run.cpu.toFixed(1)} s = ${us(run.cpu)} a row (main thread ${run.mainCpu.toFixed(1)} s, other threads ${(run.cpu - run.mainCpu).toFixed(1)} s; busiest: ${busiestThreads(run.threads, run.pid)}); emulator ${run.emulatorCpu.toFixed(1)} s = ${us(run.emulatorCpu)} an item (sampled every 100 ms)`,
   `${label} peak RSS ${mb(run.peak)} (VmHWM, all threads; emulator separate)`,
 ].join('\n');
-/** `bridge` is the bridge on SQLite (the name the earlier rounds' figures and bench/inbound-runs.ts know), `postgres` on PostgreSQL. */
+/** `bridge` is the bridge on SQLite (the name bench/inbound-runs.ts reads), `postgres` on PostgreSQL. */
 const nameOf = (engine: Engine) => (engine === 'sqlite' ? 'bridge' : 'postgres');
 console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, requests in flight ${IN_FLIGHT}, bridge node options ${heapFlags.join(' ') || 'none'}`);
 console.log(`bridge code     ${bridgeCode}`);

@@ -6,6 +6,6 @@
  * - max-semi-space-size: a cap on the old space also shrinks V8's default young generation, and a small one promotes
  *   the documents of the requests in flight. 8 MB since a large file is mapped on its own thread (BatchesThread, which
  *   sets its own limits): the main thread then only sends, and 16 MB added ~20 MB of RSS (over 200 MB at a million
- *   rows) for no measurable gain (docs/pipeline.md, Eighth round).
+ *   rows) for no measurable gain.
  */
 export const NODE_OPTIONS = ['--max-old-space-size=128', '--max-semi-space-size=8'] as const;

@@ -221,7 +221,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX alerts_last_seen ON alerts (last_seen, id);
   `,
   `
-  -- The console's search, issue 25 point 12: one row per item block
+  -- The console's search (docs/console.md): one row per item block
   -- part (1 of 16, by the term's hash) with a Bloom filter of its items' search terms (document key and the short string values of each body: SKU,
   -- order or ASN number, reference; lower-cased), written with the block. A search reads these small rows, not
   -- the blocks, and opens only blocks whose filter may hold the term. Rows outside blocks (rejected by the mapping,
