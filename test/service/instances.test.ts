@@ -14,7 +14,7 @@ import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { formatStatus, statusReport } from '../../src/service/status.js';
 import { CONSOLE_TOKEN, consoleClient } from '../console/support.js';
-import { adminState, setFaults, useEmulator } from '../support/emulator.js';
+import { appliedReferences, setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
 import { korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
@@ -67,14 +67,6 @@ const EXPORT_JOB = `exports:
     schedule: { cron: "*/5 * * * *", timezone: UTC }
 `;
 
-async function appliedReferences(prefix: string): Promise<Map<string, number>> {
-  const state = await adminState(emu, ['adjustments']);
-  const counts = new Map<string, number>();
-  for (const a of state.adjustments as Array<{ reference: string | null }>) {
-    if (a.reference?.startsWith(prefix)) counts.set(a.reference, (counts.get(a.reference) ?? 0) + 1);
-  }
-  return counts;
-}
 
 async function database(): Promise<FreshDatabase> {
   const db = await freshDatabase();
@@ -115,7 +107,7 @@ describe('several instances on one PostgreSQL journal', () => {
 
     const problems = [...a.records, ...b.records].filter((r) => r.level >= 40);
     expect(problems).toEqual([]);
-    const applied = await appliedReferences('TWO-');
+    const applied = await appliedReferences(emu, 'TWO-');
     expect(applied.size).toBe(files * rowsPerFile);
     expect([...applied.values()].every((n) => n === 1)).toBe(true);
     const results = readdirSync(outbox).filter((n) => n.endsWith('.result.csv')).sort();
@@ -260,7 +252,7 @@ describe('several instances on one PostgreSQL journal', () => {
     const inbox = join(env.dir, 'drop', 'inbox');
     writeFileSync(join(inbox, 'KORR_outage.csv'), korrFile([['SKU-00001', 1, 'OUT-1'], ['SKU-00002', 1, 'OUT-2'], ['SKU-00001', 2, 'OUT-3']]));
     await new Promise((r) => setTimeout(r, 1500));
-    expect((await appliedReferences('OUT-')).size).toBe(0);
+    expect((await appliedReferences(emu, 'OUT-')).size).toBe(0);
     expect(existsSync(join(inbox, 'KORR_outage.csv'))).toBe(true);
 
     proxy.restore();
@@ -268,7 +260,7 @@ describe('several instances on one PostgreSQL journal', () => {
     expect(records.some((r) => r.msg === 'the journal answers again: claiming and sending again')).toBe(true);
     const outbox = join(env.dir, 'drop', 'outbox');
     await until(() => existsSync(join(outbox, 'KORR_outage.result.csv')), 'the file processed after the outage');
-    const applied = await appliedReferences('OUT-');
+    const applied = await appliedReferences(emu, 'OUT-');
     expect([...applied.entries()].sort()).toEqual([['OUT-1', 1], ['OUT-2', 1], ['OUT-3', 1]]);
   });
 });
@@ -294,7 +286,7 @@ describe('a file whose lease another instance took over', () => {
     const outbox = join(env.dir, 'drop', 'outbox');
     writeFileSync(join(inbox, 'KORR_taken.csv'), korrFile(Array.from({ length: rows }, (_, i) => ['SKU-00001', 1, `TAKEN-${i + 1}`] as [string, number, string])));
     const claimed = await until(() => records.find((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv'), 'the claim');
-    await until(async () => (await appliedReferences('TAKEN-')).size >= 4, 'some rows applied');
+    await until(async () => (await appliedReferences(emu, 'TAKEN-')).size >= 4, 'some rows applied');
     expect(records.some((r) => r.msg === 'the file is mapped and recorded on its own thread')).toBe(threadFrom !== undefined);
 
     // Another instance takes the file over (its lease made to look expired, as after a pause longer than the lease).
@@ -308,20 +300,20 @@ describe('a file whose lease another instance took over', () => {
 
     const lost = await until(() => records.find((r) => r.msg.startsWith('lease lost')), 'the bridge to stop the file');
     expect(lost).toMatchObject({ level: 40, file: 'KORR_taken.csv', fileId: file.fileId });
-    const appliedWhenLost = (await appliedReferences('TAKEN-')).size;
+    const appliedWhenLost = (await appliedReferences(emu, 'TAKEN-')).size;
     expect(appliedWhenLost).toBeLessThan(rows);
     expect(existsSync(join(inbox, 'KORR_taken.csv'))).toBe(true);
     expect(existsSync(join(outbox, 'KORR_taken.result.csv'))).toBe(false);
     expect(await bridge.metrics.text()).toContain(`wisbridge_file_leases_lost_total{instance="${bridge.instance.id}"} 1`);
     // Nothing more goes out for the file from the instance that lost it.
     await new Promise((r) => setTimeout(r, 1000));
-    expect((await appliedReferences('TAKEN-')).size).toBe(appliedWhenLost);
+    expect((await appliedReferences(emu, 'TAKEN-')).size).toBe(appliedWhenLost);
 
     // The thief never renews its lease: once it runs out, the bridge takes the file back, settles what was in flight, finishes it.
     await setFaults(emu, {});
     await until(() => existsSync(join(outbox, 'KORR_taken.result.csv')), 'the file finished after the takeover');
     expect(records.filter((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv').map((r) => r.claim)).toEqual(['new', 'resume']);
-    const applied = await appliedReferences('TAKEN-');
+    const applied = await appliedReferences(emu, 'TAKEN-');
     expect([...applied.values()].every((n) => n === 1)).toBe(true);
     const result = readFileSync(join(outbox, 'KORR_taken.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(','));
     expect(result).toHaveLength(rows);
@@ -393,7 +385,7 @@ describe('an instance killed between finishing a file and moving it', () => {
     expect([readdirSync(inbox), readdirSync(outbox), readdirSync(archive)]).toEqual([[], ['KORR_dead.result.csv'], ['KORR_dead.csv']]);
     const result = readFileSync(join(outbox, 'KORR_dead.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(',')[2]);
     expect(result).toEqual(['ok', 'ok', 'ok']);
-    expect([...(await appliedReferences('DEAD-')).entries()].sort()).toEqual([['DEAD-1', 1], ['DEAD-2', 1], ['DEAD-3', 1]]);
+    expect([...(await appliedReferences(emu, 'DEAD-')).entries()].sort()).toEqual([['DEAD-1', 1], ['DEAD-2', 1], ['DEAD-3', 1]]);
     expect(records.filter((r) => r.level >= 40 || JSON.stringify(r).includes('LEASE_LOST'))).toEqual([]);
   });
 });
@@ -451,7 +443,7 @@ describe('one instance at a time, and soon', () => {
       .toEqual([['duplicate', 'KORR_again.result.csv', 'archive/KORR_again.csv']]);
     const result = readFileSync(join(outbox, 'KORR_again.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(',')[2]);
     expect(result).toEqual(['skipped', 'skipped']);
-    expect([...(await appliedReferences('REDROP-')).values()]).toEqual([1, 1]);
+    expect([...(await appliedReferences(emu, 'REDROP-')).values()]).toEqual([1, 1]);
   });
 
   it('a run that fails (the service refuses the token) gives the file\'s lease up: another instance may take it at once, not after the retry pause', async () => {
@@ -507,7 +499,7 @@ describe('one instance at a time, and soon', () => {
     expect(at).toBeLessThanOrEqual(backlog / 2);
     expect(records.find((r) => r.msg === 'a file nobody works on any more: offered before the next new file'))
       .toMatchObject({ file: 'KORR_zz_orphan.csv', owner: 'dead-2' });
-    expect([...(await appliedReferences('ORPHAN-')).values()]).toEqual([1, 1]);
+    expect([...(await appliedReferences(emu, 'ORPHAN-')).values()]).toEqual([1, 1]);
   });
 });
 

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminState, setFaults, useEmulator } from '../support/emulator.js';
+import { appliedReferences, setFaults, useEmulator } from '../support/emulator.js';
 import { baseConfig, korrFile, stockConfig, tempConfig, until, useCleanups } from './support.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -45,14 +45,6 @@ function startRun(configFile: string): Child {
   return { process: child, logs, exit };
 }
 
-async function appliedReferences(prefix: string): Promise<Map<string, number>> {
-  const state = await adminState(emu, ['adjustments']);
-  const counts = new Map<string, number>();
-  for (const a of state.adjustments as Array<{ reference: string | null }>) {
-    if (a.reference?.startsWith(prefix)) counts.set(a.reference, (counts.get(a.reference) ?? 0) + 1);
-  }
-  return counts;
-}
 
 describe('wisbridge run', () => {
   it('refuses a broken configuration with file:line:col messages and exit 2, no stack trace', async () => {
@@ -84,7 +76,7 @@ inbound:
     await setFaults(emu, { latency_ms: 250, path_prefix: '/v1/inventory/adjustments' });
 
     const first = startRun(env.file);
-    await until(async () => (await appliedReferences('SD-')).size >= 10, 'some rows applied');
+    await until(async () => (await appliedReferences(emu, 'SD-')).size >= 10, 'some rows applied');
     first.process.kill('SIGTERM');
     // Exit 0 means the bridge's own bound held: past shutdown_timeout_ms it exits 3.
     expect(await first.exit).toBe(0);
@@ -92,7 +84,7 @@ inbound:
     expect(messages).toContain('shutting down: no new work; finishing the requests in flight');
     expect(messages).toContain('bridge stopped');
     expect(first.logs.find((l) => / metrics on http:.*, health on http:/.test(l.msg))?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const afterStop = await appliedReferences('SD-');
+    const afterStop = await appliedReferences(emu, 'SD-');
     expect(afterStop.size).toBeGreaterThanOrEqual(10);
     expect(afterStop.size).toBeLessThan(rows);
     expect(afterStop.size % 5).toBe(0); // whole requests only: the one in flight was finished, not cut
@@ -105,7 +97,7 @@ inbound:
     second.process.kill('SIGTERM');
     expect(await second.exit).toBe(0);
 
-    const applied = await appliedReferences('SD-');
+    const applied = await appliedReferences(emu, 'SD-');
     expect(applied.size).toBe(rows);
     expect([...applied.values()].every((n) => n === 1)).toBe(true);
     const result = readFileSync(join(outbox, 'KORR_big.result.csv'), 'utf8').trim().split('\r\n').slice(1);

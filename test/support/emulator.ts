@@ -78,6 +78,16 @@ export function adminState(emu: { url: string }, only?: string[]): Promise<any> 
   return admin(emu, 'GET', `state${only ? `?only=${only.join(',')}` : ''}`);
 }
 
+/** How many adjustments the emulator applied per reference starting with `prefix` (a row applied twice counts 2). */
+export async function appliedReferences(emu: { url: string }, prefix: string): Promise<Map<string, number>> {
+  const state = await adminState(emu, ['adjustments']);
+  const counts = new Map<string, number>();
+  for (const a of state.adjustments as Array<{ reference: string | null }>) {
+    if (a.reference?.startsWith(prefix)) counts.set(a.reference, (counts.get(a.reference) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /** PUT /_admin/faults: the given faults replace the current ones (missing fields are off). */
 export function setFaults(emu: { url: string }, faults: Partial<Faults>): Promise<Faults> {
   return admin(emu, 'PUT', 'faults', faults);
