@@ -11,7 +11,7 @@ describe('error codes', () => {
   });
 
   it('describes typed errors as "CODE: message" and keeps the code', () => {
-    const error = new WisbridgeError('DROP_AUTH', 'the SFTP server refused user wms');
+    const error = new WisbridgeError('DROP_AUTH', 'the SFTP server refused user wms', { details: { drop: 'wms' } });
     expect(isWisbridgeError(error, 'DROP_AUTH')).toBe(true);
     expect(isWisbridgeError(error, 'DROP_IO')).toBe(false);
     expect(describeError(error)).toBe('DROP_AUTH: the SFTP server refused user wms');
