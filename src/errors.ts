@@ -8,7 +8,7 @@ import type { YamlProblem } from './util/yaml-document.js';
  */
 export const ERROR_CODES = {
   // configuration and mapping definitions
-  CONFIG_INVALID: 'the configuration file is invalid',
+  CONFIG_INVALID: 'the configuration file is invalid (also: a token that cannot be resolved, a bad service URL)',
   MAPPING_INVALID: 'a mapping definition is invalid',
   MAPPING_NOT_FOUND: 'no mapping definition matches',
   USAGE: 'the command line is wrong',
@@ -22,15 +22,15 @@ export const ERROR_CODES = {
   FILE_ARCHIVE: 'a compressed input file (.gz, .zip) is damaged, of an unsupported kind, or expands beyond the drop\'s limits (a zip bomb)',
   GROUPING_LIMIT: 'an input file holds more open documents or rows than its mapping, or the memory of the thread that maps it, allows',
   // the service
-  CONTRACT_VIOLATION: 'a response of the service breaks the interface contract',
+  CONTRACT_VIOLATION: 'a response of the service breaks the interface contract; the message names the endpoint, the field path and the (truncated) value',
   AUTHENTICATION: 'the service refused the token (401)',
-  RATE_LIMITED: 'the service kept answering 429',
-  UNAVAILABLE: 'the service could not be reached or answered 5xx',
-  BAD_REQUEST: 'the service rejected a request (4xx)',
-  UNCERTAIN_OUTCOME: 'a write was sent but its outcome is unknown',
+  RATE_LIMITED: 'the service kept answering 429 (or asked to wait longer than allowed) after bounded retries',
+  UNAVAILABLE: 'the service could not be reached or answered 5xx after bounded retries',
+  BAD_REQUEST: 'the service rejected a request (4xx) that is not per item (bad list query, cycle count with an unknown SKU, SSCC of an unknown shipment)',
+  UNCERTAIN_OUTCOME: 'a write was sent but its outcome is unknown (connection dropped after sending, timeout awaiting the answer, 502/504)',
   TIMEOUT: 'an operation took longer than its deadline',
   ABORTED: 'an operation was aborted by shutdown',
-  INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter or item)',
+  INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter, bad SSCC id, bad cycle count)',
   // file drops
   DROP_CONNECT: 'the drop (SFTP server) could not be reached',
   DROP_HOST_KEY: 'the SFTP host key is unknown or changed',
@@ -44,7 +44,7 @@ export const ERROR_CODES = {
   // journal
   JOURNAL: 'the journal database failed',
   JOURNAL_STATE: 'a journal operation does not fit the recorded state',
-  LEASE_LOST: 'another wisbridge instance holds the lease of the file or scheduled tick: the write was refused, nothing of it written',
+  LEASE_LOST: 'another wisbridge instance holds the lease of the file or scheduled tick (it took over an expired lease, with a newer fencing token): this instance\'s write was refused and nothing of it was written',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -67,8 +67,9 @@ export interface AtEndpoint { endpoint: string }
 /** Where an answer breaks the contract: the field path, the offending value (shortened) and how many issues. */
 export interface ContractBreach { endpoint: string; path: string; value: string; issues: number }
 
-/** Every problem found in a configuration or mapping file, with its position (a journal section: its path). */
+/** Every problem found in a configuration or mapping file, with its position. */
 export interface FileProblems { problems: readonly YamlProblem[] }
+/** Every problem of a journal section's options, as `path: message`. */
 export interface JournalOptionProblems { problems: readonly string[] }
 /** A mapping that resolves references through the API was run without a resolver. */
 export interface ReferencesNeeded { needs: 'references'; mapping: string }
@@ -143,10 +144,14 @@ export interface WriteStop {
   /** …and the indexes of the items never sent. */
   notSent: number[];
 }
-type Stopped<D> = D extends undefined ? WriteStop : D & WriteStop;
+/** A code's details completed by WriteStop; where the code's errors may carry none, its own fields may be missing. */
+type Stopped<D> = [NonNullable<D>] extends [never] ? WriteStop
+  : undefined extends D ? Partial<NonNullable<D>> & WriteStop
+  : D & WriteStop;
 
-/** The details an error of code C may carry. */
-export type DetailsOf<C extends ErrorCode> = ErrorDetailsByCode[C] | Stopped<ErrorDetailsByCode[C]>;
+/** The details an error of each code may carry: its own, or completed by WriteStop. */
+type AnyDetailsByCode = { [C in ErrorCode]: ErrorDetailsByCode[C] | Stopped<ErrorDetailsByCode[C]> };
+export type DetailsOf<C extends ErrorCode> = AnyDetailsByCode[C];
 
 /** Codes whose errors may carry no details (the others require them where they are raised). */
 export type CodeWithoutDetails = { [C in ErrorCode]: undefined extends ErrorDetailsByCode[C] ? C : never }[ErrorCode];
