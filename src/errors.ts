@@ -1,13 +1,14 @@
 import type { WriteOutcome } from './client/types.js';
+import type { YamlProblem } from './util/yaml-document.js';
 
 /**
  * Typed errors with stable codes. Every error a user or operator can cause carries a code from
  * ERROR_CODES; the CLI prints `code: message` for these and never a stack trace.
- * The catalogue is documented in docs/errors.md — keep both in step.
+ * The catalogue docs/errors.md is generated from this module and src/docs/error-catalogue.ts (`npm run generate`).
  */
 export const ERROR_CODES = {
   // configuration and mapping definitions
-  CONFIG_INVALID: 'the configuration file is invalid',
+  CONFIG_INVALID: 'the configuration file is invalid (also: a token that cannot be resolved, a bad service URL)',
   MAPPING_INVALID: 'a mapping definition is invalid',
   MAPPING_NOT_FOUND: 'no mapping definition matches',
   USAGE: 'the command line is wrong',
@@ -21,15 +22,15 @@ export const ERROR_CODES = {
   FILE_ARCHIVE: 'a compressed input file (.gz, .zip) is damaged, of an unsupported kind, or expands beyond the drop\'s limits (a zip bomb)',
   GROUPING_LIMIT: 'an input file holds more open documents or rows than its mapping, or the memory of the thread that maps it, allows',
   // the service
-  CONTRACT_VIOLATION: 'a response of the service breaks the interface contract',
+  CONTRACT_VIOLATION: 'a response of the service breaks the interface contract; the message names the endpoint, the field path and the (truncated) value',
   AUTHENTICATION: 'the service refused the token (401)',
-  RATE_LIMITED: 'the service kept answering 429',
-  UNAVAILABLE: 'the service could not be reached or answered 5xx',
-  BAD_REQUEST: 'the service rejected a request (4xx)',
-  UNCERTAIN_OUTCOME: 'a write was sent but its outcome is unknown',
+  RATE_LIMITED: 'the service kept answering 429 (or asked to wait longer than allowed) after bounded retries',
+  UNAVAILABLE: 'the service could not be reached or answered 5xx after bounded retries',
+  BAD_REQUEST: 'the service rejected a request (4xx) that is not per item (bad list query, cycle count with an unknown SKU, SSCC of an unknown shipment)',
+  UNCERTAIN_OUTCOME: 'a write was sent but its outcome is unknown (connection dropped after sending, timeout awaiting the answer, 502/504)',
   TIMEOUT: 'an operation took longer than its deadline',
   ABORTED: 'an operation was aborted by shutdown',
-  INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter or item)',
+  INVALID_REQUEST: 'the client refused to send a request that breaks the interface contract (bad filter, bad SSCC id, bad cycle count)',
   // file drops
   DROP_CONNECT: 'the drop (SFTP server) could not be reached',
   DROP_HOST_KEY: 'the SFTP host key is unknown or changed',
@@ -43,7 +44,7 @@ export const ERROR_CODES = {
   // journal
   JOURNAL: 'the journal database failed',
   JOURNAL_STATE: 'a journal operation does not fit the recorded state',
-  LEASE_LOST: 'another wisbridge instance holds the lease of the file or scheduled tick: the write was refused, nothing of it written',
+  LEASE_LOST: 'another wisbridge instance holds the lease of the file or scheduled tick (it took over an expired lease, with a newer fencing token): this instance\'s write was refused and nothing of it was written',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -51,51 +52,123 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** Whether a failed call may have been applied by the service (`details.outcome`). */
 export type CallOutcome = 'not-applied' | 'unknown';
 
-/**
- * What an error carries beyond its code and message, each field typed once here (readers never cast). A field is
- * set by the producer named beside it; none holds a secret (details cross worker threads and reach logs).
+/*
+ * What each code carries beyond its message (`details`), typed per code in ErrorDetailsByCode: checking the code
+ * (isWisbridgeError(error, 'LEASE_LOST'), or error.code on a narrowed error) narrows the details, and readers never
+ * cast. None holds a secret: details cross worker threads and reach logs.
  */
-export interface ErrorDetails {
-  /** Client: the endpoint id of the call, the last HTTP status and the attempts made. */
-  endpoint?: string;
-  status?: number;
-  attempts?: number;
-  /** Client transport: whether the failed call may have been applied. */
-  outcome?: CallOutcome;
-  /** Client write stopped by a fatal error: outcomes of the items settled so far (in flight as uncertain)… */
-  outcomes?: WriteOutcome[];
-  /** …and the indexes of the items never sent. */
-  notSent?: number[];
-  /** Client response check: where the contract was broken, the offending value (shortened), how many issues. */
-  path?: string;
-  value?: unknown;
-  issues?: number;
-  /** Journal: the record ids an export operation refused (already exported, or not exported)… */
-  ids?: number[];
-  /** …and the file, request, item or items (not uncertain) a state error is about. */
-  fileId?: number;
-  requestId?: number;
-  seq?: number;
-  missing?: (number | string)[];
-  /** Mapping: what a mapping needs that it was not given (`references`: a resolver), and its name. */
-  needs?: 'references';
-  mapping?: string;
-  /** Configuration and mapping files: every problem found, with its position. */
-  problems?: readonly unknown[];
-  /** Drops: the drop, the folder and file (`name` for a refused file name), whether the connection was lost (reconnect), the host key fingerprint presented. */
-  drop?: string;
-  folder?: string;
-  file?: string;
-  name?: string;
-  connectionLost?: boolean;
-  presented?: string;
+
+/** A client call the transport gave up on: whether it may have been applied, the last HTTP status, the attempts made. */
+export interface CallFailure { endpoint: string; outcome: CallOutcome; status?: number; attempts?: number }
+/** A call the service answered with a status that is not per item and not retried. */
+export interface RefusedCall { endpoint: string; status: number }
+/** The endpoint of a request the client refused to send, or of an answer it could not read. */
+export interface AtEndpoint { endpoint: string }
+/** Where an answer breaks the contract: the field path, the offending value (shortened) and how many issues. */
+export interface ContractBreach { endpoint: string; path: string; value: string; issues: number }
+
+/** Every problem found in a configuration or mapping file, with its position. */
+export interface FileProblems { problems: readonly YamlProblem[] }
+/** Every problem of a journal section's options, as `path: message`. */
+export interface JournalOptionProblems { problems: readonly string[] }
+/** A mapping that resolves references through the API was run without a resolver. */
+export interface ReferencesNeeded { needs: 'references'; mapping: string }
+
+/** The drop an operation failed on. */
+export interface AtDrop { drop: string }
+/** …the file in its folder, when the operation was about one. */
+export interface AtDropFile extends AtDrop { folder: string; file: string }
+/** …the connection was lost (the next operation reconnects). */
+export interface ConnectionLost extends AtDrop { connectionLost: true }
+/** …the host key fingerprint the server presented. */
+export interface HostKeyPresented extends AtDrop { presented: string }
+/** …the file name refused as not a plain name. */
+export interface RefusedName extends AtDrop { name: string }
+
+/** What a journal operation refused: export records, a file's items, a request's item, items not uncertain. */
+export type JournalStateDetails =
+  | { ids: number[] }
+  | { fileId: number }
+  | { fileId: number; seq: number }
+  | { fileId: number; endpoint: string }
+  | { requestId: number; seq: number }
+  | { missing: (number | string)[] };
+
+/** The file whose lease another instance holds. */
+export interface LeaseOf { fileId: number }
+
+/** The details of each code; `undefined` where some of its errors carry none. */
+export interface ErrorDetailsByCode {
+  CONFIG_INVALID: FileProblems | JournalOptionProblems | undefined;
+  MAPPING_INVALID: FileProblems | undefined;
+  MAPPING_NOT_FOUND: undefined;
+  USAGE: ReferencesNeeded | undefined;
+  FILE_UNREADABLE: undefined;
+  FILE_NAME: undefined;
+  ROW_INVALID: undefined;
+  FILE_LAYOUT: undefined;
+  FILE_CHECKSUM: undefined;
+  FILE_PGP: undefined;
+  FILE_ARCHIVE: undefined;
+  GROUPING_LIMIT: undefined;
+  CONTRACT_VIOLATION: AtEndpoint | ContractBreach;
+  AUTHENTICATION: CallFailure;
+  RATE_LIMITED: CallFailure;
+  UNAVAILABLE: CallFailure;
+  BAD_REQUEST: RefusedCall;
+  UNCERTAIN_OUTCOME: CallFailure;
+  TIMEOUT: CallFailure | AtDrop | ConnectionLost;
+  ABORTED: CallFailure;
+  INVALID_REQUEST: AtEndpoint | undefined;
+  DROP_CONNECT: AtDrop | ConnectionLost;
+  DROP_HOST_KEY: AtDrop | HostKeyPresented;
+  DROP_AUTH: AtDrop;
+  DROP_IO: AtDrop | RefusedName;
+  DROP_PERMISSION: AtDrop;
+  DROP_NOT_FOUND: AtDrop | undefined;
+  DROP_EXISTS: AtDrop | AtDropFile | undefined;
+  DROP_NOT_REGULAR: AtDropFile;
+  DROP_CHANGED: AtDrop | AtDropFile;
+  JOURNAL: undefined;
+  JOURNAL_STATE: JournalStateDetails | undefined;
+  LEASE_LOST: LeaseOf | undefined;
 }
 
-export class WisbridgeError extends Error {
-  readonly code: ErrorCode;
-  readonly details: ErrorDetails | undefined;
+/**
+ * A batch write stopped by a fatal error (client `runWrite`) rethrows it with its code and message, its details
+ * completed by what became of the items: whatever the code, since any error (a lost lease before a batch, say) stops it.
+ */
+export interface WriteStop {
+  /** The outcomes of the items settled so far (the batch in flight as uncertain when it may have applied)… */
+  outcomes: WriteOutcome[];
+  /** …and the indexes of the items never sent. */
+  notSent: number[];
+}
+/** A code's details completed by WriteStop; where the code's errors may carry none, its own fields may be missing. */
+type Stopped<D> = [NonNullable<D>] extends [never] ? WriteStop
+  : undefined extends D ? Partial<NonNullable<D>> & WriteStop
+  : D & WriteStop;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: ErrorDetails }) {
+/** The details an error of each code may carry: its own, or completed by WriteStop. */
+type AnyDetailsByCode = { [C in ErrorCode]: ErrorDetailsByCode[C] | Stopped<ErrorDetailsByCode[C]> };
+export type DetailsOf<C extends ErrorCode> = AnyDetailsByCode[C];
+
+/** Codes whose errors may carry no details (the others require them where they are raised). */
+export type CodeWithoutDetails = { [C in ErrorCode]: undefined extends ErrorDetailsByCode[C] ? C : never }[ErrorCode];
+/** Codes the client transport raises with a CallFailure. */
+export type CallFailureCode = { [C in ErrorCode]: CallFailure extends ErrorDetailsByCode[C] ? C : never }[ErrorCode];
+
+interface ErrorOptions<C extends ErrorCode> { cause?: unknown; details: DetailsOf<C> }
+type OptionsOf<C extends ErrorCode> = undefined extends ErrorDetailsByCode[C]
+  ? [options?: { cause?: unknown; details?: DetailsOf<C> }]
+  : [options: ErrorOptions<C>];
+
+export class WisbridgeError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  /** Undefined only for codes that allow it (ErrorDetailsByCode), as the constructor requires. */
+  readonly details: DetailsOf<C> | undefined;
+
+  constructor(code: C, message: string, ...[options]: OptionsOf<C>) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WisbridgeError';
     this.code = code;
@@ -103,8 +176,21 @@ export class WisbridgeError extends Error {
   }
 }
 
-export function isWisbridgeError(error: unknown, code?: ErrorCode): error is WisbridgeError {
+/** A WisbridgeError of one of the codes C, as a union over them: comparing `code` narrows `details`. */
+export type WisbridgeErrorOf<C extends ErrorCode = ErrorCode> = { [K in C]: WisbridgeError<K> }[C];
+
+export function isWisbridgeError<C extends ErrorCode = ErrorCode>(error: unknown, code?: C): error is WisbridgeErrorOf<C> {
   return error instanceof WisbridgeError && (code === undefined || error.code === code);
+}
+
+/** What a stopped batch write had settled and never sent (WriteStop), or undefined for any other error. */
+export function writeStopOf(error: unknown): WriteStop | undefined {
+  return isWisbridgeError(error) && error.details !== undefined && 'notSent' in error.details ? error.details : undefined;
+}
+
+/** Whether a failed client call may have been applied (CallFailure), or undefined for any other error. */
+export function callOutcomeOf(error: unknown): CallOutcome | undefined {
+  return isWisbridgeError(error) && error.details !== undefined && 'outcome' in error.details ? error.details.outcome : undefined;
 }
 
 /** A one-line, secret-free description of any thrown value, for logs and result files. */

@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { RetryClass } from '../contract/index.js';
-import { WisbridgeError, type CallOutcome, type ErrorCode } from '../errors.js';
+import { WisbridgeError, type CallFailureCode, type CallOutcome } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { backoffDelay, linkSignals, parseRetryAfter, sleep } from './backoff.js';
 import { redact } from './secret.js';
@@ -168,7 +168,7 @@ export class Transport {
     const userSignals = [this.#shutdown, req.signal].filter((s): s is AbortSignal => s !== undefined);
     let lastProblem = '';
     let lastOutcome: CallOutcome = 'not-applied';
-    let lastCode: ErrorCode = 'UNAVAILABLE';
+    let lastCode: CallFailureCode = 'UNAVAILABLE';
     let attempts = 0;
 
     for (let attempt = 1; attempt <= this.#opts.maxAttempts; attempt++) {
@@ -201,7 +201,7 @@ export class Transport {
       }
     }
     const outcomeText = lastOutcome === 'unknown' ? 'an attempt may have been applied' : 'nothing was applied';
-    const code: ErrorCode = lastOutcome === 'unknown' ? 'UNCERTAIN_OUTCOME' : lastCode;
+    const code: CallFailureCode = lastOutcome === 'unknown' ? 'UNCERTAIN_OUTCOME' : lastCode;
     throw this.#error(code, req, `gave up after ${attempts} attempts (${lastProblem}); ${outcomeText}`, attempts, lastOutcome);
   }
 
@@ -238,7 +238,7 @@ export class Transport {
         // 429 and 503 are answers of a server that refused the request before processing it: nothing applied.
         // 502 and 504 come from a gateway that may have passed the request on: the outcome is unknown.
         const outcome: CallOutcome = status === 429 || status === 503 ? 'not-applied' : 'unknown';
-        const code: ErrorCode = status === 429 ? 'RATE_LIMITED' : 'UNAVAILABLE';
+        const code: CallFailureCode = status === 429 ? 'RATE_LIMITED' : 'UNAVAILABLE';
         return { kind: 'failure', problem: `HTTP ${status}`, outcome, code, status, retryAfterMs, durationMs: ms() };
       }
       if (req.raw && status >= 200 && status < 300) {
@@ -305,7 +305,7 @@ export class Transport {
     this.#opts.onEvent?.({ type: 'request-end', endpoint: req.endpoint, method: req.method, attempt, retries: attempt - 1, status, durationMs, result, ...(failure ? { failure } : {}) });
   }
 
-  #error(code: ErrorCode, req: TransportRequest, message: string, attempts: number | undefined, outcome: CallOutcome, status?: number): WisbridgeError {
+  #error(code: CallFailureCode, req: TransportRequest, message: string, attempts: number | undefined, outcome: CallOutcome, status?: number): WisbridgeError<CallFailureCode> {
     return new WisbridgeError(code, `${req.endpoint} (${req.method} ${req.path.split('?')[0]}): ${message}`, {
       details: { endpoint: req.endpoint, outcome, ...(status === undefined ? {} : { status }), ...(attempts === undefined ? {} : { attempts }) },
     });
@@ -318,7 +318,7 @@ type AttemptResult =
       kind: 'failure';
       problem: string;
       outcome: CallOutcome;
-      code: ErrorCode;
+      code: CallFailureCode;
       status?: number;
       retryAfterMs?: number;
       failure?: string;

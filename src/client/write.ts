@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { LIMITS, WRITES, endpoints, fastValidator } from '../contract/index.js';
-import { WisbridgeError, isWisbridgeError } from '../errors.js';
+import { WisbridgeError, callOutcomeOf, isWisbridgeError } from '../errors.js';
 import { linkSignals } from './backoff.js';
 import { deadlineOf, serviceMessage, type Core } from './core.js';
 import { JsonText } from './transport.js';
@@ -114,7 +114,7 @@ async function writeAll<K extends BatchEndpointId>(
       });
     } catch (error) {
       if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) return onUnknown(batch, error, sentAt, repeated);
-      if (isWisbridgeError(error) && error.details?.outcome === 'unknown') uncertain(batch, error.message, repeated);
+      if (isWisbridgeError(error) && callOutcomeOf(error) === 'unknown') uncertain(batch, error.message, repeated);
       throw error;
     }
     if (res.status >= 200 && res.status < 300) {

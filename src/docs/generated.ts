@@ -1,10 +1,12 @@
 import { ENVIRONMENT_OVERRIDES } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
 import { mappingJsonSchema } from '../mapping/json-schema.js';
+import { errorCatalogue } from './error-catalogue.js';
 import { jsonSchemaText, markdownReference } from '../util/schema-docs.js';
 
 /**
- * Every file generated from a schema: one list, so `npm run generate` writes them all and one test
+ * Every file generated from a schema (the error catalogue: from the codes and their details types): one list,
+ * so `npm run generate` writes them all and one test
  * (generated.test.ts) fails when a committed file drifts from its schema.
  */
 export const GENERATED_FILES: ReadonlyArray<{ path: string; render: () => string }> = [
@@ -15,6 +17,7 @@ export const GENERATED_FILES: ReadonlyArray<{ path: string; render: () => string
     render: () => reference('Configuration reference', 'the configuration file (`wisbridge.yaml`)', 'config.schema.json',
       `${NAMING}\n\n${markdownReference(configSchema)}\n${environmentTable()}`),
   },
+  { path: 'docs/errors.md', render: errorCatalogue },
 ];
 
 const NAMING = [

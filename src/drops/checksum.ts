@@ -55,7 +55,7 @@ export async function readSidecar(drop: Drop, folder: FolderRole, sidecar: Sidec
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > MAX_SIDECAR_BYTES) throw dropError('DROP_IO', drop.name, `${folder}/${sidecar.name} is larger than ${MAX_SIDECAR_BYTES} bytes: not a checksum file`);
+      if (size > MAX_SIDECAR_BYTES) throw dropError('DROP_IO', { drop: drop.name }, `${folder}/${sidecar.name} is larger than ${MAX_SIDECAR_BYTES} bytes: not a checksum file`);
       chunks.push(chunk);
     }
   } finally {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { isWisbridgeError, WisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
+import { isWisbridgeError, WisbridgeError, type AtDrop, type ErrorCode, type ErrorDetailsByCode } from '../errors.js';
 
 /** The four folders of a drop; each maps to a configurable path (options `inbox`, `outbox`, `archive`, `error`). */
 export type FolderRole = 'inbox' | 'outbox' | 'archive' | 'error';
@@ -150,6 +150,10 @@ export function isDropUnreachable(error: unknown): boolean {
   return isWisbridgeError(error) && UNREACHABLE.has(error.code);
 }
 
-export function dropError(code: ErrorCode, drop: string, message: string, cause?: unknown, details?: ErrorDetails): WisbridgeError {
-  return new WisbridgeError(code, `drop ${drop}: ${message}`, { cause, details: { drop, ...details } });
+/** Codes whose details name the drop (AtDrop): the drops' own, and TIMEOUT. */
+export type DropErrorCode = { [C in ErrorCode]: [Extract<ErrorDetailsByCode[C], AtDrop>] extends [never] ? never : C }[ErrorCode];
+
+/** An error of a drop: its message starts with the drop's name, its details are the code's (the drop's name first). */
+export function dropError<C extends DropErrorCode>(code: C, details: ErrorDetailsByCode[C] & AtDrop, message: string, cause?: unknown): WisbridgeError<C> {
+  return new WisbridgeError(code, `drop ${details.drop}: ${message}`, { cause, details });
 }

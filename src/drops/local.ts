@@ -105,7 +105,7 @@ export class LocalDrop implements Drop {
       handle = undefined;
       const written = (await fs.stat(tempPath)).size;
       if (written !== counter.bytes) {
-        throw dropError('DROP_IO', this.name, `size check failed for ${folder}/${name}: wrote ${counter.bytes} bytes, found ${written}`);
+        throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: wrote ${counter.bytes} bytes, found ${written}`);
       }
       if (options.overwrite) await fs.rename(tempPath, finalPath);
       else await this.linkNoClobber(tempPath, finalPath);
@@ -116,7 +116,7 @@ export class LocalDrop implements Drop {
       await handle?.close().catch(() => undefined);
       await fs.rm(tempPath, { force: true }).catch(() => undefined);
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw dropError('DROP_EXISTS', this.name, `${folder}/${name} already exists and overwrite was not requested`, error, { folder, file: name });
+        throw dropError('DROP_EXISTS', { drop: this.name, folder, file: name }, `${folder}/${name} already exists and overwrite was not requested`, error);
       }
       throw this.fail(error, `cannot write ${folder}/${name}`);
     }
@@ -143,7 +143,7 @@ export class LocalDrop implements Drop {
         throw this.fail(error, `cannot move ${fromFolder}/${name} to ${toFolder}/${candidate}`);
       }
     }
-    throw dropError('DROP_EXISTS', this.name, `cannot find a free name for ${name} in ${toFolder}`);
+    throw dropError('DROP_EXISTS', { drop: this.name }, `cannot find a free name for ${name} in ${toFolder}`);
   }
 
   async remove(folder: FolderRole, name: string): Promise<boolean> {
@@ -192,7 +192,7 @@ export class LocalDrop implements Drop {
     }
     if (expect !== undefined && localIdentity(await fs.lstat(to)) !== expect) {
       await fs.unlink(to);
-      throw dropError('DROP_CHANGED', this.name, `${from} was replaced while it was being moved; the replacement stays`);
+      throw dropError('DROP_CHANGED', { drop: this.name }, `${from} was replaced while it was being moved; the replacement stays`);
     }
     moveCrashPoint('after-link');
     await fs.unlink(from);
@@ -206,7 +206,7 @@ export class LocalDrop implements Drop {
       throw this.fail(error, `cannot move ${label}`);
     }
     if (localIdentity(s) !== expect) {
-      throw dropError('DROP_CHANGED', this.name, `${label} was replaced or changed after it was read; it is left in place`);
+      throw dropError('DROP_CHANGED', { drop: this.name }, `${label} was replaced or changed after it was read; it is left in place`);
     }
   }
 
@@ -229,10 +229,10 @@ export class LocalDrop implements Drop {
     if (isWisbridgeError(error)) return error;
     const code = (error as NodeJS.ErrnoException).code;
     const reason = (error as Error).message ?? String(error);
-    if (code === 'EACCES' || code === 'EPERM') return dropError('DROP_PERMISSION', this.name, `${message}: permission denied`, error);
-    if (code === 'ENOENT') return dropError('DROP_NOT_FOUND', this.name, `${message}: not found`, error);
-    if (code === 'EEXIST') return dropError('DROP_EXISTS', this.name, `${message}: already exists`, error);
-    return dropError('DROP_IO', this.name, `${message}: ${reason}`, error);
+    if (code === 'EACCES' || code === 'EPERM') return dropError('DROP_PERMISSION', { drop: this.name }, `${message}: permission denied`, error);
+    if (code === 'ENOENT') return dropError('DROP_NOT_FOUND', { drop: this.name }, `${message}: not found`, error);
+    if (code === 'EEXIST') return dropError('DROP_EXISTS', { drop: this.name }, `${message}: already exists`, error);
+    return dropError('DROP_IO', { drop: this.name }, `${message}: ${reason}`, error);
   }
 }
 
@@ -247,5 +247,5 @@ async function sameFile(a: string, b: string): Promise<boolean> {
 }
 
 function notRegular(drop: string, folder: FolderRole, name: string, what: string) {
-  return dropError('DROP_NOT_REGULAR', drop, `${folder}/${name} is ${what}, not a regular file: it is not read`, undefined, { folder, file: name });
+  return dropError('DROP_NOT_REGULAR', { drop, folder, file: name }, `${folder}/${name} is ${what}, not a regular file: it is not read`);
 }

@@ -16,7 +16,7 @@ export function hostKeyFingerprint(key: Buffer): string {
 const CONNECTION_LOST = /no response from server|not connected|no sftp connection|unexpected (end|close)|econnreset|socket|channel|connection lost|keepalive/i;
 
 export function isConnectionLost(error: unknown): boolean {
-  if (isWisbridgeError(error)) return error.details?.connectionLost === true;
+  if (isWisbridgeError(error)) return error.details !== undefined && 'connectionLost' in error.details;
   const e = error as { code?: unknown; message?: unknown };
   return e?.code === 'ECONNRESET' || e?.code === 'ERR_NOT_CONNECTED' || CONNECTION_LOST.test(String(e?.message ?? ''));
 }
@@ -134,7 +134,7 @@ export class SftpConnection {
           return stream;
         },
       };
-      return await withDeadline(fn(live.client, handle), timeoutMs, () => dropError('TIMEOUT', this.dropName, `${label} took longer than ${timeoutMs} ms`, undefined, { connectionLost: true }));
+      return await withDeadline(fn(live.client, handle), timeoutMs, () => dropError('TIMEOUT', { drop: this.dropName, connectionLost: true }, `${label} took longer than ${timeoutMs} ms`));
     } catch (error) {
       // The connection may still be busy with the abandoned request, or be gone: start afresh next time.
       if (live.dead || isConnectionLost(error)) {
@@ -145,7 +145,7 @@ export class SftpConnection {
   }
 
   private async connection(): Promise<Live> {
-    if (this.closed) throw dropError('DROP_CONNECT', this.dropName, 'the drop is closed');
+    if (this.closed) throw dropError('DROP_CONNECT', { drop: this.dropName }, 'the drop is closed');
     if (this.live && !this.live.dead) return this.live;
     if (this.live) this.discard(); // died between operations: make sure its socket is gone too
     this.connecting ??= this.connectWithBackoff().finally(() => { this.connecting = undefined; });
@@ -181,7 +181,7 @@ export class SftpConnection {
       try {
         privateKey = await readFile(o.privateKeyPath, 'utf8');
       } catch (error) {
-        throw dropError('DROP_AUTH', this.dropName, `cannot read privateKeyPath ${o.privateKeyPath}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+        throw dropError('DROP_AUTH', { drop: this.dropName }, `cannot read privateKeyPath ${o.privateKeyPath}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
       }
     }
     const live: Live = { client: undefined as unknown as SftpClient, dead: false, extensions: {}, streams: new Set() };
@@ -223,7 +223,7 @@ export class SftpConnection {
     };
     try {
       const sftp = await withDeadline(client.connect(config), o.connectTimeoutMs + 1000,
-        () => dropError('DROP_CONNECT', this.dropName, `connecting to ${o.host}:${o.port} took longer than ${o.connectTimeoutMs} ms`));
+        () => dropError('DROP_CONNECT', { drop: this.dropName }, `connecting to ${o.host}:${o.port} took longer than ${o.connectTimeoutMs} ms`));
       live.extensions = { ...((sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? {}) };
     } catch (error) {
       void this.endSafely(live);
@@ -240,14 +240,14 @@ export class SftpConnection {
       const message = o.hostKeyFingerprint === undefined
         ? `host key of ${where} is not pinned: it presented ${rejectedKey}; set hostKeyFingerprint after checking it with the server's administrator`
         : `host key of ${where} changed or is unknown: it presented ${rejectedKey}, expected ${o.hostKeyFingerprint}`;
-      return dropError('DROP_HOST_KEY', this.dropName, message, undefined, { presented: rejectedKey });
+      return dropError('DROP_HOST_KEY', { drop: this.dropName, presented: rejectedKey }, message);
     }
     if (isWisbridgeError(error)) return error;
     const message = (raw?.message ?? (error as Error)?.message ?? String(error)).replace(/^getConnection: /, '');
     if (raw?.level === 'client-authentication' || /authentication methods failed|privateKey|passphrase/i.test(message)) {
-      return dropError('DROP_AUTH', this.dropName, `${where} refused the credentials of ${o.username}: ${message}`);
+      return dropError('DROP_AUTH', { drop: this.dropName }, `${where} refused the credentials of ${o.username}: ${message}`);
     }
-    return dropError('DROP_CONNECT', this.dropName, `cannot connect to ${where}: ${message}`);
+    return dropError('DROP_CONNECT', { drop: this.dropName }, `cannot connect to ${where}: ${message}`);
   }
 
   private async endSafely(live: Live): Promise<void> {

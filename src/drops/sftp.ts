@@ -73,7 +73,7 @@ export class SftpDrop implements Drop {
           .catch((error: unknown) => { raw.close(handle, () => undefined); throw error; });
         if (!after.isFile() || sftpIdentity(after) !== sftpIdentity(before)) {
           raw.close(handle, () => undefined);
-          throw dropError('DROP_CHANGED', this.name, `${folder}/${name} was replaced while it was being opened`, undefined, { folder, file: name });
+          throw dropError('DROP_CHANGED', { drop: this.name, folder, file: name }, `${folder}/${name} was replaced while it was being opened`);
         }
         const stream = live.track(raw.createReadStream(path, { handle, autoClose: true }) as unknown as Readable);
         return { stream, identity: sftpIdentity(after), size: after.size };
@@ -108,10 +108,10 @@ export class SftpDrop implements Drop {
       const counter = new ByteCounter();
       const closed = new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await pipeline(toReadable(source), counter, sink);
-      await withDeadline(closed, this.options.operationTimeoutMs, () => dropError('TIMEOUT', this.name, `closing ${folder}/${name} timed out`));
+      await withDeadline(closed, this.options.operationTimeoutMs, () => dropError('TIMEOUT', { drop: this.name }, `closing ${folder}/${name} timed out`));
       const written = await this.connection.run(`stat ${folder}/${name}`, (c) => c.stat(temp), true);
       if (written.size !== counter.bytes) {
-        throw dropError('DROP_IO', this.name, `size check failed for ${folder}/${name}: sent ${counter.bytes} bytes, the server has ${written.size}`);
+        throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: sent ${counter.bytes} bytes, the server has ${written.size}`);
       }
       await this.connection.run(`rename ${folder}/${name}`, (c, live) => this.commit(c, live.extensions, temp, target, folder, name, options.overwrite === true));
       uploaded = false;
@@ -136,7 +136,7 @@ export class SftpDrop implements Drop {
         const now = await this.lstatPath(c, source);
         if (!now) throw Object.assign(new Error(`no such file ${source}`), { code: 2 });
         if (!now.isFile() || sftpIdentity(now) !== options.expect) {
-          throw dropError('DROP_CHANGED', this.name, `${fromFolder}/${name} was replaced or changed after it was read; it is left in place`);
+          throw dropError('DROP_CHANGED', { drop: this.name }, `${fromFolder}/${name} was replaced or changed after it was read; it is left in place`);
         }
       }
       await this.ensureFolder(c, targetDir);
@@ -154,7 +154,7 @@ export class SftpDrop implements Drop {
           throw error;
         }
       }
-      throw dropError('DROP_EXISTS', this.name, `cannot find a free name for ${name} in ${toFolder}`);
+      throw dropError('DROP_EXISTS', { drop: this.name }, `cannot find a free name for ${name} in ${toFolder}`);
     }).catch((e) => { throw this.fail(e, `cannot move ${fromFolder}/${name} to ${toFolder}`); });
     this.logger.info({ drop: this.name, file: name, from: fromFolder, to: toFolder, as: finalName }, 'file moved');
     return finalName;
@@ -222,12 +222,12 @@ export class SftpDrop implements Drop {
   private async ensureFolder(c: SftpClient, dir: string): Promise<void> {
     const kind = await c.exists(dir);
     if (kind === 'd' || kind === 'l') return;
-    if (kind !== false) throw dropError('DROP_IO', this.name, `${dir} exists but is not a folder`);
+    if (kind !== false) throw dropError('DROP_IO', { drop: this.name }, `${dir} exists but is not a folder`);
     await c.mkdir(dir, true);
   }
 
   private exists(folder: FolderRole, name: string): WisbridgeError {
-    return dropError('DROP_EXISTS', this.name, `${folder}/${name} already exists and overwrite was not requested`, undefined, { folder, file: name });
+    return dropError('DROP_EXISTS', { drop: this.name, folder, file: name }, `${folder}/${name} already exists and overwrite was not requested`);
   }
 
   private fail(error: unknown, message: string): WisbridgeError {
@@ -235,11 +235,11 @@ export class SftpDrop implements Drop {
     const e = error as ErrorWithCode;
     const reason = String(e?.message ?? error).replace(/^[\w>-]+: /, '');
     if (e?.code === 3 || e?.code === 'EACCES' || /permission denied/i.test(reason)) {
-      return dropError('DROP_PERMISSION', this.name, `${message}: permission denied`, error);
+      return dropError('DROP_PERMISSION', { drop: this.name }, `${message}: permission denied`, error);
     }
-    if (e?.code === 2 || e?.code === 'ENOENT') return dropError('DROP_NOT_FOUND', this.name, `${message}: not found`, error);
-    if (isConnectionLost(error)) return dropError('DROP_CONNECT', this.name, `${message}: connection lost (${reason})`, error, { connectionLost: true });
-    return dropError('DROP_IO', this.name, `${message}: ${reason}`, error);
+    if (e?.code === 2 || e?.code === 'ENOENT') return dropError('DROP_NOT_FOUND', { drop: this.name }, `${message}: not found`, error);
+    if (isConnectionLost(error)) return dropError('DROP_CONNECT', { drop: this.name, connectionLost: true }, `${message}: connection lost (${reason})`, error);
+    return dropError('DROP_IO', { drop: this.name }, `${message}: ${reason}`, error);
   }
 }
 
@@ -254,5 +254,5 @@ function sftpIdentity(s: Stats): string {
 }
 
 function notRegular(drop: string, folder: FolderRole, name: string, what: string): WisbridgeError {
-  return dropError('DROP_NOT_REGULAR', drop, `${folder}/${name} is ${what}, not a regular file: it is not read`, undefined, { folder, file: name });
+  return dropError('DROP_NOT_REGULAR', { drop, folder, file: name }, `${folder}/${name} is ${what}, not a regular file: it is not read`);
 }

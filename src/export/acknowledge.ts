@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { WisClient, WriteOutcome } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
-import { isWisbridgeError } from '../errors.js';
+import { writeStopOf } from '../errors.js';
 import type { Acknowledgement, ExportRecord, ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { writeResultFile } from './files.js';
@@ -71,7 +71,7 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
     outcomes = await client.write(spec.acknowledge, records.map((r) => ({ id: r.id })) as never, { signal: ctx.signal, concurrency: ctx.concurrency });
   } catch (error) {
     fatal = error;
-    outcomes = (isWisbridgeError(error) ? error.details?.outcomes : undefined) ?? [];
+    outcomes = writeStopOf(error)?.outcomes ?? [];
   }
   const refused = outcomes.filter((o) => !o.ok && !o.uncertain);
   let shownAcknowledged = new Set<number>();

@@ -92,7 +92,8 @@ export class FileRecording {
         else await writer.add(this.#exportId, part, { repeatable });
         return;
       } catch (error) {
-        const taken = isWisbridgeError(error, 'JOURNAL_STATE') ? error.details?.ids : undefined;
+        const details = isWisbridgeError(error, 'JOURNAL_STATE') ? error.details : undefined;
+        const taken = details !== undefined && 'ids' in details ? details.ids : undefined;
         if (!taken) throw error;
         for (const id of taken) this.#left.add(id);
         part = part.filter((r) => !this.#left.has(r.id));

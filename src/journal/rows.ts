@@ -1,4 +1,4 @@
-import { WisbridgeError, type ErrorDetails } from '../errors.js';
+import { WisbridgeError, type JournalStateDetails } from '../errors.js';
 import type { ItemStatus, RecordedRequest, RequestStatus, Resolution, StatusCounts, StoredItem } from './types.js';
 
 /** Sorted, de-duplicated seqs as [from, to] ranges: a 500-item batch is usually one range. */
@@ -22,7 +22,7 @@ export function fromRanges(ranges: ReadonlyArray<readonly [number, number]>): nu
   return seqs;
 }
 
-export function stateError(message: string, details?: ErrorDetails): WisbridgeError {
+export function stateError(message: string, details?: JournalStateDetails): WisbridgeError<'JOURNAL_STATE'> {
   return new WisbridgeError('JOURNAL_STATE', message, details ? { details } : undefined);
 }
 

@@ -1,6 +1,6 @@
 import type { WriteOutcome } from '../client/index.js';
 import { isSingleObjectWrite, uncertainHint } from '../contract/index.js';
-import { describeError, isWisbridgeError } from '../errors.js';
+import { callOutcomeOf, describeError, isWisbridgeError, writeStopOf } from '../errors.js';
 import { decodeLines, packOkOutcomes, type ItemOutcome, type PackedDoc } from '../journal/index.js';
 import type { CompletionQueue } from './completions.js';
 import type { CommittedRequest } from './file-batches.js';
@@ -44,9 +44,9 @@ export interface SentRequest {
  */
 async function onFatal(ctx: SenderContext, request: SentRequest, keys: string[], error: unknown): Promise<void> {
   const { requestId, docs, endpoint, bodies } = request;
-  const details = isWisbridgeError(error) ? error.details : undefined;
-  const notSent = new Set(details?.notSent);
-  const settled = details?.outcomes ?? [];
+  const stop = writeStopOf(error);
+  const notSent = new Set(stop?.notSent);
+  const settled = stop?.outcomes ?? [];
   if (notSent.size === docs.length && settled.length === 0) {
     await ctx.journal.releaseRequest(requestId);
     return;
@@ -123,7 +123,7 @@ async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): P
     if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) {
       return { seq: doc.seq, status: 'uncertain', messages: [error.message], hint: uncertainHint('inventory.counts', doc.docKey ?? '', doc.item) };
     }
-    if (isWisbridgeError(error) && error.details?.outcome === 'not-applied') await ctx.journal.releaseRequest(requestId);
+    if (callOutcomeOf(error) === 'not-applied') await ctx.journal.releaseRequest(requestId);
     throw error;
   }
 }

@@ -54,7 +54,7 @@ export async function takeSnapshot(drop: Drop, name: string, dir: string, checkU
   const dispose = () => rm(path, { force: true });
   if (fp.size !== opened.size) {
     await dispose();
-    throw dropError('DROP_CHANGED', drop.name, `inbox/${name} changed while it was read (${opened.size} bytes when opened, ${fp.size} read)`);
+    throw dropError('DROP_CHANGED', { drop: drop.name }, `inbox/${name} changed while it was read (${opened.size} bytes when opened, ${fp.size} read)`);
   }
   return { ...fp, identity: opened.identity, open: () => createReadStream(path), path, dispose };
 }

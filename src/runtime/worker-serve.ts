@@ -3,7 +3,7 @@
  * thread's handlers (`callMain`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { WisbridgeError, isWisbridgeError, type ErrorCode, type ErrorDetails } from '../errors.js';
+import { WisbridgeError, isWisbridgeError, type CodeWithoutDetails, type DetailsOf, type ErrorCode } from '../errors.js';
 
 export interface WorkerCall {
   id: number;
@@ -16,7 +16,7 @@ export type WorkerReply =
 /** A call from the worker to a handler of the main thread (WorkerThread's `handlers`), and its reply. */
 export interface MainCall { mainCall: number; op: string; args: unknown[] }
 export type MainReply = { mainReply: number; result?: unknown; error?: SerializedError };
-export interface SerializedError { code?: string; message: string; details?: ErrorDetails }
+export interface SerializedError { code?: ErrorCode; message: string; details?: DetailsOf<ErrorCode> }
 
 /** What the main thread gave its WorkerThread as `data`. */
 export const threadData = (): unknown => (workerData as { data: unknown }).data;
@@ -28,8 +28,8 @@ export function serializeError(error: unknown): SerializedError {
     : { message: error instanceof Error ? error.message : String(error) };
 }
 
-export function deserializeError(e: SerializedError, fallback?: ErrorCode): Error {
-  const code = (e.code as ErrorCode | undefined) ?? fallback;
+export function deserializeError(e: SerializedError, fallback?: CodeWithoutDetails): Error {
+  const code = e.code ?? fallback;
   return code ? new WisbridgeError(code, e.message, { details: e.details }) : new Error(e.message);
 }
 

@@ -1,5 +1,5 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { WisbridgeError, type ErrorCode } from '../errors.js';
+import { WisbridgeError, type CodeWithoutDetails } from '../errors.js';
 import { deserializeError, serializeError, type MainCall, type MainReply, type WorkerCall, type WorkerReply } from './worker-serve.js';
 
 /** Handlers the worker may call (`callMain` on its side), by operation name. */
@@ -29,7 +29,7 @@ export class WorkerThread {
     module: URL,
     data: unknown,
     private readonly what: string,
-    private readonly failureCode: ErrorCode | undefined,
+    private readonly failureCode: CodeWithoutDetails | undefined,
     resourceLimits?: ResourceLimits,
     handlers: MainHandlers = {},
   ) {

@@ -18,11 +18,11 @@ describe('DropHealth', () => {
     const metrics = new ServiceMetrics(async () => undefined, { defaultMetrics: false });
     const { logger, records } = memoryLogger();
     const health = new DropHealth(metrics, logger, new ManualClock(Date.parse('2026-11-24T02:00:00Z')));
-    const refused = new WisbridgeError('DROP_AUTH', 'drop wms: the SFTP server refused the credentials');
+    const refused = new WisbridgeError('DROP_AUTH', 'drop wms: the SFTP server refused the credentials', { details: { drop: 'wms' } });
     health.failed('wms', refused);
     health.failed('wms', refused);
     expect(health.problems).toEqual([{ drop: 'wms', reason: `DROP_AUTH: ${refused.message}`, since: '2026-11-24T02:00:00.000Z', failures: 2 }]);
-    health.failed('wms', new WisbridgeError('DROP_CONNECT', 'drop wms: connection refused'));
+    health.failed('wms', new WisbridgeError('DROP_CONNECT', 'drop wms: connection refused', { details: { drop: 'wms' } }));
     expect(records.filter((r) => r.level === 50).map((r) => r.err)).toEqual([`DROP_AUTH: ${refused.message}`, 'DROP_CONNECT: drop wms: connection refused']);
     expect(await metrics.text()).toContain('wisbridge_drop_list_failures_total{drop="wms",code="DROP_AUTH"} 2');
     health.listed('wms');
@@ -33,8 +33,8 @@ describe('DropHealth', () => {
   });
 
   it('only drop-level errors count as unreachable', () => {
-    expect(isDropUnreachable(new WisbridgeError('DROP_HOST_KEY', 'x'))).toBe(true);
-    expect(isDropUnreachable(new WisbridgeError('UNAVAILABLE', 'x'))).toBe(false);
+    expect(isDropUnreachable(new WisbridgeError('DROP_HOST_KEY', 'x', { details: { drop: 'wms' } }))).toBe(true);
+    expect(isDropUnreachable(new WisbridgeError('UNAVAILABLE', 'x', { details: { endpoint: 'customerShipments.list', outcome: 'not-applied' } }))).toBe(false);
     expect(isDropUnreachable(new WisbridgeError('FILE_LAYOUT', 'x'))).toBe(false);
     expect(isDropUnreachable(new Error('x'))).toBe(false);
   });

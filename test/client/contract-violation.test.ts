@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WisClient, type WriteOutcome } from '../../src/client/index.js';
-import { isWisbridgeError } from '../../src/errors.js';
+import { WisClient } from '../../src/client/index.js';
+import { isWisbridgeError, writeStopOf } from '../../src/errors.js';
 import { startFakeServer, type FakeServer } from './fake-server.js';
 
 // A service that breaks the contract cannot be produced with the emulator: a loopback fake answers instead.
@@ -32,8 +32,7 @@ describe('responses that break the contract', () => {
     const error = await client.customerShipments.acknowledge([{ id: 1 }, { id: 2 }]).catch((e: unknown) => e);
     expect(isWisbridgeError(error, 'CONTRACT_VIOLATION')).toBe(true);
     expect((error as Error).message).toContain('answered 1 items for 2 sent');
-    const outcomes = (error as { details: { outcomes: WriteOutcome[] } }).details.outcomes;
-    expect(outcomes.map((o) => o.uncertain)).toEqual([true, true]);
+    expect(writeStopOf(error)?.outcomes.map((o) => o.uncertain)).toEqual([true, true]);
   });
 
   it('a count that is not a number is a CONTRACT_VIOLATION showing the value', async () => {

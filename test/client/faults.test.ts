@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isWisbridgeError } from '../../src/errors.js';
+import { isWisbridgeError, writeStopOf } from '../../src/errors.js';
 import type { WriteOutcome } from '../../src/client/index.js';
 import { plainProducts, requestsTo, startTestService, type TestService } from './emulator-helpers.js';
 
@@ -66,7 +66,7 @@ describe('5,000 adjustments through injected faults', () => {
         { product_code: 'SKU-00001', quantity: 1, company_code: 'ACME' },
       ]).catch((e: unknown) => e);
       expect(isWisbridgeError(error, 'UNAVAILABLE')).toBe(true);
-      expect((error as { details: { notSent: number[]; outcome: string } }).details).toMatchObject({ notSent: [0, 1, 2], outcome: 'not-applied' });
+      expect(isWisbridgeError(error) ? error.details : undefined).toMatchObject({ notSent: [0, 1, 2], outcome: 'not-applied' });
       expect(requestsTo(client.events, 'inventory.adjustments')).toBe(3);
     } finally {
       await svc.faults({});
@@ -82,9 +82,9 @@ describe('5,000 adjustments through injected faults', () => {
       setTimeout(() => controller.abort(), 100);
       const error = await pending;
       expect(isWisbridgeError(error, 'ABORTED')).toBe(true);
-      const outcomes = (error as { details: { outcomes: WriteOutcome[] } }).details.outcomes;
+      const outcomes = writeStopOf(error)?.outcomes;
       expect(outcomes).toHaveLength(1);
-      expect(outcomes[0].uncertain).toBe(true);
+      expect(outcomes?.[0].uncertain).toBe(true);
     } finally {
       await svc.faults({});
     }

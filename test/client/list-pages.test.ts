@@ -108,7 +108,7 @@ describe('pages decoded by the caller (decodedPages)', () => {
   it('a page the decoder refuses ends the listing with its error', async () => {
     const client = svc.client();
     const decode = async (body: ArrayBuffer, page: number) => {
-      if (page === 3) throw new WisbridgeError('CONTRACT_VIOLATION', 'page 3 refused');
+      if (page === 3) throw new WisbridgeError('CONTRACT_VIOLATION', 'page 3 refused', { details: { endpoint: 'customerShipments.list' } });
       const { records, hasMore } = pageOfBody('customerShipments.list', body);
       return { hasMore, ids: records.map((r) => r.id), data: undefined };
     };

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isWisbridgeError, WisbridgeError } from '../../src/errors.js';
+import { callOutcomeOf, isWisbridgeError, WisbridgeError } from '../../src/errors.js';
 import { Transport, type ClientEvent, type TransportOptions } from '../../src/client/transport.js';
 import { startFakeServer, type FakeServer } from './fake-server.js';
 
@@ -62,7 +62,7 @@ describe('transport', () => {
     server.script([{ status: 503 }]);
     const error = await failure(transport({ maxAttempts: 4 }).send({ ...post, retry: 'unsafe' }));
     expect(error.code).toBe('UNAVAILABLE');
-    expect(error.details?.outcome).toBe('not-applied');
+    expect(callOutcomeOf(error)).toBe('not-applied');
     expect(server.seen).toHaveLength(4);
   });
 
@@ -84,7 +84,7 @@ describe('transport', () => {
     server.script([{ reset: true }, { status: 200, json: {} }]);
     const error = await failure(transport().send({ ...post, retry: 'unsafe' }));
     expect(error.code).toBe('UNCERTAIN_OUTCOME');
-    expect(error.details?.outcome).toBe('unknown');
+    expect(callOutcomeOf(error)).toBe('unknown');
     expect(server.seen).toHaveLength(1);
   });
 
@@ -146,7 +146,7 @@ describe('transport', () => {
     expect((await pending).code).toBe('ABORTED');
     const late = await failure(transport().send({ ...post, retry: 'unsafe', deadline: Date.now() + 100 }));
     expect(late.code).toBe('TIMEOUT');
-    expect(late.details?.outcome).toBe('unknown');
+    expect(callOutcomeOf(late)).toBe('unknown');
   });
 
   it('caps the connections of the pool', async () => {
@@ -169,7 +169,7 @@ describe('transport outcome bookkeeping', () => {
     server.script([{ reset: true }, { status: 503 }]);
     const error = await failure(transport({ maxAttempts: 3 }).send({ ...post, retry: 'repeatable' }));
     expect(error.code).toBe('UNCERTAIN_OUTCOME');
-    expect(error.details?.outcome).toBe('unknown');
+    expect(callOutcomeOf(error)).toBe('unknown');
     expect(server.seen).toHaveLength(3);
   });
 
@@ -177,7 +177,7 @@ describe('transport outcome bookkeeping', () => {
     server.script([{ reset: true }]);
     const error = await failure(transport({ maxAttempts: 2 }).send({ ...get }));
     expect(error.code).toBe('UNAVAILABLE');
-    expect(error.details?.outcome).toBe('not-applied');
+    expect(callOutcomeOf(error)).toBe('not-applied');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWisbridgeError } from '../../src/errors.js';
+import { isWisbridgeError, writeStopOf } from '../../src/errors.js';
 import { plainProducts, requestsTo, useTestService, type AdminRecord, type AdminState, type TestService } from './emulator-helpers.js';
 
 let svc: TestService;
@@ -197,7 +197,7 @@ describe('fatal errors stop the run', () => {
     const error = await client.customerShipments.acknowledge([{ id: 1001 }, { id: 1002 }, { id: 1003 }]).catch((e: unknown) => e);
     expect(isWisbridgeError(error, 'AUTHENTICATION')).toBe(true);
     expect(requestsTo(client.events, 'customerShipments.acknowledge')).toBe(1);
-    expect((error as { details: { notSent: number[] } }).details.notSent).toEqual([0, 1, 2]);
+    expect(writeStopOf(error)?.notSent).toEqual([0, 1, 2]);
   });
 
   it('a beforeSend hook that throws stops the write before that request; its items are not sent', async () => {

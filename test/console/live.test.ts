@@ -112,8 +112,8 @@ describe('console: alerts', () => {
 
   it('only drop and authentication failures become alerts; missed files come from the expectations', () => {
     const log = new AlertLog(() => Date.parse('2026-11-20T10:00:00Z'));
-    expect(log.noteFailure('stock', new WisbridgeError('UNAVAILABLE', 'down'))).toBe(false);
-    expect(log.noteFailure('stock', new WisbridgeError('DROP_CONNECT', 'sftp down'))).toBe(true);
+    expect(log.noteFailure('stock', new WisbridgeError('UNAVAILABLE', 'down', { details: { endpoint: 'customerShipments.list', outcome: 'not-applied' } }))).toBe(false);
+    expect(log.noteFailure('stock', new WisbridgeError('DROP_CONNECT', 'sftp down', { details: { drop: 'wms' } }))).toBe(true);
     const list = log.list([{ job: 'stock', pattern: '^KORR', cutoff: '2026-11-20T06:00:00.000Z', since: '2026-11-19T06:00:00.000Z' }]);
     expect(list.map((a) => a.kind)).toEqual(['drop-unreachable', 'missed-file']);
     expect(list[1].message).toContain('/^KORR/');

@@ -12,7 +12,7 @@ describe('WorkerThread', () => {
       expect(await thread.call('echo', [{ n: 1 }])).toEqual({ greeting: 'hello', value: { n: 1 } });
       const error = await thread.call('refuse', ['page 3 is not JSON']).catch((e: unknown) => e);
       expect(isWisbridgeError(error, 'CONTRACT_VIOLATION')).toBe(true);
-      expect(error).toMatchObject({ message: 'page 3 is not JSON', details: { ids: [3] } });
+      expect(error).toMatchObject({ message: 'page 3 is not JSON', details: { endpoint: 'customerShipments.list' } });
       expect(thread.failed).toBe(false);
       const unknown = await thread.call('nope', []).catch((e: unknown) => e);
       expect(isWisbridgeError(unknown, 'JOURNAL')).toBe(true);

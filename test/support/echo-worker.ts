@@ -7,7 +7,7 @@ const { greeting } = threadData() as { greeting: string };
 serveCalls({
   echo: (value: unknown) => ({ greeting, value }),
   refuse: (message: string) => {
-    throw new WisbridgeError('CONTRACT_VIOLATION', message, { details: { ids: [3] } });
+    throw new WisbridgeError('CONTRACT_VIOLATION', message, { details: { endpoint: 'customerShipments.list' } });
   },
   die: () => process.exit(3),
 });

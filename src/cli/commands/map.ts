@@ -65,8 +65,9 @@ export async function run(argv: string[]): Promise<number> {
     });
     return exitCodeOf([report]);
   } catch (error) {
-    if (isWisbridgeError(error, 'USAGE') && error.details?.needs === 'references') {
-      throw new WisbridgeError('USAGE', `mapping "${error.details.mapping ?? '?'}" resolves references (shipment numbers, SKUs): give them with `
+    const details = isWisbridgeError(error, 'USAGE') ? error.details : undefined;
+    if (details !== undefined && 'needs' in details) {
+      throw new WisbridgeError('USAGE', `mapping "${details.mapping}" resolves references (shipment numbers, SKUs): give them with `
         + '--references FILE (a JSON table) or --url URL --token-env NAME (the service)');
     }
     throw error;

@@ -66,7 +66,7 @@ export function describeExports(suite: Suite): void {
         try {
           await suite.journal.addExportRecords(exportId, records(5, 9));
         } catch (error) {
-          return error as { code: string; details: { ids: number[] } };
+          return error;
         }
       })();
       expect(taken).toMatchObject({ code: 'JOURNAL_STATE', details: { ids: [9] } });
