@@ -9,7 +9,7 @@ import { errorFileName, resultFileName } from './result-file.js';
 import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
-import { settleSentRequest } from './settle.js';
+import { settleSentRequest } from './reconcile.js';
 import { checkSidecar } from './sidecar.js';
 import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
