@@ -76,7 +76,7 @@ export class BatchesThread implements FileRequests {
 
   /**
    * A thread that ran out of memory would do so again on every run of the file (mapping is deterministic): the file
-   * is refused as a whole (GROUPING_LIMIT, file-level: error/ with the reason, the rows settled so far in its result
+   * is refused as a whole (GROUPING_LIMIT, file-level: error/ with the reason, the rows decided so far in its result
    * file) instead of failing each run.
    */
   async #call(op: string, args: unknown[]): Promise<unknown> {

@@ -65,7 +65,7 @@ export interface FileBatchesInput {
   source: Readable;
   mapping: Mapping;
   resolver?: ReferenceResolver;
-  /** What an earlier run of this file already settled (finished or sent seqs are skipped). */
+  /** What an earlier run of this file already did (finished or sent seqs are skipped). */
   state: ResumeState;
   requestSize: number;
   /** The service's warehouse, for documents whose write names one and whose mapping did not. */

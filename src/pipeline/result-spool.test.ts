@@ -17,7 +17,7 @@ const doc = (seq: number, lines: number[] = [seq]): SpooledDoc => ({ seq, docKey
 const ok = (seq: number, result?: unknown): ItemOutcome => ({ seq, status: 'ok', result });
 const lineAndStatus = (csv: string) => csv.slice(RESULT_HEADER.length).trim().split('\r\n').map((r) => r.split(',').slice(0, 3).join(','));
 
-describe('ResultSpool: result rows in the mapper\'s order as they settle', () => {
+describe('ResultSpool: result rows in the mapper\'s order as they are decided', () => {
   it('rows rejected or skipped between the documents of one request, and requests answered out of order', async () => {
     const spool = await ResultSpool.open(dir);
     spool.documents(1); // line 2
@@ -50,7 +50,7 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     await spool.dispose();
   });
 
-  it('gives up, for the journal to write the result file, when lines interleave or a row is not settled', async () => {
+  it('gives up, for the journal to write the result file, when lines interleave or a row is not decided', async () => {
     const interleaved = await ResultSpool.open(dir);
     interleaved.documents(2);
     interleaved.answer(interleaved.sending(2), [doc(2, [2, 4]), doc(3, [3, 5])], [ok(2), ok(3)]);

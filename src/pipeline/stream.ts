@@ -32,12 +32,12 @@ export interface StreamInput {
   options: ProcessFileOptions;
   mapping: Mapping;
   sender: SenderContext;
-  /** What an earlier run of this file already settled (finished or sent seqs are skipped). */
+  /** What an earlier run of this file already did (finished or sent seqs are skipped). */
   state: ResumeState;
   size: number;
   /** Physical lines of the file (its progress total). */
   lines?: number;
-  /** Where the result rows go as they settle (a first run of the file). */
+  /** Where the result rows go as they are decided (a first run of the file). */
   spool?: ResultSpool;
 }
 
