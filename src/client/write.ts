@@ -34,7 +34,7 @@ export async function runWrite<K extends BatchEndpointId>(
   try {
     return await writeAll(core, endpoint, items, options, deadline, link.signal);
   } finally {
-    link.dispose();
+    link.release();
   }
 }
 

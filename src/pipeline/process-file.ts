@@ -111,7 +111,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
     }
     return await processSnapshot(ctx, mapping, snapshot);
   } finally {
-    await snapshot.dispose();
+    await snapshot.remove();
   }
 }
 
@@ -156,7 +156,7 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
     throw error;
   } finally {
     ctx.lease?.release();
-    await spool?.dispose();
+    await spool?.remove();
   }
 }
 

@@ -54,7 +54,7 @@ export class ResultSpool {
   private lastLine = 0;
   private chunk = RESULT_HEADER;
   private pumpSoon: NodeJS.Immediate | undefined;
-  /** The stream finish() handed out: closed by dispose() even when nobody read it to the end. */
+  /** The stream finish() handed out: closed by remove() even when nobody read it to the end. */
   private reader: Readable | undefined;
   /** The outcome of the document being written (one object, reused). */
   private readonly current: { docKey: string | null; status: RowOutcome['status']; result: unknown; messages: readonly string[]; hint: string | null } = {
@@ -121,7 +121,7 @@ export class ResultSpool {
   }
 
   /** Removes the spool (idempotent). */
-  async dispose(): Promise<void> {
+  async remove(): Promise<void> {
     this.abandon();
     this.reader?.destroy();
     await rm(this.path, { force: true });
