@@ -1,4 +1,4 @@
-import type { ReferenceKind, ReferenceResolver } from '../mapping/resolver.js';
+import type { ReferenceKind, ReferenceResolver } from '../mapping/reference-ids.js';
 import type { WisClient } from './client.js';
 import type { ListEndpointId } from './types.js';
 

@@ -7,7 +7,7 @@ import { HeaderProblem, type BoundNode, type RowTest } from './compile.js';
 import { DocumentBuilder, rowCount, type DocState } from './documents.js';
 import type { MapInboundOptions, MappedDocument } from './inbound.js';
 import type { Mapping } from './mapping.js';
-import { cachedResolver, describeKind, type ReferenceResolver } from './resolver.js';
+import { cachedResolver, describeKind, type ReferenceResolver } from './reference-ids.js';
 import { contractTarget, locateIssues } from './validate.js';
 import { TotalsTracker } from './control-totals.js';
 import type { InboundOutcome } from './inbound.js';

@@ -9,7 +9,7 @@ import type { RowError } from './documents.js';
 import { InboundMapper } from './inbound-mapper.js';
 import { FixedRecords } from './fixed-width.js';
 import type { Mapping } from './mapping.js';
-import type { ReferenceResolver } from './resolver.js';
+import type { ReferenceResolver } from './reference-ids.js';
 
 /** One request item, validated against the contract, with the input lines it came from. */
 export interface MappedDocument {

@@ -9,7 +9,7 @@ import { mapInbound, type InboundOutcome } from './inbound.js';
 import type { Mapping } from './mapping.js';
 import type { DefinitionProblem } from './load.js';
 import { parseYaml } from '../util/yaml-document.js';
-import { TableResolver, type ReferenceResolver } from './resolver.js';
+import { TableResolver, type ReferenceResolver } from './reference-ids.js';
 
 /** What `mappings test` compares: requests that would be sent, rejections with their messages, skipped lines. */
 export interface InboundSummary {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiReferenceResolver } from '../../src/client/index.js';
-import { cachedResolver } from '../../src/mapping/resolver.js';
+import { cachedResolver } from '../../src/mapping/reference-ids.js';
 import { requestsTo, startTestService, type TestService } from './emulator-helpers.js';
 
 let svc: TestService;

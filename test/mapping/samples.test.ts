@@ -8,7 +8,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { checkMappings, INBOUND_DOCUMENTS, EXPORT_DOCUMENTS, mapInbound, type Mapping } from '../../src/mapping/index.js';
 import { referenceTables } from '../../src/mapping/reference-doc.js';
 import { expectedFileOf, summarizeInbound, testSamples } from '../../src/mapping/sample-test.js';
-import { HttpResolver } from './support/http-resolver.js';
+import { HttpResolver } from './support/http-reference-ids.js';
 
 const root = resolve(import.meta.dirname, '../..');
 let mappings: Mapping[];

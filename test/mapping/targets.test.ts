@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { closest, levenshtein } from '../../src/mapping/targets.js';
 import { items, mapText, mappingOf, problemsOf } from './helpers.js';
-import type { ReferenceResolver } from '../../src/mapping/resolver.js';
+import type { ReferenceResolver } from '../../src/mapping/reference-ids.js';
 
 const ship = (lineFields: string, headerFields = 'tracking_number: TRACK', lists = '') => `
 document: customerShipments.ship
