@@ -6,4 +6,4 @@ export type { WritePolicy, VerifySpec } from '../contract/index.js';
 export type {
   BatchEndpointId, CallOptions, CountEndpointId, FailFastEndpointId, FiltersOf, ItemOf, ListEndpointId, ListOptions, RecordOf, ResultOf, WriteOptions, WriteOutcome,
 } from './types.js';
-export { ApiReferenceResolver, type ApiResolverOptions } from './references.js';
+export { ApiReferenceIds, type ApiReferenceIdsOptions } from './references.js';
