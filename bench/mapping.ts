@@ -37,7 +37,7 @@ grouping: { sorted: true }
 request:
   key: ORDER
   fields:
-    id: { column: ORDER, resolve: customerShipment }
+    id: { column: ORDER, id_of: customerShipment }
     carrier: CARRIER
     tracking_number: TRACKING
   lists:

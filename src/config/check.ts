@@ -32,7 +32,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   const { config, problems, warnings, doc } = checkConfigText(text, file);
   if (!config || !doc) return { problems, warnings };
   const loaded = bindConfig(config, file);
-  const { mappings, problems: mappingProblems } = await checkMappings(loaded.mappingsDir);
+  const { mappings, problems: mappingProblems, warnings: mappingWarnings } = await checkMappings(loaded.mappingsDir);
   const known = new Map(mappings.map((m) => [m.name, m]));
   const missing: YamlProblem[] = [];
   const names = [
@@ -47,7 +47,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
   }
   const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];
-  return { problems: [...mappingProblems, ...missing, ...secrets], warnings: [...warnings, ...inlineUrlWarnings(loaded, doc)], mappings };
+  return { problems: [...mappingProblems, ...missing, ...secrets], warnings: [...warnings, ...mappingWarnings, ...inlineUrlWarnings(loaded, doc)], mappings };
 }
 
 /**

@@ -82,8 +82,8 @@ export interface RuntimeOptions {
   leases?: LeaseGuard;
 }
 
-/** Configurations whose deprecation warnings were logged: once per loaded file, however many runtimes it feeds. */
-const warned = new WeakSet<LoadedConfig>();
+/** Configurations and mappings whose deprecation warnings were logged: once each, however many runtimes it feeds. */
+const warned = new WeakSet<LoadedConfig | Mapping>();
 
 export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? silentLogger;
@@ -98,7 +98,14 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   let journal: Promise<Journal> | undefined;
 
   let mappings: Promise<MappingSet> | undefined = options.mappings && Promise.resolve(options.mappings);
-  const loadSet = () => (mappings ??= loadMappings(loaded.mappingsDir));
+  const warnOnce = (mapping: Mapping): Mapping => {
+    if (mapping.warnings && !warned.has(mapping)) {
+      warned.add(mapping);
+      for (const w of mapping.warnings) logger.warn({ mapping: `${w.file}:${w.line}:${w.col}` }, w.message);
+    }
+    return mapping;
+  };
+  const loadSet = () => (mappings ??= loadMappings(loaded.mappingsDir).then((set) => (set.mappings.forEach(warnOnce), set)));
 
   const once = <T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {
     let found = cache.get(key);
@@ -124,7 +131,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     mapping: (name) =>
       mappings
         ? mappings.then((set) => set.get(name))
-        : once(single, name, async () => (await loadNamedMapping(loaded.mappingsDir, name)) ?? (await loadSet()).get(name)),
+        : once(single, name, async () => warnOnce((await loadNamedMapping(loaded.mappingsDir, name)) ?? (await loadSet()).get(name))),
     client: (name) =>
       once(clients, name, async () => {
         const service = loaded.service(name);

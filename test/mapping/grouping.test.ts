@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cachedReferenceIds, TableReferenceIds, type ReferenceKind, type ReferenceIds } from '../../src/mapping/index.js';
+import { cachedReferenceIds, formatProblem, parseMapping, TableReferenceIds, type ReferenceKind, type ReferenceIds } from '../../src/mapping/index.js';
 import { items, mapText, mappingOf, rejection } from './helpers.js';
 
 const refs = new TableReferenceIds({
@@ -14,7 +14,7 @@ ${grouping}
 request:
   key: ORDER
   fields:
-    id: { column: ORDER, resolve: customerShipment }
+    id: { column: ORDER, id_of: customerShipment }
     carrier: CARRIER
   lists:
     lines:
@@ -287,7 +287,7 @@ document: customerShipments.acknowledge
 files: "*.csv"
 request:
   key: N
-  fields: { id: { column: N, resolve: customerShipment } }
+  fields: { id: { column: N, id_of: customerShipment } }
 `;
     const s = await mapText(m, 'N\nSO-1\nSO-2\nSO-1\nSO-404\n', { referenceIds: counting, maxBatchItems: 100 });
     expect(items(s)).toEqual([{ id: 11 }, { id: 12 }]);
@@ -298,6 +298,21 @@ request:
     await cached.idsOf('customerShipment', ['SO-1', 'SO-404', 'SO-2']);
     expect(cached.calls).toBe(2);
     expect(calls).toBe(3);
+  });
+  it('id_of under its old name `resolve` still works, with a deprecation warning naming id_of', async () => {
+    const old = flat().replace('id_of: customerShipment', 'resolve: customerShipment');
+    const { mapping, warnings } = parseMapping(old, 'old.yaml');
+    expect(warnings.map(formatProblem)).toEqual(['old.yaml:8:26: request.fields.id.resolve: deprecated spelling; write `id_of` (the old name still works for now)']);
+    expect(mapping?.warnings).toEqual(warnings);
+    expect(parseMapping(flat(), 'new.yaml').warnings).toEqual([]);
+    expect(mappingOf(flat()).warnings).toBeUndefined();
+    const [before, after] = [await mapText(old, FLAT, { referenceIds: refs }), await mapText(flat(), FLAT, { referenceIds: refs })];
+    expect(items(before).map((i) => i.id)).toEqual([11, 12]);
+    expect(items(before)).toEqual(items(after));
+    // Both names at once: the new one counts, the old one is an unknown option.
+    const both = parseMapping(flat().replace('id_of: customerShipment', 'id_of: customerShipment, resolve: product'), 'both.yaml');
+    expect(both.mapping).toBeUndefined();
+    expect(both.problems.map(formatProblem).join('\n')).toContain('request.fields.id.resolve: unknown option');
   });
   it('check keeps the value but requires it to exist', async () => {
     const m = `

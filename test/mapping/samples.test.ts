@@ -164,6 +164,19 @@ describe('commands', () => {
     expect(test.stdout).toMatch(/^\+\s+"quantity": 3$/m);
     expect(test.stdout).toContain('0 passed, 1 failed');
   });
+  it('mappings check accepts id_of under its old name `resolve` and warns, naming id_of', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wb-cli-'));
+    const old = 'document: customerShipments.acknowledge\nfiles: x\nrequest:\n  key: N\n  fields:\n    id: { column: N, resolve: customerShipment }\n';
+    await writeFile(join(dir, 'old.yaml'), old);
+    const check = cli('mappings', 'check', '--dir', dir);
+    expect(check.status).toBe(0);
+    expect(check.stderr).toBe(`${join(dir, 'old.yaml')}:6:22: request.fields.id.resolve: deprecated spelling; write \`id_of\` (the old name still works for now) (warning)\n`);
+    expect(check.stdout).toContain('1 mapping(s) valid, 0 problem(s)');
+    await writeFile(join(dir, 'old.yaml'), old.replace('resolve:', 'id_of:'));
+    const renamed = cli('mappings', 'check', '--dir', dir);
+    expect(renamed.status).toBe(0);
+    expect(renamed.stderr).toBe('');
+  });
   it('map without references for a mapping that needs them is a clear usage error', () => {
     const r = cli('map', 'samples/SHIP_20261120_flat.csv');
     expect(r.status).toBe(2);
