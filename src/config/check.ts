@@ -10,7 +10,7 @@ import { redactUrl } from '../util/redact-url.js';
 
 export interface ConfigCheckOptions {
   /**
-   * Resolve every secret the configuration references and open the journal (default true); false checks the shape
+   * Read every secret the configuration references and open the journal (default true); false checks the shape
    * only (a build machine has neither the secrets nor the database).
    */
   secrets?: boolean;
@@ -68,7 +68,7 @@ function inlineUrlWarnings(loaded: LoadedConfig, doc: PositionedYaml): YamlProbl
   }];
 }
 
-/** Every secret reference resolved once (tokens, drop credentials, console, webhook); messages name the variable or file, never a value. */
+/** Every secret reference read once (tokens, drop credentials, console, webhook); messages name the variable or file, never a value. */
 async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
   const problems: YamlProblem[] = [];
   const at = (path: string[], message: string) => problems.push({ file: loaded.file, ...doc.positionOf(path), message: `${path.join('.')}: ${message}` });
