@@ -27,7 +27,7 @@ export interface Evidence {
     fileEvents: any[];
     /** Requests still pending or sent (none once every file is finished). */
     openRequests: any[];
-    /** Issue 24's tables, when the journal has them. */
+    /** The instances table (several instances on one journal), when the journal has it. */
     instances?: any[];
     jobTicks?: any[];
   };

@@ -14,7 +14,7 @@ export interface ChaosOptions {
   seed: number;
   /** `wisbridge run` processes at once, each with a configuration file of its own. */
   instances: number;
-  /** The configuration's `instance:` section (issue 24); without it the bridge's defaults. */
+  /** The configuration's `instance:` section (leases, heartbeats); without it the bridge's defaults. */
   lease?: { lease_ms: number; heartbeat_ms: number };
   plan: Plan;
   server: PostgresServer;

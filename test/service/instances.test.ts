@@ -19,7 +19,7 @@ import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
 import { korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
 /**
- * Several `wisbridge run` instances on one PostgreSQL journal and one local drop (issue 24): each file is worked on
+ * Several `wisbridge run` instances on one PostgreSQL journal and one local drop: each file is worked on
  * by one instance, each scheduled tick runs on one, status and the console list the instances, /metrics tells them
  * apart, /healthz says when the journal is out of reach. A SQLite journal serves one instance and says so.
  */
