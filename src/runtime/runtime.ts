@@ -82,8 +82,8 @@ export interface RuntimeOptions {
   leases?: LeaseGuard;
 }
 
-/** Configurations and mappings whose deprecation warnings were logged: once each, however many runtimes it feeds. */
-const warned = new WeakSet<LoadedConfig | Mapping>();
+/** Configurations whose deprecation warnings were logged: once per loaded file, however many runtimes it feeds. */
+const warned = new WeakSet<LoadedConfig>();
 
 export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? silentLogger;
@@ -98,10 +98,14 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   let journal: Promise<Journal> | undefined;
 
   let mappings: Promise<MappingSet> | undefined = options.mappings && Promise.resolve(options.mappings);
+  // A mapping file read twice (on its own, then with its folder) is warned about once.
+  const mappingWarnings = new Set<string>();
   const warnOnce = (mapping: Mapping): Mapping => {
-    if (mapping.warnings && !warned.has(mapping)) {
-      warned.add(mapping);
-      for (const w of mapping.warnings) logger.warn({ mapping: `${w.file}:${w.line}:${w.col}` }, w.message);
+    for (const w of mapping.warnings ?? []) {
+      const at = `${w.file}:${w.line}:${w.col}`;
+      if (mappingWarnings.has(at)) continue;
+      mappingWarnings.add(at);
+      logger.warn({ mapping: at }, w.message);
     }
     return mapping;
   };
