@@ -51,5 +51,9 @@ describe('runtime mappings', () => {
     const warnings = lines.map((l) => JSON.parse(l) as { msg: string; mapping: string });
     expect(warnings.map((w) => w.msg)).toEqual(['request.fields.id.resolve: deprecated spelling; write `id_of` (the old name still works for now)']);
     expect(warnings[0]!.mapping).toMatch(/ack\.yaml:6:22$/);
+    // `run` and `batch` hand the runtime the mappings their configuration check read: those warn too.
+    const given: string[] = [];
+    createRuntime(runtime.loaded, { logger: pino({ level: 'warn' }, { write: (line: string) => given.push(line) }), mappings: await runtime.mappings() });
+    expect(given.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([warnings[0]!.msg]);
   });
 });

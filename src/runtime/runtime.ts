@@ -97,7 +97,6 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   const single = new Map<string, Promise<Mapping>>();
   let journal: Promise<Journal> | undefined;
 
-  let mappings: Promise<MappingSet> | undefined = options.mappings && Promise.resolve(options.mappings);
   // A mapping file read twice (on its own, then with its folder) is warned about once.
   const mappingWarnings = new Set<string>();
   const warnOnce = (mapping: Mapping): Mapping => {
@@ -109,6 +108,8 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     }
     return mapping;
   };
+  options.mappings?.mappings.forEach(warnOnce);
+  let mappings: Promise<MappingSet> | undefined = options.mappings && Promise.resolve(options.mappings);
   const loadSet = () => (mappings ??= loadMappings(loaded.mappingsDir).then((set) => (set.mappings.forEach(warnOnce), set)));
 
   const once = <T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {
