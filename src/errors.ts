@@ -62,7 +62,7 @@ export interface ErrorDetails {
   attempts?: number;
   /** Client transport: whether the failed call may have been applied. */
   outcome?: CallOutcome;
-  /** Client write stopped by a fatal error: outcomes of the items decided so far (in flight as uncertain)… */
+  /** Client write stopped by a fatal error: outcomes of the items settled so far (in flight as uncertain)… */
   outcomes?: WriteOutcome[];
   /** …and the indexes of the items never sent. */
   notSent?: number[];
@@ -77,7 +77,7 @@ export interface ErrorDetails {
   requestId?: number;
   seq?: number;
   missing?: (number | string)[];
-  /** Mapping: what a mapping needs that it was not given (`references`: a source of reference ids), and its name. */
+  /** Mapping: what a mapping needs that it was not given (`references`: a resolver), and its name. */
   needs?: 'references';
   mapping?: string;
   /** Configuration and mapping files: every problem found, with its position. */
