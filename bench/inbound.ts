@@ -287,7 +287,7 @@ for (const { engine, run: bridge } of bridges) {
 }
 const [sqlite, postgres] = [bridges.find((b) => b.engine === 'sqlite'), bridges.find((b) => b.engine === 'postgres')];
 if (sqlite && postgres) {
-  console.log(`ratio           postgres / sqlite elapsed ${(postgres.run.elapsed / sqlite.run.elapsed).toFixed(2)}× (issue 23's goal: ≤ 1.5×), `
+  console.log(`ratio           postgres / sqlite elapsed ${(postgres.run.elapsed / sqlite.run.elapsed).toFixed(2)}× (goal: ≤ 1.5×, docs/performance.md), `
     + `CPU of the bridge ${(postgres.run.cpu / sqlite.run.cpu).toFixed(2)}×, bridge + server ${((postgres.run.cpu + postgres.server!.cpu) / sqlite.run.cpu).toFixed(2)}×, `
     + `commit wait ${(postgres.commits.ms / Math.max(1, sqlite.commits.ms)).toFixed(2)}×`);
 }

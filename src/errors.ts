@@ -8,7 +8,7 @@ import type { YamlProblem } from './util/yaml-document.js';
  */
 export const ERROR_CODES = {
   // configuration and mapping definitions
-  CONFIG_INVALID: 'the configuration file is invalid (also: a token that cannot be resolved, a bad service URL)',
+  CONFIG_INVALID: 'the configuration file is invalid (also: a token that cannot be read, a bad service URL)',
   MAPPING_INVALID: 'a mapping definition is invalid',
   MAPPING_NOT_FOUND: 'no mapping definition matches',
   USAGE: 'the command line is wrong',
@@ -71,7 +71,7 @@ export interface ContractBreach { endpoint: string; path: string; value: string;
 export interface FileProblems { problems: readonly YamlProblem[] }
 /** Every problem of a journal section's options, as `path: message`. */
 export interface JournalOptionProblems { problems: readonly string[] }
-/** A mapping that resolves references through the API was run without a resolver. */
+/** A mapping that needs the ids of references from the API was run without reference ids. */
 export interface ReferencesNeeded { needs: 'references'; mapping: string }
 
 /** The drop an operation failed on. */
@@ -139,7 +139,7 @@ export interface ErrorDetailsByCode {
  * completed by what became of the items: whatever the code, since any error (a lost lease before a batch, say) stops it.
  */
 export interface WriteStop {
-  /** The outcomes of the items settled so far (the batch in flight as uncertain when it may have applied)… */
+  /** The outcomes of the items decided so far (the batch in flight as uncertain when it may have applied)… */
   outcomes: WriteOutcome[];
   /** …and the indexes of the items never sent. */
   notSent: number[];
@@ -183,7 +183,7 @@ export function isWisbridgeError<C extends ErrorCode = ErrorCode>(error: unknown
   return error instanceof WisbridgeError && (code === undefined || error.code === code);
 }
 
-/** What a stopped batch write had settled and never sent (WriteStop), or undefined for any other error. */
+/** What a stopped batch write had decided and never sent (WriteStop), or undefined for any other error. */
 export function writeStopOf(error: unknown): WriteStop | undefined {
   return isWisbridgeError(error) && error.details !== undefined && 'notSent' in error.details ? error.details : undefined;
 }

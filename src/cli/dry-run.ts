@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { documentName } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
-import { mapInbound, type InboundOutcome, type Mapping, type ReferenceResolver, type RowError } from '../mapping/index.js';
+import { mapInbound, type InboundOutcome, type Mapping, type ReferenceIds, type RowError } from '../mapping/index.js';
 import { FILE_LEVEL } from '../pipeline/process-file.js';
 import { emptyRowCounts, type FileReport } from '../pipeline/types.js';
 
@@ -10,7 +10,7 @@ import { emptyRowCounts, type FileReport } from '../pipeline/types.js';
  * `request`: a body that would be sent and the input lines of each document in it; `rejected`: a document refused
  * before sending, with its errors; `skipped`: a line left out on purpose; `file-rejected`: the file as a whole.
  * `key` is the mapping's document key ('' for one-row documents); `document` names the document as the result file
- * does (an adjustment's SKU, a count's reference, the resolved id), null when nothing identifies it.
+ * does (an adjustment's SKU, a count's reference, the id found for a number), null when nothing identifies it.
  */
 export type DryRunLine =
   | { file: string; kind: 'request'; endpoint: string; body: Record<string, unknown>; documents: Array<{ key: string; document: string | null; lines: number[] }> }
@@ -22,7 +22,7 @@ export interface DryRunOptions {
   job: string;
   file: string;
   maxBatchItems: number;
-  resolver?: ReferenceResolver;
+  referenceIds?: ReferenceIds;
   /** Set on inventory items that name none (the service account's warehouse), as the pipeline does. */
   warehouse?: number;
   emit(line: DryRunLine): void;
@@ -39,7 +39,7 @@ export function dryRunLine(file: string, o: InboundOutcome): DryRunLine {
 
 /**
  * A file-level problem (no mapping, unreadable, wrong layout): one `file-rejected` line and a rejected report.
- * A usage mistake of the command (no resolver for a mapping with references) stays an error: exit 2.
+ * A usage mistake of the command (no source of reference ids for a mapping with references) stays an error: exit 2.
  */
 export function rejectFile(report: FileReport, error: unknown, emit: (line: DryRunLine) => void): FileReport {
   if (!isWisbridgeError(error) || !FILE_LEVEL.has(error.code) || error.code === 'USAGE') throw error;
@@ -55,7 +55,7 @@ export function dryRunReport(job: string, file: string): FileReport {
 export async function dryRunFile(source: () => Promise<Readable>, mapping: Mapping, options: DryRunOptions): Promise<FileReport> {
   const report: FileReport = { ...dryRunReport(options.job, options.file), mapping: mapping.name };
   try {
-    for await (const o of mapInbound(await source(), mapping, { fileName: options.file, resolver: options.resolver, maxBatchItems: options.maxBatchItems })) {
+    for await (const o of mapInbound(await source(), mapping, { fileName: options.file, referenceIds: options.referenceIds, maxBatchItems: options.maxBatchItems })) {
       if (o.kind === 'skipped') report.rows.skipped += 1;
       else if (o.kind === 'rejected') report.rows.error += o.lines.length;
       else {

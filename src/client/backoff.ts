@@ -45,13 +45,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * One signal that aborts when any source aborts or `timeoutMs` passes, with `dispose()` to drop the listeners
+ * One signal that aborts when any source aborts or `timeoutMs` passes, with `release()` to drop the listeners
  * and the timer. Unlike AbortSignal.any / AbortSignal.timeout, nothing stays attached to a long-lived
  * client-wide signal after the request, so a long-running bridge does not accumulate listeners.
  */
-export function linkSignals(sources: readonly (AbortSignal | undefined)[], timeoutMs?: number): { signal: AbortSignal; dispose(): void } {
+export function linkSignals(sources: readonly (AbortSignal | undefined)[], timeoutMs?: number): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
-  // Many requests in flight may listen to one linked signal at once; each listener is removed by dispose().
+  // Many requests in flight may listen to one linked signal at once; each listener is removed by release().
   setMaxListeners(0, controller.signal);
   const cleanups: (() => void)[] = [];
   for (const source of sources) {
@@ -70,7 +70,7 @@ export function linkSignals(sources: readonly (AbortSignal | undefined)[], timeo
   }
   return {
     signal: controller.signal,
-    dispose() {
+    release() {
       for (const c of cleanups.splice(0)) c();
     },
   };

@@ -5,7 +5,7 @@ import { silentLogger } from '../log.js';
 import { deadlineOf, getJson, serviceMessage, type Core } from './core.js';
 import { countRecords, listDecodedPages, listPages, listRecords, type Page, type PageDecoder, type RawPage } from './list.js';
 import { verifyApplied } from './safety.js';
-import { resolveSecret, type SecretSource } from './secret.js';
+import { readSecret, type SecretSource } from './secret.js';
 import { Transport, type TransportOptions } from './transport.js';
 import type {
   BatchEndpointId, CallOptions, CountEndpointId, FiltersOf, ItemOf, ListEndpointId, ListOptions, RecordOf, ResultOf, WriteOptions, WriteOutcome,
@@ -168,9 +168,9 @@ export interface CreateClientOptions extends Omit<ClientOptions, 'token'> {
   token: string | SecretSource;
 }
 
-/** Builds a client, resolving the token from a value, an environment variable or a file. */
+/** Builds a client, reading the token from a value, an environment variable or a file. */
 export async function createClient(options: CreateClientOptions): Promise<WisClient> {
-  const token = typeof options.token === 'string' ? options.token : await resolveSecret(options.token, 'service token');
+  const token = typeof options.token === 'string' ? options.token : await readSecret(options.token, 'service token');
   return new WisClient({ ...options, token });
 }
 

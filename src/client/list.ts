@@ -241,7 +241,7 @@ async function* pagesFrom<K extends ListEndpointId, P extends { page: number; ha
       }
     } finally {
       stop.abort();
-      link.dispose();
+      link.release();
     }
     if (!last || !last.hasMore) return;
     next = last.page + 1;

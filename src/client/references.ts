@@ -1,14 +1,14 @@
-import type { ReferenceKind, ReferenceResolver } from '../mapping/resolver.js';
+import type { ReferenceKind, ReferenceIds } from '../mapping/reference-ids.js';
 import type { WisClient } from './client.js';
 import type { ListEndpointId } from './types.js';
 
-export interface ApiResolverOptions {
+export interface ApiReferenceIdsOptions {
   /** Numbers per `numbers=` query (default 100). */
   numbersPerQuery?: number;
   /**
-   * Supplier shipments have no `numbers` (nor `ids`) filter: the resolver lists these statuses once and keeps a
+   * Supplier shipments have no `numbers` (nor `ids`) filter: ApiReferenceIds lists these statuses once and keeps a
    * number → id table, rescanning on a miss at most every `refreshAfterMs` (default pending and open: the
-   * shipments a 3PL still receives; add `done` to resolve finished ones, at the cost of listing them all).
+   * shipments a 3PL still receives; add `done` to find finished ones, at the cost of listing them all).
    */
   supplierStatuses?: readonly ('pending' | 'open' | 'done')[];
   /** A miss triggers a refresh of a listing-based table (products, supplier shipments) only if older than this (default 60 s). */
@@ -32,23 +32,23 @@ interface Table {
 }
 
 /**
- * The mapping's ReferenceResolver over the service: shipment / transfer / return numbers → ids through the
+ * The mapping's ReferenceIds over the service: shipment / transfer / return numbers → ids through the
  * `numbers` filter (batched), product codes → ids through a products listing kept in memory (refreshed
  * incrementally with `updated_at_min`), supplier shipment numbers through a listing table (no filter exists).
- * Wrap it in the mapping's `cachedResolver` for per-run caching of hits and misses.
+ * Wrap it in the mapping's `cachedReferenceIds` for per-run caching of hits and misses.
  */
-export class ApiReferenceResolver implements ReferenceResolver {
+export class ApiReferenceIds implements ReferenceIds {
   readonly #client: WisClient;
-  readonly #options: ApiResolverOptions;
+  readonly #options: ApiReferenceIdsOptions;
   readonly #tables = new Map<'product' | 'supplierShipment', Table>();
   readonly #loading = new Map<'product' | 'supplierShipment', Promise<Table>>();
 
-  constructor(client: WisClient, options: ApiResolverOptions = {}) {
+  constructor(client: WisClient, options: ApiReferenceIdsOptions = {}) {
     this.#client = client;
     this.#options = options;
   }
 
-  async resolve(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>> {
+  async idsOf(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>> {
     const wanted = [...new Set(keys.map((k) => k.trim()).filter((k) => k !== ''))];
     if (wanted.length === 0) return new Map();
     if (kind === 'product' || kind === 'supplierShipment') return this.#fromTable(kind, wanted);
@@ -56,8 +56,8 @@ export class ApiReferenceResolver implements ReferenceResolver {
   }
 
   /** One key: its id, or undefined when the service does not know it. */
-  async resolveOne(kind: ReferenceKind, key: string): Promise<number | undefined> {
-    return (await this.resolve(kind, [key])).get(key.trim());
+  async idOf(kind: ReferenceKind, key: string): Promise<number | undefined> {
+    return (await this.idsOf(kind, [key])).get(key.trim());
   }
 
   async #byNumbers(kind: keyof typeof BY_NUMBER, keys: string[]): Promise<Map<string, number>> {

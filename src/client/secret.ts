@@ -11,10 +11,10 @@ export interface SecretSource {
 }
 
 /**
- * Resolves a secret from exactly one source, first match wins: value, then env, then file.
+ * Reads a secret from exactly one source, first match wins: value, then env, then file.
  * Error messages name the source (variable name, file path), never the secret.
  */
-export async function resolveSecret(source: SecretSource, what = 'token'): Promise<string> {
+export async function readSecret(source: SecretSource, what = 'token'): Promise<string> {
   if (source.value !== undefined && source.value.trim() !== '') return source.value.trim();
   if (source.env !== undefined) {
     const fromEnv = process.env[source.env];

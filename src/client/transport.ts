@@ -197,7 +197,7 @@ export class Transport {
       } catch {
         this.#checkStop(req, userSignals, deadline, lastOutcome, attempt);
       } finally {
-        link.dispose();
+        link.release();
       }
     }
     const outcomeText = lastOutcome === 'unknown' ? 'an attempt may have been applied' : 'nothing was applied';
@@ -287,7 +287,7 @@ export class Transport {
       const outcome: CallOutcome = sent ? 'unknown' : 'not-applied';
       return { kind: 'failure', problem: `${kind}: ${message}`, outcome, code: kind === 'timeout' ? 'TIMEOUT' : 'UNAVAILABLE', status, failure: kind, durationMs: ms };
     } finally {
-      link.dispose();
+      link.release();
     }
   }
 

@@ -20,7 +20,7 @@ interface Entry {
 /**
  * Sends items in batches and returns one outcome per item, in input order. Fatal problems (authentication,
  * contract violation, service unavailable after retries, deadline, shutdown) are thrown as WisbridgeError
- * with `details.outcomes` (items settled so far, the batch in flight as uncertain when it may have applied)
+ * with `details.outcomes` (items decided so far, the batch in flight as uncertain when it may have applied)
  * and `details.notSent` (indexes never sent).
  */
 export async function runWrite<K extends BatchEndpointId>(
@@ -34,7 +34,7 @@ export async function runWrite<K extends BatchEndpointId>(
   try {
     return await writeAll(core, endpoint, items, options, deadline, link.signal);
   } finally {
-    link.dispose();
+    link.release();
   }
 }
 
@@ -68,12 +68,12 @@ async function writeAll<K extends BatchEndpointId>(
     else outcomes[index] = { key, index, ok: false, errors: describeIssues(parsed.error), returned: {} };
   });
 
-  const settle = (e: Entry, o: Omit<WriteOutcome<ResultOf<K>>, 'key' | 'index'>) => {
+  const decide = (e: Entry, o: Omit<WriteOutcome<ResultOf<K>>, 'key' | 'index'>) => {
     outcomes[e.index] = { key: e.key, index: e.index, ...o };
   };
   const uncertain = (batch: Entry[], message: string, repeated: boolean) => {
     core.logger.warn({ endpoint, items: batch.length, keys: batch.slice(0, 20).map((e) => e.key) }, 'write outcome unknown: items reported uncertain');
-    for (const e of batch) settle(e, { ok: false, uncertain: true, errors: [message], returned: {}, ...(repeated ? { repeated } : {}) });
+    for (const e of batch) decide(e, { ok: false, uncertain: true, errors: [message], returned: {}, ...(repeated ? { repeated } : {}) });
   };
 
   const onUnknown = async (batch: Entry[], error: WisbridgeError, sentAt: Date, repeated: boolean): Promise<void> => {
@@ -93,7 +93,7 @@ async function writeAll<K extends BatchEndpointId>(
       }
       if (confirmed) {
         const shown = confirmed;
-        for (const e of batch) if (shown.has(e.key as number)) settle(e, { ok: true, verified: true, errors: [], returned: {}, ...(repeated ? { repeated } : {}) });
+        for (const e of batch) if (shown.has(e.key as number)) decide(e, { ok: true, verified: true, errors: [], returned: {}, ...(repeated ? { repeated } : {}) });
         pending = batch.filter((e) => !shown.has(e.key as number));
         note = `${error.message}; reading state back did not confirm it`;
         // Only items the read showed as not applied are repeated; when the read failed nothing is known.
@@ -152,7 +152,7 @@ async function writeAll<K extends BatchEndpointId>(
       return;
     }
     const text = BISECTABLE.has(res.status) ? message : `HTTP ${res.status}: ${message}`;
-    for (const e of batch) settle(e, { ok: false, errors: [text], returned: {}, ...(repeated ? { repeated } : {}) });
+    for (const e of batch) decide(e, { ok: false, errors: [text], returned: {}, ...(repeated ? { repeated } : {}) });
   };
 
   const batches: Entry[][] = [];
@@ -173,10 +173,10 @@ async function writeAll<K extends BatchEndpointId>(
   await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
 
   if (fatal !== undefined) {
-    const settled = outcomes.filter((o): o is WriteOutcome<ResultOf<K>> => o !== undefined);
+    const decided = outcomes.filter((o): o is WriteOutcome<ResultOf<K>> => o !== undefined);
     const notSent = items.map((_, i) => i).filter((i) => outcomes[i] === undefined);
     if (isWisbridgeError(fatal)) {
-      throw new WisbridgeError(fatal.code, fatal.message, { cause: fatal, details: { ...fatal.details, outcomes: settled, notSent } });
+      throw new WisbridgeError(fatal.code, fatal.message, { cause: fatal, details: { ...fatal.details, outcomes: decided, notSent } });
     }
     throw fatal;
   }

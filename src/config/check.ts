@@ -10,7 +10,7 @@ import { redactUrl } from '../util/redact-url.js';
 
 export interface ConfigCheckOptions {
   /**
-   * Resolve every secret the configuration references and open the journal (default true); false checks the shape
+   * Read every secret the configuration references and open the journal (default true); false checks the shape
    * only (a build machine has neither the secrets nor the database).
    */
   secrets?: boolean;
@@ -32,7 +32,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   const { config, problems, warnings, doc } = checkConfigText(text, file);
   if (!config || !doc) return { problems, warnings };
   const loaded = bindConfig(config, file);
-  const { mappings, problems: mappingProblems } = await checkMappings(loaded.mappingsDir);
+  const { mappings, problems: mappingProblems, warnings: mappingWarnings } = await checkMappings(loaded.mappingsDir);
   const known = new Map(mappings.map((m) => [m.name, m]));
   const missing: YamlProblem[] = [];
   const names = [
@@ -47,7 +47,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
   }
   const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];
-  return { problems: [...mappingProblems, ...missing, ...secrets], warnings: [...warnings, ...inlineUrlWarnings(loaded, doc)], mappings };
+  return { problems: [...mappingProblems, ...missing, ...secrets], warnings: [...warnings, ...mappingWarnings, ...inlineUrlWarnings(loaded, doc)], mappings };
 }
 
 /**
@@ -68,7 +68,7 @@ function inlineUrlWarnings(loaded: LoadedConfig, doc: PositionedYaml): YamlProbl
   }];
 }
 
-/** Every secret reference resolved once (tokens, drop credentials, console, webhook); messages name the variable or file, never a value. */
+/** Every secret reference read once (tokens, drop credentials, console, webhook); messages name the variable or file, never a value. */
 async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
   const problems: YamlProblem[] = [];
   const at = (path: string[], message: string) => problems.push({ file: loaded.file, ...doc.positionOf(path), message: `${path.join('.')}: ${message}` });

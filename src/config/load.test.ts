@@ -117,7 +117,7 @@ describe('configuration', () => {
     ]);
   });
 
-  it('the secret flag alone decides which drop options are references, resolved, and redacted in logs', () => {
+  it('the secret flag alone decides which drop options are references, read, and redacted in logs', () => {
     expect(SECRET_DROP_OPTIONS).toEqual(['password', 'privateKey', 'passphrase'] satisfies SecretDropOption[]);
     for (const key of ['password', 'private_key', 'privateKey', 'passphrase', 'token']) expect(REDACTED_PATHS).toContain(`*.${key}`);
     const inline = checkConfigText(VALID.replace('password: { file: secrets/sftp-password }', 'private_key: "-----BEGIN KEY-----"'), 'c.yaml');
@@ -146,7 +146,7 @@ describe('configuration', () => {
     expect(problems[0]!.line).toBeGreaterThan(0);
   });
 
-  it('resolves relative paths against the config file and secrets from env and files, never inline', async () => {
+  it('resolves relative paths against the config file and reads secrets from env and files, never inline', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'wisbridge-config-'));
     await writeFile(join(dir, 'wisbridge.yaml'), VALID);
     await import('node:fs/promises').then((fs) => fs.mkdir(join(dir, 'secrets')));

@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Cron } from 'croner';
 import { WisbridgeError } from '../errors.js';
-import { resolveSecret } from '../client/secret.js';
+import { readSecret } from '../client/secret.js';
 import { SECRET_DROP_OPTIONS, type DropOptions } from '../drops/options.js';
 import { camelToSnake } from '../util/naming.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import type { JournalTarget } from '../journal/index.js';
 import { configSchema, type Config, type DropConfig, type SecretRef, type ServiceConfig } from './schema.js';
 
-/** A validated configuration, with paths resolved against the config file's folder and secrets resolvable on demand. */
+/** A validated configuration, with paths resolved against the config file's folder and secrets read on demand. */
 export interface LoadedConfig {
   file: string;
   config: Config;
@@ -127,7 +127,7 @@ export function bindConfig(config: Config, file: string, warnings: YamlProblem[]
   const baseDir = dirname(resolve(file));
   const path = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
   const secret = (ref: SecretRef | undefined, what: string) =>
-    ref === undefined ? Promise.resolve(undefined) : resolveSecret(secretSource(ref, path), what);
+    ref === undefined ? Promise.resolve(undefined) : readSecret(secretSource(ref, path), what);
   const service = (name: string) => {
     const found = config.services[name];
     if (!found) throw new WisbridgeError('CONFIG_INVALID', `unknown service "${name}" (known: ${Object.keys(config.services).join(', ')})`);
@@ -142,8 +142,8 @@ export function bindConfig(config: Config, file: string, warnings: YamlProblem[]
     snapshotDir: typeof config.journal === 'string' ? `${path(config.journal)}.snapshots` : path('wisbridge-snapshots'),
     mappingsDir: path(config.mappings),
     service,
-    serviceToken: (name) => resolveSecret(secretSource(service(name).token, path), `token of service "${name}"`),
-    secret: (ref, what) => resolveSecret(secretSource(ref, path), what),
+    serviceToken: (name) => readSecret(secretSource(service(name).token, path), `token of service "${name}"`),
+    secret: (ref, what) => readSecret(secretSource(ref, path), what),
     async dropOptions(name) {
       const drop: DropConfig | undefined = config.drops[name];
       if (!drop) throw new WisbridgeError('CONFIG_INVALID', `unknown drop "${name}" (known: ${Object.keys(config.drops).join(', ')})`);

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { resolveSecret } from '../client/secret.js';
+import { readSecret } from '../client/secret.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { ConsoleConfig, SecretRef } from '../config/schema.js';
 
@@ -47,9 +47,9 @@ export class ConsoleAuth {
     const source = (ref: SecretRef) => ('env' in ref ? { env: ref.env } : { file: isAbsolute(ref.file) ? ref.file : resolve(base, ref.file) });
     const sessionMs = config.session_hours * 3600_000;
     if ('bearer_token' in config.auth) {
-      return new ConsoleAuth('bearer', await resolveSecret(source(config.auth.bearer_token), 'console bearer token'), undefined, sessionMs, now);
+      return new ConsoleAuth('bearer', await readSecret(source(config.auth.bearer_token), 'console bearer token'), undefined, sessionMs, now);
     }
-    const password = await resolveSecret(source(config.auth.password), 'console password');
+    const password = await readSecret(source(config.auth.password), 'console password');
     return new ConsoleAuth('basic', password, config.auth.username, sessionMs, now);
   }
 

@@ -21,14 +21,14 @@ const CALL_FAILURE = {
   attempts: 'the attempts made',
 };
 const WRITE_STOP: { readonly [K in keyof WriteStop]: string } = {
-  outcomes: 'the outcomes of the items settled so far, the batch in flight reported uncertain when it may have applied',
+  outcomes: 'the outcomes of the items decided so far, the batch in flight reported uncertain when it may have applied',
   notSent: 'the indexes of the items never sent',
 };
 
 /** What each code means to an operator beyond its meaning in ERROR_CODES: who raises it, what to do, its details. */
 export const ERROR_CATALOGUE: { readonly [C in ErrorCode]: CatalogueEntry<C> } = {
   CONFIG_INVALID: {
-    raisedBy: 'config, client `resolveSecret` / `WisClient`',
+    raisedBy: 'config, client `readSecret` / `WisClient`',
     action: 'fix the configuration; the message names the field, variable or file',
     fields: { problems: 'every problem found, each with its file, line and column (the journal section\'s options: their path and message)' },
   },
@@ -45,7 +45,7 @@ export const ERROR_CATALOGUE: { readonly [C in ErrorCode]: CatalogueEntry<C> } =
   USAGE: {
     raisedBy: 'CLI',
     action: 'see `wisbridge <command> --help`',
-    fields: { needs: '`references`: the mapping resolves references through the API and was given no resolver (`wisbridge map` then asks for `--references` or `--url`)', mapping: 'its name' },
+    fields: { needs: '`references`: the mapping needs the ids of references from the API and was given no reference ids (`wisbridge map` then asks for `--references` or `--url`)', mapping: 'its name' },
   },
   FILE_UNREADABLE: {
     raisedBy: 'pipeline',
@@ -124,7 +124,7 @@ export const ERROR_CATALOGUE: { readonly [C in ErrorCode]: CatalogueEntry<C> } =
   },
   ABORTED: {
     raisedBy: 'client',
-    action: 'none: the run stops; `details.outcomes` lists what was settled',
+    action: 'none: the run stops; `details.outcomes` lists what was decided',
     fields: CALL_FAILURE,
   },
   INVALID_REQUEST: {

@@ -58,7 +58,7 @@ export async function acknowledgeDue(ctx: AckContext, tally: AckTally): Promise<
 const acknowledgingNow = new Set<string>();
 
 /** Outcomes recorded per transaction: 25,000 in one held the event loop for ~0.3 s. */
-const SETTLE_CHUNK = 1_000;
+const RECORD_CHUNK = 1_000;
 
 async function acknowledgeExport(ctx: AckContext, exportId: number, records: ExportRecord[], tally: AckTally): Promise<void> {
   const { client, journal, spec, logger } = ctx;
@@ -102,12 +102,12 @@ async function acknowledgeExport(ctx: AckContext, exportId: number, records: Exp
       logger.error({ id, number: numbers.get(id), messages: o.errors }, 'export: acknowledgement refused');
     }
   }
-  // Only what is still waiting (another process on this journal may have settled some meanwhile).
+  // Only what is still waiting (another process on this journal may have recorded some meanwhile).
   const waiting = await journal.pendingIdsOf(exportId);
-  const settled = acks.filter((a) => waiting.has(a.id));
-  for (let start = 0; start < settled.length; start += SETTLE_CHUNK) {
+  const stillWaiting = acks.filter((a) => waiting.has(a.id));
+  for (let start = 0; start < stillWaiting.length; start += RECORD_CHUNK) {
     if (start > 0) await nextTurn();
-    await journal.recordAcknowledgements(exportId, settled.slice(start, start + SETTLE_CHUNK));
+    await journal.recordAcknowledgements(exportId, stillWaiting.slice(start, start + RECORD_CHUNK));
   }
   if (ctx.job.result_files && acks.length > 0) {
     const name = await writeResultFile(ctx.drop, journal, await journal.getExport(exportId));

@@ -27,7 +27,7 @@ export function crashPoint(point: 'after-record' | 'after-rename' | 'after-writt
  * the write). The rename is the commit point: a file in the outbox was written whole, so the export is marked
  * written; no file means the records were never handed over and are free again.
  */
-export async function settleUnwritten(journal: ExportJournal, drop: Drop, exportFile: ExportFile, logger: Logger): Promise<'written' | 'abandoned'> {
+export async function reconcileUnwritten(journal: ExportJournal, drop: Drop, exportFile: ExportFile, logger: Logger): Promise<'written' | 'abandoned'> {
   const found = await drop.stat('outbox', exportFile.fileName);
   if (found) {
     await drop.completeCompanions?.('outbox', exportFile.fileName);
@@ -48,8 +48,8 @@ export async function settleUnwritten(journal: ExportJournal, drop: Drop, export
 export const exportsInFlight = new Set<string>();
 
 /**
- * Writes a work file for an export recorded in the journal, then marks it written through `writer`; settles it on
- * failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here.
+ * Writes a work file for an export recorded in the journal, then marks it written through `writer`; reconciles it
+ * on failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here.
  */
 export async function writeRecorded(
   journal: ExportJournal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, logger: Logger,
@@ -62,7 +62,7 @@ export async function writeRecorded(
     } catch (error) {
       // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.
       if (isWisbridgeError(error, 'DROP_EXISTS')) await journal.abandonExport(exportId);
-      else await settleUnwritten(journal, drop, await journal.getExport(exportId), logger).catch(() => undefined);
+      else await reconcileUnwritten(journal, drop, await journal.getExport(exportId), logger).catch(() => undefined);
       throw error;
     }
     crashPoint('after-rename');

@@ -4,7 +4,7 @@ import type { Mapping } from '../mapping/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { acknowledgeDue, emptyTally, type AckTally } from './acknowledge.js';
 import { exportCancellations } from './cancellations.js';
-import { exportsInFlight, settleUnwritten } from './files.js';
+import { exportsInFlight, reconcileUnwritten } from './files.js';
 import { exportProducts } from './products.js';
 import { exportPending, type FileContext, type ExportTuning, type WrittenFile } from './work.js';
 import { WORK_TYPE_SPECS } from './work-types.js';
@@ -20,7 +20,7 @@ export interface ExportSummary {
   skipped: number;
   /** Records written to work lists in this run. */
   exported: number;
-  /** Records of files written by an earlier, interrupted run, settled at the start of this one. */
+  /** Records of files written by an earlier, interrupted run, reconciled at the start of this one. */
   recovered: { markedWritten: number; abandoned: number };
   acknowledgements: AckTally;
   /** Records written under the on-confirmation policy, waiting for the WMS's confirmation. */
@@ -51,7 +51,7 @@ async function exportMapping(runtime: Runtime, name: string, job: ExportJob): Pr
 }
 
 /**
- * One export pass of a job: settle files an interrupted run left behind, acknowledge what is still due, list the
+ * One export pass of a job: reconcile files an interrupted run left behind, acknowledge what is still due, list the
  * pending work, write it in work-list files (journal first), acknowledge per policy, then export cancellations.
  * Fatal problems (service down, drop unreachable, bad configuration) are thrown as WisbridgeError; what was done
  * before stays in the journal, and the next run continues from there.
@@ -71,7 +71,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
   };
 
   for (const unwritten of (await journal.unwrittenExports(job.work_type)).filter((e) => !exportsInFlight.has(e.fileName))) {
-    const outcome = await settleUnwritten(journal, drop, unwritten, logger);
+    const outcome = await reconcileUnwritten(journal, drop, unwritten, logger);
     if (outcome === 'written') summary.recovered.markedWritten += unwritten.recordCount;
     else summary.recovered.abandoned += unwritten.recordCount;
   }

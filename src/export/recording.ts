@@ -34,7 +34,7 @@ export class FileRecording {
     private readonly spec: FileJournalSpec,
     private readonly logger: Logger,
   ) {
-    // in flight from before the first part is recorded: a job starting meanwhile must not settle it as a leftover
+    // in flight from before the first part is recorded: a job starting meanwhile must not reconcile it as a leftover
     exportsInFlight.add(name);
   }
 

@@ -13,7 +13,7 @@ export type JournalTransactions = UnitOfWork;
 /** A journal that a worker thread can open again on its own connection (its `address`). */
 type Reopenable = { readonly address: JournalAddress };
 
-/** Inbound claims and requests: the pipeline (first send, resume, settling a crash) and re-drive. */
+/** Inbound claims and requests: the pipeline (first send, resume, reconciling what a crash left in flight) and re-drive. */
 export type InboundJournal = ClaimsAndRequests & UnitOfWork & Reopenable;
 
 /** What a file's rows came to: result files, `status --file`, the summary of a file. */

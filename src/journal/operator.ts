@@ -77,7 +77,7 @@ export interface InboundReads {
  */
 export type InboundOn<T = InboundReads> = (sql: SqlPort) => T;
 
-/** What resolveUncertain did: items resolved, and the status each of their files settled to. */
+/** What resolveUncertain did: items resolved, and the status each of their files has now. */
 export interface ResolveResult {
   resolved: number;
   files: Array<{ fileId: number; status: FileStatus }>;
@@ -190,7 +190,7 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
       SELECT id, request_id, attempt, status, messages, hint, CAST(? AS TEXT) FROM items WHERE id = ?`,
     resolve: `UPDATE items SET status = ?, messages = ?, hint = NULL, resolution = ?, resolution_note = ?, resolved_by = ?, resolved_at = ?
       WHERE id = ? AND status = 'uncertain'`,
-    settleFile: `UPDATE files SET status = ?, summary = ? WHERE id = ? AND status IN ('done', 'failed')`,
+    refreshFileStatus: `UPDATE files SET status = ?, summary = ? WHERE id = ? AND status IN ('done', 'failed')`,
     history: 'SELECT * FROM item_history WHERE item_id = ? ORDER BY id',
     // Only the columns of a LineOutcome, as arrays (no object per row from the driver); the request status is
     // looked up once per request per page instead of by a subquery per row.
@@ -250,10 +250,10 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
     return file.redrives + 2;
   });
 
-  async function settle(t: SqlPort, fileId: number): Promise<FileStatus | null> {
+  async function refreshFileStatus(t: SqlPort, fileId: number): Promise<FileStatus | null> {
     const s = await inboundOn(t).fileSummary(fileId);
     const status: FileStatus = s.error + s.uncertain > 0 ? 'failed' : 'done';
-    return (await t.run(q.settleFile, [status, JSON.stringify(s), fileId])) === 1 ? status : null;
+    return (await t.run(q.refreshFileStatus, [status, JSON.stringify(s), fileId])) === 1 ? status : null;
   }
 
   const resolveUncertain = (target: ResolveTarget, options: ResolveOptions): Promise<ResolveResult> => sql.tx(async (t) => {
@@ -290,7 +290,7 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
       fileIds.add(row.file_id);
     }
     const files: Array<{ fileId: number; status: FileStatus }> = [];
-    for (const fileId of fileIds) files.push({ fileId, status: (await settle(t, fileId)) ?? (await fileIn(t, fileId)).status });
+    for (const fileId of fileIds) files.push({ fileId, status: (await refreshFileStatus(t, fileId)) ?? (await fileIn(t, fileId)).status });
     return { resolved: rows.length, files };
   });
 

@@ -66,7 +66,7 @@ export interface ResumeState {
   /** Highest seq recorded (-1 when none). */
   maxSeq: number;
   counts: { finished: number; sent: number; unsent: number };
-  /** Requests whose bytes may have gone out before the crash: the caller settles each with completeRequest. */
+  /** Requests whose bytes may have gone out before the crash: the caller reconciles each with completeRequest. */
   sentRequests: RecordedRequest[];
   /** Class of one seq; seqs never recorded are `unsent`. */
   classify(seq: number): ResumeClass;

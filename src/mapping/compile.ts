@@ -30,11 +30,11 @@ export function compileField(name: string, input: FieldInput, tables: Tables, pa
   const sources = [spec.column !== undefined, spec.value !== undefined, spec.concat !== undefined].filter(Boolean).length;
   if (sources > 1) throw new DefinitionError(`field "${name}": give only one of column, value, concat`, path);
   if (sources === 0 && spec.default === undefined) throw new DefinitionError(`field "${name}" needs a column, a value, a concat or a default`, path);
-  if (spec.resolve && spec.check) throw new DefinitionError(`field "${name}": resolve and check exclude each other`, path);
+  if (spec.id_of && spec.check) throw new DefinitionError(`field "${name}": id_of and check exclude each other`, path);
   const steps: TextStep[] = (spec.transforms ?? []).map((t, i) => compileTransform(t, tables, [...path, 'transforms', i]));
   const parse = compileParse(spec, path);
   const outPath = name.split('.');
-  const ref = spec.resolve ? { kind: spec.resolve, keep: false } : spec.check ? { kind: spec.check, keep: true } : undefined;
+  const ref = spec.id_of ? { kind: spec.id_of, keep: false } : spec.check ? { kind: spec.check, keep: true } : undefined;
   const constant = (v: string | number | boolean, where: string): unknown => {
     if (typeof v !== 'string') return v;
     if (v === '') return undefined;

@@ -101,11 +101,11 @@ export const fieldSchema = z
     time_zone: z.string().optional().describe('IANA time zone of datetimes without an offset; default UTC'),
     two_digit_years_from: z.number().int().min(1000).max(9900).optional()
       .describe('a yy year is the first year from this one on that ends in its digits; default 1970 (70–99 → 1970–1999, 00–69 → 2000–2069); 2000 reads a placeholder expiry 31.12.99 as 2099'),
-    resolve: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id found through the API'),
+    id_of: z.enum(REFERENCE_KINDS).optional().describe('replace the value (a number or SKU) with the id of the record of this kind, found through the API (its old name `resolve` is still read, with a deprecation warning)'),
     check: z.enum(REFERENCE_KINDS).optional().describe('keep the value but require that it exists (e.g. a SKU check)'),
     escape_formulas: z.boolean().optional().describe('exports: neutralize a leading = + - @ tab CR (a plain signed number such as -2 or -1,5 with decimal "," is kept); default from the dialect'),
     send: z.boolean().optional()
-      .describe('false: the value is read, parsed and checked (a row error when it fails; check/resolve still apply) but not put into the request; its name is free'),
+      .describe('false: the value is read, parsed and checked (a row error when it fails; check/id_of still apply) but not put into the request; its name is free'),
   })
   .describe('One output field. A bare string is a column name, a bare number a column position.');
 
@@ -215,7 +215,7 @@ export const groupingSchema = z
   .describe('How rows are grouped into documents.');
 
 export const exportColumnSchema = fieldSchema
-  .omit({ column: true, concat: true, separator: true, transforms: true, split: true, resolve: true, check: true, send: true })
+  .omit({ column: true, concat: true, separator: true, transforms: true, split: true, id_of: true, check: true, send: true })
   .extend({
     name: z.string().min(1).describe('header name of the column'),
     path: z.string().optional().describe('path in the record: a.b, list[0], codes[type=3pl_sku].value; with `rows`, `line.x` reads the current line'),

@@ -133,7 +133,7 @@ export class DocumentBuilder {
       if (f.ref) {
         const field = f.path[f.path.length - 1];
         if (Array.isArray(v)) {
-          (doc.errors ??= []).push({ line, column: f.label, message: `${this.fileName}, line ${line}, column ${f.label}: a list cannot be resolved` });
+          (doc.errors ??= []).push({ line, column: f.label, message: `${this.fileName}, line ${line}, column ${f.label}: a list has no reference id` });
         } else {
           (doc.refs ??= []).push({ kind: f.ref.kind, key: String(v), target, field, keep: f.ref.keep, line, label: f.label, raw: f.raw(row) });
         }

@@ -7,7 +7,7 @@ import { HeaderProblem, type BoundNode, type RowTest } from './compile.js';
 import { DocumentBuilder, rowCount, type DocState } from './documents.js';
 import type { MapInboundOptions, MappedDocument } from './inbound.js';
 import type { Mapping } from './mapping.js';
-import { cachedResolver, describeKind, type ReferenceResolver } from './resolver.js';
+import { cachedReferenceIds, describeKind, type ReferenceIds } from './reference-ids.js';
 import { contractTarget, locateIssues } from './validate.js';
 import { TotalsTracker } from './control-totals.js';
 import type { InboundOutcome } from './inbound.js';
@@ -22,7 +22,7 @@ export class InboundMapper extends Transform {
   private readonly file: string;
   private readonly endpoint: InboundDocument;
   private readonly target: ReturnType<typeof contractTarget>;
-  private readonly resolver?: ReferenceResolver;
+  private readonly referenceIds?: ReferenceIds;
   private readonly maxBatch: number;
   private root?: BoundNode;
   private skip?: RowTest;
@@ -58,7 +58,7 @@ export class InboundMapper extends Transform {
     this.file = options.fileName;
     this.endpoint = mapping.document as InboundDocument;
     this.target = contractTarget(this.endpoint);
-    this.resolver = options.resolver && cachedResolver(options.resolver);
+    this.referenceIds = options.referenceIds && cachedReferenceIds(options.referenceIds);
     this.maxBatch = Math.min(Math.max(1, options.maxBatchItems ?? 100), LIMITS.maxItemsPerRequest);
     const plan = mapping.inbound!;
     if (plan.positional) this.bind(undefined);
@@ -75,8 +75,8 @@ export class InboundMapper extends Transform {
       this.totals = new TotalsTracker(plan, bound.totals, this.file);
       if (plan.holdFile) this.held = [];
     }
-    if (hasRefs(bound.root) && !this.resolver) {
-      throw new WisbridgeError('USAGE', `mapping "${this.mapping.name}" resolves references through the API: a resolver is needed`,
+    if (hasRefs(bound.root) && !this.referenceIds) {
+      throw new WisbridgeError('USAGE', `mapping "${this.mapping.name}" replaces references with their ids through the API: a source of reference ids is needed`,
         { details: { needs: 'references', mapping: this.mapping.name } });
     }
   }
@@ -326,7 +326,7 @@ export class InboundMapper extends Transform {
     const docs = this.pending;
     this.pending = [];
     if (docs.length === 0) return;
-    await this.resolveRefs(docs);
+    await this.fillReferenceIds(docs);
     const good: MappedDocument[] = [];
     for (const doc of docs) {
       if (!ascending(doc.lines)) doc.lines.sort((a, b) => a - b);
@@ -353,8 +353,8 @@ export class InboundMapper extends Transform {
     }
   }
 
-  private async resolveRefs(docs: DocState[]): Promise<void> {
-    if (!this.resolver) return;
+  private async fillReferenceIds(docs: DocState[]): Promise<void> {
+    if (!this.referenceIds) return;
     const byKind = new Map<ReferenceKind, Set<string>>();
     for (const doc of docs) for (const ref of doc.refs ?? []) {
       let s = byKind.get(ref.kind);
@@ -363,7 +363,7 @@ export class InboundMapper extends Transform {
     }
     if (byKind.size === 0) return;
     const found = new Map<string, ReadonlyMap<string, number>>();
-    for (const [kind, keys] of byKind) found.set(kind, await this.resolver.resolve(kind, [...keys]));
+    for (const [kind, keys] of byKind) found.set(kind, await this.referenceIds.idsOf(kind, [...keys]));
     for (const doc of docs) for (const ref of doc.refs ?? []) {
       const id = found.get(ref.kind)?.get(ref.key);
       if (id === undefined) {

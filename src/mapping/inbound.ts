@@ -9,7 +9,7 @@ import type { RowError } from './documents.js';
 import { InboundMapper } from './inbound-mapper.js';
 import { FixedRecords } from './fixed-width.js';
 import type { Mapping } from './mapping.js';
-import type { ReferenceResolver } from './resolver.js';
+import type { ReferenceIds } from './reference-ids.js';
 
 /** One request item, validated against the contract, with the input lines it came from. */
 export interface MappedDocument {
@@ -38,14 +38,14 @@ export type InboundOutcome = MappedBatch | RejectedDocument | SkippedRow;
 export interface MapInboundOptions {
   /** File name used in error messages. */
   fileName: string;
-  /** Needed when the mapping resolves references; wrapped in a cache for the run. */
-  resolver?: ReferenceResolver;
+  /** Needed when the mapping replaces references with their ids; wrapped in a cache for the run. */
+  referenceIds?: ReferenceIds;
   /** Items per request body (default 100, at most the contract's limit). */
   maxBatchItems?: number;
 }
 
 /**
- * Streams a CSV file through a mapping: rows are parsed, grouped, resolved, validated and batched. One bad row
+ * Streams a CSV file through a mapping: rows are parsed, grouped, given their reference ids, validated and batched. One bad row
  * rejects only its document; file-level problems (undecodable CSV, missing columns, limits) throw WisbridgeError.
  */
 export async function* mapInbound(source: Readable, mapping: Mapping, options: MapInboundOptions): AsyncGenerator<InboundOutcome> {

@@ -3,6 +3,6 @@ export { loadMappings, loadMappingFile, loadNamedMapping, checkMappings, parseMa
 export { compileMapping, type Mapping } from './mapping.js';
 export { mapInbound, type InboundOutcome, type MappedBatch, type MappedDocument, type RejectedDocument, type SkippedRow, type MapInboundOptions } from './inbound.js';
 export { createExportWriter } from './export.js';
-export { cachedResolver, TableResolver, type ReferenceResolver, type ReferenceKind } from './resolver.js';
+export { cachedReferenceIds, TableReferenceIds, type ReferenceIds, type ReferenceKind } from './reference-ids.js';
 export type { RowError } from './documents.js';
 export { mappingDefinitionSchema, INBOUND_DOCUMENTS, EXPORT_DOCUMENTS, type MappingDefinition } from './definition-schema.js';

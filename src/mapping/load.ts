@@ -12,14 +12,22 @@ export type DefinitionProblem = YamlProblem;
 export const formatProblem = formatYamlProblem;
 
 /** Parses, validates and compiles one definition; every problem found is returned (nothing thrown). */
-export function parseMapping(text: string, file: string): { mapping?: Mapping; problems: DefinitionProblem[] } {
-  const { data, doc, problems } = parseYamlWithSchema(text, file, mappingDefinitionSchema);
-  if (!data || !doc) return { problems };
+/** Keys of the definition format that were renamed (old name → new name): the old one is still read, with a warning. */
+const RENAMED_KEYS: Readonly<Record<string, string>> = { resolve: 'id_of' };
+
+/**
+ * Parses, validates and compiles one definition; every problem found is returned (nothing thrown). `warnings`
+ * (a key under its old name) do not stop it; the mapping carries them too, for whoever loads it to report.
+ */
+export function parseMapping(text: string, file: string): { mapping?: Mapping; problems: DefinitionProblem[]; warnings: DefinitionProblem[] } {
+  const { data, doc, problems, warnings } = parseYamlWithSchema(text, file, mappingDefinitionSchema, { renamedKeys: RENAMED_KEYS });
+  if (!data || !doc) return { problems, warnings };
   try {
-    return { mapping: compileMapping(data, data.name ?? basename(file).replace(/\.ya?ml$/i, ''), file), problems: [] };
+    const mapping = compileMapping(data, data.name ?? basename(file).replace(/\.ya?ml$/i, ''), file);
+    return { mapping: warnings.length > 0 ? { ...mapping, warnings } : mapping, problems: [], warnings };
   } catch (error) {
     const errors = error instanceof DefinitionErrors ? error.errors : error instanceof DefinitionError ? [error] : undefined;
-    if (errors) return { problems: errors.map((e) => ({ file, ...doc.positionOf(e.path), message: `${e.path.join('.')}: ${e.message}` })) };
+    if (errors) return { problems: errors.map((e) => ({ file, ...doc.positionOf(e.path), message: `${e.path.join('.')}: ${e.message}` })), warnings };
     throw error;
   }
 }
@@ -50,7 +58,7 @@ export function mappingSet(mappings: readonly Mapping[]): MappingSet {
 }
 
 /** Reads every *.yaml definition of a folder; checks all of them and reports every problem. */
-export async function checkMappings(dir: string): Promise<{ mappings: Mapping[]; problems: DefinitionProblem[] }> {
+export async function checkMappings(dir: string): Promise<{ mappings: Mapping[]; problems: DefinitionProblem[]; warnings: DefinitionProblem[] }> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => /\.ya?ml$/i.test(n)).sort();
@@ -59,11 +67,13 @@ export async function checkMappings(dir: string): Promise<{ mappings: Mapping[];
   }
   const mappings: Mapping[] = [];
   const problems: DefinitionProblem[] = [];
+  const warnings: DefinitionProblem[] = [];
   const seen = new Map<string, string>();
   for (const n of names) {
     const file = join(dir, n);
     const result = parseMapping(await readFile(file, 'utf8'), file);
     problems.push(...result.problems);
+    warnings.push(...result.warnings);
     if (!result.mapping) continue;
     const other = seen.get(result.mapping.name);
     if (other) {
@@ -73,7 +83,7 @@ export async function checkMappings(dir: string): Promise<{ mappings: Mapping[];
     seen.set(result.mapping.name, file);
     mappings.push(result.mapping);
   }
-  return { mappings, problems };
+  return { mappings, problems, warnings };
 }
 
 /** Loads a folder of definitions; any problem is a MAPPING_INVALID error naming file:line:col. */

@@ -6,6 +6,7 @@ import { planControlTotals, type ControlTotalsPlan, type TotalCheck } from './co
 import { columnName, planFixedLayout, type FixedLayout } from './fixed-width.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
 import { isSingleObjectWrite } from '../contract/index.js';
+import type { YamlProblem } from '../util/yaml-document.js';
 
 export interface RecordTypePlan {
   /** 0-based index of the type code in each record. */
@@ -29,6 +30,8 @@ export interface Mapping {
   matches(fileName: string): boolean;
   readonly inbound?: InboundPlan;
   readonly export?: ExportPlan;
+  /** What its file says in a deprecated way (a key under its old name): reported once by whoever loads it. */
+  readonly warnings?: readonly YamlProblem[];
 }
 
 export interface InboundPlan {

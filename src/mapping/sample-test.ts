@@ -9,7 +9,7 @@ import { mapInbound, type InboundOutcome } from './inbound.js';
 import type { Mapping } from './mapping.js';
 import type { DefinitionProblem } from './load.js';
 import { parseYaml } from '../util/yaml-document.js';
-import { TableResolver, type ReferenceResolver } from './resolver.js';
+import { TableReferenceIds, type ReferenceIds } from './reference-ids.js';
 
 /** What `mappings test` compares: requests that would be sent, rejections with their messages, skipped lines. */
 export interface InboundSummary {
@@ -29,12 +29,12 @@ export async function summarizeInbound(outcomes: AsyncIterable<InboundOutcome>):
 }
 
 /** Reads `references.json` (kind → key → id) beside a sample, if there is one. */
-export async function referencesBeside(sample: string): Promise<ReferenceResolver | undefined> {
+export async function referencesBeside(sample: string): Promise<ReferenceIds | undefined> {
   const file = join(dirname(sample), 'references.json');
   if (!existsSync(file)) return undefined;
   const tables = parseJson(await readText(file, 'reference table'), file, 'reference table (kind → key → id)');
   if (tables === null || typeof tables !== 'object' || Array.isArray(tables)) throw new WisbridgeError('USAGE', `reference table ${file} must be an object: kind → key → id`);
-  return new TableResolver(tables as ConstructorParameters<typeof TableResolver>[0]);
+  return new TableReferenceIds(tables as ConstructorParameters<typeof TableReferenceIds>[0]);
 }
 
 export function expectedFileOf(mapping: Mapping, sample: string): string {
@@ -67,11 +67,11 @@ function parseJson(text: string, file: string, what: string): unknown {
   }
 }
 
-export async function runSample(mapping: Mapping, sample: string, resolver?: ReferenceResolver): Promise<string> {
+export async function runSample(mapping: Mapping, sample: string, referenceIds?: ReferenceIds): Promise<string> {
   const name = sample.split(/[\\/]/).pop()!;
   if (mapping.direction === 'inbound') {
     const bytes = await readBytes(sample, 'sample');
-    const summary = await summarizeInbound(mapInbound(Readable.from([bytes]), mapping, { fileName: name, resolver: resolver ?? (await referencesBeside(sample)) }));
+    const summary = await summarizeInbound(mapInbound(Readable.from([bytes]), mapping, { fileName: name, referenceIds: referenceIds ?? (await referencesBeside(sample)) }));
     return JSON.stringify(summary, null, 2) + '\n';
   }
   const records = parseJson(await readText(sample, 'sample'), sample, 'an export sample is a JSON array of API records');

@@ -1,5 +1,5 @@
 import { WisbridgeError } from '../errors.js';
-import type { Mapping, ReferenceKind, ReferenceResolver } from '../mapping/index.js';
+import type { Mapping, ReferenceKind, ReferenceIds } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 import type { InstanceInfo, JournalAddress } from '../journal/index.js';
 import type { Committed, StoredOutcome } from './completions.js';
@@ -42,7 +42,7 @@ export type ThreadData = Omit<BatchesThreadData, 'mapping'> & { mapping: Pick<Ma
  * A file read, mapped and recorded on a worker thread with its own connection to the journal file (WAL: the main
  * thread's connection reads and writes beside it): FileBatches run there, mapping the next request while this one
  * is out, so the main thread only sends requests and reads their answers. A request still leaves only once its
- * record is committed. References the mapping resolves are looked up by the main thread's client (`resolve`).
+ * record is committed. The ids of a mapping's references are fetched by the main thread's client (`idsOf`).
  * Outcomes travel packed (packOkOutcomes) or as one JSON text: structured cloning 1,000 small objects costs the main
  * thread several times more.
  */
@@ -53,7 +53,7 @@ export class BatchesThread implements FileRequests {
   /** Settles once the worker has opened the journal and the file (or failed to start). */
   readonly ready: Promise<void>;
 
-  constructor(data: BatchesThreadData, resolver: ReferenceResolver) {
+  constructor(data: BatchesThreadData, referenceIds: ReferenceIds) {
     const { name, file, definition } = data.mapping;
     // The definition crosses, not the compiled mapping (functions cannot be cloned).
     const cloned: ThreadData = { ...data, mapping: { name, file, definition } };
@@ -61,7 +61,7 @@ export class BatchesThread implements FileRequests {
     this.#heapMb = data.heapMb ?? THREAD_HEAP_MB;
     const limits = { maxOldGenerationSizeMb: this.#heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
     this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), cloned, 'file mapping', 'JOURNAL', limits, {
-      resolve: (kind: ReferenceKind, keys: readonly string[]) => resolver.resolve(kind, keys),
+      idsOf: (kind: ReferenceKind, keys: readonly string[]) => referenceIds.idsOf(kind, keys),
     });
     this.ready = this.#thread.ready;
   }
@@ -76,7 +76,7 @@ export class BatchesThread implements FileRequests {
 
   /**
    * A thread that ran out of memory would do so again on every run of the file (mapping is deterministic): the file
-   * is refused as a whole (GROUPING_LIMIT, file-level: error/ with the reason, the rows settled so far in its result
+   * is refused as a whole (GROUPING_LIMIT, file-level: error/ with the reason, the rows decided so far in its result
    * file) instead of failing each run.
    */
   async #call(op: string, args: unknown[]): Promise<unknown> {

@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { openJournal } from '../journal/index.js';
 import { silentLogger } from '../log.js';
-import { compileMapping, type ReferenceKind, type ReferenceResolver } from '../mapping/index.js';
+import { compileMapping, type ReferenceKind, type ReferenceIds } from '../mapping/index.js';
 import { callMain, serveCalls, threadData } from '../runtime/worker-serve.js';
 import type { ThreadData } from './batches-thread.js';
 import { applyUnit, type StoredOutcome } from './completions.js';
@@ -15,15 +15,15 @@ const data = threadData() as ThreadData;
 // It appends: a small page cache is enough (every MB of it is resident beside the main connection's), and the main
 // thread's connection stays open and checkpoints when it closes.
 const journal = await openJournal(data.journalAddress, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2, ...data.lease });
-const resolver: ReferenceResolver = {
-  resolve: async (kind: ReferenceKind, keys: readonly string[]) => (await callMain('resolve', [kind, keys])) as ReadonlyMap<string, number>,
+const referenceIds: ReferenceIds = {
+  idsOf: async (kind: ReferenceKind, keys: readonly string[]) => (await callMain('idsOf', [kind, keys])) as ReadonlyMap<string, number>,
 };
 const batches = new FileBatches({
   fileId: data.fileId,
   fileName: data.fileName,
   source: createReadStream(data.snapshotPath),
   mapping: compileMapping(data.mapping.definition, data.mapping.name, data.mapping.file),
-  resolver,
+  referenceIds,
   state: await journal.resumeState(data.fileId),
   requestSize: data.requestSize,
   warehouse: data.warehouse,

@@ -75,7 +75,7 @@ export async function processInboxFile(runtime: Runtime, job: InboundJob, file: 
     return reports;
   } finally {
     await rm(dir, { recursive: true, force: true });
-    await raw.dispose();
+    await raw.remove();
   }
 }
 

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { documentName } from '../contract/index.js';
 import { ByteCounter } from '../drops/index.js';
 import { packBatch, type NewItem, type PackedBatch, type ResumeState } from '../journal/index.js';
-import { mapInbound, type Mapping, type ReferenceResolver } from '../mapping/index.js';
+import { mapInbound, type Mapping, type ReferenceIds } from '../mapping/index.js';
 import type { CommitUnit, Committed, StoredOutcome } from './completions.js';
 import type { OutgoingDoc } from './sender.js';
 
@@ -64,8 +64,8 @@ export interface FileBatchesInput {
   fileName: string;
   source: Readable;
   mapping: Mapping;
-  resolver?: ReferenceResolver;
-  /** What an earlier run of this file already settled (finished or sent seqs are skipped). */
+  referenceIds?: ReferenceIds;
+  /** What an earlier run of this file already did (finished or sent seqs are skipped). */
   state: ResumeState;
   requestSize: number;
   /** The service's warehouse, for documents whose write names one and whose mapping did not. */
@@ -156,7 +156,7 @@ export class FileBatches implements FileRequests {
       return batch;
     };
     const outcomes = mapInbound(source.pipe(counter), mapping, {
-      fileName: this.#input.fileName, resolver: this.#input.resolver, maxBatchItems: Math.min(MAPPER_BATCH, requestSize),
+      fileName: this.#input.fileName, referenceIds: this.#input.referenceIds, maxBatchItems: Math.min(MAPPER_BATCH, requestSize),
     });
     try {
       for await (const o of outcomes) {

@@ -62,7 +62,7 @@ export function jobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<
 
 /**
  * After an operator's action changed a finished file's rows (re-drive, resolution): records its status (`finish`:
- * a re-drive leaves it processing until now), rewrites its result file in its job's outbox under the recorded name,
+ * a re-drive leaves it processing until this point), rewrites its result file in its job's outbox under the recorded name,
  * and tells whoever listens. The file itself left its inbox on the first pass and stays where it went.
  */
 export async function concludeAgain(

@@ -9,7 +9,7 @@ import { errorFileName, resultFileName } from './result-file.js';
 import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
-import { settleSentRequest } from './settle.js';
+import { reconcileSentRequest } from './reconcile.js';
 import { checkSidecar } from './sidecar.js';
 import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
@@ -69,7 +69,7 @@ export function pickMapping(set: MappingSet, job: InboundJob, fileName: string, 
 }
 
 /**
- * One file through the whole flow: name and mapping → private copy and checksum → claim → settle what an earlier
+ * One file through the whole flow: name and mapping → private copy and checksum → claim → reconcile what an earlier
  * run left in flight → map the copy, batch, record, send → result file → archive (or error/ with a reason file).
  * Fatal problems (401, service or drop unreachable, journal) are thrown and leave the file in the inbox to resume later.
  */
@@ -111,7 +111,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
     }
     return await processSnapshot(ctx, mapping, snapshot);
   } finally {
-    await snapshot.dispose();
+    await snapshot.remove();
   }
 }
 
@@ -145,7 +145,7 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   ctx.logger.info({ fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: snapshot.size }, 'processing file');
   ctx.lease = runtime.leases?.hold(claim.fileId);
   const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 }, lease: ctx.lease };
-  // A first run writes its result rows as they settle; a resumed one reads them all back from the journal.
+  // A first run writes its result rows as they are decided; a resumed one reads them all back from the journal.
   const spool = claim.status === 'new' ? await ResultSpool.open(snapshotFolder(runtime)) : undefined;
   try {
     return await streamAndFinish(ctx, mapping, snapshot, journal, sender, spool);
@@ -156,13 +156,13 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
     throw error;
   } finally {
     ctx.lease?.release();
-    await spool?.dispose();
+    await spool?.remove();
   }
 }
 
 /**
  * Another instance took the file over (this one's lease expired: the journal was out of reach, or the process was
- * paused): its sends were aborted and the journal refuses this instance's writes for it. The new owner settles what
+ * paused): its sends were aborted and the journal refuses this instance's writes for it. The new owner reconciles what
  * was in flight, writes the result file and moves the file; nothing more is done here.
  */
 function lost(ctx: FileContext, error: unknown): FileReport {
@@ -175,7 +175,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   const fileId = sender.fileId;
   try {
     const state = await journal.resumeState(fileId);
-    for (const r of state.sentRequests) await settleSentRequest(sender, r.requestId, r.endpoint);
+    for (const r of state.sentRequests) await reconcileSentRequest(sender, r.requestId, r.endpoint);
     const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotPath: snapshot.path, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
     if (!completed) {
       report.outcome = 'interrupted';

@@ -70,11 +70,11 @@ export type RowOutcome = Pick<LineOutcome, 'docKey' | 'status' | 'result' | 'hin
  * are joined from one array (a template string of eleven parts allocates a sixth more), columns as in RESULT_COLUMNS.
  */
 export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): string {
-  const unsettled = o.status === 'pending' || o.status === 'sent';
-  const status = override?.status ?? (unsettled ? 'uncertain' : o.status);
+  const undecided = o.status === 'pending' || o.status === 'sent';
+  const status = override?.status ?? (undecided ? 'uncertain' : o.status);
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
   const message = override ? override.message : joinMessages(o.messages, line);
-  const hint = override ? '' : o.hint ?? (unsettled ? 'the bridge stopped before this row was settled' : '');
+  const hint = override ? '' : o.hint ?? (undecided ? 'the bridge stopped before this row was decided' : '');
   const r = o.result !== null && typeof o.result === 'object' ? (o.result as Record<string, unknown>) : undefined;
   return `${[
     line, csvField(o.docKey ?? ''), csvField(status),

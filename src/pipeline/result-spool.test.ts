@@ -17,7 +17,7 @@ const doc = (seq: number, lines: number[] = [seq]): SpooledDoc => ({ seq, docKey
 const ok = (seq: number, result?: unknown): ItemOutcome => ({ seq, status: 'ok', result });
 const lineAndStatus = (csv: string) => csv.slice(RESULT_HEADER.length).trim().split('\r\n').map((r) => r.split(',').slice(0, 3).join(','));
 
-describe('ResultSpool: result rows in the mapper\'s order as they settle', () => {
+describe('ResultSpool: result rows in the mapper\'s order as they are decided', () => {
   it('rows rejected or skipped between the documents of one request, and requests answered out of order', async () => {
     const spool = await ResultSpool.open(dir);
     spool.documents(1); // line 2
@@ -38,7 +38,7 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     expect(csv).toContain('refused');
     expect(csv).toContain('check D-7');
     expect(spool.counts).toEqual({ ok: 2, error: 2, skipped: 1, uncertain: 1 });
-    await spool.dispose();
+    await spool.remove();
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -47,15 +47,15 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     spool.documents(2);
     spool.answer(spool.sending(2), [doc(2, [2, 3, 4]), doc(5, [6, 5])], [ok(2), { seq: 5, status: 'error', messages: ['closed'] }]);
     expect(lineAndStatus(await text(spool.finish()!))).toEqual(['2,D-2,ok', '3,D-2,ok', '4,D-2,ok', '5,D-5,error', '6,D-5,error']);
-    await spool.dispose();
+    await spool.remove();
   });
 
-  it('gives up, for the journal to write the result file, when lines interleave or a row is not settled', async () => {
+  it('gives up, for the journal to write the result file, when lines interleave or a row is not decided', async () => {
     const interleaved = await ResultSpool.open(dir);
     interleaved.documents(2);
     interleaved.answer(interleaved.sending(2), [doc(2, [2, 4]), doc(3, [3, 5])], [ok(2), ok(3)]);
     expect(interleaved.finish()).toBeUndefined();
-    await interleaved.dispose();
+    await interleaved.remove();
 
     const unanswered = await ResultSpool.open(dir);
     unanswered.documents(2);
@@ -63,13 +63,13 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     unanswered.answer(unanswered.sending(1), [doc(3)], [ok(3)]);
     expect(a).toBe(0);
     expect(unanswered.finish()).toBeUndefined();
-    await unanswered.dispose();
+    await unanswered.remove();
 
     const mismatched = await ResultSpool.open(dir);
     mismatched.documents(1);
     mismatched.answer(mismatched.sending(1), [doc(2)], [ok(9)]);
     expect(mismatched.finish()).toBeUndefined();
-    await mismatched.dispose();
+    await mismatched.remove();
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -85,10 +85,10 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     const dropped = await ResultSpool.open(dir);
     dropped.documents(1);
     dropped.answer(dropped.sending(1), [doc(2)], [ok(2)]);
-    await dropped.dispose();
+    await dropped.remove();
     await new Promise(setImmediate);
     expect(readdirSync(dir)).toEqual([spool.path.split('/').pop()]);
-    await spool.dispose();
+    await spool.remove();
 
     // a row it cannot write on its turn gives the spool up (the journal writes the result file), never an uncaught error
     const broken = await ResultSpool.open(dir);
@@ -96,11 +96,11 @@ describe('ResultSpool: result rows in the mapper\'s order as they settle', () =>
     broken.answer(broken.sending(1), [doc(2)], [ok(2, { extra: { big: 1n } })]);
     await new Promise(setImmediate);
     expect(broken.finish()).toBeUndefined();
-    await broken.dispose();
+    await broken.remove();
     const brokenAtTheEnd = await ResultSpool.open(dir);
     brokenAtTheEnd.documents(1);
     brokenAtTheEnd.answer(brokenAtTheEnd.sending(1), [doc(2)], [ok(2, { extra: { big: 1n } })]);
     expect(brokenAtTheEnd.finish()).toBeUndefined();
-    await brokenAtTheEnd.dispose();
+    await brokenAtTheEnd.remove();
   });
 });

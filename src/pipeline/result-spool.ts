@@ -29,7 +29,7 @@ const NO_MESSAGES: readonly string[] = [];
 
 /**
  * The result file of a first run, written while the file is sent instead of read back from the journal after it:
- * rows leave, in the mapper's order, once they and everything before them are settled (on the event loop's next
+ * rows leave, in the mapper's order, once they and everything before them are decided (on the event loop's next
  * turn, so an answer's slot goes to the next request first), into a private file beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's
  * result file and the spool's are compared byte for byte by test/pipeline/result-spool.test.ts) and is only used
  * when it is whole: a resumed file, a file stopped half-way, or documents whose lines interleave (the mapper's order
@@ -54,7 +54,7 @@ export class ResultSpool {
   private lastLine = 0;
   private chunk = RESULT_HEADER;
   private pumpSoon: NodeJS.Immediate | undefined;
-  /** The stream finish() handed out: closed by dispose() even when nobody read it to the end. */
+  /** The stream finish() handed out: closed by remove() even when nobody read it to the end. */
   private reader: Readable | undefined;
   /** The outcome of the document being written (one object, reused). */
   private readonly current: { docKey: string | null; status: RowOutcome['status']; result: unknown; messages: readonly string[]; hint: string | null } = {
@@ -101,7 +101,7 @@ export class ResultSpool {
   }
 
   /**
-   * Ends the spool once every row was settled: a stream of the result file, or undefined when the spool is not
+   * Ends the spool once every row was decided: a stream of the result file, or undefined when the spool is not
    * whole (the journal's result file is written instead).
    */
   finish(): Readable | undefined {
@@ -121,7 +121,7 @@ export class ResultSpool {
   }
 
   /** Removes the spool (idempotent). */
-  async dispose(): Promise<void> {
+  async remove(): Promise<void> {
     this.abandon();
     this.reader?.destroy();
     await rm(this.path, { force: true });
@@ -141,7 +141,7 @@ export class ResultSpool {
     }
   }
 
-  /** Writes what is settled, in the mapper's order: rows rejected or skipped, and answered requests' documents. */
+  /** Writes what is decided, in the mapper's order: rows rejected or skipped, and answered requests' documents. */
   private pump(): void {
     if (this.pumpSoon) clearImmediate(this.pumpSoon);
     this.pumpSoon = undefined;

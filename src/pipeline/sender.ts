@@ -39,20 +39,20 @@ export interface SentRequest {
 
 /**
  * A fatal error (401, unreachable after the retries, shutdown) stopped a write. Items never sent are released
- * (sent again on the next run); when no item may have been applied partially, the settled ones are stored; a
- * request with possibly-applied items stays `sent` for the next run to settle per endpoint policy.
+ * (sent again on the next run); when no item may have been applied partially, the decided ones are stored; a
+ * request with possibly-applied items stays `sent` for the next run to reconcile per endpoint policy.
  */
 async function onFatal(ctx: SenderContext, request: SentRequest, keys: string[], error: unknown): Promise<void> {
   const { requestId, docs, endpoint, bodies } = request;
   const stop = writeStopOf(error);
   const notSent = new Set(stop?.notSent);
-  const settled = stop?.outcomes ?? [];
-  if (notSent.size === docs.length && settled.length === 0) {
+  const decided = stop?.outcomes ?? [];
+  if (notSent.size === docs.length && decided.length === 0) {
     await ctx.journal.releaseRequest(requestId);
     return;
   }
-  if (settled.some((o) => o.uncertain) || settled.length + notSent.size !== docs.length) return;
-  const outcomes: ItemOutcome[] = settled.map((o) => toOutcome(docs[o.index].seq, o, endpoint, keys[o.index], bodies[o.index]));
+  if (decided.some((o) => o.uncertain) || decided.length + notSent.size !== docs.length) return;
+  const outcomes: ItemOutcome[] = decided.map((o) => toOutcome(docs[o.index].seq, o, endpoint, keys[o.index], bodies[o.index]));
   for (const i of notSent) outcomes.push({ seq: docs[i].seq, status: 'error', messages: [`not sent: ${describeError(error)}; retry the file`] });
   await ctx.journal.completeRequest(requestId, outcomes);
 }

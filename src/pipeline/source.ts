@@ -32,7 +32,7 @@ export interface Snapshot extends Fingerprint {
   /** Where the copy is. */
   path: string;
   /** Removes the copy (idempotent). */
-  dispose(): Promise<void>;
+  remove(): Promise<void>;
 }
 
 /**
@@ -51,12 +51,12 @@ export async function takeSnapshot(drop: Drop, name: string, dir: string, checkU
     throw error;
   }
   const fp = fingerprinter.result();
-  const dispose = () => rm(path, { force: true });
+  const remove = () => rm(path, { force: true });
   if (fp.size !== opened.size) {
-    await dispose();
+    await remove();
     throw dropError('DROP_CHANGED', { drop: drop.name }, `inbox/${name} changed while it was read (${opened.size} bytes when opened, ${fp.size} read)`);
   }
-  return { ...fp, identity: opened.identity, open: () => createReadStream(path), path, dispose };
+  return { ...fp, identity: opened.identity, open: () => createReadStream(path), path, remove };
 }
 
 /** sha256, size, a strict UTF-8 check (when the mapping reads UTF-8) and blankness of the bytes flowing through. */

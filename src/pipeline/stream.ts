@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { ApiReferenceResolver } from '../client/index.js';
+import { ApiReferenceIds } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
 import { takesWarehouse } from '../contract/index.js';
 import { isWisbridgeError } from '../errors.js';
@@ -32,12 +32,12 @@ export interface StreamInput {
   options: ProcessFileOptions;
   mapping: Mapping;
   sender: SenderContext;
-  /** What an earlier run of this file already settled (finished or sent seqs are skipped). */
+  /** What an earlier run of this file already did (finished or sent seqs are skipped). */
   state: ResumeState;
   size: number;
   /** Physical lines of the file (its progress total). */
   lines?: number;
-  /** Where the result rows go as they settle (a first run of the file). */
+  /** Where the result rows go as they are decided (a first run of the file). */
   spool?: ResultSpool;
 }
 
@@ -127,7 +127,7 @@ export function mapsOnThread(mapping: Pick<Mapping, 'inbound' | 'definition'>, s
 async function openRequests(input: StreamInput, requestSize: number, warehouse: number | undefined): Promise<FileRequests> {
   const { journal, logger, fileId, client } = input.sender;
   const { mapping, name } = input;
-  const resolver = new ApiReferenceResolver(client);
+  const referenceIds = new ApiReferenceIds(client);
   const from = input.options.threadFrom ?? (Number(process.env.WISBRIDGE_THREAD_FROM) || THREAD_FROM);
   if (canReopen(journal.address) && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from)) {
     const { instance } = await input.runtime.journal();
@@ -136,7 +136,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
       mapping, requestSize, warehouse,
       heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
-    }, resolver);
+    }, referenceIds);
     try {
       await thread.ready;
       logger.debug({ size: input.size }, 'the file is mapped and recorded on its own thread');
@@ -147,7 +147,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
     }
   }
   return new FileBatches({
-    fileId, fileName: name, source: input.source(), mapping, resolver, state: input.state, requestSize, warehouse,
+    fileId, fileName: name, source: input.source(), mapping, referenceIds, state: input.state, requestSize, warehouse,
     commit: (unit) => applyUnit(journal, logger, unit), mapAhead: false,
   });
 }

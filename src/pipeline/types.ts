@@ -80,7 +80,7 @@ export type FileRef = ReadyFile | string;
 
 export const emptyRowCounts = (): RowCounts => ({ ok: 0, error: 0, skipped: 0, uncertain: 0 });
 
-/** What sending a file's requests needs: the first send, settling after a crash and re-drive share it. */
+/** What sending a file's requests needs: the first send, reconciling after a crash and re-drive share it. */
 export interface SenderContext {
   /** The inbound side, and the export records an acknowledgement confirms. */
   journal: InboundJournal & ExportConfirmations;

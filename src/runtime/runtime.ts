@@ -97,8 +97,20 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   const single = new Map<string, Promise<Mapping>>();
   let journal: Promise<Journal> | undefined;
 
+  // A mapping file read twice (on its own, then with its folder) is warned about once.
+  const mappingWarnings = new Set<string>();
+  const warnOnce = (mapping: Mapping): Mapping => {
+    for (const w of mapping.warnings ?? []) {
+      const at = `${w.file}:${w.line}:${w.col}`;
+      if (mappingWarnings.has(at)) continue;
+      mappingWarnings.add(at);
+      logger.warn({ mapping: at }, w.message);
+    }
+    return mapping;
+  };
+  options.mappings?.mappings.forEach(warnOnce);
   let mappings: Promise<MappingSet> | undefined = options.mappings && Promise.resolve(options.mappings);
-  const loadSet = () => (mappings ??= loadMappings(loaded.mappingsDir));
+  const loadSet = () => (mappings ??= loadMappings(loaded.mappingsDir).then((set) => (set.mappings.forEach(warnOnce), set)));
 
   const once = <T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {
     let found = cache.get(key);
@@ -124,7 +136,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     mapping: (name) =>
       mappings
         ? mappings.then((set) => set.get(name))
-        : once(single, name, async () => (await loadNamedMapping(loaded.mappingsDir, name)) ?? (await loadSet()).get(name)),
+        : once(single, name, async () => warnOnce((await loadNamedMapping(loaded.mappingsDir, name)) ?? (await loadSet()).get(name))),
     client: (name) =>
       once(clients, name, async () => {
         const service = loaded.service(name);

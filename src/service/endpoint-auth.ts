@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { resolveSecret } from '../client/secret.js';
+import { readSecret } from '../client/secret.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { HttpAuthConfig, SecretRef } from '../config/schema.js';
 import { same } from '../console/auth.js';
@@ -23,7 +23,7 @@ export async function endpointGuard(
   const config = loaded.config.metrics;
   if (!config?.auth) return undefined;
   const base = dirname(resolve(loaded.file));
-  const secret = (ref: SecretRef, what: string) => resolveSecret('env' in ref ? { env: ref.env } : { file: isAbsolute(ref.file) ? ref.file : resolve(base, ref.file) }, what);
+  const secret = (ref: SecretRef, what: string) => readSecret('env' in ref ? { env: ref.env } : { file: isAbsolute(ref.file) ? ref.file : resolve(base, ref.file) }, what);
   const auth: HttpAuthConfig = config.auth;
   const expected = 'bearer_token' in auth
     ? { kind: 'Bearer' as const, secret: await secret(auth.bearer_token, 'metrics bearer token') }

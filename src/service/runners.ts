@@ -17,7 +17,7 @@ export function exportResults(summary: ExportSummary): ExportResult[] {
   ];
 }
 
-/** The real flows: the inbound pipeline (issue 6) and the exports (issue 7). */
+/** The real flows: the inbound pipeline and the exports (tests give the service runners of their own). */
 export const flowRunners: JobRunners = {
   async inboundPass(runtime, job, signal, onProgress) {
     const report = await runInboundJob(runtime, job, { signal, onProgress });

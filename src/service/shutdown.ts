@@ -12,7 +12,7 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
 /**
  * The shutdown bound of `wisbridge run` and `wisbridge console`: the work under way gets 70 % of
  * `shutdown_timeout_ms` to finish its requests; past that, `late` is called, what is still in flight is aborted and
- * gets 15 % more to settle (an aborted write is recorded `sent` and settled at the next start). Resolves either way.
+ * gets 15 % more to end (an aborted write is recorded `sent` and reconciled at the next start). Resolves either way.
  */
 export async function drainOrAbort(work: Promise<unknown>, timeoutMs: number, abort: () => void, late: () => void): Promise<void> {
   if (await within(work, timeoutMs * 0.7)) return;

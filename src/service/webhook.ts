@@ -89,18 +89,18 @@ export class WebhookSender {
     }
   }
 
-  private async resolveTarget(): Promise<Target> {
+  private async readTarget(): Promise<Target> {
     if (this.target) return this.target;
     const { url, headers } = this.config;
-    const resolvedUrl = typeof url === 'string' ? url : await this.loaded.secret(url, 'webhook URL');
-    const resolvedHeaders: Record<string, string> = {};
-    for (const [name, ref] of Object.entries(headers)) resolvedHeaders[name.toLowerCase()] = await this.loaded.secret(ref, `webhook header ${name}`);
-    const secrets = [...Object.values(resolvedHeaders)];
+    const urlValue = typeof url === 'string' ? url : await this.loaded.secret(url, 'webhook URL');
+    const headerValues: Record<string, string> = {};
+    for (const [name, ref] of Object.entries(headers)) headerValues[name.toLowerCase()] = await this.loaded.secret(ref, `webhook header ${name}`);
+    const secrets = [...Object.values(headerValues)];
     if (typeof url !== 'string') {
-      const parsed = new URL(resolvedUrl);
-      secrets.push(resolvedUrl, parsed.pathname + parsed.search);
+      const parsed = new URL(urlValue);
+      secrets.push(urlValue, parsed.pathname + parsed.search);
     }
-    this.target = { url: resolvedUrl, headers: resolvedHeaders, secrets };
+    this.target = { url: urlValue, headers: headerValues, secrets };
     return this.target;
   }
 
@@ -112,7 +112,7 @@ export class WebhookSender {
   private async deliver(alert: Alert): Promise<boolean> {
     let target: Target;
     try {
-      target = await this.resolveTarget();
+      target = await this.readTarget();
     } catch (error) {
       this.logger.error({ alert: alert.kind, err: describeError(error) }, 'webhook: its URL or headers cannot be read; alert not sent');
       return false;

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
-import { camelToSnake } from './naming.js';
 
 // Walks zod 4 schemas alongside the data they check, to name the keys an object accepts: for "did you mean"
-// on an unknown key, and to accept a key's old camelCase spelling.
+// on an unknown key, and to accept a key's old spelling (camelCase, or its name before a rename).
 
 interface Def {
   type: string;
@@ -67,25 +66,30 @@ function childSchema(schema: z.ZodType, data: unknown, key: PropertyKey): z.ZodT
 }
 
 /**
- * A copy of the data in which a key unknown to its object but known in snake_case (`settleMs` where `settle_ms`
- * is accepted) is renamed, in place in the key order; `onRename` hears each (path of the old key, new key).
+ * A copy of the data in which a key unknown to its object whose new name `newNameOf(key)` the object knows (and the
+ * data does not hold already) is renamed, in place in the key order (`settleMs` where `settle_ms` is accepted);
+ * `onRename` hears each (path of the old key, new key). An old name stays accepted this way after a rename, with a
+ * deprecation warning from the caller.
  */
-export function renameCamelCaseKeys(schema: z.ZodType, data: unknown, onRename: (path: PropertyKey[], newKey: string) => void, path: PropertyKey[] = []): unknown {
-  if (Array.isArray(data)) return data.map((item, i) => { const child = childSchema(schema, data, i); return child ? renameCamelCaseKeys(child, item, onRename, [...path, i]) : item; });
+export function renameOldKeys(
+  schema: z.ZodType, data: unknown, newNameOf: (key: string) => string | undefined, onRename: (path: PropertyKey[], newKey: string) => void,
+  path: PropertyKey[] = [],
+): unknown {
+  if (Array.isArray(data)) return data.map((item, i) => { const child = childSchema(schema, data, i); return child ? renameOldKeys(child, item, newNameOf, onRename, [...path, i]) : item; });
   if (!isRecord(data)) return data;
   const known = new Set(shapes(schema, data).flatMap((s) => Object.keys(s)));
   const entries = Object.entries(data).map(([key, value]): [string, unknown] => {
-    const snake = camelToSnake(key);
-    if (known.size > 0 && !known.has(key) && snake !== key && known.has(snake) && !(snake in data)) {
-      onRename([...path, key], snake);
-      return [snake, value];
+    const renamed = newNameOf(key);
+    if (known.size > 0 && !known.has(key) && renamed !== undefined && renamed !== key && known.has(renamed) && !(renamed in data)) {
+      onRename([...path, key], renamed);
+      return [renamed, value];
     }
     return [key, value];
   });
   const renamed = Object.fromEntries(entries);
   for (const [key, value] of entries) {
     const child = childSchema(schema, renamed, key);
-    if (child) renamed[key] = renameCamelCaseKeys(child, value, onRename, [...path, key]);
+    if (child) renamed[key] = renameOldKeys(child, value, newNameOf, onRename, [...path, key]);
   }
   return renamed;
 }

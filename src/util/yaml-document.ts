@@ -1,7 +1,8 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { closestWord } from './did-you-mean.js';
-import { knownKeysAt, renameCamelCaseKeys } from './schema-keys.js';
+import { camelToSnake } from './naming.js';
+import { knownKeysAt, renameOldKeys } from './schema-keys.js';
 
 /** One problem of a YAML file, with its position (1-based line and column). */
 export interface YamlProblem { file: string; line: number; col: number; message: string }
@@ -33,23 +34,25 @@ export function parseYaml(text: string, file: string): { doc?: PositionedYaml; p
 /**
  * Parses YAML and validates it with a zod schema; every problem carries the position of the offending value, and an
  * unknown key is answered with the closest known one ("did you mean"). With `acceptCamelCase`, a key written in
- * camelCase where the schema knows its snake_case spelling is accepted and reported in `warnings`.
+ * camelCase where the schema knows its snake_case spelling is accepted and reported in `warnings`; so is a key
+ * `renamedKeys` maps to its new name (old name → new name), where the schema knows the new one.
  */
 export function parseYamlWithSchema<S extends z.ZodType>(
   text: string,
   file: string,
   schema: S,
-  options: { acceptCamelCase?: boolean } = {},
+  options: { acceptCamelCase?: boolean; renamedKeys?: Readonly<Record<string, string>> } = {},
 ): { data?: z.output<S>; doc?: PositionedYaml; problems: YamlProblem[]; warnings: YamlProblem[] } {
   const { doc, problems } = parseYaml(text, file);
   if (!doc) return { problems, warnings: [] };
   const warnings: YamlProblem[] = [];
-  const value = options.acceptCamelCase
-    ? renameCamelCaseKeys(schema, doc.value ?? {}, (path, newKey) => {
-      const old = path.join('.');
-      warnings.push({ file, ...doc.positionOf(path, true), message: `${old}: deprecated spelling; write \`${newKey}\` (the old name still works for now)` });
-    })
-    : doc.value ?? {};
+  const warn = (path: PropertyKey[], newKey: string) => {
+    warnings.push({ file, ...doc.positionOf(path, true), message: `${path.join('.')}: deprecated spelling; write \`${newKey}\` (the old name still works for now)` });
+  };
+  const { renamedKeys } = options;
+  const newNameOf = (key: string) => (renamedKeys && Object.hasOwn(renamedKeys, key) ? renamedKeys[key] : undefined)
+    ?? (options.acceptCamelCase ? camelToSnake(key) : undefined);
+  const value = options.acceptCamelCase || renamedKeys ? renameOldKeys(schema, doc.value ?? {}, newNameOf, warn) : doc.value ?? {};
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     return {

@@ -4,7 +4,7 @@ import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { runChaos, type ChaosOptions } from './harness.js';
 
 /**
- * Issue 24 point 7: several `wisbridge run` instances on one PostgreSQL journal and one drop, while instances are
+ * Several `wisbridge run` instances on one PostgreSQL journal and one drop, while instances are
  * killed (kill -9) and restarted, one is paused past its lease (SIGSTOP … SIGCONT) and PostgreSQL restarts. At the
  * end every row is applied once or reported uncertain (never twice), every file has one result file and one
  * archived copy, every export tick ran once, and no stale write got through (test/chaos/checks.ts).

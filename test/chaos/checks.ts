@@ -5,7 +5,7 @@ import type { BridgeProcess, LogRecord } from './processes.js';
 /** What the harness saw and did, in the order it happened. */
 export interface ChaosEvent {
   at: number;
-  kind: 'drop' | 'kill' | 'start' | 'sigstop' | 'sigcont' | 'pg-restart' | 'pg-back' | 'chaos-end' | 'settled' | 'stop';
+  kind: 'drop' | 'kill' | 'start' | 'sigstop' | 'sigcont' | 'pg-restart' | 'pg-back' | 'chaos-end' | 'drained' | 'stop';
   label?: string;
   pid?: number;
   detail?: string;
@@ -27,7 +27,7 @@ export interface Evidence {
     fileEvents: any[];
     /** Requests still pending or sent (none once every file is finished). */
     openRequests: any[];
-    /** Issue 24's tables, when the journal has them. */
+    /** The instances table (several instances on one journal), when the journal has it. */
     instances?: any[];
     jobTicks?: any[];
   };

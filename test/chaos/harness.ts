@@ -14,7 +14,7 @@ export interface ChaosOptions {
   seed: number;
   /** `wisbridge run` processes at once, each with a configuration file of its own. */
   instances: number;
-  /** The configuration's `instance:` section (issue 24); without it the bridge's defaults. */
+  /** The configuration's `instance:` section (leases, heartbeats); without it the bridge's defaults. */
   lease?: { lease_ms: number; heartbeat_ms: number };
   plan: Plan;
   server: PostgresServer;
@@ -200,8 +200,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
     // ---- until every file has left the inbox and the journal has nothing in progress, or the deadline ----
     const deadline = chaosStart + o.deadlineMs;
-    const settled = async () => dropped === order.length && inboxEmpty(folders.inbox) && (await processingFiles(journalClient)) === 0;
-    while (Date.now() < deadline && !(await settled())) await sleep(500);
+    const drained = async () => dropped === order.length && inboxEmpty(folders.inbox) && (await processingFiles(journalClient)) === 0;
+    while (Date.now() < deadline && !(await drained())) await sleep(500);
     chaosOver = true;
     event({ kind: 'chaos-end', detail: `${Math.round((Date.now() - chaosStart) / 1000)} s after the first drop` });
     await Promise.all([dropping, pausing, restartingPg]);
@@ -210,10 +210,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     // least 30 s after the chaos, so that a takeover and a last export tick have time).
     for (const [slot, p] of current) if (!p.running) current.set(slot, start(slot));
     const calm = Math.max(deadline, Date.now() + 30_000);
-    while (Date.now() < calm && !(await settled())) await sleep(500);
+    while (Date.now() < calm && !(await drained())) await sleep(500);
     // One export tick after the last ship file, so that every deferred shipment is on a work list.
     await sleep(o.exportEverySeconds * 1000 + 1500);
-    event({ kind: 'settled', detail: (await settled()) ? 'all files out of the inbox' : 'deadline reached with work left' });
+    event({ kind: 'drained', detail: (await drained()) ? 'all files out of the inbox' : 'deadline reached with work left' });
     const stops = await stopAll(processes, 15_000);
     event({ kind: 'stop', detail: stops.map((s) => `${s.label} ${s.forced ? 'SIGKILL after 15 s' : `exit ${s.exit.code ?? s.exit.signal}`}`).join(', ') });
 

@@ -192,7 +192,7 @@ describe('uncertain outcomes', () => {
 });
 
 describe('fatal errors stop the run', () => {
-  it('401 throws AUTHENTICATION once, with the outcomes settled so far', async () => {
+  it('401 throws AUTHENTICATION once, with the outcomes decided so far', async () => {
     const client = svc.client({ token: svc.emulator.mintToken([1], -10), batchSize: 1 });
     const error = await client.customerShipments.acknowledge([{ id: 1001 }, { id: 1002 }, { id: 1003 }]).catch((e: unknown) => e);
     expect(isWisbridgeError(error, 'AUTHENTICATION')).toBe(true);

@@ -8,7 +8,7 @@ import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
 import { useConsoleBrowser } from './browser-support.js';
 
 /**
- * Issue 25 in Debian's chromium: what the console offers and says is exactly what it does (re-drive counts, results
+ * In Debian's chromium: what the console offers and says is exactly what it does (re-drive counts, results
  * after a POST, durations, every file event, one alert inbox, labelled counts).
  */
 const { emu, cleanups, newPage } = useConsoleBrowser();
@@ -41,7 +41,7 @@ async function processed(b: Awaited<ReturnType<typeof bridgeWithFailures>>, name
   return file;
 }
 
-describe('console in a real browser: exact actions (issue 25)', () => {
+describe('console in a real browser: exact actions', () => {
   it('re-drive counts and offers only rows it can send; for rows the mapping rejected it says what to do', async () => {
     const b = await bridgeWithFailures(emu);
     cleanups.push(() => b.close());

@@ -8,7 +8,7 @@ import { useEmulator } from '../support/emulator.js';
 import { tempConfig, useCleanups } from '../service/support.js';
 import { CONSOLE_TOKEN, consoleClient, consoleConfig } from './support.js';
 
-/** Issue 25: every console action does exactly what it says, over HTTP through the real console. */
+/** Every console action does exactly what it says, over HTTP through the real console. */
 const emu = useEmulator({ resetEachTest: true });
 const cleanups = useCleanups();
 beforeAll(() => {

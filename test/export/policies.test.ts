@@ -106,7 +106,7 @@ describe('acknowledgement policies', () => {
     expect(first).toMatchObject({ exported: pending.length, awaitingConfirmation: pending.length, acknowledgements: { acknowledged: 0 } });
     expect(await pendingShipments()).toHaveLength(pending.length);
 
-    // What issue 6's inbound pipeline records when the WMS's confirmation file comes back.
+    // What the inbound pipeline records when the WMS's confirmation file comes back.
     const confirmed = pending.slice(0, 10).map((r) => r.id);
     const journal = await setup.journal();
     expect(await journal.confirmRecords('customerShipments', confirmed)).toEqual({ confirmed, unknown: [] });

@@ -31,7 +31,7 @@ describe('exports to a real OpenSSH SFTP server', { timeout: 180_000 }, () => {
     expect(new Set(readRows(join(setup.outbox, cancelFile.name), { delimiter: ';' }).map((r) => r.RMA))).toEqual(new Set([pending[1].number]));
   });
 
-  it('a file recorded but never written (no outbox folder yet on the server) is settled as abandoned and exported again', async () => {
+  it('a file recorded but never written (no outbox folder yet on the server) is reconciled as abandoned and exported again', async () => {
     const pending = await records(emu, 'supplier_shipments', (r) => r.warehouse_id === 1 && r.list_status === 'pending');
     setup = await setUp(emu, [{ name: 'asn', work_type: 'supplierShipments', mapping: MAPPING_OF.supplierShipments }], { sftp: server });
     const journal = await setup.runtime.journal();

@@ -32,7 +32,7 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
       journal = fx.journal;
     });
     afterEach(async () => {
-      await fx?.dispose();
+      await fx?.remove();
     });
 
     describeClaims(suite);

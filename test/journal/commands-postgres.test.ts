@@ -143,7 +143,7 @@ describe('the commands with the journal on PostgreSQL', () => {
     });
   });
 
-  it('resolve settles an uncertain row and rewrites the result file', async () => {
+  it('resolve marks an uncertain row checked and rewrites the result file', async () => {
     const ws = await pgWorkspace();
     // The answer to B-1 is lost after the service applied it: the row is uncertain until a person resolves it.
     await setFaults(emu, { reset_rate: 1, reset_phase: 'after', times: 1, path_prefix: '/v1/inventory/adjustments' });

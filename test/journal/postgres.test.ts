@@ -24,7 +24,7 @@ describeJournal('postgres', async (options) => {
       others.push(other);
       return other;
     },
-    dispose: async () => {
+    remove: async () => {
       for (const other of others) await other.close();
       await journal.close();
       await db.drop();

@@ -28,7 +28,7 @@ describeJournal('sqlite', async (options) => {
       const calls = Object.fromEntries(CONNECTION_CALLS.map((op) => [op, (...args: unknown[]) => thread.call(op, args)]));
       return { ...calls, close: () => thread.close() } as unknown as Connection;
     },
-    dispose: async () => {
+    remove: async () => {
       for (const thread of threads) await thread.close();
       await journal.close();
       tmp.remove();

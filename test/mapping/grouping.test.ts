@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { cachedResolver, TableResolver, type ReferenceKind, type ReferenceResolver } from '../../src/mapping/index.js';
+import { cachedReferenceIds, formatProblem, parseMapping, TableReferenceIds, type ReferenceKind, type ReferenceIds } from '../../src/mapping/index.js';
 import { items, mapText, mappingOf, rejection } from './helpers.js';
 
-const refs = new TableResolver({
+const refs = new TableReferenceIds({
   customerShipment: { 'SO-1': 11, 'SO-2': 12, 'SO-3': 13 },
   product: { A: 1, B: 2 },
 });
@@ -14,7 +14,7 @@ ${grouping}
 request:
   key: ORDER
   fields:
-    id: { column: ORDER, resolve: customerShipment }
+    id: { column: ORDER, id_of: customerShipment }
     carrier: CARRIER
   lists:
     lines:
@@ -26,34 +26,34 @@ const FLAT = 'ORDER,CARRIER,SKU,QTY\nSO-1,dhl,A,1\nSO-1,dhl,B,2\nSO-2,ups,A,3\n'
 
 describe('grouping rows into documents', () => {
   it('one document per key, one line per row, header fields from the first row', async () => {
-    const s = await mapText(flat(), FLAT, { resolver: refs });
+    const s = await mapText(flat(), FLAT, { referenceIds: refs });
     expect(items(s)).toEqual([
       { id: 11, carrier: 'dhl', lines: [{ product_code: 'A', quantity: 1 }, { product_code: 'B', quantity: 2 }] },
       { id: 12, carrier: 'ups', lines: [{ product_code: 'A', quantity: 3 }] },
     ]);
   });
   it('unsorted files group by key wherever the rows are', async () => {
-    const s = await mapText(flat(), 'ORDER,CARRIER,SKU,QTY\nSO-1,dhl,A,1\nSO-2,ups,A,3\nSO-1,dhl,B,2\n', { resolver: refs });
+    const s = await mapText(flat(), 'ORDER,CARRIER,SKU,QTY\nSO-1,dhl,A,1\nSO-2,ups,A,3\nSO-1,dhl,B,2\n', { referenceIds: refs });
     expect(items(s).map((i) => (i.lines as unknown[]).length)).toEqual([2, 1]);
   });
   it('sorted files: a key that comes back is refused with a clear message, the rest goes on', async () => {
-    const s = await mapText(flat('grouping: { sorted: true }'), 'ORDER,CARRIER,SKU,QTY\nSO-1,dhl,A,1\nSO-2,ups,A,3\nSO-1,dhl,B,2\n', { resolver: refs });
+    const s = await mapText(flat('grouping: { sorted: true }'), 'ORDER,CARRIER,SKU,QTY\nSO-1,dhl,A,1\nSO-2,ups,A,3\nSO-1,dhl,B,2\n', { referenceIds: refs });
     expect(items(s).map((i) => i.id)).toEqual([11, 12]);
     expect(s.rejected).toEqual([{ key: 'SO-1', lines: [4], errors: ['in.csv, line 4: document "SO-1" appears again after other documents; the file is not sorted by its key (set grouping.sorted: false)'] }]);
   });
   it('unsorted files are bounded: too many open documents is a GROUPING_LIMIT error', async () => {
-    const e = await rejection(mapText(flat('grouping: { max_open_documents: 2 }'), FLAT + 'SO-3,ups,A,1\n', { resolver: refs }));
+    const e = await rejection(mapText(flat('grouping: { max_open_documents: 2 }'), FLAT + 'SO-3,ups,A,1\n', { referenceIds: refs }));
     expect(e.code).toBe('GROUPING_LIMIT');
     expect(e.message).toContain('in.csv, line 5: more than 2 documents open at once');
   });
   it('a document with too many rows is rejected, others go on', async () => {
-    const s = await mapText(flat('grouping: { max_rows_per_document: 1 }'), FLAT, { resolver: refs });
+    const s = await mapText(flat('grouping: { max_rows_per_document: 1 }'), FLAT, { referenceIds: refs });
     expect(items(s).map((i) => i.id)).toEqual([12]);
     expect(s.rejected[0].lines).toEqual([2, 3]);
     expect(s.rejected[0].errors).toEqual(['in.csv, line 3: the document has more than 1 rows (grouping.max_rows_per_document)']);
   });
   it('one bad row rejects its document with every line of it; other documents go on', async () => {
-    const s = await mapText(flat(), 'ORDER,CARRIER,SKU,QTY\nSO-1,dhl,A,1\nSO-1,dhl,B,1,5x\nSO-2,ups,A,3\n'.replace('1,5x', '"1,5x"'), { resolver: refs });
+    const s = await mapText(flat(), 'ORDER,CARRIER,SKU,QTY\nSO-1,dhl,A,1\nSO-1,dhl,B,1,5x\nSO-2,ups,A,3\n'.replace('1,5x', '"1,5x"'), { referenceIds: refs });
     expect(items(s).map((i) => i.id)).toEqual([12]);
     expect(s.rejected).toEqual([{ key: 'SO-1', lines: [2, 3], errors: ['in.csv, line 3, column QTY: "1,5x" is not a number'] }]);
   });
@@ -274,12 +274,12 @@ request:
     const selected = await mapText(m.replace('request:', 'skip: { column: T, in: [X, Y] }\nrequest:'), 'T,SKU,Q\nA,s1,1\nX,s2,1\nY,s3,1\nZ,s4,2\n');
     expect(items(selected)[0].items).toEqual([{ product_code: 's1', quantity: 1 }, { product_code: 's4', quantity: 2 }]);
   });
-  it('references are resolved once per key through the cache; unknown keys reject their document', async () => {
+  it('the ids of references are fetched once per key through the cache; unknown keys reject their document', async () => {
     let calls = 0;
-    const counting: ReferenceResolver = {
-      async resolve(kind: ReferenceKind, keys: readonly string[]) {
+    const counting: ReferenceIds = {
+      async idsOf(kind: ReferenceKind, keys: readonly string[]) {
         calls++;
-        return refs.resolve(kind, keys);
+        return refs.idsOf(kind, keys);
       },
     };
     const m = `
@@ -287,17 +287,32 @@ document: customerShipments.acknowledge
 files: "*.csv"
 request:
   key: N
-  fields: { id: { column: N, resolve: customerShipment } }
+  fields: { id: { column: N, id_of: customerShipment } }
 `;
-    const s = await mapText(m, 'N\nSO-1\nSO-2\nSO-1\nSO-404\n', { resolver: counting, maxBatchItems: 100 });
+    const s = await mapText(m, 'N\nSO-1\nSO-2\nSO-1\nSO-404\n', { referenceIds: counting, maxBatchItems: 100 });
     expect(items(s)).toEqual([{ id: 11 }, { id: 12 }]);
     expect(s.rejected).toEqual([{ key: 'SO-404', lines: [5], errors: ['in.csv, line 5, column N: "SO-404" is not a known customer shipment'] }]);
     expect(calls).toBe(1);
-    const cached = cachedResolver(counting);
-    await cached.resolve('customerShipment', ['SO-1', 'SO-404']);
-    await cached.resolve('customerShipment', ['SO-1', 'SO-404', 'SO-2']);
+    const cached = cachedReferenceIds(counting);
+    await cached.idsOf('customerShipment', ['SO-1', 'SO-404']);
+    await cached.idsOf('customerShipment', ['SO-1', 'SO-404', 'SO-2']);
     expect(cached.calls).toBe(2);
     expect(calls).toBe(3);
+  });
+  it('id_of under its old name `resolve` still works, with a deprecation warning naming id_of', async () => {
+    const old = flat().replace('id_of: customerShipment', 'resolve: customerShipment');
+    const { mapping, warnings } = parseMapping(old, 'old.yaml');
+    expect(warnings.map(formatProblem)).toEqual(['old.yaml:8:26: request.fields.id.resolve: deprecated spelling; write `id_of` (the old name still works for now)']);
+    expect(mapping?.warnings).toEqual(warnings);
+    expect(parseMapping(flat(), 'new.yaml').warnings).toEqual([]);
+    expect(mappingOf(flat()).warnings).toBeUndefined();
+    const [before, after] = [await mapText(old, FLAT, { referenceIds: refs }), await mapText(flat(), FLAT, { referenceIds: refs })];
+    expect(items(before).map((i) => i.id)).toEqual([11, 12]);
+    expect(items(before)).toEqual(items(after));
+    // Both names at once: the new one counts, the old one is an unknown option.
+    const both = parseMapping(flat().replace('id_of: customerShipment', 'id_of: customerShipment, resolve: product'), 'both.yaml');
+    expect(both.mapping).toBeUndefined();
+    expect(both.problems.map(formatProblem).join('\n')).toContain('request.fields.id.resolve: unknown option');
   });
   it('check keeps the value but requires it to exist', async () => {
     const m = `
@@ -306,14 +321,14 @@ files: "*.csv"
 request:
   fields: { product_code: { column: SKU, check: product }, quantity: { column: QTY, type: number } }
 `;
-    const s = await mapText(m, 'SKU,QTY\nA,1\nZ,1\n', { resolver: refs });
+    const s = await mapText(m, 'SKU,QTY\nA,1\nZ,1\n', { referenceIds: refs });
     expect(items(s)).toEqual([{ product_code: 'A', quantity: 1 }]);
     expect(s.rejected[0].errors).toEqual(['in.csv, line 3, column SKU: "Z" is not a known product']);
   });
-  it('a mapping with references needs a resolver (USAGE)', async () => {
+  it('a mapping with references needs a source of reference ids (USAGE)', async () => {
     const e = await rejection(mapText(flat(), FLAT));
     expect(e.code).toBe('USAGE');
-    expect(e.message).toContain('a resolver is needed');
+    expect(e.message).toContain('a source of reference ids is needed');
   });
   it('an export mapping cannot map inbound files', async () => {
     const m = mappingOf('document: products.list\nfiles: "*.csv"\nexport:\n  columns: [{ name: SKU, path: code }]\n');

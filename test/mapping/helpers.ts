@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { WisbridgeError } from '../../src/errors.js';
-import { createExportWriter, mapInbound, parseMapping, type Mapping, type MapInboundOptions, type ReferenceResolver } from '../../src/mapping/index.js';
+import { createExportWriter, mapInbound, parseMapping, type Mapping, type MapInboundOptions, type ReferenceIds } from '../../src/mapping/index.js';
 import { formatProblem } from '../../src/mapping/load.js';
 import { summarizeInbound, type InboundSummary } from '../../src/mapping/sample-test.js';
 
@@ -24,7 +24,7 @@ export function sourceOf(input: string | Buffer, chunk = 7): Readable {
 }
 
 export async function mapText(
-  mapping: Mapping | string, input: string | Buffer, options: Partial<MapInboundOptions> & { resolver?: ReferenceResolver } = {},
+  mapping: Mapping | string, input: string | Buffer, options: Partial<MapInboundOptions> & { referenceIds?: ReferenceIds } = {},
 ): Promise<InboundSummary> {
   const m = typeof mapping === 'string' ? mappingOf(mapping) : mapping;
   return summarizeInbound(mapInbound(sourceOf(input), m, { fileName: 'in.csv', ...options }));

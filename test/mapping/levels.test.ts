@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { items, mapText, problemsOf } from './helpers.js';
 
-// Issue 14.3: a pallet with packages and consumables of its own, loose packages and flat-line shipments in one file.
+// Levels of a ship file: a pallet with packages and consumables of its own, loose packages and flat-line shipments in one file.
 const mapping = `
 document: customerShipments.ship
 files: "*.txt"

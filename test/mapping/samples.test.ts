@@ -8,7 +8,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { checkMappings, INBOUND_DOCUMENTS, EXPORT_DOCUMENTS, mapInbound, type Mapping } from '../../src/mapping/index.js';
 import { referenceTables } from '../../src/mapping/reference-doc.js';
 import { expectedFileOf, summarizeInbound, testSamples } from '../../src/mapping/sample-test.js';
-import { HttpResolver } from './support/http-resolver.js';
+import { HttpReferenceIds } from './support/http-reference-ids.js';
 
 const root = resolve(import.meta.dirname, '../..');
 let mappings: Mapping[];
@@ -54,25 +54,25 @@ describe('default mappings', () => {
 
 describe('samples against the emulator (small seed)', () => {
   let emu: RunningEmulator;
-  let resolver: HttpResolver;
+  let referenceIds: HttpReferenceIds;
   beforeAll(async () => {
     emu = await startEmulator({ scale: 'small', today: '2026-11-22' });
-    resolver = new HttpResolver(emu.url, emu.mintToken([1]));
+    referenceIds = new HttpReferenceIds(emu.url, emu.mintToken([1]));
   });
   afterAll(async () => emu?.close());
 
-  it('references.json agrees with the seed: resolving through the API gives the same requests', async () => {
+  it('references.json agrees with the seed: finding the ids through the API gives the same requests', async () => {
     for (const m of mappings.filter((x) => x.direction === 'inbound')) {
       for (const s of m.definition.samples ?? []) {
         const sample = resolve(dirname(m.file), s);
-        const actual = await summarizeInbound(mapInbound(createReadStream(sample), m, { fileName: basename(sample), resolver }));
+        const actual = await summarizeInbound(mapInbound(createReadStream(sample), m, { fileName: basename(sample), referenceIds }));
         const expected = JSON.parse(await readFile(expectedFileOf(m, sample), 'utf8'));
         expect(actual, `${m.name} on ${s}`).toEqual(expected);
       }
     }
   });
 
-  it('wisbridge map resolves references through the service with --url and a token from the environment', async () => {
+  it('wisbridge map finds the ids of references through the service with --url and a token from the environment', async () => {
     // Asynchronous child: the emulator answers from this very process.
     const child = spawn(process.execPath, [resolve(root, 'bin/wisbridge.js'), 'map', 'samples/GR_20261120.csv', '--url', emu.url, '--token-env', 'WB_TEST_TOKEN'], {
       cwd: root, env: { ...process.env, WB_TEST_TOKEN: emu.mintToken([1]) },
@@ -115,7 +115,7 @@ describe('samples against the emulator (small seed)', () => {
     for (const [name, method, path] of cases) {
       const m = mappings.find((x) => x.name === name)!;
       const sample = resolve(dirname(m.file), m.definition.samples![0]);
-      const summary = await summarizeInbound(mapInbound(createReadStream(sample), m, { fileName: 'x', resolver }));
+      const summary = await summarizeInbound(mapInbound(createReadStream(sample), m, { fileName: 'x', referenceIds }));
       for (const r of summary.requests) {
         const answer = await send(method, path, r.body);
         expect([200, 207], `${name}: ${answer.status} ${JSON.stringify(answer.body)}`).toContain(answer.status);
@@ -164,10 +164,23 @@ describe('commands', () => {
     expect(test.stdout).toMatch(/^\+\s+"quantity": 3$/m);
     expect(test.stdout).toContain('0 passed, 1 failed');
   });
+  it('mappings check accepts id_of under its old name `resolve` and warns, naming id_of', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wb-cli-'));
+    const old = 'document: customerShipments.acknowledge\nfiles: x\nrequest:\n  key: N\n  fields:\n    id: { column: N, resolve: customerShipment }\n';
+    await writeFile(join(dir, 'old.yaml'), old);
+    const check = cli('mappings', 'check', '--dir', dir);
+    expect(check.status).toBe(0);
+    expect(check.stderr).toBe(`${join(dir, 'old.yaml')}:6:22: request.fields.id.resolve: deprecated spelling; write \`id_of\` (the old name still works for now) (warning)\n`);
+    expect(check.stdout).toContain('1 mapping(s) valid, 0 problem(s)');
+    await writeFile(join(dir, 'old.yaml'), old.replace('resolve:', 'id_of:'));
+    const renamed = cli('mappings', 'check', '--dir', dir);
+    expect(renamed.status).toBe(0);
+    expect(renamed.stderr).toBe('');
+  });
   it('map without references for a mapping that needs them is a clear usage error', () => {
     const r = cli('map', 'samples/SHIP_20261120_flat.csv');
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('wisbridge map: USAGE: mapping "customer-shipment-ship" resolves references (shipment numbers, SKUs): give them with '
+    expect(r.stderr).toBe('wisbridge map: USAGE: mapping "customer-shipment-ship" needs the ids of references (shipment numbers, SKUs): give them with '
       + '--references FILE (a JSON table) or --url URL --token-env NAME (the service)\n');
   });
 });

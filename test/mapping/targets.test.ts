@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { closest, levenshtein } from '../../src/mapping/targets.js';
 import { items, mapText, mappingOf, problemsOf } from './helpers.js';
-import type { ReferenceResolver } from '../../src/mapping/resolver.js';
+import type { ReferenceIds } from '../../src/mapping/reference-ids.js';
 
 const ship = (lineFields: string, headerFields = 'tracking_number: TRACK', lists = '') => `
 document: customerShipments.ship
@@ -83,8 +83,8 @@ request:
 `;
   it('is not sent, but a value that does not parse is a row error, and a check still applies', async () => {
     expect(problemsOf(m)).toEqual([]);
-    const resolver: ReferenceResolver = { resolve: async (_k, keys) => new Map(keys.filter((k) => k !== 'NOPE').map((k) => [k, 1])) };
-    const s = await mapText(mappingOf(m), 'SKU,QTY,DATE\nA,1,19.11.2026\nB,2,31.02.2026\nNOPE,3,19.11.2026\n', { resolver });
+    const referenceIds: ReferenceIds = { idsOf: async (_k, keys) => new Map(keys.filter((k) => k !== 'NOPE').map((k) => [k, 1])) };
+    const s = await mapText(mappingOf(m), 'SKU,QTY,DATE\nA,1,19.11.2026\nB,2,31.02.2026\nNOPE,3,19.11.2026\n', { referenceIds });
     expect(items(s)).toEqual([{ product_code: 'A', quantity: 1 }]);
     expect(s.rejected.map((r) => r.errors[0])).toEqual([
       'in.csv, line 3, column DATE: "31.02.2026" is not a date (dd.MM.yyyy)',

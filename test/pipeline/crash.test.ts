@@ -28,7 +28,7 @@ describe.each(recorders)('kill -9 in the middle of a file, then restart; the fil
     expect(atKill).toBeLessThan(80);
     expect(ws.files('inbox')).toEqual(['KORR_CRASH.csv']);
     const left = await openJournal(join(ws.dir, 'journal.sqlite'));
-    // The kill caught at least one request on the wire: the restart must settle it without sending it again.
+    // The kill caught at least one request on the wire: the restart must reconcile it without sending it again.
     expect(await left.backlog()).toMatchObject({ processingFiles: 1 });
     expect((await left.backlog()).sentRequests).toBeGreaterThanOrEqual(1);
     await left.close();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { korr, runInboundOnce, workspace } from './helpers.js';
 
-// Issue 13, points 5 and 6, end to end: the mapping's file-level errors reach error/ with a reason, and a stray
+// End to end: the mapping's file-level errors reach error/ with a reason, and a stray
 // quote never makes lines disappear from the result file.
 const emu = useEmulator({ resetEachTest: true });
 const adjustmentCount = async () => (await adminState(emu, ['adjustments'])).adjustments.length;

@@ -114,7 +114,7 @@ describe('customer-shipment ship with pallets, children, consumables, lots, SSCC
       extraMappings: {
         'ship-by-sale-line': [
           'document: customerShipments.ship', 'files: "SALELINE_*.csv"', 'grouping: { sorted: true }',
-          'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, resolve: customerShipment }', '    ship_strategy: { value: defer_unshipped }',
+          'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, id_of: customerShipment }', '    ship_strategy: { value: defer_unshipped }',
           '  lists:', '    lines:', '      fields:', '        sale_line_id: { column: LINE, type: integer }', '        quantity: { column: QTY, type: number }', '',
         ].join('\n'),
       },

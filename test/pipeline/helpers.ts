@@ -25,7 +25,7 @@ export const INBOUND_SAMPLES = [
 /** A flat ship mapping (ORDER, SKU, QTY: one line per row, grouped by ORDER) for files named `files`. */
 export const flatShipMapping = (files: string, sorted: boolean): string => [
   'document: customerShipments.ship', `files: "${files}"`, `grouping: { sorted: ${sorted} }`,
-  'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, resolve: customerShipment }',
+  'request:', '  key: ORDER', '  fields:', '    id: { column: ORDER, id_of: customerShipment }',
   '  lists:', '    lines:', '      fields:', '        product_code: SKU', '        quantity: { column: QTY, type: number }', '',
 ].join('\n');
 

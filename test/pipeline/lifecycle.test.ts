@@ -10,7 +10,7 @@ const emu = useEmulator({ resetEachTest: true });
 /*
  * Two different files dropped under one name: the second's result file takes a timestamped name, recorded in the
  * journal. `wisbridge retry` and `wisbridge resolve` on the second rewrite that file, and never the first's
- * `NAME.result.csv` (which they used to rebuild from the input name).
+ * `NAME.result.csv` (a name rebuilt from the input name would be the first file's).
  */
 
 /** Runs `wisbridge batch` on the workspace: the inbox's files are processed once. */

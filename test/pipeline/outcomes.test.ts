@@ -11,7 +11,7 @@ const emu = useEmulator({ resetEachTest: true });
 const adjustments = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string; quantity: number }>;
 
 describe('per-item endpoints (207): good and bad rows reported row by row', () => {
-  it('keeps to batch_size even when references are resolved for many rows at once (acknowledgements by number)', async () => {
+  it('keeps to batch_size even when the ids of references are fetched for many rows at once (acknowledgements by number)', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 7 });
     const state = await adminState(emu, ['customer_shipments']);
     const pending = state.customer_shipments.filter((s: any) => s.list_status === 'pending').slice(0, 30);

@@ -26,7 +26,7 @@ async function expectSameAsJournal(ws: Workspace, files: readonly { fileId?: num
   return compared;
 }
 
-// A first run writes its result file as the rows settle (ResultSpool); the journal's result file is the reference.
+// A first run writes its result file as the rows are decided (ResultSpool); the journal's result file is the reference.
 describe('result files written while sending are the journal\'s, byte for byte', () => {
   it('every sample document type: ok, refused, rejected by the mapping, skipped, multi-line documents and records', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });

@@ -19,7 +19,7 @@ import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
 import { korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
 /**
- * Several `wisbridge run` instances on one PostgreSQL journal and one local drop (issue 24): each file is worked on
+ * Several `wisbridge run` instances on one PostgreSQL journal and one local drop: each file is worked on
  * by one instance, each scheduled tick runs on one, status and the console list the instances, /metrics tells them
  * apart, /healthz says when the journal is out of reach. A SQLite journal serves one instance and says so.
  */
@@ -309,7 +309,7 @@ describe('a file whose lease another instance took over', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect((await appliedReferences(emu, 'TAKEN-')).size).toBe(appliedWhenLost);
 
-    // The thief never renews its lease: once it runs out, the bridge takes the file back, settles what was in flight, finishes it.
+    // The thief never renews its lease: once it runs out, the bridge takes the file back, reconciles what was in flight, finishes it.
     await setFaults(emu, {});
     await until(() => existsSync(join(outbox, 'KORR_taken.result.csv')), 'the file finished after the takeover');
     expect(records.filter((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv').map((r) => r.claim)).toEqual(['new', 'resume']);

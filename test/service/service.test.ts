@@ -89,7 +89,7 @@ describe('wisbridge run in-process: watch, metrics, health', () => {
 });
 
 describe('operator commands: status, retry, resolve', () => {
-  it('retry re-drives only the failed rows once the cause is fixed; resolve settles uncertain rows', async () => {
+  it('retry re-drives only the failed rows once the cause is fixed; resolve marks uncertain rows checked', async () => {
     const { bridge, env, inbox, outbox } = await startBridge(emu.url);
     // M-2 needs 500 units of SKU-00004 (100 on hand): it fails until stock arrives.
     writeFileSync(join(inbox, 'KORR_a.csv'), korrFile([['SKU-00001', 1, 'A-1'], ['SKU-00004', -500, 'A-2'], ['SKU-00002', 1, 'A-3']]));

@@ -32,8 +32,9 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (sub !== 'check' && sub !== 'test') throw new WisbridgeError('USAGE', `unknown subcommand "${sub}" (check, test, schema, docs)`);
-  const { mappings, problems } = await checkMappings(dir);
+  const { mappings, problems, warnings } = await checkMappings(dir);
   if (sub === 'check') for (const m of mappings) problems.push(...(await sampleFileProblems(m)));
+  for (const w of warnings) process.stderr.write(`${formatProblem(w)} (warning)\n`);
   for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
   if (sub === 'check') {
     process.stdout.write(`${mappings.length} mapping(s) valid, ${problems.length} problem(s)\n`);

@@ -6,8 +6,8 @@ import type { InboundJob } from '../../config/schema.js';
 import { createDrop } from '../../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { ApiReferenceResolver } from '../../client/references.js';
-import type { ReferenceResolver } from '../../mapping/index.js';
+import { ApiReferenceIds } from '../../client/references.js';
+import type { ReferenceIds } from '../../mapping/index.js';
 import { exitCodeOf, pickMapping, processFile, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { parseCommandLine } from '../args.js';
@@ -98,12 +98,12 @@ async function dryRunOne(runtime: Runtime, job: InboundJob, file: string, forced
     return rejectFile(dryRunReport(job.name, name), error, emit);
   }
   const service = runtime.loaded.service(job.service);
-  let resolver: ReferenceResolver | undefined;
-  const lazy: ReferenceResolver = {
-    resolve: async (kind, keys) => (resolver ??= new ApiReferenceResolver(await runtime.client(job.service))).resolve(kind, keys),
+  let referenceIds: ReferenceIds | undefined;
+  const lazy: ReferenceIds = {
+    idsOf: async (kind, keys) => (referenceIds ??= new ApiReferenceIds(await runtime.client(job.service))).idsOf(kind, keys),
   };
   return dryRunFile(async () => createReadStream(file), mapping, {
-    job: job.name, file: name, resolver: lazy, maxBatchItems: service.batch_size, emit,
+    job: job.name, file: name, referenceIds: lazy, maxBatchItems: service.batch_size, emit,
     warehouse: takesWarehouse(mapping.document) ? service.warehouse : undefined,
   });
 }

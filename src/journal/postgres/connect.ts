@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import type pg from 'pg';
 import { z } from 'zod';
-import { redact, resolveSecret, type SecretSource } from '../../client/secret.js';
+import { redact, readSecret, type SecretSource } from '../../client/secret.js';
 import { WisbridgeError } from '../../errors.js';
 
 /**
@@ -85,7 +85,7 @@ export interface ConnectOptions {
   baseDir?: string;
 }
 
-/** The settings of a pg pool for this configuration, secrets resolved; `password()` is the last one read. */
+/** The settings of a pg pool for this configuration, secrets read; `password()` is the last one read. */
 export async function poolConfig(config: PostgresJournalConfig, options: ConnectOptions = {}): Promise<{ pool: pg.PoolConfig; password: () => string | undefined }> {
   const target = postgresTarget(config);
   const path = (p: string) => (isAbsolute(p) ? p : resolve(options.baseDir ?? '.', p));
@@ -93,7 +93,7 @@ export async function poolConfig(config: PostgresJournalConfig, options: Connect
     : 'env' in config.password ? { env: config.password.env } : { file: path(config.password.file) };
   const what = `password of the journal database ${target.location}`;
   // Read once now (a missing secret fails the start) and again for each new connection (a rotated file is taken).
-  let last = source === undefined ? undefined : await resolveSecret(source, what);
+  let last = source === undefined ? undefined : await readSecret(source, what);
   const ssl = config.tls === undefined ? false : await tlsOptions(config.tls, path);
   return {
     password: () => last,
@@ -102,7 +102,7 @@ export async function poolConfig(config: PostgresJournalConfig, options: Connect
       port: target.port,
       user: target.user,
       database: target.database,
-      password: source === undefined ? undefined : async () => (last = await resolveSecret(source, what)),
+      password: source === undefined ? undefined : async () => (last = await readSecret(source, what)),
       ssl,
       max: config.pool.max,
       connectionTimeoutMillis: config.pool.connect_timeout_ms,

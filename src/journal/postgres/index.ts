@@ -29,7 +29,7 @@ export interface PostgresEngine {
 }
 
 /**
- * Opens the journal on a PostgreSQL server: resolves the secrets, connects, and brings the schema to this bridge's
+ * Opens the journal on a PostgreSQL server: reads the secrets, connects, and brings the schema to this bridge's
  * version (refusing a newer one). Every failure is a WisbridgeError in an operator's words, without the password.
  */
 export async function openPostgres(config: PostgresJournalInput, options: OpenPostgresOptions = {}): Promise<PostgresEngine> {

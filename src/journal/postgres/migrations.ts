@@ -197,7 +197,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX file_events_unfinished ON file_events (drop_name, name, original_file_id) WHERE kind = 'duplicate' AND disposed_to IS NULL;
   `,
   `
-  -- The operations console, issue 25 (SQLite's migration 9): a file's processing time apart
+  -- The operations console (SQLite's migration 9): a file's processing time apart
   -- from later actions (finished_at moves with every re-drive; processed_at is the first finish, kept), and one
   -- alert inbox kept across restarts: one open alert per kind and subject (what it concerns), its count and
   -- first/last seen, until an operator acknowledges it. Files finished before this version and never re-driven

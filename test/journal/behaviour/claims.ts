@@ -52,7 +52,7 @@ export function describeClaims(suite: Suite): void {
   });
 
   describe('resume after a crash', () => {
-    it('reopened: the file resumes, its requests never sent are abandoned, the sent one waits to be settled', async () => {
+    it('reopened: the file resumes, its requests never sent are abandoned, the sent one waits to be reconciled', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('crash.csv', 'crash'));
       const done = await suite.journal.recordBatch(fileId, EP, [0, 1].map((s) => adjustment(s)), { sent: true });
       await suite.journal.completeRequest(done, okOutcomes([0, 1]));
@@ -74,7 +74,7 @@ export function describeClaims(suite: Suite): void {
       expect(state.counts).toEqual({ finished: 2, sent: 2, unsent: 2 });
       expect(state.maxSeq).toBe(6);
 
-      // The restarted pipeline settles the sent request and sends the rest again.
+      // The restarted pipeline reconciles the sent request and sends the rest again.
       await suite.journal.completeRequest(sent, [{ seq: 2, status: 'uncertain', hint: 'check SKU-2' }, ...okOutcomes([3])]);
       await suite.journal.completeRequest(await suite.journal.recordBatch(fileId, EP, [adjustment(4)], { sent: true }), okOutcomes([4]));
       const rows = await suite.journal.recordRequest(fileId, EP, [5, 6]);
@@ -92,7 +92,7 @@ export function describeClaims(suite: Suite): void {
       const resumed = await suite.journal.claimFile(claimInput('renamed.csv', 'abc'));
       expect(resumed).toEqual({ status: 'resume', fileId, generation: 1 });
       expect(await suite.journal.getRequest(unsentId)).toMatchObject({ status: 'abandoned', sentAt: null });
-      // When it was sent: reading back (settle.ts) looks for changes from then on.
+      // When it was sent: reading back (reconcile.ts) looks for changes from then on.
       expect(await suite.journal.getRequest(sentId)).toMatchObject({ status: 'sent', sentAt: expect.stringMatching(/^2026-03-01T08:00:\d\d\.000Z$/) });
       // The abandoned item can go out in a new request.
       const again = await suite.journal.recordBatch(fileId, EP, [adjustment(2)]);
@@ -117,7 +117,7 @@ export function describeClaims(suite: Suite): void {
       ]);
       expect(state.sentRequests).toEqual([expect.objectContaining({ requestId: inFlight, seqs: [4, 5], endpoint: EP })]);
       expect((await suite.journal.requestItems(inFlight)).map((i) => JSON.parse(i.body ?? 'null').reference)).toEqual(['ADJ-4', 'ADJ-5']);
-      // The caller settles the request in flight: here an uncertain adjustment and a read-back ok.
+      // The caller reconciles the request in flight: here an uncertain adjustment and a read-back ok.
       await suite.journal.completeRequest(inFlight, [{ seq: 4, status: 'uncertain', hint: 'check SKU-4' }, ...okOutcomes([5])]);
       expect((await suite.journal.resumeState(fileId)).classify(4)).toBe('finished');
     });

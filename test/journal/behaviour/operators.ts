@@ -110,7 +110,7 @@ export function describeOperators(suite: Suite): void {
   });
 
   describe('uncertain rows and their resolution', () => {
-    it('marks uncertain items applied (ok) by file and seq, and settles the file', async () => {
+    it('marks uncertain items applied (ok) by file and seq, and refreshes the file\'s status', async () => {
       const fileId = await failedFile(suite.journal);
       const attempt = await suite.journal.beginRedrive(fileId);
       const id = await suite.journal.recordRequest(fileId, EP, [2, 3], { attempt });
@@ -153,7 +153,7 @@ export function describeOperators(suite: Suite): void {
         .rejects.toThrow(/not uncertain items: 999999/);
     });
 
-    it('settles a file to done when the last open item is resolved', async () => {
+    it('refreshes a file\'s status to done when the last open item is resolved', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('u.csv', 'u'));
       const id = await suite.journal.recordBatch(fileId, EP, [adjustment(0), adjustment(1)]);
       await suite.journal.markSent(id);
@@ -164,7 +164,7 @@ export function describeOperators(suite: Suite): void {
       expect((await suite.journal.getFile(fileId)).summary).toMatchObject({ ok: 2, uncertain: 0 });
     });
 
-    it('resolves uncertain rows of several files at once and settles each, still uncertain after a restart until then', async () => {
+    it('resolves uncertain rows of several files at once and refreshes the status of each, still uncertain after a restart until then', async () => {
       const a = await failedFile(suite.journal, 'a');
       const { fileId: b } = await suite.journal.claimFile(claimInput('b.csv', 'b'));
       const id = await suite.journal.recordBatch(b, EP, [adjustment(0)], { sent: true });

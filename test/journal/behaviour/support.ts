@@ -17,10 +17,10 @@ export interface JournalFixture {
   readonly journal: Journal;
   /** Closes the journal and opens the same one again, as a bridge restarting after a crash does; resolves the new one. */
   reopen(): Promise<Journal>;
-  /** Another connection to the same journal, open at the same time (closed by dispose). */
+  /** Another connection to the same journal, open at the same time (closed by remove). */
   second(): Promise<Connection>;
   /** Closes whatever is open and removes the journal. */
-  dispose(): Promise<void>;
+  remove(): Promise<void>;
 }
 
 /** Opens a fresh, empty journal of the engine; `now` is the clock of the timestamps it stores. */

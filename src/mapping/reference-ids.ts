@@ -5,10 +5,10 @@ export type { ReferenceKind };
 /**
  * Finds the ids of records named by the legacy WMS (a shipment number, a SKU). The client implements it over
  * HTTP (list endpoints with `numbers=`, products by code); keys it cannot find are absent from the answer.
- * The mapping calls it once per kind per batch, through `cachedResolver`.
+ * The mapping calls it once per kind per batch, through `cachedReferenceIds`.
  */
-export interface ReferenceResolver {
-  resolve(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>>;
+export interface ReferenceIds {
+  idsOf(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>>;
 }
 
 const KIND_WORDS: Record<ReferenceKind, string> = {
@@ -21,8 +21,8 @@ const KIND_WORDS: Record<ReferenceKind, string> = {
 };
 export const describeKind = (kind: ReferenceKind) => KIND_WORDS[kind];
 
-/** Wraps a resolver with a cache of hits and misses (misses too: an unknown number stays unknown for the run). */
-export function cachedResolver(inner: ReferenceResolver, options: { maxEntries?: number } = {}): ReferenceResolver & { readonly calls: number } {
+/** Wraps a source of reference ids with a cache of hits and misses (misses too: an unknown number stays unknown for the run). */
+export function cachedReferenceIds(inner: ReferenceIds, options: { maxEntries?: number } = {}): ReferenceIds & { readonly calls: number } {
   const max = options.maxEntries ?? 100_000;
   const caches = new Map<ReferenceKind, Map<string, number | null>>();
   let size = 0;
@@ -31,7 +31,7 @@ export function cachedResolver(inner: ReferenceResolver, options: { maxEntries?:
     get calls() {
       return calls;
     },
-    async resolve(kind, keys) {
+    async idsOf(kind, keys) {
       let cache = caches.get(kind);
       if (!cache) caches.set(kind, (cache = new Map()));
       const out = new Map<string, number>();
@@ -43,7 +43,7 @@ export function cachedResolver(inner: ReferenceResolver, options: { maxEntries?:
       }
       if (missing.size > 0) {
         calls++;
-        const found = await inner.resolve(kind, [...missing]);
+        const found = await inner.idsOf(kind, [...missing]);
         if (size + missing.size > max) {
           for (const c of caches.values()) c.clear();
           size = 0;
@@ -60,13 +60,13 @@ export function cachedResolver(inner: ReferenceResolver, options: { maxEntries?:
   };
 }
 
-/** A resolver over known values: for dry runs with a reference file, and for tests without the service. */
-export class TableResolver implements ReferenceResolver {
+/** Reference ids from known values: for dry runs with a reference file, and for tests without the service. */
+export class TableReferenceIds implements ReferenceIds {
   private readonly tables: Map<ReferenceKind, Map<string, number>>;
   constructor(tables: Partial<Record<ReferenceKind, Record<string, number>>>) {
     this.tables = new Map(Object.entries(tables).map(([k, v]) => [k as ReferenceKind, new Map(Object.entries(v ?? {}))]));
   }
-  async resolve(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>> {
+  async idsOf(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>> {
     const table = this.tables.get(kind);
     const out = new Map<string, number>();
     if (!table) return out;

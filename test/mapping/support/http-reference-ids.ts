@@ -1,6 +1,6 @@
-import type { ReferenceKind, ReferenceResolver } from '../../../src/mapping/index.js';
+import type { ReferenceKind, ReferenceIds } from '../../../src/mapping/index.js';
 
-// A second, honest implementation of ReferenceResolver for tests: the real emulator over HTTP, through the
+// A second, honest implementation of ReferenceIds for tests: the real emulator over HTTP, through the
 // list endpoints (numbers= where the interface has it, paging otherwise). The client engineer owns the product one.
 const LISTS: Record<Exclude<ReferenceKind, 'product'>, { path: string; statuses: string[]; numbers: boolean }> = {
   customerShipment: { path: '/v1/customer-shipments.json', statuses: ['pending', 'open', 'done', 'canceled'], numbers: true },
@@ -10,7 +10,7 @@ const LISTS: Record<Exclude<ReferenceKind, 'product'>, { path: string; statuses:
   customerReturn: { path: '/v1/customer-return-shipments.json', statuses: ['pending', 'open', 'done', 'canceled'], numbers: true },
 };
 
-export class HttpResolver implements ReferenceResolver {
+export class HttpReferenceIds implements ReferenceIds {
   requests = 0;
   constructor(private readonly url: string, private readonly token: string) {}
 
@@ -21,7 +21,7 @@ export class HttpResolver implements ReferenceResolver {
     return (await res.json()) as { data?: unknown[]; has_more: boolean };
   }
 
-  async resolve(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>> {
+  async idsOf(kind: ReferenceKind, keys: readonly string[]): Promise<ReadonlyMap<string, number>> {
     const want = new Set(keys);
     const out = new Map<string, number>();
     const take = (records: unknown[] | undefined, field: 'number' | 'code') => {

@@ -13,12 +13,12 @@ async function sentAt(journal: InboundJournal, requestId: number): Promise<Date>
 }
 
 /**
- * A request left `sent` by a crash (or a lost answer): settled per endpoint policy before the file goes on.
+ * A request left `sent` by a crash (or a lost answer): reconciled per endpoint policy before the file goes on.
  * Safe to repeat (change-status, failed): sent again. Ship / receive / acknowledge: read back; confirmed items
  * are ok; unconfirmed acknowledgements are sent again (harmless), unconfirmed ship / receive stay uncertain.
  * Adjustments and cycle counts are never repeated: uncertain, with what to check.
  */
-export async function settleSentRequest(ctx: SenderContext, requestId: number, endpoint: string): Promise<void> {
+export async function reconcileSentRequest(ctx: SenderContext, requestId: number, endpoint: string): Promise<void> {
   const { journal } = ctx;
   const items = await journal.requestItems(requestId);
   const bodies = items.map((i) => (i.body === null ? {} : (JSON.parse(i.body) as Record<string, unknown>)));
@@ -54,11 +54,11 @@ export async function settleSentRequest(ctx: SenderContext, requestId: number, e
       outcomes[i] = toOutcome(items[i].seq, o, endpoint, items[i].docKey ?? '', bodies[i]);
     });
   }
-  if (outcomes.some((o) => o === undefined)) throw new WisbridgeError('JOURNAL_STATE', `request ${requestId}: an item was left unsettled`);
+  if (outcomes.some((o) => o === undefined)) throw new WisbridgeError('JOURNAL_STATE', `request ${requestId}: an item was left undecided`);
   const final = outcomes as ItemOutcome[];
   if (final.some((o) => o.status === 'uncertain')) {
     await resendUntouched(ctx, endpoint, final, bodies, items.map((i) => i.docKey ?? ''), await sentAt(journal, requestId));
   }
   await storeOutcomes(ctx, requestId, endpoint, bodies, final);
-  ctx.logger.info({ requestId, endpoint, items: items.length, uncertain: final.filter((o) => o.status === 'uncertain').length }, 'settled a request left in flight by an earlier run');
+  ctx.logger.info({ requestId, endpoint, items: items.length, uncertain: final.filter((o) => o.status === 'uncertain').length }, 'reconciled a request left in flight by an earlier run');
 }
