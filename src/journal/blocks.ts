@@ -97,9 +97,11 @@ export interface PackedBatch {
 /** Packs the items of a new request; refuses an item for another endpoint, a seq listed twice, an item without lines. */
 export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' | 'endpoint' | 'docKey' | 'lines'>[], bodies?: readonly unknown[]): PackedBatch {
   if (items.length === 0) throw stateError('a request needs at least one item');
-  const docs: PackedDoc[] = new Array(items.length);
   const seqs: number[] = new Array(items.length);
   let firstLine = Number.POSITIVE_INFINITY;
+  // The PackedDoc list written as its JSON text directly: no array per item to stringify (a million items: ~200 MB
+  // less garbage on the thread that maps them).
+  let docs = '[';
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
@@ -107,14 +109,14 @@ export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' 
     }
     seqs[i] = item.seq;
     const lines = item.lines;
-    if (lines.length === 1) {
-      docs[i] = [item.seq, item.docKey ?? null, lines[0], lines[0], null];
-    } else {
-      const encoded = encodeLines(lines);
-      docs[i] = [item.seq, item.docKey ?? null, encoded.first, encoded.last, encoded.list === null ? null : (JSON.parse(encoded.list) as number[])];
-    }
-    if (docs[i][2] < firstLine) firstLine = docs[i][2];
+    let first = lines[0];
+    let last = first;
+    let list: string | null = null;
+    if (lines.length !== 1) ({ first, last, list } = encodeLines(lines));
+    docs += `${i === 0 ? '' : ','}[${jsonNumber(item.seq)},${jsonText(item.docKey ?? null)},${jsonNumber(first)},${jsonNumber(last)},${list ?? 'null'}]`;
+    if (first < firstLine) firstLine = first;
   }
+  docs += ']';
   let terms: Array<[number, string]> | undefined;
   if (bodies) {
     const found = new Set<string>();
@@ -125,7 +127,21 @@ export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' 
     }
     terms = termFilters(found);
   }
-  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs: JSON.stringify(docs), terms };
+  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs, terms };
+}
+
+/** A number as JSON.stringify writes it (a seq or a line: a safe integer, checked by toRanges and the readers). */
+function jsonNumber(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
+}
+
+/** Text JSON.stringify may escape: quote, backslash, control characters, surrogates (a lone one is escaped, a pair kept). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string or null as JSON.stringify writes it; plain text (an SKU, an order number) without a copy through it. */
+function jsonText(text: string | null): string {
+  return text === null ? 'null' : JSON_ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 /** Every item of a request came back ok: what completeRequest stores of them (the results), packed ahead. */

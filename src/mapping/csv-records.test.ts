@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { parse as parseSync } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvRecords } from './csv-records.js';
+import { csvRecords, RecordBatch } from './csv-records.js';
 
 const base = { delimiter: ',', quote: '"', escape: '"', bom: true, comment_no_infix: true, relax_column_count: true, relax_quotes: true, max_record_size: 1024, from_line: 1 };
 
@@ -17,7 +17,10 @@ async function read(text: string, options: Partial<typeof base> = {}, seed = 1, 
     i += n;
   }
   const out: string[][] = [];
-  for await (const r of Readable.from(pieces, { objectMode: false }).pipe(csvRecords({ fastPath, parse: { ...base, ...options } }))) out.push(r as string[]);
+  for await (const r of Readable.from(pieces, { objectMode: false }).pipe(csvRecords({ fastPath, parse: { ...base, ...options } }))) {
+    if (r instanceof RecordBatch) out.push(...r.records);
+    else out.push(r as string[]);
+  }
   return out;
 }
 

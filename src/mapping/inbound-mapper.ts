@@ -12,12 +12,13 @@ import { contractTarget, locateIssues } from './validate.js';
 import { TotalsTracker } from './control-totals.js';
 import type { InboundOutcome } from './inbound.js';
 import { isEmpty, lineBreaks } from './record-lines.js';
+import { RecordBatch } from './csv-records.js';
 
 function hasRefs(node: BoundNode): boolean {
   return node.fields.some((f) => f.ref) || node.lists.some((l) => hasRefs(l.node));
 }
 
-/** Records (string[], or csv-parse's {record, info}) in, InboundOutcome objects out. */
+/** Records (string[], csv-parse's {record, info}, or a RecordBatch of plain ones) in, InboundOutcome objects out. */
 export class InboundMapper extends Transform {
   private readonly file: string;
   private readonly endpoint: InboundDocument;
@@ -81,53 +82,75 @@ export class InboundMapper extends Transform {
     }
   }
 
-  override _transform(chunk: string[] | { record: string[]; info: Info }, _enc: BufferEncoding, cb: TransformCallback): void {
+  override _transform(chunk: string[] | { record: string[]; info: Info } | RecordBatch, _enc: BufferEncoding, cb: TransformCallback): void {
+    if (chunk instanceof RecordBatch) return this.mapBatch(chunk.records, 0, cb);
     try {
-      let record: string[];
-      let line: number;
-      if (this.withInfo) {
-        // info.lines is where a record ends, and csv-parse counts a quoted CRLF as two lines: correct for both.
-        const c = chunk as { record: string[]; info: Info };
-        record = c.record;
-        const rawEnd = c.info.lines;
-        line = rawEnd - this.lineSkew;
-        if (rawEnd - this.prevEnd > 1) {
-          const breaks = lineBreaks(record);
-          this.lineSkew += breaks.crlf;
-          line -= breaks.crlf + breaks.lines;
-        }
-        this.spanEnd = rawEnd - this.lineSkew;
-        this.prevEnd = rawEnd;
-      } else {
-        record = chunk as string[];
-        line = this.prevEnd + 1;
-        this.prevEnd = this.mayBreak ? line + lineBreaks(record).lines : line;
-        this.spanEnd = this.prevEnd;
-        if (this.skipEmpty && isEmpty(record)) return cb();
-      }
-      if (!this.root) {
-        this.bindHeader(record, line);
-        return cb();
-      }
-      if (this.mapping.inbound!.totals?.footer) {
-        const held = this.footerHeld;
-        this.footerHeld = { record, line, spanEnd: this.spanEnd };
-        if (!held) return cb();
-        ({ record, line } = held);
-        this.spanEnd = held.spanEnd;
-      }
-      const rt = this.mapping.inbound!.recordTypes;
-      if (!rt) this.totals?.record('', record, line);
-      if (rt) this.recordTyped(record, line);
-      else if (this.width !== undefined && !this.mapping.inbound!.recordTypes && this.mapping.dialect.header && record.length !== this.width) {
-        const span = this.spanEnd > line ? ` (a quoted field runs from line ${line} to line ${this.spanEnd}: a stray quote?)` : '';
-        this.rejectLine(line, `${this.file}, line ${line}: ${record.length} fields, the header has ${this.width}${span}`);
-      } else this.row(record, line, undefined);
+      this.mapRecord(chunk);
       if (this.pendingItems() >= this.maxBatch) this.finalize().then(() => cb(), cb);
       else cb();
     } catch (error) {
       cb(error as Error);
     }
+  }
+
+  /** The records of a batch from `from` on, the documents completed finalized every maxBatch as record by record. */
+  private mapBatch(records: readonly string[][], from: number, cb: TransformCallback): void {
+    try {
+      for (let i = from; i < records.length; i++) {
+        this.mapRecord(records[i]);
+        if (this.pendingItems() >= this.maxBatch) {
+          this.finalize().then(() => this.mapBatch(records, i + 1, cb), cb);
+          return;
+        }
+      }
+      cb();
+    } catch (error) {
+      cb(error as Error);
+    }
+  }
+
+  /** One record. */
+  private mapRecord(chunk: string[] | { record: string[]; info: Info }): void {
+    let record: string[];
+    let line: number;
+    if (this.withInfo) {
+      // info.lines is where a record ends, and csv-parse counts a quoted CRLF as two lines: correct for both.
+      const c = chunk as { record: string[]; info: Info };
+      record = c.record;
+      const rawEnd = c.info.lines;
+      line = rawEnd - this.lineSkew;
+      if (rawEnd - this.prevEnd > 1) {
+        const breaks = lineBreaks(record);
+        this.lineSkew += breaks.crlf;
+        line -= breaks.crlf + breaks.lines;
+      }
+      this.spanEnd = rawEnd - this.lineSkew;
+      this.prevEnd = rawEnd;
+    } else {
+      record = chunk as string[];
+      line = this.prevEnd + 1;
+      this.prevEnd = this.mayBreak ? line + lineBreaks(record).lines : line;
+      this.spanEnd = this.prevEnd;
+      if (this.skipEmpty && isEmpty(record)) return;
+    }
+    if (!this.root) {
+      this.bindHeader(record, line);
+      return;
+    }
+    if (this.mapping.inbound!.totals?.footer) {
+      const held = this.footerHeld;
+      this.footerHeld = { record, line, spanEnd: this.spanEnd };
+      if (!held) return;
+      ({ record, line } = held);
+      this.spanEnd = held.spanEnd;
+    }
+    const rt = this.mapping.inbound!.recordTypes;
+    if (!rt) this.totals?.record('', record, line);
+    if (rt) this.recordTyped(record, line);
+    else if (this.width !== undefined && !this.mapping.inbound!.recordTypes && this.mapping.dialect.header && record.length !== this.width) {
+      const span = this.spanEnd > line ? ` (a quoted field runs from line ${line} to line ${this.spanEnd}: a stray quote?)` : '';
+      this.rejectLine(line, `${this.file}, line ${line}: ${record.length} fields, the header has ${this.width}${span}`);
+    } else this.row(record, line, undefined);
   }
 
   override _flush(cb: TransformCallback): void {

