@@ -35,10 +35,10 @@ const batches = new FileBatches({
 const stores = (packed: StoredOutcome[], single: string): StoredOutcome[] => (single === '[]' ? packed : [...packed, ...(JSON.parse(single) as StoredOutcome[])]);
 
 serveCalls({
-  next: async (packed: StoredOutcome[], single: string, stop: boolean): Promise<FileStep> => {
-    const step = await batches.next(stores(packed, single), stop);
+  next: async (packed: StoredOutcome[], single: string, stop: boolean, most: number): Promise<FileStep> => {
+    const step = await batches.next(stores(packed, single), stop, most);
     // The main thread rebuilds the documents from the texts the journal stored (cheaper than cloning them).
-    if (step.request) delete step.request.docs;
+    for (const request of step.requests) delete request.docs;
     return step;
   },
   store: (packed: StoredOutcome[], single: string) => batches.store(stores(packed, single)),

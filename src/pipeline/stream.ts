@@ -59,21 +59,24 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
     for (;;) {
       const stop = options.signal?.aborted === true;
       if (stop) await window.drain();
-      const step = await completions.next(stop);
+      // As many requests as the window has room for, recorded in one commit (one fsync): a commit that waited on
+      // the disk finds several answers in, and records their successors together.
+      const step = await completions.next(stop, window.room());
       if (spool) replay(spool, step.spool);
       options.onProgress?.({ file: input.name, rows: step.rows, bytes: step.bytes, size: input.size, lines: input.lines });
-      if (step.request) {
-        const sent = sendCommitted(input.sender, completions, step.request);
+      for (const request of step.requests) {
+        const sent = sendCommitted(input.sender, completions, request);
         if (spool) {
-          const first = spool.sending(step.request.count);
-          await window.add(sent.then(({ docs, outcomes }) => spool.answer(first, docs, outcomes)));
-        } else await window.add(sent);
+          const first = spool.sending(request.count);
+          window.start(sent.then(({ docs, outcomes }) => spool.answer(first, docs, outcomes)));
+        } else window.start(sent);
       }
       if (step.end) {
         await window.drain();
         await completions.flush();
         return !stop;
       }
+      await window.whenRoom();
     }
   } catch (error) {
     // Another instance took the file over: its sends still out are aborted now rather than awaited.
@@ -158,13 +161,22 @@ class InFlight {
   private failure: { error: unknown } | undefined;
   constructor(private readonly limit: number) {}
 
-  async add(task: Promise<unknown>): Promise<void> {
+  /** Sends that may start now. */
+  room(): number {
+    return Math.max(0, this.limit - this.running.size);
+  }
+
+  start(task: Promise<unknown>): void {
     const tracked: Promise<void> = task
       .then(() => undefined, (error: unknown) => {
         this.failure ??= { error };
       })
       .finally(() => this.running.delete(tracked));
     this.running.add(tracked);
+  }
+
+  /** Until a send may start (or, after a failure, every send has settled and the failure is thrown). */
+  async whenRoom(): Promise<void> {
     while (this.running.size >= this.limit && !this.failure) await Promise.race(this.running);
     if (this.failure) await this.drain();
   }
