@@ -105,6 +105,34 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     expect((await journal.getRequest(first)).status).toBe('done');
   });
 
+  it('several requests are recorded in one commit with the outcomes queued, in the file\'s order', async () => {
+    const { queue, fileId } = await queueOf(['A,1,R1', 'B,2,R2', 'C,3,R3', 'D,4,R4']);
+    const first = await firstRequest(queue);
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
+    const step = await queue.next(false, 2);
+    expect(step.requests.map((r) => JSON.parse(r.itemsJson)[0].product_code)).toEqual(['B', 'C']);
+    expect(step.spool).toEqual([1, 1]);
+    expect(step.end).toBe(false);
+    expect((await journal.getRequest(first)).status).toBe('done');
+    for (const r of step.requests) expect((await journal.getRequest(r.requestId)).status).toBe('sent');
+    // room for more than the file has left: what is left, and the end
+    const last = await queue.next(false, 5);
+    expect([last.requests.length, last.end]).toEqual([1, true]);
+    expect(await journal.fileSummary(fileId)).toMatchObject({ sent: 3 });
+  });
+
+  it('requests recorded together are one transaction: one that cannot be recorded takes the others and the outcomes back', async () => {
+    const { queue, fileId } = await queueOf(['A,1,R1', 'B,2,R2', 'C,3,R3', 'D,4,R4']);
+    const first = await firstRequest(queue);
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
+    const db = rawDatabase(journal);
+    db.exec(`CREATE TRIGGER fail_third BEFORE INSERT ON requests WHEN (SELECT count(*) FROM requests) >= 3 BEGIN SELECT RAISE(ABORT, 'no room (test)'); END`);
+    await expect(queue.next(false, 3)).rejects.toThrow(/no room \(test\)/);
+    db.exec('DROP TRIGGER fail_third');
+    expect((await journal.getRequest(first)).status).toBe('sent');
+    expect(await journal.fileSummary(fileId)).toMatchObject({ sent: 1 });
+  });
+
   it('with no request following, the outcome is committed on its own after a short wait', async () => {
     const { queue } = await queueOf();
     const first = await firstRequest(queue);
