@@ -177,6 +177,14 @@ class InFlight {
 
   /** Until a send may start (or, after a failure, every send has settled and the failure is thrown). */
   async whenRoom(): Promise<void> {
+    if (this.running.size >= this.limit && !this.failure) {
+      await Promise.race(this.running);
+      // One turn of the event loop: the answers that came in with this one settle too, and the next commit records
+      // their successors with it. Without it the loop took each answer alone (on the main thread a commit blocks
+      // the thread, so answers arrive in bunches): 32 in flight made 979 commits of one request for 1,000 requests,
+      // with it 47 for 300 (bench/latency.ts).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     while (this.running.size >= this.limit && !this.failure) await Promise.race(this.running);
     if (this.failure) await this.drain();
   }
