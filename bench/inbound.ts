@@ -22,7 +22,8 @@ const ENGINES: Engine[] = journalArg === 'both' ? ['sqlite', 'postgres'] : [jour
 const positional = process.argv.slice(2).filter((_, i, all) => all[i] !== '--journal' && all[i - 1] !== '--journal');
 const ROWS = Number(positional[0] ?? 1_000_000);
 const BATCH = Number(positional[1] ?? 1000);
-// BENCH_IN_FLIGHT: services.<name>.requests_in_flight of the bridge (default 2, the bridge's), and the yardstick's window.
+// BENCH_IN_FLIGHT: services.<name>.requests_in_flight of the bridge (default 2 here, the window of the figures in
+// docs/performance.md; the bridge's own default is 8), and the yardstick's window.
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 2);
 // Two yardsticks, each with the bridge's window: `baseline100`, the script as the goal words it (csv-parse → batches
 // of 100 → POST), and `baseline`, the same script with the bridge's batch size (stricter: a tenth of the requests).
