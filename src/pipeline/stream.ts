@@ -42,9 +42,10 @@ export interface StreamInput {
 }
 
 /**
- * Second pass over the file: its requests, mapped and recorded by FileRequests (one commit each, with the outcomes
- * answered since the last one), are sent, `requests_in_flight` at once. Returns false when the signal stopped it
- * between requests (everything outstanding settled first).
+ * Second pass over the file: its requests, mapped and recorded by FileRequests (one commit for as many as the window
+ * has room for, with the outcomes answered since the last one), are sent, `requests_in_flight` at once: the requests
+ * recorded and those outstanding never exceed it, so after a crash no more are in doubt. Returns false when the
+ * signal stopped it between requests (everything outstanding settled first).
  */
 export async function streamFile(input: StreamInput): Promise<boolean> {
   const { mapping, options, spool } = input;
@@ -59,8 +60,8 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
     for (;;) {
       const stop = options.signal?.aborted === true;
       if (stop) await window.drain();
-      // As many requests as the window has room for, recorded in one commit (one fsync): a commit that waited on
-      // the disk finds several answers in, and records their successors together.
+      // As many requests as the window has room for, recorded in one commit (one fsync): while a commit waits on the
+      // disk several answers come in, and the next commit records their successors together.
       const step = await completions.next(stop, window.room());
       if (spool) replay(spool, step.spool);
       options.onProgress?.({ file: input.name, rows: step.rows, bytes: step.bytes, size: input.size, lines: input.lines });
