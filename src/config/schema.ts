@@ -44,9 +44,11 @@ export const serviceSchema = z
     token: secretRefSchema.describe('the JWT of this warehouse (or warehouses)'),
     warehouse: z.number().int().positive().optional().describe('warehouse id sent with inventory writes when the token is scoped to several warehouses'),
     batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),
-    requests_in_flight: z.number().int().min(1).max(8).default(2)
-      .describe('write requests of one inbound file outstanding at once: more hides the service\'s latency (a distant service, say); after a crash up to this many requests are in doubt (read back, or reported uncertain)'),
-    concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings, and connection cap'),
+    // 8: against a service answering in 40 ms, 2.3× the rows/s of 2 (its journal commits grouped too: 1.5× on
+    // loopback), while 32 added 17 % for four times the requests in doubt (docs/performance.md, bench/latency.ts).
+    requests_in_flight: z.number().int().min(1).max(32).default(8)
+      .describe('write requests of one inbound file outstanding at once (each on a connection of its own): more hides the service\'s latency (a distant service, say) and records several requests in one journal commit; after a crash up to this many requests are in doubt (read back, or reported uncertain: up to requests_in_flight × batch_size rows), and the service gets up to this many requests of the file at once'),
+    concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings; the connections to the service are at most the larger of this and requests_in_flight'),
     request_timeout_ms: z.number().int().min(100).default(30_000).describe('deadline of one HTTP request'),
     max_attempts: z.number().int().min(1).max(20).default(6).describe('attempts of one request on retryable failures (connection errors, 429, 502-504)'),
   })

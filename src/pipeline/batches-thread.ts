@@ -66,8 +66,8 @@ export class BatchesThread implements FileRequests {
     this.ready = this.#thread.ready;
   }
 
-  next(stores: readonly StoredOutcome[], stop: boolean): Promise<FileStep> {
-    return this.#call('next', [...split(stores), stop]) as Promise<FileStep>;
+  next(stores: readonly StoredOutcome[], stop: boolean, most = 1): Promise<FileStep> {
+    return this.#call('next', [...split(stores), stop, most]) as Promise<FileStep>;
   }
 
   store(stores: readonly StoredOutcome[]): Promise<Committed> {

@@ -37,7 +37,7 @@ const stores = (packed: StoredOutcome[], single: string): StoredOutcome[] => (si
 serveCalls({
   // Mapped ahead, a request carries no documents: the main thread rebuilds them from the texts the journal stored
   // (cheaper than cloning them).
-  next: (packed: StoredOutcome[], single: string, stop: boolean): Promise<FileStep> => batches.next(stores(packed, single), stop),
+  next: (packed: StoredOutcome[], single: string, stop: boolean, most: number): Promise<FileStep> => batches.next(stores(packed, single), stop, most),
   store: (packed: StoredOutcome[], single: string) => batches.store(stores(packed, single)),
   close: async () => {
     await batches.close();

@@ -60,7 +60,7 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     requests = await open(fileId, path, mapping!);
     return { queue: new CompletionQueue(requests, silentLogger), fileId };
   }
-  const firstRequest = async (queue: CompletionQueue) => (await queue.next(false)).request!.requestId;
+  const firstRequest = async (queue: CompletionQueue) => (await queue.next(false)).requests[0].requestId;
 
   it('an outcome is committed with the next request\'s record, in the same transaction', async () => {
     const { queue } = await queueOf();
@@ -69,7 +69,7 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
     expect((await journal.getRequest(first)).status).toBe('sent');
 
-    const second = (await queue.next(false)).request!.requestId;
+    const second = (await queue.next(false)).requests[0].requestId;
     expect((await journal.getRequest(first)).status).toBe('done');
     expect((await journal.getRequest(second)).status).toBe('sent');
     expect(await journal.resultOf(first, 2)).toEqual({ move_id: 1002 });
@@ -78,15 +78,15 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
   it('each request carries its documents as the journal recorded them', async () => {
     const { queue } = await queueOf();
     const step = await queue.next(false);
-    expect(step.request).toMatchObject({ endpoint: 'inventory.adjustments', count: 1 });
-    expect(JSON.parse(step.request!.itemsJson)).toEqual([{ product_code: 'A', quantity: 1, reference: 'R1' }]);
+    expect(step.requests[0]).toMatchObject({ endpoint: 'inventory.adjustments', count: 1 });
+    expect(JSON.parse(step.requests[0].itemsJson)).toEqual([{ product_code: 'A', quantity: 1, reference: 'R1' }]);
     expect(step.spool).toEqual([1]);
   });
 
   it('rows rejected by the mapping are recorded with the next commit, and the file ends with what is left', async () => {
     const { queue, fileId } = await queueOf(['A,1,R1', 'B,x,R2', 'C,3,R3']);
     const steps = [await queue.next(false), await queue.next(false), await queue.next(false)];
-    expect(steps.map((s) => [s.request?.count ?? 0, s.end])).toEqual([[1, false], [1, false], [0, true]]);
+    expect(steps.map((s) => [s.requests[0]?.count ?? 0, s.end])).toEqual([[1, false], [1, false], [0, true]]);
     expect(steps[1].spool).toEqual([{ rejected: [3], docKey: 'B', messages: ['KORR_1.csv, line 3, column QTY: "x" is not a number'] }, 1]);
     expect(await journal.fileSummary(fileId)).toMatchObject({ error: 1, sent: 2 });
   });
@@ -105,6 +105,34 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     expect((await journal.getRequest(first)).status).toBe('done');
   });
 
+  it('several requests are recorded in one commit with the outcomes queued, in the file\'s order', async () => {
+    const { queue, fileId } = await queueOf(['A,1,R1', 'B,2,R2', 'C,3,R3', 'D,4,R4']);
+    const first = await firstRequest(queue);
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
+    const step = await queue.next(false, 2);
+    expect(step.requests.map((r) => JSON.parse(r.itemsJson)[0].product_code)).toEqual(['B', 'C']);
+    expect(step.spool).toEqual([1, 1]);
+    expect(step.end).toBe(false);
+    expect((await journal.getRequest(first)).status).toBe('done');
+    for (const r of step.requests) expect((await journal.getRequest(r.requestId)).status).toBe('sent');
+    // room for more than the file has left: what is left, and the end
+    const last = await queue.next(false, 5);
+    expect([last.requests.length, last.end]).toEqual([1, true]);
+    expect(await journal.fileSummary(fileId)).toMatchObject({ sent: 3 });
+  });
+
+  it('requests recorded together are one transaction: one that cannot be recorded takes the others and the outcomes back', async () => {
+    const { queue, fileId } = await queueOf(['A,1,R1', 'B,2,R2', 'C,3,R3', 'D,4,R4']);
+    const first = await firstRequest(queue);
+    queue.add({ requestId: first, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
+    const db = rawDatabase(journal);
+    db.exec(`CREATE TRIGGER fail_third BEFORE INSERT ON requests WHEN (SELECT count(*) FROM requests) >= 3 BEGIN SELECT RAISE(ABORT, 'no room (test)'); END`);
+    await expect(queue.next(false, 3)).rejects.toThrow(/no room \(test\)/);
+    db.exec('DROP TRIGGER fail_third');
+    expect((await journal.getRequest(first)).status).toBe('sent');
+    expect(await journal.fileSummary(fileId)).toMatchObject({ sent: 1 });
+  });
+
   it('with no request following, the outcome is committed on its own after a short wait', async () => {
     const { queue } = await queueOf();
     const first = await firstRequest(queue);
@@ -118,7 +146,7 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     // The timer's commit is slow (a loaded journal): it has taken the queue when the flow flushes at the file's end.
     const inner = requests!;
     const slow: FileRequests = {
-      next: (stores, stop) => inner.next(stores, stop),
+      next: (stores, stop, most) => inner.next(stores, stop, most),
       store: async (stores) => {
         await sleep(100);
         return inner.store(stores);

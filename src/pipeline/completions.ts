@@ -27,17 +27,18 @@ export interface NewRequest {
   bodies: string;
 }
 
-/** What one journal commit of a file's flow holds: outcomes answered, rows rejected or skipped, the next request. */
+/** What one journal commit of a file's flow holds: outcomes answered, rows rejected or skipped, the next requests. */
 export interface CommitUnit {
   fileId: number;
   stores: readonly StoredOutcome[];
   extra: readonly NewItem[];
-  request?: NewRequest;
+  /** Recorded in this order (none when only outcomes are stored). */
+  requests: readonly NewRequest[];
 }
 
 export interface Committed {
-  /** The request recorded, when the unit had one. */
-  requestId?: number;
+  /** The requests recorded, in the unit's order. */
+  requestIds: number[];
   /** Exported records the stored acknowledgements confirmed. */
   confirmed: number;
 }
@@ -53,9 +54,9 @@ export function applyUnit(journal: SenderContext['journal'], logger: Logger, uni
       else confirmed += await storeOutcomes({ journal: tx, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
     }
     if (unit.extra.length > 0) await tx.addItems(unit.fileId, unit.extra);
-    if (unit.request === undefined) return { confirmed };
-    const { endpoint, packed, bodies } = unit.request;
-    return { requestId: await tx.recordBatch(unit.fileId, endpoint, packed, { sent: true, bodies }), confirmed };
+    const requestIds: number[] = [];
+    for (const { endpoint, packed, bodies } of unit.requests) requestIds.push(await tx.recordBatch(unit.fileId, endpoint, packed, { sent: true, bodies }));
+    return { requestIds, confirmed };
   });
 }
 
@@ -89,11 +90,11 @@ export class CompletionQueue {
   }
 
   /**
-   * The file's next commit (FileRequests.next) with what is queued; if it fails, the queued outcomes were not
-   * committed and stay queued.
+   * The file's next commit (FileRequests.next: up to `most` requests) with what is queued; if it fails, the queued
+   * outcomes were not committed and stay queued.
    */
-  next(stop: boolean): Promise<FileStep> {
-    return this.commit((stores) => this.requests.next(stores, stop));
+  next(stop: boolean, most = 1): Promise<FileStep> {
+    return this.commit((stores) => this.requests.next(stores, stop, most));
   }
 
   /** Commits what is queued now, once the commit under way (if any) is over. */

@@ -32,7 +32,8 @@ export interface CommittedRequest {
 
 /** One commit of a file's flow and what came of it. */
 export interface FileStep {
-  request?: CommittedRequest;
+  /** The requests recorded (and marked sent) by the commit, in the file's order: send them. */
+  requests: CommittedRequest[];
   spool: SpoolEvent[];
   /** Rows mapped and bytes read so far (progress). */
   rows: number;
@@ -49,11 +50,11 @@ export interface FileStep {
  */
 export interface FileRequests {
   /**
-   * Records the next request (marked sent) in one commit with `stores` and the rows rejected or skipped since the
-   * last one. With `stop`, or at the end of the file, no request: what is pending is recorded and `end` is set. If it
-   * throws, `stores` were not committed.
+   * Records the next requests, up to `most` (default 1; marked sent), in one commit with `stores` and the rows
+   * rejected or skipped since the last one. With `stop`, or at the end of the file, what is pending is recorded
+   * (no request with `stop`) and `end` is set. If it throws, `stores` were not committed.
    */
-  next(stores: readonly StoredOutcome[], stop: boolean): Promise<FileStep>;
+  next(stores: readonly StoredOutcome[], stop: boolean, most?: number): Promise<FileStep>;
   /** Commits outcomes on their own. */
   store(stores: readonly StoredOutcome[]): Promise<Committed>;
   close(): Promise<void>;
@@ -111,33 +112,42 @@ export class FileBatches implements FileRequests {
     this.#batches = this.#map();
   }
 
-  async next(stores: readonly StoredOutcome[], stop: boolean): Promise<FileStep> {
+  async next(stores: readonly StoredOutcome[], stop: boolean, most = 1): Promise<FileStep> {
     const pending = this.#ahead ?? this.#batches.next();
     this.#ahead = undefined;
-    const got = await pending;
-    const batch = got.done ? undefined : got.value;
-    const end = stop || batch === undefined || batch.end;
-    const { fileId, commit } = this.#input;
-    let request: CommittedRequest | undefined;
-    let confirmed: number;
-    if (!stop && batch?.texts !== undefined) {
-      const { endpoint, count, docs } = batch;
-      const { itemsJson, packed } = batch.texts;
-      const committed = await commit({ fileId, stores, extra: batch.extra, request: { endpoint, packed, bodies: itemsJson } });
-      request = { requestId: committed.requestId!, endpoint, count, itemsJson, packedDocs: packed.docs, docs };
-      confirmed = committed.confirmed;
-    } else {
-      confirmed = (await commit({ fileId, stores, extra: batch?.extra ?? [] })).confirmed;
+    const taken: Batch[] = [];
+    let got = await pending;
+    if (!got.done) taken.push(got.value);
+    // More batches while requests may still go (a batch of rejected rows only, EXTRA_FLUSH, counts for none).
+    let counted = taken[0]?.texts ? 1 : 0;
+    while (!stop && counted < most && !got.done && !got.value.end) {
+      got = await this.#batches.next();
+      if (got.done) break;
+      taken.push(got.value);
+      if (got.value.texts) counted++;
     }
+    const last = taken.at(-1);
+    const end = stop || last === undefined || last.end;
+    const sending = stop ? [] : taken.filter((b) => b.texts !== undefined);
+    const { fileId, commit } = this.#input;
+    const committed = await commit({
+      fileId, stores, extra: taken.length === 1 ? taken[0].extra : taken.flatMap((b) => b.extra),
+      requests: sending.map((b) => ({ endpoint: b.endpoint, packed: b.texts!.packed, bodies: b.texts!.itemsJson })),
+    });
+    const requests = sending.map((b, i): CommittedRequest => {
+      const { itemsJson, packed } = b.texts!;
+      return { requestId: committed.requestIds[i], endpoint: b.endpoint, count: b.count, itemsJson, packedDocs: packed.docs, docs: b.docs };
+    });
     if (!end && this.#input.mapAhead) {
       this.#ahead = this.#batches.next();
       this.#ahead.catch(() => undefined); // rethrown by the next call
     }
-    return { request, spool: batch?.spool ?? [], rows: batch?.rows ?? 0, bytes: batch?.bytes ?? 0, end, confirmed };
+    const spool = taken.length === 1 ? taken[0].spool : taken.flatMap((b) => b.spool);
+    return { requests, spool, rows: last?.rows ?? 0, bytes: last?.bytes ?? 0, end, confirmed: committed.confirmed };
   }
 
   async store(stores: readonly StoredOutcome[]): Promise<Committed> {
-    return this.#input.commit({ fileId: this.#input.fileId, stores, extra: [] });
+    return this.#input.commit({ fileId: this.#input.fileId, stores, extra: [], requests: [] });
   }
 
   async close(): Promise<void> {

@@ -144,7 +144,9 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
           baseUrl: service.url,
           token: await loaded.serviceToken(name),
           batchSize: service.batch_size,
-          connections: service.concurrency,
+          // Every request of a file's window needs a socket of its own: on `concurrency` sockets (default 5) a window
+          // of 8 queued behind them and a file reached 5 requests in flight.
+          connections: Math.max(service.concurrency, service.requests_in_flight),
           requestTimeoutMs: service.request_timeout_ms,
           maxAttempts: service.max_attempts,
           signal,

@@ -1,11 +1,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serviceSchema } from '../../src/config/schema.js';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { dropPlainAdjustments, killMidFile, restart } from './crash-support.js';
 import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
+/** The default window (services.<name>.requests_in_flight), which these runs use. */
+const IN_FLIGHT = serviceSchema.shape.requests_in_flight.parse(undefined);
 
 // Small files are mapped and recorded on the main thread, big ones on a thread of their own (WISBRIDGE_THREAD_FROM=1:
 // this one too); the debug log says which.
@@ -53,8 +56,8 @@ describe.each(recorders)('kill -9 in the middle of a file, then restart; the fil
         uncertain++;
       }
     }
-    // Only the requests in flight at the kill (two at most, four rows each) can be uncertain.
-    expect(uncertain).toBeLessThanOrEqual(8);
+    // Only the requests in flight at the kill (requests_in_flight at most, four rows each) can be uncertain.
+    expect(uncertain).toBeLessThanOrEqual(IN_FLIGHT * 4);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
     expect(await journal.backlog()).toMatchObject({ processingFiles: 0, pendingRequests: 0, sentRequests: 0 });

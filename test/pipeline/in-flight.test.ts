@@ -36,17 +36,29 @@ async function countingProxy(target: string): Promise<{ url: string; most: () =>
 }
 
 const SKUS = ['SKU-00001', 'SKU-00002', 'SKU-00004'];
-const rows = Array.from({ length: 24 }, (_, i) => `${SKUS[i % 3]};${i + 1};Fund;F-${i};19.11.2026;;ACME`);
+const rowsOf = (count: number) => Array.from({ length: count }, (_, i) => `${SKUS[i % 3]};${i + 1};Fund;F-${i};19.11.2026;;ACME`);
 
 describe('services.<name>.requests_in_flight: write requests of one file outstanding at once', () => {
   it.each([1, 2, 3])('%i: never more, and that many while the service is slow to answer', async (inFlight) => {
     const proxy = await countingProxy(emu.url);
     await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory' });
     const ws = workspace({ url: proxy.url, token: emu.token, batchSize: 4, requestsInFlight: inFlight });
-    ws.drop('KORR_WINDOW.csv', korr(rows));
+    ws.drop('KORR_WINDOW.csv', korr(rowsOf(24)));
     const file = (await runInboundOnce(ws)).files[0];
     expect(file.rows).toEqual({ ok: 24, error: 0, skipped: 0, uncertain: 0 });
     expect(proxy.writes()).toBe(6);
+    expect(proxy.most()).toBe(inFlight);
+  });
+
+  // More than `concurrency` (default 5) sockets: the client opens as many connections as the window needs.
+  it.each([8, 32])('%i: beyond the listings\' concurrency, every request of the window is on the wire at once', async (inFlight) => {
+    const proxy = await countingProxy(emu.url);
+    await setFaults(emu, { latency_ms: 300, path_prefix: '/v1/inventory' });
+    const ws = workspace({ url: proxy.url, token: emu.token, batchSize: 1, requestsInFlight: inFlight });
+    ws.drop('KORR_WINDOW.csv', korr(rowsOf(2 * inFlight)));
+    const file = (await runInboundOnce(ws)).files[0];
+    expect(file.rows).toEqual({ ok: 2 * inFlight, error: 0, skipped: 0, uncertain: 0 });
+    expect(proxy.writes()).toBe(2 * inFlight);
     expect(proxy.most()).toBe(inFlight);
   });
 });
