@@ -26,6 +26,7 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'items', key: ['id'], identity: 'id' },
   { name: 'item_blocks', key: ['request_id'] },
   { name: 'block_terms', key: ['request_id', 'part'] },
+  { name: 'block_index', key: ['request_id', 'part'] },
   { name: 'item_history', key: ['id'], identity: 'id' },
   { name: 'file_events', key: ['id'], identity: 'id' },
   { name: 'exports', key: ['id'], identity: 'id' },

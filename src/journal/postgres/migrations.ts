@@ -238,6 +238,20 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX items_doc_key ON items (lower(doc_key)) WHERE doc_key IS NOT NULL;
   CREATE INDEX items_resolved ON items (resolved_at) WHERE resolved_at IS NOT NULL;
   `,
+  `
+  -- The console's search reads a term index per item block instead of Bloom filters (docs/console.md): for each part
+  -- (1 of 16, by the term's hash) the fingerprints of the block's terms with the items that carried them, so a search
+  -- finds the rows without opening the blocks it does not show, and counts them. New blocks get this index only;
+  -- block_terms keeps the filters of the blocks recorded before, which are still searched through them.
+  CREATE TABLE block_index (
+    request_id BIGINT NOT NULL,
+    part INTEGER NOT NULL,
+    file_id BIGINT NOT NULL,
+    entries TEXT NOT NULL,
+    PRIMARY KEY (request_id, part)
+  );
+  CREATE INDEX block_index_part ON block_index (part, request_id);
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -1,0 +1,187 @@
+/**
+ * The console search's per-block term index (table block_index): for each item block (one request), which of its
+ * items carried which term — their document key and the short string values of their request bodies (SKU, order or
+ * ASN number, reference…), compared without case. Terms are not stored, their 46-bit fingerprints are: a search reads
+ * its term's part of every block's index (one row of 16 per block) and finds there, by `indexOf` on the text, the
+ * items that carried it; it opens only the blocks it shows, never their bodies.
+ *
+ * Built on the thread that maps the rows, so it is made to cost little there: hashing folds ASCII case in place (no
+ * lower-cased copy of a string), no Set of strings, no sort — entries are grouped by part in two passes and written
+ * as Latin-1 text into one buffer.
+ *
+ * A part's text: one digit W (the width of an item's index, 1–5 characters of 6 bits), then entries of 7 + W
+ * characters: the term's fingerprint (32 bits of one hash, 10 of another) and the item's index in the block.
+ */
+
+/** Strings longer than this are not terms (free texts, notes): the index stays small. */
+const MAX_TERM = 64;
+const MIN_TERM = 2;
+/** Bodies deeper than this are not walked (a line of an order is at depth 2–3). */
+const MAX_DEPTH = 4;
+/** Parts a block's index is split into, by the term's hash: a search reads one part of each block, not all of it. */
+export const INDEX_PARTS = 16;
+const KEY_CHARS = 7;
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const CODE = new Uint8Array(64);
+const VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) {
+  CODE[i] = ALPHABET.charCodeAt(i);
+  VALUE[ALPHABET.charCodeAt(i)] = i;
+}
+
+/** The two 32-bit hashes of a term, any case: [h1, h2]. ASCII is folded in place; other text through toLowerCase. */
+const hashed = new Uint32Array(2);
+function hashTerm(text: string): void {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) c += 32;
+    else if (c >= 128) return hashFolded(text.toLowerCase());
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    h2 ^= h2 >>> 15;
+  }
+  finish(h1, h2);
+}
+
+function hashFolded(text: string): void {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    h2 ^= h2 >>> 15;
+  }
+  finish(h1, h2);
+}
+
+/** Murmur3's finalizer on both: every bit of the result depends on every character. */
+function finish(h1: number, h2: number): void {
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 0x85ebca6b);
+  h1 = Math.imul(h1 ^ (h1 >>> 13), 0xc2b2ae35);
+  hashed[0] = h1 ^ (h1 >>> 16);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 0x85ebca6b);
+  h2 = Math.imul(h2 ^ (h2 >>> 13), 0xc2b2ae35);
+  hashed[1] = h2 ^ (h2 >>> 16);
+}
+
+const partOf = (h2: number): number => h2 & (INDEX_PARTS - 1);
+
+/** The 7 characters of a fingerprint, written at `at`. */
+function writeKey(out: Uint8Array, at: number, h1: number, h2: number): void {
+  const low = (h2 >>> 4) & 0x3ff;
+  out[at] = CODE[h1 >>> 26];
+  out[at + 1] = CODE[(h1 >>> 20) & 63];
+  out[at + 2] = CODE[(h1 >>> 14) & 63];
+  out[at + 3] = CODE[(h1 >>> 8) & 63];
+  out[at + 4] = CODE[(h1 >>> 2) & 63];
+  out[at + 5] = CODE[((h1 & 3) << 4) | (low >>> 6)];
+  out[at + 6] = CODE[low & 63];
+}
+
+/** Entries gathered for one block: [h1, h2, item index] triples, reused from block to block (one thread, one at a time). */
+let triples = new Uint32Array(3 * 4096);
+let count = 0;
+let itemStart = 0;
+
+function push(h1: number, h2: number, item: number): void {
+  // The same term twice in one item (a SKU as document key and as product code): one entry. Items hold few terms.
+  for (let k = itemStart; k < count && count - itemStart < 64; k++) {
+    if (triples[3 * k] === h1 && triples[3 * k + 1] === h2) return;
+  }
+  if (3 * count + 3 > triples.length) {
+    const grown = new Uint32Array(triples.length * 2);
+    grown.set(triples);
+    triples = grown;
+  }
+  triples[3 * count] = h1;
+  triples[3 * count + 1] = h2;
+  triples[3 * count + 2] = item;
+  count++;
+}
+
+function addTerm(text: string, item: number): void {
+  hashTerm(text);
+  push(hashed[0], hashed[1], item);
+}
+
+function addBody(body: unknown, item: number, depth: number): void {
+  if (typeof body === 'string') {
+    if (body.length >= MIN_TERM && body.length <= MAX_TERM) addTerm(body, item);
+  } else if (Array.isArray(body)) {
+    if (depth < MAX_DEPTH) for (const v of body) addBody(v, item, depth + 1);
+  } else if (body !== null && typeof body === 'object' && depth < MAX_DEPTH) {
+    for (const key in body) addBody((body as Record<string, unknown>)[key], item, depth + 1);
+  }
+}
+
+/** Characters of an item index for a block of `items` items (6 bits each). */
+function indexWidth(items: number): number {
+  let width = 1;
+  while (width < 5 && items > 64 ** width) width++;
+  return width;
+}
+
+/**
+ * The index of a block: [part, text] for every part that holds a term. `items[i]` and `bodies[i]` (a value, not
+ * JSON text) are of the block's i-th item.
+ */
+export function blockIndex(items: ReadonlyArray<{ readonly docKey?: string | null }>, bodies: readonly unknown[]): Array<[part: number, text: string]> {
+  count = 0;
+  for (let i = 0; i < items.length; i++) {
+    itemStart = count;
+    const key = items[i].docKey;
+    if (key) addTerm(key.trim(), i);
+    addBody(bodies[i], i, 0);
+  }
+  const width = indexWidth(items.length);
+  const entry = KEY_CHARS + width;
+  const perPart = new Uint32Array(INDEX_PARTS);
+  for (let k = 0; k < count; k++) perPart[partOf(triples[3 * k + 1])]++;
+  const start = new Uint32Array(INDEX_PARTS + 1);
+  for (let p = 0; p < INDEX_PARTS; p++) start[p + 1] = start[p] + (perPart[p] > 0 ? 1 + perPart[p] * entry : 0);
+  const out = Buffer.allocUnsafe(start[INDEX_PARTS]);
+  const next = start.slice(0, INDEX_PARTS);
+  for (let p = 0; p < INDEX_PARTS; p++) if (perPart[p] > 0) out[next[p]++] = 48 + width;
+  for (let k = 0; k < count; k++) {
+    const h2 = triples[3 * k + 1];
+    const at = next[partOf(h2)];
+    writeKey(out, at, triples[3 * k], h2);
+    let item = triples[3 * k + 2];
+    for (let c = width - 1; c >= 0; c--, item = Math.floor(item / 64)) out[at + KEY_CHARS + c] = CODE[item % 64];
+    next[partOf(h2)] = at + entry;
+  }
+  const parts: Array<[number, string]> = [];
+  for (let p = 0; p < INDEX_PARTS; p++) if (perPart[p] > 0) parts.push([p, out.toString('latin1', start[p], start[p + 1])]);
+  return parts;
+}
+
+/** One term, looked up in many blocks' index texts. */
+export class IndexProbe {
+  readonly part: number;
+  readonly #key: string;
+  constructor(readonly term: string) {
+    hashTerm(term);
+    const key = Buffer.alloc(KEY_CHARS);
+    writeKey(key, 0, hashed[0], hashed[1]);
+    this.#key = key.toString('latin1');
+    this.part = partOf(hashed[1]);
+  }
+
+  /** The indexes of the block's items that carried the term (a part's text of block_index), ascending. */
+  items(text: string): number[] {
+    const width = text.charCodeAt(0) - 48;
+    const entry = KEY_CHARS + width;
+    const found: number[] = [];
+    for (let at = text.indexOf(this.#key, 1); at >= 0; at = text.indexOf(this.#key, at + 1)) {
+      if ((at - 1) % entry !== 0) continue; // the characters straddle two entries
+      let item = 0;
+      for (let c = 0; c < width; c++) item = item * 64 + VALUE[text.charCodeAt(at + KEY_CHARS + c)];
+      found.push(item);
+    }
+    return found.length > 1 ? [...new Set(found)].sort((a, b) => a - b) : found;
+  }
+}
