@@ -1,8 +1,8 @@
-import { blockItemStatus, packedDocs } from './blocks.js';
+import { blockItemStatus, packedDocs, type PackedDoc } from './blocks.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
 import { IndexProbe } from './search-index.js';
-import { elementsHolding, normalizeTerm, TermProbe, termPart } from './search-terms.js';
-import type { SqlPort } from './sql.js';
+import { elementsAt, elementsHolding, normalizeTerm, resultOf, TermProbe, termPart } from './search-terms.js';
+import { sqlList, sqlPosition, type SqlDialect, type SqlPort } from './sql.js';
 import type { FileStatus, ItemStatus, RequestStatus } from './types.js';
 
 /** One row of one file that carried the term. */
@@ -43,8 +43,13 @@ export interface SearchOptions {
   after?: string;
 }
 
-/** Index rows read per statement, newest block first. */
-const INDEX_PAGE = 4_000;
+/**
+ * Blocks whose index a search reads to count the rows (newest first; each is a row of about 1 KB for a block of 1,000
+ * rows): beyond them the count is "at least". A page reads the index of the blocks it shows in any case.
+ */
+const COUNTED_BLOCKS = 1_000;
+/** Blocks whose index is read per statement. */
+const INDEX_CHUNK = 500;
 /** Bloom filters (blocks recorded before the term index) read per statement. */
 const FILTER_PAGE = 2_000;
 
@@ -62,11 +67,13 @@ const outsideIndexed = `doc_key IS NOT NULL AND lower(doc_key) = ?
   AND NOT EXISTS (SELECT 1 FROM block_index x WHERE x.request_id = items.request_id)
   AND NOT EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = items.request_id)`;
 
-const q = {
+const statements = (dialect: SqlDialect) => ({
   keyCount: `SELECT count(*) AS n FROM items WHERE ${outsideIndexed}`,
   keyRows: `SELECT ${ITEM_COLUMNS} FROM items WHERE ${outsideIndexed} AND (file_id < ? OR (file_id = ? AND seq > ?))
     ORDER BY file_id DESC, seq LIMIT ?`,
-  index: 'SELECT request_id, entries FROM block_index WHERE part = ? AND request_id < ? ORDER BY request_id DESC LIMIT ?',
+  // The database picks the blocks whose tokens hold the term's (a few of them at a misaligned place: checked here).
+  tokens: `SELECT request_id, tokens FROM block_tokens WHERE part = ? AND ${sqlPosition(dialect, 'tokens')} > 0 ORDER BY request_id DESC`,
+  index: `SELECT request_id, entries FROM block_index WHERE part = ? AND request_id IN (${sqlList(dialect, 'int')})`,
   anyFilter: 'SELECT request_id FROM block_terms LIMIT 1',
   filters: 'SELECT request_id, terms FROM block_terms WHERE part = ? AND request_id < ? ORDER BY request_id DESC LIMIT ?',
   block: `SELECT b.file_id, b.docs, b.exceptions, r.status, r.endpoint, r.results
@@ -75,7 +82,8 @@ const q = {
   item: `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND seq = ?`,
   file: 'SELECT name, drop_name, status, claimed_at FROM files WHERE id = ?',
   results: 'SELECT results FROM requests WHERE id = ?',
-} as const;
+});
+const byDialect = { sqlite: statements('sqlite'), postgres: statements('postgres') };
 
 type FileRow = { name: string; drop_name: string; status: FileStatus; claimed_at: string };
 
@@ -99,6 +107,7 @@ export async function searchRows(sql: SqlPort, text: string, options: SearchOpti
   const term = normalizeTerm(text);
   if (term.length < 2) return { hits: [], total: 0, totalAtLeast: false, next: null, blocksOpened: 0 };
   const { limit } = options;
+  const q = byDialect[sql.dialect];
   const after = parseAfter(options.after);
   const hits: SearchHit[] = [];
   const seen = new Set<string>();
@@ -118,7 +127,7 @@ export async function searchRows(sql: SqlPort, text: string, options: SearchOpti
   const resultsOf = async (requestId: number | null, seq: number): Promise<unknown> => {
     if (requestId === null) return null;
     const results = (await sql.get<{ results: string | null }>(q.results, [requestId]))?.results;
-    return results ? ((JSON.parse(results) as Array<[number, unknown]>).find(([s]) => s === seq)?.[1] ?? null) : null;
+    return results ? resultOf(results, seq) : null;
   };
   const fromItem = async (row: ItemRow, matched: SearchHit['matched']) => {
     const item = toItem(row);
@@ -127,17 +136,21 @@ export async function searchRows(sql: SqlPort, text: string, options: SearchOpti
       result: item.status === 'ok' ? await resultsOf(item.requestId, item.seq) : null,
     });
   };
-  /** Adds the block's items at `indexes` (of its docs), or those `holds` says carried the term. */
+  /**
+   * Adds the items of a block that carried the term: those at `indexes` of its docs (only they are parsed), or those
+   * `holds` says did (every doc parsed).
+   */
   let blocksOpened = 0;
-  const openBlock = async (requestId: number, holds: (docIndex: number, docKey: string | null) => SearchHit['matched'] | undefined) => {
+  type Holds = (docIndex: number, docKey: string | null) => SearchHit['matched'] | undefined;
+  const openBlock = async (requestId: number, pick: { indexes: number[] } | { holds: Holds }) => {
     const block = await sql.get<OpenedBlock>(q.block, [requestId]);
     if (!block) return;
     blocksOpened += 1;
-    const docs = packedDocs(block);
-    let results: Map<number, unknown> | undefined;
-    for (let i = 0; i < docs.length; i++) {
-      const [seq, docKey, firstLine, lastLine, lines] = docs[i];
-      const matched = holds(i, docKey);
+    const docs: Iterable<[number, PackedDoc]> = 'indexes' in pick
+      ? (elementsAt(block.docs, pick.indexes) as Map<number, PackedDoc>)
+      : packedDocs(block).map((doc, i) => [i, doc] as [number, PackedDoc]);
+    for (const [i, [seq, docKey, firstLine, lastLine, lines]] of docs) {
+      const matched = 'indexes' in pick ? (byKey(docKey) ? 'document key' : 'body') : pick.holds(i, docKey);
       if (!matched) continue;
       // An item that did not come back ok was copied into items: its status and messages are there.
       const copied = block.exceptions > 0 ? await sql.get<ItemRow>(q.item, [block.file_id, seq]) : undefined;
@@ -146,34 +159,37 @@ export async function searchRows(sql: SqlPort, text: string, options: SearchOpti
         continue;
       }
       const status = blockItemStatus(block.status);
-      if (status === 'ok' && block.results) results ??= new Map(JSON.parse(block.results) as Array<[number, unknown]>);
       await add(block.file_id, {
         seq, lines: lines ?? decodeLines(firstLine, lastLine, null), docKey, endpoint: block.endpoint, status, messages: [], matched,
-        result: status === 'ok' ? (results?.get(seq) ?? null) : null,
+        result: status === 'ok' && block.results ? resultOf(block.results, seq) : null,
       });
     }
   };
   const byKey = (docKey: string | null): boolean => docKey !== null && normalizeTerm(docKey) === term;
 
-  // Every indexed block's items that carried the term, newest block first: the count, and the blocks to open.
+  // The indexed blocks that may hold the term, newest first; which of their items carried it, read by chunks.
   const probe = new IndexProbe(term);
-  const carried: Array<[requestId: number, items: number[]]> = [];
-  let inBlocks = 0;
-  for (let before = Number.MAX_SAFE_INTEGER; ;) {
-    const rows = await sql.values<[number, string]>(q.index, [probe.part, before, INDEX_PAGE]);
-    for (const [requestId, entries] of rows) {
-      const items = probe.items(entries);
-      if (items.length === 0) continue;
-      carried.push([requestId, items]);
-      inBlocks += items.length;
-    }
-    if (rows.length < INDEX_PAGE) break;
-    before = rows[rows.length - 1][0];
+  const candidates: number[] = [];
+  for (const [requestId, tokens] of await sql.values<[number, string]>(q.tokens, [probe.part, probe.token])) {
+    if (probe.mayHold(tokens)) candidates.push(Number(requestId));
   }
+  const carried = new Map<number, number[]>();
+  const readIndex = async (from: number, to: number) => {
+    const ids = candidates.slice(from, to).filter((id) => !carried.has(id));
+    for (let c = 0; c < ids.length; c += INDEX_CHUNK) {
+      for (const id of ids.slice(c, c + INDEX_CHUNK)) carried.set(id, []);
+      const rows = await sql.values<[number, string]>(q.index, [probe.part, JSON.stringify(ids.slice(c, c + INDEX_CHUNK))]);
+      for (const [requestId, entries] of rows) carried.set(Number(requestId), probe.items(entries));
+    }
+  };
+  await readIndex(0, COUNTED_BLOCKS);
+  let inBlocks = 0;
+  for (const items of carried.values()) inBlocks += items.length;
+  const countedAll = candidates.length <= COUNTED_BLOCKS;
   const outside = (await sql.get<{ n: number }>(q.keyCount, [term]))?.n ?? 0;
   const filtered = (await sql.get(q.anyFilter)) !== undefined;
   let inFiltered = 0; // rows of this page from blocks recorded before the index: counted once found
-  const page = (next: string | null): SearchPage => ({ hits, total: Number(outside) + inBlocks + inFiltered, totalAtLeast: filtered, next, blocksOpened });
+  const page = (next: string | null): SearchPage => ({ hits, total: Number(outside) + inBlocks + inFiltered, totalAtLeast: filtered || !countedAll, next, blocksOpened });
 
   // Rows outside the indexed blocks.
   if (after === undefined || 'fileId' in after) {
@@ -184,18 +200,21 @@ export async function searchRows(sql: SqlPort, text: string, options: SearchOpti
   }
   const before = after !== undefined && 'before' in after ? after.before : Number.MAX_SAFE_INTEGER;
   // Indexed blocks: a page ends after a whole block.
-  const shown = carried.filter(([requestId]) => requestId < before);
+  const first = candidates.findIndex((id) => id < before);
+  const shown = first < 0 ? [] : candidates.slice(first);
   for (let b = 0; b < shown.length; b++) {
-    const [requestId, items] = shown[b];
-    const wanted = new Set(items);
-    await openBlock(requestId, (i, docKey) => (wanted.has(i) ? (byKey(docKey) ? 'document key' : 'body') : undefined));
+    const requestId = shown[b];
+    if (!carried.has(requestId)) await readIndex(first + b, first + b + INDEX_CHUNK);
+    const items = carried.get(requestId)!;
+    if (items.length === 0) continue;
+    await openBlock(requestId, { indexes: items });
     if (hits.length >= limit && (b + 1 < shown.length || filtered)) return page(`b${requestId}`);
   }
   if (!filtered) return page(null);
   // Blocks recorded before the index: their Bloom filter, then a scan of the bodies' text of those it lets through.
   const filter = new TermProbe(term);
   const part = termPart(term);
-  let scanFrom = Math.min(before, shown.length > 0 ? shown[shown.length - 1][0] : before);
+  let scanFrom = Math.min(before, shown.length > 0 ? shown[shown.length - 1] : before);
   for (;;) {
     const rows = await sql.values<[number, string]>(q.filters, [part, scanFrom, FILTER_PAGE]);
     for (const [requestId, terms] of rows) {
@@ -203,7 +222,7 @@ export async function searchRows(sql: SqlPort, text: string, options: SearchOpti
       const bodies = (await sql.get<{ bodies: string }>(q.bodies, [requestId]))?.bodies ?? '[]';
       const inBodies = elementsHolding(bodies, term);
       const shownBefore = hits.length;
-      await openBlock(requestId, (i, docKey) => (byKey(docKey) ? 'document key' : inBodies.has(i) ? 'body' : undefined));
+      await openBlock(requestId, { holds: (i, docKey) => (byKey(docKey) ? 'document key' : inBodies.has(i) ? 'body' : undefined) });
       inFiltered += hits.length - shownBefore;
       if (hits.length >= limit) return page(`b${requestId}`);
     }
