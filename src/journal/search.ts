@@ -62,10 +62,15 @@ interface OpenedBlock {
   results: string | null;
 }
 
-/** A row outside the indexed blocks: recorded one by one (a mapping rejection), or copied out of an older block. */
-const outsideIndexed = `doc_key IS NOT NULL AND lower(doc_key) = ?
-  AND NOT EXISTS (SELECT 1 FROM block_index x WHERE x.request_id = items.request_id)
-  AND NOT EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = items.request_id)`;
+/**
+ * A row found by its document key: one the mapping rejected (never in a block), or a row of `items` in no indexed
+ * block — an exception of a block recorded before the search's index or filters, a row of a journal from before item
+ * blocks. An exception of an indexed block is found through the block (once, and counted once).
+ */
+const outsideIndexed = `doc_key IS NOT NULL AND lower(doc_key) = ? AND (rejected = 1 OR NOT EXISTS (
+    SELECT 1 FROM item_blocks b WHERE b.file_id = items.file_id AND b.first_seq <= items.seq AND b.last_seq >= items.seq
+      AND (EXISTS (SELECT 1 FROM block_index x WHERE x.request_id = b.request_id)
+        OR EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = b.request_id))))`;
 
 const statements = (dialect: SqlDialect) => ({
   keyCount: `SELECT count(*) AS n FROM items WHERE ${outsideIndexed}`,
