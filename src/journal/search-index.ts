@@ -7,15 +7,16 @@
  *   bytes a term) and, on SQLite, stored in part order: a search reads only its part's tokens of every block, and the
  *   database itself picks the blocks whose text holds the token (instr), so no block that cannot hold the term comes
  *   back; about 1 in 2,000 blocks of 1,000 rows comes back without holding it.
- * - block_index: per block and part, the 46-bit fingerprint of each term with the index of every item that carried
- *   it: read only for the blocks block_tokens let through — it says which rows, and how many, without reading a block.
+ * - block_index: per block and part, the rest of each term's 46-bit fingerprint (the token is not repeated) with the
+ *   index of every item that carried it: read only for the blocks block_tokens let through — it says which rows, and
+ *   how many, without reading a block.
  *
  * Built on the thread that maps the rows, so it is made to cost little there: hashing folds ASCII case in place (no
  * lower-cased copy of a string), no Set of strings, no sort — entries are grouped by part in two passes and written
  * as Latin-1 text into one buffer.
  *
- * A part's text: one digit W (the width of an item's index, 1–5 characters of 6 bits), then entries of 7 + W
- * characters: the term's fingerprint (32 bits of one hash, 10 of another) and the item's index in the block.
+ * A part's entries: one digit W (the width of an item's index, 1–5 characters of 6 bits), then entries of 4 + W
+ * characters: the fingerprint's last 4 characters and the item's index in the block.
  */
 
 /** Strings longer than this are not terms (free texts, notes): the index stays small. */
@@ -25,8 +26,11 @@ const MIN_TERM = 2;
 const MAX_DEPTH = 4;
 /** Parts a block's index is split into, by the term's hash: a search reads one part of each block, not all of it. */
 export const INDEX_PARTS = 16;
+/** A term's fingerprint: 7 characters (32 bits of one hash, 10 of another); its first 3 are its token in block_tokens. */
 const KEY_CHARS = 7;
 const TOKEN_CHARS = 3;
+/** What block_index keeps of a fingerprint: the characters after the token (a block gets there only through its token). */
+const REST_CHARS = KEY_CHARS - TOKEN_CHARS;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const CODE = new Uint8Array(64);
@@ -76,16 +80,20 @@ function finish(h1: number, h2: number): void {
 
 const partOf = (h2: number): number => h2 & (INDEX_PARTS - 1);
 
-/** The 7 characters of a fingerprint, written at `at`. */
-function writeKey(out: Uint8Array, at: number, h1: number, h2: number): void {
-  const low = (h2 >>> 4) & 0x3ff;
+/** The 3 characters of a term's token, written at `at`. */
+function writeToken(out: Uint8Array, at: number, h1: number): void {
   out[at] = CODE[h1 >>> 26];
   out[at + 1] = CODE[(h1 >>> 20) & 63];
   out[at + 2] = CODE[(h1 >>> 14) & 63];
-  out[at + 3] = CODE[(h1 >>> 8) & 63];
-  out[at + 4] = CODE[(h1 >>> 2) & 63];
-  out[at + 5] = CODE[((h1 & 3) << 4) | (low >>> 6)];
-  out[at + 6] = CODE[low & 63];
+}
+
+/** The 4 characters of a fingerprint after its token, written at `at`. */
+function writeRest(out: Uint8Array, at: number, h1: number, h2: number): void {
+  const low = (h2 >>> 4) & 0x3ff;
+  out[at] = CODE[(h1 >>> 8) & 63];
+  out[at + 1] = CODE[(h1 >>> 2) & 63];
+  out[at + 2] = CODE[((h1 & 3) << 4) | (low >>> 6)];
+  out[at + 3] = CODE[low & 63];
 }
 
 /** Entries gathered for one block: [h1, h2, item index] triples, reused from block to block (one thread, one at a time). */
@@ -167,7 +175,7 @@ export function blockIndex(items: ReadonlyArray<{ readonly docKey?: string | nul
     addBody(bodies[i], i, 0);
   }
   const width = indexWidth(items.length);
-  const entry = KEY_CHARS + width;
+  const entry = REST_CHARS + width;
   const perPart = new Uint32Array(INDEX_PARTS);
   for (let k = 0; k < count; k++) perPart[partOf(triples[3 * k + 1])]++;
   const start = new Uint32Array(INDEX_PARTS + 1);
@@ -178,9 +186,9 @@ export function blockIndex(items: ReadonlyArray<{ readonly docKey?: string | nul
   for (let k = 0; k < count; k++) {
     const h2 = triples[3 * k + 1];
     const at = next[partOf(h2)];
-    writeKey(out, at, triples[3 * k], h2);
+    writeRest(out, at, triples[3 * k], h2);
     let item = triples[3 * k + 2];
-    for (let c = width - 1; c >= 0; c--, item = Math.floor(item / 64)) out[at + KEY_CHARS + c] = CODE[item % 64];
+    for (let c = width - 1; c >= 0; c--, item = Math.floor(item / 64)) out[at + REST_CHARS + c] = CODE[item % 64];
     next[partOf(h2)] = at + entry;
   }
   // The tokens of each part's distinct terms (an item's index is not needed there: block_index has it).
@@ -206,9 +214,7 @@ export function blockIndex(items: ReadonlyArray<{ readonly docKey?: string | nul
     if (firsts[k] === 0) continue;
     const h1 = triples[3 * k];
     const at = tokenNext[partOf(triples[3 * k + 1])];
-    tokens[at] = CODE[h1 >>> 26];
-    tokens[at + 1] = CODE[(h1 >>> 20) & 63];
-    tokens[at + 2] = CODE[(h1 >>> 14) & 63];
+    writeToken(tokens, at, h1);
     tokenNext[partOf(triples[3 * k + 1])] = at + TOKEN_CHARS;
   }
   const parts: BlockIndexPart[] = [];
@@ -228,7 +234,8 @@ export class IndexProbe {
   constructor(readonly term: string) {
     hashTerm(term);
     const key = Buffer.alloc(KEY_CHARS);
-    writeKey(key, 0, hashed[0], hashed[1]);
+    writeToken(key, 0, hashed[0]);
+    writeRest(key, TOKEN_CHARS, hashed[0], hashed[1]);
     this.key = key.toString('latin1');
     this.token = this.key.slice(0, TOKEN_CHARS);
     this.part = partOf(hashed[1]);
@@ -243,12 +250,13 @@ export class IndexProbe {
   /** The indexes of the block's items that carried the term (a part's text of block_index), ascending. */
   items(text: string): number[] {
     const width = text.charCodeAt(0) - 48;
-    const entry = KEY_CHARS + width;
+    const entry = REST_CHARS + width;
+    const rest = this.key.slice(TOKEN_CHARS);
     const found: number[] = [];
-    for (let at = text.indexOf(this.key, 1); at >= 0; at = text.indexOf(this.key, at + 1)) {
+    for (let at = text.indexOf(rest, 1); at >= 0; at = text.indexOf(rest, at + 1)) {
       if ((at - 1) % entry !== 0) continue; // the characters straddle two entries
       let item = 0;
-      for (let c = 0; c < width; c++) item = item * 64 + VALUE[text.charCodeAt(at + KEY_CHARS + c)];
+      for (let c = 0; c < width; c++) item = item * 64 + VALUE[text.charCodeAt(at + REST_CHARS + c)];
       found.push(item);
     }
     return found.length > 1 ? [...new Set(found)].sort((a, b) => a - b) : found;
