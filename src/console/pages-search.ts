@@ -20,7 +20,7 @@ export function searchPage(text: string, page: SearchPage | undefined, shown = 0
 <td>${at(h.claimedAt)}</td><td class="num">${linesText(h.lines)}</td><td>${h.docKey ?? ''}</td><td class="small">${h.matched}</td><td class="small">${h.endpoint ?? ''}</td>
 <td>${statusCell(h.status)}</td><td class="small"><code>${returned(h.result)}</code></td><td>${joinMessages(h.messages)}</td></tr>`);
   return html`${form}
-<p id="search-summary">${page.totalAtLeast ? 'at least ' : ''}${num(page.total)} row(s) carried <b>${text}</b>${page.hits.length > 0 && (shown > 0 || page.next !== null) ? html`; rows ${num(shown + 1)}–${num(shown + page.hits.length)} here` : ''}${page.totalAtLeast ? ' (blocks recorded before the search index are counted as their rows are shown)' : ''}.</p>
+<p id="search-summary">${page.totalAtLeast ? 'at least ' : ''}${num(page.total)} row(s) carried <b>${text}</b>${page.hits.length > 0 && (shown > 0 || page.next !== null) ? html`; rows ${num(shown + 1)}–${num(shown + page.hits.length)} here` : ''}${page.totalAtLeast ? ' (not every request that may hold it was counted: later pages may show more)' : ''}.</p>
 <table id="search"><thead><tr><th>file</th><th>drop</th><th>file status</th><th>claimed (${zoneLabel()})</th><th>line</th><th>document</th><th>found in</th><th>endpoint</th><th>row status</th><th>what the service returned</th><th>error</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="11" class="muted">${shown > 0 ? 'no more rows carried it' : 'no row carried it'}</td></tr>`}</tbody></table>
 ${page.next !== null ? html`<a id="next" href="/console/search${query({ q: text, after: page.next, shown: shown + page.hits.length })}">next rows →</a>` : html`<span class="muted small">end of the rows</span>`}`;
