@@ -16,7 +16,8 @@ const HEADERS = {
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
-const SEARCH_LIMIT = 100;
+/** Rows a search page shows: each shown block is read (about 0.3 ms for a block of 1,000 rows). */
+const SEARCH_LIMIT = 50;
 
 /**
  * The console's read-only pages that look across files — search (`/console/search?q=`), charts
@@ -35,7 +36,9 @@ export function withInsights(source: ConsoleSource, auth: ConsoleAuth | undefine
       const journal = await source.runtime.journal();
       if (path === '/console/charts') return show('Charts', await charts(source, journal, url));
       const text = (url.searchParams.get('q') ?? '').trim().slice(0, 64);
-      show('Search', searchPage(text, text.length >= 2 ? await journal.console.search(text, { limit: SEARCH_LIMIT }) : undefined));
+      const after = url.searchParams.get('after') ?? undefined;
+      const shown = Math.max(0, Number.parseInt(url.searchParams.get('shown') ?? '0', 10) || 0);
+      show('Search', searchPage(text, text.length >= 2 ? await journal.console.search(text, { limit: SEARCH_LIMIT, after }) : undefined, shown));
     })().catch((error: unknown) => {
       source.runtime.logger.error({ err: describeError(error), path }, 'console request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error (see the bridge log)\n');

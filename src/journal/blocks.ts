@@ -1,5 +1,5 @@
 import { decodeLines, encodeLines, messagesJson, stateError, toRanges } from './rows.js';
-import { bodyTerms, normalizeTerm, termFilters } from './search-terms.js';
+import { blockIndex, INDEX_PARTS, type BlockIndexPart } from './search-index.js';
 import type { SqlPort } from './sql.js';
 import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } from './types.js';
 
@@ -90,8 +90,8 @@ export interface PackedBatch {
   firstLine: number;
   /** JSON text of the PackedDoc list. */
   docs: string;
-  /** Bloom filters of the items' search terms by part (search-terms.ts), when their bodies were given. */
-  terms?: Array<[part: number, filter: string]>;
+  /** The items' search terms by part (search-index.ts), when their bodies were given. */
+  index?: BlockIndexPart[];
 }
 
 /** Packs the items of a new request; refuses an item for another endpoint, a seq listed twice, an item without lines. */
@@ -117,17 +117,8 @@ export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' 
     if (first < firstLine) firstLine = first;
   }
   docs += ']';
-  let terms: Array<[number, string]> | undefined;
-  if (bodies) {
-    const found = new Set<string>();
-    for (let i = 0; i < items.length; i++) {
-      const key = items[i].docKey;
-      if (key) found.add(normalizeTerm(key));
-      bodyTerms(bodies[i], found);
-    }
-    terms = termFilters(found);
-  }
-  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs, terms };
+  const index = bodies ? blockIndex(items, bodies) : undefined;
+  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs, index };
 }
 
 /** A number as JSON.stringify writes it (a seq or a line: a safe integer, checked by toRanges and the readers). */
@@ -172,17 +163,21 @@ export function bodiesJson(fileId: number, items: readonly Pick<NewItem, 'seq' |
   return `[${parts.join(',')}]`;
 }
 
+/** block_tokens is keyed by (part, request_id): a block's rows are found by naming every part. */
+export const TOKEN_PARTS = `part IN (${Array.from({ length: INDEX_PARTS }, (_, p) => p).join(', ')})`;
+
 const BLOCK_COLUMNS = `b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
   FROM item_blocks b JOIN requests r ON r.id = b.request_id`;
 
 /** The statements as text, built once (the factories are composed again for each unit of work); the port prepares each once. */
 const q = {
   insert: `INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  // One row per block: what the console's search reads instead of the blocks (schema: the search migration).
-  // Up to 16 rows (parts) in one statement: one statement per row count, each prepared once.
-  insertTerms: Array.from({ length: 17 }, (_, n) => `INSERT INTO block_terms (request_id, part, file_id, terms) VALUES ${Array(n).fill('(?, ?, ?, ?)').join(', ')}`),
+  // Up to 16 rows (parts) per block and table: what the console's search reads instead of the blocks
+  // (search-index.ts), each in one statement: one statement per row count, each prepared once.
+  insertIndex: Array.from({ length: INDEX_PARTS + 1 }, (_, n) => `INSERT INTO block_index (request_id, part, file_id, entries) VALUES ${Array(n).fill('(?, ?, ?, ?)').join(', ')}`),
+  insertTokens: Array.from({ length: INDEX_PARTS + 1 }, (_, n) => `INSERT INTO block_tokens (part, request_id, tokens) VALUES ${Array(n).fill('(?, ?, ?)').join(', ')}`),
   remove: 'DELETE FROM item_blocks WHERE request_id = ?',
-  removeTerms: 'DELETE FROM block_terms WHERE request_id = ?',
+  removeIndex: ['DELETE FROM block_index WHERE request_id = ?', 'DELETE FROM block_terms WHERE request_id = ?', `DELETE FROM block_tokens WHERE ${TOKEN_PARTS} AND request_id = ?`],
   block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
   bodies: 'SELECT bodies FROM item_blocks WHERE request_id = ?',
   // Blocks whose seq span reaches [from, to]: few, since blocks of a file mostly follow each other.
@@ -227,8 +222,10 @@ export function createBlocks(sql: SqlPort) {
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
     await sql.run(q.insert, [requestId, fileId, firstSeq, lastSeq, packed.firstLine, packed.docs, bodies]);
-    if (packed.terms !== undefined && packed.terms.length > 0) {
-      await sql.run(q.insertTerms[packed.terms.length], packed.terms.flatMap(([part, filter]) => [requestId, part, fileId, filter]));
+    const index = packed.index;
+    if (index !== undefined && index.length > 0) {
+      await sql.run(q.insertIndex[index.length], index.flatMap((p) => [requestId, p.part, fileId, p.entries]));
+      await sql.run(q.insertTokens[index.length], index.flatMap((p) => [p.part, requestId, p.tokens]));
     }
   }
 
@@ -305,7 +302,7 @@ export function createBlocks(sql: SqlPort) {
     maxSeq: async (fileId: number): Promise<number | null> => (await sql.get<{ seq: number | null }>(q.maxSeq, [fileId]))?.seq ?? null,
     /** A request that never left (or was refused before processing): its items are unrecorded again. */
     remove: async (requestId: number): Promise<boolean> => {
-      await sql.run(q.removeTerms, [requestId]);
+      for (const statement of q.removeIndex) await sql.run(statement, [requestId]);
       return (await sql.run(q.remove, [requestId])) === 1;
     },
   };

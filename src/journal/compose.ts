@@ -107,7 +107,7 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
     address: engine.address,
     schemaVersion: engine.schemaVersion,
     get console(): ConsolePages {
-      return (pages ??= { ...createConsoleQueries(engine.port, now, engine.storage), search: (text, options) => searchRows(engine.port, text, options.limit),
+      return (pages ??= { ...createConsoleQueries(engine.port, now, engine.storage), search: (text, options) => searchRows(engine.port, text, options),
         activity: (query) => activity(engine.port, query) });
     },
     close: () => (closed ??= engine.close()),

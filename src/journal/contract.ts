@@ -3,7 +3,7 @@ import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
 import type { PruneOptions, PruneReport } from './prune.js';
-import type { SearchPage } from './search.js';
+import type { SearchOptions, SearchPage } from './search.js';
 import type { ActivityBucket, ActivityQuery } from './activity.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './reads.js';
 import type {
@@ -162,8 +162,8 @@ export interface ConsolePages {
   /** Resolves false when it was acknowledged already. */
   acknowledgeAlert(id: number, by: string): Promise<boolean>;
   stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
-  /** "Where is SO-1011?": rows of every file whose document key or request body carried the term (search.ts). */
-  search(text: string, options: { limit: number }): Promise<SearchPage>;
+  /** "Where is SO-1011?": rows of every file whose document key or request body carried the term, a page at a time, and how many (search.ts). */
+  search(text: string, options: SearchOptions): Promise<SearchPage>;
   /** Files, rows, export records and the uncertain backlog per hour or day (the charts; activity.ts). */
   activity(query: ActivityQuery): Promise<ActivityBucket[]>;
   recordAction(action: NewOperatorAction): Promise<number>;

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { TOKEN_PARTS } from './blocks.js';
 import type { InboundOn, InboundReads } from './operator.js';
 import type { SqlPort } from './sql.js';
 
@@ -51,7 +52,8 @@ export function createPrune(sql: SqlPort, now: () => string, inboundOn: InboundO
     history: 'DELETE FROM item_history WHERE item_id IN (SELECT id FROM items WHERE file_id = ? ORDER BY seq LIMIT ?)',
     items: 'DELETE FROM items WHERE id IN (SELECT id FROM items WHERE file_id = ? ORDER BY seq LIMIT ?)',
     blocks: 'DELETE FROM item_blocks WHERE request_id IN (SELECT request_id FROM item_blocks WHERE file_id = ? ORDER BY last_seq LIMIT ?)',
-    blockTerms: 'DELETE FROM block_terms WHERE request_id IN (SELECT request_id FROM item_blocks WHERE file_id = ? ORDER BY last_seq LIMIT ?)',
+    // The search's index and filters of the blocks about to go (the same chunk: the same first blocks by last_seq).
+    blockSearch: ['block_index', 'block_terms', 'block_tokens'].map((table) => `DELETE FROM ${table} WHERE ${table === 'block_tokens' ? `${TOKEN_PARTS} AND ` : ''}request_id IN (SELECT request_id FROM item_blocks WHERE file_id = ? ORDER BY last_seq LIMIT ?)`),
     requests: 'DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE file_id = ? ORDER BY id LIMIT ?)',
     events: 'DELETE FROM file_events WHERE id IN (SELECT id FROM file_events WHERE at < ? ORDER BY at LIMIT ?)',
   };
@@ -70,7 +72,7 @@ export function createPrune(sql: SqlPort, now: () => string, inboundOn: InboundO
   /** One chunk of deletes as one unit of work: how many rows of `table` went. */
   const chunk = (table: Table, key: number | string): Promise<number> => sql.tx(async (t) => {
     if (table === 'items') await t.run(q.history, [key, ROW_CHUNK]);
-    if (table === 'blocks') await t.run(q.blockTerms, [key, BLOCK_CHUNK]);
+    if (table === 'blocks') for (const statement of q.blockSearch) await t.run(statement, [key, BLOCK_CHUNK]);
     return t.run(q[table], [key, table === 'blocks' ? BLOCK_CHUNK : ROW_CHUNK]);
   });
 

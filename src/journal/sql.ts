@@ -41,6 +41,11 @@ export function sqlList(dialect: SqlDialect, kind: 'int' | 'text'): string {
     : 'SELECT value FROM json_array_elements_text(?::json) AS value';
 }
 
+/** Where text `?` first occurs in a text (1-based, 0 when it does not): `instr` in SQLite, `strpos` in PostgreSQL. */
+export function sqlPosition(dialect: SqlDialect, haystack: string): string {
+  return dialect === 'sqlite' ? `instr(${haystack}, ?)` : `strpos(${haystack}, ?)`;
+}
+
 /** The larger of two values in one row (`max(a, b)` in SQLite, `greatest(a, b)` in PostgreSQL). */
 export function sqlGreatest(dialect: SqlDialect): string {
   return dialect === 'sqlite' ? 'max' : 'greatest';

@@ -4,6 +4,7 @@ import { describeExports } from './behaviour/exports.js';
 import { describeLifecycle } from './behaviour/lifecycle.js';
 import { describeOperators } from './behaviour/operators.js';
 import { describeOutcomes } from './behaviour/outcomes.js';
+import { describeSearch } from './behaviour/search.js';
 import { ticking, type JournalFixture, type MakeJournal, type Suite } from './behaviour/support.js';
 import type { Journal } from '../../src/journal/index.js';
 
@@ -38,6 +39,7 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
     describeClaims(suite);
     describeOutcomes(suite);
     describeOperators(suite);
+    describeSearch(suite);
     describeExports(suite);
     describeLifecycle(suite);
   });

@@ -238,6 +238,26 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX items_doc_key ON items (lower(doc_key)) WHERE doc_key IS NOT NULL;
   CREATE INDEX items_resolved ON items (resolved_at) WHERE resolved_at IS NOT NULL;
   `,
+  `
+  -- The console's search reads a term index per item block instead of Bloom filters (docs/console.md,
+  -- search-index.ts). block_tokens: per part (1 of 16, by the term's hash) a short token of each of the block's terms,
+  -- kept in part order so a search reads one part of every block; block_index: per part the fingerprints of the
+  -- terms with the items that carried them, read by block for the blocks a token let through. New blocks get these
+  -- only; block_terms keeps the filters of the blocks recorded before, which are still searched through them.
+  CREATE TABLE block_tokens (
+    part INTEGER NOT NULL,
+    request_id BIGINT NOT NULL,
+    tokens TEXT NOT NULL,
+    PRIMARY KEY (part, request_id)
+  );
+  CREATE TABLE block_index (
+    request_id BIGINT NOT NULL,
+    part INTEGER NOT NULL,
+    file_id BIGINT NOT NULL,
+    entries TEXT NOT NULL,
+    PRIMARY KEY (request_id, part)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
+import type { SearchHit, SearchPage } from '../../../src/journal/search.js';
+import { EP, LATER, finishedFile, type Suite } from './support.js';
+
+/** Every page of a search, `limit` rows each: the pages as the console shows them, followed by their `next`. */
+async function allPages(suite: Suite, text: string, limit: number): Promise<SearchPage[]> {
+  const pages: SearchPage[] = [];
+  let after: string | undefined;
+  do {
+    const page = await suite.journal.console.search(text, { limit, after });
+    pages.push(page);
+    after = page.next ?? undefined;
+  } while (after !== undefined && pages.length < 20);
+  return pages;
+}
+
+const row = (h: SearchHit) => [h.file, h.seq, h.matched, h.status];
+
+export function describeSearch(suite: Suite): void {
+  describe('search across files', () => {
+    /** Two files whose rows carry the order number SO-7 (any case); the second also has a row the mapping rejected. */
+    async function twoFiles() {
+      const order = (seq: number, number: string) => adjustment(seq, { body: { product_code: `SKU-${seq}`, quantity: 1, order: number } });
+      const { fileId: first } = await suite.journal.claimFile(claimInput('first.csv', 'first'));
+      const a = await suite.journal.recordBatch(first, EP, [order(0, 'SO-7'), order(1, 'SO-7'), order(2, 'SO-7')], { sent: true });
+      await suite.journal.completeRequest(a, [...okOutcomes([0, 1]), { seq: 2, status: 'error', messages: ['unknown product'] }]);
+      await suite.journal.finishFile(first);
+      const { fileId: second } = await suite.journal.claimFile(claimInput('second.csv', 'second'));
+      await suite.journal.addItems(second, [{ seq: 2, docKey: 'so-7', lines: [4], status: 'error', messages: ['quantity is not a number'] }]);
+      const b = await suite.journal.recordBatch(second, EP, [order(0, 'so-7'), order(1, 'So-7')], { sent: true });
+      await suite.journal.completeRequest(b, okOutcomes([0, 1]));
+      return { first, second };
+    }
+
+    it('finds every row that carried a term, any case, a page at a time, each once, with the exact count on every page', async () => {
+      await twoFiles();
+      const pages = await allPages(suite, 'SO-7', 2);
+      expect(pages.map((p) => [p.total, p.totalAtLeast])).toEqual(pages.map(() => [6, false]));
+      expect(pages.at(-1)!.next).toBeNull();
+      const hits = pages.flatMap((p) => p.hits);
+      expect(hits.map(row)).toEqual([
+        ['second.csv', 2, 'document key', 'error'], // rejected by the mapping: found by its document key
+        ['second.csv', 0, 'body', 'ok'],
+        ['second.csv', 1, 'body', 'ok'],
+        ['first.csv', 0, 'body', 'ok'],
+        ['first.csv', 1, 'body', 'ok'],
+        ['first.csv', 2, 'body', 'error'],
+      ]);
+      expect(hits[3]).toMatchObject({ result: { move_id: 1000 }, lines: [2] });
+      expect(hits[5]).toMatchObject({ messages: ['unknown product'], result: null });
+      expect(hits[0]).toMatchObject({ messages: ['quantity is not a number'] });
+      // All on one page when it is big enough; a document key and a body value of the same row: one hit.
+      expect(await suite.journal.console.search('so-7', { limit: 50 })).toMatchObject({ total: 6, next: null, hits: expect.any(Array) });
+      expect((await suite.journal.console.search('sku-1', { limit: 50 })).hits.map(row)).toEqual([
+        ['second.csv', 1, 'document key', 'ok'], ['first.csv', 1, 'document key', 'ok'],
+      ]);
+      // Whole values only.
+      expect(await suite.journal.console.search('SO-', { limit: 50 })).toMatchObject({ hits: [], total: 0, next: null });
+    });
+
+    it('forgets the rows of a pruned file, counts a re-driven row once, and a request released and recorded again once', async () => {
+      const { second } = await twoFiles();
+      const { fileId: redriven } = await finishedFile(suite.journal, 'redriven', { redriven: true });
+      // The re-driven row is in `items` under its retry request, and in its block: found once, with its last outcome.
+      expect(await suite.journal.console.search('SKU-2', { limit: 50 })).toMatchObject({ total: 2, totalAtLeast: false });
+      expect((await suite.journal.console.search('SKU-2', { limit: 50 })).hits.map(row)).toEqual([
+        ['redriven.csv', 2, 'document key', 'error'], ['first.csv', 2, 'document key', 'error'],
+      ]);
+      expect((await suite.journal.console.search('SKU-2', { limit: 50 })).hits.find((h) => h.fileId === redriven)).toMatchObject({ messages: ['still unknown'] });
+      await suite.journal.pruneJournal({ olderThan: LATER });
+      const after = await suite.journal.console.search('so-7', { limit: 50 });
+      expect(after).toMatchObject({ total: 3, totalAtLeast: false, next: null });
+      expect(after.hits.map((h) => h.file)).toEqual(['second.csv', 'second.csv', 'second.csv']);
+      const released = await suite.journal.recordBatch(second, EP, [adjustment(5), adjustment(6)], { sent: true });
+      await suite.journal.releaseRequest(released);
+      const again = await suite.journal.recordBatch(second, EP, [adjustment(5), adjustment(6)], { sent: true });
+      await suite.journal.completeRequest(again, okOutcomes([5, 6]));
+      expect(await suite.journal.console.search('ADJ-5', { limit: 50 })).toMatchObject({ total: 1, hits: [{ seq: 5, status: 'ok', matched: 'body' }] });
+    });
+  });
+}
