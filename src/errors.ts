@@ -1,4 +1,4 @@
-import type { WriteOutcome } from './client/types.js';
+import type { WriteOutcome } from './contract/index.js';
 
 /**
  * Typed errors with stable codes. Every error a user or operator can cause carries a code from

@@ -1,9 +1,7 @@
 import type { Readable } from 'node:stream';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { Resolution } from '../journal/index.js';
-import { errorFileName, openResultFile } from '../pipeline/index.js';
-import { redriveFile } from '../service/redrive.js';
-import { resolveRows } from '../service/resolve.js';
+import { errorFileName, openResultFile, redriveFile, resolveRows } from '../pipeline/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ConsoleSource } from './source.js';
 

@@ -7,7 +7,7 @@ import { SESSION_COOKIE, type ConsoleAuth, type Principal } from './auth.js';
 import { html, page, when, zoneLabel } from './html.js';
 import { overviewCharts } from './insights.js';
 import { ActionTokens } from './once.js';
-import { expectedFileViews } from '../service/expect.js';
+import { expectedFileViews } from '../schedule/index.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
 import { actionResultPage, alertsPage, confirmPage, loginPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';

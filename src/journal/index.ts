@@ -12,4 +12,3 @@ export { decodeLines } from './rows.js';
 export { SCHEMA_VERSION } from './sqlite/migrations.js';
 export type * from './types.js';
 export type { FileEvent, FileEventKind, JournalStats, NewFileEvent } from './reads.js';
-export type { PruneOptions, PruneReport } from './prune.js';

@@ -2,7 +2,7 @@ import type { InboundJob } from '../config/schema.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import { isDropUnreachable } from '../drops/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { MissedFileAlert } from './expect.js';
+import type { MissedFileAlert } from '../schedule/index.js';
 import type { JobSummary } from './types.js';
 import type { Alert, WebhookSender } from './webhook.js';
 

@@ -3,8 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { resolveSecret } from '../client/secret.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { HttpAuthConfig, SecretRef } from '../config/schema.js';
-import { same } from '../console/auth.js';
-import { describeAttempt, SignInThrottle } from '../console/throttle.js';
+import { describeAttempt, same, SignInThrottle } from '../console/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
 

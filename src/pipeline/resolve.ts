@@ -1,6 +1,6 @@
 import { WisbridgeError } from '../errors.js';
 import type { FileStatus, StoredItem, Resolution } from '../journal/index.js';
-import { concludeAgain } from '../pipeline/index.js';
+import { concludeAgain } from './lifecycle.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { findFile } from './redrive.js';
 

@@ -1,7 +1,10 @@
 import { isSingleObjectWrite } from '../contract/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, OperatorJournal } from '../journal/index.js';
-import { concludeAgain, deliver, jobOfFile, storeOutcomes, type SendDoc, type SenderContext } from '../pipeline/index.js';
+import { concludeAgain, jobOfFile } from './lifecycle.js';
+import { storeOutcomes } from './outcomes.js';
+import { deliver, type SendDoc } from './sender.js';
+import type { SenderContext } from './types.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 export interface RedriveReport {
