@@ -1,4 +1,4 @@
-import type { ReferenceKind, ReferenceResolver } from '../mapping/resolver.js';
+import type { ReferenceKind, ReferenceResolver } from '../mapping/index.js';
 import type { WisClient } from './client.js';
 import type { ListEndpointId } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { Backlog, InstanceRecord, StoredItem } from '../journal/index.js';
-import type { OperatorAction, StoredAlert } from '../journal/console-queries.js';
+import type { OperatorAction, StoredAlert } from '../journal/index.js';
 import { at, bytes, html, num, when, zoneLabel, type Html } from './html.js';
 import type { ExpectedFileView } from '../schedule/index.js';
 import type { FileProgress } from './progress.js';

@@ -10,3 +10,5 @@ export type { SenderContext } from './types.js';
 export { resultFileName, errorFileName, RESULT_COLUMNS, csvField } from './result-file.js';
 export { ProgressBar, summaryTable, exitCodeOf } from './report.js';
 export type { FileReport, FileOutcome, JobReport, ProcessFileOptions, Progress, RowCounts, RowStatus, FileRef } from './types.js';
+export { FILE_LEVEL } from './process-file.js';
+export { emptyRowCounts } from './types.js';

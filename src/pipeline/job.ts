@@ -1,8 +1,8 @@
 import type { InboundJob } from '../config/schema.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { containerKind } from '../drops/expand.js';
-import { encryptedMemberName } from '../drops/pgp.js';
+import { containerKind } from '../drops/index.js';
+import { encryptedMemberName } from '../drops/index.js';
 import { processInboxFile } from './containers.js';
 import type { FileReport, JobReport, Progress } from './types.js';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { resolveSecret } from '../client/secret.js';
+import { resolveSecret } from '../secret.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { HttpAuthConfig, SecretRef } from '../config/schema.js';
 import { describeAttempt, same, SignInThrottle } from '../console/index.js';

@@ -1,6 +1,6 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
-import type { NewAlert } from '../journal/console-queries.js';
+import type { NewAlert } from '../journal/index.js';
 import { ActionsInFlight, AlertLog, alertKindOf, ProgressRegistry, startConsole, type JobView } from '../console/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { InstanceInfo, Journal } from '../journal/index.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { intOption, parseCommandLine } from '../args.js';
 import { isWisbridgeError, WisbridgeError } from '../../errors.js';
-import { ApiReferenceResolver } from '../../client/references.js';
+import { ApiReferenceResolver } from '../../client/index.js';
 import { createClient, type WisClient } from '../../client/index.js';
 import { loadMappings, TableResolver, type ReferenceResolver } from '../../mapping/index.js';
 import { exitCodeOf, pickMapping } from '../../pipeline/index.js';
