@@ -8,3 +8,4 @@ export type {
 } from './types.js';
 export { ApiReferenceResolver, type ApiResolverOptions } from './references.js';
 export { backoffDelay, parseRetryAfter, sleep } from './backoff.js';
+export { IDS_PER_QUERY } from './safety.js';

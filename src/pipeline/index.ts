@@ -3,7 +3,7 @@ export { processFile, pickMapping } from './process-file.js';
 export { processInboxFile } from './containers.js';
 export { runInboundJob, inboundWatcher, belongsToJob, type InboundJobOptions } from './job.js';
 export { recordConfirmations } from './confirmations.js';
-export { jobOfFile, openResultFile, recordedResultName } from './lifecycle.js';
+export { findJobOfFile, jobOfFile, openResultFile, recordedResultName } from './lifecycle.js';
 export { findFile, neverClaimed, redriveFile, type RedriveReport } from './redrive.js';
 export { resolveRows, type ResolveReport } from './resolve.js';
 export type { SenderContext } from './types.js';

@@ -53,11 +53,16 @@ export async function writeResultFile(
 
 /** The inbound job a journal file came through: the job reading its drop (and allowed its mapping). */
 export function jobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<FileRecord, 'fileId' | 'name' | 'drop' | 'mapping'>): InboundJob {
-  const dropKeys = Object.entries(config.drops).filter(([key, d]) => (d.name ?? key) === file.drop).map(([key]) => key);
-  const job = config.inbound.find((j) => dropKeys.includes(j.drop) && (!j.mappings || j.mappings.includes(file.mapping)))
-    ?? config.inbound.find((j) => dropKeys.includes(j.drop));
+  const job = findJobOfFile(config, file);
   if (!job) throw new WisbridgeError('CONFIG_INVALID', `no inbound job reads drop "${file.drop}" of file ${file.fileId} (${file.name})`);
   return job;
+}
+
+/** The inbound job of a journal file, or undefined when the configuration has none reading its drop any more. */
+export function findJobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<FileRecord, 'drop' | 'mapping'>): InboundJob | undefined {
+  const dropKeys = Object.entries(config.drops).filter(([key, d]) => (d.name ?? key) === file.drop).map(([key]) => key);
+  return config.inbound.find((j) => dropKeys.includes(j.drop) && (!j.mappings || j.mappings.includes(file.mapping)))
+    ?? config.inbound.find((j) => dropKeys.includes(j.drop));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Config, InboundJob } from '../config/schema.js';
+import type { InboundJob } from '../config/schema.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
