@@ -3,7 +3,7 @@ import type { Config, InboundJob } from '../config/schema.js';
 import type { Drop, FolderRole } from '../drops/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
-import type { FileConcluded, Runtime } from '../runtime/runtime.js';
+import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
 import { resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
 import { emptyRowCounts, type RowCounts } from './types.js';
 
@@ -65,13 +65,16 @@ export function findJobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: P
     ?? config.inbound.find((j) => dropKeys.includes(j.drop));
 }
 
+/** What concluding a file again uses of the journal: its status, its recorded result name, its rows. */
+export type ConcludingJournal = Pick<InboundJournal, 'finishFile'> & ResultReads;
+
 /**
  * After an operator's action changed a finished file's rows (re-drive, resolution): records its status (`finish`:
  * a re-drive leaves it processing until now), rewrites its result file in its job's outbox under the recorded name,
  * and tells whoever listens. The file itself left its inbox on the first pass and stays where it went.
  */
 export async function concludeAgain(
-  runtime: Pick<Runtime, 'journal' | 'drop' | 'loaded' | 'onFileConcluded'>, fileId: number, via: FileConcluded['via'], options: { finish: boolean },
+  runtime: RuntimeParts<'drop' | 'loaded' | 'onFileConcluded', ConcludingJournal>, fileId: number, via: FileConcluded['via'], options: { finish: boolean },
 ): Promise<FileConcluded> {
   const journal = await runtime.journal();
   const status = options.finish ? await journal.finishFile(fileId) : (await journal.getFile(fileId)).status;
@@ -85,7 +88,7 @@ export async function concludeAgain(
 }
 
 /** The result file of a journal file as it stands in its outbox, or rebuilt from the journal when it is not there. */
-export async function openResultFile(runtime: Pick<Runtime, 'journal' | 'drop' | 'loaded'>, fileId: number): Promise<{ name: string; stream: Readable; from: 'outbox' | 'journal' }> {
+export async function openResultFile(runtime: RuntimeParts<'drop' | 'loaded', ResultReads>, fileId: number): Promise<{ name: string; stream: Readable; from: 'outbox' | 'journal' }> {
   const journal = await runtime.journal();
   const file = await journal.getFile(fileId);
   const name = recordedResultName(file);

@@ -33,6 +33,14 @@ export interface Runtime {
 }
 
 /**
+ * What a module takes of the runtime: the parts it uses (`K`) and the journal as the role it calls (`J`, from
+ * src/journal/interfaces.ts), not the whole runtime and its 61-member journal. The runtime satisfies every such type,
+ * so a caller passes it as it is; the compiler keeps the module to what it declared.
+ */
+export type RuntimeParts<K extends Exclude<keyof Runtime, 'journal'> = never, J = never> =
+  Pick<Runtime, K> & ([J] extends [never] ? unknown : { journal(): Promise<J> });
+
+/**
  * What the pipeline asks of the instance's leases (src/service/instance.ts keeps them alive by heartbeats): an
  * instance sends for a file only while its heartbeat is fresh and the file is still its own.
  */

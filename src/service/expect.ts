@@ -1,7 +1,8 @@
 import type { InboundJob } from '../config/schema.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { OperatorJournal } from '../journal/index.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 import type { Clock } from './clock.js';
 import { scheduleOf, type CalendarSchedule, type MissedFileAlert } from '../schedule/index.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -30,7 +31,7 @@ export class ExpectedFiles {
   checked = 0;
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: RuntimeParts<'loaded' | 'drop', Pick<OperatorJournal, 'listFiles'>>,
     private readonly clock: Clock,
     private readonly metrics: ServiceMetrics,
     private readonly logger: Logger,
