@@ -1,7 +1,6 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
-import type { NewAlert } from '../journal/index.js';
-import { ActionsInFlight, AlertLog, alertKindOf, ProgressRegistry, startConsole, type JobView } from '../console/index.js';
+import { ActionsInFlight, AlertLog, ProgressRegistry, type JobView } from '../console/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { InstanceInfo, Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -12,8 +11,10 @@ import { CronSchedule, scheduleOf, type Schedule as TickSchedule } from '../sche
 import { isDropUnreachable } from '../drops/index.js';
 import { DropHealth } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
-import { startHealthServer, type HealthServer } from './health.js';
-import { endpointGuard } from './endpoint-auth.js';
+import type { HealthServer } from './health.js';
+import { AlertInbox } from './alert-inbox.js';
+import { logListening, startListener } from './listener.js';
+import { logRowsNeedingAttention } from './row-log.js';
 import { InstanceLeases, newInstance } from './instance.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
@@ -26,7 +27,6 @@ import { watchInbox } from './watch.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
-import { joinMessages } from '../util/messages.js';
 
 export interface ServiceOptions {
   runners: JobRunners;
@@ -95,6 +95,8 @@ export class BridgeService {
   /** Pushes alerts to `alerts.webhook` when configured. */
   readonly webhook: WebhookSender | undefined;
   private readonly alerts: AlertNotifier | undefined;
+  /** The console's alert inbox in the journal. */
+  private readonly alertInbox: AlertInbox;
   /** What the last retention tick did (tests, the console). */
   lastRetention: RetentionReport | undefined;
   /** This process among the instances sharing the journal. */
@@ -133,9 +135,10 @@ export class BridgeService {
     this.ticks = new SharedTicks(() => this.runtime.journal(), leaseMs, this.metrics, this.logger, this.clock, this.stopController.signal);
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
+    this.alertInbox = new AlertInbox(() => this.runtime.journal(), this.logger);
     this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => {
       this.alerts?.onMissedFile(alert);
-      this.inbox({ kind: 'missed-file', subject: `expect:${alert.job}:${alert.pattern}`, job: alert.job,
+      this.alertInbox.raise({ kind: 'missed-file', subject: `expect:${alert.job}:${alert.pattern}`, job: alert.job,
         message: `expected file /${alert.pattern}/ has not arrived between ${alert.since} and its cut-off ${alert.cutoff}` });
     });
     this.drops = new DropHealth(this.metrics, this.logger, this.clock);
@@ -144,7 +147,7 @@ export class BridgeService {
       this.webhook = new WebhookSender(loaded, webhook, {
         logger: this.logger, now: () => this.clock.now(), onResult: (kind, result) => {
           this.metrics.webhookAlerts.inc({ kind, result });
-          if (result === 'failed') this.inbox({ kind: 'webhook-failed', subject: 'webhook', message: `the webhook could not deliver a ${kind} alert: it gave up after its retries (see the bridge log)` });
+          if (result === 'failed') this.alertInbox.raise({ kind: 'webhook-failed', subject: 'webhook', message: `the webhook could not deliver a ${kind} alert: it gave up after its retries (see the bridge log)` });
         },
       });
       this.alerts = new AlertNotifier(this.webhook, this.runtime, () => this.clock.now());
@@ -172,24 +175,18 @@ export class BridgeService {
     const journal = await this.runtime.journal();
     // First: a SQLite journal another live instance uses refuses this one before anything is served or run.
     await this.leases.start();
-    const { metrics: metricsConfig, console: consoleConfig } = this.loaded.config;
-    if ((metricsConfig || consoleConfig) && this.options.httpServer !== false) {
-      const listen = metricsConfig ?? { host: '127.0.0.1', port: 9464 };
-      const consoleHandler = await startConsole(this.loaded, {
-        mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
-        jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
-      }, this.metrics);
-      const guard = await endpointGuard(this.loaded, this.logger, this.metrics);
-      const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler, guard);
+    const health = this.options.httpServer === false ? undefined : await startListener(this.loaded, {
+      mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
+      jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
+    }, this.metrics, this.logger, () => this.healthReport());
+    if (health) {
       // A signal that came while the server was starting: stop() has run already and must not be undone.
       if (this.stopSignal.aborted) {
         await health.close();
         return;
       }
       this.health = health;
-      const consoleUrl = consoleConfig ? `${health.url}/console` : undefined;
-      this.logger.info({ url: health.url, console: consoleUrl },
-        `${consoleUrl ? `console on ${consoleUrl}` : 'console off (no console: section)'}; metrics on ${health.url}/metrics, health on ${health.url}/healthz`);
+      logListening(this.loaded, health, this.logger);
     }
     if (this.stopSignal.aborted) return;
     const now = this.clock.now();
@@ -231,7 +228,7 @@ export class BridgeService {
           this.drops.failed(job.drop, error);
           this.alertLog.noteFailure(job.name, error);
           this.alerts?.onDropListError(job, error);
-          this.inboxFailure(job.name, job.drop, error);
+          this.alertInbox.failure(job.name, job.drop, error);
         },
         onFile: async (file) => {
           this.expected.noteArrival(job.name, file.name);
@@ -333,31 +330,6 @@ export class BridgeService {
         this.logger.error({ err: describeError(error) }, 'retention failed');
       }
     });
-  }
-
-  /** Into the console's alert inbox in the journal (deduplicated there); a journal that fails is logged, never thrown. */
-  private inbox(alert: NewAlert): void {
-    this.runtime.journal().then((j) => j.console.raiseAlert(alert)).catch((error: unknown) => {
-      this.logger.warn({ err: describeError(error), alert: alert.kind }, 'could not record the alert in the journal');
-    });
-  }
-
-  /** A failed run: an unreachable drop (one alert per drop), refused credentials, or any other failure of the job. */
-  private inboxFailure(job: string, drop: string | undefined, error: unknown): void {
-    const kind = alertKindOf(error);
-    const message = describeError(error);
-    if (kind === 'drop-unreachable' && drop !== undefined) this.inbox({ kind, subject: `drop:${drop}`, job, message: `drop ${drop} cannot be reached or listed: ${message}` });
-    else this.inbox({ kind: kind ?? 'job-failed', subject: `job:${job}`, job, message });
-  }
-
-  /** Files rejected, failed rows and uncertain rows of a run: one alert per file and kind. */
-  private inboxSummary(job: string, summary: JobSummary): void {
-    for (const f of summary.files) {
-      const about = { subject: f.fileId === undefined ? `file:${f.name}` : `file:${f.fileId}`, job, fileId: f.fileId ?? null };
-      if (f.outcome === 'rejected') this.inbox({ kind: 'file-rejected', ...about, message: `file ${f.name} was rejected as a whole: ${f.reason ?? ''}` });
-      if (f.rows.error > 0) this.inbox({ kind: 'file-failed', ...about, message: `file ${f.name}: ${f.rows.error} document(s) failed` });
-      if (f.rows.uncertain > 0) this.inbox({ kind: 'rows-uncertain', ...about, message: `file ${f.name}: ${f.rows.uncertain} document(s) with an unknown outcome: check them in the service, then resolve them` });
-    }
   }
 
   /** The jobs as the console shows them. */
@@ -490,26 +462,6 @@ export class BridgeService {
     }
   }
 
-  private async logRows(log: Logger, summary: JobSummary): Promise<void> {
-    const files = summary.files.filter((f) => f.fileId !== undefined && f.rows.error + f.rows.uncertain > 0);
-    if (files.length === 0) return;
-    try {
-      const journal = await this.runtime.journal();
-      for (const f of files) {
-        const items = [...await journal.failedItems(f.fileId!, { limit: ROW_LOG_LIMIT }), ...await journal.uncertainItems(f.fileId!, { limit: ROW_LOG_LIMIT })];
-        for (const item of items.slice(0, ROW_LOG_LIMIT)) {
-          log.warn({
-            file: f.name, fileId: f.fileId, line: item.lines[0], lines: item.lines.length > 1 ? item.lines : undefined, key: item.docKey ?? undefined,
-            requestId: item.requestId ?? undefined, endpoint: item.endpoint ?? undefined, status: item.status, err: joinMessages(item.messages), hint: item.hint ?? undefined,
-          }, item.status === 'uncertain' ? 'row uncertain: check it in the service, then wisbridge resolve' : 'row failed');
-        }
-        if (f.rows.error + f.rows.uncertain > ROW_LOG_LIMIT) log.warn({ file: f.name, fileId: f.fileId, more: f.rows.error + f.rows.uncertain - ROW_LOG_LIMIT }, 'more rows need attention: see the result file or wisbridge status');
-      }
-    } catch (error) {
-      log.warn({ err: describeError(error) }, 'could not list the rows that need attention');
-    }
-  }
-
   private skipped(job: JobState, trigger: Trigger): void {
     this.metrics.skippedRuns.inc({ job: job.name });
     this.logger.warn({ job: job.name, trigger, busyWith: job.slot.runningTrigger }, 'run skipped: the previous run of this job is still busy');
@@ -526,10 +478,10 @@ export class BridgeService {
       summary = await run(this.stopSignal);
       if (job.drop !== undefined && trigger !== 'watch') this.drops.listed(job.drop);
       this.metrics.onSummary(job.name, summary);
-      await this.logRows(log, summary);
+      await logRowsNeedingAttention(() => this.runtime.journal(), log, summary);
       if (summary.files.some(needsAttention)) result = 'partial';
       await this.alerts?.onSummary(job.name, summary);
-      this.inboxSummary(job.name, summary);
+      this.alertInbox.summary(job.name, summary);
     } catch (e) {
       result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
@@ -539,7 +491,7 @@ export class BridgeService {
         this.alertLog.noteFailure(job.name, e);
         const config = [...this.loaded.config.inbound, ...this.loaded.config.exports].find((j) => j.name === job.name);
         this.alerts?.onJobFailed(job.name, config?.drop, e);
-        this.inboxFailure(job.name, config?.drop, e);
+        this.alertInbox.failure(job.name, config?.drop, e);
       }
     } finally {
       this.progress.end(job.name);
@@ -564,9 +516,6 @@ export class BridgeService {
 function needsAttention(file: JobSummary['files'][number]): boolean {
   return file.outcome === 'rejected' || file.outcome === 'failed' || file.rows.error > 0 || file.rows.uncertain > 0;
 }
-
-/** Rows that need a person, one warn line each (file, line, document key, request id): what a log search finds. */
-const ROW_LOG_LIMIT = 100;
 
 export const scheduleCursor = (job: string): string => `schedule:${job}`;
 
