@@ -13,6 +13,7 @@ import { DropHealth } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
 import type { HealthServer } from './health.js';
 import { AlertInbox } from './alert-inbox.js';
+import { InboxOffers } from './inbox-offers.js';
 import { logListening, startListener } from './listener.js';
 import { logRowsNeedingAttention } from './row-log.js';
 import { InstanceLeases, newInstance } from './instance.js';
@@ -24,7 +25,6 @@ import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
-import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
 
@@ -104,10 +104,8 @@ export class BridgeService {
   /** Its heartbeat and leases (files it works on). */
   readonly leases: InstanceLeases;
   private readonly ticks: SharedTicks;
-  /** Files another instance held when they were offered here, offered again once their lease may have expired. */
-  private readonly offeredAgain = new Set<unknown>();
-  /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
-  private readonly failedTakeOvers = new Set<number>();
+  /** What the watchers found, offered to their job: new files, and files another instance held or gave up. */
+  private readonly offers: InboxOffers;
 
   constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
     this.clock = options.clock ?? systemClock;
@@ -136,6 +134,19 @@ export class BridgeService {
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
     this.alertInbox = new AlertInbox(() => this.runtime.journal(), this.logger);
+    this.offers = new InboxOffers({
+      runtime: this.runtime, loaded, clock: this.clock, logger: this.logger, signal: this.stopController.signal,
+      run: async (job, file) => {
+        const state = this.jobs.get(job.name)!;
+        let elsewhere = false;
+        const ok = await state.slot.runWhenFree('watch', () => this.execute(state, 'watch', async (signal) => {
+          const summary = await this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name));
+          elsewhere = summary.files.some((f) => f.outcome === 'busy' || f.outcome === 'lost');
+          return summary;
+        }));
+        return { ok, elsewhere };
+      },
+    });
     this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => {
       this.alerts?.onMissedFile(alert);
       this.alertInbox.raise({ kind: 'missed-file', subject: `expect:${alert.job}:${alert.pattern}`, job: alert.job,
@@ -219,7 +230,6 @@ export class BridgeService {
     this.scheduler.start();
     for (const job of this.loaded.config.inbound) {
       if (!job.watch) continue;
-      const state = this.jobs.get(job.name)!;
       this.loops.push(watchInbox({
         runtime: this.runtime, job, clock: this.clock, signal: this.stopSignal, logger: this.logger.child({ job: job.name }),
         retryMs: this.options.watchRetryMs ?? 30_000,
@@ -232,8 +242,8 @@ export class BridgeService {
         },
         onFile: async (file) => {
           this.expected.noteArrival(job.name, file.name);
-          await this.takeOversFirst(state, job, file.name);
-          return this.offer(state, job, file);
+          await this.offers.takeOversFirst(job, file.name);
+          return this.offers.offer(job, file);
         },
       }));
     }
@@ -272,7 +282,7 @@ export class BridgeService {
       const abort = () => this.hardController.abort(new Error(`shutdown (${reason})`));
       await drainOrAbort(drained, timeout, abort, () => this.logger.warn('shutdown: runs still busy; aborting the requests in flight'));
       abort();
-      for (const timer of this.offeredAgain) this.clock.clearTimer(timer);
+      this.offers.stop();
       // The leases are given up once nothing runs any more: the other instances take this one's files at once.
       await this.leases.retire();
       await this.runtime.close().catch((error: unknown) => this.logger.error({ err: describeError(error) }, 'closing the runtime failed'));
@@ -352,67 +362,6 @@ export class BridgeService {
       name, kind, drop, slot: new JobSlot(name), run, catchUp: schedule?.catch_up ?? false,
       schedule: schedule ? scheduleOf(schedule, this.loaded.config) : undefined,
     });
-  }
-
-  /**
-   * A file the watcher found, run in the job's turn. A file another instance holds (or took over from this one) is
-   * left to it; the watcher offers a file once while it stays in the inbox, so it is offered again here once a
-   * lease has passed: still there then, its owner may have died, and the claim takes it over.
-   */
-  private async offer(state: JobState, job: InboundJob, file: ReadyFile): Promise<boolean> {
-    let elsewhere = false;
-    const ok = await state.slot.runWhenFree('watch', () => this.execute(state, 'watch', async (signal) => {
-      const summary = await this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name));
-      elsewhere = summary.files.some((f) => f.outcome === 'busy' || f.outcome === 'lost');
-      return summary;
-    }));
-    if (elsewhere && !this.stopSignal.aborted) {
-      const timer = this.clock.setTimer(() => {
-        this.offeredAgain.delete(timer);
-        void this.offerIfStill(state, job, file);
-      }, this.loaded.config.instance.lease_ms);
-      this.offeredAgain.add(timer);
-    }
-    return ok;
-  }
-
-  /**
-   * Before the watcher's next file, the files of the job's drop that nobody works on any more (their instance died, or
-   * was paused past its lease, or gave them up) are offered: the watcher goes through the inbox in name order, one
-   * file at a time, and behind a backlog such a file would wait for every file before it.
-   */
-  private async takeOversFirst(state: JobState, job: InboundJob, next: string): Promise<void> {
-    try {
-      const journal = await this.runtime.journal();
-      if (journal.instance === null) return;
-      const files = (await journal.filesToTakeOver(job.drop)).filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId));
-      if (files.length === 0) return;
-      const drop = await this.runtime.drop(job.drop);
-      const options = await this.loaded.dropOptions(job.drop);
-      // In marker mode a file comes with its marker, which leaves the inbox with it.
-      const marked = options.stability === 'marker' ? await new StableFileWatcher(drop, options).scanReady(this.stopSignal) : undefined;
-      for (const f of files) {
-        if (this.stopSignal.aborted) return;
-        const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
-        if (ready === undefined) continue;
-        this.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
-        if (!(await this.offer(state, job, ready))) this.failedTakeOvers.add(f.fileId);
-      }
-    } catch (error) {
-      // The journal or the drop out of reach: the next file's run says so.
-      this.logger.debug({ job: job.name, err: describeError(error) }, 'could not look for files nobody works on');
-    }
-  }
-
-  private async offerIfStill(state: JobState, job: InboundJob, file: ReadyFile): Promise<void> {
-    if (this.stopSignal.aborted) return;
-    try {
-      const drop = await this.runtime.drop(job.drop);
-      if ((await drop.stat('inbox', file.name)) === undefined) return;
-      await this.offer(state, job, file);
-    } catch (error) {
-      this.logger.warn({ job: job.name, file: file.name, err: describeError(error) }, 'could not look at a file another instance held');
-    }
   }
 
   private async noted(job: InboundJob, run: Promise<JobSummary>): Promise<JobSummary> {
