@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The layers of src/, lowest first (docs/conventions.md). A module imports only from its own unit or a lower layer;
@@ -167,4 +168,5 @@ export function sourceModules(root: string): Map<string, string> {
   return sources;
 }
 
-export const REPOSITORY = dirname(dirname(dirname(new URL(import.meta.url).pathname)));
+/** The repository's root (two folders up from test/architecture/). */
+export const REPOSITORY = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
