@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startConsole } from '../src/console/mount.js';
 import { AlertLog } from '../src/console/alerts.js';
-import { standaloneSource } from '../src/console/standalone.js';
+import { standaloneSource } from '../src/service/standalone-console.js';
 import { loadConfig } from '../src/config/load.js';
 import { openJournal, type ItemOutcome, type Journal, type NewItem } from '../src/journal/index.js';
 import { rawDatabase } from '../src/journal/sqlite/raw.js';

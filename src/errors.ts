@@ -1,4 +1,4 @@
-import type { WriteOutcome } from './client/types.js';
+import type { WriteOutcome } from './contract/index.js';
 import type { YamlProblem } from './util/yaml-document.js';
 
 /**

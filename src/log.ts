@@ -1,15 +1,20 @@
 import { pino, type Logger, type LogFn } from 'pino';
 import pinoPretty from 'pino-pretty';
-import { SECRET_DROP_OPTIONS } from './drops/options.js';
 import { camelToSnake } from './util/naming.js';
 
 export type { Logger };
 
 /**
- * Paths pino masks wherever they appear in a log record: secrets never reach a log line. The drop options flagged
- * secret (src/drops/options.ts) are masked in both spellings, and a drop's whole `pgp` section (its keys).
+ * The option names that hold a secret: the drop options flagged secret in src/drops/options.ts. Named here because the
+ * logger sits below the drops (layers point down, docs/conventions.md); src/config/load.test.ts checks both lists agree.
  */
-const SECRET_KEYS = [...new Set(['token', 'authorization', 'secret', 'pgp', ...SECRET_DROP_OPTIONS.flatMap((k) => [k, camelToSnake(k)])])];
+export const SECRET_OPTION_NAMES: readonly string[] = ['password', 'privateKey', 'passphrase'];
+
+/**
+ * Paths pino masks wherever they appear in a log record: secrets never reach a log line. The secret options are
+ * masked in both spellings, and a drop's whole `pgp` section (its keys).
+ */
+const SECRET_KEYS = [...new Set(['token', 'authorization', 'secret', 'pgp', ...SECRET_OPTION_NAMES.flatMap((k) => [k, camelToSnake(k)])])];
 export const REDACTED_PATHS = [...SECRET_KEYS.flatMap((k) => [k, `*.${k}`]), 'headers.authorization', '*.headers.authorization'];
 
 /** pino-pretty's time format on a terminal: ISO 8601 in local time with its offset (2026-11-24T23:10:00.123+01:00). */

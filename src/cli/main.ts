@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describeError, isWisbridgeError } from '../errors.js';
+import { version } from '../util/version.js';
 
 /** One entry per subcommand; each lives in ./commands/<name>.ts and exports `run(argv): Promise<number>`. */
 export interface Command {
@@ -28,12 +28,6 @@ export const COMMANDS: Record<string, Command> = {
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)}${c.summary}`);
   return ['usage: wisbridge <command> [options]', '       wisbridge --version', '', 'commands:', ...lines, '', 'wisbridge <command> --help for its options'].join('\n');
-}
-
-/** The version in package.json (two folders up from src/cli/ and from dist/cli/ alike). */
-export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -5,7 +5,7 @@ import { silentLogger } from '../log.js';
 import { deadlineOf, getJson, serviceMessage, type Core } from './core.js';
 import { countRecords, listDecodedPages, listPages, listRecords, type Page, type PageDecoder, type RawPage } from './list.js';
 import { verifyApplied } from './safety.js';
-import { readSecret, type SecretSource } from './secret.js';
+import { readSecret, type SecretSource } from '../secret.js';
 import { Transport, type TransportOptions } from './transport.js';
 import type {
   BatchEndpointId, CallOptions, CountEndpointId, FiltersOf, ItemOf, ListEndpointId, ListOptions, RecordOf, ResultOf, WriteOptions, WriteOutcome,

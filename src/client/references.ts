@@ -1,4 +1,4 @@
-import type { ReferenceKind, ReferenceIds } from '../mapping/reference-ids.js';
+import type { ReferenceKind, ReferenceIds } from '../mapping/index.js';
 import type { WisClient } from './client.js';
 import type { ListEndpointId } from './types.js';
 

@@ -4,7 +4,7 @@ import type { RetryClass } from '../contract/index.js';
 import { WisbridgeError, type CallFailureCode, type CallOutcome } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { backoffDelay, linkSignals, parseRetryAfter, sleep } from './backoff.js';
-import { redact } from './secret.js';
+import { redact } from '../secret.js';
 
 /**
  * RetryClass: how a request may be repeated when its outcome is unknown (sent, then the connection dropped or timed

@@ -15,26 +15,7 @@ export type ItemOf<K extends BatchEndpointId> = Def<K> extends { item: infer I e
 /** One element of the write response of a batch endpoint. */
 export type ResultOf<K extends BatchEndpointId> = Def<K> extends { responseItem: infer R extends z.ZodType } ? z.infer<R> : never;
 
-/**
- * The outcome of one item of a write, in one shape for 200, 207 and fail-fast 400 answers.
- * `ok` false with `uncertain` true: the item was sent but whether it was applied is unknown.
- */
-export interface WriteOutcome<R = Record<string, unknown>> {
-  /** The item's id, or its SKU (adjustments), or its index when it has neither. */
-  key: number | string;
-  /** Position of the item in the array given to the client. */
-  index: number;
-  ok: boolean;
-  /** Messages of the service (or of the client's request check); empty when ok. */
-  errors: string[];
-  uncertain?: boolean;
-  /** Confirmed by reading state back after an uncertain attempt. */
-  verified?: boolean;
-  /** Sent again after an attempt whose outcome was unknown and could not be confirmed. */
-  repeated?: boolean;
-  /** The fields the service returned for the item, without `errors` (empty when it answered nothing for it). */
-  returned: Partial<R>;
-}
+export type { WriteOutcome } from '../contract/index.js';
 
 export interface CallOptions {
   signal?: AbortSignal;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { isWisbridgeError } from '../errors.js';
 import { SECRET_DROP_OPTIONS, type SecretDropOption } from '../drops/options.js';
-import { REDACTED_PATHS } from '../log.js';
+import { REDACTED_PATHS, SECRET_OPTION_NAMES } from '../log.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { checkConfigText, loadConfig } from './load.js';
 
@@ -119,6 +119,7 @@ describe('configuration', () => {
 
   it('the secret flag alone decides which drop options are references, read, and redacted in logs', () => {
     expect(SECRET_DROP_OPTIONS).toEqual(['password', 'privateKey', 'passphrase'] satisfies SecretDropOption[]);
+    expect(SECRET_OPTION_NAMES).toEqual(SECRET_DROP_OPTIONS);
     for (const key of ['password', 'private_key', 'privateKey', 'passphrase', 'token']) expect(REDACTED_PATHS).toContain(`*.${key}`);
     const inline = checkConfigText(VALID.replace('password: { file: secrets/sftp-password }', 'private_key: "-----BEGIN KEY-----"'), 'c.yaml');
     expect(inline.problems.map((p) => p.message.split(':')[0])).toEqual(['drops.partner.private_key']);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { postgresJournalSchema } from '../journal/postgres/connect.js';
+import { postgresJournalSchema } from '../journal/index.js';
 import {
   localDropOptionsSchema, pgpOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
-} from '../drops/options.js';
+} from '../drops/index.js';
 import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 import { fileNameProblem } from '../util/date-stamp.js';

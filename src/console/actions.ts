@@ -1,10 +1,8 @@
 import type { Readable } from 'node:stream';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
-import type { Resolution } from '../journal/index.js';
-import { errorFileName, openResultFile } from '../pipeline/index.js';
-import { redriveFile } from '../service/redrive.js';
-import { resolveRows } from '../service/resolve.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ConsoleJournal, Resolution } from '../journal/index.js';
+import { errorFileName, openResultFile, redriveFile, resolveRows } from '../pipeline/index.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 import type { ConsoleSource } from './source.js';
 
 /**
@@ -39,7 +37,7 @@ async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Pr
   });
 }
 
-async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<number> {
+async function record(runtime: RuntimeParts<'logger', { readonly console: Pick<ConsoleJournal, 'recordAction'> }>, entry: ActionEntry, via: 'console' | 'cli', result: ActionResult): Promise<number> {
   const id = await (await runtime.journal()).console.recordAction({ ...entry, via, detail: result.message, outcome: result.ok ? 'ok' : 'failed' });
   runtime.logger.info({ action: entry.action, fileId: entry.fileId, target: entry.target, by: entry.actor, via, outcome: result.ok ? 'ok' : 'failed' }, 'operator action');
   return id;
@@ -49,7 +47,7 @@ async function record(runtime: Runtime, entry: ActionEntry, via: 'console' | 'cl
  * `wisbridge retry` / `resolve`: the same audit trail as the console's actions (via cli), whether the command worked
  * or not; the command's own error is passed on.
  */
-export async function recordedCli<T>(runtime: Runtime, entry: Omit<ActionEntry, 'fileId'>, run: () => Promise<T & { fileId: number }>, describe: (r: T) => string): Promise<T> {
+export async function recordedCli<T>(runtime: RuntimeParts<'logger', { readonly console: Pick<ConsoleJournal, 'recordAction'> }>, entry: Omit<ActionEntry, 'fileId'>, run: () => Promise<T & { fileId: number }>, describe: (r: T) => string): Promise<T> {
   let fileId: number | null = null;
   try {
     const report = await run();

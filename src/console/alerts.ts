@@ -1,6 +1,6 @@
 import { isDropUnreachable } from '../drops/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { MissedFileAlert } from '../service/expect.js';
+import type { MissedFileAlert } from '../schedule/index.js';
 
 export type AlertKind = 'missed-file' | 'drop-unreachable' | 'authentication';
 

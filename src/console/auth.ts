@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { readSecret } from '../client/secret.js';
+import { readSecret } from '../secret.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { ConsoleConfig, SecretRef } from '../config/schema.js';
 

@@ -4,7 +4,7 @@ import type { ConsoleAuth } from './auth.js';
 import { page, type Html } from './html.js';
 import { chartsPage, overviewChartsBlock, RANGES, type RangeName } from './pages-charts.js';
 import { searchPage } from './pages-search.js';
-import type { OperatorActions } from '../journal/contract.js';
+import type { OperatorActions } from '../journal/index.js';
 import type { ConsoleSource } from './source.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => boolean;

@@ -1,4 +1,4 @@
-import type { ActivityBucket } from '../journal/activity.js';
+import type { ActivityBucket } from '../journal/index.js';
 import { html, num, query, raw, when, zoneLabel, type Html } from './html.js';
 
 export const RANGES = {

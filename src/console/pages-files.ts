@@ -1,5 +1,5 @@
 import type { FileRecord } from '../journal/index.js';
-import type { FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, OperatorAction, RowPage, RowView } from '../journal/console-queries.js';
+import type { FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, OperatorAction, RowPage, RowView } from '../journal/index.js';
 import { at, bytes, duration, html, num, query, statusCell, when, zoneLabel, type Html } from './html.js';
 import { joinMessages } from '../util/messages.js';
 

@@ -1,7 +1,7 @@
 import type { Backlog, InstanceRecord, StoredItem } from '../journal/index.js';
-import type { OperatorAction, StoredAlert } from '../journal/console-queries.js';
+import type { OperatorAction, StoredAlert } from '../journal/index.js';
 import { at, bytes, html, num, when, zoneLabel, type Html } from './html.js';
-import type { ExpectedFileView } from '../service/expect.js';
+import type { ExpectedFileView } from '../schedule/index.js';
 import type { FileProgress } from './progress.js';
 import type { JobView } from './source.js';
 

@@ -1,4 +1,4 @@
-import type { SearchPage } from '../journal/search.js';
+import type { SearchPage } from '../journal/index.js';
 import { at, html, num, query, statusCell, zoneLabel, type Html } from './html.js';
 import { returned } from './pages-files.js';
 import { joinMessages } from '../util/messages.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { WisbridgeError } from '../errors.js';
-import type { MappingSet } from '../mapping/load.js';
+import type { MappingSet } from '../mapping/index.js';
 
 /** The package root: samples/ and mappings/ ship with the sources. */
 export const PACKAGE_ROOT = resolve(import.meta.dirname, '../..');

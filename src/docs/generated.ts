@@ -1,6 +1,6 @@
 import { ENVIRONMENT_OVERRIDES } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
-import { mappingJsonSchema } from '../mapping/json-schema.js';
+import { mappingJsonSchema } from '../mapping/index.js';
 import { errorCatalogue } from './error-catalogue.js';
 import { jsonSchemaText, markdownReference } from '../util/schema-docs.js';
 

@@ -36,3 +36,6 @@ export function createDrop(options: DropOptionsInput, logger: Logger = silentLog
   const outbox = { checksum, marker: parsed.doneMarker, gzip: parsed.outboundGzip, pgp: parsed.pgp };
   return checksum || parsed.doneMarker || parsed.outboundGzip || parsed.pgp?.encryptOutbound ? new CompanionDrop(drop, outbox) : drop;
 }
+export { containerKind, extractZipEntry, gunzipTo, readZipDirectory, type ExpansionLimits } from './expand.js';
+export { MemberDrop } from './member-drop.js';
+export { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from './pgp.js';

@@ -1,7 +1,11 @@
 import type { ExportJob } from '../config/schema.js';
 import { WisbridgeError } from '../errors.js';
 import type { Mapping } from '../mapping/index.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ExportJournal } from '../journal/index.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
+
+/** What an export pass uses of the runtime: the service's client, the drop, the mapping, and the exports' journal. */
+type ExportRuntime = RuntimeParts<'loaded' | 'logger' | 'signal' | 'client' | 'drop' | 'mapping', ExportJournal>;
 import { acknowledgeDue, emptyTally, type AckTally } from './acknowledge.js';
 import { exportCancellations } from './cancellations.js';
 import { exportsInFlight, reconcileUnwritten } from './files.js';
@@ -41,7 +45,7 @@ export interface RunExportOptions {
   tuning?: ExportTuning;
 }
 
-async function exportMapping(runtime: Runtime, name: string, job: ExportJob): Promise<Mapping> {
+async function exportMapping(runtime: Pick<ExportRuntime, 'mapping'>, name: string, job: ExportJob): Promise<Mapping> {
   const mapping = await runtime.mapping(name);
   const want = `${job.work_type}.list`;
   if (mapping.direction !== 'export' || mapping.document !== want) {
@@ -56,7 +60,7 @@ async function exportMapping(runtime: Runtime, name: string, job: ExportJob): Pr
  * Fatal problems (service down, drop unreachable, bad configuration) are thrown as WisbridgeError; what was done
  * before stays in the journal, and the next run continues from there.
  */
-export async function runExportJob(runtime: Runtime, job: ExportJob, options: RunExportOptions = {}): Promise<ExportSummary> {
+export async function runExportJob(runtime: ExportRuntime, job: ExportJob, options: RunExportOptions = {}): Promise<ExportSummary> {
   const logger = runtime.logger.child({ job: job.name, work_type: job.work_type });
   const signal = options.signal ?? runtime.signal;
   const mapping = await exportMapping(runtime, job.mapping, job);
@@ -112,7 +116,7 @@ export async function runExportJob(runtime: Runtime, job: ExportJob, options: Ru
  * Only the acknowledgement step of a job: what the journal says is due (e.g. right after the inbound pipeline
  * recorded a WMS confirmation for an on-confirmation job). Lists nothing, writes no work list.
  */
-export async function acknowledgeDueForJob(runtime: Runtime, job: ExportJob, options: RunExportOptions = {}): Promise<AckTally> {
+export async function acknowledgeDueForJob(runtime: ExportRuntime, job: ExportJob, options: RunExportOptions = {}): Promise<AckTally> {
   if (job.work_type === 'products') return emptyTally();
   const [journal, client, drop] = await Promise.all([runtime.journal(), runtime.client(job.service), runtime.drop(job.drop)]);
   const logger = runtime.logger.child({ job: job.name, work_type: job.work_type });

@@ -2,7 +2,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { DecodedPage, ListEndpointId } from '../client/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
-import type { ExportRenderer } from '../mapping/export.js';
+import type { ExportRenderer } from '../mapping/index.js';
 import { decodeExportPage, type ExportPage } from './page-decode.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 

@@ -5,7 +5,7 @@ import type { Drop } from '../drops/index.js';
 import { canReopen, type ExportRecordInput, type ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
-import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/export.js';
+import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/index.js';
 import { writeRecorded } from './files.js';
 import { inlineJournalWriter, JournalThread, type ExportJournalWriter } from './journal-writer.js';
 import { journalRecord, type ListedRecord } from './journal-record.js';

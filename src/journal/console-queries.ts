@@ -1,8 +1,11 @@
 import { blockItemStatus, packedDocs } from './blocks.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
 import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
-import { toEvent, type EventRow, type FileEvent } from './reads.js';
-import type { ExportFile, ExportStatus, FileRecord, FileStatus, FileSummary, ItemRecord, ItemStatus, RequestStatus } from './types.js';
+import { toEvent, type EventRow } from './reads.js';
+import type { ExportStatus, FileSummary, ItemStatus, RequestStatus } from './types.js';
+import type {
+  FileFilter, FileListEntry, FileLineFilter, FileEventEntry, FileLine, FileLinePage, ExportFilter, RowView, RowPage, OperatorAction, NewOperatorAction, ExportListEntry, FailedRowCounts, StoredAlert, NewAlert, UncertainRowPage,
+} from './console-types.js';
 
 /**
  * Read queries of the operations console (src/console/): keyset pages that stay fast on a journal of
@@ -10,117 +13,7 @@ import type { ExportFile, ExportStatus, FileRecord, FileStatus, FileSummary, Ite
  * operator-actions audit trail (schema migration 4).
  */
 
-export interface FileFilter {
-  status?: FileStatus;
-  /** Drop names (a job reads one drop). */
-  drop?: string;
-  /** Mappings the job may use (files of the drop under other mappings belong to other jobs). */
-  mappings?: readonly string[];
-  /** Claimed at or after / before (ISO timestamps). */
-  from?: string;
-  to?: string;
-  /** Part of the file name (case-insensitive). */
-  name?: string;
-  /** Files with an id below this one (the next page). */
-  before?: number;
-  limit: number;
-}
-
-/** One file of the console's list: the journal's file record without what only one file's page shows. */
-export type FileListEntry = Pick<FileRecord,
-  'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt' | 'processedAt'>;
-
-/**
- * The file list's filter: a FileFilter whose status may also be `duplicate` (re-drops only), and the next page's
- * cursor, one id per stream (`before` files, `beforeEvent` file events: each has its own ids).
- */
-export interface FileLineFilter extends Omit<FileFilter, 'status'> {
-  status?: FileStatus | 'duplicate';
-  beforeEvent?: number;
-}
-
-/** A file the bridge met but never claimed, as the file list shows it: a duplicate names its original. */
-export type FileEventEntry = FileEvent & { originalName: string | null };
-
-/** One line of the file list: a claimed file, or a file event (a re-drop of processed content, a refusal before a claim). */
-export type FileLine = { file: FileListEntry; event?: never } | { event: FileEventEntry; file?: never };
-
-export interface FileLinePage {
-  lines: FileLine[];
-  /** The cursor of the next page; null when this was the last one. */
-  next: { before?: number; beforeEvent?: number } | null;
-}
-
-export interface ExportFilter {
-  workType?: string;
-  status?: ExportStatus;
-  from?: string;
-  to?: string;
-  name?: string;
-  before?: number;
-  limit: number;
-}
-
-/** One row of a file as the console lists it: the journal's item record, the file being the page's. */
-export type RowView = Omit<ItemRecord, 'fileId'>;
-
-export interface RowPage {
-  rows: RowView[];
-  /** The seq to pass as `after` for the next page; null when this was the last one. */
-  next: number | null;
-}
-
-export interface OperatorAction {
-  id: number;
-  action: string;
-  fileId: number | null;
-  target: string | null;
-  actor: string;
-  via: string;
-  detail: string | null;
-  outcome: string;
-  at: string;
-}
-
-export type NewOperatorAction = Omit<OperatorAction, 'id' | 'at'>;
-
-/** One export of the console's list. */
-export type ExportListEntry = Omit<ExportFile, 'kind' | 'policy'> & { kind: string; policy: string };
-
-/** A file's failed rows: `sendable` ones a re-drive sends again; `unsendable` ones (rejected by the mapping) it never can. */
-export interface FailedRowCounts {
-  sendable: number;
-  unsendable: number;
-}
-
-/**
- * One entry of the alert inbox: every alert of a kind about one subject (a file, a job's expected file, a drop, the
- * webhook) while it is open, counted, with when it was first and last seen, until an operator acknowledges it.
- */
-export interface StoredAlert {
-  id: number;
-  kind: string;
-  /** What it concerns, and its key for deduplication: `file:12`, `drop:wms`, `expect:stock:^KORR`, `webhook`. */
-  subject: string;
-  job: string | null;
-  fileId: number | null;
-  /** The latest occurrence's message. */
-  message: string;
-  times: number;
-  firstSeen: string;
-  lastSeen: string;
-  acknowledgedBy: string | null;
-  acknowledgedAt: string | null;
-}
-
-export type NewAlert = Pick<StoredAlert, 'kind' | 'subject' | 'message'> & { job?: string | null; fileId?: number | null };
-
-/** A page of uncertain rows across files, oldest file first. */
-export interface UncertainRowPage {
-  rows: Array<RowView & { fileId: number; file: string }>;
-  /** Where the next page starts; null when this was the last one. */
-  next: { fileId: number; seq: number } | null;
-}
+export type * from './console-types.js';
 
 interface BlockPageRow {
   request_id: number;

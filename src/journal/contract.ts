@@ -2,14 +2,13 @@ import type { PackedBatch, PackedOkOutcomes } from './blocks.js';
 import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
-import type { PruneOptions, PruneReport } from './prune.js';
 import type { SearchOptions, SearchPage } from './search.js';
 import type { ActivityBucket, ActivityQuery } from './activity.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
   ExportStatus, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
-  RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
+  PruneOptions, PruneReport, RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
 } from './types.js';
 
 /*

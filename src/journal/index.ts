@@ -12,4 +12,12 @@ export { decodeLines } from './rows.js';
 export { SCHEMA_VERSION } from './sqlite/migrations.js';
 export type * from './types.js';
 export type { FileEvent, FileEventKind, JournalStats, NewFileEvent } from './reads.js';
-export type { PruneOptions, PruneReport } from './prune.js';
+export { migrateJournal, type MigrationReport, type MigrationTarget } from './copy.js';
+export { checkJournalReachable } from './reach.js';
+export { postgresJournalSchema } from './postgres/connect.js';
+export type { OperatorActions } from './contract.js';
+export type { ActivityBucket } from './activity.js';
+export type {
+  FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, NewAlert, OperatorAction, RowPage, RowView, StoredAlert,
+} from './console-queries.js';
+export type { SearchPage } from './search.js';

@@ -3,6 +3,7 @@ import { fileBusy, type Fence } from './leases.js';
 import {
   decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
 } from './rows.js';
+import { LineHeap, Pager } from './line-merge.js';
 import type { SqlPort } from './sql.js';
 import type {
   Backlog, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemStatus, StoredItem, ItemWithBody, LineOutcome,
@@ -85,79 +86,6 @@ export interface ResolveResult {
 
 /** Blocks read at a time for the result file (each holds up to a request's worth of items). */
 const BLOCK_PAGE = 16;
-
-/**
- * Reads pages on demand and hands out their entries one at a time. `fill` loads the next page once this one is used
- * up; the reader awaits it only when `empty`, so the entries of a page cost no promise each.
- */
-class Pager<T> {
-  private page: T[] = [];
-  private index = 0;
-  private done = false;
-  private last: T | undefined;
-
-  constructor(private readonly load: (last: T | undefined) => Promise<T[]>, private readonly lineOf: (entry: T) => number) {}
-
-  get empty(): boolean {
-    return this.index >= this.page.length && !this.done;
-  }
-
-  async fill(): Promise<void> {
-    this.page = await this.load(this.last);
-    this.index = 0;
-    if (this.page.length === 0) this.done = true;
-  }
-
-  /** The first line of the next entry (after fill), or +Infinity when none is left. */
-  peekLine(): number {
-    return this.index < this.page.length ? this.lineOf(this.page[this.index]) : Number.POSITIVE_INFINITY;
-  }
-
-  take(): T {
-    this.last = this.page[this.index++];
-    return this.last;
-  }
-}
-
-/** A min-heap of line outcomes by line. */
-class LineHeap {
-  private readonly items: LineOutcome[] = [];
-  get size(): number {
-    return this.items.length;
-  }
-  get top(): LineOutcome {
-    return this.items[0];
-  }
-  push(o: LineOutcome): void {
-    const heap = this.items;
-    heap.push(o);
-    for (let i = heap.length - 1; i > 0;) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent].line <= heap[i].line) break;
-      [heap[parent], heap[i]] = [heap[i], heap[parent]];
-      i = parent;
-    }
-  }
-  pop(): LineOutcome {
-    const heap = this.items;
-    const top = heap[0];
-    const last = heap.pop() as LineOutcome;
-    if (heap.length > 0) {
-      heap[0] = last;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && heap[l].line < heap[m].line) m = l;
-        if (r < heap.length && heap[r].line < heap[m].line) m = r;
-        if (m === i) break;
-        [heap[m], heap[i]] = [heap[i], heap[m]];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
 
 /** `fence`: in lease mode (leases.ts), a re-drive takes the file's lease and a resolution waits for its owner to finish. */
 export function createOperator(sql: SqlPort, now: () => string, inboundOn: InboundOn, itemBlocks: Blocks, fence?: Fence) {

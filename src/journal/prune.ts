@@ -2,24 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { TOKEN_PARTS } from './blocks.js';
 import type { InboundOn, InboundReads } from './operator.js';
 import type { SqlPort } from './sql.js';
-
-export interface PruneOptions {
-  /** Files finished before this instant (ISO 8601) are pruned; file events before it are dropped. */
-  olderThan: string;
-  /** Stops between two chunks (shutdown); what was pruned stays pruned, the rest waits for the next prune. */
-  signal?: AbortSignal;
-}
-
-export interface PruneReport {
-  /** Files whose rows, blocks and requests were dropped. */
-  files: number;
-  /** Old finished files kept because they still have open rows (uncertain, or a request pending or sent). */
-  keptOpen: number;
-  items: number;
-  blocks: number;
-  requests: number;
-  events: number;
-}
+import type { PruneOptions, PruneReport } from './types.js';
 
 /** Rows deleted per transaction: each commit is short, and the event loop gets a turn between two. */
 const ROW_CHUNK = 5000;

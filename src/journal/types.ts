@@ -242,3 +242,22 @@ export interface Acknowledgement {
   acknowledgedAt?: string | null;
   messages?: readonly string[];
 }
+
+/** What `pruneJournal` drops (journal retention, src/journal/prune.ts). */
+export interface PruneOptions {
+  /** Files finished before this instant (ISO 8601) are pruned; file events before it are dropped. */
+  olderThan: string;
+  /** Stops between two chunks (shutdown); what was pruned stays pruned, the rest waits for the next prune. */
+  signal?: AbortSignal;
+}
+
+export interface PruneReport {
+  /** Files whose rows, blocks and requests were dropped. */
+  files: number;
+  /** Old finished files kept because they still have open rows (uncertain, or a request pending or sent). */
+  keptOpen: number;
+  items: number;
+  blocks: number;
+  requests: number;
+  events: number;
+}

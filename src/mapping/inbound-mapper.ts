@@ -5,12 +5,11 @@ import { WisbridgeError } from '../errors.js';
 import type { InboundDocument, ReferenceKind } from './definition-schema.js';
 import { HeaderProblem, type BoundNode, type RowTest } from './compile.js';
 import { DocumentBuilder, rowCount, type DocState } from './documents.js';
-import type { MapInboundOptions, MappedDocument } from './inbound.js';
+import type { InboundOutcome, MapInboundOptions, MappedDocument } from './inbound-types.js';
 import type { Mapping } from './mapping.js';
 import { cachedReferenceIds, describeKind, type ReferenceIds } from './reference-ids.js';
 import { contractTarget, locateIssues } from './validate.js';
 import { TotalsTracker } from './control-totals.js';
-import type { InboundOutcome } from './inbound.js';
 import { isEmpty, lineBreaks } from './record-lines.js';
 import { RecordBatch } from './csv-records.js';
 

@@ -3,46 +3,13 @@ import { pipeline } from 'node:stream/promises';
 import type { CsvError } from 'csv-parse';
 import { csvRecords } from './csv-records.js';
 import { WisbridgeError } from '../errors.js';
-import type { InboundDocument } from './definition-schema.js';
 import { createDecoder } from './decode.js';
-import type { RowError } from './documents.js';
 import { InboundMapper } from './inbound-mapper.js';
 import { FixedRecords } from './fixed-width.js';
 import type { Mapping } from './mapping.js';
-import type { ReferenceIds } from './reference-ids.js';
+import type { InboundOutcome, MapInboundOptions } from './inbound-types.js';
 
-/** One request item, validated against the contract, with the input lines it came from. */
-export interface MappedDocument {
-  endpoint: InboundDocument;
-  /** The document key (e.g. the order number); '' for one-row documents and whole-file requests. */
-  key: string;
-  item: Record<string, unknown>;
-  lines: number[];
-}
-/** Documents ready to send together; `body` is the request body for the endpoint. */
-export interface MappedBatch { kind: 'batch'; endpoint: InboundDocument; body: Record<string, unknown>; documents: MappedDocument[] }
-/** A document (or a lone row) refused before sending; every line it covers is reported. */
-export interface RejectedDocument {
-  kind: 'rejected';
-  endpoint: InboundDocument;
-  key: string;
-  lines: number[];
-  errors: RowError[];
-  /** What was mapped of the item before it was refused (absent when the row did not get that far): names it in the result file. */
-  item?: Record<string, unknown>;
-}
-/** A row left out on purpose (a skip condition, a context record without detail rows). */
-export interface SkippedRow { kind: 'skipped'; line: number; reason: string }
-export type InboundOutcome = MappedBatch | RejectedDocument | SkippedRow;
-
-export interface MapInboundOptions {
-  /** File name used in error messages. */
-  fileName: string;
-  /** Needed when the mapping replaces references with their ids; wrapped in a cache for the run. */
-  referenceIds?: ReferenceIds;
-  /** Items per request body (default 100, at most the contract's limit). */
-  maxBatchItems?: number;
-}
+export type { InboundOutcome, MapInboundOptions, MappedBatch, MappedDocument, RejectedDocument, SkippedRow } from './inbound-types.js';
 
 /**
  * Streams a CSV file through a mapping: rows are parsed, grouped, given their reference ids, validated and batched. One bad row

@@ -6,3 +6,8 @@ export { createExportWriter } from './export.js';
 export { cachedReferenceIds, TableReferenceIds, type ReferenceIds, type ReferenceKind } from './reference-ids.js';
 export type { RowError } from './documents.js';
 export { mappingDefinitionSchema, INBOUND_DOCUMENTS, EXPORT_DOCUMENTS, type MappingDefinition } from './definition-schema.js';
+export { mappingJsonSchema } from './json-schema.js';
+export { referenceTables } from './reference-doc.js';
+export { sampleFileProblems, testSamples } from './sample-test.js';
+export type { ExportRenderer } from './export.js';
+export { createExportRenderer, encodeChunks } from './export.js';

@@ -1,47 +1,12 @@
-import type { ItemOutcome, NewItem, PackedBatch, PackedOkOutcomes } from '../journal/index.js';
 import type { Logger } from '../log.js';
-import type { FileRequests, FileStep } from './file-batches.js';
+import type { CommitUnit, Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 import { storeOutcomes } from './outcomes.js';
 import type { SenderContext } from './types.js';
 
 /** How long a request's outcome may wait for the next request's commit before it is committed on its own. */
 export const COMPLETION_WAIT_MS = 20;
 
-/**
- * One request's outcomes, waiting to be stored: one by one, or — every item ok and nothing to confirm — packed by
- * packOkOutcomes on the thread that has them, so the recorder stores one text.
- */
-export type StoredOutcome = { requestId: number; endpoint: string } & (
-  | {
-    outcomes: readonly ItemOutcome[];
-    /** The request's bodies, only for endpoints whose outcomes confirm exported records (acknowledgements). */
-    bodies?: readonly Record<string, unknown>[];
-  }
-  | { packed: PackedOkOutcomes }
-);
-
-/** A request to record and mark sent: its items packed by packBatch, and its bodies as one JSON text. */
-export interface NewRequest {
-  endpoint: string;
-  packed: PackedBatch;
-  bodies: string;
-}
-
-/** What one journal commit of a file's flow holds: outcomes answered, rows rejected or skipped, the next requests. */
-export interface CommitUnit {
-  fileId: number;
-  stores: readonly StoredOutcome[];
-  extra: readonly NewItem[];
-  /** Recorded in this order (none when only outcomes are stored). */
-  requests: readonly NewRequest[];
-}
-
-export interface Committed {
-  /** The requests recorded, in the unit's order. */
-  requestIds: number[];
-  /** Exported records the stored acknowledgements confirmed. */
-  confirmed: number;
-}
+export type { CommitUnit, Committed, NewRequest, StoredOutcome } from './file-batches.js';
 
 const NO_BODIES: readonly Record<string, unknown>[] = [];
 

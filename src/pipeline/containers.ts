@@ -1,10 +1,10 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InboundJob } from '../config/schema.js';
-import { containerKind, extractZipEntry, gunzipTo, readZipDirectory, type ExpansionLimits } from '../drops/expand.js';
+import { containerKind, extractZipEntry, gunzipTo, readZipDirectory, type ExpansionLimits } from '../drops/index.js';
 import { disposeFile, LocalDrop, localDropOptionsSchema, type Drop, type ReadyFile } from '../drops/index.js';
-import { MemberDrop } from '../drops/member-drop.js';
-import { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from '../drops/pgp.js';
+import { MemberDrop } from '../drops/index.js';
+import { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from '../drops/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { processFile, snapshotFolder } from './process-file.js';

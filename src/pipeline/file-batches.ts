@@ -1,15 +1,50 @@
 import type { Readable } from 'node:stream';
 import { documentName } from '../contract/index.js';
 import { ByteCounter } from '../drops/index.js';
-import { packBatch, type NewItem, type PackedBatch, type ResumeState } from '../journal/index.js';
+import { packBatch, type ItemOutcome, type NewItem, type PackedBatch, type PackedOkOutcomes, type ResumeState } from '../journal/index.js';
 import { mapInbound, type Mapping, type ReferenceIds } from '../mapping/index.js';
-import type { CommitUnit, Committed, StoredOutcome } from './completions.js';
-import type { OutgoingDoc } from './sender.js';
+import type { OutgoingDoc } from './types.js';
 
 /** Documents asked from the mapper at a time: its output buffer (4 entries) then holds at most 400 documents. */
 const MAPPER_BATCH = 100;
 /** Rejected and skipped rows are recorded with the next request, or on their own past this many. */
 const EXTRA_FLUSH = 5000;
+
+/**
+ * One request's outcomes, waiting to be stored: one by one, or — every item ok and nothing to confirm — packed by
+ * packOkOutcomes on the thread that has them, so the recorder stores one text.
+ */
+export type StoredOutcome = { requestId: number; endpoint: string } & (
+  | {
+    outcomes: readonly ItemOutcome[];
+    /** The request's bodies, only for endpoints whose outcomes confirm exported records (acknowledgements). */
+    bodies?: readonly Record<string, unknown>[];
+  }
+  | { packed: PackedOkOutcomes }
+);
+
+/** A request to record and mark sent: its items packed by packBatch, and its bodies as one JSON text. */
+export interface NewRequest {
+  endpoint: string;
+  packed: PackedBatch;
+  bodies: string;
+}
+
+/** What one journal commit of a file's flow holds: outcomes answered, rows rejected or skipped, the next requests. */
+export interface CommitUnit {
+  fileId: number;
+  stores: readonly StoredOutcome[];
+  extra: readonly NewItem[];
+  /** Recorded in this order (none when only outcomes are stored). */
+  requests: readonly NewRequest[];
+}
+
+export interface Committed {
+  /** The requests recorded, in the unit's order. */
+  requestIds: number[];
+  /** Exported records the stored acknowledgements confirmed. */
+  confirmed: number;
+}
 
 /** What the result spool is told, in the mapper's order: documents mapped (a count), a row skipped, rows rejected. */
 export type SpoolEvent =

@@ -1,8 +1,8 @@
 import type { InboundJob } from '../config/schema.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { containerKind } from '../drops/expand.js';
-import { encryptedMemberName } from '../drops/pgp.js';
+import type { Runtime, RuntimeParts } from '../runtime/runtime.js';
+import { containerKind } from '../drops/index.js';
+import { encryptedMemberName } from '../drops/index.js';
 import { processInboxFile } from './containers.js';
 import type { FileReport, JobReport, Progress } from './types.js';
 
@@ -15,7 +15,7 @@ export interface InboundJobOptions {
 }
 
 /** The watcher of a job's inbox, configured from the drop's options (stability, settle time, pattern). */
-export async function inboundWatcher(runtime: Runtime, job: InboundJob): Promise<StableFileWatcher> {
+export async function inboundWatcher(runtime: RuntimeParts<'drop' | 'loaded' | 'logger'>, job: InboundJob): Promise<StableFileWatcher> {
   const drop = await runtime.drop(job.drop);
   const options = runtime.loaded.config.drops[job.drop];
   return new StableFileWatcher(drop, {
@@ -28,7 +28,7 @@ export async function inboundWatcher(runtime: Runtime, job: InboundJob): Promise
  * Whether a file is this job's: with `mappings` listed, only files one of them matches (several jobs may share a
  * drop); without, every file (one no mapping matches goes to error/).
  */
-export async function belongsToJob(runtime: Runtime, job: InboundJob, fileName: string): Promise<boolean> {
+export async function belongsToJob(runtime: RuntimeParts<'mappings' | 'loaded'>, job: InboundJob, fileName: string): Promise<boolean> {
   if (!job.mappings) return true;
   const set = await runtime.mappings();
   // An encrypted or gzipped file is the job's when its name without .pgp/.gz is; a .zip when a mapping matches the zip's own name.

@@ -3,7 +3,7 @@ import type { Config, InboundJob } from '../config/schema.js';
 import type { Drop, FolderRole } from '../drops/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
-import type { FileConcluded, Runtime } from '../runtime/runtime.js';
+import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
 import { resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
 import { emptyRowCounts, type RowCounts } from './types.js';
 
@@ -53,12 +53,20 @@ export async function writeResultFile(
 
 /** The inbound job a journal file came through: the job reading its drop (and allowed its mapping). */
 export function jobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<FileRecord, 'fileId' | 'name' | 'drop' | 'mapping'>): InboundJob {
-  const dropKeys = Object.entries(config.drops).filter(([key, d]) => (d.name ?? key) === file.drop).map(([key]) => key);
-  const job = config.inbound.find((j) => dropKeys.includes(j.drop) && (!j.mappings || j.mappings.includes(file.mapping)))
-    ?? config.inbound.find((j) => dropKeys.includes(j.drop));
+  const job = findJobOfFile(config, file);
   if (!job) throw new WisbridgeError('CONFIG_INVALID', `no inbound job reads drop "${file.drop}" of file ${file.fileId} (${file.name})`);
   return job;
 }
+
+/** The inbound job of a journal file, or undefined when the configuration has none reading its drop any more. */
+export function findJobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<FileRecord, 'drop' | 'mapping'>): InboundJob | undefined {
+  const dropKeys = Object.entries(config.drops).filter(([key, d]) => (d.name ?? key) === file.drop).map(([key]) => key);
+  return config.inbound.find((j) => dropKeys.includes(j.drop) && (!j.mappings || j.mappings.includes(file.mapping)))
+    ?? config.inbound.find((j) => dropKeys.includes(j.drop));
+}
+
+/** What concluding a file again uses of the journal: its status, its recorded result name, its rows. */
+export type ConcludingJournal = Pick<InboundJournal, 'finishFile'> & ResultReads;
 
 /**
  * After an operator's action changed a finished file's rows (re-drive, resolution): records its status (`finish`:
@@ -66,7 +74,7 @@ export function jobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<
  * and tells whoever listens. The file itself left its inbox on the first pass and stays where it went.
  */
 export async function concludeAgain(
-  runtime: Pick<Runtime, 'journal' | 'drop' | 'loaded' | 'onFileConcluded'>, fileId: number, via: FileConcluded['via'], options: { finish: boolean },
+  runtime: RuntimeParts<'drop' | 'loaded' | 'onFileConcluded', ConcludingJournal>, fileId: number, via: FileConcluded['via'], options: { finish: boolean },
 ): Promise<FileConcluded> {
   const journal = await runtime.journal();
   const status = options.finish ? await journal.finishFile(fileId) : (await journal.getFile(fileId)).status;
@@ -80,7 +88,7 @@ export async function concludeAgain(
 }
 
 /** The result file of a journal file as it stands in its outbox, or rebuilt from the journal when it is not there. */
-export async function openResultFile(runtime: Pick<Runtime, 'journal' | 'drop' | 'loaded'>, fileId: number): Promise<{ name: string; stream: Readable; from: 'outbox' | 'journal' }> {
+export async function openResultFile(runtime: RuntimeParts<'drop' | 'loaded', ResultReads>, fileId: number): Promise<{ name: string; stream: Readable; from: 'outbox' | 'journal' }> {
   const journal = await runtime.journal();
   const file = await journal.getFile(fileId);
   const name = recordedResultName(file);

@@ -7,9 +7,16 @@ import type { SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
 import { writeBodies } from './write.js';
 
+/**
+ * How long ago a request whose send time the journal lacks is taken to have gone out. Earlier is the safe side: the
+ * read-back looks further back, and the untouched-since check (untouched.ts) counts more records as touched, so fewer
+ * are sent again.
+ */
+const UNKNOWN_SEND_AGE_MS = 3_600_000;
+
 async function sentAt(journal: InboundJournal, requestId: number): Promise<Date> {
   const at = (await journal.getRequest(requestId)).sentAt;
-  return at === null ? new Date(Date.now() - 3_600_000) : new Date(at);
+  return at === null ? new Date(Date.now() - UNKNOWN_SEND_AGE_MS) : new Date(at);
 }
 
 /**

@@ -5,27 +5,11 @@ import { decodeLines, packOkOutcomes, type ItemOutcome, type PackedDoc } from '.
 import type { CompletionQueue } from './completions.js';
 import type { CommittedRequest } from './file-batches.js';
 import { confirmsRecords, toOutcome } from './outcomes.js';
-import type { SenderContext } from './types.js';
+import type { OutgoingDoc, SendDoc, SenderContext } from './types.js';
 import { resendUntouched } from './untouched.js';
 import { writeBodies } from './write.js';
 
-export type { SenderContext } from './types.js';
-
-/** One item of a request: its journal seq, what the result file shows as its document, its request body. */
-export interface SendDoc {
-  seq: number;
-  /** What the result file shows as the document; null when nothing identifies it. */
-  docKey: string | null;
-  item: Record<string, unknown>;
-}
-
-/**
- * One mapped document ready to go: seq = its first input line (deterministic across runs of the same file). It is
- * also the journal's NewItem of the document (the request's bodies are recorded as one JSON text).
- */
-export interface OutgoingDoc extends SendDoc {
-  lines: number[];
-}
+export type { OutgoingDoc, SendDoc, SenderContext } from './types.js';
 
 /** A request recorded in the journal and marked sent: what goes out. */
 export interface SentRequest {

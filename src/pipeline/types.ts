@@ -92,3 +92,19 @@ export interface SenderContext {
   /** Under `wisbridge run`: the file's lease. Every request waits for it to be fresh and is aborted when it is lost. */
   lease?: HeldLease;
 }
+
+/** One item of a request: its journal seq, what the result file shows as its document, its request body. */
+export interface SendDoc {
+  seq: number;
+  /** What the result file shows as the document; null when nothing identifies it. */
+  docKey: string | null;
+  item: Record<string, unknown>;
+}
+
+/**
+ * One mapped document ready to go: seq = its first input line (deterministic across runs of the same file). It is
+ * also the journal's NewItem of the document (the request's bodies are recorded as one JSON text).
+ */
+export interface OutgoingDoc extends SendDoc {
+  lines: number[];
+}

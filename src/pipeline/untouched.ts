@@ -1,3 +1,4 @@
+import { IDS_PER_QUERY } from '../client/index.js';
 import { writeModule } from '../contract/index.js';
 import type { ItemOutcome } from '../journal/index.js';
 import { toOutcome } from './outcomes.js';
@@ -17,8 +18,8 @@ async function untouchedIds(ctx: SenderContext, endpoint: string, ids: number[],
   const open = new Set<number>();
   const touched = new Set<number>();
   const since = new Date(sentAt.getTime() - SKEW_MS).toISOString();
-  for (let i = 0; i < ids.length; i += 100) {
-    const chunk = ids.slice(i, i + 100);
+  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+    const chunk = ids.slice(i, i + IDS_PER_QUERY);
     for (const status of spec.open) {
       // eslint-disable-next-line no-restricted-syntax -- a run-time list endpoint: its filter type is the intersection of every list's; `untouched` names only lists with `ids` and `updated_at_min`
       for await (const r of ctx.client.list(spec.list, { status, ids: chunk } as never)) open.add((r as { id: number }).id);

@@ -6,7 +6,7 @@ import { createDrop, type Drop } from '../drops/index.js';
 import { openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
-import { loadMappings, loadNamedMapping, type MappingSet } from '../mapping/load.js';
+import { loadMappings, loadNamedMapping, type MappingSet } from '../mapping/index.js';
 
 /**
  * The live parts a configuration describes, built once and shared by every job of a process:
@@ -31,6 +31,14 @@ export interface Runtime {
   readonly leases?: LeaseGuard;
   close(): Promise<void>;
 }
+
+/**
+ * What a module takes of the runtime: the parts it uses (`K`) and the journal as the role it calls (`J`, from
+ * src/journal/interfaces.ts), not the whole runtime and its 61-member journal. The runtime satisfies every such type,
+ * so a caller passes it as it is; the compiler keeps the module to what it declared.
+ */
+export type RuntimeParts<K extends Exclude<keyof Runtime, 'journal'> = never, J = never> =
+  Pick<Runtime, K> & ([J] extends [never] ? unknown : { journal(): Promise<J> });
 
 /**
  * What the pipeline asks of the instance's leases (src/service/instance.ts keeps them alive by heartbeats): an

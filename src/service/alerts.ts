@@ -1,8 +1,9 @@
 import type { InboundJob } from '../config/schema.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import { isDropUnreachable } from '../drops/index.js';
-import type { Runtime } from '../runtime/runtime.js';
-import type { MissedFileAlert } from './expect.js';
+import type { OperatorJournal } from '../journal/index.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
+import type { MissedFileAlert } from '../schedule/index.js';
 import type { JobSummary } from './types.js';
 import type { Alert, WebhookSender } from './webhook.js';
 
@@ -15,7 +16,7 @@ const ROWS_IN_ALERT = 10;
 export class AlertNotifier {
   private readonly dropAlerted = new Map<string, number>();
 
-  constructor(private readonly sender: WebhookSender, private readonly runtime: Runtime, private readonly now: () => number) {}
+  constructor(private readonly sender: WebhookSender, private readonly runtime: RuntimeParts<never, Pick<OperatorJournal, 'uncertainItems'>>, private readonly now: () => number) {}
 
   /** Failed and rejected files, and uncertain rows, of one job run. */
   async onSummary(job: string, summary: JobSummary): Promise<void> {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../config/schema.js';
-import { scheduleOf } from './business-schedule.js';
-import { expectedFileViews } from './expect.js';
+import { expectedFileViews, scheduleOf } from '../schedule/index.js';
 import { expectedTable } from '../console/pages-misc.js';
 import { formatExpected } from './status.js';
 

@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { readSecret } from '../client/secret.js';
+import { readSecret } from '../secret.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { HttpAuthConfig, SecretRef } from '../config/schema.js';
-import { same } from '../console/auth.js';
-import { describeAttempt, SignInThrottle } from '../console/throttle.js';
+import { describeAttempt, same, SignInThrottle } from '../console/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
 

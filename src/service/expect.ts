@@ -1,9 +1,10 @@
-import type { Config, InboundJob } from '../config/schema.js';
+import type { InboundJob } from '../config/schema.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { OperatorJournal } from '../journal/index.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 import type { Clock } from './clock.js';
-import { scheduleOf, type CalendarSchedule } from './business-schedule.js';
+import { scheduleOf, type CalendarSchedule, type MissedFileAlert } from '../schedule/index.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { ScheduleEntry } from './scheduler.js';
 
@@ -15,39 +16,6 @@ interface Expectation {
   due: CalendarSchedule;
   /** When a missing file is alerted: the due time plus the grace period. */
   cutoff: CalendarSchedule;
-}
-
-/** An expected file as `status` and the console show it: when the next one is due and when it would be alerted. */
-export interface ExpectedFileView {
-  job: string;
-  pattern: string;
-  /** `0 6 * * * (Europe/Berlin) on working days of de-by`. */
-  schedule: string;
-  nextDue: string | null;
-  alertAt: string | null;
-  /** Why today has no due time (a holiday, a weekend), when it has none. */
-  todayOff?: string;
-}
-
-/** The next due and alert times of every expected file of the configuration, from `now`. */
-export function expectedFileViews(config: Pick<Config, 'inbound' | 'calendars'>, now: number): ExpectedFileView[] {
-  return config.inbound.flatMap((job) => job.expect.map((e) => {
-    const due = scheduleOf(e.cutoff, config);
-    const next = due.next(now);
-    const alert = next === null ? null : next + e.grace_minutes * 60_000;
-    const off = due.dayOff(now);
-    return {
-      job: job.name, pattern: e.pattern, schedule: `${due.toString()}${e.grace_minutes ? `, alert ${e.grace_minutes} min later` : ''}`,
-      nextDue: next === null ? null : new Date(next).toISOString(), alertAt: alert === null ? null : new Date(alert).toISOString(), ...(off ? { todayOff: off } : {}),
-    };
-  }));
-}
-
-export interface MissedFileAlert {
-  job: string;
-  pattern: string;
-  cutoff: string;
-  since: string;
 }
 
 /**
@@ -63,7 +31,7 @@ export class ExpectedFiles {
   checked = 0;
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: RuntimeParts<'loaded' | 'drop', Pick<OperatorJournal, 'listFiles'>>,
     private readonly clock: Clock,
     private readonly metrics: ServiceMetrics,
     private readonly logger: Logger,

@@ -1,6 +1,6 @@
 import { WisbridgeError } from '../errors.js';
 import type { FileRecord, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
-import { findFile } from './redrive.js';
+import { findFile } from '../pipeline/index.js';
 import { formatTable, shownOf } from './status.js';
 import { joinMessages } from '../util/messages.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { version } from '../cli/main.js';
+import { version } from '../util/version.js';
 import { describeError, WisbridgeError } from '../errors.js';
 import type { InstanceInfo, Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';

@@ -1,8 +1,8 @@
 import { pruneDropFolders, type FolderPruneResult } from '../drops/index.js';
 import { describeError, WisbridgeError } from '../errors.js';
-import type { PruneReport } from '../journal/index.js';
+import type { OperatorJournal, PruneReport } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const UNITS: Record<string, number> = { d: DAY_MS, h: 3600 * 1000 };
@@ -34,7 +34,7 @@ export interface RetentionOptions {
 }
 
 /** One retention pass: journal prune, then the drops' archive/ and outbox/ (`wisbridge journal prune`, the `run` retention tick). */
-export async function runRetention(runtime: Runtime, options: RetentionOptions): Promise<RetentionReport> {
+export async function runRetention(runtime: RuntimeParts<'loaded' | 'drop', Pick<OperatorJournal, 'pruneJournal'>>, options: RetentionOptions): Promise<RetentionReport> {
   const logger = options.logger ?? silentLogger;
   const report: RetentionReport = { drops: [], errors: [] };
   if (options.journalAgeMs !== undefined) {

@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from '../log.js';
 import type { Clock } from './clock.js';
-import type { Schedule } from './cron.js';
+import type { Schedule } from '../schedule/index.js';
 
 /** Timers are re-armed at least this often, so long waits survive setTimeout's limit and clock jumps. */
 const MAX_TIMER_MS = 60 * 60 * 1000;

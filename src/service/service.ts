@@ -1,23 +1,21 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
-import { AlertLog, alertKindOf } from '../console/alerts.js';
-import type { NewAlert } from '../journal/console-queries.js';
-import { startConsole } from '../console/mount.js';
-import { ProgressRegistry } from '../console/progress.js';
-import { ActionsInFlight, type JobView } from '../console/source.js';
+import { ActionsInFlight, AlertLog, ProgressRegistry, type JobView } from '../console/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { InstanceInfo, Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MappingSet } from '../mapping/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { systemClock, type Clock } from './clock.js';
-import { scheduleOf } from './business-schedule.js';
-import { CronSchedule, type Schedule as TickSchedule } from './cron.js';
+import { CronSchedule, scheduleOf, type Schedule as TickSchedule } from '../schedule/index.js';
 import { isDropUnreachable } from '../drops/index.js';
 import { DropHealth } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
-import { startHealthServer, type HealthServer } from './health.js';
-import { endpointGuard } from './endpoint-auth.js';
+import type { HealthServer } from './health.js';
+import { AlertInbox } from './alert-inbox.js';
+import { InboxOffers } from './inbox-offers.js';
+import { logListening, startListener } from './listener.js';
+import { logRowsNeedingAttention } from './row-log.js';
 import { InstanceLeases, newInstance } from './instance.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
@@ -27,10 +25,8 @@ import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
-import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
-import { joinMessages } from '../util/messages.js';
 
 export interface ServiceOptions {
   runners: JobRunners;
@@ -99,6 +95,8 @@ export class BridgeService {
   /** Pushes alerts to `alerts.webhook` when configured. */
   readonly webhook: WebhookSender | undefined;
   private readonly alerts: AlertNotifier | undefined;
+  /** The console's alert inbox in the journal. */
+  private readonly alertInbox: AlertInbox;
   /** What the last retention tick did (tests, the console). */
   lastRetention: RetentionReport | undefined;
   /** This process among the instances sharing the journal. */
@@ -106,10 +104,8 @@ export class BridgeService {
   /** Its heartbeat and leases (files it works on). */
   readonly leases: InstanceLeases;
   private readonly ticks: SharedTicks;
-  /** Files another instance held when they were offered here, offered again once their lease may have expired. */
-  private readonly offeredAgain = new Set<unknown>();
-  /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
-  private readonly failedTakeOvers = new Set<number>();
+  /** What the watchers found, offered to their job: new files, and files another instance held or gave up. */
+  private readonly offers: InboxOffers;
 
   constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
     this.clock = options.clock ?? systemClock;
@@ -137,9 +133,23 @@ export class BridgeService {
     this.ticks = new SharedTicks(() => this.runtime.journal(), leaseMs, this.metrics, this.logger, this.clock, this.stopController.signal);
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
+    this.alertInbox = new AlertInbox(() => this.runtime.journal(), this.logger);
+    this.offers = new InboxOffers({
+      runtime: this.runtime, loaded, clock: this.clock, logger: this.logger, signal: this.stopController.signal,
+      run: async (job, file) => {
+        const state = this.jobs.get(job.name)!;
+        let elsewhere = false;
+        const ok = await state.slot.runWhenFree('watch', () => this.execute(state, 'watch', async (signal) => {
+          const summary = await this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name));
+          elsewhere = summary.files.some((f) => f.outcome === 'busy' || f.outcome === 'lost');
+          return summary;
+        }));
+        return { ok, elsewhere };
+      },
+    });
     this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => {
       this.alerts?.onMissedFile(alert);
-      this.inbox({ kind: 'missed-file', subject: `expect:${alert.job}:${alert.pattern}`, job: alert.job,
+      this.alertInbox.raise({ kind: 'missed-file', subject: `expect:${alert.job}:${alert.pattern}`, job: alert.job,
         message: `expected file /${alert.pattern}/ has not arrived between ${alert.since} and its cut-off ${alert.cutoff}` });
     });
     this.drops = new DropHealth(this.metrics, this.logger, this.clock);
@@ -148,7 +158,7 @@ export class BridgeService {
       this.webhook = new WebhookSender(loaded, webhook, {
         logger: this.logger, now: () => this.clock.now(), onResult: (kind, result) => {
           this.metrics.webhookAlerts.inc({ kind, result });
-          if (result === 'failed') this.inbox({ kind: 'webhook-failed', subject: 'webhook', message: `the webhook could not deliver a ${kind} alert: it gave up after its retries (see the bridge log)` });
+          if (result === 'failed') this.alertInbox.raise({ kind: 'webhook-failed', subject: 'webhook', message: `the webhook could not deliver a ${kind} alert: it gave up after its retries (see the bridge log)` });
         },
       });
       this.alerts = new AlertNotifier(this.webhook, this.runtime, () => this.clock.now());
@@ -176,24 +186,18 @@ export class BridgeService {
     const journal = await this.runtime.journal();
     // First: a SQLite journal another live instance uses refuses this one before anything is served or run.
     await this.leases.start();
-    const { metrics: metricsConfig, console: consoleConfig } = this.loaded.config;
-    if ((metricsConfig || consoleConfig) && this.options.httpServer !== false) {
-      const listen = metricsConfig ?? { host: '127.0.0.1', port: 9464 };
-      const consoleHandler = await startConsole(this.loaded, {
-        mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
-        jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
-      }, this.metrics);
-      const guard = await endpointGuard(this.loaded, this.logger, this.metrics);
-      const health = await startHealthServer(listen.host, listen.port, this.metrics, () => this.healthReport(), consoleHandler, guard);
+    const health = this.options.httpServer === false ? undefined : await startListener(this.loaded, {
+      mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
+      jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
+    }, this.metrics, this.logger, () => this.healthReport());
+    if (health) {
       // A signal that came while the server was starting: stop() has run already and must not be undone.
       if (this.stopSignal.aborted) {
         await health.close();
         return;
       }
       this.health = health;
-      const consoleUrl = consoleConfig ? `${health.url}/console` : undefined;
-      this.logger.info({ url: health.url, console: consoleUrl },
-        `${consoleUrl ? `console on ${consoleUrl}` : 'console off (no console: section)'}; metrics on ${health.url}/metrics, health on ${health.url}/healthz`);
+      logListening(this.loaded, health, this.logger);
     }
     if (this.stopSignal.aborted) return;
     const now = this.clock.now();
@@ -226,7 +230,6 @@ export class BridgeService {
     this.scheduler.start();
     for (const job of this.loaded.config.inbound) {
       if (!job.watch) continue;
-      const state = this.jobs.get(job.name)!;
       this.loops.push(watchInbox({
         runtime: this.runtime, job, clock: this.clock, signal: this.stopSignal, logger: this.logger.child({ job: job.name }),
         retryMs: this.options.watchRetryMs ?? 30_000,
@@ -235,12 +238,12 @@ export class BridgeService {
           this.drops.failed(job.drop, error);
           this.alertLog.noteFailure(job.name, error);
           this.alerts?.onDropListError(job, error);
-          this.inboxFailure(job.name, job.drop, error);
+          this.alertInbox.failure(job.name, job.drop, error);
         },
         onFile: async (file) => {
           this.expected.noteArrival(job.name, file.name);
-          await this.takeOversFirst(state, job, file.name);
-          return this.offer(state, job, file);
+          await this.offers.takeOversFirst(job, file.name);
+          return this.offers.offer(job, file);
         },
       }));
     }
@@ -279,7 +282,7 @@ export class BridgeService {
       const abort = () => this.hardController.abort(new Error(`shutdown (${reason})`));
       await drainOrAbort(drained, timeout, abort, () => this.logger.warn('shutdown: runs still busy; aborting the requests in flight'));
       abort();
-      for (const timer of this.offeredAgain) this.clock.clearTimer(timer);
+      this.offers.stop();
       // The leases are given up once nothing runs any more: the other instances take this one's files at once.
       await this.leases.retire();
       await this.runtime.close().catch((error: unknown) => this.logger.error({ err: describeError(error) }, 'closing the runtime failed'));
@@ -339,31 +342,6 @@ export class BridgeService {
     });
   }
 
-  /** Into the console's alert inbox in the journal (deduplicated there); a journal that fails is logged, never thrown. */
-  private inbox(alert: NewAlert): void {
-    this.runtime.journal().then((j) => j.console.raiseAlert(alert)).catch((error: unknown) => {
-      this.logger.warn({ err: describeError(error), alert: alert.kind }, 'could not record the alert in the journal');
-    });
-  }
-
-  /** A failed run: an unreachable drop (one alert per drop), refused credentials, or any other failure of the job. */
-  private inboxFailure(job: string, drop: string | undefined, error: unknown): void {
-    const kind = alertKindOf(error);
-    const message = describeError(error);
-    if (kind === 'drop-unreachable' && drop !== undefined) this.inbox({ kind, subject: `drop:${drop}`, job, message: `drop ${drop} cannot be reached or listed: ${message}` });
-    else this.inbox({ kind: kind ?? 'job-failed', subject: `job:${job}`, job, message });
-  }
-
-  /** Files rejected, failed rows and uncertain rows of a run: one alert per file and kind. */
-  private inboxSummary(job: string, summary: JobSummary): void {
-    for (const f of summary.files) {
-      const about = { subject: f.fileId === undefined ? `file:${f.name}` : `file:${f.fileId}`, job, fileId: f.fileId ?? null };
-      if (f.outcome === 'rejected') this.inbox({ kind: 'file-rejected', ...about, message: `file ${f.name} was rejected as a whole: ${f.reason ?? ''}` });
-      if (f.rows.error > 0) this.inbox({ kind: 'file-failed', ...about, message: `file ${f.name}: ${f.rows.error} document(s) failed` });
-      if (f.rows.uncertain > 0) this.inbox({ kind: 'rows-uncertain', ...about, message: `file ${f.name}: ${f.rows.uncertain} document(s) with an unknown outcome: check them in the service, then resolve them` });
-    }
-  }
-
   /** The jobs as the console shows them. */
   jobViews(): JobView[] {
     const { config } = this.loaded;
@@ -384,67 +362,6 @@ export class BridgeService {
       name, kind, drop, slot: new JobSlot(name), run, catchUp: schedule?.catch_up ?? false,
       schedule: schedule ? scheduleOf(schedule, this.loaded.config) : undefined,
     });
-  }
-
-  /**
-   * A file the watcher found, run in the job's turn. A file another instance holds (or took over from this one) is
-   * left to it; the watcher offers a file once while it stays in the inbox, so it is offered again here once a
-   * lease has passed: still there then, its owner may have died, and the claim takes it over.
-   */
-  private async offer(state: JobState, job: InboundJob, file: ReadyFile): Promise<boolean> {
-    let elsewhere = false;
-    const ok = await state.slot.runWhenFree('watch', () => this.execute(state, 'watch', async (signal) => {
-      const summary = await this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name));
-      elsewhere = summary.files.some((f) => f.outcome === 'busy' || f.outcome === 'lost');
-      return summary;
-    }));
-    if (elsewhere && !this.stopSignal.aborted) {
-      const timer = this.clock.setTimer(() => {
-        this.offeredAgain.delete(timer);
-        void this.offerIfStill(state, job, file);
-      }, this.loaded.config.instance.lease_ms);
-      this.offeredAgain.add(timer);
-    }
-    return ok;
-  }
-
-  /**
-   * Before the watcher's next file, the files of the job's drop that nobody works on any more (their instance died, or
-   * was paused past its lease, or gave them up) are offered: the watcher goes through the inbox in name order, one
-   * file at a time, and behind a backlog such a file would wait for every file before it.
-   */
-  private async takeOversFirst(state: JobState, job: InboundJob, next: string): Promise<void> {
-    try {
-      const journal = await this.runtime.journal();
-      if (journal.instance === null) return;
-      const files = (await journal.filesToTakeOver(job.drop)).filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId));
-      if (files.length === 0) return;
-      const drop = await this.runtime.drop(job.drop);
-      const options = await this.loaded.dropOptions(job.drop);
-      // In marker mode a file comes with its marker, which leaves the inbox with it.
-      const marked = options.stability === 'marker' ? await new StableFileWatcher(drop, options).scanReady(this.stopSignal) : undefined;
-      for (const f of files) {
-        if (this.stopSignal.aborted) return;
-        const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
-        if (ready === undefined) continue;
-        this.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
-        if (!(await this.offer(state, job, ready))) this.failedTakeOvers.add(f.fileId);
-      }
-    } catch (error) {
-      // The journal or the drop out of reach: the next file's run says so.
-      this.logger.debug({ job: job.name, err: describeError(error) }, 'could not look for files nobody works on');
-    }
-  }
-
-  private async offerIfStill(state: JobState, job: InboundJob, file: ReadyFile): Promise<void> {
-    if (this.stopSignal.aborted) return;
-    try {
-      const drop = await this.runtime.drop(job.drop);
-      if ((await drop.stat('inbox', file.name)) === undefined) return;
-      await this.offer(state, job, file);
-    } catch (error) {
-      this.logger.warn({ job: job.name, file: file.name, err: describeError(error) }, 'could not look at a file another instance held');
-    }
   }
 
   private async noted(job: InboundJob, run: Promise<JobSummary>): Promise<JobSummary> {
@@ -494,26 +411,6 @@ export class BridgeService {
     }
   }
 
-  private async logRows(log: Logger, summary: JobSummary): Promise<void> {
-    const files = summary.files.filter((f) => f.fileId !== undefined && f.rows.error + f.rows.uncertain > 0);
-    if (files.length === 0) return;
-    try {
-      const journal = await this.runtime.journal();
-      for (const f of files) {
-        const items = [...await journal.failedItems(f.fileId!, { limit: ROW_LOG_LIMIT }), ...await journal.uncertainItems(f.fileId!, { limit: ROW_LOG_LIMIT })];
-        for (const item of items.slice(0, ROW_LOG_LIMIT)) {
-          log.warn({
-            file: f.name, fileId: f.fileId, line: item.lines[0], lines: item.lines.length > 1 ? item.lines : undefined, key: item.docKey ?? undefined,
-            requestId: item.requestId ?? undefined, endpoint: item.endpoint ?? undefined, status: item.status, err: joinMessages(item.messages), hint: item.hint ?? undefined,
-          }, item.status === 'uncertain' ? 'row uncertain: check it in the service, then wisbridge resolve' : 'row failed');
-        }
-        if (f.rows.error + f.rows.uncertain > ROW_LOG_LIMIT) log.warn({ file: f.name, fileId: f.fileId, more: f.rows.error + f.rows.uncertain - ROW_LOG_LIMIT }, 'more rows need attention: see the result file or wisbridge status');
-      }
-    } catch (error) {
-      log.warn({ err: describeError(error) }, 'could not list the rows that need attention');
-    }
-  }
-
   private skipped(job: JobState, trigger: Trigger): void {
     this.metrics.skippedRuns.inc({ job: job.name });
     this.logger.warn({ job: job.name, trigger, busyWith: job.slot.runningTrigger }, 'run skipped: the previous run of this job is still busy');
@@ -530,10 +427,10 @@ export class BridgeService {
       summary = await run(this.stopSignal);
       if (job.drop !== undefined && trigger !== 'watch') this.drops.listed(job.drop);
       this.metrics.onSummary(job.name, summary);
-      await this.logRows(log, summary);
+      await logRowsNeedingAttention(() => this.runtime.journal(), log, summary);
       if (summary.files.some(needsAttention)) result = 'partial';
       await this.alerts?.onSummary(job.name, summary);
-      this.inboxSummary(job.name, summary);
+      this.alertInbox.summary(job.name, summary);
     } catch (e) {
       result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
@@ -543,7 +440,7 @@ export class BridgeService {
         this.alertLog.noteFailure(job.name, e);
         const config = [...this.loaded.config.inbound, ...this.loaded.config.exports].find((j) => j.name === job.name);
         this.alerts?.onJobFailed(job.name, config?.drop, e);
-        this.inboxFailure(job.name, config?.drop, e);
+        this.alertInbox.failure(job.name, config?.drop, e);
       }
     } finally {
       this.progress.end(job.name);
@@ -568,9 +465,6 @@ export class BridgeService {
 function needsAttention(file: JobSummary['files'][number]): boolean {
   return file.outcome === 'rejected' || file.outcome === 'failed' || file.rows.error > 0 || file.rows.uncertain > 0;
 }
-
-/** Rows that need a person, one warn line each (file, line, document key, request id): what a log search finds. */
-const ROW_LOG_LIMIT = 100;
 
 export const scheduleCursor = (job: string): string => `schedule:${job}`;
 

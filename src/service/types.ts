@@ -1,6 +1,6 @@
 import type { ReadyFile } from '../drops/index.js';
 import type { ExportJob, InboundJob } from '../config/schema.js';
-import type { FileOutcome } from '../pipeline/types.js';
+import type { FileOutcome } from '../pipeline/index.js';
 import type { Progress } from '../pipeline/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 

@@ -2,11 +2,11 @@ import type { InboundJob } from '../config/schema.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 import { pause, type Clock } from './clock.js';
 
 export interface WatchOptions {
-  runtime: Runtime;
+  runtime: RuntimeParts<'loaded' | 'drop'>;
   job: InboundJob;
   clock: Clock;
   signal: AbortSignal;

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { request } from 'undici';
-import { backoffDelay, parseRetryAfter, sleep } from '../client/backoff.js';
-import { redact } from '../client/secret.js';
+import { backoffDelay, parseRetryAfter, sleep } from '../client/index.js';
+import { redact } from '../secret.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { describeError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redriveFile } from '../../src/service/redrive.js';
+import { redriveFile } from '../../src/pipeline/index.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { exportAckStatuses, exportAwaitingConfirmation, runInboundOnce, workspace } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { ManualClock, settle } from '../../src/service/clock.js';
-import { CronSchedule } from '../../src/service/cron.js';
+import { CronSchedule } from '../../src/schedule/index.js';
 import { Scheduler } from '../../src/service/scheduler.js';
 import { BridgeService, scheduleCursor } from '../../src/service/service.js';
 import type { JobRunners, JobSummary } from '../../src/service/types.js';

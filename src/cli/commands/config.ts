@@ -3,7 +3,7 @@ import { stringify } from 'yaml';
 import { inspectConfigFile } from '../../config/check.js';
 import { loadConfig } from '../../config/load.js';
 import type { Config, SecretRef } from '../../config/schema.js';
-import { SECRET_DROP_OPTIONS } from '../../drops/options.js';
+import { SECRET_DROP_OPTIONS } from '../../drops/index.js';
 import { WisbridgeError } from '../../errors.js';
 import { camelToSnake, renameKeys } from '../../util/naming.js';
 import { redactUrl } from '../../util/redact-url.js';

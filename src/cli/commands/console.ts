@@ -1,6 +1,5 @@
-import { AlertLog } from '../../console/alerts.js';
-import { startConsole } from '../../console/mount.js';
-import { standaloneSource } from '../../console/standalone.js';
+import { AlertLog, startConsole } from '../../console/index.js';
+import { standaloneSource } from '../../service/standalone-console.js';
 import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';

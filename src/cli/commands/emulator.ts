@@ -2,7 +2,7 @@ import { intOption, parseCommandLine } from '../args.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { startEmulator } from '../../emulator/index.js';
-import type { Scale } from '../../emulator/seed.js';
+import type { Scale } from '../../emulator/index.js';
 
 const HELP = `usage: wisbridge emulator [options]
 

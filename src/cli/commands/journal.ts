@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
-import { migrateJournal, type MigrationReport, type MigrationTarget } from '../../journal/copy.js';
+import { migrateJournal, type MigrationReport, type MigrationTarget } from '../../journal/index.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { parseAge, runRetention, type RetentionReport } from '../../service/retention.js';

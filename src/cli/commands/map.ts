@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { intOption, parseCommandLine } from '../args.js';
 import { isWisbridgeError, WisbridgeError } from '../../errors.js';
-import { ApiReferenceIds } from '../../client/references.js';
+import { ApiReferenceIds } from '../../client/index.js';
 import { createClient, type WisClient } from '../../client/index.js';
 import { loadMappings, TableReferenceIds, type ReferenceIds } from '../../mapping/index.js';
 import { exitCodeOf, pickMapping } from '../../pipeline/index.js';

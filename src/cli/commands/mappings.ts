@@ -1,9 +1,9 @@
 import { parseCommandLine } from '../args.js';
 import { WisbridgeError } from '../../errors.js';
 import { checkMappings, formatProblem } from '../../mapping/index.js';
-import { mappingJsonSchema } from '../../mapping/json-schema.js';
-import { referenceTables } from '../../mapping/reference-doc.js';
-import { sampleFileProblems, testSamples } from '../../mapping/sample-test.js';
+import { mappingJsonSchema } from '../../mapping/index.js';
+import { referenceTables } from '../../mapping/index.js';
+import { sampleFileProblems, testSamples } from '../../mapping/index.js';
 
 const HELP = `usage: wisbridge mappings <check|test|schema|docs> [--dir mappings] [--update]
 

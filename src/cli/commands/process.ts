@@ -6,7 +6,7 @@ import type { InboundJob } from '../../config/schema.js';
 import { createDrop } from '../../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { ApiReferenceIds } from '../../client/references.js';
+import { ApiReferenceIds } from '../../client/index.js';
 import type { ReferenceIds } from '../../mapping/index.js';
 import { exitCodeOf, pickMapping, processFile, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';

@@ -3,8 +3,8 @@ import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
-import { recordedCli } from '../../console/actions.js';
-import { resolveRows } from '../../service/resolve.js';
+import { recordedCli } from '../../console/index.js';
+import { resolveRows } from '../../pipeline/index.js';
 import { parseCommandLine } from '../args.js';
 
 const HELP = `usage: wisbridge resolve [--config FILE] --file ID|NAME [--lines 3,7-9] (--applied | --not-applied) --note TEXT [--by NAME]

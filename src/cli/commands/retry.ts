@@ -2,8 +2,8 @@ import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
-import { recordedCli } from '../../console/actions.js';
-import { redriveFile } from '../../service/redrive.js';
+import { recordedCli } from '../../console/index.js';
+import { redriveFile } from '../../pipeline/index.js';
 import { parseCommandLine } from '../args.js';
 import { operatorName } from './resolve.js';
 

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
-import { neverClaimed } from '../../service/redrive.js';
+import { neverClaimed } from '../../pipeline/index.js';
 import { openJournal } from '../../journal/index.js';
 import { fileRowsReport, formatFileRows, parseStatuses, ROW_STATUSES } from '../../service/file-rows.js';
-import { expectedFileViews } from '../../service/expect.js';
+import { expectedFileViews } from '../../schedule/index.js';
 import { formatExpected, formatStatus, statusReport } from '../../service/status.js';
 import { intOption, parseCommandLine } from '../args.js';
 

@@ -64,3 +64,24 @@ export interface WriteModule<K extends WriteEndpointId = WriteEndpointId> {
   /** What a person should check before sending again an item whose outcome is unknown. */
   uncertainHint(key: string, body: Record<string, unknown>): string;
 }
+
+/**
+ * The outcome of one item of a write, in one shape for 200, 207 and fail-fast 400 answers.
+ * `ok` false with `uncertain` true: the item was sent but whether it was applied is unknown.
+ */
+export interface WriteOutcome<R = Record<string, unknown>> {
+  /** The item's id, or its SKU (adjustments), or its index when it has neither. */
+  key: number | string;
+  /** Position of the item in the array given to the client. */
+  index: number;
+  ok: boolean;
+  /** Messages of the service (or of the client's request check); empty when ok. */
+  errors: string[];
+  uncertain?: boolean;
+  /** Confirmed by reading state back after an uncertain attempt. */
+  verified?: boolean;
+  /** Sent again after an attempt whose outcome was unknown and could not be confirmed. */
+  repeated?: boolean;
+  /** The fields the service returned for the item, without `errors` (empty when it answered nothing for it). */
+  returned: Partial<R>;
+}

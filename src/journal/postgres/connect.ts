@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import type pg from 'pg';
 import { z } from 'zod';
-import { redact, readSecret, type SecretSource } from '../../client/secret.js';
+import { redact, readSecret, type SecretSource } from '../../secret.js';
 import { WisbridgeError } from '../../errors.js';
 
 /**

@@ -1,10 +1,7 @@
+import { ActionsInFlight, ProgressRegistry, type AlertLog, type ConsoleSource, type JobView } from '../console/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { scheduleOf } from '../service/business-schedule.js';
-import { scheduleCursor } from '../service/service.js';
-import type { AlertLog } from './alerts.js';
-import { ProgressRegistry } from './progress.js';
-
-import { ActionsInFlight, type ConsoleSource, type JobView } from './source.js';
+import { scheduleOf } from '../schedule/index.js';
+import { scheduleCursor } from './service.js';
 
 /** `wisbridge console`: jobs as configured, next runs from their schedules, last runs from the journal's schedule cursors. */
 export function standaloneSource(runtime: Runtime, alerts: AlertLog, now: () => number = Date.now): ConsoleSource {

@@ -1,8 +1,11 @@
 import { isSingleObjectWrite } from '../contract/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, OperatorJournal } from '../journal/index.js';
-import { concludeAgain, deliver, jobOfFile, storeOutcomes, type SendDoc, type SenderContext } from '../pipeline/index.js';
-import type { Runtime } from '../runtime/runtime.js';
+import { concludeAgain, jobOfFile, type ConcludingJournal } from './lifecycle.js';
+import { storeOutcomes } from './outcomes.js';
+import { deliver, type SendDoc } from './sender.js';
+import type { SenderContext } from './types.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 
 export interface RedriveReport {
   fileId: number;
@@ -51,7 +54,11 @@ export async function neverClaimed(journal: Pick<OperatorJournal, 'fileEventsNam
  * rows the mapping rejected) are sent again, each recorded before it goes out; then the result file in the
  * outbox is rewritten from the journal.
  */
-export async function redriveFile(runtime: Runtime, ref: string): Promise<RedriveReport> {
+/** What a re-drive uses of the journal: finding the file, its failed items, sending them again, concluding it. */
+type RedriveJournal = Pick<OperatorJournal, 'getFile' | 'latestFileNamed' | 'fileEventsNamed' | 'beginRedrive' | 'retryable'>
+  & SenderContext['journal'] & ConcludingJournal;
+
+export async function redriveFile(runtime: RuntimeParts<'loaded' | 'logger' | 'client' | 'drop' | 'onFileConcluded', RedriveJournal>, ref: string): Promise<RedriveReport> {
   const journal = await runtime.journal();
   const file = await findFile(journal, ref);
   const job = jobOfFile(runtime.loaded.config, file);

@@ -1,7 +1,7 @@
 import { WisbridgeError } from '../errors.js';
-import type { FileStatus, StoredItem, Resolution } from '../journal/index.js';
-import { concludeAgain } from '../pipeline/index.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { FileStatus, OperatorJournal, StoredItem, Resolution } from '../journal/index.js';
+import { concludeAgain, type ConcludingJournal } from './lifecycle.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 import { findFile } from './redrive.js';
 
 export interface ResolveReport {
@@ -14,7 +14,8 @@ export interface ResolveReport {
 
 /** wisbridge resolve: marks uncertain rows of a file (all, or those covering the given lines) applied or not applied. */
 export async function resolveRows(
-  runtime: Runtime, ref: string, options: { lines?: number[]; resolution: Resolution; note: string; by: string },
+  runtime: RuntimeParts<'logger' | 'loaded' | 'drop' | 'onFileConcluded', Pick<OperatorJournal, 'latestFileNamed' | 'fileEventsNamed' | 'uncertainItems' | 'resolveUncertain'> & ConcludingJournal>,
+  ref: string, options: { lines?: number[]; resolution: Resolution; note: string; by: string },
 ): Promise<ResolveReport> {
   const journal = await runtime.journal();
   const file = await findFile(journal, ref);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { WisbridgeError } from '../errors.js';
+import { WisbridgeError } from './errors.js';
 
 export interface SecretSource {
   /** The secret itself (e.g. from the configuration file). */

@@ -1,0 +1,282 @@
+import { pipeline } from 'node:stream/promises';
+import { describeError, isWisbridgeError } from '../errors.js';
+import type { ItemStatus } from '../journal/index.js';
+import { findJobOfFile } from '../pipeline/index.js';
+import * as actions from './actions.js';
+import { html, page, when, zoneLabel } from './html.js';
+import { overviewCharts } from './insights.js';
+import { expectedFileViews } from '../schedule/index.js';
+import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
+import { actionResultPage, alertsPage, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import type { ConsoleSource } from './source.js';
+import { enumParam, intParam, SECURITY_HEADERS, send, type ConsoleSide, type Request, type Route } from './respond.js';
+
+// The console's addresses as tables (one row per address: its path, and the handler that answers it), and the pages
+// and actions they lead to.
+
+const PAGE_SIZE = 50;
+const ROWS_PAGE = 100;
+
+/** What a page (GET or HEAD) is answered with. */
+export interface PageRequest extends Request {
+  source: ConsoleSource;
+  signOut: boolean;
+  show(title: string, body: ReturnType<typeof html>): void;
+  notFound(message: string, back: { href: string; label: string }): void;
+  /** The session's form token (the file page's forms). */
+  csrf: string;
+  /** The one-time token of a confirm page's form posting to `action`. */
+  once(action: string): string;
+  /** Who acts, when the sign-in names a person. */
+  actor: string | undefined;
+}
+
+/** The console's pages: one row per address (GET and HEAD). */
+export const PAGES: readonly Route<PageRequest>[] = [
+  { path: '/console', handle: async (c) => c.show('Overview', html`${await overview(c.source, c.journal)}${await overviewCharts(c.source, c.journal)}`) },
+  { path: '/console/files', handle: async (c) => c.show('Files', await files(c.source, c)) },
+  { path: '/console/exports', handle: async (c) => c.show('Exports', await exportsList(c.source, c)) },
+  {
+    path: '/console/uncertain',
+    handle: async (c) => {
+      const p = await c.journal.console.uncertainRows({ afterFile: intParam(c.url, 'afterFile'), afterSeq: intParam(c.url, 'afterSeq'), limit: PAGE_SIZE });
+      c.show('Uncertain rows', uncertainPage(p.rows, p.next));
+    },
+  },
+  { path: '/console/alerts', handle: async (c) => c.show('Alerts', alertsPage(await c.journal.console.listAlerts({ before: intParam(c.url, 'before'), limit: 200 }))) },
+  { path: /^\/console\/alerts\/(\d+)\/acknowledge$/, handle: (c, [id]) => acknowledgePage(c, Number(id)) },
+  { path: '/console/progress', handle: (c) => c.show('In progress', progressPage(c.source.progress.snapshot())) },
+  { path: '/console/progress.json', handle: (c) => send(c.res, 200, JSON.stringify(c.source.progress.snapshot()), 'application/json') },
+  { path: '/console/events', handle: (c) => events(c.source, c) },
+  {
+    path: /^\/console\/actions\/(\d+)$/,
+    handle: async (c, [param]) => {
+      const id = Number(param);
+      const [action] = await c.journal.console.listActions({ before: id + 1, limit: 1 });
+      if (action?.id !== id) return c.notFound(`no action ${id} in the actions log`, { href: '/console/actions', label: 'actions log' });
+      c.show(action.outcome === 'ok' ? 'Done' : 'Not done', actionResultPage(action));
+    },
+  },
+  {
+    path: '/console/actions',
+    handle: async (c) => c.show('Actions log', actionsTable(await c.journal.console.listActions({ before: intParam(c.url, 'before'), limit: PAGE_SIZE }), 'Operator actions, newest first')),
+  },
+  {
+    path: '/console/rejected',
+    handle: async (c) => {
+      const { entries, problems } = await rejectedFiles(c.source);
+      c.show('Rejected files', rejectedPage(entries, problems));
+    },
+  },
+  { path: '/console/rejected/reprocess', handle: reprocessPage },
+  { path: /^\/console\/files\/(\d+)$/, handle: (c, [id]) => filePageOf(c, Number(id)) },
+  { path: /^\/console\/files\/(\d+)\/result$/, handle: (c, [id]) => downloadResult(c, Number(id)) },
+  { path: /^\/console\/files\/(\d+)\/redrive$/, handle: (c, [id]) => redrivePage(c, Number(id)) },
+  { path: /^\/console\/files\/(\d+)\/resolve$/, handle: (c, [id]) => resolvePage(c, Number(id)) },
+];
+
+async function acknowledgePage(c: PageRequest, id: number): Promise<void> {
+  const alert = await c.journal.console.getAlert(id);
+  if (!alert) return c.notFound(`no alert ${id}`, { href: '/console/alerts', label: 'alerts' });
+  if (alert.acknowledgedAt) return c.show('Acknowledge an alert', messagePage('good', `alert ${alert.id} was acknowledged already by ${alert.acknowledgedBy ?? '?'} (${when(alert.acknowledgedAt)} ${zoneLabel()})`, { href: '/console/alerts', label: 'alerts' }));
+  const action = `/console/alerts/${alert.id}/acknowledge`;
+  c.show('Acknowledge an alert', confirmPage({
+    action, csrf: c.once(action), who: c.actor, button: 'Acknowledge', back: '/console/alerts',
+    question: html`Acknowledge <b>${alert.kind}</b>: ${alert.message} (seen ${alert.times} time(s), last ${when(alert.lastSeen)} ${zoneLabel()})? It leaves the open alerts; the next occurrence opens a new one.`,
+  }));
+}
+
+async function reprocessPage(c: PageRequest): Promise<void> {
+  const drop = c.url.searchParams.get('drop') ?? '';
+  const name = c.url.searchParams.get('name') ?? '';
+  const refused = await actions.checkReprocessable(c.source, drop, name).then(() => undefined, (error: unknown) => {
+    if (!isWisbridgeError(error)) throw error;
+    return error;
+  });
+  if (refused) {
+    return send(c.res, isWisbridgeError(refused, 'DROP_NOT_FOUND') ? 404 : 400, page({
+      title: 'Re-process a rejected file', who: c.who.name, signOut: c.signOut,
+      body: messagePage('bad', `Not re-processed: ${describeError(refused)}`, { href: '/console/rejected', label: 'back to the rejected files' }),
+    }));
+  }
+  const action = `/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`;
+  c.show('Re-process a rejected file', confirmPage({
+    action, csrf: c.once(action), who: c.actor, button: 'Move it back to the inbox', back: '/console/rejected',
+    question: html`Move <b>error/${name}</b> of drop <b>${drop}</b> back to the inbox, so that it is processed again?`,
+  }));
+}
+
+async function filePageOf(c: PageRequest, fileId: number): Promise<void> {
+  const file = await c.journal.getFile(fileId);
+  const status = enumParam(c.url, 'status', ROW_STATUSES);
+  const rows = await c.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(c.url, 'after'), limit: ROWS_PAGE });
+  const job = findJobOfFile(c.source.runtime.loaded.config, file)?.name;
+  const failed = await c.journal.console.failedRows(fileId);
+  c.show(file.name, filePage({ file, failed, rows, status, csrf: c.csrf, job, actions: await c.journal.console.listActions({ fileId, limit: 20 }) }));
+}
+
+async function downloadResult(c: PageRequest, fileId: number): Promise<void> {
+  await c.journal.getFile(fileId);
+  const { name, stream } = await actions.download(c.source, fileId, c.who.name);
+  c.res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`, ...SECURITY_HEADERS });
+  await pipeline(stream, c.res);
+}
+
+async function redrivePage(c: PageRequest, fileId: number): Promise<void> {
+  const file = await c.journal.getFile(fileId);
+  const failed = await c.journal.console.failedRows(fileId);
+  const advice = failed.unsendable > 0 ? mappingRejectedAdvice(file, failed.unsendable) : '';
+  if (file.status !== 'failed' || failed.sendable === 0) {
+    return send(c.res, 409, page({
+      title: 'Re-drive failed rows', who: c.who.name, signOut: c.signOut,
+      body: html`${messagePage('bad', `Nothing to re-drive: no row of ${file.name} (file ${fileId}) can be sent again${file.status === 'failed' ? '' : ` (the file is ${file.status})`}.`, { href: `/console/files/${fileId}`, label: 'back to the file' })}${advice}`,
+    }));
+  }
+  c.show('Re-drive failed rows', confirmPage({
+    action: `/console/files/${fileId}/redrive`, csrf: c.once(`/console/files/${fileId}/redrive`), who: c.actor, button: 'Re-drive the failed rows', back: `/console/files/${fileId}`,
+    question: html`Send the <b>${failed.sendable}</b> failed row(s) of <b>${file.name}</b> (file ${fileId}) to the service again? Rows that succeeded, rows the mapping rejected and uncertain rows are never sent again.`,
+    extra: advice || undefined,
+  }));
+}
+
+async function resolvePage(c: PageRequest, fileId: number): Promise<void> {
+  const file = await c.journal.getFile(fileId);
+  const itemId = intParam(c.url, 'item');
+  const item = (await c.journal.uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
+  if (!item) return c.show('Resolve', messagePage('bad', `row ${itemId ?? '?'} of file ${fileId} is not uncertain (resolved already?)`, { href: `/console/files/${fileId}`, label: 'back to the file' }));
+  c.show('Resolve an uncertain row', confirmPage({
+    action: `/console/files/${fileId}/resolve?item=${item.itemId}`, csrf: c.once(`/console/files/${fileId}/resolve?item=${item.itemId}`), who: c.actor, button: 'Record the resolution', extra: resolveExtra(item),
+    back: `/console/files/${fileId}`,
+    question: html`What did you find in the service for this row of <b>${file.name}</b>?`,
+  }));
+}
+
+/** What an action (POST, its one-time token taken) is answered with. */
+export interface ActionRequest extends Request {
+  source: ConsoleSource;
+  form: URLSearchParams;
+  /** Who acts: the signed-in person, or the name typed on a form sent with the console token. */
+  actor: string;
+  /** Post/redirect/get: what the action did is shown at its audit entry, so a reload shows it again instead of acting again. */
+  done(result: actions.ActionResult, back: { href: string; label: string }): void;
+}
+
+/** The console's actions: one row per address (POST). */
+export const ACTIONS: readonly Route<ActionRequest>[] = [
+  {
+    path: /^\/console\/files\/(\d+)\/redrive$/,
+    handle: async (c, [id]) => c.done(await actions.redrive(c.source, Number(id), c.actor), { href: `/console/files/${id}`, label: 'back to the file' }),
+  },
+  {
+    path: /^\/console\/files\/(\d+)\/resolve$/,
+    handle: async (c, [id]) => {
+      const fileId = Number(id);
+      const back = { href: `/console/files/${fileId}`, label: 'back to the file' };
+      const resolution = c.form.get('resolution');
+      const note = (c.form.get('note') ?? '').trim();
+      const itemId = intParam(c.url, 'item');
+      if ((resolution !== 'applied' && resolution !== 'not-applied') || !note || itemId === undefined) {
+        return c.done({ ok: false, message: 'choose applied or not applied, and say in the note what you checked' }, back);
+      }
+      c.done(await actions.resolve(c.source, fileId, itemId, resolution, note, c.actor), back);
+    },
+  },
+  {
+    path: /^\/console\/alerts\/(\d+)\/acknowledge$/,
+    handle: async (c, [id]) => c.done(await actions.acknowledge(c.source, Number(id), c.actor), { href: '/console/alerts', label: 'back to the alerts' }),
+  },
+  {
+    path: '/console/rejected/reprocess',
+    handle: async (c) => c.done(
+      await actions.reprocess(c.source, c.url.searchParams.get('drop') ?? '', c.url.searchParams.get('name') ?? '', c.actor),
+      { href: '/console/rejected', label: 'back to the rejected files' },
+    ),
+  },
+];
+
+function dropName(source: ConsoleSource, key: string): string {
+  return source.runtime.loaded.config.drops[key]?.name ?? key;
+}
+
+/** `date` (YYYY-MM-DD, UTC) as [from, to). */
+function dayRange(url: URL): { from?: string; to?: string; date?: string } {
+  const date = url.searchParams.get('date') ?? '';
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) return {};
+  return { date, from: `${date}T00:00:00.000Z`, to: new Date(Date.parse(date) + 86_400_000).toISOString() };
+}
+
+async function overview(source: ConsoleSource, journal: ConsoleSide) {
+  return overviewPage({
+    mode: source.mode, jobs: await source.jobs(), backlog: await journal.backlog(), journal: await journal.console.stats(journal.location),
+    alerts: (await journal.console.listAlerts({ limit: 200 })).open, progress: source.progress.snapshot(),
+    expected: expectedFileViews(source.runtime.loaded.config, Date.now()),
+    instances: await journal.listInstances(), self: journal.instance?.id,
+  });
+}
+
+async function files(source: ConsoleSource, r: Request) {
+  const { config } = source.runtime.loaded;
+  const jobName = r.url.searchParams.get('job') ?? undefined;
+  const job = config.inbound.find((j) => j.name === jobName);
+  const status = enumParam(r.url, 'status', FILE_LIST_STATUSES);
+  const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
+  const day = dayRange(r.url);
+  const page = await r.journal.console.listFileLines({
+    status, drop: job ? dropName(source, job.drop) : undefined, mappings: job?.mappings, from: day.from, to: day.to, name,
+    before: intParam(r.url, 'before'), beforeEvent: intParam(r.url, 'before_event'), limit: PAGE_SIZE,
+  });
+  const live = new Map(source.progress.snapshot().map((p) => [p.file, p.rows]));
+  return fileListPage({
+    jobs: config.inbound.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name }, live, lines: page.lines, next: page.next,
+  });
+}
+
+async function exportsList(source: ConsoleSource, r: Request) {
+  const { config } = source.runtime.loaded;
+  const job = config.exports.find((j) => j.name === r.url.searchParams.get('job'));
+  const status = enumParam(r.url, 'status', EXPORT_STATUSES);
+  const name = (r.url.searchParams.get('name') ?? '').trim() || undefined;
+  const day = dayRange(r.url);
+  const list = await r.journal.console.listExports({
+    workType: job?.work_type, status, from: day.from, to: day.to, name, before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
+  });
+  return exportListPage({
+    jobs: config.exports.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name },
+    exports: list.slice(0, PAGE_SIZE), next: list.length > PAGE_SIZE ? list[PAGE_SIZE - 1].exportId : null,
+  });
+}
+
+async function rejectedFiles(source: ConsoleSource): Promise<{ entries: RejectedEntry[]; problems: string[] }> {
+  const entries: RejectedEntry[] = [];
+  const problems: string[] = [];
+  const drops = [...new Set(source.runtime.loaded.config.inbound.map((j) => j.drop))];
+  for (const key of drops) {
+    try {
+      const drop = await source.runtime.drop(key);
+      const listed = await drop.list('error');
+      const names = new Set(listed.map((e) => e.name));
+      for (const e of listed) {
+        if (e.name.endsWith('.error.txt') && names.has(e.name.slice(0, -'.error.txt'.length))) continue;
+        let reason: string | null = null;
+        if (names.has(`${e.name}.error.txt`)) {
+          let text = '';
+          for await (const chunk of await drop.openRead('error', `${e.name}.error.txt`)) text += chunk;
+          reason = /^reason: (.*)$/m.exec(text)?.[1] ?? text.slice(0, 300);
+        }
+        entries.push({ drop: key, name: e.name, size: e.size, mtimeMs: e.mtimeMs, reason });
+      }
+    } catch (error) {
+      problems.push(`drop ${key}: ${describeError(error)}`);
+    }
+  }
+  return { entries: entries.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, 500), problems };
+}
+
+/** Server-sent events: the in-progress list every second until the browser goes away. */
+function events(source: ConsoleSource, r: Request): void {
+  r.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  const push = () => r.res.write(`event: progress\ndata: ${JSON.stringify(source.progress.snapshot())}\n\n`);
+  push();
+  const timer = setInterval(push, 1000);
+  r.req.on('close', () => clearInterval(timer));
+}

@@ -1,0 +1,54 @@
+import { ITEM_COLUMNS } from './rows.js';
+
+/** An item row's status, reading `pending` rows through their request (see effectiveStatus in rows.ts). */
+const EFFECTIVE_STATUS = `CASE WHEN i.status != 'pending' THEN i.status WHEN r.status = 'sent' THEN 'sent'
+  WHEN r.status IN ('done', 'failed', 'uncertain') THEN 'ok' ELSE 'pending' END`;
+
+/** The statements as text, built once (the factories are composed again for each unit of work); the port prepares each once. */
+export const INBOUND_STATEMENTS = {
+  fileStatus: 'SELECT status FROM files WHERE id = ?',
+  processingByChecksum: `SELECT id, generation FROM files WHERE checksum = ? AND status = 'processing' ORDER BY id DESC LIMIT 1`,
+  // A rejected file counts as processed only when some of it reached the service.
+  processedByChecksum: `SELECT id, name, status, finished_at FROM files f WHERE checksum = ? AND (status IN ('done', 'failed')
+       OR (status = 'rejected' AND (pruned_requests > 0 OR EXISTS (SELECT 1 FROM requests r WHERE r.file_id = f.id))))
+     ORDER BY id DESC LIMIT 1`,
+  maxGeneration: 'SELECT coalesce(max(generation), 0) AS n FROM files WHERE checksum = ?',
+  insertFile: `INSERT INTO files (drop_name, name, checksum, size, mapping, generation, status, claimed_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'processing', ?) RETURNING id`,
+  pendingRequests: `SELECT * FROM requests WHERE file_id = ? AND status = 'pending'`,
+  abandonRequest: `UPDATE requests SET status = 'abandoned', completed_at = ? WHERE id = ?`,
+  unlinkRange: `UPDATE items SET request_id = NULL WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? AND status = 'pending'`,
+  insertItem: `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, rejected, messages)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (file_id, seq) DO NOTHING`,
+  insertRequest: `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at)
+     VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING id`,
+  linkRange: `UPDATE items SET request_id = ?, attempt = ? WHERE file_id = ? AND seq BETWEEN ? AND ?
+       AND status = 'pending' AND request_id IS NULL AND rejected = 0 AND endpoint = ?`,
+  saveHistoryRange: `INSERT INTO item_history (item_id, request_id, attempt, status, messages, hint, recorded_at)
+     SELECT id, request_id, attempt, status, messages, hint, CAST(? AS TEXT) FROM items
+     WHERE file_id = ? AND seq BETWEEN ? AND ? AND status = 'error' AND rejected = 0 AND endpoint = ?`,
+  relinkRange: `UPDATE items SET request_id = ?, attempt = ?, status = 'pending', messages = NULL, hint = NULL
+     WHERE file_id = ? AND seq BETWEEN ? AND ? AND rejected = 0 AND endpoint = ?
+       AND (status = 'error' OR (status = 'pending' AND request_id IS NULL))`,
+  request: 'SELECT * FROM requests WHERE id = ?',
+  sendRequest: `UPDATE requests SET status = 'sent', sent_at = ? WHERE id = ? AND status = 'pending'`,
+  outcome: `UPDATE items SET status = ?, messages = ?, hint = ?
+     WHERE file_id = ? AND seq = ? AND request_id = ? AND status IN ('pending', 'sent')`,
+  // Once the exceptions are stored, the rest of the request is ok: one range update, not one per item.
+  finishRequest: 'UPDATE requests SET status = ?, results = ?, completed_at = ? WHERE id = ?',
+  results: 'SELECT status, results FROM requests WHERE id = ?',
+  counts: `SELECT ${EFFECTIVE_STATUS} AS status, count(*) AS n FROM items i LEFT JOIN requests r ON r.id = i.request_id
+     WHERE i.file_id = ? GROUP BY 1`,
+  // processed_at: the first finish, kept when a re-drive finishes the file again (the console's processing time).
+  finishFile: `UPDATE files SET status = ?, summary = ?, finished_at = ?, processed_at = coalesce(processed_at, ?) WHERE id = ? AND status = 'processing'`,
+  rejectFile: `UPDATE files SET status = 'rejected', reason = ?, finished_at = ?, processed_at = coalesce(processed_at, ?) WHERE id = ? AND status = 'processing'`,
+  maxSeq: 'SELECT max(seq) AS seq FROM items WHERE file_id = ?',
+  // Gaps and islands: the finished seqs as ranges, computed in the database without shipping 1M rows to JS.
+  finishedRanges: `SELECT min(seq), max(seq) FROM (SELECT i.seq, i.seq - row_number() OVER (ORDER BY i.seq) AS island
+     FROM items i LEFT JOIN requests r ON r.id = i.request_id
+     WHERE i.file_id = ? AND (i.status != 'pending' OR r.status IN ('done', 'failed', 'uncertain'))) AS finished
+     GROUP BY island ORDER BY 1`,
+  sentRequests: `SELECT * FROM requests WHERE file_id = ? AND status = 'sent' ORDER BY id`,
+  itemsInRange: `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ?`,
+  itemsOfRequestRange: `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? ORDER BY seq`,
+};

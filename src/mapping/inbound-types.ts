@@ -1,0 +1,38 @@
+import type { InboundDocument } from './definition-schema.js';
+import type { RowError } from './documents.js';
+import type { ReferenceIds } from './reference-ids.js';
+
+// What mapping an inbound file yields: shared by mapInbound (inbound.ts) and the mapper it drives (inbound-mapper.ts).
+
+/** One request item, validated against the contract, with the input lines it came from. */
+export interface MappedDocument {
+  endpoint: InboundDocument;
+  /** The document key (e.g. the order number); '' for one-row documents and whole-file requests. */
+  key: string;
+  item: Record<string, unknown>;
+  lines: number[];
+}
+/** Documents ready to send together; `body` is the request body for the endpoint. */
+export interface MappedBatch { kind: 'batch'; endpoint: InboundDocument; body: Record<string, unknown>; documents: MappedDocument[] }
+/** A document (or a lone row) refused before sending; every line it covers is reported. */
+export interface RejectedDocument {
+  kind: 'rejected';
+  endpoint: InboundDocument;
+  key: string;
+  lines: number[];
+  errors: RowError[];
+  /** What was mapped of the item before it was refused (absent when the row did not get that far): names it in the result file. */
+  item?: Record<string, unknown>;
+}
+/** A row left out on purpose (a skip condition, a context record without detail rows). */
+export interface SkippedRow { kind: 'skipped'; line: number; reason: string }
+export type InboundOutcome = MappedBatch | RejectedDocument | SkippedRow;
+
+export interface MapInboundOptions {
+  /** File name used in error messages. */
+  fileName: string;
+  /** Needed when the mapping replaces references with their ids; wrapped in a cache for the run. */
+  referenceIds?: ReferenceIds;
+  /** Items per request body (default 100, at most the contract's limit). */
+  maxBatchItems?: number;
+}

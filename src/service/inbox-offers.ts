@@ -1,0 +1,90 @@
+import type { LoadedConfig } from '../config/load.js';
+import type { InboundJob } from '../config/schema.js';
+import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
+import { describeError } from '../errors.js';
+import type { Journal } from '../journal/index.js';
+import type { Logger } from '../log.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
+import type { Clock } from './clock.js';
+
+export interface InboxOfferParts {
+  runtime: RuntimeParts<'drop', Pick<Journal, 'instance' | 'filesToTakeOver'>>;
+  loaded: Pick<LoadedConfig, 'config' | 'dropOptions'>;
+  clock: Clock;
+  logger: Logger;
+  /** The service's soft stop: nothing is offered once it aborts. */
+  signal: AbortSignal;
+  /** Runs a file in its job's turn: whether the run went well, and whether another instance holds the file. */
+  run(job: InboundJob, file: ReadyFile): Promise<{ ok: boolean; elsewhere: boolean }>;
+}
+
+/** The files the watchers found, offered to their job, and the files other instances held or gave up, offered again. */
+export class InboxOffers {
+  /** Files another instance held when they were offered here, offered again once their lease may have expired. */
+  private readonly offeredAgain = new Set<unknown>();
+  /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
+  private readonly failedTakeOvers = new Set<number>();
+
+  constructor(private readonly parts: InboxOfferParts) {}
+
+  /** No file is offered again from now on. */
+  stop(): void {
+    for (const timer of this.offeredAgain) this.parts.clock.clearTimer(timer);
+  }
+
+  /**
+   * A file the watcher found, run in the job's turn. A file another instance holds (or took over from this one) is
+   * left to it; the watcher offers a file once while it stays in the inbox, so it is offered again here once a
+   * lease has passed: still there then, its owner may have died, and the claim takes it over.
+   */
+  async offer(job: InboundJob, file: ReadyFile): Promise<boolean> {
+    const { ok, elsewhere } = await this.parts.run(job, file);
+    if (elsewhere && !this.parts.signal.aborted) {
+      const timer = this.parts.clock.setTimer(() => {
+        this.offeredAgain.delete(timer);
+        void this.offerIfStill(job, file);
+      }, this.parts.loaded.config.instance.lease_ms);
+      this.offeredAgain.add(timer);
+    }
+    return ok;
+  }
+
+  /**
+   * Before the watcher's next file, the files of the job's drop that nobody works on any more (their instance died, or
+   * was paused past its lease, or gave them up) are offered: the watcher goes through the inbox in name order, one
+   * file at a time, and behind a backlog such a file would wait for every file before it.
+   */
+  async takeOversFirst(job: InboundJob, next: string): Promise<void> {
+    try {
+      const journal = await this.parts.runtime.journal();
+      if (journal.instance === null) return;
+      const files = (await journal.filesToTakeOver(job.drop)).filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId));
+      if (files.length === 0) return;
+      const drop = await this.parts.runtime.drop(job.drop);
+      const options = await this.parts.loaded.dropOptions(job.drop);
+      // In marker mode a file comes with its marker, which leaves the inbox with it.
+      const marked = options.stability === 'marker' ? await new StableFileWatcher(drop, options).scanReady(this.parts.signal) : undefined;
+      for (const f of files) {
+        if (this.parts.signal.aborted) return;
+        const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
+        if (ready === undefined) continue;
+        this.parts.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
+        if (!(await this.offer(job, ready))) this.failedTakeOvers.add(f.fileId);
+      }
+    } catch (error) {
+      // The journal or the drop out of reach: the next file's run says so.
+      this.parts.logger.debug({ job: job.name, err: describeError(error) }, 'could not look for files nobody works on');
+    }
+  }
+
+  private async offerIfStill(job: InboundJob, file: ReadyFile): Promise<void> {
+    if (this.parts.signal.aborted) return;
+    try {
+      const drop = await this.parts.runtime.drop(job.drop);
+      if ((await drop.stat('inbox', file.name)) === undefined) return;
+      await this.offer(job, file);
+    } catch (error) {
+      this.parts.logger.warn({ job: job.name, file: file.name, err: describeError(error) }, 'could not look at a file another instance held');
+    }
+  }
+}
