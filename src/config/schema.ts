@@ -46,7 +46,9 @@ export const serviceSchema = z
     batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),
     requests_in_flight: z.number().int().min(1).max(8).default(2)
       .describe('write requests of one inbound file outstanding at once: more hides the service\'s latency (a distant service, say); after a crash up to this many requests are in doubt (read back, or reported uncertain)'),
-    concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings, and connection cap'),
+    concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings'),
+    max_requests_in_flight: z.number().int().min(1).max(256).default(16)
+      .describe('requests to this service outstanding at once from this bridge process, every file, job and listing together (one limiter per service; the default stays above files_in_flight x requests_in_flight of one job at their defaults, so it only holds back several jobs at once or raised settings); several instances each have their own'),
     request_timeout_ms: z.number().int().min(100).default(30_000).describe('deadline of one HTTP request'),
     max_attempts: z.number().int().min(1).max(20).default(6).describe('attempts of one request on retryable failures (connection errors, 429, 502-504)'),
   })
@@ -126,6 +128,8 @@ export const inboundJobSchema = z
     service: z.string().min(1).describe('name of the service the requests go to'),
     mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
     watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
+    files_in_flight: z.number().int().min(1).max(64).default(4)
+      .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Order of files")'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: also process the inbox at these times (a nightly batch)'),
     expect: z.array(expectedFileSchema).default([]).describe('files that must arrive by a cut-off, or an alert is raised'),
   })

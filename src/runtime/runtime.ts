@@ -133,6 +133,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
           token: await loaded.serviceToken(name),
           batchSize: service.batch_size,
           connections: service.concurrency,
+          maxRequestsInFlight: service.max_requests_in_flight,
           requestTimeoutMs: service.request_timeout_ms,
           maxAttempts: service.max_attempts,
           signal,

@@ -26,7 +26,8 @@ import { AlertNotifier } from './alerts.js';
 import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
-import { watchInbox } from './watch.js';
+import { watchInbox, type FileRun } from './watch.js';
+import { settledOf, type FileSettled } from '../pipeline/index.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
@@ -237,11 +238,11 @@ export class BridgeService {
           this.alerts?.onDropListError(job, error);
           this.inboxFailure(job.name, job.drop, error);
         },
-        onFile: async (file) => {
+        onReady: async (file) => {
           this.expected.noteArrival(job.name, file.name);
           await this.takeOversFirst(state, job, file.name);
-          return this.offer(state, job, file);
         },
+        onFile: (file) => this.offer(state, job, file),
       }));
     }
     this.logger.info({ jobs: [...this.jobs.keys()], watching: this.loaded.config.inbound.filter((j) => j.watch).map((j) => j.name) }, 'bridge running');
@@ -391,13 +392,16 @@ export class BridgeService {
    * left to it; the watcher offers a file once while it stays in the inbox, so it is offered again here once a
    * lease has passed: still there then, its owner may have died, and the claim takes it over.
    */
-  private async offer(state: JobState, job: InboundJob, file: ReadyFile): Promise<boolean> {
+  private async offer(state: JobState, job: InboundJob, file: ReadyFile): Promise<FileRun> {
     let elsewhere = false;
-    const ok = await state.slot.runWhenFree('watch', () => this.execute(state, 'watch', async (signal) => {
+    let settled: FileSettled = 'concluded';
+    // Shared: the watcher runs up to files_in_flight files of the job at once (watch.ts bounds them).
+    const ok = await state.slot.runShared('watch', () => this.execute(state, 'watch', async (signal) => {
       const summary = await this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name));
       elsewhere = summary.files.some((f) => f.outcome === 'busy' || f.outcome === 'lost');
+      settled = settledOf(summary.files.map((f) => f.outcome));
       return summary;
-    }));
+    }, file.name));
     if (elsewhere && !this.stopSignal.aborted) {
       const timer = this.clock.setTimer(() => {
         this.offeredAgain.delete(timer);
@@ -405,7 +409,7 @@ export class BridgeService {
       }, this.loaded.config.instance.lease_ms);
       this.offeredAgain.add(timer);
     }
-    return ok;
+    return { ok, settled };
   }
 
   /**
@@ -428,7 +432,7 @@ export class BridgeService {
         const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
         if (ready === undefined) continue;
         this.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
-        if (!(await this.offer(state, job, ready))) this.failedTakeOvers.add(f.fileId);
+        if (!(await this.offer(state, job, ready)).ok) this.failedTakeOvers.add(f.fileId);
       }
     } catch (error) {
       // The journal or the drop out of reach: the next file's run says so.
@@ -519,7 +523,8 @@ export class BridgeService {
     this.logger.warn({ job: job.name, trigger, busyWith: job.slot.runningTrigger }, 'run skipped: the previous run of this job is still busy');
   }
 
-  private async execute(job: JobState, trigger: Trigger, run: JobState['run']): Promise<boolean> {
+  /** One run of a job; `file`: the one file it works on (a watched file), whose live progress ends with it. */
+  private async execute(job: JobState, trigger: Trigger, run: JobState['run'], file?: string): Promise<boolean> {
     const log = this.logger.child({ job: job.name });
     const startedAt = new Date(this.clock.now()).toISOString();
     log.info({ trigger }, 'job run started');
@@ -546,7 +551,7 @@ export class BridgeService {
         this.inboxFailure(job.name, config?.drop, e);
       }
     } finally {
-      this.progress.end(job.name);
+      this.progress.end(job.name, file);
     }
     const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
     for (const f of summary.files) for (const k of Object.keys(rows) as Array<keyof typeof rows>) rows[k] += f.rows[k];
