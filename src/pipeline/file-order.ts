@@ -34,3 +34,8 @@ export function mustFollow(later: FilePlace, earlier: FilePlace): boolean {
   if (later.lane !== undefined && later.lane === earlier.lane) return true;
   return later.family !== undefined && later.family === earlier.family && earlier.stage < later.stage;
 }
+
+/** Whether some file may have to follow this one: an ordered mapping's, or an acknowledgement or picking status. */
+export function bindsOthers(place: FilePlace): boolean {
+  return place.lane !== undefined || (place.family !== undefined && place.stage < LAST_STAGE);
+}

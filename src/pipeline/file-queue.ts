@@ -1,4 +1,4 @@
-import { mustFollow, type FilePlace } from './file-order.js';
+import { bindsOthers, mustFollow, type FilePlace } from './file-order.js';
 
 /**
  * How a file's run left it: `concluded` (done, failed, rejected, duplicate, vanished: the files behind it may go), or
@@ -114,7 +114,8 @@ export class FileQueue<F> {
 
   private async start(entry: Entry<F>): Promise<void> {
     try {
-      if ((await this.options.run(entry.file)) === 'pending') {
+      // Only a file others must follow holds anything back (a file held by another instance is offered again later).
+      if ((await this.options.run(entry.file)) === 'pending' && bindsOthers(entry.place)) {
         this.blocked.push(entry);
         this.options.onBlocked?.(entry.name);
       }

@@ -111,6 +111,8 @@ export class BridgeService {
   private readonly offeredAgain = new Set<unknown>();
   /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
   private readonly failedTakeOvers = new Set<number>();
+  /** Watched files running here now, by drop and name (several run at once: files_in_flight). */
+  private readonly filesRunning = new Map<string, Promise<FileRun>>();
 
   constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
     this.clock = options.clock ?? systemClock;
@@ -238,11 +240,11 @@ export class BridgeService {
           this.alerts?.onDropListError(job, error);
           this.inboxFailure(job.name, job.drop, error);
         },
-        onReady: async (file) => {
-          this.expected.noteArrival(job.name, file.name);
+        onReady: async (file) => this.expected.noteArrival(job.name, file.name),
+        onFile: async (file) => {
           await this.takeOversFirst(state, job, file.name);
+          return this.offer(state, job, file);
         },
-        onFile: (file) => this.offer(state, job, file),
       }));
     }
     this.logger.info({ jobs: [...this.jobs.keys()], watching: this.loaded.config.inbound.filter((j) => j.watch).map((j) => j.name) }, 'bridge running');
@@ -393,6 +395,19 @@ export class BridgeService {
    * lease has passed: still there then, its owner may have died, and the claim takes it over.
    */
   private async offer(state: JobState, job: InboundJob, file: ReadyFile): Promise<FileRun> {
+    // The same owner may claim a file it holds again: one run of a file at a time in this process, or it would be sent twice.
+    const key = `${job.drop}\n${file.name}`;
+    for (let running = this.filesRunning.get(key); running; running = this.filesRunning.get(key)) await running;
+    const run = this.offerNow(state, job, file);
+    this.filesRunning.set(key, run);
+    try {
+      return await run;
+    } finally {
+      this.filesRunning.delete(key);
+    }
+  }
+
+  private async offerNow(state: JobState, job: InboundJob, file: ReadyFile): Promise<FileRun> {
     let elsewhere = false;
     let settled: FileSettled = 'concluded';
     // Shared: the watcher runs up to files_in_flight files of the job at once (watch.ts bounds them).
@@ -421,7 +436,8 @@ export class BridgeService {
     try {
       const journal = await this.runtime.journal();
       if (journal.instance === null) return;
-      const files = (await journal.filesToTakeOver(job.drop)).filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId));
+      const files = (await journal.filesToTakeOver(job.drop))
+        .filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId) && !this.filesRunning.has(`${job.drop}\n${f.name}`));
       if (files.length === 0) return;
       const drop = await this.runtime.drop(job.drop);
       const options = await this.loaded.dropOptions(job.drop);
