@@ -1,0 +1,111 @@
+// A night of many small files: 300 files of 1,000 adjustments through one pass of an inbound job (runInboundJob, as
+// `wisbridge run` starts it at a scheduled time: the process is up already, so its start-up is not counted) against
+// the emulator answering every request 40 ms late (its fault `latency_ms`), in its own process. Once per
+// files_in_flight setting, each on a fresh emulator, journal and drop; the default runs first and again last, so a
+// drift of the machine's speed shows. Prints for each: elapsed, the bound (requests ÷ requests at once × latency,
+// requests at once = files_in_flight × requests_in_flight, within max_requests_in_flight), elapsed ÷ bound, the
+// requests the emulator saw and the most it answered at once, the peak RSS of this process until then (the bridge
+// and the 300 files written at the start; the emulator apart), the load.
+// npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
+// BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
+// BENCH_IN_FLIGHT (the service's default requests_in_flight).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config/load.js';
+import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
+import { runInboundJob } from '../src/pipeline/index.js';
+import { createRuntime } from '../src/runtime/runtime.js';
+
+const FILES = Number(process.env.BENCH_FILES ?? 300);
+const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY ?? 40);
+const BATCH = Number(process.env.BENCH_BATCH ?? serviceSchema.shape.batch_size.parse(undefined));
+const REQUESTS_IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? serviceSchema.shape.requests_in_flight.parse(undefined));
+const MAX_REQUESTS = serviceSchema.shape.max_requests_in_flight.parse(undefined);
+const DEFAULT_FILES_IN_FLIGHT = inboundJobSchema.shape.files_in_flight.parse(undefined);
+const settings = process.argv.length > 2 ? process.argv.slice(2).map(Number)
+  : [DEFAULT_FILES_IN_FLIGHT, ...[1, 2, 8, 16].filter((n) => n !== DEFAULT_FILES_IN_FLIGHT), DEFAULT_FILES_IN_FLIGHT];
+const root = new URL('..', import.meta.url).pathname;
+
+async function startEmulator(): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const child = spawn(process.execPath, [join(root, 'bin/wisbridge.js'), 'emulator', '--port', '0', '--today', '2026-11-22'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout!.on('data', (d) => {
+      text += d;
+      const m = /listening on (http:\/\/\S+)/.exec(text);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited ${code}`)));
+  });
+  const admin = async (method: string, path: string, body?: unknown) =>
+    (await fetch(`${url}/_admin/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } })).json() as Promise<Record<string, unknown>>;
+  const { token } = (await admin('POST', 'tokens', { warehouses: [1], expires_in: 7200 })) as { token: string };
+  await admin('PUT', 'faults', { latency_ms: LATENCY_MS });
+  return { child, url, token };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'wb-bench-files-'));
+// Plain goods of the small seed (not lot- nor serial-tracked), positive quantities: every row applies.
+const skus = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+const template = join(dir, 'files');
+mkdirSync(template);
+for (let f = 0; f < FILES; f++) {
+  let text = 'SKU,QTY,REASON,REF,COMPANY\n';
+  for (let r = 0; r < ROWS; r++) text += `${skus[(f * ROWS + r) % skus.length]},${1 + (r % 5)},bench,F${f}-${r},ACME\n`;
+  writeFileSync(join(template, `ADJ_${String(f).padStart(4, '0')}.csv`), text);
+}
+
+interface Figures { filesInFlight: number; elapsed: number; bound: number; requests: number; peak: number; rss: number; load: number[]; files: number }
+
+async function run(filesInFlight: number): Promise<Figures> {
+  const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
+  for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings']) mkdirSync(join(work, f), { recursive: true });
+  for (const name of readdirSync(template)) copyFileSync(join(template, name), join(work, 'inbox', name));
+  const emulator = await startEmulator();
+  try {
+    writeFileSync(join(work, 'token'), emulator.token);
+    writeFileSync(join(work, 'mappings', 'adjustments.yaml'), [
+      'document: inventory.adjustments', 'files: "ADJ_*.csv"',
+      'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
+    ].join('\n'));
+    writeFileSync(join(work, 'wisbridge.yaml'), [
+      'journal: journal.sqlite', 'mappings: mappings',
+      `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    requests_in_flight: ${REQUESTS_IN_FLIGHT}`,
+      `drops:\n  wms:\n    type: local\n    root: ${work}\n    settle_ms: 0\n    watch_events: false`,
+      `inbound:\n  - { name: bench, drop: wms, service: wis, files_in_flight: ${filesInFlight} }`, 'log: { level: warn }', '',
+    ].join('\n'));
+    const load = loadavg();
+    const loaded = await loadConfig(join(work, 'wisbridge.yaml'));
+    const runtime = createRuntime(loaded, {});
+    const started = performance.now();
+    const report = await runInboundJob(runtime, loaded.config.inbound[0]);
+    const elapsed = (performance.now() - started) / 1000;
+    await runtime.close();
+    const failed = report.files.filter((f) => f.outcome !== 'done');
+    if (failed.length > 0) throw new Error(`${failed.length} files not done (files_in_flight ${filesInFlight}): ${failed[0].file} ${failed[0].outcome} ${failed[0].reason ?? ''}`);
+    const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+    const seen = (await (await fetch(`${emulator.url}/_admin/concurrency`)).json()) as { peak: number; requests: number };
+    const atOnce = Math.min(filesInFlight * REQUESTS_IN_FLIGHT, MAX_REQUESTS);
+    const bound = (seen.requests / atOnce) * (LATENCY_MS / 1000);
+    return { filesInFlight, elapsed, bound, requests: seen.requests, peak: seen.peak, rss, load, files: readdirSync(join(work, 'outbox')).length };
+  } finally {
+    emulator.child.kill('SIGTERM');
+    await once(emulator.child, 'exit');
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}`);
+try {
+  for (const setting of settings) {
+    const f = await run(setting);
+    console.log(`files_in_flight ${String(f.filesInFlight).padStart(2)}: elapsed ${f.elapsed.toFixed(2)} s, bound ${f.bound.toFixed(2)} s, elapsed/bound ${(f.elapsed / f.bound).toFixed(2)}, `
+      + `${f.requests} requests, at most ${f.peak} at once, ${f.files} result files, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB (this process so far: VmHWM), load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
