@@ -129,7 +129,7 @@ export const inboundJobSchema = z
     mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
     watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
     files_in_flight: z.number().int().min(1).max(64).default(4)
-      .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Order of files")'),
+      .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Several files at once, and the order of files")'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: also process the inbox at these times (a nightly batch)'),
     expect: z.array(expectedFileSchema).default([]).describe('files that must arrive by a cut-off, or an alert is raised'),
   })
