@@ -428,9 +428,9 @@ export class BridgeService {
   }
 
   /**
-   * Before the watcher's next file, the files of the job's drop that nobody works on any more (their instance died, or
-   * was paused past its lease, or gave them up) are offered: the watcher goes through the inbox in name order, one
-   * file at a time, and behind a backlog such a file would wait for every file before it.
+   * Before each watched file starts, the files of the job's drop that nobody works on any more (their instance died, or
+   * was paused past its lease, or gave them up) are offered: the watcher queues the inbox's files as it lists them,
+   * and behind a backlog such a file would wait for every file queued before it.
    */
   private async takeOversFirst(state: JobState, job: InboundJob, next: string): Promise<void> {
     try {
