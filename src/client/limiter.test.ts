@@ -31,6 +31,9 @@ describe('Limiter', () => {
     await next;
     expect(limiter.held).toBe(1);
     await expect(limiter.acquire([AbortSignal.abort(new Error('already'))])).rejects.toThrow('already');
+    expect(limiter.tryAcquire()).toBe(false);
+    limiter.release();
+    expect(limiter.tryAcquire()).toBe(true);
     expect(() => new Limiter(0)).toThrow(RangeError);
   });
 });

@@ -16,16 +16,20 @@ export class Limiter {
     return this.#held;
   }
 
+  /** Takes a slot when one is free and nobody waits; false otherwise (nothing taken). */
+  tryAcquire(): boolean {
+    if (this.#held >= this.size || this.#waiting.length > 0) return false;
+    this.#held++;
+    return true;
+  }
+
   /**
    * Waits for a slot; rejects (without taking one) when a signal aborts first. The caller must `release()` the slot
    * it got, once.
    */
   acquire(signals: readonly AbortSignal[] = []): Promise<void> {
     if (signals.some((s) => s.aborted)) return Promise.reject(signals.find((s) => s.aborted)!.reason);
-    if (this.#held < this.size && this.#waiting.length === 0) {
-      this.#held++;
-      return Promise.resolve();
-    }
+    if (this.tryAcquire()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter = {
         grant: () => {

@@ -220,6 +220,7 @@ export class Transport {
 
   /** A slot of the limiter for one attempt; a shutdown or the deadline while waiting ends the call, nothing sent. */
   async #slot(req: TransportRequest, userSignals: AbortSignal[], deadline: number | undefined, outcome: CallOutcome, attempts: number): Promise<void> {
+    if (this.#limiter.tryAcquire()) return;
     const signals = deadline === undefined ? userSignals : [...userSignals, AbortSignal.timeout(Math.max(0, deadline - Date.now()))];
     try {
       await this.#limiter.acquire(signals);
