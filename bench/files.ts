@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config/load.js';
 import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
 import { runInboundJob } from '../src/pipeline/index.js';
+import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 
 // The pass itself runs in a child process of its own (BENCH_FILES_PASS: its configuration), so its peak RSS is the
@@ -93,7 +94,8 @@ async function run(filesInFlight: number): Promise<Figures> {
       `inbound:\n  - { name: bench, drop: wms, service: wis, files_in_flight: ${filesInFlight} }`, 'log: { level: warn }', '',
     ].join('\n'));
     const load = loadavg();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/files.ts')], {
+    // With the Node options of production (heap caps), as deploy/ runs the bridge.
+    const child = spawn(process.execPath, [...NODE_OPTIONS, '--import', 'tsx', join(root, 'bench/files.ts')], {
       stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_FILES_PASS: join(work, 'wisbridge.yaml') },
     });
     let out = '';
