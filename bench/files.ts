@@ -4,7 +4,9 @@
 // files_in_flight setting, each on a fresh emulator, journal and drop; the default runs first and again last, so a
 // drift of the machine's speed shows. Prints for each: elapsed, the bound (requests ÷ requests at once × latency,
 // requests at once = files_in_flight × requests_in_flight, within max_requests_in_flight), elapsed ÷ bound, the
-// requests the emulator saw and the most it answered at once, the peak RSS of the process that ran the pass, the load.
+// CPU of the pass (all its threads) and of the emulator (on two cores their sum over 2 is a floor of the elapsed
+// time too), the requests the emulator saw and the most it answered at once, the peak RSS of the process that ran
+// the pass, the load.
 // npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
 // BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
 // BENCH_IN_FLIGHT (the service's default requests_in_flight).
@@ -17,6 +19,8 @@ import { loadConfig } from '../src/config/load.js';
 import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
 import { runInboundJob } from '../src/pipeline/index.js';
 import { NODE_OPTIONS } from '../src/runtime/node-options.js';
+// @ts-expect-error plain JavaScript module without types
+import { procCpu } from './measure.mjs';
 import { createRuntime } from '../src/runtime/runtime.js';
 
 // The pass itself runs in a child process of its own (BENCH_FILES_PASS: its configuration), so its peak RSS is the
@@ -25,12 +29,14 @@ if (process.env.BENCH_FILES_PASS) {
   const loaded = await loadConfig(process.env.BENCH_FILES_PASS);
   const runtime = createRuntime(loaded, {});
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const report = await runInboundJob(runtime, loaded.config.inbound[0]);
   const elapsed = (performance.now() - started) / 1000;
   await runtime.close();
   const notDone = report.files.filter((f) => f.outcome !== 'done').map((f) => `${f.file} ${f.outcome} ${f.reason ?? ''}`);
   const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
-  process.stdout.write(`${JSON.stringify({ elapsed, rss, notDone })}\n`);
+  const used = process.cpuUsage(cpuBefore);
+  process.stdout.write(`${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6 })}\n`);
   process.exit(0);
 }
 
@@ -74,7 +80,7 @@ for (let f = 0; f < FILES; f++) {
   writeFileSync(join(template, `ADJ_${String(f).padStart(4, '0')}.csv`), text);
 }
 
-interface Figures { filesInFlight: number; elapsed: number; bound: number; requests: number; peak: number; rss: number; load: number[]; files: number }
+interface Figures { filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; rss: number; load: number[]; files: number }
 
 async function run(filesInFlight: number): Promise<Figures> {
   const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
@@ -95,6 +101,7 @@ async function run(filesInFlight: number): Promise<Figures> {
     ].join('\n'));
     const load = loadavg();
     // With the Node options of production (heap caps), as deploy/ runs the bridge.
+    const emulatorCpuBefore = procCpu(`/proc/${emulator.child.pid}/stat`) as number;
     const child = spawn(process.execPath, [...NODE_OPTIONS, '--import', 'tsx', join(root, 'bench/files.ts')], {
       stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_FILES_PASS: join(work, 'wisbridge.yaml') },
     });
@@ -102,12 +109,13 @@ async function run(filesInFlight: number): Promise<Figures> {
     child.stdout!.on('data', (d) => (out += d));
     const [code] = (await once(child, 'exit')) as [number];
     if (code !== 0) throw new Error(`the pass exited ${code} (files_in_flight ${filesInFlight})`);
-    const { elapsed, rss, notDone } = JSON.parse(out.trim().split('\n').at(-1)!) as { elapsed: number; rss: number; notDone: string[] };
+    const { elapsed, rss, notDone, cpu } = JSON.parse(out.trim().split('\n').at(-1)!) as { elapsed: number; rss: number; notDone: string[]; cpu: number };
+    const emulatorCpu = procCpu(`/proc/${emulator.child.pid}/stat`) as number - emulatorCpuBefore;
     if (notDone.length > 0) throw new Error(`${notDone.length} files not done (files_in_flight ${filesInFlight}): ${notDone[0]}`);
     const seen = (await (await fetch(`${emulator.url}/_admin/concurrency`)).json()) as { peak: number; requests: number };
     const atOnce = Math.min(filesInFlight * REQUESTS_IN_FLIGHT, MAX_REQUESTS);
     const bound = (seen.requests / atOnce) * (LATENCY_MS / 1000);
-    return { filesInFlight, elapsed, bound, requests: seen.requests, peak: seen.peak, rss, load, files: readdirSync(join(work, 'outbox')).length };
+    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, rss, load, files: readdirSync(join(work, 'outbox')).length };
   } finally {
     emulator.child.kill('SIGTERM');
     await once(emulator.child, 'exit');
@@ -120,7 +128,7 @@ try {
   for (const setting of settings) {
     const f = await run(setting);
     console.log(`files_in_flight ${String(f.filesInFlight).padStart(2)}: elapsed ${f.elapsed.toFixed(2)} s, bound ${f.bound.toFixed(2)} s, elapsed/bound ${(f.elapsed / f.bound).toFixed(2)}, `
-      + `${f.requests} requests, at most ${f.peak} at once, ${f.files} result files, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
+      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${f.files} result files, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
