@@ -122,6 +122,21 @@ describe('several files of a job at once (files_in_flight)', () => {
     });
   }
 
+  it('the same bytes under several names among the files in flight: processed once, the others duplicates, every row applied once', async () => {
+    const { bridge, folder } = await bridgeFor({ watch: false, filesInFlight: 4 });
+    await setFaults(emu, { latency_ms: 60, path_prefix: '/v1/inventory/adjustments' });
+    const bytes = korrFile(Array.from({ length: 5 }, (_, r) => ['SKU-00001', 1, `TWIN-${r + 1}`] as [string, number, string]));
+    for (const n of ['a', 'b', 'c']) writeFileSync(join(folder('inbox'), `KORR_twin_${n}.csv`), bytes);
+    await bridge.start();
+    expect(await bridge.runNow('stock')).toMatchObject({ files: 3 });
+    const outcomes = readdirSync(folder('outbox')).sort().map((n) => readFileSync(join(folder('outbox'), n), 'utf8'));
+    expect(outcomes).toHaveLength(3);
+    expect(outcomes.filter((text) => /duplicate/i.test(text))).toHaveLength(2);
+    const applied = await appliedReferences(emu, 'TWIN-');
+    expect(applied.size).toBe(5);
+    expect([...applied.values()].every((n) => n === 1)).toBe(true);
+  });
+
   it('a graceful stop with several files in flight: each stops between requests, nothing in doubt; the next run finishes them, every row applied once', async () => {
     const { env, bridge, records, folder } = await bridgeFor({ watch: true, filesInFlight: 4 });
     await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory/adjustments' });
