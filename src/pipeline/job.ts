@@ -74,16 +74,15 @@ export async function runInboundJob(runtime: Runtime, job: InboundJob, options: 
   const mine: ReadyFile[] = [];
   for (const file of ready) if (await belongsToJob(runtime, job, file.name)) mine.push(file);
   mine.sort((a, b) => a.mtimeMs - b.mtimeMs || a.name.localeCompare(b.name));
-  const report: JobReport = { job: job.name, files: [] };
+  // Reported in the inbox's order (oldest first), whatever order the files in flight finish in.
+  const reports = new Map<ReadyFile, FileReport[]>();
   const queue = new FileQueue<ReadyFile>({
     limit: job.files_in_flight,
     signal: options.signal,
     run: async (file) => {
       const results = await processInboxFile(runtime, job, file, { signal: options.signal, force: options.force, onProgress: options.onProgress });
-      for (const result of results) {
-        report.files.push(result);
-        options.onFile?.(result);
-      }
+      reports.set(file, results);
+      for (const result of results) options.onFile?.(result);
       options.onProgress?.({ file: file.name, rows: 0, bytes: 0, size: 0, finished: true });
       return settledOf(results.map((r) => r.outcome));
     },
@@ -91,5 +90,5 @@ export async function runInboundJob(runtime: Runtime, job: InboundJob, options: 
   });
   for (const file of mine) queue.add(file, file.name, await placeOfFile(runtime, job, file.name));
   await queue.drained();
-  return report;
+  return { job: job.name, files: mine.flatMap((file) => reports.get(file) ?? []) };
 }
