@@ -5,6 +5,7 @@ import { WisbridgeError, type CallFailureCode, type CallOutcome } from '../error
 import { silentLogger, type Logger } from '../log.js';
 import { backoffDelay, linkSignals, parseRetryAfter, sleep } from './backoff.js';
 import { redact } from '../secret.js';
+import { Limiter } from './limiter.js';
 
 /**
  * RetryClass: how a request may be repeated when its outcome is unknown (sent, then the connection dropped or timed
@@ -35,8 +36,10 @@ export interface TransportOptions {
   /** Base URL of the service, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
   baseUrl: string;
   token: string;
-  /** Cap on open connections (undici's default is unlimited). */
+  /** Cap on open connections (undici's default is unlimited); raised to `maxRequestsInFlight` when that is larger. */
   connections?: number;
+  /** Requests (attempts) outstanding at once on this transport, every caller together (default: `connections`). */
+  maxRequestsInFlight?: number;
   /** Idle keep-alive, kept below the server's idle timeout (Node servers: 5 s) to dodge the stale-socket race. */
   keepAliveTimeoutMs?: number;
   connectTimeoutMs?: number;
@@ -105,10 +108,11 @@ function failureKind(error: unknown): { kind: string; sent: boolean } {
 export class Transport {
   readonly #token: string;
   readonly #pool: Pool;
+  readonly #limiter: Limiter;
   readonly #basePath: string;
   /** The client-wide shutdown signal, linked once so that requests in flight listen to a signal of ours. */
   readonly #shutdown: AbortSignal | undefined;
-  readonly #opts: Required<Omit<TransportOptions, 'signal' | 'onEvent' | 'random' | 'token' | 'baseUrl'>> &
+  readonly #opts: Required<Omit<TransportOptions, 'signal' | 'onEvent' | 'random' | 'token' | 'baseUrl' | 'maxRequestsInFlight'>> &
     Pick<TransportOptions, 'signal' | 'onEvent' | 'random'>;
 
   constructor(options: TransportOptions) {
@@ -139,6 +143,9 @@ export class Transport {
       onEvent: options.onEvent,
       random: options.random,
     };
+    this.#limiter = new Limiter(options.maxRequestsInFlight ?? this.#opts.connections);
+    // Every slot of the limiter gets a connection: a smaller pool would be a second, hidden cap.
+    this.#opts.connections = Math.max(this.#opts.connections, this.#limiter.size);
     this.#pool = new Pool(url.origin, {
       connections: this.#opts.connections,
       keepAliveTimeout: this.#opts.keepAliveTimeoutMs,
@@ -174,7 +181,13 @@ export class Transport {
     for (let attempt = 1; attempt <= this.#opts.maxAttempts; attempt++) {
       this.#checkStop(req, userSignals, deadline, lastOutcome, attempt - 1);
       attempts = attempt;
-      const result = await this.#attempt(req, attempt, userSignals, deadline);
+      await this.#slot(req, userSignals, deadline, lastOutcome, attempt - 1);
+      let result: AttemptResult;
+      try {
+        result = await this.#attempt(req, attempt, userSignals, deadline);
+      } finally {
+        this.#limiter.release();
+      }
       if (result.kind === 'answer') return { ...result.response, attempts: attempt };
 
       lastProblem = result.problem;
@@ -203,6 +216,18 @@ export class Transport {
     const outcomeText = lastOutcome === 'unknown' ? 'an attempt may have been applied' : 'nothing was applied';
     const code: CallFailureCode = lastOutcome === 'unknown' ? 'UNCERTAIN_OUTCOME' : lastCode;
     throw this.#error(code, req, `gave up after ${attempts} attempts (${lastProblem}); ${outcomeText}`, attempts, lastOutcome);
+  }
+
+  /** A slot of the limiter for one attempt; a shutdown or the deadline while waiting ends the call, nothing sent. */
+  async #slot(req: TransportRequest, userSignals: AbortSignal[], deadline: number | undefined, outcome: CallOutcome, attempts: number): Promise<void> {
+    if (this.#limiter.tryAcquire()) return;
+    const signals = deadline === undefined ? userSignals : [...userSignals, AbortSignal.timeout(Math.max(0, deadline - Date.now()))];
+    try {
+      await this.#limiter.acquire(signals);
+    } catch {
+      this.#checkStop(req, userSignals, deadline, outcome, attempts);
+      throw this.#error('TIMEOUT', req, 'the overall deadline passed', attempts, outcome);
+    }
   }
 
   #checkStop(req: TransportRequest, userSignals: AbortSignal[], deadline: number | undefined, outcome: CallOutcome, attempts: number): void {

@@ -48,7 +48,9 @@ export const serviceSchema = z
     // loopback), while 32 added 17 % for four times the requests in doubt (docs/performance.md, bench/latency.ts).
     requests_in_flight: z.number().int().min(1).max(32).default(8)
       .describe('write requests of one inbound file outstanding at once (each on a connection of its own): more hides the service\'s latency (a distant service, say) and records several requests in one journal commit; after a crash up to this many requests are in doubt (read back, or reported uncertain: up to requests_in_flight × batch_size rows), and the service gets up to this many requests of the file at once'),
-    concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings; the connections to the service are at most the larger of this and requests_in_flight'),
+    concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings'),
+    max_requests_in_flight: z.number().int().min(1).max(256).default(32)
+      .describe('requests to this service outstanding at once from this bridge process, every file, job and listing together (one limiter per service; the default is files_in_flight x requests_in_flight of one job at their defaults, so it holds back only several jobs at once or raised settings; the connections to the service are at least this many); several instances each have their own'),
     request_timeout_ms: z.number().int().min(100).default(30_000).describe('deadline of one HTTP request'),
     max_attempts: z.number().int().min(1).max(20).default(6).describe('attempts of one request on retryable failures (connection errors, 429, 502-504)'),
   })
@@ -128,6 +130,8 @@ export const inboundJobSchema = z
     service: z.string().min(1).describe('name of the service the requests go to'),
     mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
     watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
+    files_in_flight: z.number().int().min(1).max(64).default(4)
+      .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Several files at once, and the order of files")'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: also process the inbox at these times (a nightly batch)'),
     expect: z.array(expectedFileSchema).default([]).describe('files that must arrive by a cut-off, or an alert is raised'),
   })

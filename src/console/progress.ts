@@ -34,11 +34,12 @@ interface Entry {
 const LOG_EVERY_MS = 30_000;
 
 /**
- * Files in progress, per job (a job works on one file at a time). The pipeline's onProgress calls `update`
+ * Files in progress, per job and file (a job works on up to `files_in_flight` files at once). The pipeline's onProgress calls `update`
  * for every row, so it only stores numbers (and logs a line every 30 s); the console reads snapshots.
  */
 export class ProgressRegistry {
-  private readonly entries = new Map<string, Entry>();
+  /** Job → file → entry: nested, so the per-row update builds no key. */
+  private readonly jobs = new Map<string, Map<string, Entry>>();
 
   constructor(private readonly now: () => number = Date.now, private readonly logger: Logger = silentLogger) {}
 
@@ -48,11 +49,17 @@ export class ProgressRegistry {
   }
 
   update(job: string, p: Progress): void {
-    let entry = this.entries.get(job);
-    if (!entry || entry.file !== p.file) {
+    let files = this.jobs.get(job);
+    if (p.finished) {
+      files?.delete(p.file);
+      return;
+    }
+    if (!files) this.jobs.set(job, files = new Map());
+    let entry = files.get(p.file);
+    if (!entry) {
       const now = this.now();
       entry = { job, file: p.file, rows: 0, bytes: 0, size: p.size, lines: p.lines, started: now, updated: now, logged: now };
-      this.entries.set(job, entry);
+      files.set(p.file, entry);
     }
     entry.rows = p.rows;
     entry.bytes = p.bytes;
@@ -65,14 +72,15 @@ export class ProgressRegistry {
     }
   }
 
-  /** The job's run is over: its file is no longer in progress. */
-  end(job: string): void {
-    this.entries.delete(job);
+  /** A run of the job is over: its file (`file`), or every file of the job, is no longer in progress. */
+  end(job: string, file?: string): void {
+    if (file === undefined) this.jobs.delete(job);
+    else this.jobs.get(job)?.delete(file);
   }
 
   snapshot(): FileProgress[] {
     const now = this.now();
-    return [...this.entries.values()].map((e) => {
+    return [...this.jobs.values()].flatMap((files) => [...files.values()]).map((e) => {
       const seconds = Math.max((now - e.started) / 1000, 0.001);
       const total = e.lines !== undefined ? Math.max(e.rows, e.lines - 1)
         : e.bytes > 0 && e.size > 0 ? Math.max(e.rows, Math.round((e.rows * e.size) / e.bytes)) : null;

@@ -81,6 +81,19 @@ export class StableFileWatcher {
 
   /** Continuous: yields each ready file once, until the signal aborts. Listing errors are logged and retried. */
   async *watch(signal?: AbortSignal): AsyncGenerator<ReadyFile> {
+    for await (const files of this.watchListings(signal)) {
+      for (const file of files) {
+        if (signal?.aborted) return;
+        yield file;
+      }
+    }
+  }
+
+  /**
+   * Continuous, a listing at a time: the files that became ready in one look at the folder, together (a caller that
+   * orders files weighs them together), each file once while it stays. Until the signal aborts.
+   */
+  async *watchListings(signal?: AbortSignal): AsyncGenerator<ReadyFile[]> {
     const observed = new Map<string, Observation>();
     const emitted = new Map<string, string>();
     const waker = new Waker();
@@ -91,6 +104,7 @@ export class StableFileWatcher {
     try {
       while (!signal?.aborted) {
         let nextCheck = this.pollIntervalMs;
+        let fresh: ReadyFile[] = [];
         try {
           const { ready, present, pendingIn } = await this.evaluate(observed, Date.now());
           this.onListing();
@@ -99,14 +113,18 @@ export class StableFileWatcher {
             const signature = `${file.size}:${file.mtimeMs}:${file.sidecar ?? ''}`;
             if (emitted.get(file.name) === signature) continue;
             emitted.set(file.name, signature);
-            if (signal?.aborted) return;
-            yield file;
-            if (signal?.aborted) return;
+            fresh.push(file);
           }
           if (pendingIn !== undefined) nextCheck = Math.min(nextCheck, Math.max(pendingIn, 10));
         } catch (error) {
+          fresh = [];
           this.onListing(error);
           this.logger.warn({ drop: this.drop.name, folder: this.folder, err: describeError(error) }, 'listing the drop failed; retrying at the next poll');
+        }
+        if (fresh.length > 0) {
+          if (signal?.aborted) return;
+          yield fresh;
+          if (signal?.aborted) return;
         }
         await waker.wait(nextCheck, signal);
       }

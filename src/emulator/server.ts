@@ -33,7 +33,34 @@ const ROUTES: Route[] = [...endpointList, ...Object.values<EndpointDef>(sandboxO
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Count 0/Kids[]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
+/**
+ * API requests being answered at once (arrival to the answer's end, the injected latency included), and the most
+ * seen at once since the last reset: what a client's cap on concurrent requests is checked against.
+ */
+export class Concurrency {
+  inFlight = 0;
+  peak = 0;
+  requests = 0;
+
+  enter(res: ServerResponse): void {
+    this.inFlight++;
+    this.requests++;
+    if (this.inFlight > this.peak) this.peak = this.inFlight;
+    res.once('close', () => this.inFlight--);
+  }
+
+  view(reset: boolean): { in_flight: number; peak: number; requests: number } {
+    const seen = { in_flight: this.inFlight, peak: this.peak, requests: this.requests };
+    if (reset) {
+      this.peak = this.inFlight;
+      this.requests = 0;
+    }
+    return seen;
+  }
+}
+
 export function createHandler(deps: ServerDeps) {
+  const concurrency = new Concurrency();
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://emulator.invalid');
     const path = url.pathname;
@@ -43,7 +70,12 @@ export function createHandler(deps: ServerDeps) {
     let resetAfter = false;
     let readAhead: Promise<{ reply: Reply } | { error: unknown }> | undefined;
     try {
+      if (path === '/_admin/concurrency' && method === 'GET') {
+        if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new HttpError(403, 'forbidden', 'the admin API answers loopback callers only');
+        return send(res, { status: 200, body: concurrency.view(url.searchParams.get('reset') === '1') });
+      }
       if (path.startsWith('/_admin/')) return send(res, await admin(deps, req, method, path, url));
+      if (path.startsWith('/v1/')) concurrency.enter(res);
       if (path.startsWith('/_labels/')) return label(deps, res, path, url);
       if (deps.faults.applies(path)) {
         const f = deps.faults.faults;

@@ -242,6 +242,8 @@ export const mappingDefinitionSchema = z
     description: z.string().optional(),
     document: z.enum([...INBOUND_DOCUMENTS, ...EXPORT_DOCUMENTS]).describe('the API write this file feeds, or the work list it exports'),
     files: z.union([z.string(), z.array(z.string()).min(1)]).describe('file-name patterns (* and ? wildcards, case-insensitive)'),
+    ordered: z.boolean().default(false)
+      .describe('inbound: the files of this mapping are processed one at a time in name order: a file starts only once every earlier-named file of the mapping waiting with it has finished (a job\'s files_in_flight never runs two of them at once); for a WMS whose later files build on earlier ones'),
     dialect: dialectSchema.default(() => dialectSchema.parse({})),
     columns: columnDefs.optional().describe('names for positional columns (header: false); with format fixed, { name, start, length } per column'),
     record_types: recordTypesSchema.optional(),

@@ -64,6 +64,7 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   if (isExport) {
     if (definition.request) throw new DefinitionError(`${definition.document} is an export: use export, not request`, ['request']);
     if (!definition.export) throw new DefinitionError(`${definition.document} is an export and needs an export section`, ['document']);
+    if (definition.ordered) throw new DefinitionError('ordered is for inbound files: an export writes its own files, one at a time', ['ordered']);
     if (definition.dialect.quote === false) throw new DefinitionError('quote: false is for inbound files: an export quotes the values that hold the delimiter or a line break', ['dialect', 'quote']);
     if (definition.dialect.bom && definition.dialect.encoding !== 'utf-8') throw new DefinitionError('a byte order mark is only written with encoding utf-8', ['dialect', 'bom']);
     return { ...base, direction: 'export', export: compileExport(definition.export, definition.dialect, ['export']) };

@@ -1,7 +1,9 @@
 // Public API of the inbound pipeline (see docs/pipeline.md).
 export { processFile, pickMapping } from './process-file.js';
 export { processInboxFile } from './containers.js';
-export { runInboundJob, inboundWatcher, belongsToJob, type InboundJobOptions } from './job.js';
+export { runInboundJob, inboundWatcher, belongsToJob, placeOfFile, runEndOf, type InboundJobOptions } from './job.js';
+export { FileQueue, type FileRunEnd } from './file-queue.js';
+export type { FilePlace } from './file-order.js';
 export { recordConfirmations } from './confirmations.js';
 export { findJobOfFile, jobOfFile, openResultFile, recordedResultName } from './lifecycle.js';
 export { findFile, neverClaimed, redriveFile, type RedriveReport } from './redrive.js';

@@ -4,7 +4,10 @@ import type { Runtime, RuntimeParts } from '../runtime/runtime.js';
 import { containerKind } from '../drops/index.js';
 import { encryptedMemberName } from '../drops/index.js';
 import { processInboxFile } from './containers.js';
-import type { FileReport, JobReport, Progress } from './types.js';
+import { filePlace, UNPLACED, type FilePlace } from './file-order.js';
+import { FileQueue, type FileRunEnd } from './file-queue.js';
+import { pickMapping } from './process-file.js';
+import type { FileOutcome, FileReport, JobReport, Progress } from './types.js';
 
 export interface InboundJobOptions {
   /** Stops the job between batches (the current file stays in the inbox and resumes on the next run). */
@@ -24,6 +27,13 @@ export async function inboundWatcher(runtime: RuntimeParts<'drop' | 'loaded' | '
   }, runtime.logger.child({ job: job.name }));
 }
 
+/** The name a mapping matches for an inbox file: without .pgp (a drop that decrypts) or .gz (one that decompresses). */
+function matchedName(runtime: RuntimeParts<'loaded'>, job: InboundJob, fileName: string): string {
+  const options = runtime.loaded.config.drops[job.drop];
+  return (options?.pgp?.private_key ? encryptedMemberName(fileName) : undefined)
+    ?? (containerKind(fileName) === 'gz' && options?.decompress !== false ? fileName.slice(0, -3) : fileName);
+}
+
 /**
  * Whether a file is this job's: with `mappings` listed, only files one of them matches (several jobs may share a
  * drop); without, every file (one no mapping matches goes to error/).
@@ -32,15 +42,31 @@ export async function belongsToJob(runtime: RuntimeParts<'mappings' | 'loaded'>,
   if (!job.mappings) return true;
   const set = await runtime.mappings();
   // An encrypted or gzipped file is the job's when its name without .pgp/.gz is; a .zip when a mapping matches the zip's own name.
-  const options = runtime.loaded.config.drops[job.drop];
-  const name = (options?.pgp?.private_key ? encryptedMemberName(fileName) : undefined)
-    ?? (containerKind(fileName) === 'gz' && options?.decompress !== false ? fileName.slice(0, -3) : fileName);
+  const name = matchedName(runtime, job, fileName);
   return job.mappings.some((n) => set.get(n).matches(name));
 }
 
+/** Where a file of the job stands in the order rules (file-order.ts); a file no single mapping claims is bound by none. */
+export async function placeOfFile(runtime: RuntimeParts<'mappings' | 'loaded'>, job: InboundJob, fileName: string): Promise<FilePlace> {
+  const set = await runtime.mappings();
+  try {
+    return filePlace(pickMapping(set, job, matchedName(runtime, job, fileName)));
+  } catch {
+    return UNPLACED;
+  }
+}
+
+/** Outcomes that leave the file to be done later: the files that must follow it wait. */
+const PENDING: ReadonlySet<FileOutcome> = new Set(['interrupted', 'busy', 'lost', 'changed', 'waiting']);
+
+export function runEndOf(outcomes: readonly FileOutcome[]): FileRunEnd {
+  return outcomes.some((o) => PENDING.has(o)) ? 'pending' : 'concluded';
+}
+
 /**
- * One pass over a job's inbox: every stable file, oldest first, through processFile. Fatal problems (401, an
- * unreachable drop or service) are thrown; the files already done are in the reports given to `onFile`.
+ * One pass over a job's inbox: every stable file, oldest first, `files_in_flight` at once within the order rules
+ * (file-queue.ts), through processFile. Fatal problems (401, an unreachable drop or service) are thrown once the
+ * files in flight have finished; the files already done are in the reports given to `onFile`.
  */
 export async function runInboundJob(runtime: Runtime, job: InboundJob, options: InboundJobOptions = {}): Promise<JobReport> {
   const watcher = await inboundWatcher(runtime, job);
@@ -48,15 +74,21 @@ export async function runInboundJob(runtime: Runtime, job: InboundJob, options: 
   const mine: ReadyFile[] = [];
   for (const file of ready) if (await belongsToJob(runtime, job, file.name)) mine.push(file);
   mine.sort((a, b) => a.mtimeMs - b.mtimeMs || a.name.localeCompare(b.name));
-  const report: JobReport = { job: job.name, files: [] };
-  for (const file of mine) {
-    if (options.signal?.aborted) break;
-    const results = await processInboxFile(runtime, job, file, { signal: options.signal, force: options.force, onProgress: options.onProgress });
-    for (const result of results) {
-      report.files.push(result);
-      options.onFile?.(result);
-    }
-    if (results.some((r) => r.outcome === 'interrupted')) break;
-  }
-  return report;
+  // Reported in the inbox's order (oldest first), whatever order the files in flight finish in.
+  const reports = new Map<ReadyFile, FileReport[]>();
+  const queue = new FileQueue<ReadyFile>({
+    limit: job.files_in_flight,
+    signal: options.signal,
+    run: async (file) => {
+      const results = await processInboxFile(runtime, job, file, { signal: options.signal, force: options.force, onProgress: options.onProgress });
+      reports.set(file, results);
+      for (const result of results) options.onFile?.(result);
+      options.onProgress?.({ file: file.name, rows: 0, bytes: 0, size: 0, finished: true });
+      return runEndOf(results.map((r) => r.outcome));
+    },
+    onBlocked: (name) => runtime.logger.info({ job: job.name, file: name }, 'file not finished: the files that must follow it wait for the next run'),
+  });
+  for (const file of mine) queue.add(file, file.name, await placeOfFile(runtime, job, file.name));
+  await queue.drained();
+  return { job: job.name, files: mine.flatMap((file) => reports.get(file) ?? []) };
 }

@@ -11,6 +11,7 @@ import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { reconcileSentRequest } from './reconcile.js';
 import { checkSidecar } from './sidecar.js';
+import { inTurnOfBytes } from './same-bytes.js';
 import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
@@ -109,7 +110,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
       ctx.logger.warn({ reason: checked.reason }, 'file left in the inbox until its checksum file matches');
       return { ...report, outcome: 'waiting', reason: checked.reason };
     }
-    return await processSnapshot(ctx, mapping, snapshot);
+    return await inTurnOfBytes(runtime, snapshot.checksum, () => processSnapshot(ctx, mapping, snapshot));
   } finally {
     await snapshot.remove();
   }

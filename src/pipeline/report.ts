@@ -10,7 +10,7 @@ export class ProgressBar {
   constructor(private readonly out: NodeJS.WriteStream = process.stderr, private readonly enabled = out.isTTY === true) {}
 
   update(p: Progress): void {
-    if (!this.enabled) return;
+    if (!this.enabled || p.finished) return;
     const now = Date.now();
     if (p.file !== this.file) {
       this.file = p.file;

@@ -54,6 +54,8 @@ export interface Progress {
   size: number;
   /** Physical lines of the file, header included (from the checksum pass), when known. */
   lines?: number;
+  /** The file is over: it leaves the live view (its job may still run other files). */
+  finished?: boolean;
 }
 
 export interface ProcessFileOptions {

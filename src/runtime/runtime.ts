@@ -152,9 +152,10 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
           baseUrl: service.url,
           token: await loaded.serviceToken(name),
           batchSize: service.batch_size,
-          // Every request of a file's window needs a socket of its own: on `concurrency` sockets (default 5) a window
-          // of 8 queued behind them and a file reached 5 requests in flight.
-          connections: Math.max(service.concurrency, service.requests_in_flight),
+          // Connections are raised to the cap in the transport, so a file's window of requests_in_flight (default 8)
+          // never queues behind `concurrency`'s sockets (default 5: a window of 8 reached 5).
+          connections: service.concurrency,
+          maxRequestsInFlight: service.max_requests_in_flight,
           requestTimeoutMs: service.request_timeout_ms,
           maxAttempts: service.max_attempts,
           signal,

@@ -4,8 +4,10 @@ import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import { describeError } from '../errors.js';
 import type { Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
+import type { FileRunEnd } from '../pipeline/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import type { Clock } from './clock.js';
+import type { FileRun } from './watch.js';
 
 export interface InboxOfferParts {
   runtime: RuntimeParts<'drop', Pick<Journal, 'instance' | 'filesToTakeOver'>>;
@@ -14,8 +16,8 @@ export interface InboxOfferParts {
   logger: Logger;
   /** The service's soft stop: nothing is offered once it aborts. */
   signal: AbortSignal;
-  /** Runs a file in its job's turn: whether the run went well, and whether another instance holds the file. */
-  run(job: InboundJob, file: ReadyFile): Promise<{ ok: boolean; elsewhere: boolean }>;
+  /** Runs a file in its job's turn: whether the run went well, whether another instance holds the file, how it ended. */
+  run(job: InboundJob, file: ReadyFile): Promise<{ ok: boolean; elsewhere: boolean; end: FileRunEnd }>;
 }
 
 /** The files the watchers found, offered to their job, and the files other instances held or gave up, offered again. */
@@ -24,6 +26,8 @@ export class InboxOffers {
   private readonly offeredAgain = new Set<unknown>();
   /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
   private readonly failedTakeOvers = new Set<number>();
+  /** Watched files running here now, by drop and name (several run at once: files_in_flight). */
+  private readonly filesRunning = new Map<string, Promise<FileRun>>();
 
   constructor(private readonly parts: InboxOfferParts) {}
 
@@ -37,8 +41,21 @@ export class InboxOffers {
    * left to it; the watcher offers a file once while it stays in the inbox, so it is offered again here once a
    * lease has passed: still there then, its owner may have died, and the claim takes it over.
    */
-  async offer(job: InboundJob, file: ReadyFile): Promise<boolean> {
-    const { ok, elsewhere } = await this.parts.run(job, file);
+  async offer(job: InboundJob, file: ReadyFile): Promise<FileRun> {
+    // The same owner may claim a file it holds again: one run of a file at a time in this process, or it would be sent twice.
+    const key = `${job.drop}\n${file.name}`;
+    for (let running = this.filesRunning.get(key); running; running = this.filesRunning.get(key)) await running;
+    const run = this.offerNow(job, file);
+    this.filesRunning.set(key, run);
+    try {
+      return await run;
+    } finally {
+      this.filesRunning.delete(key);
+    }
+  }
+
+  private async offerNow(job: InboundJob, file: ReadyFile): Promise<FileRun> {
+    const { ok, elsewhere, end } = await this.parts.run(job, file);
     if (elsewhere && !this.parts.signal.aborted) {
       const timer = this.parts.clock.setTimer(() => {
         this.offeredAgain.delete(timer);
@@ -46,19 +63,20 @@ export class InboxOffers {
       }, this.parts.loaded.config.instance.lease_ms);
       this.offeredAgain.add(timer);
     }
-    return ok;
+    return { ok, end };
   }
 
   /**
-   * Before the watcher's next file, the files of the job's drop that nobody works on any more (their instance died, or
-   * was paused past its lease, or gave them up) are offered: the watcher goes through the inbox in name order, one
-   * file at a time, and behind a backlog such a file would wait for every file before it.
+   * Before each watched file starts, the files of the job's drop that nobody works on any more (their instance died, or
+   * was paused past its lease, or gave them up) are offered: the watcher queues the inbox's files as it lists them,
+   * and behind a backlog such a file would wait for every file queued before it.
    */
   async takeOversFirst(job: InboundJob, next: string): Promise<void> {
     try {
       const journal = await this.parts.runtime.journal();
       if (journal.instance === null) return;
-      const files = (await journal.filesToTakeOver(job.drop)).filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId));
+      const files = (await journal.filesToTakeOver(job.drop))
+        .filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId) && !this.filesRunning.has(`${job.drop}\n${f.name}`));
       if (files.length === 0) return;
       const drop = await this.parts.runtime.drop(job.drop);
       const options = await this.parts.loaded.dropOptions(job.drop);
@@ -69,7 +87,7 @@ export class InboxOffers {
         const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
         if (ready === undefined) continue;
         this.parts.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
-        if (!(await this.offer(job, ready))) this.failedTakeOvers.add(f.fileId);
+        if (!(await this.offer(job, ready)).ok) this.failedTakeOvers.add(f.fileId);
       }
     } catch (error) {
       // The journal or the drop out of reach: the next file's run says so.

@@ -25,6 +25,7 @@ import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
+import { runEndOf, type FileRunEnd } from '../pipeline/index.js';
 import { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
 
@@ -139,12 +140,15 @@ export class BridgeService {
       run: async (job, file) => {
         const state = this.jobs.get(job.name)!;
         let elsewhere = false;
-        const ok = await state.slot.runWhenFree('watch', () => this.execute(state, 'watch', async (signal) => {
+        let end: FileRunEnd = 'concluded';
+        // Shared: the watcher runs up to files_in_flight files of the job at once (watch.ts bounds them).
+        const ok = await state.slot.runShared('watch', () => this.execute(state, 'watch', async (signal) => {
           const summary = await this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name));
           elsewhere = summary.files.some((f) => f.outcome === 'busy' || f.outcome === 'lost');
+          end = runEndOf(summary.files.map((f) => f.outcome));
           return summary;
-        }));
-        return { ok, elsewhere };
+        }, file.name));
+        return { ok, elsewhere, end };
       },
     });
     this.expected = new ExpectedFiles(this.runtime, this.clock, this.metrics, this.logger, (alert) => {
@@ -240,8 +244,8 @@ export class BridgeService {
           this.alerts?.onDropListError(job, error);
           this.alertInbox.failure(job.name, job.drop, error);
         },
+        onReady: async (file) => this.expected.noteArrival(job.name, file.name),
         onFile: async (file) => {
-          this.expected.noteArrival(job.name, file.name);
           await this.offers.takeOversFirst(job, file.name);
           return this.offers.offer(job, file);
         },
@@ -416,7 +420,8 @@ export class BridgeService {
     this.logger.warn({ job: job.name, trigger, busyWith: job.slot.runningTrigger }, 'run skipped: the previous run of this job is still busy');
   }
 
-  private async execute(job: JobState, trigger: Trigger, run: JobState['run']): Promise<boolean> {
+  /** One run of a job; `file`: the one file it works on (a watched file), whose live progress ends with it. */
+  private async execute(job: JobState, trigger: Trigger, run: JobState['run'], file?: string): Promise<boolean> {
     const log = this.logger.child({ job: job.name });
     const startedAt = new Date(this.clock.now()).toISOString();
     log.info({ trigger }, 'job run started');
@@ -443,7 +448,7 @@ export class BridgeService {
         this.alertInbox.failure(job.name, config?.drop, e);
       }
     } finally {
-      this.progress.end(job.name);
+      this.progress.end(job.name, file);
     }
     const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
     for (const f of summary.files) for (const k of Object.keys(rows) as Array<keyof typeof rows>) rows[k] += f.rows[k];

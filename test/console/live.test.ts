@@ -83,6 +83,10 @@ describe('console: live progress of files under wisbridge run', () => {
     expect(registry.snapshot()).toEqual([expect.objectContaining({ file: 'A.csv', rows: 3100, estimatedTotal: 10_000, rate: 100 })]);
     expect(records.filter((r) => r.msg === 'file in progress')).toEqual([expect.objectContaining({ job: 'stock', file: 'A.csv', rows: 3100, rowsPerSecond: 100 })]);
     report({ file: 'B.csv', rows: 10, bytes: 100, size: 100, lines: 41 });
+    // Two files of one job at once (files_in_flight): both listed until each is finished.
+    expect(registry.snapshot().map((p) => p.file)).toEqual(['A.csv', 'B.csv']);
+    report({ file: 'A.csv', rows: 0, bytes: 0, size: 0, finished: true });
+    expect(registry.snapshot()).toHaveLength(1);
     expect(registry.snapshot()[0]).toMatchObject({ file: 'B.csv', estimatedTotal: 40, percent: 25 });
     registry.end('stock');
     expect(registry.snapshot()).toEqual([]);

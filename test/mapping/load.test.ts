@@ -12,6 +12,21 @@ request:
     product_code: SKU
 `;
 
+describe('ordered: the files of a mapping in name order', () => {
+  it('an inbound mapping takes it (default false) and its files are bound to one lane; an export refuses it; a non-boolean is refused', async () => {
+    const { filePlace } = await import('../../src/pipeline/file-order.js');
+    expect(mappingOf(base).definition.ordered).toBe(false);
+    const ordered = mappingOf(`ordered: true\n${base}`, 'korr-ordered.yaml');
+    expect(ordered.definition.ordered).toBe(true);
+    expect(filePlace(ordered)).toEqual({ lane: 'korr-ordered', family: 'inventory', stage: 2 });
+    expect(filePlace(mappingOf(base))).toEqual({ family: 'inventory', stage: 2 });
+    expect(filePlace(mappingOf('document: customerShipments.acknowledge\nfiles: "ACK_*.csv"\nrequest:\n  fields:\n    id: { column: N, type: number }\n'))).toEqual({ family: 'customerShipments', stage: 0 });
+    expect(problemsOf(`ordered: yes\n${base}`)[0]).toMatch(/^test\.yaml:1:\d+: ordered: /);
+    const exportMapping = 'ordered: true\ndocument: products.list\nfiles: "P_*.csv"\nexport:\n  columns:\n    - { name: code, path: code }\n';
+    expect(problemsOf(exportMapping).join('\n')).toMatch(/ordered is for inbound files/);
+  });
+});
+
 describe('definition problems name the file and the YAML position', () => {
   it('YAML syntax errors', () => {
     expect(problemsOf('document: [\n', 'm.yaml')[0]).toMatch(/^m\.yaml:\d+:\d+: YAML: /);

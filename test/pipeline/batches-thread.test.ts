@@ -59,7 +59,8 @@ describe('a file mapped and recorded on its own thread', () => {
     const run = async (threadFrom: string) => {
       process.env.WISBRIDGE_THREAD_FROM = threadFrom;
       await resetEmulator(emu, { seed: 1, scale: 'small' });
-      const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
+      // One file at a time: samples of one family touch the same shipments, and their order must not differ between the runs.
+      const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2, inboundJobs: '  - { name: wms-in, drop: wms, service: wis, files_in_flight: 1 }' });
       for (const s of INBOUND_SAMPLES) ws.drop(s);
       const { logger, records } = memoryLogger();
       const report = await runInboundOnce(ws, logger);

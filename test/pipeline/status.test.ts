@@ -8,7 +8,8 @@ const emu = useEmulator({ resetEachTest: true });
 
 describe('wisbridge status', () => {
   it('lists duplicates and files rejected before a claim, labels document counts, and says when a list is cut', async () => {
-    const ws = workspace({ url: emu.url, token: emu.token });
+    // One file at a time, so the recent list (newest first) is the files' order in the inbox.
+    const ws = workspace({ url: emu.url, token: emu.token, inboundJobs: '  - { name: wms-in, drop: wms, service: wis, files_in_flight: 1 }' });
     ws.drop('KORR_20261120.csv');
     expect((await finished(cli(['batch', '--config', ws.configFile]))).code).toBe(1);
     ws.drop('KORR_20261120.csv', undefined, 'KORR_again.csv');

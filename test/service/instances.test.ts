@@ -32,7 +32,7 @@ beforeAll(() => {
 
 /** A configuration on `journal` (YAML text) with the inbound job `stock`, an optional export job, short leases. */
 // Two writes of a file at a time: a file taken over mid-way still has rows not sent (15 requests at 400 ms each).
-const sharedConfig = (journal: string, extra = '') => `
+const sharedConfig = (journal: string, extra = '', jobExtra = '') => `
 journal: ${journal}
 mappings: ${JSON.stringify(join(root, 'mappings'))}
 services:
@@ -53,7 +53,7 @@ inbound:
     drop: wms
     service: main
     mappings: [inventory-adjustments]
-metrics: { host: 127.0.0.1, port: 0 }
+${jobExtra}metrics: { host: 127.0.0.1, port: 0 }
 instance: { lease_ms: 3000, heartbeat_ms: 500 }
 ${extra}`;
 
@@ -473,7 +473,8 @@ describe('one instance at a time, and soon', () => {
 
   it('a file whose instance died is taken over before the backlog in front of it in the inbox, once its lease ran out', async () => {
     const db = await database();
-    const env = await tempConfig(sharedConfig(JSON.stringify(db.config)));
+    // One file at a time: the backlog in front of the orphan is then long (8 files of about 450 ms each).
+    const env = await tempConfig(sharedConfig(JSON.stringify(db.config), '', '    files_in_flight: 1\n'));
     cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
     const [inbox, outbox] = ['inbox', 'outbox'].map((folder) => join(env.dir, 'drop', folder)) as [string, string];
     const backlog = 8;

@@ -21,7 +21,7 @@ requests only; the token is read from an environment variable or a file, never f
 Without --mapping the mapping is chosen by the file name. Exit 1 when a document or the file is rejected.`;
 
 /** The mapping is chosen as \`process\` chooses it for a job without a mapping list. */
-const MAP_JOB: InboundJob = { name: 'map', drop: '(local)', service: '(none)', watch: false, expect: [] };
+const MAP_JOB: InboundJob = { name: 'map', drop: '(local)', service: '(none)', watch: false, files_in_flight: 1, expect: [] };
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, {

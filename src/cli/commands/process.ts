@@ -42,7 +42,7 @@ export async function run(argv: string[]): Promise<number> {
   const service = values.service ?? (services.length === 1 ? services[0] : undefined);
   if (!service) throw new WisbridgeError('USAGE', `several services are configured: give --service NAME (${services.join(', ')})`);
   loaded.service(service);
-  const job: InboundJob = { name: 'process', drop: '(local)', service, watch: false, expect: [] };
+  const job: InboundJob = { name: 'process', drop: '(local)', service, watch: false, files_in_flight: 1, expect: [] };
   const logger = createLogger({ level: loaded.config.log.level });
   const stop = new AbortController();
   const onSignal = () => stop.abort();

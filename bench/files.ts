@@ -1,0 +1,135 @@
+// A night of many small files: 300 files of 1,000 adjustments through one pass of an inbound job (runInboundJob, as
+// `wisbridge run` starts it at a scheduled time: the process is up already, so its start-up is not timed) against
+// the emulator answering every request 40 ms late (its fault `latency_ms`), in its own process. Once per
+// files_in_flight setting, each on a fresh emulator, journal and drop; the default runs first and again last, so a
+// drift of the machine's speed shows. Prints for each: elapsed, the bound (requests ÷ requests at once × latency,
+// requests at once = files_in_flight × requests_in_flight, within max_requests_in_flight), elapsed ÷ bound, the
+// CPU of the pass (all its threads) and of the emulator (on two cores their sum over 2 is a floor of the elapsed
+// time too), the requests the emulator saw and the most it answered at once, the peak RSS of the process that ran
+// the pass, the load.
+// npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
+// BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
+// BENCH_IN_FLIGHT (the service's default requests_in_flight).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config/load.js';
+import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
+import { runInboundJob } from '../src/pipeline/index.js';
+import { NODE_OPTIONS } from '../src/runtime/node-options.js';
+// @ts-expect-error plain JavaScript module without types
+import { procCpu } from './measure.mjs';
+import { createRuntime } from '../src/runtime/runtime.js';
+
+// The pass itself runs in a child process of its own (BENCH_FILES_PASS: its configuration), so its peak RSS is the
+// bridge's alone: the emulator and the files written here apart. Its start-up (module loading) is not timed.
+if (process.env.BENCH_FILES_PASS) {
+  const loaded = await loadConfig(process.env.BENCH_FILES_PASS);
+  const runtime = createRuntime(loaded, {});
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const report = await runInboundJob(runtime, loaded.config.inbound[0]);
+  const elapsed = (performance.now() - started) / 1000;
+  await runtime.close();
+  const notDone = report.files.filter((f) => f.outcome !== 'done').map((f) => `${f.file} ${f.outcome} ${f.reason ?? ''}`);
+  const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+  const used = process.cpuUsage(cpuBefore);
+  process.stdout.write(`${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6 })}\n`);
+  process.exit(0);
+}
+
+const FILES = Number(process.env.BENCH_FILES ?? 300);
+const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY ?? 40);
+const BATCH = Number(process.env.BENCH_BATCH ?? serviceSchema.shape.batch_size.parse(undefined));
+const REQUESTS_IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? serviceSchema.shape.requests_in_flight.parse(undefined));
+const MAX_REQUESTS = serviceSchema.shape.max_requests_in_flight.parse(undefined);
+const DEFAULT_FILES_IN_FLIGHT = inboundJobSchema.shape.files_in_flight.parse(undefined);
+const settings = process.argv.length > 2 ? process.argv.slice(2).map(Number)
+  : [DEFAULT_FILES_IN_FLIGHT, ...[1, 2, 8, 16].filter((n) => n !== DEFAULT_FILES_IN_FLIGHT), DEFAULT_FILES_IN_FLIGHT];
+const root = new URL('..', import.meta.url).pathname;
+
+async function startEmulator(): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const child = spawn(process.execPath, [join(root, 'bin/wisbridge.js'), 'emulator', '--port', '0', '--today', '2026-11-22'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout!.on('data', (d) => {
+      text += d;
+      const m = /listening on (http:\/\/\S+)/.exec(text);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited ${code}`)));
+  });
+  const admin = async (method: string, path: string, body?: unknown) =>
+    (await fetch(`${url}/_admin/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } })).json() as Promise<Record<string, unknown>>;
+  const { token } = (await admin('POST', 'tokens', { warehouses: [1], expires_in: 7200 })) as { token: string };
+  await admin('PUT', 'faults', { latency_ms: LATENCY_MS });
+  return { child, url, token };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'wb-bench-files-'));
+// Plain goods of the small seed (not lot- nor serial-tracked), positive quantities: every row applies.
+const skus = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+const template = join(dir, 'files');
+mkdirSync(template);
+for (let f = 0; f < FILES; f++) {
+  let text = 'SKU,QTY,REASON,REF,COMPANY\n';
+  for (let r = 0; r < ROWS; r++) text += `${skus[(f * ROWS + r) % skus.length]},${1 + (r % 5)},bench,F${f}-${r},ACME\n`;
+  writeFileSync(join(template, `ADJ_${String(f).padStart(4, '0')}.csv`), text);
+}
+
+interface Figures { filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; rss: number; load: number[]; files: number }
+
+async function run(filesInFlight: number): Promise<Figures> {
+  const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
+  for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings']) mkdirSync(join(work, f), { recursive: true });
+  for (const name of readdirSync(template)) copyFileSync(join(template, name), join(work, 'inbox', name));
+  const emulator = await startEmulator();
+  try {
+    writeFileSync(join(work, 'token'), emulator.token);
+    writeFileSync(join(work, 'mappings', 'adjustments.yaml'), [
+      'document: inventory.adjustments', 'files: "ADJ_*.csv"',
+      'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
+    ].join('\n'));
+    writeFileSync(join(work, 'wisbridge.yaml'), [
+      'journal: journal.sqlite', 'mappings: mappings',
+      `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    requests_in_flight: ${REQUESTS_IN_FLIGHT}`,
+      `drops:\n  wms:\n    type: local\n    root: ${work}\n    settle_ms: 0\n    watch_events: false`,
+      `inbound:\n  - { name: bench, drop: wms, service: wis, files_in_flight: ${filesInFlight} }`, 'log: { level: warn }', '',
+    ].join('\n'));
+    const load = loadavg();
+    // With the Node options of production (heap caps), as deploy/ runs the bridge.
+    const emulatorCpuBefore = procCpu(`/proc/${emulator.child.pid}/stat`) as number;
+    const child = spawn(process.execPath, [...NODE_OPTIONS, '--import', 'tsx', join(root, 'bench/files.ts')], {
+      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_FILES_PASS: join(work, 'wisbridge.yaml') },
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    const [code] = (await once(child, 'exit')) as [number];
+    if (code !== 0) throw new Error(`the pass exited ${code} (files_in_flight ${filesInFlight})`);
+    const { elapsed, rss, notDone, cpu } = JSON.parse(out.trim().split('\n').at(-1)!) as { elapsed: number; rss: number; notDone: string[]; cpu: number };
+    const emulatorCpu = procCpu(`/proc/${emulator.child.pid}/stat`) as number - emulatorCpuBefore;
+    if (notDone.length > 0) throw new Error(`${notDone.length} files not done (files_in_flight ${filesInFlight}): ${notDone[0]}`);
+    const seen = (await (await fetch(`${emulator.url}/_admin/concurrency`)).json()) as { peak: number; requests: number };
+    const atOnce = Math.min(filesInFlight * REQUESTS_IN_FLIGHT, MAX_REQUESTS);
+    const bound = (seen.requests / atOnce) * (LATENCY_MS / 1000);
+    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, rss, load, files: readdirSync(join(work, 'outbox')).length };
+  } finally {
+    emulator.child.kill('SIGTERM');
+    await once(emulator.child, 'exit');
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}`);
+try {
+  for (const setting of settings) {
+    const f = await run(setting);
+    console.log(`files_in_flight ${String(f.filesInFlight).padStart(2)}: elapsed ${f.elapsed.toFixed(2)} s, bound ${f.bound.toFixed(2)} s, elapsed/bound ${(f.elapsed / f.bound).toFixed(2)}, `
+      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${f.files} result files, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { FileQueue, type FileRunEnd } from './file-queue.js';
+import { LAST_STAGE, type FilePlace } from './file-order.js';
+
+/** A queue whose runs are end by hand: `log` records starts and ends, `running` the names running now. */
+function harness(limit: number) {
+  const log: string[] = [];
+  const pending = new Map<string, (end: FileRunEnd | Error) => void>();
+  const queue = new FileQueue<string>({
+    limit,
+    run: (name) => new Promise<FileRunEnd>((resolve, reject) => {
+      log.push(`start ${name}`);
+      pending.set(name, (end) => {
+        pending.delete(name);
+        log.push(`end ${name}`);
+        if (end instanceof Error) reject(end);
+        else resolve(end);
+      });
+    }),
+  });
+  const turn = () => new Promise((r) => setImmediate(r));
+  const finish = async (name: string, end: FileRunEnd | Error = 'concluded') => {
+    pending.get(name)!(end);
+    await turn();
+    await turn();
+  };
+  return { queue, log, running: () => [...pending.keys()].sort(), finish, turn };
+}
+
+const free: FilePlace = { stage: LAST_STAGE };
+const ordered = (lane: string): FilePlace => ({ lane, family: 'inventory', stage: LAST_STAGE });
+const shipments = (stage: number): FilePlace => ({ family: 'customerShipments', stage });
+
+describe('FileQueue', () => {
+  it('runs up to its limit at once, in the order added', async () => {
+    const h = harness(2);
+    for (const n of ['a', 'b', 'c']) h.queue.add(n, n, free);
+    await h.turn();
+    expect(h.running()).toEqual(['a', 'b']);
+    await h.finish('b');
+    expect(h.running()).toEqual(['a', 'c']);
+    await h.finish('a');
+    await h.finish('c');
+    await h.queue.drained();
+    expect(h.queue.left).toBe(0);
+  });
+
+  it('an ordered lane: one file at a time, in name order whatever the order added; other files go meanwhile', async () => {
+    const h = harness(4);
+    h.queue.add('K2', 'K2', ordered('korr'));
+    h.queue.add('K1', 'K1', ordered('korr'));
+    h.queue.add('x', 'x', free);
+    await h.turn();
+    expect(h.running()).toEqual(['K1', 'x']);
+    await h.finish('K1');
+    expect(h.running()).toEqual(['K2', 'x']);
+    await h.finish('K2');
+    await h.finish('x');
+    await h.queue.drained();
+  });
+
+  it('a later stage of a family waits for every earlier stage waiting or running; other families do not', async () => {
+    const h = harness(4);
+    h.queue.add('ship', 'ship', shipments(2));
+    h.queue.add('pick', 'pick', shipments(1));
+    h.queue.add('ack', 'ack', shipments(0));
+    h.queue.add('korr', 'korr', { family: 'inventory', stage: LAST_STAGE });
+    await h.turn();
+    expect(h.running()).toEqual(['ack', 'korr']);
+    await h.finish('ack');
+    expect(h.running()).toEqual(['korr', 'pick']);
+    await h.finish('pick');
+    expect(h.running()).toEqual(['korr', 'ship']);
+    await h.finish('korr');
+    await h.finish('ship');
+    await h.queue.drained();
+  });
+
+  it('a pending file holds back the files that must follow it, not the others', async () => {
+    const h = harness(4);
+    h.queue.add('A1', 'A1', ordered('a'));
+    h.queue.add('A2', 'A2', ordered('a'));
+    h.queue.add('ack', 'ack', shipments(0));
+    h.queue.add('ship', 'ship', shipments(2));
+    h.queue.add('x', 'x', free);
+    await h.turn();
+    await h.finish('A1', 'pending');
+    await h.finish('ack', 'pending');
+    await h.finish('x');
+    await h.queue.drained();
+    expect(h.log).not.toContain('start A2');
+    expect(h.log).not.toContain('start ship');
+    expect(h.queue.left).toBe(2);
+  });
+
+  it('a run that throws: nothing more starts, the runs in flight finish, drained() rejects with the error', async () => {
+    const h = harness(2);
+    for (const n of ['a', 'b', 'c']) h.queue.add(n, n, free);
+    await h.turn();
+    await h.finish('a', new Error('service down'));
+    expect(h.running()).toEqual(['b']);
+    const drained = expect(h.queue.drained()).rejects.toThrow('service down');
+    await h.finish('b');
+    await drained;
+    expect(h.log).not.toContain('start c');
+  });
+});
