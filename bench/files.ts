@@ -10,7 +10,7 @@
 // npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
 // BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
 // BENCH_IN_FLIGHT (the service's default requests_in_flight).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import { runInboundJob } from '../src/pipeline/index.js';
 import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
+import { startEmulator } from './inbound-harness.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 
 // The pass itself runs in a child process of its own (BENCH_FILES_PASS: its configuration), so its peak RSS is the
@@ -51,24 +52,6 @@ const settings = process.argv.length > 2 ? process.argv.slice(2).map(Number)
   : [DEFAULT_FILES_IN_FLIGHT, ...[1, 2, 8, 16].filter((n) => n !== DEFAULT_FILES_IN_FLIGHT), DEFAULT_FILES_IN_FLIGHT];
 const root = new URL('..', import.meta.url).pathname;
 
-async function startEmulator(): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(process.execPath, [join(root, 'bin/wisbridge.js'), 'emulator', '--port', '0', '--today', '2026-11-22'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout!.on('data', (d) => {
-      text += d;
-      const m = /listening on (http:\/\/\S+)/.exec(text);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`emulator exited ${code}`)));
-  });
-  const admin = async (method: string, path: string, body?: unknown) =>
-    (await fetch(`${url}/_admin/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } })).json() as Promise<Record<string, unknown>>;
-  const { token } = (await admin('POST', 'tokens', { warehouses: [1], expires_in: 7200 })) as { token: string };
-  await admin('PUT', 'faults', { latency_ms: LATENCY_MS });
-  return { child, url, token };
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'wb-bench-files-'));
 // Plain goods of the small seed (not lot- nor serial-tracked), positive quantities: every row applies.
 const skus = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
@@ -86,7 +69,7 @@ async function run(filesInFlight: number): Promise<Figures> {
   const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
   for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings']) mkdirSync(join(work, f), { recursive: true });
   for (const name of readdirSync(template)) copyFileSync(join(template, name), join(work, 'inbox', name));
-  const emulator = await startEmulator();
+  const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   try {
     writeFileSync(join(work, 'token'), emulator.token);
     writeFileSync(join(work, 'mappings', 'adjustments.yaml'), [
