@@ -3,7 +3,7 @@
 export { startConsole, type SignInCounter } from './mount.js';
 export { AlertLog, alertKindOf, type AlertKind, type ConsoleAlert } from './alerts.js';
 export { ProgressRegistry, type FileProgress } from './progress.js';
-export { ActionsInFlight, type ConsoleSource, type JobView } from './source.js';
+export { ActionsInFlight, type ConsoleRuntime, type ConsoleSource, type JobView } from './source.js';
 export { recordedCli } from './actions.js';
 export { same } from './auth.js';
 export { describeAttempt, SignInThrottle } from './throttle.js';

@@ -1,6 +1,14 @@
-import type { Runtime } from '../runtime/runtime.js';
+import type { RedriveJournal, ResolveJournal } from '../pipeline/index.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 import type { ConsoleAlert } from './alerts.js';
 import type { ProgressRegistry } from './progress.js';
+import type { ConsoleSide } from './respond.js';
+
+/**
+ * What the console takes of the runtime: the parts its pages and actions use, and the journal as its pages read it and
+ * as a re-drive and a resolution use it.
+ */
+export type ConsoleRuntime = RuntimeParts<'loaded' | 'logger' | 'client' | 'drop' | 'onFileConcluded', ConsoleSide & RedriveJournal & ResolveJournal>;
 
 export interface JobView {
   name: string;
@@ -43,7 +51,7 @@ export class ActionsInFlight {
 /** What the console reads and acts through: the service under `wisbridge run`, or the configuration alone (`wisbridge console`). */
 export interface ConsoleSource {
   readonly mode: 'run' | 'console';
-  readonly runtime: Runtime;
+  readonly runtime: ConsoleRuntime;
   readonly progress: ProgressRegistry;
   readonly actions: ActionsInFlight;
   jobs(): Promise<JobView[]>;

@@ -5,7 +5,7 @@ import type { ExportJournal } from '../journal/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 
 /** What an export pass uses of the runtime: the service's client, the drop, the mapping, and the exports' journal. */
-type ExportRuntime = RuntimeParts<'loaded' | 'logger' | 'signal' | 'client' | 'drop' | 'mapping', ExportJournal>;
+export type ExportRuntime = RuntimeParts<'loaded' | 'logger' | 'signal' | 'client' | 'drop' | 'mapping', ExportJournal>;
 import { acknowledgeDue, emptyTally, type AckTally } from './acknowledge.js';
 import { exportCancellations } from './cancellations.js';
 import { exportsInFlight, reconcileUnwritten } from './files.js';

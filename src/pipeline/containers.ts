@@ -6,8 +6,9 @@ import { disposeFile, LocalDrop, localDropOptionsSchema, type Drop, type ReadyFi
 import { MemberDrop } from '../drops/index.js';
 import { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from '../drops/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { processFile, snapshotFolder } from './process-file.js';
+import type { Journal } from '../journal/index.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
+import { processFile, snapshotFolder, type FileRuntime } from './process-file.js';
 import { errorFileName } from './result-file.js';
 import { checkSidecar } from './sidecar.js';
 import { privateFile, takeSnapshot } from './source.js';
@@ -19,7 +20,7 @@ import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions 
  * result file and duplicate check — in name order; the container then moves to archive/, or to error/ when it
  * could not be expanded or every member was refused. Any other file goes to processFile as it is.
  */
-export async function processInboxFile(runtime: Runtime, job: InboundJob, file: FileRef, options: ProcessFileOptions = {}): Promise<FileReport[]> {
+export async function processInboxFile(runtime: FileRuntime, job: InboundJob, file: FileRef, options: ProcessFileOptions = {}): Promise<FileReport[]> {
   const name = typeof file === 'string' ? file : file.name;
   const dropOptions = runtime.loaded.config.drops[job.drop];
   const kind: Kind | undefined = dropOptions?.pgp?.private_key && encryptedMemberName(name) ? 'pgp' : dropOptions?.decompress !== false ? containerKind(name) : undefined;
@@ -81,10 +82,10 @@ export async function processInboxFile(runtime: Runtime, job: InboundJob, file: 
 
 type Kind = 'gz' | 'zip' | 'pgp';
 
-const pgpKeys = new WeakMap<Runtime, Map<string, Promise<PgpKeys>>>();
+const pgpKeys = new WeakMap<object, Map<string, Promise<PgpKeys>>>();
 
 /** The drop's keys, read and unlocked once per runtime (never per file). */
-function keysOf(runtime: Runtime, drop: string): Promise<PgpKeys> {
+function keysOf(runtime: RuntimeParts<'loaded'>, drop: string): Promise<PgpKeys> {
   let map = pgpKeys.get(runtime);
   if (!map) pgpKeys.set(runtime, (map = new Map()));
   let keys = map.get(drop);
@@ -97,7 +98,7 @@ function keysOf(runtime: Runtime, drop: string): Promise<PgpKeys> {
 }
 
 /** Decrypts (and checks) an OpenPGP message into `dir`: one member, named without `.pgp` / `.gpg` / `.asc`. */
-async function decrypt(runtime: Runtime, job: InboundJob, path: string, dir: string, name: string): Promise<string[]> {
+async function decrypt(runtime: RuntimeParts<'loaded'>, job: InboundJob, path: string, dir: string, name: string): Promise<string[]> {
   const member = encryptedMemberName(name)!;
   await decryptTo(path, join(dir, member), name, await keysOf(runtime, job.drop));
   return [member];
@@ -120,7 +121,7 @@ class Container {
   readonly companions: string[] = [];
 
   constructor(
-    private readonly runtime: Runtime, private readonly job: InboundJob, private readonly drop: Drop, private readonly file: FileRef,
+    private readonly runtime: RuntimeParts<'logger', Pick<Journal, 'recordFileEvent'>>, private readonly job: InboundJob, private readonly drop: Drop, private readonly file: FileRef,
     private readonly name: string, private readonly identity: string, private readonly options: ProcessFileOptions,
   ) {}
 

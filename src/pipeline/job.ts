@@ -1,12 +1,13 @@
 import type { InboundJob } from '../config/schema.js';
 import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
-import type { Runtime, RuntimeParts } from '../runtime/runtime.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 import { containerKind } from '../drops/index.js';
 import { encryptedMemberName } from '../drops/index.js';
 import { processInboxFile } from './containers.js';
+import type { FileRuntime } from './process-file.js';
 import { filePlace, UNPLACED, type FilePlace } from './file-order.js';
 import { FileQueue, type FileRunEnd } from './file-queue.js';
-import { pickMapping } from './process-file.js';
+import { pickMapping } from './file-checks.js';
 import type { FileOutcome, FileReport, JobReport, Progress } from './types.js';
 
 export interface InboundJobOptions {
@@ -68,7 +69,7 @@ export function runEndOf(outcomes: readonly FileOutcome[]): FileRunEnd {
  * (file-queue.ts), through processFile. Fatal problems (401, an unreachable drop or service) are thrown once the
  * files in flight have finished; the files already done are in the reports given to `onFile`.
  */
-export async function runInboundJob(runtime: Runtime, job: InboundJob, options: InboundJobOptions = {}): Promise<JobReport> {
+export async function runInboundJob(runtime: FileRuntime, job: InboundJob, options: InboundJobOptions = {}): Promise<JobReport> {
   const watcher = await inboundWatcher(runtime, job);
   const ready = await watcher.scanReady(options.signal);
   const mine: ReadyFile[] = [];

@@ -3,8 +3,9 @@ import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, Journal, ResultReads } from '../journal/index.js';
 import type { Logger } from '../log.js';
-import type { Mapping, MappingSet } from '../mapping/index.js';
-import type { HeldLease, Runtime } from '../runtime/runtime.js';
+import type { Mapping } from '../mapping/index.js';
+import type { HeldLease, RuntimeParts } from '../runtime/runtime.js';
+import { FILE_LEVEL, inboundNameProblem, pickMapping } from './file-checks.js';
 import { errorFileName, resultFileName } from './result-file.js';
 import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
@@ -16,26 +17,11 @@ import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
-/** Errors after which the file as a whole goes to error/ (it cannot be read or mapped); anything else stops the run. */
-export const FILE_LEVEL = new Set(['FILE_UNREADABLE', 'FILE_LAYOUT', 'GROUPING_LIMIT', 'MAPPING_INVALID', 'MAPPING_NOT_FOUND', 'USAGE']);
-
-/** Longest input name (bytes) taken: its result, reason and archive names (timestamp suffix included) must fit 255. */
-export const MAX_INBOUND_NAME_BYTES = 200;
-
-/** Why a file of that name is not processed (it goes to error/), or undefined. */
-export function inboundNameProblem(name: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
-  if (/[\\\x00-\x1f\x7f]/.test(name)) return `the name ${JSON.stringify(name)} holds a backslash or a control character, which many WMS cannot read back`;
-  if (name.includes('\uFFFD')) return `the name ${JSON.stringify(name)} is not valid UTF-8`;
-  const bytes = Buffer.byteLength(name);
-  if (bytes > MAX_INBOUND_NAME_BYTES) {
-    return `the name is ${bytes} bytes long: at most ${MAX_INBOUND_NAME_BYTES} are taken, so that its result and archive names fit the file system's limit`;
-  }
-  return undefined;
-}
+/** What a file's flow takes of the runtime: its drop, mapping and client, the leases, and the inbound journal. */
+export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'leases', FileJournal & LeaseJournal & SenderContext['journal']>;
 
 interface FileContext {
-  runtime: Runtime;
+  runtime: FileRuntime;
   job: InboundJob;
   drop: Drop;
   name: string;
@@ -52,29 +38,12 @@ interface FileContext {
   lease?: HeldLease;
 }
 
-/** The inbound mapping of a file: `--mapping`, else the job's mappings (or every inbound mapping) whose patterns match. */
-export function pickMapping(set: MappingSet, job: InboundJob, fileName: string, forced?: string): Mapping {
-  let mapping: Mapping | undefined;
-  if (forced) mapping = set.get(forced);
-  else if (job.mappings) {
-    const hits = job.mappings.map((n) => set.get(n)).filter((m) => m.direction === 'inbound' && m.matches(fileName));
-    if (hits.length > 1) throw new WisbridgeError('MAPPING_INVALID', `file "${fileName}" matches several mappings of job ${job.name}: ${hits.map((m) => m.name).join(', ')}`);
-    mapping = hits[0];
-  } else mapping = set.find(fileName);
-  if (!mapping) {
-    const known = job.mappings ?? set.mappings.filter((m) => m.direction === 'inbound').map((m) => m.name);
-    throw new WisbridgeError('MAPPING_NOT_FOUND', `no inbound mapping matches the file name "${fileName}" (mappings: ${known.join(', ')})`);
-  }
-  if (mapping.direction !== 'inbound') throw new WisbridgeError('MAPPING_INVALID', `mapping "${mapping.name}" is an export mapping, not an inbound one`);
-  return mapping;
-}
-
 /**
  * One file through the whole flow: name and mapping → private copy and checksum → claim → reconcile what an earlier
  * run left in flight → map the copy, batch, record, send → result file → archive (or error/ with a reason file).
  * Fatal problems (401, service or drop unreachable, journal) are thrown and leave the file in the inbox to resume later.
  */
-export async function processFile(runtime: Runtime, job: InboundJob, file: FileRef, options: ProcessFileOptions = {}): Promise<FileReport> {
+export async function processFile(runtime: FileRuntime, job: InboundJob, file: FileRef, options: ProcessFileOptions = {}): Promise<FileReport> {
   const name = typeof file === 'string' ? file : file.name;
   const drop = options.drop ?? (await runtime.drop(job.drop));
   const report: FileReport = { job: job.name, file: name, outcome: 'done', rows: emptyRowCounts(), requests: 0 };
@@ -117,7 +86,7 @@ export async function processFile(runtime: Runtime, job: InboundJob, file: FileR
 }
 
 /** Private copies of the files being read live beside the journal (see source.ts). */
-export function snapshotFolder(runtime: Runtime): string {
+export function snapshotFolder(runtime: RuntimeParts<'loaded'>): string {
   return runtime.loaded.snapshotDir;
 }
 

@@ -48,15 +48,15 @@ export async function neverClaimed(journal: Pick<OperatorJournal, 'fileEventsNam
   return `"${name}" was not applied: on ${event.at} it was a duplicate of ${original} — see wisbridge status --file ${event.originalFileId ?? ''}`.trimEnd();
 }
 
+/** What a re-drive uses of the journal: finding the file, its failed items, sending them again, concluding it. */
+export type RedriveJournal = Pick<OperatorJournal, 'getFile' | 'latestFileNamed' | 'fileEventsNamed' | 'beginRedrive' | 'retryable'>
+  & SenderContext['journal'] & ConcludingJournal;
 
 /**
  * Re-drives the failed items of a file (wisbridge retry): only items that failed (never ok, uncertain or
  * rows the mapping rejected) are sent again, each recorded before it goes out; then the result file in the
  * outbox is rewritten from the journal.
  */
-/** What a re-drive uses of the journal: finding the file, its failed items, sending them again, concluding it. */
-type RedriveJournal = Pick<OperatorJournal, 'getFile' | 'latestFileNamed' | 'fileEventsNamed' | 'beginRedrive' | 'retryable'>
-  & SenderContext['journal'] & ConcludingJournal;
 
 export async function redriveFile(runtime: RuntimeParts<'loaded' | 'logger' | 'client' | 'drop' | 'onFileConcluded', RedriveJournal>, ref: string): Promise<RedriveReport> {
   const journal = await runtime.journal();

@@ -12,9 +12,12 @@ export interface ResolveReport {
   resultFile?: string;
 }
 
+/** What a resolution uses of the journal: finding the file, its uncertain items, marking them, concluding it. */
+export type ResolveJournal = Pick<OperatorJournal, 'latestFileNamed' | 'fileEventsNamed' | 'uncertainItems' | 'resolveUncertain'> & ConcludingJournal;
+
 /** wisbridge resolve: marks uncertain rows of a file (all, or those covering the given lines) applied or not applied. */
 export async function resolveRows(
-  runtime: RuntimeParts<'logger' | 'loaded' | 'drop' | 'onFileConcluded', Pick<OperatorJournal, 'latestFileNamed' | 'fileEventsNamed' | 'uncertainItems' | 'resolveUncertain'> & ConcludingJournal>,
+  runtime: RuntimeParts<'logger' | 'loaded' | 'drop' | 'onFileConcluded', ResolveJournal>,
   ref: string, options: { lines?: number[]; resolution: Resolution; note: string; by: string },
 ): Promise<ResolveReport> {
   const journal = await runtime.journal();

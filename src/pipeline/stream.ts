@@ -3,9 +3,9 @@ import { ApiReferenceIds } from '../client/index.js';
 import type { InboundJob } from '../config/schema.js';
 import { takesWarehouse } from '../contract/index.js';
 import { isWisbridgeError } from '../errors.js';
-import { canReopen, type ResumeState } from '../journal/index.js';
+import { canReopen, type Journal, type ResumeState } from '../journal/index.js';
 import type { Mapping } from '../mapping/index.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
 import { BatchesThread } from './batches-thread.js';
 import { applyUnit, CompletionQueue } from './completions.js';
 import { FileBatches, type FileRequests, type SpoolEvent } from './file-batches.js';
@@ -22,7 +22,7 @@ import type { ProcessFileOptions } from './types.js';
 export const THREAD_FROM = 16 << 20;
 
 export interface StreamInput {
-  runtime: Runtime;
+  runtime: RuntimeParts<'loaded', Pick<Journal, 'instance'>>;
   job: InboundJob;
   name: string;
   /** Opens the bytes to map: the private copy whose checksum was claimed. */

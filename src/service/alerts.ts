@@ -1,3 +1,4 @@
+import type { LoadedConfig } from '../config/load.js';
 import type { InboundJob } from '../config/schema.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import { isDropUnreachable } from '../drops/index.js';
@@ -5,18 +6,42 @@ import type { OperatorJournal } from '../journal/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import type { MissedFileAlert } from '../schedule/index.js';
 import type { JobSummary } from './types.js';
-import type { Alert, WebhookSender } from './webhook.js';
+import type { Logger } from '../log.js';
+import type { AlertInbox } from './alert-inbox.js';
+import type { ServiceMetrics } from './metrics.js';
+import { WebhookSender, type Alert } from './webhook.js';
 
 /** A drop that keeps failing raises one alert per this period, not one per poll. */
 export const DROP_ALERT_REPEAT_MS = 60 * 60 * 1000;
 /** Uncertain rows listed in a rows-uncertain alert (the count is always complete). */
 const ROWS_IN_ALERT = 10;
 
+/**
+ * The webhook and the notifier that feeds it, when `alerts.webhook` is configured: every delivery is counted, and one
+ * the sender gave up on is raised in the console's alert inbox.
+ */
+export function webhookAlerts(
+  loaded: LoadedConfig, runtime: NotifierRuntime,
+  service: { logger: Logger; now: () => number; metrics: Pick<ServiceMetrics, 'webhookAlerts'>; inbox: Pick<AlertInbox, 'raise'> },
+): { webhook: WebhookSender; notifier: AlertNotifier } | undefined {
+  const config = loaded.config.alerts?.webhook;
+  if (!config) return undefined;
+  const webhook = new WebhookSender(loaded, config, {
+    logger: service.logger, now: service.now, onResult: (kind, result) => {
+      service.metrics.webhookAlerts.inc({ kind, result });
+      if (result === 'failed') service.inbox.raise({ kind: 'webhook-failed', subject: 'webhook', message: `the webhook could not deliver a ${kind} alert: it gave up after its retries (see the bridge log)` });
+    },
+  });
+  return { webhook, notifier: new AlertNotifier(webhook, runtime, service.now) };
+}
+
+type NotifierRuntime = RuntimeParts<never, Pick<OperatorJournal, 'uncertainItems'>>;
+
 /** Turns what the service sees into webhook alerts (see docs/operations.md for the payloads). */
 export class AlertNotifier {
   private readonly dropAlerted = new Map<string, number>();
 
-  constructor(private readonly sender: WebhookSender, private readonly runtime: RuntimeParts<never, Pick<OperatorJournal, 'uncertainItems'>>, private readonly now: () => number) {}
+  constructor(private readonly sender: WebhookSender, private readonly runtime: NotifierRuntime, private readonly now: () => number) {}
 
   /** Failed and rejected files, and uncertain rows, of one job run. */
   async onSummary(job: string, summary: JobSummary): Promise<void> {

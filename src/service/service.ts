@@ -1,32 +1,31 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
 import { ActionsInFlight, AlertLog, ProgressRegistry, type JobView } from '../console/index.js';
-import { describeError, isWisbridgeError } from '../errors.js';
+import { describeError } from '../errors.js';
 import type { InstanceInfo, Journal } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MappingSet } from '../mapping/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { systemClock, type Clock } from './clock.js';
 import { CronSchedule, scheduleOf, type Schedule as TickSchedule } from '../schedule/index.js';
-import { isDropUnreachable } from '../drops/index.js';
 import { DropHealth } from './drop-health.js';
 import { ExpectedFiles } from './expect.js';
 import type { HealthServer } from './health.js';
 import { AlertInbox } from './alert-inbox.js';
 import { InboxOffers } from './inbox-offers.js';
 import { logListening, startListener } from './listener.js';
-import { logRowsNeedingAttention } from './row-log.js';
 import { InstanceLeases, newInstance } from './instance.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
 import { SharedTicks } from './ticks.js';
-import { AlertNotifier } from './alerts.js';
+import { webhookAlerts, type AlertNotifier } from './alerts.js';
 import { runRetention, type RetentionReport } from './retention.js';
 import { JobSlot, type Trigger } from './slot.js';
+import { JobRuns, type JobState, type LastRun } from './job-runs.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
 import { runEndOf, type FileRunEnd } from '../pipeline/index.js';
-import { WebhookSender } from './webhook.js';
+import type { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
 
 export interface ServiceOptions {
@@ -45,34 +44,10 @@ export interface ServiceOptions {
   instance?: InstanceInfo;
 }
 
-export interface LastRun {
-  trigger: Trigger;
-  startedAt: string;
-  finishedAt: string;
-  /** partial: the run finished, but some files were rejected or some rows failed or are uncertain. */
-  result: 'ok' | 'partial' | 'failed' | 'aborted';
-  files: number;
-  rows: { ok: number; error: number; skipped: number; uncertain: number };
-  exports: number;
-  records: number;
-  error?: string;
-}
-
-interface JobState {
-  name: string;
-  kind: 'inbound' | 'export';
-  /** The drop an inbound job lists (its health is the drop's). */
-  drop?: string;
-  slot: JobSlot;
-  schedule?: TickSchedule;
-  catchUp: boolean;
-  run: (signal: AbortSignal) => Promise<JobSummary>;
-  last?: LastRun;
-}
-
 /** The bridge as a long-running service: schedules, inbox watchers, expected-file alerts, metrics, graceful stop. */
 export class BridgeService {
   readonly metrics: ServiceMetrics;
+  /** Built (or given) here and closed by stop(): the one holder of the whole runtime; each part gets what it takes. */
   readonly runtime: Runtime;
   readonly scheduler: Scheduler;
   readonly expected: ExpectedFiles;
@@ -107,6 +82,8 @@ export class BridgeService {
   private readonly ticks: SharedTicks;
   /** What the watchers found, offered to their job: new files, and files another instance held or gave up. */
   private readonly offers: InboxOffers;
+  /** Each run's summary, metrics, log lines and alerts. */
+  private readonly runs: JobRuns;
 
   constructor(private readonly loaded: LoadedConfig, private readonly options: ServiceOptions) {
     this.clock = options.clock ?? systemClock;
@@ -142,7 +119,7 @@ export class BridgeService {
         let elsewhere = false;
         let end: FileRunEnd = 'concluded';
         // Shared: the watcher runs up to files_in_flight files of the job at once (watch.ts bounds them).
-        const ok = await state.slot.runShared('watch', () => this.execute(state, 'watch', async (signal) => {
+        const ok = await state.slot.runShared('watch', () => this.runs.execute(state, 'watch', async (signal) => {
           const summary = await this.options.runners.inboundFile(this.runtime, job, file, signal, this.progress.reporter(job.name));
           elsewhere = summary.files.some((f) => f.outcome === 'busy' || f.outcome === 'lost');
           end = runEndOf(summary.files.map((f) => f.outcome));
@@ -157,16 +134,13 @@ export class BridgeService {
         message: `expected file /${alert.pattern}/ has not arrived between ${alert.since} and its cut-off ${alert.cutoff}` });
     });
     this.drops = new DropHealth(this.metrics, this.logger, this.clock);
-    const webhook = loaded.config.alerts?.webhook;
-    if (webhook) {
-      this.webhook = new WebhookSender(loaded, webhook, {
-        logger: this.logger, now: () => this.clock.now(), onResult: (kind, result) => {
-          this.metrics.webhookAlerts.inc({ kind, result });
-          if (result === 'failed') this.alertInbox.raise({ kind: 'webhook-failed', subject: 'webhook', message: `the webhook could not deliver a ${kind} alert: it gave up after its retries (see the bridge log)` });
-        },
-      });
-      this.alerts = new AlertNotifier(this.webhook, this.runtime, () => this.clock.now());
-    }
+    const alerting = webhookAlerts(loaded, this.runtime, { logger: this.logger, now: () => this.clock.now(), metrics: this.metrics, inbox: this.alertInbox });
+    this.webhook = alerting?.webhook;
+    this.alerts = alerting?.notifier;
+    this.runs = new JobRuns({
+      config: loaded.config, clock: this.clock, logger: this.logger, metrics: this.metrics, drops: this.drops, progress: this.progress,
+      alertLog: this.alertLog, alertInbox: this.alertInbox, alerts: this.alerts, stopSignal: this.stopSignal, journal: () => this.runtime.journal(),
+    });
     const { runners } = options;
     for (const job of loaded.config.inbound) {
       this.addJob(job.name, 'inbound', job.schedule, (signal) => this.noted(job, runners.inboundPass(this.runtime, job, signal, this.progress.reporter(job.name))), job.drop);
@@ -258,9 +232,9 @@ export class BridgeService {
   async runNow(name: string, trigger: Trigger = 'manual'): Promise<LastRun | 'skipped'> {
     const job = this.jobs.get(name);
     if (!job) throw new Error(`unknown job ${name}`);
-    const outcome = await job.slot.tryRun(trigger, () => this.execute(job, trigger, job.run));
+    const outcome = await job.slot.tryRun(trigger, () => this.runs.execute(job, trigger, job.run));
     if (outcome.skipped) {
-      this.skipped(job, trigger);
+      this.runs.skipped(job, trigger);
       return 'skipped';
     }
     return job.last!;
@@ -393,12 +367,12 @@ export class BridgeService {
    */
   private async scheduledRun(job: JobState, trigger: 'schedule' | 'catch-up', scheduledAt: number): Promise<void> {
     if (this.stopSignal.aborted) return;
-    if (job.slot.busy) return this.skipped(job, trigger);
+    if (job.slot.busy) return this.runs.skipped(job, trigger);
     let ran = false;
     try {
       await this.ticks.once(`job:${job.name}`, scheduledAt, async () => {
-        const outcome = await job.slot.tryRun(trigger, () => this.execute(job, trigger, job.run));
-        if (outcome.skipped) this.skipped(job, trigger);
+        const outcome = await job.slot.tryRun(trigger, () => this.runs.execute(job, trigger, job.run));
+        if (outcome.skipped) this.runs.skipped(job, trigger);
         ran = !outcome.skipped;
         return !ran || (job.last?.result !== 'aborted' && !this.stopSignal.aborted);
       });
@@ -414,68 +388,8 @@ export class BridgeService {
       this.logger.warn({ job: job.name, err: describeError(error) }, 'could not record the last run time');
     }
   }
-
-  private skipped(job: JobState, trigger: Trigger): void {
-    this.metrics.skippedRuns.inc({ job: job.name });
-    this.logger.warn({ job: job.name, trigger, busyWith: job.slot.runningTrigger }, 'run skipped: the previous run of this job is still busy');
-  }
-
-  /** One run of a job; `file`: the one file it works on (a watched file), whose live progress ends with it. */
-  private async execute(job: JobState, trigger: Trigger, run: JobState['run'], file?: string): Promise<boolean> {
-    const log = this.logger.child({ job: job.name });
-    const startedAt = new Date(this.clock.now()).toISOString();
-    log.info({ trigger }, 'job run started');
-    let summary: JobSummary = { files: [], exports: [] };
-    let result: LastRun['result'] = 'ok';
-    let error: string | undefined;
-    try {
-      summary = await run(this.stopSignal);
-      if (job.drop !== undefined && trigger !== 'watch') this.drops.listed(job.drop);
-      this.metrics.onSummary(job.name, summary);
-      await logRowsNeedingAttention(() => this.runtime.journal(), log, summary);
-      if (summary.files.some(needsAttention)) result = 'partial';
-      await this.alerts?.onSummary(job.name, summary);
-      this.alertInbox.summary(job.name, summary);
-    } catch (e) {
-      result = this.stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
-      error = describeError(e);
-      if (job.drop !== undefined && isDropUnreachable(e)) this.drops.failed(job.drop, e);
-      if (result === 'failed') {
-        log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
-        this.alertLog.noteFailure(job.name, e);
-        const config = [...this.loaded.config.inbound, ...this.loaded.config.exports].find((j) => j.name === job.name);
-        this.alerts?.onJobFailed(job.name, config?.drop, e);
-        this.alertInbox.failure(job.name, config?.drop, e);
-      }
-    } finally {
-      this.progress.end(job.name, file);
-    }
-    const rows = { ok: 0, error: 0, skipped: 0, uncertain: 0 };
-    for (const f of summary.files) for (const k of Object.keys(rows) as Array<keyof typeof rows>) rows[k] += f.rows[k];
-    job.last = {
-      trigger, startedAt, finishedAt: new Date(this.clock.now()).toISOString(), result, files: summary.files.length, rows,
-      exports: summary.exports.filter((e) => e.kind !== 'result').length, records: summary.exports.reduce((n, e) => n + (e.kind === 'result' ? 0 : e.records), 0),
-      ...(error === undefined ? {} : { error }),
-    };
-    this.metrics.jobRuns.inc({ job: job.name, trigger, result });
-    this.metrics.lastRun.set({ job: job.name }, this.clock.now() / 1000);
-    const finished = { trigger, result, files: job.last.files, rows, exports: job.last.exports, records: job.last.records };
-    if (result === 'partial') log.warn(finished, 'job run finished: some files were rejected or some rows need attention');
-    else if (result !== 'failed') log.info(finished, 'job run finished');
-    return result === 'ok' || result === 'partial';
-  }
-}
-
-/** A file rejected as a whole, or with rows that failed or whose outcome is unknown. */
-function needsAttention(file: JobSummary['files'][number]): boolean {
-  return file.outcome === 'rejected' || file.outcome === 'failed' || file.rows.error > 0 || file.rows.uncertain > 0;
 }
 
 export const scheduleCursor = (job: string): string => `schedule:${job}`;
 
-function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
-}
-
-
-export type { ExportJob, InboundJob };
+export type { ExportJob, InboundJob, LastRun };

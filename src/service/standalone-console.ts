@@ -1,10 +1,9 @@
-import { ActionsInFlight, ProgressRegistry, type AlertLog, type ConsoleSource, type JobView } from '../console/index.js';
-import type { Runtime } from '../runtime/runtime.js';
+import { ActionsInFlight, ProgressRegistry, type AlertLog, type ConsoleRuntime, type ConsoleSource, type JobView } from '../console/index.js';
 import { scheduleOf } from '../schedule/index.js';
 import { scheduleCursor } from './service.js';
 
 /** `wisbridge console`: jobs as configured, next runs from their schedules, last runs from the journal's schedule cursors. */
-export function standaloneSource(runtime: Runtime, alerts: AlertLog, now: () => number = Date.now): ConsoleSource {
+export function standaloneSource(runtime: ConsoleRuntime, alerts: AlertLog, now: () => number = Date.now): ConsoleSource {
   const { config } = runtime.loaded;
   const jobs = [
     ...config.inbound.map((j) => ({ name: j.name, kind: 'inbound' as const, drop: j.drop, schedule: j.schedule, watch: j.watch })),

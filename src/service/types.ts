@@ -1,8 +1,8 @@
 import type { ReadyFile } from '../drops/index.js';
 import type { ExportJob, InboundJob } from '../config/schema.js';
-import type { FileOutcome } from '../pipeline/index.js';
+import type { ExportRuntime } from '../export/index.js';
+import type { FileOutcome, FileRuntime } from '../pipeline/index.js';
 import type { Progress } from '../pipeline/index.js';
-import type { Runtime } from '../runtime/runtime.js';
 
 export interface RowCounts {
   ok: number;
@@ -49,7 +49,7 @@ export const emptySummary = (): JobSummary => ({ files: [], exports: [] });
  */
 export interface JobRunners {
   /** onProgress: rows read of the file in progress (the console's live view). */
-  inboundPass(runtime: Runtime, job: InboundJob, signal: AbortSignal, onProgress?: (progress: Progress) => void): Promise<JobSummary>;
-  inboundFile(runtime: Runtime, job: InboundJob, file: ReadyFile, signal: AbortSignal, onProgress?: (progress: Progress) => void): Promise<JobSummary>;
-  exportRun(runtime: Runtime, job: ExportJob, signal: AbortSignal): Promise<JobSummary>;
+  inboundPass(runtime: FileRuntime, job: InboundJob, signal: AbortSignal, onProgress?: (progress: Progress) => void): Promise<JobSummary>;
+  inboundFile(runtime: FileRuntime, job: InboundJob, file: ReadyFile, signal: AbortSignal, onProgress?: (progress: Progress) => void): Promise<JobSummary>;
+  exportRun(runtime: ExportRuntime, job: ExportJob, signal: AbortSignal): Promise<JobSummary>;
 }

@@ -4,7 +4,7 @@ import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js
 import { createLogger } from '../../log.js';
 import { runExportJob, type ExportSummary } from '../../export/index.js';
 import { exitCodeOf, ProgressBar, runInboundJob, summaryTable, type FileReport } from '../../pipeline/index.js';
-import { createRuntime, type Runtime } from '../../runtime/runtime.js';
+import { createRuntime, type RuntimeParts } from '../../runtime/runtime.js';
 import { parseCommandLine } from '../args.js';
 
 const HELP = `usage: wisbridge batch --config FILE [--job NAME]... [--force]
@@ -101,6 +101,6 @@ function exportTable(summaries: readonly ExportSummary[]): string {
   return ['', fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
 }
 
-async function closeQuietly(runtime: Runtime): Promise<void> {
+async function closeQuietly(runtime: RuntimeParts<'close'>): Promise<void> {
   await runtime.close().catch(() => undefined);
 }

@@ -9,7 +9,7 @@ import { createLogger } from '../../log.js';
 import { ApiReferenceIds } from '../../client/index.js';
 import type { ReferenceIds } from '../../mapping/index.js';
 import { exitCodeOf, pickMapping, processFile, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
-import { createRuntime, type Runtime } from '../../runtime/runtime.js';
+import { createRuntime, type RuntimeParts } from '../../runtime/runtime.js';
 import { parseCommandLine } from '../args.js';
 import { dryRunFile, dryRunReport, rejectFile, type DryRunLine } from '../dry-run.js';
 
@@ -88,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** `--dry-run`: the same mapping run, lines and exit code as `wisbridge map`, with the job's mapping choice and the service's references. */
-async function dryRunOne(runtime: Runtime, job: InboundJob, file: string, forced: string | undefined): Promise<FileReport> {
+async function dryRunOne(runtime: RuntimeParts<'mappings' | 'loaded' | 'client'>, job: InboundJob, file: string, forced: string | undefined): Promise<FileReport> {
   const name = basename(file);
   const emit = (line: DryRunLine) => process.stdout.write(JSON.stringify(line) + '\n');
   let mapping;

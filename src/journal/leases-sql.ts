@@ -1,0 +1,83 @@
+import { sqlList, sqlNowIso, sqlNowPlusMsIso, type SqlDialect } from './sql.js';
+
+// The leases' statements (leases.ts) as text, per dialect; every time in them is the database's clock.
+
+function leaseSql(dialect: SqlDialect) {
+  const now = sqlNowIso(dialect);
+  const plus = sqlNowPlusMsIso(dialect);
+  // SQLite has no row locks (a unit of work holds the whole journal); PostgreSQL locks the row until the commit.
+  const forUpdate = dialect === 'postgres' ? ' FOR UPDATE' : '';
+  return {
+    lockFile: `SELECT status, lease_owner, lease_token FROM files WHERE id = ?${forUpdate}`,
+    fileStatus: 'SELECT status FROM files WHERE id = ?',
+    // Same owner: same token; a new owner: one more. Free: never leased, given up, expired, or the file not processing.
+    take: `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ? OR status <> 'processing' OR lease_until IS NULL OR lease_until <= ${now})
+      RETURNING lease_token`,
+    liveOwner: `SELECT lease_owner, CASE WHEN status = 'processing' AND lease_until > ${now} THEN 1 ELSE 0 END AS live
+      FROM files WHERE id = ?${forUpdate}`,
+    rivals: `SELECT id, host, pid, started_at FROM instances WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > ${plus}
+      AND NOT (host = ? AND pid = ?) ORDER BY heartbeat_at DESC`,
+    forgetInstances: `DELETE FROM instances WHERE id <> ? AND heartbeat_at < ${plus}`,
+    register: `INSERT INTO instances (id, host, pid, version, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, ${now}, ${now}, NULL)
+      ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
+        heartbeat_at = excluded.heartbeat_at, stopped_at = NULL`,
+    beat: `INSERT INTO instances (id, host, pid, version, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, ${now}, ${now}, NULL)
+      ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
+    // Only the files this journal still works on: a file whose run ended unfinished (releaseFile) is not kept busy.
+    renewFiles: `UPDATE files SET lease_until = ${plus} WHERE status = 'processing' AND lease_owner = ? AND id IN (${sqlList(dialect, 'int')})`,
+    releaseFile: `UPDATE files SET lease_until = NULL WHERE id = ? AND status = 'processing' AND lease_owner = ? AND lease_token = ?`,
+    // Processing files of a drop nobody works on: a dead owner's lease ran out, or its owner gave the file up.
+    toTakeOver: `SELECT id, name, lease_owner FROM files WHERE status = 'processing' AND drop_name = ? AND lease_owner IS NOT NULL
+      AND (lease_until IS NULL OR lease_until <= ${now}) ORDER BY id LIMIT 100`,
+    // A re-drop's duplicate event: one unfinished per drop, name and original file (file_events_unfinished).
+    insertDuplicate: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to, lease_owner, lease_token, lease_until)
+      VALUES (?, ?, 'duplicate', ?, ?, ?, ?, NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING RETURNING *`,
+    insertLeasedDuplicate: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to, lease_owner, lease_token, lease_until)
+      VALUES (?, ?, 'duplicate', ?, ?, ?, ?, NULL, ?, 1, ${plus}) ON CONFLICT DO NOTHING RETURNING *`,
+    unfinishedEvent: `SELECT * FROM file_events WHERE drop_name = ? AND name = ? AND original_file_id = ? AND kind = 'duplicate' AND disposed_to IS NULL`,
+    takeEvent: `UPDATE file_events SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE drop_name = ? AND name = ? AND original_file_id = ? AND kind = 'duplicate' AND disposed_to IS NULL
+        AND (lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL OR lease_until <= ${now})
+      RETURNING *`,
+    renewEvents: `UPDATE file_events SET lease_until = ${plus} WHERE lease_owner = ? AND disposed_to IS NULL AND id IN (${sqlList(dialect, 'int')})`,
+    releaseEvent: `UPDATE file_events SET lease_until = NULL WHERE id = ? AND disposed_to IS NULL AND lease_owner = ? AND lease_token = ?`,
+    eventDisposedToUnfenced: 'UPDATE file_events SET disposed_to = ? WHERE id = ?',
+    // The move of a re-drop recorded only by the handler that still holds its event's lease.
+    eventDisposedTo: 'UPDATE file_events SET disposed_to = ? WHERE id = ? AND lease_owner = ? AND lease_token = ?',
+    forgetEvent: 'DELETE FROM file_events WHERE id = ? AND disposed_to IS NULL AND (lease_owner IS NULL OR (lease_owner = ? AND lease_token = ?))',
+    renewTicks: `UPDATE job_ticks SET lease_until = ${plus} WHERE owner = ? AND done_at IS NULL`,
+    heldFiles: `SELECT id, status, lease_owner, lease_token, disposed_to FROM files WHERE id IN (${sqlList(dialect, 'int')})`,
+    stop: `UPDATE instances SET stopped_at = ${now} WHERE id = ?`,
+    releaseFiles: `UPDATE files SET lease_until = NULL WHERE status = 'processing' AND lease_owner = ?`,
+    releaseTicks: `UPDATE job_ticks SET lease_until = ${now} WHERE owner = ? AND done_at IS NULL`,
+    // A finished file's lease is not renewed (heartbeats renew processing files): while its owner heartbeats, the
+    // owner is still writing its result file or moving it. Free once the owner stopped, or once both ran out.
+    takeFinished: `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ?
+        OR EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NOT NULL)
+        OR ((lease_until IS NULL OR lease_until <= ${now})
+          AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NULL AND i.heartbeat_at > ${plus})))
+      RETURNING lease_token`,
+    fileOwner: 'SELECT lease_owner FROM files WHERE id = ?',
+    instances: `SELECT i.id, i.host, i.pid, i.version, i.started_at, i.heartbeat_at, i.stopped_at,
+        (SELECT count(*) FROM files f WHERE f.status = 'processing' AND f.lease_owner = i.id AND f.lease_until > ${now}) AS files,
+        (SELECT count(*) FROM job_ticks j WHERE j.owner = i.id AND j.done_at IS NULL AND j.lease_until > ${now}) AS jobs
+      FROM instances i ORDER BY i.started_at, i.id`,
+    insertTick: `INSERT INTO job_ticks (job, tick, owner, token, lease_until, done_at) VALUES (?, ?, ?, 1, ${plus}, NULL)
+      ON CONFLICT (job, tick) DO NOTHING RETURNING token`,
+    tick: `SELECT owner, token, done_at, CASE WHEN lease_until <= ${now} THEN 1 ELSE 0 END AS expired
+      FROM job_ticks WHERE job = ? AND tick = ?${forUpdate}`,
+    renewTick: `UPDATE job_ticks SET lease_until = ${plus} WHERE job = ? AND tick = ?`,
+    takeTick: `UPDATE job_ticks SET owner = ?, token = token + 1, lease_until = ${plus} WHERE job = ? AND tick = ? RETURNING token`,
+    forgetTicks: 'DELETE FROM job_ticks WHERE job = ? AND tick < ?',
+    finishTick: `UPDATE job_ticks SET done_at = coalesce(done_at, ${now}) WHERE job = ? AND tick = ? AND owner = ? AND token = ?`,
+    tickOwner: 'SELECT owner FROM job_ticks WHERE job = ? AND tick = ?',
+  };
+}
+
+/** The statements of each dialect, built once: the factories are composed again for every unit of work. */
+export const LEASE_STATEMENTS = { sqlite: leaseSql('sqlite'), postgres: leaseSql('postgres') };
