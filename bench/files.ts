@@ -21,7 +21,7 @@ import { runInboundJob } from '../src/pipeline/index.js';
 import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
-import { startEmulator } from './inbound-harness.js';
+import { commitWait, startEmulator, type Totals } from './inbound-harness.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 
 // The pass itself runs in a child process of its own (BENCH_FILES_PASS: its configuration), so its peak RSS is the
@@ -63,7 +63,7 @@ for (let f = 0; f < FILES; f++) {
   writeFileSync(join(template, `ADJ_${String(f).padStart(4, '0')}.csv`), text);
 }
 
-interface Figures { filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; rss: number; load: number[]; files: number }
+interface Figures { filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; rss: number; load: number[]; files: number; commits: Totals }
 
 async function run(filesInFlight: number): Promise<Figures> {
   const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
@@ -85,8 +85,14 @@ async function run(filesInFlight: number): Promise<Figures> {
     const load = loadavg();
     // With the Node options of production (heap caps), as deploy/ runs the bridge.
     const emulatorCpuBefore = procCpu(`/proc/${emulator.child.pid}/stat`) as number;
-    const child = spawn(process.execPath, [...NODE_OPTIONS, '--import', 'tsx', join(root, 'bench/files.ts')], {
-      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_FILES_PASS: join(work, 'wisbridge.yaml') },
+    // BENCH_PROFILE=DIR: a CPU profile of the pass (node --cpu-prof) written there.
+    const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    // The journal's commits and the time they kept the pass waiting (bench/commit-probe.mjs).
+    const commitDir = join(work, 'commits');
+    mkdirSync(commitDir);
+    const probe = ['--import', new URL('./commit-probe.mjs', import.meta.url).href];
+    const child = spawn(process.execPath, [...NODE_OPTIONS, ...profile, ...probe, '--import', 'tsx', join(root, 'bench/files.ts')], {
+      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_FILES_PASS: join(work, 'wisbridge.yaml'), BENCH_COMMIT_DIR: commitDir },
     });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
@@ -98,7 +104,8 @@ async function run(filesInFlight: number): Promise<Figures> {
     const seen = (await (await fetch(`${emulator.url}/_admin/concurrency`)).json()) as { peak: number; requests: number };
     const atOnce = Math.min(filesInFlight * REQUESTS_IN_FLIGHT, MAX_REQUESTS);
     const bound = (seen.requests / atOnce) * (LATENCY_MS / 1000);
-    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, rss, load, files: readdirSync(join(work, 'outbox')).length };
+    const { commits } = commitWait(commitDir);
+    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, rss, load, commits, files: readdirSync(join(work, 'outbox')).length };
   } finally {
     emulator.child.kill('SIGTERM');
     await once(emulator.child, 'exit');
@@ -111,7 +118,7 @@ try {
   for (const setting of settings) {
     const f = await run(setting);
     console.log(`files_in_flight ${String(f.filesInFlight).padStart(2)}: elapsed ${f.elapsed.toFixed(2)} s, bound ${f.bound.toFixed(2)} s, elapsed/bound ${(f.elapsed / f.bound).toFixed(2)}, `
-      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${f.files} result files, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
+      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${f.files} result files, ${f.commits.commits} journal commits waited ${(f.commits.ms / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
