@@ -314,7 +314,14 @@ describe('a file whose lease another instance took over', () => {
     // The thief never renews its lease: once it runs out, the bridge takes the file back, reconciles what was in flight, finishes it.
     await setFaults(emu, {});
     await until(() => existsSync(join(outbox, 'KORR_taken.result.csv')), 'the file finished after the takeover');
-    expect(records.filter((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv').map((r) => r.claim)).toEqual(['new', 'resume']);
+    // Claimed new, then resumed here once the thief's lease ran out. The watcher's relisting and the offer made again
+    // after a lease both bring the file back, so on a loaded machine a resume can end pending (the lease still held
+    // at that moment) before the next one finishes it: what must hold is that no claim of it here was new again and
+    // that every row went out once (below).
+    const claims = records.filter((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv').map((r) => r.claim);
+    expect(claims[0]).toBe('new');
+    expect(claims.length).toBeGreaterThanOrEqual(2);
+    expect(claims.slice(1).every((c) => c === 'resume'), claims.join(', ')).toBe(true);
     const applied = await appliedReferences(emu, 'TAKEN-');
     expect([...applied.values()].every((n) => n === 1)).toBe(true);
     const result = readFileSync(join(outbox, 'KORR_taken.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(','));
