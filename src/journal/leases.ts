@@ -198,6 +198,9 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
       found.add(row.id);
       const held = m.tokens.get(row.id);
       if (held === LOST) continue;
+      // A token lower than the one held is a row read before this instance's own claim of the file committed (a claim
+      // sets its token inside its unit of work; on PostgreSQL this read runs beside it): not a loss. Tokens only grow.
+      if (held !== undefined && row.lease_token < held) continue;
       if (row.lease_owner !== me || row.lease_token !== held) {
         lost.push(row.id);
         m.tokens.set(row.id, LOST);

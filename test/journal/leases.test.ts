@@ -7,7 +7,7 @@ import {
   openJournal, type InstanceInfo, type Journal, type JournalContract, type JournalTarget,
 } from '../../src/journal/index.js';
 import { openPostgres } from '../../src/journal/postgres/index.js';
-import type { SqlPort } from '../../src/journal/sql.js';
+import type { SqlPort, SqlValue } from '../../src/journal/sql.js';
 import { openSqlite } from '../../src/journal/sqlite/engine.js';
 import { adjustment, claimInput, okOutcomes, tempDir } from '../../src/journal/test-support.js';
 import { freshDatabase } from '../support/postgres.js';
@@ -41,8 +41,8 @@ async function code(call: Promise<unknown>): Promise<string | undefined> {
 
 interface Place {
   target: JournalTarget;
-  /** The engine under a journal, for counting its statements. */
-  compose(count: (sql: string) => void, instance?: InstanceInfo): Promise<JournalContract>;
+  /** The engine under a journal, for counting its statements (and, with `rows`, changing what a query read). */
+  compose(count: (sql: string) => void, instance?: InstanceInfo, rows?: RowEdit): Promise<JournalContract>;
   remove(): Promise<void>;
 }
 
@@ -51,9 +51,9 @@ const ENGINES: Record<'sqlite' | 'postgres', () => Promise<Place>> = {
     const tmp = tempDir();
     return {
       target: tmp.path,
-      compose: async (count, instance) => {
+      compose: async (count, instance, rows) => {
         const engine = openSqlite(tmp.path);
-        return composeJournal({ ...engine, port: counting(engine.port, count) }, undefined, instance && { instance, leaseMs: LONG });
+        return composeJournal({ ...engine, port: counting(engine.port, count, rows) }, undefined, instance && { instance, leaseMs: LONG });
       },
       remove: async () => tmp.remove(),
     };
@@ -62,9 +62,9 @@ const ENGINES: Record<'sqlite' | 'postgres', () => Promise<Place>> = {
     const db = await freshDatabase();
     return {
       target: db.config,
-      compose: async (count, instance) => {
+      compose: async (count, instance, rows) => {
         const engine = await openPostgres(db.config);
-        return composeJournal({ ...engine, address: { engine: 'postgres', connection: db.config }, port: counting(engine.port, count) },
+        return composeJournal({ ...engine, address: { engine: 'postgres', connection: db.config }, port: counting(engine.port, count, rows) },
           undefined, instance && { instance, leaseMs: LONG });
       },
       remove: () => db.drop(),
@@ -72,8 +72,11 @@ const ENGINES: Record<'sqlite' | 'postgres', () => Promise<Place>> = {
   },
 };
 
+/** Rows a query read, as the test wants them seen (a read made at another moment). */
+type RowEdit = (sql: string, rows: Record<string, unknown>[]) => Record<string, unknown>[];
+
 /** The port, calling `count` with every statement it runs (units of work included, each port wrapped once). */
-function counting(port: SqlPort, count: (sql: string) => void): SqlPort {
+function counting(port: SqlPort, count: (sql: string) => void, edit: RowEdit = (_, rows) => rows): SqlPort {
   const wrapped = new WeakMap<SqlPort, SqlPort>();
   const wrap = (p: SqlPort): SqlPort => {
     let w = wrapped.get(p);
@@ -81,7 +84,7 @@ function counting(port: SqlPort, count: (sql: string) => void): SqlPort {
       w = {
         dialect: p.dialect,
         get: (sql, params) => (count(sql), p.get(sql, params)),
-        all: (sql, params) => (count(sql), p.all(sql, params)),
+        all: async <T>(sql: string, params?: readonly SqlValue[]) => (count(sql), edit(sql, await p.all(sql, params)) as T[]),
         values: (sql, params) => (count(sql), p.values(sql, params)),
         run: (sql, params) => (count(sql), p.run(sql, params)),
         tx: (fn) => p.tx((t) => fn(wrap(t))),
@@ -300,6 +303,21 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(await claim(b, 'kept')).toEqual({ status: 'busy', fileId: kept, owner: A.id });
       expect(await code(a.recordBatch(lost, EP, [adjustment(0)]))).toBe('LEASE_LOST');
       await a.recordBatch(kept, EP, [adjustment(0)]);
+    });
+
+    it('a heartbeat that read a file\'s row before its own claim of the file committed does not report it lost; a higher token does', async () => {
+      // The row as another owner left it before the claim (token - 1), or as another owner's later claim made it (token + 1).
+      let seen: 0 | -1 | 1 = 0;
+      const a = await where.compose(() => undefined, A, (sql, rows) => (seen === 0 || !sql.includes('disposed_to FROM files') ? rows
+        : rows.map((row) => ({ ...row, lease_owner: B.id, lease_token: Number(row.lease_token) + seen }))));
+      opened.push(a);
+      const { fileId } = await a.claimFile(claimInput('c1.csv', 'c1'));
+      seen = -1;
+      expect(await a.heartbeat(LONG)).toEqual({ lost: [] });
+      seen = 0;
+      await a.recordBatch(fileId, EP, [adjustment(0)]);
+      seen = 1;
+      expect(await a.heartbeat(LONG)).toEqual({ lost: [fileId] });
     });
 
     it('an instance registers, is listed with the files and ticks it holds, and its retirement frees them at once', async () => {

@@ -314,14 +314,9 @@ describe('a file whose lease another instance took over', () => {
     // The thief never renews its lease: once it runs out, the bridge takes the file back, reconciles what was in flight, finishes it.
     await setFaults(emu, {});
     await until(() => existsSync(join(outbox, 'KORR_taken.result.csv')), 'the file finished after the takeover');
-    // Claimed new, then resumed here once the thief's lease ran out. A resumed run can itself stop before the end and
-    // be resumed again (seen once on a loaded CI machine, where an instance whose heartbeat is older than lease -
-    // heartbeat, 2.5 s here, stops sending): what must hold is that it is never claimed new again and that every row
-    // went out once (below).
-    const claims = records.filter((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv').map((r) => r.claim);
-    expect(claims[0]).toBe('new');
-    expect(claims.length).toBeGreaterThanOrEqual(2);
-    expect(claims.slice(1).every((c) => c === 'resume'), claims.join(', ')).toBe(true);
+    // Claimed new, then resumed here once, after the thief's lease ran out. A second resume here meant a heartbeat that
+    // read the file's row before the resume's claim committed had stopped the resumed run (test/journal/leases.test.ts).
+    expect(records.filter((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv').map((r) => r.claim)).toEqual(['new', 'resume']);
     const applied = await appliedReferences(emu, 'TAKEN-');
     expect([...applied.values()].every((n) => n === 1)).toBe(true);
     const result = readFileSync(join(outbox, 'KORR_taken.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(','));
