@@ -1,55 +1,29 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeError } from '../errors.js';
-import type { ConsoleAuth } from './auth.js';
-import { page, type Html } from './html.js';
+import type { Html } from './html.js';
 import { chartsPage, overviewChartsBlock, RANGES, type RangeName } from './pages-charts.js';
 import { searchPage } from './pages-search.js';
 import type { OperatorActions } from '../journal/index.js';
 import type { ConsoleSource } from './source.js';
+import type { PageRequest } from './routes.js';
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => boolean;
-
-const HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-};
 /** Rows a search page shows: each shown block is read (about 0.3 ms for a block of 1,000 rows). */
 const SEARCH_LIMIT = 50;
 
-/**
- * The console's read-only pages that look across files — search (`/console/search?q=`), charts
- * (`/console/charts?range=24h|7d|30d&job=NAME`) — in front of the main
- * handler: a request that is not signed in, or for another page, goes on to it (it answers 401 or the login page).
- */
-export function withInsights(source: ConsoleSource, auth: ConsoleAuth | undefined, next: Handler): Handler {
-  return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://console');
-    const path = url.pathname.replace(/\/+$/, '');
-    if (!auth || (path !== '/console/search' && path !== '/console/charts') || (req.method !== 'GET' && req.method !== 'HEAD')) return next(req, res);
-    const who = auth.check(req);
-    if (!who) return next(req, res);
-    const show = (title: string, body: Html) => res.writeHead(200, HEADERS).end(page({ title, body, who: who.name, signOut: who.id.startsWith('session:') }));
-    (async () => {
-      const journal = await source.runtime.journal();
-      if (path === '/console/charts') return show('Charts', await charts(source, journal, url));
-      const text = (url.searchParams.get('q') ?? '').trim().slice(0, 64);
-      const after = url.searchParams.get('after') ?? undefined;
-      const shown = Math.max(0, Number.parseInt(url.searchParams.get('shown') ?? '0', 10) || 0);
-      show('Search', searchPage(text, text.length >= 2 ? await journal.console.search(text, { limit: SEARCH_LIMIT, after }) : undefined, shown));
-    })().catch((error: unknown) => {
-      source.runtime.logger.error({ err: describeError(error), path }, 'console request failed');
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error (see the bridge log)\n');
-      else res.end();
-    });
-    return true;
-  };
+// The console's read-only pages that look across files: search (`/console/search?q=`) and charts
+// (`/console/charts?range=24h|7d|30d&job=NAME`), rows of the console's page table.
+
+export async function searchPageOf(c: PageRequest): Promise<void> {
+  const text = (c.url.searchParams.get('q') ?? '').trim().slice(0, 64);
+  const after = c.url.searchParams.get('after') ?? undefined;
+  const shown = Math.max(0, Number.parseInt(c.url.searchParams.get('shown') ?? '0', 10) || 0);
+  c.show('Search', searchPage(text, text.length >= 2 ? await c.journal.console.search(text, { limit: SEARCH_LIMIT, after }) : undefined, shown));
+}
+
+export async function chartsPageOf(c: PageRequest): Promise<void> {
+  c.show('Charts', await charts(c.source, c.journal, c.url));
 }
 
 /** The overview's charts: files and rows per hour of the last 24 hours, every job. */
-export async function overviewCharts(source: ConsoleSource, journal: Pick<OperatorActions, 'console'>): Promise<Html> {
+export async function overviewCharts(journal: Pick<OperatorActions, 'console'>): Promise<Html> {
   const step = 3_600_000;
   const from = new Date(Math.floor(Date.now() / step) * step - 23 * step).toISOString();
   return overviewChartsBlock(await journal.console.activity({ from, buckets: 24, unit: 'hour' }));

@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoadedConfig } from '../config/load.js';
 import { ConsoleAuth } from './auth.js';
 import { setDisplayZone } from './html.js';
-import { withInsights } from './insights.js';
 import { createConsoleHandler } from './server.js';
 import type { ConsoleSource } from './source.js';
 import { SignInThrottle, throttledSignIns } from './throttle.js';
@@ -23,5 +22,5 @@ export async function startConsole(
   const throttle = new SignInThrottle('console', { logger: source.runtime.logger, onRefused: (area, result) => metrics?.signInFailures.inc({ area, result }) });
   const auth = config ? await ConsoleAuth.fromConfig(loaded, config) : undefined;
   setDisplayZone(config?.timezone);
-  return throttledSignIns(withInsights(source, auth, createConsoleHandler(source, auth)), throttle);
+  return throttledSignIns(createConsoleHandler(source, auth), throttle);
 }

@@ -4,7 +4,7 @@ import type { ItemStatus } from '../journal/index.js';
 import { findJobOfFile } from '../pipeline/index.js';
 import * as actions from './actions.js';
 import { html, page, when, zoneLabel } from './html.js';
-import { overviewCharts } from './insights.js';
+import { chartsPageOf, overviewCharts, searchPageOf } from './insights.js';
 import { expectedFileViews } from '../schedule/index.js';
 import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
 import { actionResultPage, alertsPage, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
@@ -33,9 +33,11 @@ export interface PageRequest extends Request {
 
 /** The console's pages: one row per address (GET and HEAD). */
 export const PAGES: readonly Route<PageRequest>[] = [
-  { path: '/console', handle: async (c) => c.show('Overview', html`${await overview(c.source, c.journal)}${await overviewCharts(c.source, c.journal)}`) },
+  { path: '/console', handle: async (c) => c.show('Overview', html`${await overview(c.source, c.journal)}${await overviewCharts(c.journal)}`) },
   { path: '/console/files', handle: async (c) => c.show('Files', await files(c.source, c)) },
   { path: '/console/exports', handle: async (c) => c.show('Exports', await exportsList(c.source, c)) },
+  { path: '/console/search', handle: searchPageOf },
+  { path: '/console/charts', handle: chartsPageOf },
   {
     path: '/console/uncertain',
     handle: async (c) => {

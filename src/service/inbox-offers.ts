@@ -43,7 +43,7 @@ export class InboxOffers {
    */
   async offer(job: InboundJob, file: ReadyFile): Promise<FileRun> {
     // The same owner may claim a file it holds again: one run of a file at a time in this process, or it would be sent twice.
-    const key = `${job.drop}\n${file.name}`;
+    const key = runningKey(job.drop, file.name);
     for (let running = this.filesRunning.get(key); running; running = this.filesRunning.get(key)) await running;
     const run = this.offerNow(job, file);
     this.filesRunning.set(key, run);
@@ -76,7 +76,7 @@ export class InboxOffers {
       const journal = await this.parts.runtime.journal();
       if (journal.instance === null) return;
       const files = (await journal.filesToTakeOver(job.drop))
-        .filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId) && !this.filesRunning.has(`${job.drop}\n${f.name}`));
+        .filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId) && !this.filesRunning.has(runningKey(job.drop, f.name)));
       if (files.length === 0) return;
       const drop = await this.parts.runtime.drop(job.drop);
       const options = await this.parts.loaded.dropOptions(job.drop);
@@ -105,4 +105,9 @@ export class InboxOffers {
       this.parts.logger.warn({ job: job.name, file: file.name, err: describeError(error) }, 'could not look at a file another instance held');
     }
   }
+}
+
+/** A watched file's place in filesRunning: its drop and name. */
+function runningKey(drop: string, name: string): string {
+  return `${drop}\n${name}`;
 }
