@@ -363,5 +363,3 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
         : sql.all<Record<string, never>>('SELECT * FROM operator_actions WHERE file_id = ? ORDER BY id DESC LIMIT ?', [options.fileId, options.limit]))).map(toAction),
   };
 }
-
-export type ConsoleQueries = ReturnType<typeof createConsoleQueries>;

@@ -1,8 +1,10 @@
 /**
  * What the console's search finds a row by: its document key and the short string values of its request body
- * (SKU, order or ASN number, reference…), compared without case. A block of items (one request) carries a Bloom
- * filter of its terms (table block_terms, one row per block, built on the thread that mapped the rows), so a search
- * reads the filters, not the blocks, and opens only the few blocks that may hold the term.
+ * (SKU, order or ASN number, reference…), compared without case. Blocks recorded before the term index
+ * (search-index.ts) carry instead a Bloom filter of their terms (table block_terms, split in parts by hash): a
+ * search reads those filters and opens only the few blocks that may hold the term. Nothing writes new filters; the
+ * writing side (bodyTerms, termFilters) stays beside the probe because it defines the format the probe reads, and
+ * tests build such blocks with it.
  */
 
 /** Strings longer than this are not terms (free texts, notes): the filter stays small. */
@@ -45,7 +47,7 @@ function hashes(term: string): [number, number] {
 }
 
 /** Filters a block's terms are split into, by hash: a search reads one part of each block's filter, not all of it. */
-export const TERM_PARTS = 16;
+const TERM_PARTS = 16;
 
 /** The part a term's filter bits live in. */
 export function termPart(term: string): number {
@@ -150,7 +152,7 @@ export function elementsHolding(text: string, term: string): Set<number> {
  * Calls `visit` with the index and [start, end) of each element of a JSON array text, in order, until it returns
  * true: one scan, nothing parsed (a search reads a few items of a block's 1,000 without parsing the other 999).
  */
-export function forEachElement(text: string, visit: (index: number, start: number, end: number) => boolean | void): void {
+function forEachElement(text: string, visit: (index: number, start: number, end: number) => boolean | void): void {
   let depth = 0;
   let element = 0;
   let start = -1;

@@ -128,6 +128,16 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       return { fileId, sent, unsent };
     }
 
+    /** Two instances on long leases, a file finished by A and a re-drop of it (duplicate `reason`) to claim. */
+    async function finishedAndRedropped(reason: string) {
+      const a = await journal(A, LONG);
+      const b = await journal(B, LONG);
+      const { fileId } = await claim(a);
+      await a.finishFile(fileId);
+      const redrop = { drop: 'partner-a', name: 'again.csv', originalFileId: fileId, reason, resultName: 'again.result.csv' };
+      return { a, b, fileId, redrop };
+    }
+
     it('without an instance takes no lease and checks none', async () => {
       const plain = await journal();
       expect(plain.instance).toBeNull();
@@ -585,11 +595,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
     });
 
     it('a re-drop is handled by one instance: the first to record its duplicate event; busy for another while that handler\'s lease lives, finished there under the same names once it ran out', async () => {
-      const a = await journal(A, LONG);
-      const b = await journal(B, LONG);
-      const { fileId } = await claim(a);
-      await a.finishFile(fileId);
-      const redrop = { drop: 'partner-a', name: 'again.csv', originalFileId: fileId, reason: 'duplicate of c1.csv', resultName: 'again.result.csv' };
+      const { a, b, fileId, redrop } = await finishedAndRedropped('duplicate of c1.csv');
       const first = await a.claimDuplicate(redrop);
       expect(first).toMatchObject({ status: 'new', event: { kind: 'duplicate', name: 'again.csv', originalFileId: fileId, resultName: 'again.result.csv', disposedTo: null } });
       const { eventId } = (first as { event: { eventId: number } }).event;
@@ -614,11 +620,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
     });
 
     it('a duplicate\'s handling given up before the move is taken over at once; one never acted on is removed; without an instance an unfinished one is resumed', async () => {
-      const a = await journal(A, LONG);
-      const b = await journal(B, LONG);
-      const { fileId } = await claim(a);
-      await a.finishFile(fileId);
-      const redrop = { drop: 'partner-a', name: 'again.csv', originalFileId: fileId, reason: 'duplicate', resultName: 'again.result.csv' };
+      const { a, b, redrop } = await finishedAndRedropped('duplicate');
       const { eventId } = ((await a.claimDuplicate(redrop)) as { event: { eventId: number } }).event;
       await a.releaseFileEvent(eventId);
       expect(await b.claimDuplicate(redrop)).toMatchObject({ status: 'resume', event: { eventId } });
