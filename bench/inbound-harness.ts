@@ -126,12 +126,21 @@ export async function measure(args: string[], emulator: ChildProcess, env: NodeJ
   return run;
 }
 
+/** Plain goods of the emulator's small seed (not lot- nor serial-tracked): a positive adjustment of any applies. */
+export const ADJUSTMENT_SKUS = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+
+/** The mapping of the benches' adjustments files (SKU,QTY,REASON,REF,COMPANY), as mappings/adjustments.yaml. */
+export const ADJUSTMENTS_MAPPING = [
+  'document: inventory.adjustments', 'files: "ADJ_*.csv"',
+  'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
+].join('\n');
+
 /**
- * An adjustments file of `rows` rows (SKU,QTY,REASON,REF,COMPANY): plain goods of the emulator's small seed (not lot-
- * nor serial-tracked), positive quantities, so every row applies.
+ * An adjustments file of `rows` rows (SKU,QTY,REASON,REF,COMPANY): ADJUSTMENT_SKUS, positive quantities, so every
+ * row applies.
  */
 export async function writeAdjustments(file: string, rows: number): Promise<void> {
-  const skus = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+  const skus = ADJUSTMENT_SKUS;
   const out = createWriteStream(file);
   out.write('SKU,QTY,REASON,REF,COMPANY\n');
   let chunk = '';
@@ -168,10 +177,7 @@ export function bridgeWorkspace(work: string, file: string, emulator: Emulator, 
   for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings', 'commits']) mkdirSync(join(work, f), { recursive: true });
   copyFileSync(file, join(work, 'inbox', 'ADJ_BENCH.csv'));
   writeFileSync(join(work, 'token'), emulator.token);
-  writeFileSync(join(work, 'mappings', 'adjustments.yaml'), [
-    'document: inventory.adjustments', 'files: "ADJ_*.csv"',
-    'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
-  ].join('\n'));
+  writeFileSync(join(work, 'mappings', 'adjustments.yaml'), ADJUSTMENTS_MAPPING);
   const config = join(work, 'wisbridge.yaml');
   writeFileSync(config, [
     setup.journal ?? 'journal: journal.sqlite', 'mappings: mappings',
