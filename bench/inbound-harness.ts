@@ -195,5 +195,12 @@ export function bridgeSummary(stdout: string): { outcome?: string; ok?: string; 
   return { outcome, ok, error, uncertain, requests };
 }
 
+/** The middle value (the mean of the two middle ones for an even count): a run's figure on a drifting machine. */
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
 export const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 export const loads = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
