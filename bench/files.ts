@@ -21,7 +21,7 @@ import { runInboundJob } from '../src/pipeline/index.js';
 import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
-import { commitWait, startEmulator, type Totals } from './inbound-harness.js';
+import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, commitWait, root, startEmulator, type Totals } from './inbound-harness.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 
 // The pass itself runs in a child process of its own (BENCH_FILES_PASS: its configuration), so its peak RSS is the
@@ -50,11 +50,10 @@ const MAX_REQUESTS = serviceSchema.shape.max_requests_in_flight.parse(undefined)
 const DEFAULT_FILES_IN_FLIGHT = inboundJobSchema.shape.files_in_flight.parse(undefined);
 const settings = process.argv.length > 2 ? process.argv.slice(2).map(Number)
   : [DEFAULT_FILES_IN_FLIGHT, ...[1, 2, 8, 16].filter((n) => n !== DEFAULT_FILES_IN_FLIGHT), DEFAULT_FILES_IN_FLIGHT];
-const root = new URL('..', import.meta.url).pathname;
 
 const dir = mkdtempSync(join(tmpdir(), 'wb-bench-files-'));
-// Plain goods of the small seed (not lot- nor serial-tracked), positive quantities: every row applies.
-const skus = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+// Positive quantities of plain goods: every row applies.
+const skus = ADJUSTMENT_SKUS;
 const template = join(dir, 'files');
 mkdirSync(template);
 for (let f = 0; f < FILES; f++) {
@@ -72,10 +71,7 @@ async function run(filesInFlight: number): Promise<Figures> {
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   try {
     writeFileSync(join(work, 'token'), emulator.token);
-    writeFileSync(join(work, 'mappings', 'adjustments.yaml'), [
-      'document: inventory.adjustments', 'files: "ADJ_*.csv"',
-      'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
-    ].join('\n'));
+    writeFileSync(join(work, 'mappings', 'adjustments.yaml'), ADJUSTMENTS_MAPPING);
     writeFileSync(join(work, 'wisbridge.yaml'), [
       'journal: journal.sqlite', 'mappings: mappings',
       `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    requests_in_flight: ${REQUESTS_IN_FLIGHT}`,

@@ -126,12 +126,21 @@ export async function measure(args: string[], emulator: ChildProcess, env: NodeJ
   return run;
 }
 
+/** Plain goods of the emulator's small seed (not lot- nor serial-tracked): a positive adjustment of any applies. */
+export const ADJUSTMENT_SKUS = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+
+/** The mapping of the benches' adjustments files (SKU,QTY,REASON,REF,COMPANY), as mappings/adjustments.yaml. */
+export const ADJUSTMENTS_MAPPING = [
+  'document: inventory.adjustments', 'files: "ADJ_*.csv"',
+  'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
+].join('\n');
+
 /**
- * An adjustments file of `rows` rows (SKU,QTY,REASON,REF,COMPANY): plain goods of the emulator's small seed (not lot-
- * nor serial-tracked), positive quantities, so every row applies.
+ * An adjustments file of `rows` rows (SKU,QTY,REASON,REF,COMPANY): ADJUSTMENT_SKUS, positive quantities, so every
+ * row applies.
  */
 export async function writeAdjustments(file: string, rows: number): Promise<void> {
-  const skus = Array.from({ length: 200 }, (_, i) => i + 1).filter((n) => n % 10 !== 3 && n % 25 !== 7).map((n) => `SKU-${String(n).padStart(5, '0')}`);
+  const skus = ADJUSTMENT_SKUS;
   const out = createWriteStream(file);
   out.write('SKU,QTY,REASON,REF,COMPANY\n');
   let chunk = '';
@@ -168,10 +177,7 @@ export function bridgeWorkspace(work: string, file: string, emulator: Emulator, 
   for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings', 'commits']) mkdirSync(join(work, f), { recursive: true });
   copyFileSync(file, join(work, 'inbox', 'ADJ_BENCH.csv'));
   writeFileSync(join(work, 'token'), emulator.token);
-  writeFileSync(join(work, 'mappings', 'adjustments.yaml'), [
-    'document: inventory.adjustments', 'files: "ADJ_*.csv"',
-    'request:', '  fields:', '    product_code: SKU', '    quantity: { column: QTY, type: number }', '    reason: REASON', '    reference: REF', '    company_code: COMPANY', '',
-  ].join('\n'));
+  writeFileSync(join(work, 'mappings', 'adjustments.yaml'), ADJUSTMENTS_MAPPING);
   const config = join(work, 'wisbridge.yaml');
   writeFileSync(config, [
     setup.journal ?? 'journal: journal.sqlite', 'mappings: mappings',
@@ -188,6 +194,13 @@ export function bridgeSummary(stdout: string): { outcome?: string; ok?: string; 
   const [, , outcome, ok, error, , uncertain, requests] = row;
   return { outcome, ok, error, uncertain, requests };
 }
+
+/** The middle value (the mean of the two middle ones for an even count): a run's figure on a drifting machine. */
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 export const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 export const loads = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');

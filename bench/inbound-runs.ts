@@ -5,15 +5,10 @@
 // times and its ratio to SQLite (`both`).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { median, root } from './inbound-harness.js';
 
 const runs = Number(process.argv[2] ?? 5);
 const rest = process.argv.slice(3);
-const root = new URL('..', import.meta.url).pathname;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const figure = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
 
 const engines = rest.includes('--journal') ? rest[rest.indexOf('--journal') + 1] : 'sqlite';

@@ -9,7 +9,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, commitWait, loads, mb, measure, startEmulator, writeAdjustments, yardstickArgs, type Run } from './inbound-harness.js';
+import { bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, commitWait, loads, mb, measure, median, startEmulator, writeAdjustments, yardstickArgs, type Run } from './inbound-harness.js';
 
 const option = (name: string, fallback: string) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -50,12 +50,6 @@ async function bridge(inFlight: number): Promise<Measured> {
     + `${commits.commits} journal commits waited ${(commits.ms / 1000).toFixed(2)} s (${(onMain.ms / 1000).toFixed(2)} s on the main thread)`;
   return { run, load, note };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 console.log(`file            ${ROWS.toLocaleString('en')} adjustments, batches of ${BATCH}, emulator latency ${LATENCY_MS} ms, ${RUNS} run(s) each; bridge code ${bridgeCode}`);
 for (const inFlight of IN_FLIGHT) {

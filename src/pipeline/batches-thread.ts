@@ -2,8 +2,7 @@ import { WisbridgeError } from '../errors.js';
 import type { Mapping, ReferenceKind, ReferenceIds } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 import type { InstanceInfo, JournalAddress } from '../journal/index.js';
-import type { Committed, StoredOutcome } from './completions.js';
-import type { FileRequests, FileStep } from './file-batches.js';
+import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 
 /**
  * The young generation of the thread's isolate. It maps one request ahead (1,000 documents) and holds the request

@@ -8,8 +8,8 @@ import { silentLogger } from '../log.js';
 import { compileMapping, type ReferenceKind, type ReferenceIds } from '../mapping/index.js';
 import { callMain, serveCalls, threadData } from '../runtime/worker-serve.js';
 import type { ThreadData } from './batches-thread.js';
-import { applyUnit, type StoredOutcome } from './completions.js';
-import { FileBatches, type FileStep } from './file-batches.js';
+import { applyUnit } from './completions.js';
+import { FileBatches, type FileStep, type StoredOutcome } from './file-batches.js';
 
 const data = threadData() as ThreadData;
 // It appends: a small page cache is enough (every MB of it is resident beside the main connection's), and the main

@@ -6,8 +6,6 @@ import type { SenderContext } from './types.js';
 /** How long a request's outcome may wait for the next request's commit before it is committed on its own. */
 export const COMPLETION_WAIT_MS = 20;
 
-export type { CommitUnit, Committed, NewRequest, StoredOutcome } from './file-batches.js';
-
 const NO_BODIES: readonly Record<string, unknown>[] = [];
 
 /** One unit in one transaction (one fsync): every commit of a file's flow, on whichever thread maps it. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FileQueue, type FileRunEnd } from './file-queue.js';
 import { LAST_STAGE, type FilePlace } from './file-order.js';
 
-/** A queue whose runs are end by hand: `log` records starts and ends, `running` the names running now. */
+/** A queue whose runs are ended by hand: `log` records starts and ends, `running` the names running now. */
 function harness(limit: number) {
   const log: string[] = [];
   const pending = new Map<string, (end: FileRunEnd | Error) => void>();
@@ -24,7 +24,12 @@ function harness(limit: number) {
     await turn();
     await turn();
   };
-  return { queue, log, running: () => [...pending.keys()].sort(), finish, turn };
+  /** Ends the given runs 'concluded', in that order, then waits for the queue to drain. */
+  const finishAll = async (...names: string[]) => {
+    for (const name of names) await finish(name);
+    await queue.drained();
+  };
+  return { queue, log, running: () => [...pending.keys()].sort(), finish, finishAll, turn };
 }
 
 const free: FilePlace = { stage: LAST_STAGE };
@@ -39,9 +44,7 @@ describe('FileQueue', () => {
     expect(h.running()).toEqual(['a', 'b']);
     await h.finish('b');
     expect(h.running()).toEqual(['a', 'c']);
-    await h.finish('a');
-    await h.finish('c');
-    await h.queue.drained();
+    await h.finishAll('a', 'c');
     expect(h.queue.left).toBe(0);
   });
 
@@ -54,9 +57,7 @@ describe('FileQueue', () => {
     expect(h.running()).toEqual(['K1', 'x']);
     await h.finish('K1');
     expect(h.running()).toEqual(['K2', 'x']);
-    await h.finish('K2');
-    await h.finish('x');
-    await h.queue.drained();
+    await h.finishAll('K2', 'x');
   });
 
   it('a later stage of a family waits for every earlier stage waiting or running; other families do not', async () => {
@@ -71,9 +72,7 @@ describe('FileQueue', () => {
     expect(h.running()).toEqual(['korr', 'pick']);
     await h.finish('pick');
     expect(h.running()).toEqual(['korr', 'ship']);
-    await h.finish('korr');
-    await h.finish('ship');
-    await h.queue.drained();
+    await h.finishAll('korr', 'ship');
   });
 
   it('a pending file holds back the files that must follow it, not the others', async () => {
@@ -86,8 +85,7 @@ describe('FileQueue', () => {
     await h.turn();
     await h.finish('A1', 'pending');
     await h.finish('ack', 'pending');
-    await h.finish('x');
-    await h.queue.drained();
+    await h.finishAll('x');
     expect(h.log).not.toContain('start A2');
     expect(h.log).not.toContain('start ship');
     expect(h.queue.left).toBe(2);

@@ -36,7 +36,6 @@ export class FileQueue<F> {
   private readonly running = new Set<Entry<F>>();
   private readonly blocked: Entry<F>[] = [];
   private failure: { error: unknown } | undefined;
-  private stopped = false;
   private scheduled = false;
   private readonly idleWaiters: Array<() => void> = [];
 
@@ -47,24 +46,13 @@ export class FileQueue<F> {
     this.schedule();
   }
 
-  /** Files running now (the console, tests). */
-  get inFlight(): number {
-    return this.running.size;
-  }
-
   /** Files added and never started (held back by a pending file, or left by a failure or a stop). */
   get left(): number {
     return this.queued.length;
   }
 
-  /** No file is started any more; the runs in flight go on. */
-  stop(): void {
-    this.stopped = true;
-    this.checkIdle();
-  }
-
   /**
-   * Resolves once no file runs and none can start (every file added is done, or held back, or the queue stopped);
+   * Resolves once no file runs and none can start (every file added is done, or held back, or the signal aborted);
    * rejects with the first run's error when a run threw.
    */
   async drained(): Promise<void> {
@@ -85,7 +73,7 @@ export class FileQueue<F> {
   }
 
   private get halted(): boolean {
-    return this.stopped || this.failure !== undefined || this.options.signal?.aborted === true;
+    return this.failure !== undefined || this.options.signal?.aborted === true;
   }
 
   private dispatch(): void {

@@ -89,7 +89,10 @@ export async function runInboundJob(runtime: FileRuntime, job: InboundJob, optio
     },
     onBlocked: (name) => runtime.logger.info({ job: job.name, file: name }, 'file not finished: the files that must follow it wait for the next run'),
   });
-  for (const file of mine) queue.add(file, file.name, await placeOfFile(runtime, job, file.name));
+  const places: FilePlace[] = [];
+  for (const file of mine) places.push(await placeOfFile(runtime, job, file.name));
+  // Added together, in one turn: the queue weighs the files against each other before starting any.
+  mine.forEach((file, i) => queue.add(file, file.name, places[i]));
   await queue.drained();
   return { job: job.name, files: mine.flatMap((file) => reports.get(file) ?? []) };
 }
