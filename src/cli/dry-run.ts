@@ -2,8 +2,7 @@ import type { Readable } from 'node:stream';
 import { documentName } from '../contract/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import { mapInbound, type InboundOutcome, type Mapping, type ReferenceIds, type RowError } from '../mapping/index.js';
-import { FILE_LEVEL } from '../pipeline/index.js';
-import { emptyRowCounts, type FileReport } from '../pipeline/index.js';
+import { emptyRowCounts, FILE_LEVEL, type FileReport } from '../pipeline/index.js';
 
 /**
  * One line of a dry run, as `wisbridge map` and `wisbridge process --dry-run` both print it (JSON, one per line).

@@ -1,8 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import { checkJournalReachable } from '../journal/index.js';
-import { checkMappings, mappingSet, type MappingSet } from '../mapping/index.js';
-import type { Mapping } from '../mapping/index.js';
+import { checkMappings, mappingSet, type Mapping, type MappingSet } from '../mapping/index.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { bindConfig, checkConfigText, readConfigText, type LoadedConfig } from './load.js';
 import type { SecretRef } from './schema.js';

@@ -5,6 +5,7 @@ import { WisbridgeError } from '../errors.js';
 import { readSecret } from '../secret.js';
 import { SECRET_DROP_OPTIONS, type DropOptions } from '../drops/index.js';
 import { camelToSnake } from '../util/naming.js';
+import { isTimeZone } from '../util/time-zone.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import type { JournalTarget } from '../journal/index.js';
 import { configSchema, type Config, type DropConfig, type SecretRef, type ServiceConfig } from './schema.js';
@@ -39,9 +40,7 @@ export function checkConfigText(text: string, file: string): { config?: Config; 
   if (!data || !doc) return { problems, warnings };
   const extra: YamlProblem[] = [];
   const checkSchedule = (path: (string | number)[], cron: string, timezone: string) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: timezone });
-    } catch {
+    if (!isTimeZone(timezone)) {
       extra.push({ file, ...doc.positionOf([...path, 'timezone']), message: `${path.join('.')}.timezone: unknown time zone "${timezone}"` });
       return;
     }

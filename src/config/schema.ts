@@ -6,6 +6,7 @@ import {
 import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 import { fileNameProblem } from '../util/date-stamp.js';
+import { isTimeZone } from '../util/time-zone.js';
 
 /** An export file name pattern: its date placeholders' zones are checked with the configuration. */
 const fileNamePattern = z.string().min(1).superRefine((pattern, ctx) => {
@@ -162,15 +163,6 @@ export const exportJobSchema = z
   })
   .describe('Outbound: pending work is written as work-list files to a drop outbox, then acknowledged.');
 
-function knownZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Credentials of an HTTP endpoint: a bearer token, or basic auth; secrets by reference only. */
 export const httpAuthSchema = z.union([
   z.strictObject({ bearer_token: secretRefSchema.describe('a bearer token, sent as `Authorization: Bearer` (the console also takes it on its login page)') }),
@@ -185,7 +177,7 @@ export const consoleSchema = z
     auth: httpAuthSchema.describe('how operators sign in: `{ bearer_token: REF }` or `{ username: NAME, password: REF }`; secrets by reference only'),
     session_hours: z.number().int().min(1).max(168).default(12).describe('how long a login with the bearer token lasts'),
     timezone: z.string().min(1).optional()
-      .refine((zone) => zone === undefined || knownZone(zone), { error: 'not an IANA time zone (e.g. Europe/Berlin, UTC)' })
+      .refine((zone) => zone === undefined || isTimeZone(zone), { error: 'not an IANA time zone (e.g. Europe/Berlin, UTC)' })
       .describe('IANA time zone the console shows times in (the UTC time on hover); the machine\'s zone when absent'),
   })
   .describe('The operations console (docs/console.md), served on the `metrics` listener (127.0.0.1:9464 when absent). Off unless this section is present.');

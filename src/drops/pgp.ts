@@ -3,6 +3,8 @@ import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type * as OpenPgp from 'openpgp';
+import { WisbridgeError } from '../errors.js';
+import type { PgpOptions } from './options.js';
 
 /*
  * openpgp is loaded on first use: it is large, and every process and mapping thread that never meets an encrypted
@@ -10,8 +12,6 @@ import type * as OpenPgp from 'openpgp';
  */
 let loaded: Promise<typeof OpenPgp> | undefined;
 const pgp = (): Promise<typeof OpenPgp> => (loaded ??= import('openpgp'));
-import { WisbridgeError } from '../errors.js';
-import type { PgpOptions } from './options.js';
 
 // OpenPGP for a drop (OpenPGP.js v6, streaming): inbox files `.pgp` / `.gpg` / `.asc` are decrypted into a private
 // file and trusted only once the whole message was read, its integrity tag checked and (when required) the
@@ -41,8 +41,9 @@ export async function loadPgpKeys(options: PgpOptions, drop: string): Promise<Pg
   const invalid = (what: string, error: unknown) => new WisbridgeError('CONFIG_INVALID', `drop ${drop}: pgp ${what} cannot be used: ${(error as Error).message}`);
   if (options.privateKey !== undefined) {
     try {
-      const key = await (await pgp()).readPrivateKey({ armoredKey: options.privateKey });
-      keys.decryption = key.isDecrypted() ? key : await (await pgp()).decryptKey({ privateKey: key, passphrase: options.passphrase });
+      const openpgp = await pgp();
+      const key = await openpgp.readPrivateKey({ armoredKey: options.privateKey });
+      keys.decryption = key.isDecrypted() ? key : await openpgp.decryptKey({ privateKey: key, passphrase: options.passphrase });
     } catch (error) {
       throw invalid('private_key (or its passphrase)', error);
     }
@@ -72,8 +73,9 @@ export async function decryptTo(source: string, target: string, what: string, ke
   const armored = await startsArmored(source);
   try {
     const input = Readable.toWeb(createReadStream(source, armored ? { encoding: 'utf8' } : {})) as ReadableStream<never>;
-    const message = armored ? await (await pgp()).readMessage({ armoredMessage: input as ReadableStream<string> }) : await (await pgp()).readMessage({ binaryMessage: input as ReadableStream<Uint8Array> });
-    const result = await (await pgp()).decrypt({
+    const openpgp = await pgp();
+    const message = armored ? await openpgp.readMessage({ armoredMessage: input as ReadableStream<string> }) : await openpgp.readMessage({ binaryMessage: input as ReadableStream<Uint8Array> });
+    const result = await openpgp.decrypt({
       message, decryptionKeys: keys.decryption, verificationKeys: keys.partner, format: 'binary',
       // Streamed plaintext goes to a private file that is trusted only after the checks below; without this
       // openpgp buffers the whole plaintext (openpgpjs #1449). Messages without integrity protection stay refused
@@ -108,7 +110,8 @@ async function startsArmored(path: string): Promise<boolean> {
 
 /** `source` encrypted to the partner's key (binary OpenPGP), signed with the bridge's key when configured; streamed. */
 export async function encryptStream(source: Readable, keys: PgpKeys): Promise<Readable> {
-  const message = await (await pgp()).createMessage({ binary: Readable.toWeb(source) as ReadableStream<Uint8Array> });
-  const encrypted = await (await pgp()).encrypt({ message, encryptionKeys: keys.partner!, signingKeys: keys.signOutbound ? keys.decryption : undefined, format: 'binary' });
+  const openpgp = await pgp();
+  const message = await openpgp.createMessage({ binary: Readable.toWeb(source) as ReadableStream<Uint8Array> });
+  const encrypted = await openpgp.encrypt({ message, encryptionKeys: keys.partner!, signingKeys: keys.signOutbound ? keys.decryption : undefined, format: 'binary' });
   return Readable.fromWeb(encrypted as import('node:stream/web').ReadableStream<Uint8Array>);
 }

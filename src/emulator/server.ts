@@ -37,7 +37,7 @@ const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 
  * API requests being answered at once (arrival to the answer's end, the injected latency included), and the most
  * seen at once since the last reset: what a client's cap on concurrent requests is checked against.
  */
-export class Concurrency {
+class Concurrency {
   inFlight = 0;
   peak = 0;
   requests = 0;
@@ -70,11 +70,7 @@ export function createHandler(deps: ServerDeps) {
     let resetAfter = false;
     let readAhead: Promise<{ reply: Reply } | { error: unknown }> | undefined;
     try {
-      if (path === '/_admin/concurrency' && method === 'GET') {
-        if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new HttpError(403, 'forbidden', 'the admin API answers loopback callers only');
-        return send(res, { status: 200, body: concurrency.view(url.searchParams.get('reset') === '1') });
-      }
-      if (path.startsWith('/_admin/')) return send(res, await admin(deps, req, method, path, url));
+      if (path.startsWith('/_admin/')) return send(res, await admin(deps, concurrency, req, method, path, url));
       if (path.startsWith('/v1/')) concurrency.enter(res);
       if (path.startsWith('/_labels/')) return label(deps, res, path, url);
       if (deps.faults.applies(path)) {
@@ -173,7 +169,7 @@ function countBody(ctx: WriteContext, body: unknown) {
   return ctx.store.db.transaction(() => cycleCount(ctx, parsed.data)).immediate();
 }
 
-async function admin(deps: ServerDeps, req: IncomingMessage, method: string, path: string, url: URL): Promise<Reply> {
+async function admin(deps: ServerDeps, concurrency: Concurrency, req: IncomingMessage, method: string, path: string, url: URL): Promise<Reply> {
   if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new HttpError(403, 'forbidden', 'the admin API answers loopback callers only');
   const route = `${method} ${path}`;
   const body = async () => (method === 'GET' || method === 'DELETE' ? undefined : readJson(req).catch((e: unknown) => {
@@ -181,6 +177,8 @@ async function admin(deps: ServerDeps, req: IncomingMessage, method: string, pat
     throw e;
   }));
   switch (route) {
+    case 'GET /_admin/concurrency':
+      return { status: 200, body: concurrency.view(url.searchParams.get('reset') === '1') };
     case 'POST /_admin/tokens': {
       const t = parseAdmin(tokenRequest, await body());
       return { status: 200, body: { token: deps.mintToken(t.warehouses, t.expires_in) } };

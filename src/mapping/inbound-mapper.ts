@@ -17,6 +17,9 @@ function hasRefs(node: BoundNode): boolean {
   return node.fields.some((f) => f.ref) || node.lists.some((l) => hasRefs(l.node));
 }
 
+/** A plain record, or csv-parse's with its info. */
+type RecordChunk = string[] | { record: string[]; info: Info };
+
 /** Records (string[], csv-parse's {record, info}, or a RecordBatch of plain ones) in, InboundOutcome objects out. */
 export class InboundMapper extends Transform {
   private readonly file: string;
@@ -81,24 +84,17 @@ export class InboundMapper extends Transform {
     }
   }
 
-  override _transform(chunk: string[] | { record: string[]; info: Info } | RecordBatch, _enc: BufferEncoding, cb: TransformCallback): void {
-    if (chunk instanceof RecordBatch) return this.mapBatch(chunk.records, 0, cb);
-    try {
-      this.mapRecord(chunk);
-      if (this.pendingItems() >= this.maxBatch) this.finalize().then(() => cb(), cb);
-      else cb();
-    } catch (error) {
-      cb(error as Error);
-    }
+  override _transform(chunk: RecordChunk | RecordBatch, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.mapRecords(chunk instanceof RecordBatch ? chunk.records : [chunk], 0, cb);
   }
 
-  /** The records of a batch from `from` on, the documents completed finalized every maxBatch as record by record. */
-  private mapBatch(records: readonly string[][], from: number, cb: TransformCallback): void {
+  /** The records from `from` on, the documents completed finalized every maxBatch items. */
+  private mapRecords(records: readonly RecordChunk[], from: number, cb: TransformCallback): void {
     try {
       for (let i = from; i < records.length; i++) {
         this.mapRecord(records[i]);
         if (this.pendingItems() >= this.maxBatch) {
-          this.finalize().then(() => this.mapBatch(records, i + 1, cb), cb);
+          this.finalize().then(() => this.mapRecords(records, i + 1, cb), cb);
           return;
         }
       }
@@ -109,7 +105,7 @@ export class InboundMapper extends Transform {
   }
 
   /** One record. */
-  private mapRecord(chunk: string[] | { record: string[]; info: Info }): void {
+  private mapRecord(chunk: RecordChunk): void {
     let record: string[];
     let line: number;
     if (this.withInfo) {
@@ -146,7 +142,7 @@ export class InboundMapper extends Transform {
     const rt = this.mapping.inbound!.recordTypes;
     if (!rt) this.totals?.record('', record, line);
     if (rt) this.recordTyped(record, line);
-    else if (this.width !== undefined && !this.mapping.inbound!.recordTypes && this.mapping.dialect.header && record.length !== this.width) {
+    else if (this.width !== undefined && this.mapping.dialect.header && record.length !== this.width) {
       const span = this.spanEnd > line ? ` (a quoted field runs from line ${line} to line ${this.spanEnd}: a stray quote?)` : '';
       this.rejectLine(line, `${this.file}, line ${line}: ${record.length} fields, the header has ${this.width}${span}`);
     } else this.row(record, line, undefined);

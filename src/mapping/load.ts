@@ -11,7 +11,6 @@ export type DefinitionProblem = YamlProblem;
 
 export const formatProblem = formatYamlProblem;
 
-/** Parses, validates and compiles one definition; every problem found is returned (nothing thrown). */
 /** Keys of the definition format that were renamed (old name → new name): the old one is still read, with a warning. */
 const RENAMED_KEYS: Readonly<Record<string, string>> = { resolve: 'id_of' };
 

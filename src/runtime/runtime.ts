@@ -5,8 +5,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { createDrop, type Drop } from '../drops/index.js';
 import { openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
-import type { Mapping } from '../mapping/index.js';
-import { loadMappings, loadNamedMapping, type MappingSet } from '../mapping/index.js';
+import { loadMappings, loadNamedMapping, type Mapping, type MappingSet } from '../mapping/index.js';
 
 /**
  * The live parts a configuration describes, built once and shared by every job of a process:

@@ -1,3 +1,5 @@
+import { isTimeZone } from './time-zone.js';
+
 /** `{date:PATTERN}` or `{date:PATTERN@ZONE}`: PATTERN of yyyy yy MM dd HH mm ss and literal separators. */
 export const DATE_PLACEHOLDER = /\{date:([^}@]+)(?:@([^}]+))?\}/g;
 const DATE_TOKENS = /yyyy|yy|MM|dd|HH|mm|ss/g;
@@ -19,12 +21,7 @@ export function formatDateStamp(at: Date, pattern: string, zone?: string): strin
 /** The problem of a file-name pattern's date placeholders (an unknown zone), or undefined: checked with the configuration. */
 export function fileNameProblem(pattern: string): string | undefined {
   for (const [, , zone] of pattern.matchAll(DATE_PLACEHOLDER)) {
-    if (zone === undefined) continue;
-    try {
-      new Intl.DateTimeFormat('en-GB', { timeZone: zone });
-    } catch {
-      return `{date:…@${zone}}: "${zone}" is not a time zone (an IANA name such as Europe/Berlin)`;
-    }
+    if (zone !== undefined && !isTimeZone(zone)) return `{date:…@${zone}}: "${zone}" is not a time zone (an IANA name such as Europe/Berlin)`;
   }
   return undefined;
 }

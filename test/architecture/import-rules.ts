@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * The layers of src/, lowest first (docs/conventions.md). A module imports only from its own unit or a lower layer;
  * units of one layer do not import each other. A unit is a folder of src/ or a file directly in it (`errors.ts`).
  */
-export const LAYERS: readonly (readonly string[])[] = [
+const LAYERS: readonly (readonly string[])[] = [
   ['util'],
   ['contract'],
   ['errors'],
@@ -26,7 +26,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /** Units outside the bridge's stack: what each may import, and who may import it. */
-export const APART: Readonly<Record<string, { imports: readonly string[]; importedBy: readonly string[] }>> = {
+const APART: Readonly<Record<string, { imports: readonly string[]; importedBy: readonly string[] }>> = {
   // The emulator stands for the service: it shares the contract with the bridge and nothing of the bridge itself.
   emulator: { imports: ['util', 'contract', 'errors', 'log'], importedBy: ['demo', 'cli'] },
 };
@@ -36,7 +36,7 @@ export const APART: Readonly<Record<string, { imports: readonly string[]; import
  * the thread runs: an index would bring the whole folder (the mapping's YAML loader and CSV reader, the client's
  * transport) into every page thread.
  */
-export const INDEX_EXCEPTIONS: Readonly<Record<string, string>> = {
+const INDEX_EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/export/page-worker.ts': 'a page thread compiles and runs one export mapping',
   'src/export/page-decode.ts': 'runs on the page thread (page-worker.ts)',
   // journal/postgres/index.ts imports pg; its connection settings (connect.ts) and migrations do not, so a bridge on
@@ -45,7 +45,7 @@ export const INDEX_EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/journal/reach.ts': 'checks a PostgreSQL journal, loading pg only then',
 };
 
-export interface ImportEdge {
+interface ImportEdge {
   from: string;
   to: string;
 }
@@ -59,7 +59,7 @@ export function importsOf(text: string): string[] {
 }
 
 /** The edges between the given files (paths relative to the repository, posix): imports of files outside are left out. */
-export function importGraph(sources: ReadonlyMap<string, string>): ImportEdge[] {
+function importGraph(sources: ReadonlyMap<string, string>): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const [from, text] of sources) {
     for (const specifier of importsOf(text)) {
@@ -71,7 +71,7 @@ export function importGraph(sources: ReadonlyMap<string, string>): ImportEdge[] 
 }
 
 /** `src/journal/sqlite/db.ts` → `journal`; `src/errors.ts` → `errors`. */
-export function unitOf(file: string): string {
+function unitOf(file: string): string {
   const parts = file.split('/');
   return parts.length === 2 ? (parts[1] as string).replace(/\.ts$/, '') : (parts[1] as string);
 }
@@ -106,15 +106,20 @@ export function checkImports(sources: ReadonlyMap<string, string>): string[] {
       }
     }
   }
-  const units = new Map<string, Set<string>>();
-  for (const { from, to } of edges) {
-    if (unitOf(from) !== unitOf(to)) (units.get(unitOf(from)) ?? units.set(unitOf(from), new Set()).get(unitOf(from)) as Set<string>).add(unitOf(to));
-  }
+  const units = adjacency(edges.map(({ from, to }) => ({ from: unitOf(from), to: unitOf(to) })).filter(({ from, to }) => from !== to));
   for (const cycle of cycles(units)) problems.push(`folders in a cycle: ${cycle.join(' ↔ ')}`);
-  const files = new Map<string, Set<string>>();
-  for (const { from, to } of edges) (files.get(from) ?? files.set(from, new Set()).get(from) as Set<string>).add(to);
-  for (const cycle of cycles(files)) problems.push(`modules in a cycle: ${cycle.join(' ↔ ')}`);
+  for (const cycle of cycles(adjacency(edges))) problems.push(`modules in a cycle: ${cycle.join(' ↔ ')}`);
   return problems;
+}
+
+/** The edges as a map from each node to the nodes it points to. */
+function adjacency(edges: readonly ImportEdge[]): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    const next = graph.get(from) ?? new Set<string>();
+    graph.set(from, next.add(to));
+  }
+  return graph;
 }
 
 /** The strongly connected components of more than one node (Tarjan), each sorted. */

@@ -1,8 +1,7 @@
 import { intOption, parseCommandLine } from '../args.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { startEmulator } from '../../emulator/index.js';
-import type { Scale } from '../../emulator/index.js';
+import { startEmulator, type Scale } from '../../emulator/index.js';
 
 const HELP = `usage: wisbridge emulator [options]
 

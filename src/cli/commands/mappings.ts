@@ -1,9 +1,6 @@
 import { parseCommandLine } from '../args.js';
 import { WisbridgeError } from '../../errors.js';
-import { checkMappings, formatProblem } from '../../mapping/index.js';
-import { mappingJsonSchema } from '../../mapping/index.js';
-import { referenceTables } from '../../mapping/index.js';
-import { sampleFileProblems, testSamples } from '../../mapping/index.js';
+import { checkMappings, formatProblem, mappingJsonSchema, referenceTables, sampleFileProblems, testSamples } from '../../mapping/index.js';
 
 const HELP = `usage: wisbridge mappings <check|test|schema|docs> [--dir mappings] [--update]
 
