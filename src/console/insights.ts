@@ -3,7 +3,7 @@ import { chartsPage, overviewChartsBlock, RANGES, type RangeName } from './pages
 import { searchPage } from './pages-search.js';
 import type { OperatorActions } from '../journal/index.js';
 import type { ConsoleSource } from './source.js';
-import type { PageRequest } from './routes.js';
+import type { PageRequest } from './page-request.js';
 
 /** Rows a search page shows: each shown block is read (about 0.3 ms for a block of 1,000 rows). */
 const SEARCH_LIMIT = 50;

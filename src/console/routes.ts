@@ -8,28 +8,15 @@ import { chartsPageOf, overviewCharts, searchPageOf } from './insights.js';
 import { expectedFileViews } from '../schedule/index.js';
 import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
 import { actionResultPage, alertsPage, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
-import type { ConsoleSource } from './source.js';
 import { enumParam, intParam, SECURITY_HEADERS, send, type ConsoleSide, type Request, type Route } from './respond.js';
+import type { PageRequest } from './page-request.js';
+import type { ConsoleSource } from './source.js';
 
 // The console's addresses as tables (one row per address: its path, and the handler that answers it), and the pages
 // and actions they lead to.
 
 const PAGE_SIZE = 50;
 const ROWS_PAGE = 100;
-
-/** What a page (GET or HEAD) is answered with. */
-export interface PageRequest extends Request {
-  source: ConsoleSource;
-  signOut: boolean;
-  show(title: string, body: ReturnType<typeof html>): void;
-  notFound(message: string, back: { href: string; label: string }): void;
-  /** The session's form token (the file page's forms). */
-  csrf: string;
-  /** The one-time token of a confirm page's form posting to `action`. */
-  once(action: string): string;
-  /** Who acts, when the sign-in names a person. */
-  actor: string | undefined;
-}
 
 /** The console's pages: one row per address (GET and HEAD). */
 export const PAGES: readonly Route<PageRequest>[] = [
