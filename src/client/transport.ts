@@ -5,7 +5,7 @@ import { WisbridgeError, type CallFailureCode, type CallOutcome } from '../error
 import { silentLogger, type Logger } from '../log.js';
 import { backoffDelay, linkSignals, parseRetryAfter, sleep } from './backoff.js';
 import { redact } from '../secret.js';
-import { Limiter } from './limiter.js';
+import { Limiter } from '../util/limiter.js';
 
 /**
  * RetryClass: how a request may be repeated when its outcome is unknown (sent, then the connection dropped or timed

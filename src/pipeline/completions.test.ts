@@ -9,6 +9,8 @@ import { parseMapping, type Mapping } from '../mapping/index.js';
 import { BatchesThread } from './batches-thread.js';
 import { applyUnit, COMPLETION_WAIT_MS, CompletionQueue } from './completions.js';
 import { FileBatches, type FileRequests } from './file-batches.js';
+import { UndecidedShare } from './undecided.js';
+import { Limiter } from '../util/limiter.js';
 
 let journal: Journal;
 let tmp: TempDir;
@@ -51,14 +53,14 @@ const sources: Array<[string, Open]> = [
 ];
 
 describe.each(sources)('request outcomes wait for the next commit (group commit), %s', (_, open) => {
-  async function queueOf(rows: readonly string[] = ROWS): Promise<{ queue: CompletionQueue; fileId: number }> {
+  async function queueOf(rows: readonly string[] = ROWS, share?: UndecidedShare): Promise<{ queue: CompletionQueue; fileId: number }> {
     const { fileId } = (await journal.claimFile(claimInput('KORR_1.csv', 'c1'))) as { fileId: number };
     const path = join(tmp.dir, 'KORR_1.csv');
     writeFileSync(path, csv(rows));
     const { mapping, problems } = parseMapping(MAPPING, 'test.yaml');
     expect(problems).toEqual([]);
     requests = await open(fileId, path, mapping!);
-    return { queue: new CompletionQueue(requests, silentLogger), fileId };
+    return { queue: new CompletionQueue(requests, silentLogger, share), fileId };
   }
   const firstRequest = async (queue: CompletionQueue) => (await queue.next(false)).requests[0].requestId;
 
@@ -169,5 +171,28 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     await sleep(COMPLETION_WAIT_MS * 5);
     await expect(queue.next(false)).rejects.toThrow(/1 items but 2 outcomes/);
     expect((await journal.getRequest(first)).status).toBe('sent');
+  });
+
+  it('within the service\'s undecided requests: a commit records only what it is granted, none at the cap (the outcomes alone), and hands decided requests\' slots on', async () => {
+    const budget = new Limiter(2);
+    const share = new UndecidedShare(budget);
+    const { queue, fileId } = await queueOf(['A,1,R1', 'B,2,R2', 'C,3,R3', 'D,4,R4'], share);
+    const first = await queue.next(false, 3);
+    expect([first.requests.length, first.starved]).toEqual([2, false]);
+    expect(budget.held).toBe(2);
+    const starved = await queue.next(false, 1);
+    expect([starved.requests.length, starved.end, starved.starved]).toEqual([0, false, true]);
+    queue.add({ requestId: first.requests[0].requestId, endpoint: 'inventory.adjustments', outcomes: okOutcomes([2]) });
+    const handedOn = await queue.next(false, 3);
+    expect(handedOn.requests.map((r) => JSON.parse(r.itemsJson)[0].product_code)).toEqual(['C']);
+    expect((await journal.getRequest(first.requests[0].requestId)).status).toBe('done');
+    expect(await journal.fileSummary(fileId)).toMatchObject({ sent: 2 });
+    expect(budget.held).toBe(2);
+    // an outcome committed on its own gives its slot back to the service
+    queue.add({ requestId: first.requests[1].requestId, endpoint: 'inventory.adjustments', outcomes: okOutcomes([3]) });
+    await queue.flush();
+    expect(budget.held).toBe(1);
+    share.close();
+    expect(budget.held).toBe(0);
   });
 });

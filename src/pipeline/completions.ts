@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { CommitUnit, Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 import { storeOutcomes } from './outcomes.js';
 import type { SenderContext } from './types.js';
+import type { UndecidedShare } from './undecided.js';
 
 /** How long a request's outcome may wait for the next request's commit before it is committed on its own. */
 export const COMPLETION_WAIT_MS = 20;
@@ -42,22 +43,27 @@ export class CompletionQueue {
    */
   private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly requests: FileRequests, private readonly logger: Logger) {}
+  /** `share`: the file's slots of its service's undecided requests; without it, a commit records up to the room asked. */
+  constructor(private readonly requests: FileRequests, private readonly logger: Logger, private readonly share?: UndecidedShare) {}
 
   add(store: StoredOutcome): void {
     this.queued.push(store);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
-      this.commit((stores) => this.requests.store(stores), true).catch(() => undefined);
+      this.commit((stores) => this.requests.store(stores), 0, true).catch(() => undefined);
     }, COMPLETION_WAIT_MS).unref();
   }
 
   /**
-   * The file's next commit (FileRequests.next: up to `most` requests) with what is queued; if it fails, the queued
-   * outcomes were not committed and stay queued.
+   * The file's next commit (FileRequests.next: up to `room` requests, as many as the share grants then) with what is
+   * queued; if it fails, the queued outcomes were not committed and stay queued. `starved`: the share granted none.
    */
-  next(stop: boolean, most = 1): Promise<FileStep> {
-    return this.commit((stores) => this.requests.next(stores, stop, most));
+  next(stop: boolean, room = 1): Promise<FileStep & { starved: boolean }> {
+    let granted = 0;
+    return this.commit((stores, most) => {
+      granted = most;
+      return this.requests.next(stores, stop, most);
+    }, stop ? 0 : room).then((step) => ({ ...step, starved: !stop && room > 0 && granted === 0 }));
   }
 
   /** Commits what is queued now, once the commit under way (if any) is over. */
@@ -65,21 +71,27 @@ export class CompletionQueue {
     this.clearTimer();
     await this.tail;
     if (this.failure) throw this.failure.error;
-    if (this.queued.length > 0) await this.commit((stores) => this.requests.store(stores));
+    if (this.queued.length > 0) await this.commit((stores) => this.requests.store(stores), 0);
   }
 
-  /** Runs after the commit under way, with what is queued then; `background`: the timer's, whose failure is kept for the flow. */
-  private commit<T extends { confirmed: number }>(run: (stores: readonly StoredOutcome[]) => Promise<T>, background = false): Promise<T> {
+  /**
+   * Runs after the commit under way, with what is queued then and `most` new requests of `room` (what the share
+   * grants, at this moment); `background`: the timer's, whose failure is kept for the flow.
+   */
+  private commit<T extends { confirmed: number; requests?: readonly unknown[] }>(run: (stores: readonly StoredOutcome[], most: number) => Promise<T>, room: number, background = false): Promise<T> {
     const turn = this.tail.then(async () => {
       if (this.failure) throw this.failure.error;
       const stores = this.queued;
       this.queued = [];
       this.clearTimer();
+      const most = this.share && room > 0 ? this.share.grant(room, stores.length) : room;
       try {
-        const done = await run(stores);
+        const done = await run(stores, most);
+        this.share?.settle(stores.length, done.requests?.length ?? 0);
         if (done.confirmed > 0) this.logger.info({ confirmed: done.confirmed }, 'acknowledgements from the WMS recorded for the exported work lists');
         return done;
       } catch (error) {
+        this.share?.settle(0, 0);
         this.queued = [...stores, ...this.queued];
         if (background) this.failure ??= { error };
         throw error;

@@ -85,8 +85,8 @@ export interface FileStep {
  */
 export interface FileRequests {
   /**
-   * Records the next requests, up to `most` (default 1; marked sent), in one commit with `stores` and the rows
-   * rejected or skipped since the last one. With `stop`, or at the end of the file, what is pending is recorded
+   * Records the next requests, up to `most` (default 1; marked sent; none with 0), in one commit with `stores` and
+   * the rows rejected or skipped since the last one. With `stop`, or at the end of the file, what is pending is recorded
    * (no request with `stop`) and `end` is set. If it throws, `stores` were not committed.
    */
   next(stores: readonly StoredOutcome[], stop: boolean, most?: number): Promise<FileStep>;
@@ -141,6 +141,9 @@ export class FileBatches implements FileRequests {
   readonly #input: FileBatchesInput;
   readonly #batches: AsyncGenerator<Batch, void>;
   #ahead: Promise<IteratorResult<Batch, void>> | undefined;
+  /** Rows mapped and bytes read as of the last request taken (the progress a commit without one reports). */
+  #rows = 0;
+  #bytes = 0;
 
   constructor(input: FileBatchesInput) {
     this.#input = input;
@@ -148,6 +151,11 @@ export class FileBatches implements FileRequests {
   }
 
   async next(stores: readonly StoredOutcome[], stop: boolean, most = 1): Promise<FileStep> {
+    if (most === 0 && !stop) {
+      // No request may be recorded now (the service's undecided requests are at their cap): the outcomes alone.
+      const { confirmed } = stores.length > 0 ? await this.store(stores) : { confirmed: 0 };
+      return { requests: [], spool: [], rows: this.#rows, bytes: this.#bytes, end: false, confirmed };
+    }
     const pending = this.#ahead ?? this.#batches.next();
     this.#ahead = undefined;
     const taken: Batch[] = [];
@@ -178,7 +186,9 @@ export class FileBatches implements FileRequests {
       this.#ahead.catch(() => undefined); // rethrown by the next call
     }
     const spool = taken.length === 1 ? taken[0].spool : taken.flatMap((b) => b.spool);
-    return { requests, spool, rows: last?.rows ?? 0, bytes: last?.bytes ?? 0, end, confirmed: committed.confirmed };
+    this.#rows = last?.rows ?? this.#rows;
+    this.#bytes = last?.bytes ?? this.#bytes;
+    return { requests, spool, rows: this.#rows, bytes: this.#bytes, end, confirmed: committed.confirmed };
   }
 
   async store(stores: readonly StoredOutcome[]): Promise<Committed> {

@@ -12,6 +12,7 @@ import { FileBatches, type FileRequests, type SpoolEvent } from './file-batches.
 import type { ResultSpool } from './result-spool.js';
 import { sendCommitted, type SenderContext } from './sender.js';
 import type { ProcessFileOptions } from './types.js';
+import { UndecidedShare } from './undecided.js';
 
 /**
  * Files of at least this many bytes are mapped and recorded on a BatchesThread (~500,000 rows of five columns): the
@@ -22,7 +23,7 @@ import type { ProcessFileOptions } from './types.js';
 export const THREAD_FROM = 16 << 20;
 
 export interface StreamInput {
-  runtime: RuntimeParts<'loaded', Pick<Journal, 'instance'>>;
+  runtime: RuntimeParts<'loaded' | 'undecided', Pick<Journal, 'instance'>>;
   job: InboundJob;
   name: string;
   /** Opens the bytes to map: the private copy whose checksum was claimed. */
@@ -52,7 +53,8 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
   const service = input.runtime.loaded.service(input.job.service);
   const wholeFile = mapping.inbound?.wholeFile === true;
   const requests = await openRequests(input, service.batch_size, takesWarehouse(mapping.document) ? service.warehouse : undefined);
-  const completions = new CompletionQueue(requests, input.sender.logger);
+  const share = new UndecidedShare(input.runtime.undecided(input.job.service));
+  const completions = new CompletionQueue(requests, input.sender.logger, share);
   // Requests outstanding at once (services.<name>.requests_in_flight): the journal and the mapping work while the
   // service answers; a whole-file document is one request.
   const window = new InFlight(wholeFile ? 1 : service.requests_in_flight);
@@ -60,8 +62,9 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
     for (;;) {
       const stop = options.signal?.aborted === true;
       if (stop) await window.drain();
-      // As many requests as the window has room for, recorded in one commit (one fsync): while a commit waits on the
-      // disk several answers come in, and the next commit records their successors together.
+      // As many requests as the window has room for (and the service's undecided requests, see UndecidedShare),
+      // recorded in one commit (one fsync): while a commit waits on the disk several answers come in, and the next
+      // commit records their successors together.
       const step = await completions.next(stop, window.room());
       if (spool) replay(spool, step.spool);
       options.onProgress?.({ file: input.name, rows: step.rows, bytes: step.bytes, size: input.size, lines: input.lines });
@@ -77,7 +80,10 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
         await completions.flush();
         return !stop;
       }
+      // Every undecided slot of the service is taken (by other files, or by this one's answered requests whose
+      // outcomes wait for a commit): wait for one, then commit again.
       await window.whenRoom();
+      if (step.starved) await share.wait(options.signal).catch(() => undefined);
     }
   } catch (error) {
     // Another instance took the file over: its sends still out are aborted now rather than awaited.
@@ -87,6 +93,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
     await completions.flush().catch(() => undefined);
     throw error;
   } finally {
+    share.close();
     await requests.close();
   }
 }

@@ -6,6 +6,7 @@ import { createDrop, type Drop } from '../drops/index.js';
 import { openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import { loadMappings, loadNamedMapping, type Mapping, type MappingSet } from '../mapping/index.js';
+import { Limiter } from '../util/limiter.js';
 
 /**
  * The live parts a configuration describes, built once and shared by every job of a process:
@@ -23,6 +24,12 @@ export interface Runtime {
   /** One mapping by name: from the set when it is loaded, else from its own file when there is one (loadNamedMapping). */
   mapping(name: string): Promise<Mapping>;
   client(service: string): Promise<WisClient>;
+  /**
+   * The service's requests recorded as sent and not yet decided, every file and job of this process together: what
+   * a crash would leave in doubt. `services.<name>.max_requests_in_flight` slots; a file records a request only with
+   * one (src/pipeline/undecided.ts).
+   */
+  undecided(service: string): Limiter;
   drop(name: string): Promise<Drop>;
   /** Told when an operator's action (re-drive, resolution) brought a finished file to a new state. */
   readonly onFileConcluded?: (event: FileConcluded) => void;
@@ -100,6 +107,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   }
   const signal = options.signal ?? new AbortController().signal;
   const clients = new Map<string, Promise<WisClient>>();
+  const undecided = new Map<string, Limiter>();
   const drops = new Map<string, Promise<Drop>>();
   const single = new Map<string, Promise<Mapping>>();
   let journal: Promise<Journal> | undefined;
@@ -162,6 +170,11 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
           onEvent: options.onClientEvent ? (event) => options.onClientEvent!(name, event) : undefined,
         });
       }),
+    undecided: (name) => {
+      let budget = undecided.get(name);
+      if (!budget) undecided.set(name, (budget = new Limiter(loaded.service(name).max_requests_in_flight)));
+      return budget;
+    },
     drop: (name) => once(drops, name, async () => createDrop(await loaded.dropOptions(name), logger.child({ drop: name }))),
     onFileConcluded: options.onFileConcluded,
     leases: options.leases,

@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
@@ -218,8 +219,25 @@ describe('the order rules', () => {
   });
 });
 
+/** The most requests of the journal recorded as sent and not yet decided (what a crash leaves in doubt), sampled until `done` resolves. */
+async function mostUndecided(journalFile: string, done: Promise<unknown>): Promise<number> {
+  const journal = new Database(journalFile, { readonly: true });
+  let most = 0;
+  let over = false;
+  void done.finally(() => { over = true; });
+  try {
+    while (!over) {
+      most = Math.max(most, (journal.prepare("SELECT count(*) AS n FROM requests WHERE status = 'sent'").get() as { n: number }).n);
+      await new Promise((r) => setImmediate(r));
+    }
+  } finally {
+    journal.close();
+  }
+  return most;
+}
+
 describe('one cap on the requests to a service (max_requests_in_flight)', () => {
-  it('two jobs of several files and requests each never have more requests at the service at once than the cap, and every row goes once', async () => {
+  it('two jobs of several files and requests each never have more requests at the service at once, nor undecided in the journal, than the cap, and every row goes once', async () => {
     const { env, bridge, folder } = await bridgeFor({
       watch: false, filesInFlight: 4, secondJob: true, service: '    requests_in_flight: 2\n    max_requests_in_flight: 3',
     });
@@ -228,10 +246,15 @@ describe('one cap on the requests to a service (max_requests_in_flight)', () => 
     dropKorr(folder('inbox', 'drop2'), 'CAPB', 6, 6);
     await concurrency(true);
     await bridge.start();
-    // Both jobs at once: 2 jobs x 4 files x 2 requests would be 16 at once without the cap.
-    const [a, b] = await Promise.all([bridge.runNow('stock'), bridge.runNow('stock2')]);
+    // Both jobs at once: 2 jobs x 4 files x 2 requests would be 16 at once without the cap, at the service and
+    // recorded in the journal as sent (each one in doubt after a crash).
+    const runs = Promise.all([bridge.runNow('stock'), bridge.runNow('stock2')]);
+    const undecided = await mostUndecided(join(env.dir, 'journal.sqlite'), runs);
+    const [a, b] = await runs;
     expect(a).toMatchObject({ result: 'ok', files: 6 });
     expect(b).toMatchObject({ result: 'ok', files: 6 });
+    expect(undecided).toBeGreaterThan(1);
+    expect(undecided).toBeLessThanOrEqual(3);
     const seen = await concurrency();
     expect(seen.peak).toBe(3);
     expect(seen.requests).toBe(2 * 6 * 6);

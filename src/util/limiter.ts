@@ -1,7 +1,9 @@
 /**
- * A counting semaphore: at most `size` holders at once, the others wait in arrival order. One per service
- * (the transport's), so every request to the service — the writes of every file and job, listings, read-backs —
- * takes a slot, and the service never sees more than `services.<name>.max_requests_in_flight` from this process.
+ * A counting semaphore: at most `size` slots held at once, the waiters served in arrival order. Two per service, of
+ * `services.<name>.max_requests_in_flight` slots each: the transport's (every request to the service — the writes of
+ * every file and job, listings, read-backs — takes one for each attempt, so the service never sees more at once from
+ * this process) and the runtime's undecided requests (src/pipeline/undecided.ts: requests recorded as sent and not
+ * yet decided, what a crash leaves in doubt).
  */
 export class Limiter {
   #held = 0;
@@ -21,6 +23,14 @@ export class Limiter {
     if (this.#held >= this.size || this.#waiting.length > 0) return false;
     this.#held++;
     return true;
+  }
+
+  /** Takes up to `most` of the free slots when nobody waits; how many it took. */
+  tryAcquireUpTo(most: number): number {
+    if (this.#waiting.length > 0) return 0;
+    const taken = Math.max(0, Math.min(most, this.size - this.#held));
+    this.#held += taken;
+    return taken;
   }
 
   /**
@@ -50,10 +60,12 @@ export class Limiter {
     });
   }
 
-  release(): void {
-    if (this.#held === 0) throw new Error('limiter: release without a slot');
-    this.#held--;
-    const next = this.#waiting.shift();
-    next?.grant();
+  /** Gives back `count` slots (default one), each to the next waiter if any. */
+  release(count = 1): void {
+    if (count > this.#held) throw new Error(`limiter: ${count} released, ${this.#held} held`);
+    for (let i = 0; i < count; i++) {
+      this.#held--;
+      this.#waiting.shift()?.grant();
+    }
   }
 }

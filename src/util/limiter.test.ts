@@ -36,4 +36,18 @@ describe('Limiter', () => {
     expect(limiter.tryAcquire()).toBe(true);
     expect(() => new Limiter(0)).toThrow(RangeError);
   });
+
+  it('takes what is free of a number of slots, never ahead of a waiter, and gives several back at once', async () => {
+    const limiter = new Limiter(5);
+    expect(limiter.tryAcquireUpTo(3)).toBe(3);
+    expect(limiter.tryAcquireUpTo(4)).toBe(2);
+    expect(limiter.tryAcquireUpTo(1)).toBe(0);
+    const waiting = limiter.acquire();
+    limiter.release(3);
+    await waiting;
+    // the waiter got one of the three; the two others are free, but a new waiter would still come first
+    expect(limiter.held).toBe(3);
+    expect(limiter.tryAcquireUpTo(5)).toBe(2);
+    expect(() => limiter.release(6)).toThrow(/6 released, 5 held/);
+  });
 });
