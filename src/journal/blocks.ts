@@ -94,6 +94,12 @@ export interface PackedBatch {
   index?: BlockIndexPart[];
 }
 
+/** The search index of one recorded block, written after it (JournalContract.indexBlocks). */
+export interface BlockIndexOf {
+  requestId: number;
+  index: BlockIndexPart[];
+}
+
 /** Packs the items of a new request; refuses an item for another endpoint, a seq listed twice, an item without lines. */
 export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' | 'endpoint' | 'docKey' | 'lines'>[], bodies?: readonly unknown[]): PackedBatch {
   if (items.length === 0) throw stateError('a request needs at least one item');
@@ -184,6 +190,9 @@ const q = {
   near: `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
      WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`,
   firstItem: 'SELECT min(seq) AS seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
+  unindexed: `SELECT b.request_id, b.docs, b.bodies FROM item_blocks b WHERE b.file_id = ?
+     AND NOT EXISTS (SELECT 1 FROM block_tokens t WHERE ${TOKEN_PARTS.replace('part', 't.part')} AND t.request_id = b.request_id)
+     AND NOT EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = b.request_id)`,
   counts: `SELECT r.status AS status, coalesce(sum(r.item_count - b.exceptions), 0) AS n
      FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.file_id = ? GROUP BY r.status`,
   finishedSeqs: `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
@@ -222,11 +231,28 @@ export function createBlocks(sql: SqlPort) {
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
     await sql.run(q.insert, [requestId, fileId, firstSeq, lastSeq, packed.firstLine, packed.docs, bodies]);
-    const index = packed.index;
-    if (index !== undefined && index.length > 0) {
-      await sql.run(q.insertIndex[index.length], index.flatMap((p) => [requestId, p.part, fileId, p.entries]));
-      await sql.run(q.insertTokens[index.length], index.flatMap((p) => [p.part, requestId, p.tokens]));
+    if (packed.index !== undefined) await insertIndex(fileId, requestId, packed.index);
+  }
+
+  /** The console search's index of one block (its rows in block_index and block_tokens). */
+  async function insertIndex(fileId: number, requestId: number, index: readonly BlockIndexPart[]): Promise<void> {
+    if (index.length === 0) return;
+    await sql.run(q.insertIndex[index.length], index.flatMap((p) => [requestId, p.part, fileId, p.entries]));
+    await sql.run(q.insertTokens[index.length], index.flatMap((p) => [p.part, requestId, p.tokens]));
+  }
+
+  /**
+   * Indexes the file's blocks that have no index (neither terms nor, for blocks older than the term index, a Bloom
+   * filter): those whose index was to follow their record in a later commit, which a crash prevented. Read from the
+   * block's stored documents and bodies, as packBatch computed it. Returns how many.
+   */
+  async function indexMissing(fileId: number): Promise<number> {
+    const missing = await sql.all<Pick<BlockRow, 'request_id' | 'docs'> & { bodies: string }>(q.unindexed, [fileId]);
+    for (const block of missing) {
+      const entries = unpackDocs(block);
+      await insertIndex(fileId, block.request_id, blockIndex(entries, JSON.parse(block.bodies) as unknown[]));
     }
+    return missing.length;
   }
 
   function get(requestId: number): Promise<BlockRow | undefined> {
@@ -291,6 +317,8 @@ export function createBlocks(sql: SqlPort) {
 
   return {
     insert,
+    insertIndex,
+    indexMissing,
     get,
     items,
     storeExceptions,

@@ -1,4 +1,4 @@
-import type { PackedBatch, PackedOkOutcomes } from './blocks.js';
+import type { BlockIndexOf, PackedBatch, PackedOkOutcomes } from './blocks.js';
 import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
@@ -46,6 +46,16 @@ export interface ClaimsAndRequests {
    * sent: read back or reported uncertain on resume, never applied twice).
    */
   recordBatch(fileId: number, endpoint: string, items: readonly NewItem[] | PackedBatch, options?: { sent?: boolean; bodies?: string }): Promise<number>;
+  /**
+   * The console search's index of blocks recorded without it: the flow records a request with its PackedBatch's
+   * `index` taken off and writes the index in a later commit, so the commit a send waits for stays small.
+   */
+  indexBlocks(fileId: number, indexes: readonly BlockIndexOf[]): Promise<void>;
+  /**
+   * Indexes the file's blocks whose index a crash kept from following them (read from their stored documents and
+   * bodies); returns how many. A resumed file is searchable whole again.
+   */
+  indexMissingBlocks(fileId: number): Promise<number>;
   /** Call just before the bytes go out: from here on the outcome is unknown until completeRequest. */
   markSent(requestId: number): Promise<void>;
   /** The request did not reach the service after all (e.g. 503 until the retries ran out): its items are unsent again. */

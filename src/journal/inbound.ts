@@ -1,5 +1,5 @@
 import {
-  bodiesJson, createBlocks, mergeRanges, packBatch, type BlockRow, type Blocks, type PackedBatch, type PackedOkOutcomes,
+  bodiesJson, createBlocks, mergeRanges, packBatch, type BlockIndexOf, type BlockRow, type Blocks, type PackedBatch, type PackedOkOutcomes,
 } from './blocks.js';
 import type { Fence } from './leases.js';
 import {
@@ -127,6 +127,10 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     await blocksOn(t).insert(fileId, requestId, packed, bodies);
     if (sent) await t.run(q.sendRequest, [now(), requestId]);
     return requestId;
+  });
+
+  const indexBlocksTx = (fileId: number, indexes: readonly BlockIndexOf[]) => write(async (t): Promise<void> => {
+    for (const { requestId, index } of indexes) await blocksOn(t).insertIndex(fileId, requestId, index);
   });
 
   const markSentTx = (requestId: number) => write(async (t): Promise<void> => {
@@ -345,6 +349,10 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
       if (bodies === undefined) throw stateError(`request of file ${fileId}: packed items need their bodies' JSON text`);
       return recordBatchTx(fileId, packed, options.sent === true, bodies);
     },
+    /** The console search's index of blocks recorded without it (their PackedBatch's `index` taken off). */
+    indexBlocks: (fileId: number, indexes: readonly BlockIndexOf[]): Promise<void> => indexBlocksTx(fileId, indexes),
+    /** Indexes the file's blocks a crash left without their index; how many. */
+    indexMissingBlocks: (fileId: number): Promise<number> => write((t) => blocksOn(t).indexMissing(fileId)),
     /** Call just before the bytes go out: from here on the outcome is unknown until completeRequest. */
     markSent: (requestId: number): Promise<void> => markSentTx(requestId),
     /** The request did not reach the service after all (e.g. 503 until the retries ran out): abandoned, its items unsent again. */

@@ -73,6 +73,10 @@ export class BatchesThread implements FileRequests {
     return this.#call('store', split(stores)) as Promise<Committed>;
   }
 
+  async finish(): Promise<void> {
+    await this.#call('finish', []);
+  }
+
   /**
    * A thread that ran out of memory would do so again on every run of the file (mapping is deterministic): the file
    * is refused as a whole (GROUPING_LIMIT, file-level: error/ with the reason, the rows decided so far in its result

@@ -39,6 +39,7 @@ serveCalls({
   // (cheaper than cloning them).
   next: (packed: StoredOutcome[], single: string, stop: boolean, most: number): Promise<FileStep> => batches.next(stores(packed, single), stop, most),
   store: (packed: StoredOutcome[], single: string) => batches.store(stores(packed, single)),
+  finish: () => batches.finish(),
   close: async () => {
     await batches.close();
     await journal.close();

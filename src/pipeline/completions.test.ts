@@ -8,6 +8,8 @@ import { silentLogger } from '../log.js';
 import { parseMapping, type Mapping } from '../mapping/index.js';
 import { BatchesThread } from './batches-thread.js';
 import { applyUnit, COMPLETION_WAIT_MS, CompletionQueue } from './completions.js';
+import { INDEX_WAIT_MS } from './trailing-index.js';
+import { TOKEN_PARTS } from '../journal/blocks.js';
 import { FileBatches, type FileRequests } from './file-batches.js';
 import { UndecidedShare } from './undecided.js';
 import { Limiter } from '../util/limiter.js';
@@ -153,6 +155,7 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
         await sleep(100);
         return inner.store(stores);
       },
+      finish: () => inner.finish(),
       close: () => inner.close(),
     };
     const queue = new CompletionQueue(slow, silentLogger);
@@ -194,5 +197,18 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     expect(budget.held).toBe(1);
     share.close();
     expect(budget.held).toBe(0);
+  });
+
+  it('a request is recorded without its search index, which follows in a commit of its own (or the file\'s end)', async () => {
+    const { queue } = await queueOf();
+    const tokensOf = (requestId: number) => (rawDatabase(journal).prepare(`SELECT count(*) AS n FROM block_tokens WHERE ${TOKEN_PARTS} AND request_id = ?`).get(requestId) as { n: number }).n;
+    const first = await firstRequest(queue);
+    expect(tokensOf(first)).toBe(0);
+    await vi.waitFor(() => expect(tokensOf(first)).toBeGreaterThan(0), { timeout: 10_000, interval: INDEX_WAIT_MS });
+    expect((await journal.console.search('R1', { limit: 5 })).total).toBe(1);
+    const second = await firstRequest(queue);
+    expect(tokensOf(second)).toBe(0);
+    await requests!.finish();
+    expect(tokensOf(second)).toBeGreaterThan(0);
   });
 });

@@ -18,6 +18,7 @@ export function applyUnit(journal: SenderContext['journal'], logger: Logger, uni
       else confirmed += await storeOutcomes({ journal: tx, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
     }
     if (unit.extra.length > 0) await tx.addItems(unit.fileId, unit.extra);
+    if (unit.index !== undefined && unit.index.length > 0) await tx.indexBlocks(unit.fileId, unit.index);
     const requestIds: number[] = [];
     for (const { endpoint, packed, bodies } of unit.requests) requestIds.push(await tx.recordBatch(unit.fileId, endpoint, packed, { sent: true, bodies }));
     return { requestIds, confirmed };

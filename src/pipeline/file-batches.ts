@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import { documentName } from '../contract/index.js';
 import { ByteCounter } from '../drops/index.js';
-import { packBatch, type ItemOutcome, type NewItem, type PackedBatch, type PackedOkOutcomes, type ResumeState } from '../journal/index.js';
+import { packBatch, type BlockIndexOf, type ItemOutcome, type NewItem, type PackedBatch, type PackedOkOutcomes, type ResumeState } from '../journal/index.js';
 import { mapInbound, type Mapping, type ReferenceIds } from '../mapping/index.js';
+import { TrailingIndex } from './trailing-index.js';
 import type { OutgoingDoc } from './types.js';
 
 /** Documents asked from the mapper at a time: its output buffer (4 entries) then holds at most 400 documents. */
@@ -35,8 +36,10 @@ export interface CommitUnit {
   fileId: number;
   stores: readonly StoredOutcome[];
   extra: readonly NewItem[];
-  /** Recorded in this order (none when only outcomes are stored). */
+  /** Recorded in this order (none when only outcomes are stored), without their search index (TrailingIndex). */
   requests: readonly NewRequest[];
+  /** The search index of blocks recorded before (TrailingIndex). */
+  index?: readonly BlockIndexOf[];
 }
 
 export interface Committed {
@@ -92,6 +95,8 @@ export interface FileRequests {
   next(stores: readonly StoredOutcome[], stop: boolean, most?: number): Promise<FileStep>;
   /** Commits outcomes on their own. */
   store(stores: readonly StoredOutcome[]): Promise<Committed>;
+  /** Writes what the flow still owes the journal besides outcomes: the search index of its last blocks. */
+  finish(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -144,10 +149,12 @@ export class FileBatches implements FileRequests {
   /** Rows mapped and bytes read as of the last request taken (the progress a commit without one reports). */
   #rows = 0;
   #bytes = 0;
+  readonly #index: TrailingIndex;
 
   constructor(input: FileBatchesInput) {
     this.#input = input;
     this.#batches = this.#map();
+    this.#index = new TrailingIndex((index) => input.commit({ fileId: input.fileId, stores: [], extra: [], requests: [], index }));
   }
 
   async next(stores: readonly StoredOutcome[], stop: boolean, most = 1): Promise<FileStep> {
@@ -175,8 +182,14 @@ export class FileBatches implements FileRequests {
     const { fileId, commit } = this.#input;
     const committed = await commit({
       fileId, stores, extra: taken.length === 1 ? taken[0].extra : taken.flatMap((b) => b.extra),
-      requests: sending.map((b) => ({ endpoint: b.endpoint, packed: b.texts!.packed, bodies: b.texts!.itemsJson })),
+      requests: sending.map((b) => ({ endpoint: b.endpoint, packed: { ...b.texts!.packed, index: undefined }, bodies: b.texts!.itemsJson })),
     });
+    const indexes: BlockIndexOf[] = [];
+    sending.forEach((b, i) => {
+      const index = b.texts!.packed.index;
+      if (index !== undefined) indexes.push({ requestId: committed.requestIds[i], index });
+    });
+    this.#index.add(indexes);
     const requests = sending.map((b, i): CommittedRequest => {
       const { itemsJson, packed } = b.texts!;
       return { requestId: committed.requestIds[i], endpoint: b.endpoint, count: b.count, itemsJson, packedDocs: packed.docs, docs: b.docs };
@@ -192,10 +205,21 @@ export class FileBatches implements FileRequests {
   }
 
   async store(stores: readonly StoredOutcome[]): Promise<Committed> {
-    return this.#input.commit({ fileId: this.#input.fileId, stores, extra: [], requests: [] });
+    const index = this.#index.take();
+    try {
+      return await this.#input.commit({ fileId: this.#input.fileId, stores, extra: [], requests: [], index });
+    } catch (error) {
+      this.#index.giveBack(index);
+      throw error;
+    }
+  }
+
+  finish(): Promise<void> {
+    return this.#index.flush();
   }
 
   async close(): Promise<void> {
+    this.#index.close();
     await this.#ahead?.catch(() => undefined);
     await this.#batches.return();
   }

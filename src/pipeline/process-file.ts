@@ -144,6 +144,8 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   const { runtime, job, name, options, report } = ctx;
   const fileId = sender.fileId;
   try {
+    // A crash may have kept the search index of the last blocks from following them (TrailingIndex).
+    if (report.resumed) await journal.indexMissingBlocks(fileId);
     const state = await journal.resumeState(fileId);
     for (const r of state.sentRequests) await reconcileSentRequest(sender, r.requestId, r.endpoint);
     const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotPath: snapshot.path, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });

@@ -78,6 +78,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
       if (step.end) {
         await window.drain();
         await completions.flush();
+        await requests.finish();
         return !stop;
       }
       // Every undecided slot of the service is taken (by other files, or by this one's answered requests whose
@@ -91,6 +92,7 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
     await window.drain().catch(() => undefined);
     // outcomes already answered are kept whatever stopped the file; the first error is the one to report
     await completions.flush().catch(() => undefined);
+    await requests.finish().catch(() => undefined);
     throw error;
   } finally {
     share.close();

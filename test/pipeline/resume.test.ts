@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJournal } from '../../src/journal/index.js';
+import { openJournal, packBatch } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { korr, type Workspace, workspace } from './helpers.js';
@@ -13,12 +13,16 @@ const emu = useEmulator({ resetEachTest: true });
  * Leaves the journal as a crash right after a request was marked sent would: the file claimed, one request
  * recorded and `sent` with the given items (seq = first line), nothing else.
  */
-async function crashedWith(ws: Workspace, name: string, mapping: string, endpoint: string, items: Array<{ seq: number; key?: string; body: unknown }>) {
+async function crashedWith(ws: Workspace, name: string, mapping: string, endpoint: string, items: Array<{ seq: number; key?: string; body: unknown }>, options: { indexLost?: boolean } = {}) {
   const bytes = readFileSync(join(ws.folder('inbox'), name));
   const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
   const claim = await journal.claimFile({ drop: 'wms', name, checksum: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, mapping });
   if (claim.status !== 'new') throw new Error('expected a new claim');
-  const requestId = await journal.recordBatch(claim.fileId, endpoint, items.map((i) => ({ seq: i.seq, docKey: i.key ?? null, lines: [i.seq], body: i.body })));
+  const newItems = items.map((i) => ({ seq: i.seq, docKey: i.key ?? null, lines: [i.seq], body: i.body }));
+  // indexLost: the crash came before the block's search index followed it (the flow writes it in a later commit)
+  const requestId = options.indexLost
+    ? await journal.recordBatch(claim.fileId, endpoint, { ...packBatch(endpoint, newItems, items.map((i) => i.body)), index: undefined }, { bodies: JSON.stringify(items.map((i) => i.body)) })
+    : await journal.recordBatch(claim.fileId, endpoint, newItems);
   await journal.markSent(requestId);
   await journal.close();
 }
@@ -46,6 +50,26 @@ describe('resuming a file whose request was marked sent before a crash', () => {
     expect(rows[0].message).toMatch(/is never sent twice/);
     expect(rows[0].check).toMatch(/check the stock of SKU-00001 .*reference R-1/);
     expect((await adminState(emu, ['adjustments'])).adjustments.map((a: any) => a.reference)).toEqual(['R-2']);
+  });
+
+  it('a block whose search index the crash lost is searchable again once the file resumed', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    ws.drop('KORR_I.csv', korr(['SKU-00001;1;Fund;IDX-1;19.11.2026;;ACME', 'SKU-00002;1;Fund;IDX-2;19.11.2026;;ACME']));
+    await crashedWith(ws, 'KORR_I.csv', 'inventory-adjustments', 'inventory.adjustments', [
+      { seq: 2, key: 'SKU-00001', body: { product_code: 'SKU-00001', quantity: 1, reason: 'Fund', reference: 'IDX-1', date: '2026-11-19', company_code: 'ACME' } },
+    ], { indexLost: true });
+    const search = async (text: string) => {
+      const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
+      try {
+        return (await journal.console.search(text, { limit: 10 })).hits.map((h) => [h.file, h.seq, h.status]);
+      } finally {
+        await journal.close();
+      }
+    };
+    expect(await search('IDX-1')).toEqual([]);
+    expect(await runOnce(ws)).toMatchObject({ resumed: true, rows: { ok: 1, uncertain: 1 } });
+    expect(await search('IDX-1')).toEqual([['KORR_I.csv', 2, 'uncertain']]);
+    expect(await search('IDX-2')).toEqual([['KORR_I.csv', 3, 'ok']]);
   });
 
   it('ship: the shipment is not done and untouched since the send, so it is sent again and shipped once', async () => {

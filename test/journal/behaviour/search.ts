@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { packBatch } from '../../../src/journal/blocks.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 import type { SearchHit, SearchPage } from '../../../src/journal/search.js';
 import { EP, LATER, finishedFile, type Suite } from './support.js';
@@ -18,6 +19,41 @@ async function allPages(suite: Suite, text: string, limit: number): Promise<Sear
 const row = (h: SearchHit) => [h.file, h.seq, h.matched, h.status];
 
 export function describeSearch(suite: Suite): void {
+  describe('a block\'s index recorded after it', () => {
+    /** A block of two rows carrying reference `ref`, recorded as the flow records it: its index taken off. */
+    async function bareBlock(fileId: number, first: number, ref: string) {
+      const items = [first, first + 1].map((seq) => adjustment(seq, { body: { product_code: `SKU-${seq}`, quantity: 1, reference: ref } }));
+      const bodies = items.map((i) => i.body);
+      const packed = packBatch(EP, items, bodies);
+      const requestId = await suite.journal.recordBatch(fileId, EP, { ...packed, index: undefined }, { sent: true, bodies: JSON.stringify(bodies) });
+      return { requestId, index: packed.index! };
+    }
+
+    it('is not searchable before its index is written, and is once indexBlocks wrote it', async () => {
+      const { fileId } = await suite.journal.claimFile(claimInput('trail.csv', 'trail'));
+      const { requestId, index } = await bareBlock(fileId, 0, 'TRAIL-1');
+      expect((await suite.journal.console.search('trail-1', { limit: 50 })).total).toBe(0);
+      await suite.journal.indexBlocks(fileId, [{ requestId, index }]);
+      expect((await suite.journal.console.search('trail-1', { limit: 50 })).hits.map(row)).toEqual([['trail.csv', 0, 'body', 'sent'], ['trail.csv', 1, 'body', 'sent']]);
+      // already indexed: nothing is missing
+      expect(await suite.journal.indexMissingBlocks(fileId)).toBe(0);
+    });
+
+    it('a block whose index a crash lost is indexed from its stored bodies when the file resumes, and only that one', async () => {
+      const { fileId } = await suite.journal.claimFile(claimInput('lost.csv', 'lost'));
+      const kept = await bareBlock(fileId, 0, 'KEPT-1');
+      await suite.journal.indexBlocks(fileId, [kept]);
+      await bareBlock(fileId, 2, 'LOST-1');
+      expect((await suite.journal.console.search('lost-1', { limit: 50 })).total).toBe(0);
+      expect(await suite.journal.indexMissingBlocks(fileId)).toBe(1);
+      expect((await suite.journal.console.search('lost-1', { limit: 50 })).hits.map(row)).toEqual([['lost.csv', 2, 'body', 'sent'], ['lost.csv', 3, 'body', 'sent']]);
+      // found by document key too, as packBatch's index would have it
+      expect((await suite.journal.console.search('sku-3', { limit: 50 })).hits.map(row)).toEqual([['lost.csv', 3, 'document key', 'sent']]);
+      expect((await suite.journal.console.search('kept-1', { limit: 50 })).total).toBe(2);
+      expect(await suite.journal.indexMissingBlocks(fileId)).toBe(0);
+    });
+  });
+
   describe('search across files', () => {
     /** Two files whose rows carry the order number SO-7 (any case); the second also has a row the mapping rejected. */
     async function twoFiles() {
