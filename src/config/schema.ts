@@ -45,8 +45,8 @@ export const serviceSchema = z
     token: secretRefSchema.describe('the JWT of this warehouse (or warehouses)'),
     warehouse: z.number().int().positive().optional().describe('warehouse id sent with inventory writes when the token is scoped to several warehouses'),
     batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),
-    // 8: against a service answering in 40 ms, 2.3× the rows/s of 2 (its journal commits grouped too: 1.5× on
-    // loopback), while 32 added 17 % for four times the requests in doubt (docs/performance.md, bench/latency.ts).
+    // 8: against a service answering in 40 ms, 3.5× the rows/s of 2; 16 gives 1.8× more for twice the adjustment
+    // rows an operator checks by hand after a crash (docs/performance.md, bench/latency.ts).
     requests_in_flight: z.number().int().min(1).max(32).default(8)
       .describe('write requests of one inbound file outstanding at once (each on a connection of its own): more hides the service\'s latency (a distant service, say) and records several requests in one journal commit; after a crash up to this many requests are in doubt (read back, or reported uncertain: up to requests_in_flight × batch_size rows), and the service gets up to this many requests of the file at once'),
     concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings'),
