@@ -9,38 +9,22 @@
 // the pass, the load.
 // npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
 // BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
-// BENCH_IN_FLIGHT (the service's default requests_in_flight).
+// BENCH_IN_FLIGHT (the service's default requests_in_flight). The pass runs from dist/ when the build is current
+// (npm run build), else from the sources through tsx.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config/load.js';
 import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
-import { runInboundJob } from '../src/pipeline/index.js';
 import { NODE_OPTIONS } from '../src/runtime/node-options.js';
+// @ts-expect-error plain JavaScript module without types
+import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
 import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, commitWait, root, startEmulator, type Totals } from './inbound-harness.js';
-import { createRuntime } from '../src/runtime/runtime.js';
 
-// The pass itself runs in a child process of its own (BENCH_FILES_PASS: its configuration), so its peak RSS is the
-// bridge's alone: the emulator and the files written here apart. Its start-up (module loading) is not timed.
-if (process.env.BENCH_FILES_PASS) {
-  const loaded = await loadConfig(process.env.BENCH_FILES_PASS);
-  const runtime = createRuntime(loaded, {});
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const report = await runInboundJob(runtime, loaded.config.inbound[0]);
-  const elapsed = (performance.now() - started) / 1000;
-  await runtime.close();
-  const notDone = report.files.filter((f) => f.outcome !== 'done').map((f) => `${f.file} ${f.outcome} ${f.reason ?? ''}`);
-  const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
-  const used = process.cpuUsage(cpuBefore);
-  process.stdout.write(`${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6 })}\n`);
-  process.exit(0);
-}
-
+const FROM_BUILD = runsBuild() as boolean;
 const FILES = Number(process.env.BENCH_FILES ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY ?? 40);
@@ -87,14 +71,19 @@ async function run(filesInFlight: number): Promise<Figures> {
     const commitDir = join(work, 'commits');
     mkdirSync(commitDir);
     const probe = ['--import', new URL('./commit-probe.mjs', import.meta.url).href];
-    const child = spawn(process.execPath, [...NODE_OPTIONS, ...profile, ...probe, '--import', 'tsx', join(root, 'bench/files.ts')], {
-      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_FILES_PASS: join(work, 'wisbridge.yaml'), BENCH_COMMIT_DIR: commitDir },
+    // The pass runs in a process of its own (bench/files-pass.mjs), so its peak RSS is the bridge's alone: from dist/
+    // under plain node when the build is current (what production runs), else from the sources through tsx.
+    const from = FROM_BUILD ? 'dist' : 'src';
+    const child = spawn(process.execPath, [...NODE_OPTIONS, ...profile, ...probe, ...(FROM_BUILD ? [] : ['--import', 'tsx']), join(root, 'bench/files-pass.mjs'), from, join(work, 'wisbridge.yaml')], {
+      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_COMMIT_DIR: commitDir },
     });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     const [code] = (await once(child, 'exit')) as [number];
     if (code !== 0) throw new Error(`the pass exited ${code} (files_in_flight ${filesInFlight})`);
-    const { elapsed, rss, notDone, cpu } = JSON.parse(out.trim().split('\n').at(-1)!) as { elapsed: number; rss: number; notDone: string[]; cpu: number };
+    const result = out.split('\n').find((line) => line.startsWith('RESULT '));
+    if (!result) throw new Error(`the pass printed no result (files_in_flight ${filesInFlight})`);
+    const { elapsed, rss, notDone, cpu } = JSON.parse(result.slice('RESULT '.length)) as { elapsed: number; rss: number; notDone: string[]; cpu: number };
     const emulatorCpu = procCpu(`/proc/${emulator.child.pid}/stat`) as number - emulatorCpuBefore;
     if (notDone.length > 0) throw new Error(`${notDone.length} files not done (files_in_flight ${filesInFlight}): ${notDone[0]}`);
     const seen = (await (await fetch(`${emulator.url}/_admin/concurrency`)).json()) as { peak: number; requests: number };
@@ -109,7 +98,7 @@ async function run(filesInFlight: number): Promise<Figures> {
   }
 }
 
-console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}`);
+console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
 try {
   for (const setting of settings) {
     const f = await run(setting);

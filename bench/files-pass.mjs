@@ -1,0 +1,25 @@
+// One pass of bench/files.ts's inbound job in a process of its own, as a scheduled run starts it (the process is up,
+// so its start-up is not timed): from dist/ with plain node (what production runs), or from the sources under
+// `node --import tsx`. Prints one line: RESULT <json> (elapsed, CPU of all threads, peak RSS, files not done).
+// Run by bench/files.ts: node bench/files-pass.mjs <dist|src> <config file>
+import { readFileSync } from 'node:fs';
+
+const [code, configFile] = process.argv.slice(2);
+const root = new URL(`../${code === 'src' ? 'src' : 'dist'}/`, import.meta.url);
+const { loadConfig } = await import(new URL('config/load.js', root).href);
+const { createRuntime } = await import(new URL('runtime/runtime.js', root).href);
+const { runInboundJob } = await import(new URL('pipeline/index.js', root).href);
+
+const loaded = await loadConfig(configFile);
+const runtime = createRuntime(loaded, {});
+const started = performance.now();
+const cpuBefore = process.cpuUsage();
+const report = await runInboundJob(runtime, loaded.config.inbound[0]);
+const elapsed = (performance.now() - started) / 1000;
+await runtime.close();
+const notDone = report.files.filter((f) => f.outcome !== 'done').map((f) => `${f.file} ${f.outcome} ${f.reason ?? ''}`);
+const used = process.cpuUsage(cpuBefore);
+// The kernel's peak of the process's resident memory, all threads (VmHWM).
+const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+process.stdout.write(`RESULT ${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6 })}\n`);
+process.exit(0);
