@@ -52,7 +52,11 @@ export class BatchesThread implements FileRequests {
   /** Settles once the worker has opened the journal and the file (or failed to start). */
   readonly ready: Promise<void>;
 
-  constructor(data: BatchesThreadData, referenceIds: ReferenceIds) {
+  #onClosed: (() => void) | undefined;
+
+  /** `onClosed`: called once, when the thread has ended (close, or a start that failed and was closed). */
+  constructor(data: BatchesThreadData, referenceIds: ReferenceIds, onClosed?: () => void) {
+    this.#onClosed = onClosed;
     const { name, file, definition } = data.mapping;
     // The definition crosses, not the compiled mapping (functions cannot be cloned).
     const cloned: ThreadData = { ...data, mapping: { name, file, definition } };
@@ -93,8 +97,14 @@ export class BatchesThread implements FileRequests {
     }
   }
 
-  close(): Promise<void> {
-    return this.#thread.close();
+  async close(): Promise<void> {
+    try {
+      await this.#thread.close();
+    } finally {
+      const onClosed = this.#onClosed;
+      this.#onClosed = undefined;
+      onClosed?.();
+    }
   }
 }
 

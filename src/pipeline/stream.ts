@@ -13,6 +13,7 @@ import type { ResultSpool } from './result-spool.js';
 import { sendCommitted, type SenderContext } from './sender.js';
 import type { ProcessFileOptions } from './types.js';
 import { UndecidedShare } from './undecided.js';
+import { Limiter } from '../util/limiter.js';
 
 /**
  * Files of at least this many bytes are mapped and recorded on a BatchesThread (~500,000 rows of five columns): the
@@ -134,22 +135,36 @@ export function mapsOnThread(mapping: Pick<Mapping, 'inbound' | 'definition'>, s
 }
 
 /**
- * The file's requests: mapped and recorded on a BatchesThread for big files (on this thread when it cannot start),
- * else here on the journal's connection.
+ * Mapping threads at once in this process (WISBRIDGE_MAPPING_THREADS overrides it): each takes ~25 MB and a heap of
+ * up to 64 MB (128 MB for a mapping that holds its documents), so `files_in_flight` big files at once would take as
+ * many; on two cores more than two would not map faster. A big file waits for one.
+ */
+export const MAPPING_THREADS = 2;
+let threadSlots: Limiter | undefined;
+const mappingThreads = (): Limiter => (threadSlots ??= new Limiter(Number(process.env.WISBRIDGE_MAPPING_THREADS) || MAPPING_THREADS));
+
+/**
+ * The file's requests: mapped and recorded on a BatchesThread for big files, once one of MAPPING_THREADS is free (on
+ * this thread when it cannot start, or when the flow is stopped while it waits), else here on the journal's
+ * connection.
  */
 async function openRequests(input: StreamInput, requestSize: number, warehouse: number | undefined): Promise<FileRequests> {
   const { journal, logger, fileId, client } = input.sender;
   const { mapping, name } = input;
   const referenceIds = new ApiReferenceIds(client);
   const from = input.options.threadFrom ?? (Number(process.env.WISBRIDGE_THREAD_FROM) || THREAD_FROM);
-  if (canReopen(journal.address) && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from)) {
+  if (canReopen(journal.address) && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from) && await threadSlot(input.options.signal)) {
     const { instance } = await input.runtime.journal();
+    const slots = mappingThreads();
     const thread = new BatchesThread({
       journalAddress: journal.address, snapshotPath: input.snapshotPath, fileId, fileName: name,
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
       mapping, requestSize, warehouse,
       heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
-    }, referenceIds);
+    }, referenceIds, () => {
+      slots.release();
+      logger.debug('the file mapping thread ended');
+    });
     try {
       await thread.ready;
       logger.debug({ size: input.size }, 'the file is mapped and recorded on its own thread');
@@ -163,6 +178,16 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
     fileId, fileName: name, source: input.source(), mapping, referenceIds, state: input.state, requestSize, warehouse,
     commit: (unit) => applyUnit(journal, logger, unit), mapAhead: false,
   });
+}
+
+/** Waits for a mapping thread of this process; false when the flow was stopped first (it then ends at once). */
+async function threadSlot(signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await mappingThreads().acquire(signal ? [signal] : []);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** At most `limit` sends outstanding; the first failure is rethrown once every outstanding send has settled. */
