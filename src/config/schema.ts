@@ -51,7 +51,7 @@ export const serviceSchema = z
       .describe('write requests of one inbound file outstanding at once (each on a connection of its own): more hides the service\'s latency (a distant service, say) and records several requests in one journal commit; after a crash up to this many requests are in doubt (read back, or reported uncertain: up to requests_in_flight × batch_size rows), and the service gets up to this many requests of the file at once'),
     concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings'),
     max_requests_in_flight: z.number().int().min(1).max(256).default(32)
-      .describe('requests to this service outstanding at once from this bridge process, every file, job and listing together, and requests recorded as sent and not yet decided, every file and job together (what a crash leaves in doubt: read back, or reported uncertain); the default is files_in_flight x requests_in_flight of one job at their defaults, so it holds back only several jobs at once or raised settings; the connections to the service are at least this many; several instances each have their own'),
+      .describe('requests to this service outstanding at once from this bridge process, every file, job and listing together, and requests recorded as sent and not yet decided, every file and job together (what a crash leaves in doubt: read back, or reported uncertain); at the defaults the 8 files of a job of 8 requests each reach it, and files whose turn comes wait for a slot; the connections to the service are at least this many; several instances each have their own'),
     request_timeout_ms: z.number().int().min(100).default(30_000).describe('deadline of one HTTP request'),
     max_attempts: z.number().int().min(1).max(20).default(6).describe('attempts of one request on retryable failures (connection errors, 429, 502-504)'),
   })
@@ -131,7 +131,11 @@ export const inboundJobSchema = z
     service: z.string().min(1).describe('name of the service the requests go to'),
     mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
     watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
-    files_in_flight: z.number().int().min(1).max(64).default(4)
+    // 8: 300 files of 1,000 rows against a service 40 ms away took 7.1-7.5 s against 9.0-9.8 s with 4 (a file's 10
+    // requests over a window of 8 leave the service's slots idle between its two round trips unless other files fill
+    // them), peak RSS 161-165 MB against 155 MB; requests at once and in doubt stay within max_requests_in_flight and
+    // big files within the mapping threads (docs/performance.md, bench/files.ts).
+    files_in_flight: z.number().int().min(1).max(64).default(8)
       .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Several files at once, and the order of files")'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: also process the inbox at these times (a nightly batch)'),
     expect: z.array(expectedFileSchema).default([]).describe('files that must arrive by a cut-off, or an alert is raised'),
