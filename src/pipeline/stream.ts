@@ -13,7 +13,7 @@ import type { ResultSpool } from './result-spool.js';
 import { sendCommitted, type SenderContext } from './sender.js';
 import type { ProcessFileOptions } from './types.js';
 import { UndecidedShare } from './undecided.js';
-import { Limiter } from '../util/limiter.js';
+import type { Limiter } from '../util/limiter.js';
 
 /**
  * Files of at least this many bytes are mapped and recorded on a BatchesThread (~500,000 rows of five columns): the
@@ -24,7 +24,7 @@ import { Limiter } from '../util/limiter.js';
 export const THREAD_FROM = 16 << 20;
 
 export interface StreamInput {
-  runtime: RuntimeParts<'loaded' | 'undecided', Pick<Journal, 'instance'>>;
+  runtime: RuntimeParts<'loaded' | 'undecided' | 'mappingThreads', Pick<Journal, 'instance'>>;
   job: InboundJob;
   name: string;
   /** Opens the bytes to map: the private copy whose checksum was claimed. */
@@ -82,9 +82,9 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
         await requests.finish();
         return !stop;
       }
+      await window.whenRoom();
       // Every undecided slot of the service is taken (by other files, or by this one's answered requests whose
       // outcomes wait for a commit): wait for one, then commit again.
-      await window.whenRoom();
       if (step.starved) await share.wait(options.signal).catch(() => undefined);
     }
   } catch (error) {
@@ -135,16 +135,8 @@ export function mapsOnThread(mapping: Pick<Mapping, 'inbound' | 'definition'>, s
 }
 
 /**
- * Mapping threads at once in this process (WISBRIDGE_MAPPING_THREADS overrides it): each takes ~25 MB and a heap of
- * up to 64 MB (128 MB for a mapping that holds its documents), so `files_in_flight` big files at once would take as
- * many; on two cores more than two would not map faster. A big file waits for one.
- */
-export const MAPPING_THREADS = 2;
-let threadSlots: Limiter | undefined;
-const mappingThreads = (): Limiter => (threadSlots ??= new Limiter(Number(process.env.WISBRIDGE_MAPPING_THREADS) || MAPPING_THREADS));
-
-/**
- * The file's requests: mapped and recorded on a BatchesThread for big files, once one of MAPPING_THREADS is free (on
+ * The file's requests: mapped and recorded on a BatchesThread for big files, once one of the process's mapping
+ * threads (Runtime.mappingThreads) is free (on
  * this thread when it cannot start, or when the flow is stopped while it waits), else here on the journal's
  * connection.
  */
@@ -153,9 +145,9 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   const { mapping, name } = input;
   const referenceIds = new ApiReferenceIds(client);
   const from = input.options.threadFrom ?? (Number(process.env.WISBRIDGE_THREAD_FROM) || THREAD_FROM);
-  if (canReopen(journal.address) && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from) && await threadSlot(input.options.signal)) {
+  const slots = input.runtime.mappingThreads;
+  if (canReopen(journal.address) && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from) && await took(slots, input.options.signal)) {
     const { instance } = await input.runtime.journal();
-    const slots = mappingThreads();
     const thread = new BatchesThread({
       journalAddress: journal.address, snapshotPath: input.snapshotPath, fileId, fileName: name,
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
@@ -180,10 +172,10 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   });
 }
 
-/** Waits for a mapping thread of this process; false when the flow was stopped first (it then ends at once). */
-async function threadSlot(signal: AbortSignal | undefined): Promise<boolean> {
+/** Waits for a slot of `slots`; false when the flow was stopped first (it then ends at once). */
+async function took(slots: Limiter, signal: AbortSignal | undefined): Promise<boolean> {
   try {
-    await mappingThreads().acquire(signal ? [signal] : []);
+    await slots.acquire(signal ? [signal] : []);
     return true;
   } catch {
     return false;

@@ -30,6 +30,8 @@ export interface Runtime {
    * one (src/pipeline/undecided.ts).
    */
   undecided(service: string): Limiter;
+  /** Mapping threads of big files at once in this process (MAPPING_THREADS; WISBRIDGE_MAPPING_THREADS overrides it). */
+  readonly mappingThreads: Limiter;
   drop(name: string): Promise<Drop>;
   /** Told when an operator's action (re-drive, resolution) brought a finished file to a new state. */
   readonly onFileConcluded?: (event: FileConcluded) => void;
@@ -37,6 +39,13 @@ export interface Runtime {
   readonly leases?: LeaseGuard;
   close(): Promise<void>;
 }
+
+/**
+ * Mapping threads at once (src/pipeline/batches-thread.ts): each takes ~25 MB and a heap of up to 64 MB (128 MB for
+ * a mapping that holds its documents), so `files_in_flight` big files at once would take as many; on two cores more
+ * than two would not map faster. A big file waits for one.
+ */
+export const MAPPING_THREADS = 2;
 
 /**
  * What a module takes of the runtime: the parts it uses (`K`) and the journal as the role it calls (`J`, from
@@ -175,6 +184,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
       if (!budget) undecided.set(name, (budget = new Limiter(loaded.service(name).max_requests_in_flight)));
       return budget;
     },
+    mappingThreads: new Limiter(Number(process.env.WISBRIDGE_MAPPING_THREADS) || MAPPING_THREADS),
     drop: (name) => once(drops, name, async () => createDrop(await loaded.dropOptions(name), logger.child({ drop: name }))),
     onFileConcluded: options.onFileConcluded,
     leases: options.leases,
