@@ -1,6 +1,8 @@
 // Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits.
-// SQLite (synchronous=FULL: the WAL write and its fsync): every better-sqlite3 transaction's COMMIT (a transaction
-// function's or an exec('COMMIT')), and statements run outside a transaction (autocommit). PostgreSQL
+// SQLite (synchronous=NORMAL: the WAL write, which holds the thread): every better-sqlite3 transaction's COMMIT (a
+// transaction function's or an exec('COMMIT')), and statements run outside a transaction (autocommit); and apart, the
+// flushes of the log that make them durable (src/journal/sqlite/wal-sync.ts: FileHandle.datasync, off the thread,
+// several commits a flush when they come together). PostgreSQL
 // (BENCH_JOURNAL=postgres; synchronous_commit=on: the round trip and the server's WAL flush): every COMMIT statement
 // node-postgres sends, and INSERT / UPDATE / DELETE sent outside a transaction. Each thread writes its totals to
 // BENCH_COMMIT_DIR/<pid>-<thread>.json every 50 commits, when it closes a connection and when it ends.
@@ -8,11 +10,12 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { threadId } from 'node:worker_threads';
 
 const dir = process.env.BENCH_COMMIT_DIR;
 if (dir) {
-  const totals = { thread: threadId, commits: 0, ms: 0 };
+  const totals = { thread: threadId, commits: 0, ms: 0, flushes: 0, flushMs: 0 };
   const save = () => writeFileSync(`${dir}/${process.pid}-${threadId}.json`, JSON.stringify(totals));
   const counted = (ms) => {
     totals.ms += ms;
@@ -27,6 +30,20 @@ if (dir) {
   };
 
   if (process.env.BENCH_JOURNAL === 'postgres') probePostgres(counted, save);
+
+  const handle = await open('/dev/null', 'r');
+  const fileHandle = Object.getPrototypeOf(handle);
+  await handle.close();
+  const datasync = fileHandle.datasync;
+  fileHandle.datasync = async function probedDatasync(...args) {
+    const begin = performance.now();
+    try {
+      return await datasync.apply(this, args);
+    } finally {
+      totals.flushes++;
+      totals.flushMs += performance.now() - begin;
+    }
+  };
 
   const transaction = Database.prototype.transaction;
   Database.prototype.transaction = function probedTransaction(fn) {

@@ -218,7 +218,7 @@ export async function migrateJournal(from: string, to: MigrationTarget, options:
     const { baseDir, ...config } = to;
     const target = await openPostgres(config, { baseDir });
     try {
-      const report = await copyJournal(new SqlitePort(db), target.port, options);
+      const report = await copyJournal(new SqlitePort(db, READ_ONLY), target.port, options);
       return { ...report, from, to: target.location, schemaVersion, targetSchemaVersion: target.schemaVersion };
     } finally {
       await target.close();
@@ -227,6 +227,9 @@ export async function migrateJournal(from: string, to: MigrationTarget, options:
     db.close();
   }
 }
+
+/** The source is opened read-only: nothing it commits needs flushing. */
+const READ_ONLY = async (): Promise<void> => undefined;
 
 function openSource(path: string): Database.Database {
   try {

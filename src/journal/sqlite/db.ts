@@ -10,8 +10,9 @@ export const BUSY_TIMEOUT_MS = 10_000;
 
 /**
  * Opens the SQLite file with the settings the journal's guarantees rest on, and brings the schema
- * to the current version. WAL lets readers (status, metrics) run beside the writer; synchronous=FULL
- * makes every commit durable before it returns, so a request recorded as sent really was recorded.
+ * to the current version. WAL lets readers (status, metrics) run beside the writer. synchronous=NORMAL leaves the
+ * flush of each commit to WalSync, which resolves the commit's Promise once its log is on disk: a request recorded as
+ * sent really was recorded, and the thread does not stop for the flush.
  */
 export function openDatabase(path: string): Db {
   let db: Db;
@@ -24,7 +25,7 @@ export function openDatabase(path: string): Db {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const mode = walMode(db);
     if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, not wal`);
-    db.pragma('synchronous = FULL');
+    db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     // 16 MiB: the hot path appends; a bigger cache only adds to the bridge's resident memory.
     db.pragma('cache_size = -16000');

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type { Engine } from '../compose.js';
 import { openDatabase, schemaVersion, type Db } from './db.js';
 import { SqlitePort } from './port.js';
+import { WalSync } from './wal-sync.js';
 
 export interface SqliteOptions {
   /** Page cache of this connection in KiB (default 16,000); a second connection that only appends needs little. */
@@ -10,13 +11,14 @@ export interface SqliteOptions {
   checkpointOnClose?: boolean;
 }
 
-/** The embedded engine: one SQLite file in WAL mode with synchronous=FULL (db.ts says why). */
+/** The embedded engine: one SQLite file in WAL mode, each commit durable before its Promise resolves (WalSync). */
 export function openSqlite(path: string, options: SqliteOptions = {}): Engine & { db: Db } {
   const db = openDatabase(path);
   if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.round(options.cacheKiB))}`);
+  const wal = new WalSync(`${path}-wal`);
   return {
     db,
-    port: new SqlitePort(db),
+    port: new SqlitePort(db, () => wal.durable()),
     address: { engine: 'sqlite', path },
     location: path,
     schemaVersion: schemaVersion(db),
@@ -29,6 +31,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Engine & 
       if (!db.open) return;
       if (options.checkpointOnClose !== false) db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
+      await wal.close();
     },
   };
 }

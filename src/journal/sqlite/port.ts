@@ -10,6 +10,7 @@ type Statement = Database.Statement<unknown[], unknown>;
  * units of work from outside it wait until it ends, so nothing outside it lands in its transaction. Reads (statements SQLite reports
  * read-only) from outside do not wait (a read never changes what a unit of work commits, and waiting would deadlock a unit of work
  * that reads through the outer journal); they may see its rows before it commits, which PostgreSQL's reads would not.
+ * A write's Promise resolves once `durable` says its commit is on disk (WalSync); the next unit of work need not wait.
  */
 export class SqlitePort implements SqlPort {
   readonly dialect = 'sqlite' as const;
@@ -20,8 +21,12 @@ export class SqlitePort implements SqlPort {
   readonly #inside: SqlPort;
   #depth = 0;
 
-  constructor(db: Database.Database) {
+  readonly #durable: () => Promise<void>;
+
+  /** `durable`: settles once what the connection committed is on disk (WalSync.durable). */
+  constructor(db: Database.Database, durable: () => Promise<void>) {
     this.#db = db;
+    this.#durable = durable;
     const direct = this.#direct();
     this.#inside = { ...direct, tx: (fn) => this.#savepoint(fn) };
   }
@@ -46,19 +51,21 @@ export class SqlitePort implements SqlPort {
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
     while (this.#busy) await this.#busy;
-    return this.#statement(sql).run(...params).changes;
+    const changes = this.#statement(sql).run(...params).changes;
+    await this.#durable();
+    return changes;
   }
 
   async tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
     while (this.#busy) await this.#busy;
     let done!: () => void;
     this.#busy = new Promise((resolve) => (done = resolve));
+    let result: T;
     try {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
-        const result = await fn(this.#inside);
+        result = await fn(this.#inside);
         this.#db.exec('COMMIT');
-        return result;
       } catch (error) {
         if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         throw error;
@@ -67,6 +74,8 @@ export class SqlitePort implements SqlPort {
       this.#busy = undefined;
       done();
     }
+    await this.#durable();
+    return result;
   }
 
   /**
