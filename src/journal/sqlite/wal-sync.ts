@@ -6,8 +6,9 @@ import { WisbridgeError } from '../../errors.js';
  * synchronous=NORMAL, so COMMIT only writes its frames to the write-ahead log; a commit's Promise then resolves once
  * an fdatasync of the log that started after the COMMIT has returned: the promise of synchronous=FULL (a commit the
  * bridge acts on is on disk), while the thread maps, sends and reads answers during the flush instead of waiting
- * in it (with FULL the main thread sat 1.6 s of a 7.7 s night of 300 files in COMMIT). Commits made while a flush
- * runs share the next one. SQLite itself syncs the log before a checkpoint copies it into the database file and
+ * in it. Commits made while a flush runs share the next one. With FULL, a night of 300 files held the main thread
+ * 1.6 s of 7.5 s in COMMIT, and 9.8 s of 15.4 s on a disk whose flush takes ~4 ms, where this takes 8.7 s
+ * (docs/performance.md). SQLite itself syncs the log before a checkpoint copies it into the database file and
  * the database file after, in either mode, and keeps the file consistent after a power loss in NORMAL: what NORMAL
  * alone would lose, the last commits, is what is synced here before anyone learns of them.
  */
