@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
-import { ManualClock, settle } from '../../src/service/clock.js';
+import { ManualClock } from '../../src/service/clock.js';
 import { CronSchedule } from '../../src/schedule/index.js';
 import { Scheduler } from '../../src/service/scheduler.js';
 import { BridgeService, scheduleCursor } from '../../src/service/service.js';
@@ -87,17 +87,21 @@ describe('BridgeService schedules', () => {
       return { files: [], exports: [{ file: 'a.csv', records: 3, kind: 'work' }] };
     }), '2026-11-22T10:01:00Z');
     await bridge.start();
+    // A run starts once its tick is claimed in the journal, a write that waits for the disk: waited for, not counted in turns.
+    const running = () => (bridge.healthReport().body.jobs as Record<string, { running: boolean }>)['nightly-shipments'].running;
     await clock.advanceTo(Date.parse('2026-11-22T10:05:00Z'));
+    await until(() => runs.length > 0, 'the 10:05 run');
     expect(runs).toEqual(['2026-11-22T10:05:00.000Z']);
     await clock.advanceTo(Date.parse('2026-11-22T10:10:00Z')); // still busy
     expect(runs).toHaveLength(1);
     const skipped = records.filter((r) => r.msg.startsWith('run skipped'));
     expect(skipped).toMatchObject([{ job: 'nightly-shipments', trigger: 'schedule', busyWith: 'schedule', level: 40 }]);
     release.resolve();
-    await settle();
+    await until(() => !running(), 'the 10:05 run over');
     release = deferred();
     release.resolve();
     await clock.advanceTo(Date.parse('2026-11-22T10:15:00Z'));
+    await until(() => runs.length > 1 && !running(), 'the 10:15 run over');
     expect(runs).toEqual(['2026-11-22T10:05:00.000Z', '2026-11-22T10:15:00.000Z']);
     const text = await bridge.metrics.text();
     expect(text).toContain(`wisbridge_job_runs_skipped_total{job="nightly-shipments",instance="${bridge.instance.id}"} 1`);
@@ -128,6 +132,8 @@ describe('BridgeService schedules', () => {
     await journal.close();
     await second.bridge.start();
     await second.clock.advance(1000);
+    await until(() => second.bridge.lastRun('nightly-shipments'), 'the catch-up run');
+    expect(second.records.filter((r) => r.msg.startsWith('catching up'))).toHaveLength(1);
     expect(runs).toEqual(['run']);
     expect(second.bridge.lastRun('nightly-shipments')?.trigger).toBe('catch-up');
     await second.bridge.stop('test');
@@ -142,6 +148,8 @@ describe('BridgeService schedules', () => {
     await journal.close();
     await third.bridge.start();
     await third.clock.advance(1000);
+    // start() decides a catch-up before it returns (and logs it): none here.
+    expect(third.records.filter((r) => r.msg.startsWith('catching up'))).toEqual([]);
     expect(runs).toEqual(['run']);
 
     // Without catch_up, a missed run is not made up.
@@ -152,9 +160,11 @@ describe('BridgeService schedules', () => {
     await journal.close();
     await fourth.bridge.start();
     await fourth.clock.advance(1000);
+    expect(fourth.records.filter((r) => r.msg.startsWith('catching up'))).toEqual([]);
     expect(runs).toEqual(['run']);
     // ...but the next scheduled time runs as usual.
     await fourth.clock.advanceTo(Date.parse('2026-11-23T01:00:00Z'));
+    await until(() => runs.length > 1, 'the scheduled run');
     expect(runs).toEqual(['run', 'run']);
   });
 });
