@@ -115,6 +115,18 @@ describe('SQLite commits are durable before their Promise resolves, without hold
     expect(calls).toHaveLength(1);
   });
 
+  it('closes the log\'s descriptor only after the flushes asked for are done', async () => {
+    const { calls, flush } = heldFlushes();
+    const { port } = open(flush);
+    const write = port.run('INSERT INTO t VALUES (1)');
+    await until(() => calls.length === 1);
+    const closing = wal.close();
+    expect(await settled(closing)).toBe(false);
+    calls[0].release();
+    await write;
+    await expect(closing).resolves.toBeUndefined();
+  });
+
   it('flushes with fdatasync by default, and a reopened file holds every commit that resolved', async () => {
     const { path, port } = open();
     await Promise.all(Array.from({ length: 20 }, (_, i) => port.tx(async (tx) => tx.run('INSERT INTO t VALUES (?)', [i]))));

@@ -42,7 +42,10 @@ export class WalSync {
     return queued;
   }
 
+  /** Closes the log's descriptor once the flushes asked for are done. */
   async close(): Promise<void> {
+    await this.#queued?.catch(() => undefined);
+    await this.#running?.catch(() => undefined);
     const file = this.#file;
     this.#file = undefined;
     await (await file?.catch(() => undefined))?.close();
