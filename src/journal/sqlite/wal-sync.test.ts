@@ -48,12 +48,6 @@ describe('SQLite commits are durable before their Promise resolves, without hold
   };
   const count = () => (db.prepare('SELECT count(*) FROM t').pluck().get() as number);
 
-  it('runs the connection in WAL with synchronous=NORMAL: COMMIT writes the log, the flush is WalSync\'s', () => {
-    open(async () => undefined);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('synchronous', { simple: true })).toBe(1);
-  });
-
   it('a unit of work resolves only once a flush of the log that started after its COMMIT returned; the next one commits meanwhile', async () => {
     const { calls, flush } = heldFlushes();
     const { path, port } = open(flush);
