@@ -32,21 +32,24 @@ export class SqlitePort implements SqlPort {
   }
 
   async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    const statement = this.#statement(sql);
-    if (!statement.readonly) while (this.#busy) await this.#busy;
-    return statement.get(...params) as T | undefined;
+    return this.#query(this.#statement(sql), (s) => s.get(...params) as T | undefined);
   }
 
   async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    const statement = this.#statement(sql);
-    if (!statement.readonly) while (this.#busy) await this.#busy;
-    return statement.all(...params) as T[];
+    return this.#query(this.#statement(sql), (s) => s.all(...params) as T[]);
   }
 
   async values<T extends unknown[]>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    const statement = this.#raw(sql);
-    if (!statement.readonly) while (this.#busy) await this.#busy;
-    return statement.all(...params) as T[];
+    return this.#query(this.#raw(sql), (s) => s.all(...params) as T[]);
+  }
+
+  /** A statement that returns rows outside a unit of work: a write among them (`… RETURNING`) waits like `run`. */
+  async #query<R>(statement: Statement, execute: (statement: Statement) => R): Promise<R> {
+    if (statement.readonly) return execute(statement);
+    while (this.#busy) await this.#busy;
+    const rows = execute(statement);
+    await this.#durable();
+    return rows;
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {

@@ -71,7 +71,7 @@ describe('SQLite commits are durable before their Promise resolves, without hold
     await expect(second).resolves.toBe(1);
   });
 
-  it('commits made while a flush runs share the next one; a write outside a unit of work waits for its flush too', async () => {
+  it('commits made while a flush runs share the next one; a write outside a unit of work (run, or one returning rows) waits for its flush too', async () => {
     const { calls, flush } = heldFlushes();
     const { port } = open(flush);
     const first = port.run('INSERT INTO t VALUES (0)');
@@ -89,9 +89,15 @@ describe('SQLite commits are durable before their Promise resolves, without hold
     calls[1].release();
     expect(await Promise.all(more)).toEqual([1, 1, 1, 1, 1]);
     expect(calls).toHaveLength(2);
+    // A write that returns rows (INSERT … RETURNING) waits for its flush like any other.
+    const returning = port.get<{ v: number }>('INSERT INTO t VALUES (7) RETURNING v');
+    await until(() => calls.length === 3);
+    expect(await settled(returning)).toBe(false);
+    calls[2].release();
+    expect(await returning).toEqual({ v: 7 });
     // A read does not wait for a flush.
-    expect(await port.get<{ n: number }>('SELECT count(*) AS n FROM t')).toEqual({ n: 6 });
-    expect(calls).toHaveLength(2);
+    expect(await port.get<{ n: number }>('SELECT count(*) AS n FROM t')).toEqual({ n: 7 });
+    expect(calls).toHaveLength(3);
   });
 
   it('a flush that fails fails the commits waiting on it and every later write, naming the log and what to do', async () => {
