@@ -1,8 +1,8 @@
 // Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits.
 // SQLite (synchronous=NORMAL: the WAL write, which holds the thread): every better-sqlite3 transaction's COMMIT (a
 // transaction function's or an exec('COMMIT')), and statements run outside a transaction (autocommit); and apart, the
-// flushes of the log that make them durable (src/journal/sqlite/wal-sync.ts: FileHandle.datasync, off the thread,
-// several commits a flush when they come together). PostgreSQL
+// syncs of the log that make them durable (src/journal/sqlite/wal-sync.ts: FileHandle.datasync, off the thread,
+// several commits a sync when they come together). PostgreSQL
 // (BENCH_JOURNAL=postgres; synchronous_commit=on: the round trip and the server's WAL flush): every COMMIT statement
 // node-postgres sends, and INSERT / UPDATE / DELETE sent outside a transaction. Each thread writes its totals to
 // BENCH_COMMIT_DIR/<pid>-<thread>.json every 50 commits, when it closes a connection and when it ends.
@@ -15,7 +15,7 @@ import { threadId } from 'node:worker_threads';
 
 const dir = process.env.BENCH_COMMIT_DIR;
 if (dir) {
-  const totals = { thread: threadId, commits: 0, ms: 0, flushes: 0, flushMs: 0 };
+  const totals = { thread: threadId, commits: 0, ms: 0, syncs: 0, syncMs: 0 };
   const save = () => writeFileSync(`${dir}/${process.pid}-${threadId}.json`, JSON.stringify(totals));
   const counted = (ms) => {
     totals.ms += ms;
@@ -40,8 +40,8 @@ if (dir) {
     try {
       return await datasync.apply(this, args);
     } finally {
-      totals.flushes++;
-      totals.flushMs += performance.now() - begin;
+      totals.syncs++;
+      totals.syncMs += performance.now() - begin;
     }
   };
 

@@ -36,14 +36,14 @@ export function bridgeArgs(config: string): string[] {
   return [...bridgeFlags, ...heapFlags, ...probe, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', config];
 }
 
-/** Commits and the time they held their thread; flushes of the SQLite log and their time (off the thread). */
-export interface Totals { commits: number; ms: number; flushes: number; flushMs: number }
+/** Commits and the time they held their thread; syncs of the SQLite log and their time (off the thread). */
+export interface Totals { commits: number; ms: number; syncs: number; syncMs: number }
 
 /** What commit-probe.mjs wrote to `dir`: the bridge's commits and their wait, in all threads and on the main one. */
 export function commitWait(dir: string): { commits: Totals; onMain: Totals } {
   const probed = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { thread: number } & Totals);
-  const sum = (list: typeof probed) => list.reduce((a, t) => ({ commits: a.commits + t.commits, ms: a.ms + t.ms, flushes: a.flushes + t.flushes, flushMs: a.flushMs + t.flushMs }),
-    { commits: 0, ms: 0, flushes: 0, flushMs: 0 });
+  const sum = (list: typeof probed) => list.reduce((a, t) => ({ commits: a.commits + t.commits, ms: a.ms + t.ms, syncs: a.syncs + t.syncs, syncMs: a.syncMs + t.syncMs }),
+    { commits: 0, ms: 0, syncs: 0, syncMs: 0 });
   return { commits: sum(probed), onMain: sum(probed.filter((t) => t.thread === 0)) };
 }
 

@@ -3,7 +3,7 @@
 // same invocation the yardstick bench/inbound-baseline.ts (csv-parse → batches → POST, no guarantees) applies the
 // same file against an emulator of its own, twice: in batches of 100 and in the bridge's batches. Prints, for each:
 // elapsed time, rows/s, CPU per row and per emulator item, peak RSS; for the bridge also the time its journal commits
-// held their thread (the WAL write) and the flushes that made them durable (fdatasync, off the thread).
+// held their thread (the WAL write) and the syncs that made them durable (fdatasync, off the thread).
 // `--journal postgres` runs the bridge on a PostgreSQL journal instead (a server of its own, started here with
 // test/support/postgres.ts: fsync and synchronous_commit on, a fresh database), `--journal both` runs it on each
 // (SQLite first) and prints both and their ratio, with the server's CPU and the time the bridge waited for COMMIT.
@@ -136,14 +136,14 @@ for (const { engine, run, load, commits, onMain, server } of bridges) {
   const { outcome, ok, error, uncertain, requests } = bridgeSummary(run.stdout);
   const journal = server
     ? `PostgreSQL ${server.version} on loopback, a server of its own (fsync on, synchronous_commit=on)`
-    : 'SQLite (WAL, synchronous=NORMAL, every commit flushed before it is reported: src/journal/sqlite/wal-sync.ts)';
+    : 'SQLite (WAL, synchronous=NORMAL, every commit synced before it is reported: src/journal/sqlite/wal-sync.ts)';
   console.log(`${name} journal ${journal}; machine load ${loads(load)} at its start`);
   console.log(`${name} outcome exit ${run.code}, ${outcome}  ok ${ok}  error ${error}  uncertain ${uncertain}; requests sent ${requests}`);
   console.log(figures(name, run));
   if (server) console.log(`${name} server CPU ${server.cpu.toFixed(1)} s = ${us(server.cpu)} a row (postmaster and its processes: backends, WAL writer, checkpointer); bridge + server ${(run.cpu + server.cpu).toFixed(1)} s`);
   const what = server ? 'COMMIT statements (round trip + WAL flush, synchronous_commit=on' : 'journal commits (the WAL write, which holds the thread';
   console.log(`${name} commit wait ${(commits.ms / 1000).toFixed(2)} s in ${commits.commits} ${what}; ${(commits.ms / Math.max(1, commits.commits)).toFixed(2)} ms each), of which ${(onMain.ms / 1000).toFixed(2)} s in ${onMain.commits} on the main thread`
-    + (server ? '' : `; ${commits.flushes} flushes of the log (fdatasync, off the thread) took ${(commits.flushMs / 1000).toFixed(2)} s, ${(commits.flushMs / Math.max(1, commits.flushes)).toFixed(2)} ms each`));
+    + (server ? '' : `; ${commits.syncs} syncs of the log (fdatasync, off the thread) took ${(commits.syncMs / 1000).toFixed(2)} s, ${(commits.syncMs / Math.max(1, commits.syncs)).toFixed(2)} ms each`));
 }
 if (process.env.BENCH_ALLOC) console.log(allocationSummary(process.env.BENCH_ALLOC));
 for (const { label, batch, run } of baselines) {

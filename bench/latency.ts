@@ -48,7 +48,7 @@ async function bridge(inFlight: number): Promise<Measured> {
   const { commits, onMain } = commitWait(join(work, 'commits'));
   const note = `exit ${run.code}, ${outcome} ok ${ok} uncertain ${uncertain} requests ${requests}; `
     + `${commits.commits} journal commits held their thread ${(commits.ms / 1000).toFixed(2)} s (${(onMain.ms / 1000).toFixed(2)} s on the main thread), `
-    + `${commits.flushes} flushes of the log ${(commits.flushMs / 1000).toFixed(2)} s`;
+    + `${commits.syncs} syncs of the log ${(commits.syncMs / 1000).toFixed(2)} s`;
   return { run, load, note };
 }
 

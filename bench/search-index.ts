@@ -1,6 +1,6 @@
 /**
  * What the console search's term index costs on the ingest path: 200 blocks of 1,000 adjustments packed (packBatch:
- * on the mapping thread) and recorded (recordBatch: the journal's writes, SQLite, each commit flushed), with the
+ * on the mapping thread) and recorded (recordBatch: the journal's writes, SQLite, each commit synced), with the
  * index (bodies given) and without it (no bodies: no index), alternating, 3 rounds. Prints the CPU per block of
  * each, and the index's share. Run: npx tsx bench/search-index.ts   (figures only, nothing asserted)
  */

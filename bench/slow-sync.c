@@ -1,9 +1,9 @@
 /*
- * A disk whose flush is slow, for benches only: preloaded into a process (LD_PRELOAD), it makes every fsync and
+ * A disk whose sync is slow, for benches only: preloaded into a process (LD_PRELOAD), it makes every fsync and
  * fdatasync of that process (and of its children) take SLOW_SYNC_US microseconds longer than the disk's own. Cloud
- * block storage flushes in milliseconds where this machine's disk takes ~0.2–1 ms; what the bridge does with that
- * wait (src/journal/sqlite/wal-sync.ts) shows only when it is long. SQLite's flushes go through libc too, so builds
- * that flush inside COMMIT are slowed alike.
+ * block storage syncs in milliseconds where this machine's disk takes ~0.2–1 ms; what the bridge does with that
+ * wait (src/journal/sqlite/wal-sync.ts) shows only when it is long. SQLite's syncs go through libc too, so builds
+ * that sync inside COMMIT are slowed alike.
  *   gcc -shared -fPIC -O2 -o /tmp/slow-sync.so bench/slow-sync.c -ldl
  *   LD_PRELOAD=/tmp/slow-sync.so SLOW_SYNC_US=3000 npx tsx bench/files.ts 8
  */

@@ -15,7 +15,7 @@ import type {
  * The journal's contract: what the bridge asks of its memory, by role. The pipeline, exports, service, console and
  * CLI depend on these types only; an engine (src/journal/sqlite, src/journal/postgres) implements all of them.
  * Every call is asynchronous, carries no engine type and no storage location, and every write commits before its
- * Promise resolves (durably: the WAL flushed before the Promise resolves on SQLite, synchronous_commit=on on PostgreSQL).
+ * Promise resolves (durably: the WAL synced before the Promise resolves on SQLite, synchronous_commit=on on PostgreSQL).
  * docs/journal.md says what each role's calls guarantee.
  */
 

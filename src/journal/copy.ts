@@ -228,7 +228,7 @@ export async function migrateJournal(from: string, to: MigrationTarget, options:
   }
 }
 
-/** The source is opened read-only: nothing it commits needs flushing. */
+/** The source is opened read-only: nothing it commits needs syncing. */
 const READ_ONLY = async (): Promise<void> => undefined;
 
 function openSource(path: string): Database.Database {

@@ -16,7 +16,7 @@ useTestJournal((j, t) => {
 });
 
 describe('SQLite engine: opening', () => {
-  it('sets WAL, synchronous=NORMAL (WalSync flushes each commit), foreign keys and a busy timeout, and records the schema version', () => {
+  it('sets WAL, synchronous=NORMAL (WalSync syncs each commit), foreign keys and a busy timeout, and records the schema version', () => {
     expect(rawDatabase(journal).pragma('journal_mode', { simple: true })).toBe('wal');
     expect(rawDatabase(journal).pragma('synchronous', { simple: true })).toBe(1);
     expect(rawDatabase(journal).pragma('foreign_keys', { simple: true })).toBe(1);

@@ -11,8 +11,8 @@ export const BUSY_TIMEOUT_MS = 10_000;
 /**
  * Opens the SQLite file with the settings the journal's guarantees rest on, and brings the schema
  * to the current version. WAL lets readers (status, metrics) run beside the writer. synchronous=NORMAL leaves the
- * flush of each commit to WalSync, which resolves the commit's Promise once its log is on disk: a request recorded as
- * sent really was recorded, and the thread does not stop for the flush.
+ * sync of each commit to WalSync, which resolves the commit's Promise once its log is on disk: a request recorded as
+ * sent really was recorded, and the thread does not stop for the sync.
  */
 export function openDatabase(path: string): Db {
   let db: Db;

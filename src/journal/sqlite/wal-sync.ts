@@ -5,25 +5,25 @@ import { WisbridgeError } from '../../errors.js';
  * Makes the journal's commits durable without stopping the thread that made them. The connection runs WAL with
  * synchronous=NORMAL, so COMMIT only writes its frames to the write-ahead log; a commit's Promise then resolves once
  * an fdatasync of the log that started after the COMMIT has returned: the promise of synchronous=FULL (a commit the
- * bridge acts on is on disk), while the thread maps, sends and reads answers during the flush instead of waiting
- * in it. Commits made while a flush runs share the next one. With FULL, a night of 300 files held the main thread
- * 1.6 s of 7.5 s in COMMIT, and 9.8 s of 15.4 s on a disk whose flush takes ~4 ms, where this takes 8.7 s
+ * bridge acts on is on disk), while the thread maps, sends and reads answers during the sync instead of waiting
+ * in it. Commits made while a sync runs share the next one. With FULL, a night of 300 files held the main thread
+ * 1.6 s of 7.5 s in COMMIT, and 9.8 s of 15.4 s on a disk whose sync takes ~4 ms, where this takes 8.7 s
  * (docs/performance.md). SQLite itself syncs the log before a checkpoint copies it into the database file and
  * the database file after, in either mode, and keeps the file consistent after a power loss in NORMAL: what NORMAL
  * alone would lose, the last commits, is what is synced here before anyone learns of them.
  */
 export class WalSync {
   #file: Promise<FileHandle> | undefined;
-  /** The flush under way. */
+  /** The sync under way. */
   #running: Promise<void> | undefined;
-  /** The flush that starts after the one under way: it covers every commit made since that one started. */
+  /** The sync that starts after the one under way: it covers every commit made since that one started. */
   #queued: Promise<void> | undefined;
   #failed: WisbridgeError | undefined;
 
-  /** `flush`: the sync itself (fdatasync of the log); tests pass one they can hold. */
+  /** `datasync`: the sync itself (fdatasync of the log); tests pass one they can hold. */
   constructor(
     private readonly walPath: string,
-    private readonly flush: (file: FileHandle) => Promise<void> = (file) => file.datasync(),
+    private readonly datasync: (file: FileHandle) => Promise<void> = (file) => file.datasync(),
   ) {}
 
   /** Settles once everything written to the log before the call is on disk; rejects, now and ever after, if that failed. */
@@ -42,7 +42,7 @@ export class WalSync {
     return queued;
   }
 
-  /** Closes the log's descriptor once the flushes asked for are done. */
+  /** Closes the log's descriptor once the syncs asked for are done. */
   async close(): Promise<void> {
     await this.#queued?.catch(() => undefined);
     await this.#running?.catch(() => undefined);
@@ -52,7 +52,7 @@ export class WalSync {
   }
 
   #start(): Promise<void> {
-    const run = this.#sync();
+    const run = this.#syncOnce();
     this.#running = run;
     const clear = () => {
       if (this.#running === run) this.#running = undefined;
@@ -61,15 +61,15 @@ export class WalSync {
     return run;
   }
 
-  async #sync(): Promise<void> {
+  async #syncOnce(): Promise<void> {
     try {
       // The log of an open connection keeps its inode (a checkpoint truncates it, only the last connection's close
-      // deletes it): one descriptor serves every flush.
+      // deletes it): one descriptor serves every sync.
       this.#file ??= open(this.walPath, 'r');
-      await this.flush(await this.#file);
+      await this.datasync(await this.#file);
     } catch (error) {
-      // After a failed flush the kernel may have dropped the dirty pages: no later flush can vouch for them.
-      this.#failed ??= new WisbridgeError('JOURNAL', `the journal's write-ahead log ${this.walPath} could not be flushed to disk `
+      // After a failed sync the kernel may have dropped the dirty pages: no later sync can vouch for them.
+      this.#failed ??= new WisbridgeError('JOURNAL', `the journal's write-ahead log ${this.walPath} could not be synced to disk `
         + `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): the last commits may not be durable; `
         + 'stop the bridge, check the disk, and start it again (a file in flight resumes from what the journal holds)', { cause: error });
       throw this.#failed;
