@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { readlinkSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { openJournal, SCHEMA_VERSION, type Journal } from './index.js';
 import { adjustment, claimInput, useTestJournal, type TempDir, rawDatabase } from './test-support.js';
@@ -37,6 +39,32 @@ describe('SQLite engine: opening', () => {
     await expect(openJournal(tmp.path)).rejects.toThrow(`the journal has schema version ${SCHEMA_VERSION + 1}, newer than this bridge (${SCHEMA_VERSION}): `
       + 'upgrade wisbridge, or point it at a journal of its own version (a journal is never migrated backwards)');
     journal = await openJournal(`${tmp.path}.other`);
+  });
+
+  it('resolves a write only after an fdatasync of its WAL file (WalSync), which it waits for', async () => {
+    const handle = await open(tmp.path, 'r');
+    const fileHandle = Object.getPrototypeOf(handle) as { datasync(this: FileHandle): Promise<void> };
+    await handle.close();
+    const datasync = fileHandle.datasync;
+    const synced: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    fileHandle.datasync = async function heldDatasync(this: FileHandle) {
+      await held;
+      await datasync.call(this);
+      synced.push(readlinkSync(`/proc/self/fd/${this.fd}`));
+    };
+    try {
+      let resolved = false;
+      const claim = journal.claimFile(claimInput('synced.csv', 'c-synced')).then((c) => ((resolved = true), c));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(resolved).toBe(false);
+      release();
+      expect((await claim).status).toBe('new');
+      expect(synced).toEqual([`${tmp.path}-wal`]);
+    } finally {
+      fileHandle.datasync = datasync;
+    }
   });
 
   it('checkpoints the WAL on close', async () => {
