@@ -136,9 +136,8 @@ export function mapsOnThread(mapping: Pick<Mapping, 'inbound' | 'definition'>, s
 
 /**
  * The file's requests: mapped and recorded on a BatchesThread for big files, once one of the process's mapping
- * threads (Runtime.mappingThreads) is free (on
- * this thread when it cannot start, or when the flow is stopped while it waits), else here on the journal's
- * connection.
+ * threads (Runtime.mappingThreads) is free (on this thread when it cannot start, or when the flow is stopped while
+ * it waits), else here on the journal's connection.
  */
 async function openRequests(input: StreamInput, requestSize: number, warehouse: number | undefined): Promise<FileRequests> {
   const { journal, logger, fileId, client } = input.sender;

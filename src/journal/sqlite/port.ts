@@ -43,20 +43,20 @@ export class SqlitePort implements SqlPort {
     return this.#query(this.#raw(sql), (s) => s.all(...params) as T[]);
   }
 
-  /** A statement that returns rows outside a unit of work: a write among them (`… RETURNING`) waits like `run`. */
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    return this.#query(this.#statement(sql), (s) => s.run(...params).changes);
+  }
+
+  /**
+   * A statement outside a unit of work. A read runs at once; a write (`run`, or `… RETURNING` through get/all/values)
+   * waits for the open unit of work, and resolves once its commit is on disk.
+   */
   async #query<R>(statement: Statement, execute: (statement: Statement) => R): Promise<R> {
     if (statement.readonly) return execute(statement);
     while (this.#busy) await this.#busy;
-    const rows = execute(statement);
+    const result = execute(statement);
     await this.#durable();
-    return rows;
-  }
-
-  async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-    while (this.#busy) await this.#busy;
-    const changes = this.#statement(sql).run(...params).changes;
-    await this.#durable();
-    return changes;
+    return result;
   }
 
   async tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {

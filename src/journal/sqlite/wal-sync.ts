@@ -31,12 +31,9 @@ export class WalSync {
     if (this.#failed) return Promise.reject(this.#failed);
     if (this.#queued) return this.#queued;
     if (!this.#running) return this.#start();
-    const queued = this.#running.then(() => {
+    const queued = this.#running.catch(() => undefined).then(() => {
       this.#queued = undefined;
-      return this.#start();
-    }, () => {
-      this.#queued = undefined;
-      return Promise.reject(this.#failed);
+      return this.#failed ? Promise.reject(this.#failed) : this.#start();
     });
     this.#queued = queued;
     return queued;
