@@ -1,5 +1,6 @@
 import { decodeLines, encodeLines, messagesJson, stateError, toRanges } from './rows.js';
 import { blockIndex, INDEX_PARTS, type BlockIndexPart } from './search-index.js';
+import { JsonTextWriter } from '../util/json-text.js';
 import type { SqlPort } from './sql.js';
 import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } from './types.js';
 
@@ -105,9 +106,8 @@ export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' 
   if (items.length === 0) throw stateError('a request needs at least one item');
   const seqs: number[] = new Array(items.length);
   let firstLine = Number.POSITIVE_INFINITY;
-  // The PackedDoc list written as its JSON text directly: no array per item to stringify (a million items: ~200 MB
-  // less garbage on the thread that maps them).
-  let docs = '[';
+  // The PackedDoc list written as its JSON text directly: no array per item to stringify, no string per field.
+  const docs = new JsonTextWriter().raw('[');
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
@@ -119,26 +119,12 @@ export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' 
     let last = first;
     let list: string | null = null;
     if (lines.length !== 1) ({ first, last, list } = encodeLines(lines));
-    docs += `${i === 0 ? '' : ','}[${jsonNumber(item.seq)},${jsonText(item.docKey ?? null)},${jsonNumber(first)},${jsonNumber(last)},${list ?? 'null'}]`;
+    docs.raw(i === 0 ? '[' : ',[').number(item.seq).raw(',').text(item.docKey ?? null).raw(',').number(first).raw(',').number(last).raw(',').raw(list ?? 'null').raw(']');
     if (first < firstLine) firstLine = first;
   }
-  docs += ']';
+  const text = docs.raw(']').end();
   const index = bodies ? blockIndex(items, bodies) : undefined;
-  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs, index };
-}
-
-/** A number as JSON.stringify writes it (a seq or a line: a safe integer, checked by toRanges and the readers). */
-function jsonNumber(n: number): string {
-  return Number.isFinite(n) ? String(n) : 'null';
-}
-
-/** Text JSON.stringify may escape: quote, backslash, control characters, surrogates (a lone one is escaped, a pair kept). */
-// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
-const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/** A string or null as JSON.stringify writes it; plain text (an SKU, an order number) without a copy through it. */
-function jsonText(text: string | null): string {
-  return text === null ? 'null' : JSON_ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs: text, index };
 }
 
 /** Every item of a request came back ok: what completeRequest stores of them (the results), packed ahead. */
