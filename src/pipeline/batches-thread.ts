@@ -5,8 +5,11 @@ import type { InstanceInfo, JournalAddress } from '../journal/index.js';
 import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 
 /**
- * The young generation of the thread's isolate. It maps one request ahead (1,000 documents) and holds the request
- * it records: 8 MB cost it ~30 % more CPU, 24 MB gained nothing (bench/inbound.ts, 1,000,000 rows).
+ * The young generation of the thread's isolate: V8 makes a third of it a semi-space and rounds that up to a power of
+ * two, so 16 MB gives 8 MB semi-spaces (as 24 MB would; 8 MB gave 4 MB and cost ~30 % more CPU). Where the process
+ * runs with --max-semi-space-size (production's NODE_OPTIONS, src/runtime/node-options.ts) that flag sets every
+ * isolate's semi-space instead, to the same 8 MB. 16 MB semi-spaces took the thread's collections of a
+ * 1,000,000-row file from 1.2–2.5 s to 0.9 s of CPU but the bridge's peak RSS from ~196 to ~209 MB (docs/performance.md).
  */
 const YOUNG_GENERATION_MB = 16;
 /**

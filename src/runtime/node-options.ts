@@ -4,8 +4,9 @@
  * - max-old-space-size: V8 collects lazily and lets garbage grow RSS well past the live data (~40 MB whatever the
  *   file size); with a cap a million-row file peaks at ~180 MB RSS instead of ~260 MB. 128 MB leaves room above it.
  * - max-semi-space-size: a cap on the old space also shrinks V8's default young generation, and a small one promotes
- *   the documents of the requests in flight. 8 MB since a large file is mapped on its own thread (BatchesThread, which
- *   sets its own limits): the main thread then only sends, and 16 MB added ~20 MB of RSS (over 200 MB at a million
- *   rows) for no measurable gain.
+ *   the documents of the requests in flight. 8 MB since a large file is mapped on its own thread (BatchesThread): the
+ *   main thread then only sends, and 16 MB added ~20 MB of RSS (over 200 MB at a million rows) for no measurable
+ *   gain. The flag applies to every isolate of the process, the mapping threads' included (their own young-generation
+ *   limit asks for the same 8 MB).
  */
 export const NODE_OPTIONS = ['--max-old-space-size=128', '--max-semi-space-size=8'] as const;
