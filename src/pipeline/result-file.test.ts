@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, csvRow, resultFileName, returnedColumns } from './result-file.js';
+import { csvField, csvRow, resultFileName, resultRow, returnedColumns } from './result-file.js';
 
 describe('result file cells', () => {
   it('neutralises spreadsheet formulas in text but keeps numbers (also plain numbers as text), quotes what needs it', () => {
@@ -25,6 +25,17 @@ describe('result file cells', () => {
   it('splits what the service returned into the fixed columns and the rest', () => {
     expect(returnedColumns({ id: 7, shipped_at: '2026-11-22T10:00:00+00:00', split_shipment_id: 9, errors: null })).toEqual([7, undefined, '2026-11-22T10:00:00+00:00', undefined, undefined, 'split_shipment_id=9']);
     expect(returnedColumns(null)).toEqual([null, null, null, null, null, '']);
+  });
+  it('writes one row per line: the answer columns, quoted and neutralized text, messages and hint', () => {
+    const counts: Record<string, number> = {};
+    const ok = { docKey: 'SKU-1', status: 'ok' as const, result: { move_id: 4711, id: 12, number: undefined, note: 'a,b' }, messages: [], hint: null };
+    expect(resultRow(2, ok, undefined, counts)).toBe('2,SKU-1,ok,12,,,4711,,"note=a,b",,\r\n');
+    const refused = { docKey: '=Größe "XL"', status: 'error' as const, result: null, messages: ['quantity: must not be 0'], hint: null };
+    expect(resultRow(3, refused, undefined, counts)).toBe(`3,"'=Größe ""XL""",error,,,,,,,quantity: must not be 0,\r\n`);
+    const open = { docKey: null, status: 'sent' as const, result: null, messages: [], hint: null };
+    expect(resultRow(4, open, undefined, counts)).toBe('4,,uncertain,,,,,,,,the bridge stopped before this row was decided\r\n');
+    expect(resultRow(5, ok, { status: 'error', message: 'file refused' }, counts)).toBe('5,SKU-1,error,12,,,4711,,"note=a,b",file refused,\r\n');
+    expect(counts).toEqual({ ok: 1, error: 2, uncertain: 1 });
   });
   it('names the result file after the input without its extension', () => {
     expect(resultFileName('KORR_20261120.csv')).toBe('KORR_20261120.result.csv');

@@ -4,6 +4,7 @@ import { fitName } from '../drops/index.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
 import type { LineOutcome, ResultReads } from '../journal/index.js';
 import { joinMessages } from '../util/messages.js';
+import { TextBuffer } from '../util/text-buffer.js';
 
 /**
  * The result file a WMS imports: one row per input line, plain CSV (comma, CRLF, UTF-8 without BOM, a header),
@@ -66,56 +67,81 @@ export interface ResultRowOverride {
 export type RowOutcome = Pick<LineOutcome, 'docKey' | 'status' | 'result' | 'hint'> & { messages: readonly string[] };
 
 /** A cell of a value: empty for none, numbers as they are, text neutralized and quoted when needed (csvField). */
-function valueCell(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  return typeof value === 'number' ? String(value) : csvField(value);
+function valueCell(out: TextBuffer, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === 'number') out.number(value);
+  else out.text(csvField(value));
 }
 
 /** A cell of text (csvField), without its work when the text is empty or one of the few statuses. */
-function textCell(text: string): string {
-  return text === '' ? '' : text === 'ok' || text === 'error' || text === 'skipped' || text === 'uncertain' ? text : csvField(text);
+function textCell(out: TextBuffer, text: string): void {
+  if (text === '') return;
+  out.text(text === 'ok' || text === 'error' || text === 'skipped' || text === 'uncertain' ? text : csvField(text));
 }
 
 /** The six cells of the service's answer (id ... returned), each followed by its comma. */
-function resultCells(r: Record<string, unknown>): string {
-  return `${valueCell(r.id)},${valueCell(r.acknowledged_at)},${valueCell(r.shipped_at)},${valueCell(r.move_id)},${valueCell(r.number)},${textCell(restOf(r))},`;
+function resultCells(out: TextBuffer, r: Record<string, unknown>): void {
+  valueCell(out, r.id);
+  valueCell(out.ascii(','), r.acknowledged_at);
+  valueCell(out.ascii(','), r.shipped_at);
+  valueCell(out.ascii(','), r.move_id);
+  valueCell(out.ascii(','), r.number);
+  textCell(out.ascii(','), restOf(r));
+  out.ascii(',');
 }
 
 /**
- * One row of a result file, CRLF included; `counts` receives its status. Runs once per line of a file: one template
- * string, no cell work for the empty cells and the status — 0.19 µs a row of an adjustment against 0.29 µs with the
- * eleven cells in an array joined, for a fifth more short-lived garbage (resultRow alone timed on 2,000,000 rows).
- * Columns as in RESULT_COLUMNS.
+ * One row of a result file, CRLF included, written into `out`; `counts` receives its status. Runs once per line of a
+ * file, so it writes bytes and makes no string for the empty cells, the status, a number or a cell that needs no
+ * quoting: built from one template string a row, a 1,000,000-row file left ~480 MB of short strings on the thread
+ * that sends its requests. Columns as in RESULT_COLUMNS.
  */
-export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): string {
+export function writeResultRow(out: TextBuffer, line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): void {
   const undecided = o.status === 'pending' || o.status === 'sent';
   const status = override?.status ?? (undecided ? 'uncertain' : o.status);
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
   const message = override ? override.message : joinMessages(o.messages, line);
   const hint = override ? '' : o.hint ?? (undecided ? 'the bridge stopped before this row was decided' : '');
   const r = o.result !== null && typeof o.result === 'object' ? (o.result as Record<string, unknown>) : undefined;
-  return `${line},${textCell(o.docKey ?? '')},${textCell(status)},${r ? resultCells(r) : ',,,,,,'}${textCell(message)},${textCell(hint)}\r\n`;
+  textCell(out.number(line).ascii(','), o.docKey ?? '');
+  textCell(out.ascii(','), status);
+  out.ascii(',');
+  if (r) resultCells(out, r);
+  else out.ascii(',,,,,,');
+  textCell(out, message);
+  textCell(out.ascii(','), hint);
+  out.ascii('\r\n');
+}
+
+const rowText = new TextBuffer(1024);
+
+/** One row of a result file as a string (writeResultRow). */
+export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): string {
+  writeResultRow(rowText, line, o, override, counts);
+  const row = rowText.toString();
+  rowText.clear();
+  return row;
 }
 
 /** The header row of every result file. */
 export const RESULT_HEADER = csvRow(RESULT_COLUMNS);
 
-/** Result rows are handed on in chunks of about this many characters. */
+/** Result rows are handed on in chunks of about this many bytes. */
 export const RESULT_CHUNK = 64 * 1024;
 
 /** The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status. */
 export function resultStream(journal: ResultReads, fileId: number, override?: ResultRowOverride, counts?: Record<string, number>): Readable {
-  async function* lines(): AsyncGenerator<string> {
-    yield RESULT_HEADER;
-    let chunk = '';
+  async function* lines(): AsyncGenerator<Buffer> {
+    const chunk = new TextBuffer(2 * RESULT_CHUNK);
+    chunk.text(RESULT_HEADER);
     for await (const o of journal.iterateLineOutcomes(fileId)) {
-      chunk += resultRow(o.line, o, override, counts);
+      writeResultRow(chunk, o.line, o, override, counts);
       if (chunk.length >= RESULT_CHUNK) {
-        yield chunk;
-        chunk = '';
+        yield Buffer.from(chunk.bytes());
+        chunk.clear();
       }
     }
-    if (chunk) yield chunk;
+    if (chunk.length > 0) yield Buffer.from(chunk.bytes());
   }
   return Readable.from(lines(), { objectMode: false });
 }

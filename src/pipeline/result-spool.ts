@@ -3,7 +3,8 @@ import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { ItemOutcome } from '../journal/index.js';
-import { RESULT_HEADER, resultRow, type RowOutcome } from './result-file.js';
+import { TextBuffer } from '../util/text-buffer.js';
+import { RESULT_HEADER, writeResultRow, type RowOutcome } from './result-file.js';
 import { privateFile } from './source.js';
 import { emptyRowCounts, type RowCounts } from './types.js';
 
@@ -54,7 +55,8 @@ export class ResultSpool {
   /** Answered requests not written yet, by the number of their first document. */
   private readonly answered = new Map<number, AnsweredRequest>();
   private lastLine = 0;
-  private chunk = RESULT_HEADER;
+  /** Rows written and not yet handed to the file. */
+  private readonly chunk = new TextBuffer(16 * 1024).text(RESULT_HEADER);
   private pumpSoon: NodeJS.Immediate | undefined;
   /** The stream finish() handed out: closed by remove() even when nobody read it to the end. */
   private reader: Readable | undefined;
@@ -204,19 +206,20 @@ export class ResultSpool {
       this.abandon();
       return;
     }
-    for (const line of sorted) this.chunk += resultRow(line, outcome, undefined, this.counts);
+    for (const line of sorted) writeResultRow(this.chunk, line, outcome, undefined, this.counts);
     this.lastLine = sorted[sorted.length - 1];
   }
 
   private writeChunk(): void {
     if (this.fd === undefined || this.chunk.length === 0) return;
     try {
-      writeSync(this.fd, this.chunk);
+      const bytes = this.chunk.bytes();
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at);
     } catch {
       this.abandon();
       return;
     }
-    this.chunk = '';
+    this.chunk.clear();
   }
 
   private abandon(): undefined {
@@ -233,7 +236,7 @@ export class ResultSpool {
     this.extras.length = 0;
     this.extraHead = 0;
     this.answered.clear();
-    this.chunk = '';
+    this.chunk.clear();
     return undefined;
   }
 }
