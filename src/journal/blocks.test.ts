@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { packBatch, type PackedDoc } from './blocks.js';
+import { packBatch, packOkOutcomes, type PackedDoc } from './blocks.js';
 
 describe('packBatch', () => {
   it('writes the PackedDoc list of a block as JSON.stringify would', () => {
@@ -11,5 +11,18 @@ describe('packBatch', () => {
     ];
     const expected: PackedDoc[] = [[2, 'SKU-1', 2, 2, null], [3, null, 3, 5, null], [7, 'Größe "XL"', 7, 9, [7, 9]], [12_345_678, 'SO-1', 12_345_678, 12_345_678, null]];
     expect(packBatch('inventory.adjustments', items).docs).toBe(JSON.stringify(expected));
+  });
+});
+
+describe('packOkOutcomes', () => {
+  it('packs the results of ok outcomes as the JSON of their [seq, result] pairs, and nothing when one is not ok', () => {
+    const outcomes = [
+      { seq: 2, status: 'ok' as const, result: { move_id: 4711 } },
+      { seq: 3, status: 'ok' as const },
+      { seq: 5, status: 'ok' as const, result: { id: 9, shipped_at: '2026-11-27T08:00:00Z', note: 'Größe "XL"' } },
+    ];
+    expect(packOkOutcomes(outcomes)).toEqual({ ok: 3, results: JSON.stringify([[2, { move_id: 4711 }], [5, outcomes[2].result]]) });
+    expect(packOkOutcomes([{ seq: 3, status: 'ok' }])).toEqual({ ok: 1, results: null });
+    expect(packOkOutcomes([...outcomes, { seq: 6, status: 'error', messages: ['no'] }])).toBeUndefined();
   });
 });

@@ -134,14 +134,25 @@ export interface PackedOkOutcomes {
   results: string | null;
 }
 
-/** The outcomes packed for completeRequest when every one is ok, else undefined (they are stored one by one). */
+/**
+ * The outcomes packed for completeRequest when every one is ok, else undefined (they are stored one by one): the
+ * [seq, result] pairs of those that returned something, as one JSON text written without a pair or a string per item.
+ */
 export function packOkOutcomes(outcomes: readonly ItemOutcome[]): PackedOkOutcomes | undefined {
-  let results: Array<[number, unknown]> | undefined;
+  let returned = 0;
   for (const o of outcomes) {
     if (o.status !== 'ok') return undefined;
-    if (o.result !== undefined && o.result !== null) (results ??= []).push([o.seq, o.result]);
+    if (o.result !== undefined && o.result !== null) returned++;
   }
-  return { ok: outcomes.length, results: results ? JSON.stringify(results) : null };
+  if (returned === 0) return { ok: outcomes.length, results: null };
+  const json = new JsonTextWriter().raw('[');
+  let first = true;
+  for (const o of outcomes) {
+    if (o.result === undefined || o.result === null) continue;
+    json.raw(first ? '[' : ',[').number(o.seq).raw(',').value(o.result).raw(']');
+    first = false;
+  }
+  return { ok: outcomes.length, results: json.raw(']').end() };
 }
 
 /** The request's bodies as one JSON array text, from the items' own bodies (a JSON text each, or a value). */

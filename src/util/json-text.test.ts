@@ -18,3 +18,15 @@ describe('JsonTextWriter', () => {
     expect(w.raw('[]').end()).toBe('[]');
   });
 });
+
+describe('JsonTextWriter.value', () => {
+  it('writes any value as JSON.stringify does', () => {
+    const w = new JsonTextWriter();
+    const values: unknown[] = [
+      { move_id: 4711 }, {}, { a: undefined, b: 'x', c: null, d: [1, 'é', { e: 2 }, undefined], f: { g: true, h: NaN, i: -0 } },
+      { 'quo"te': 'line\nbreak', ünï: '😀' }, new Date(0), [1, 2], { toJSON: () => 'own' }, Object.assign(Object.create(null), { n: 1 }),
+      'text', 12, false, null, { fn: () => 1, s: Symbol('s'), kept: 1 },
+    ];
+    for (const v of values) expect(w.value(v).end()).toBe(JSON.stringify(v));
+  });
+});

@@ -37,6 +37,34 @@ export class JsonTextWriter {
     return this;
   }
 
+  /**
+   * Any value as JSON.stringify writes it: strings, numbers, booleans, null and plain objects of them written here (what
+   * the service answers of an item: `{"move_id":4711}`), anything else through JSON.stringify.
+   */
+  value(value: unknown): this {
+    if (typeof value === 'string') return this.text(value);
+    if (typeof value === 'number') return this.number(value);
+    if (typeof value === 'boolean' || value === null) return this.raw(String(value));
+    if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && !('toJSON' in value)) {
+      const object = value as Record<string, unknown>;
+      let first = true;
+      scratch.ascii('{');
+      for (const key in object) {
+        const v = object[key];
+        if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+        if (!first) scratch.ascii(',');
+        first = false;
+        this.text(key).raw(':').value(v);
+      }
+      scratch.ascii('}');
+      return this;
+    }
+    const json = JSON.stringify(value) as string | undefined;
+    if (json === undefined) return this.raw('null');
+    scratch.text(json);
+    return this;
+  }
+
   /** The text written, as one string; the writer is empty again. */
   end(): string {
     const text = scratch.toString();
