@@ -12,6 +12,12 @@ describe('packBatch', () => {
     const expected: PackedDoc[] = [[2, 'SKU-1', 2, 2, null], [3, null, 3, 5, null], [7, 'Größe "XL"', 7, 9, [7, 9]], [12_345_678, 'SO-1', 12_345_678, 12_345_678, null]];
     expect(packBatch('inventory.adjustments', items).docs).toBe(JSON.stringify(expected));
   });
+
+  it('writes a whole list after a block it refused half-way', () => {
+    const refused = [{ seq: 1, docKey: 'A', lines: [1] }, { seq: 2, docKey: 'B', lines: [2], endpoint: 'customerShipments.ship' }];
+    expect(() => packBatch('inventory.adjustments', refused)).toThrow(/item 2 is for customerShipments.ship/);
+    expect(packBatch('inventory.adjustments', [{ seq: 3, docKey: 'C', lines: [3] }]).docs).toBe('[[3,"C",3,3,null]]');
+  });
 });
 
 describe('packOkOutcomes', () => {

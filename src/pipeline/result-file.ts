@@ -117,6 +117,7 @@ const rowText = new TextBuffer(1024);
 
 /** One row of a result file as a string (writeResultRow). */
 export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): string {
+  rowText.clear();
   writeResultRow(rowText, line, o, override, counts);
   const row = rowText.toString();
   rowText.clear();

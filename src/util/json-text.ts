@@ -13,9 +13,14 @@ const scratch = new TextBuffer();
  * thread that maps a 1,000,000-row file, 20 % of what it allocated (bench/inbound.ts with
  * BENCH_NODE_FLAGS=--trace-gc-nvp: 239–256 young-generation collections of that thread instead of 307–329).
  *
- * The buffer is shared by every writer of the thread: write one text at a time, synchronously, and `end` it.
+ * The buffer is shared by every writer of the thread: write one text at a time, synchronously. A new writer starts
+ * empty, whatever a writer before it left unended (one whose caller threw half-way).
  */
 export class JsonTextWriter {
+  constructor() {
+    scratch.clear();
+  }
+
   /** JSON made elsewhere, or punctuation. */
   raw(ascii: string): this {
     scratch.ascii(ascii);
