@@ -5,11 +5,11 @@ import type { InstanceInfo, JournalAddress } from '../journal/index.js';
 import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 
 /**
- * The young generation of the thread's isolate: V8 makes a third of it a semi-space and rounds that up to a power of
- * two, so 16 MB gives 8 MB semi-spaces (as 24 MB would; 8 MB gave 4 MB and cost ~30 % more CPU). Where the process
- * runs with --max-semi-space-size (production's NODE_OPTIONS, src/runtime/node-options.ts) that flag sets every
- * isolate's semi-space instead, to the same 8 MB. 16 MB semi-spaces took the thread's collections of a
- * 1,000,000-row file from 1.2–2.5 s to 0.9 s of CPU but the bridge's peak RSS from ~196 to ~209 MB (docs/performance.md).
+ * The young generation asked for the thread's isolate. Where the process runs with --max-semi-space-size
+ * (production's NODE_OPTIONS, src/runtime/node-options.ts) that flag sets every isolate's semi-spaces instead, this
+ * one's included. Measured on a 1,000,000-row file (docs/performance.md): with the flag at 16 MB the thread's
+ * collections took 0.8–1.1 s of CPU instead of 1.0–1.3 s (2.3–4.1 s in the costly pattern some runs fall into) but
+ * the bridge's peak RSS rose to 207–213 MB; without the flag, 8 and 16 here gave the same number of collections.
  */
 const YOUNG_GENERATION_MB = 16;
 /**

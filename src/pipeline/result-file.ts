@@ -119,9 +119,7 @@ const rowText = new TextBuffer(1024);
 export function resultRow(line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): string {
   rowText.clear();
   writeResultRow(rowText, line, o, override, counts);
-  const row = rowText.toString();
-  rowText.clear();
-  return row;
+  return rowText.toString();
 }
 
 /** The header row of every result file. */
