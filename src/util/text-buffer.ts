@@ -38,14 +38,19 @@ export class TextBuffer {
     return this;
   }
 
-  /** A number as String(n) writes it; a safe integer digit by digit, without a string in between. */
+  /** A number as String(n) writes it; an integer digit by digit, without a string in between. */
   number(n: number): this {
     if (!Number.isSafeInteger(n) || n < 0) return this.ascii(String(n));
     const buffer = this.#room(16);
-    let digits = 1;
-    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-    for (let at = this.#at + digits - 1, rest = n; at >= this.#at; at--, rest = Math.floor(rest / 10)) buffer[at] = 48 + (rest % 10);
-    this.#at += digits;
+    let rest = n;
+    let at = (this.#at += digitsOf(n));
+    // Integer division below 2^31 (a line, a seq, an id); floating division above.
+    for (; rest > 0x7fffffff; rest = Math.floor(rest / 10)) buffer[--at] = 48 + (rest % 10);
+    do {
+      const next = (rest / 10) | 0;
+      buffer[--at] = 48 + rest - next * 10;
+      rest = next;
+    } while (rest > 0);
     return this;
   }
 
@@ -80,4 +85,11 @@ export class TextBuffer {
   clear(): void {
     this.#at = 0;
   }
+}
+
+/** Decimal digits of a non-negative safe integer. */
+function digitsOf(n: number): number {
+  let digits = 1;
+  for (let limit = 10; n >= limit && digits < 16; limit *= 10) digits++;
+  return digits;
 }
