@@ -32,9 +32,12 @@ export class TextBuffer {
 
   /** Text known to be ASCII (punctuation, a number's digits, a JSON text made elsewhere). */
   ascii(text: string): this {
-    const buffer = this.#room(text.length);
-    if (text.length <= 4) for (let i = 0; i < text.length; i++) buffer[this.#at++] = text.charCodeAt(i);
-    else this.#at += buffer.write(text, this.#at, 'latin1');
+    const length = text.length;
+    const buffer = this.#room(length);
+    let at = this.#at;
+    if (length <= 8) for (let i = 0; i < length; i++) buffer[at++] = text.charCodeAt(i);
+    else at += buffer.write(text, at, 'latin1');
+    this.#at = at;
     return this;
   }
 
