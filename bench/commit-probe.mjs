@@ -11,11 +11,20 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 
 const dir = process.env.BENCH_COMMIT_DIR;
 if (dir) {
-  const totals = { thread: threadId, commits: 0, ms: 0, syncs: 0, syncMs: 0 };
+  const totals = { thread: threadId, commits: 0, ms: 0, syncs: 0, syncMs: 0, majorGcs: 0, gcMs: 0 };
+  // The thread's garbage collection pauses, and how many were full (mark-compact) collections: a file thread whose
+  // collections fall into their costly pattern shows three to four times as many (docs/performance.md).
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      totals.gcMs += entry.duration;
+      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) totals.majorGcs++;
+    }
+  }).observe({ entryTypes: ['gc'] });
   const save = () => writeFileSync(`${dir}/${process.pid}-${threadId}.json`, JSON.stringify(totals));
   const counted = (ms) => {
     totals.ms += ms;

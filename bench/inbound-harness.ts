@@ -36,15 +36,22 @@ export function bridgeArgs(config: string): string[] {
   return [...bridgeFlags, ...heapFlags, ...probe, process.env.BENCH_BIN ?? join(root, 'bin/wisbridge.js'), 'batch', '--config', config];
 }
 
-/** Commits and the time they held their thread; syncs of the SQLite log and their time (off the thread). */
-export interface Totals { commits: number; ms: number; syncs: number; syncMs: number }
+/** What commit-probe.mjs counts per thread: journal commits and their wait, syncs of the log, garbage collection pauses. */
+export interface Totals { commits: number; ms: number; syncs: number; syncMs: number; majorGcs: number; gcMs: number }
 
 /** What commit-probe.mjs wrote to `dir`: the bridge's commits and their wait, in all threads and on the main one. */
 export function commitWait(dir: string): { commits: Totals; onMain: Totals } {
   const probed = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { thread: number } & Totals);
-  const sum = (list: typeof probed) => list.reduce((a, t) => ({ commits: a.commits + t.commits, ms: a.ms + t.ms, syncs: a.syncs + t.syncs, syncMs: a.syncMs + t.syncMs }),
-    { commits: 0, ms: 0, syncs: 0, syncMs: 0 });
+  const sum = (list: typeof probed) => list.reduce((a, t) => ({
+    commits: a.commits + t.commits, ms: a.ms + t.ms, syncs: a.syncs + t.syncs, syncMs: a.syncMs + t.syncMs, majorGcs: a.majorGcs + t.majorGcs, gcMs: a.gcMs + t.gcMs,
+  }), { commits: 0, ms: 0, syncs: 0, syncMs: 0, majorGcs: 0, gcMs: 0 });
   return { commits: sum(probed), onMain: sum(probed.filter((t) => t.thread === 0)) };
+}
+
+/** The garbage collection pauses commit-probe.mjs saw on the main thread and on the others (the file's thread). */
+export function gcPauses({ commits, onMain }: { commits: Totals; onMain: Totals }): string {
+  const line = (label: string, ms: number, majors: number) => `${label} ${(ms / 1000).toFixed(2)} s of pauses, ${majors} full (mark-compact) collections`;
+  return `${line('main thread', onMain.gcMs, onMain.majorGcs)}; ${line('other threads', commits.gcMs - onMain.gcMs, commits.majorGcs - onMain.majorGcs)}`;
 }
 
 export interface Emulator { child: ChildProcess; url: string; token: string }

@@ -3,7 +3,8 @@
 // same invocation the yardstick bench/inbound-baseline.ts (csv-parse → batches → POST, no guarantees) applies the
 // same file against an emulator of its own, twice: in batches of 100 and in the bridge's batches. Prints, for each:
 // elapsed time, rows/s, CPU per row and per emulator item, peak RSS; for the bridge also the time its journal commits
-// held their thread (the WAL write) and the syncs that made them durable (fdatasync, off the thread).
+// held their thread (the WAL write), the syncs that made them durable (fdatasync, off the thread), and the garbage
+// collection pauses of its main thread and of the others (with the count of full collections, bench/commit-probe.mjs).
 // `--journal postgres` runs the bridge on a PostgreSQL journal instead (a server of its own, started here with
 // test/support/postgres.ts: fsync and synchronous_commit on, a fresh database), `--journal both` runs it on each
 // (SQLite first) and prints both and their ratio, with the server's CPU and the time the bridge waited for COMMIT.
@@ -11,7 +12,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, busiestThreads, commitWait, heapFlags, loads, mb, measure, startEmulator, writeAdjustments, yardstickArgs, type Run, type Totals } from './inbound-harness.js';
+import { bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, busiestThreads, commitWait, gcPauses, heapFlags, loads, mb, measure, startEmulator, writeAdjustments, yardstickArgs, type Run, type Totals } from './inbound-harness.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../test/support/postgres.js';
 
 type Engine = 'sqlite' | 'postgres';
@@ -144,6 +145,7 @@ for (const { engine, run, load, commits, onMain, server } of bridges) {
   const what = server ? 'COMMIT statements (round trip + WAL flush, synchronous_commit=on' : 'journal commits (the WAL write, which holds the thread';
   console.log(`${name} commit wait ${(commits.ms / 1000).toFixed(2)} s in ${commits.commits} ${what}; ${(commits.ms / Math.max(1, commits.commits)).toFixed(2)} ms each), of which ${(onMain.ms / 1000).toFixed(2)} s in ${onMain.commits} on the main thread`
     + (server ? '' : `; ${commits.syncs} syncs of the log (fdatasync, off the thread) took ${(commits.syncMs / 1000).toFixed(2)} s, ${(commits.syncMs / Math.max(1, commits.syncs)).toFixed(2)} ms each`));
+  console.log(`${name} GC      ${gcPauses({ commits, onMain })}`);
 }
 if (process.env.BENCH_ALLOC) console.log(allocationSummary(process.env.BENCH_ALLOC));
 for (const { label, batch, run } of baselines) {
