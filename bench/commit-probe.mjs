@@ -1,4 +1,4 @@
-// Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits.
+// Preloaded into the bridge by bench/inbound.ts (`--import`): how long the bridge waits for the journal's commits (and, per thread, its garbage collection pauses).
 // SQLite (synchronous=NORMAL: the WAL write, which holds the thread): every better-sqlite3 transaction's COMMIT (a
 // transaction function's or an exec('COMMIT')), and statements run outside a transaction (autocommit); and apart, the
 // syncs of the log that make them durable (src/journal/sqlite/wal-sync.ts: FileHandle.datasync, off the thread,
