@@ -11,11 +11,14 @@ describe('JsonTextWriter', () => {
     }
   });
 
-  it('grows past its first buffer and starts empty after each end', () => {
+  it('grows past its first buffer, writes texts of megabytes (then lets that buffer go), and starts empty after each end', () => {
     const w = new JsonTextWriter();
     const long = 'é'.repeat(70_000);
     expect(w.raw('[').text(long).raw(',').number(42).raw(']').end()).toBe(JSON.stringify([long, 42]));
     expect(w.raw('[]').end()).toBe('[]');
+    const huge = 'x'.repeat(3 * 1024 * 1024);
+    expect(w.text(huge).end()).toBe(JSON.stringify(huge));
+    expect(new JsonTextWriter().raw('[1]').end()).toBe('[1]');
   });
 });
 

@@ -4,7 +4,10 @@ import { TextBuffer } from './text-buffer.js';
 // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
 const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-const scratch = new TextBuffer();
+/** What the shared buffer may keep between texts; a bigger one (a block of very long keys) is let go after its text. */
+const KEPT_CAPACITY = 1024 * 1024;
+
+let scratch = new TextBuffer();
 
 /**
  * JSON text written byte by byte into one buffer and made a string once, at `end`. Built from templates, the JSON of
@@ -73,7 +76,8 @@ export class JsonTextWriter {
   /** The text written, as one string; the writer is empty again. */
   end(): string {
     const text = scratch.toString();
-    scratch.clear();
+    if (scratch.capacity > KEPT_CAPACITY) scratch = new TextBuffer();
+    else scratch.clear();
     return text;
   }
 }

@@ -20,6 +20,11 @@ export class TextBuffer {
     return this.#at;
   }
 
+  /** Bytes it can hold before it grows again. */
+  get capacity(): number {
+    return this.#buffer.length;
+  }
+
   /** The buffer, with room for `bytes` more. */
   #room(bytes: number): Buffer {
     if (this.#buffer.length - this.#at < bytes) {
