@@ -13,6 +13,15 @@ describe('packBatch', () => {
     expect(packBatch('inventory.adjustments', items).docs).toBe(JSON.stringify(expected));
   });
 
+  it('gives the seqs as ranges, in order or not, and refuses a seq listed twice or not a whole number', () => {
+    const item = (seq: number) => ({ seq, docKey: null, lines: [seq + 1] });
+    expect(packBatch('inventory.adjustments', [1, 2, 3, 7, 8].map(item)).ranges).toEqual([[1, 3], [7, 8]]);
+    expect(packBatch('inventory.adjustments', [8, 2, 7, 1, 3].map(item)).ranges).toEqual([[1, 3], [7, 8]]);
+    expect(() => packBatch('inventory.adjustments', [1, 2, 1].map(item))).toThrow(/seq 1 is listed twice/);
+    expect(() => packBatch('inventory.adjustments', [1, 2, 2].map(item))).toThrow(/seq 2 is listed twice/);
+    expect(() => packBatch('inventory.adjustments', [1, 2.5].map(item))).toThrow(/invalid seq 2.5/);
+  });
+
   it('writes a whole list after a block it refused half-way', () => {
     const refused = [{ seq: 1, docKey: 'A', lines: [1] }, { seq: 2, docKey: 'B', lines: [2], endpoint: 'customerShipments.ship' }];
     expect(() => packBatch('inventory.adjustments', refused)).toThrow(/item 2 is for customerShipments.ship/);
