@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, csvRow, resultFileName, resultRow, returnedColumns } from './result-file.js';
+import { csvField, csvRow, resultFileName, resultRow } from './result-file.js';
 
 describe('result file cells', () => {
   it('neutralises spreadsheet formulas in text but keeps numbers (also plain numbers as text), quotes what needs it', () => {
@@ -23,8 +23,9 @@ describe('result file cells', () => {
     expect(csvRow([1, 'SO-1', 'ok'])).toBe('1,SO-1,ok\r\n');
   });
   it('splits what the service returned into the fixed columns and the rest', () => {
-    expect(returnedColumns({ id: 7, shipped_at: '2026-11-22T10:00:00+00:00', split_shipment_id: 9, errors: null })).toEqual([7, undefined, '2026-11-22T10:00:00+00:00', undefined, undefined, 'split_shipment_id=9']);
-    expect(returnedColumns(null)).toEqual([null, null, null, null, null, '']);
+    const shipped = { docKey: 'SO-7', status: 'ok' as const, result: { id: 7, shipped_at: '2026-11-22T10:00:00+00:00', split_shipment_id: 9, errors: null }, messages: [], hint: null };
+    expect(resultRow(1, shipped)).toBe('1,SO-7,ok,7,,2026-11-22T10:00:00+00:00,,,split_shipment_id=9,,\r\n');
+    expect(resultRow(1, { ...shipped, result: null })).toBe('1,SO-7,ok,,,,,,,,\r\n');
   });
   it('writes one row per line: the answer columns, quoted and neutralized text, messages and hint', () => {
     const counts: Record<string, number> = {};

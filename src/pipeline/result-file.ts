@@ -38,7 +38,6 @@ export function csvRow(values: readonly unknown[]): string {
 
 /** Fields with a column of their own (`errors` is the message column). */
 const PROMOTED = new Set<string>([...RETURNED_FIELDS, 'errors']);
-const NO_RESULT: [unknown, unknown, unknown, unknown, unknown, string] = [null, null, null, null, null, ''];
 
 /** The fields of an answer that have no column of their own, as `key=value; …`. */
 function restOf(r: Record<string, unknown>): string {
@@ -49,13 +48,6 @@ function restOf(r: Record<string, unknown>): string {
     rest += `${rest ? '; ' : ''}${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
   }
   return rest;
-}
-
-/** Fields of the service's answer (or of a verification) for one item, split into the fixed columns and the rest. */
-export function returnedColumns(result: unknown): [unknown, unknown, unknown, unknown, unknown, string] {
-  if (result === null || typeof result !== 'object') return NO_RESULT;
-  const r = result as Record<string, unknown>;
-  return [r.id, r.acknowledged_at, r.shipped_at, r.move_id, r.number, restOf(r)];
 }
 
 export interface ResultRowOverride {
