@@ -2,7 +2,7 @@
 // so its start-up is not timed): from dist/ with plain node (what production runs), or from the sources under
 // `node --import tsx`. Prints one line: RESULT <json> (elapsed, CPU of all threads, peak RSS, files not done).
 // Run by bench/files.ts: node bench/files-pass.mjs <dist|src> <config file>
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 
 const [code, configFile] = process.argv.slice(2);
 const root = new URL(`../${code === 'src' ? 'src' : 'dist'}/`, import.meta.url);
@@ -11,7 +11,10 @@ const { createRuntime } = await import(new URL('runtime/runtime.js', root).href)
 const { runInboundJob } = await import(new URL('pipeline/index.js', root).href);
 
 const loaded = await loadConfig(configFile);
-const runtime = createRuntime(loaded, {});
+// BENCH_LOG=FILE: the pass's log at debug level (each file's claim, result file, move and end, timed) written there.
+const { createLogger } = await import(new URL('log.js', root).href);
+const logTo = process.env.BENCH_LOG;
+const runtime = createRuntime(loaded, logTo ? { logger: createLogger({ level: 'debug', pretty: false, destination: createWriteStream(logTo) }) } : {});
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const report = await runInboundJob(runtime, loaded.config.inbound[0]);

@@ -5,9 +5,11 @@
 // drift of the machine's speed shows. Prints for each: elapsed, the bound (requests ÷ requests at once × latency,
 // requests at once = files_in_flight × requests_in_flight, within max_requests_in_flight), elapsed ÷ bound, the
 // CPU of the pass (all its threads) and of the emulator (on two cores their sum over 2 is a floor of the elapsed
-// time too), the requests the emulator saw and the most it answered at once, the peak RSS of the process that ran
+// time too), the requests the emulator saw, the most it answered at once and how many on average (their summed time ÷
+// elapsed: below requests at once, the bridge's side of each request's cycle shows), the peak RSS of the process that ran
 // the pass, the load.
 // npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
+// BENCH_ALLOC=FILE samples the pass's main-thread allocations into FILE; BENCH_LOG=FILE writes its debug log there.
 // BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
 // BENCH_IN_FLIGHT (the service's default requests_in_flight). The pass runs from dist/ when the build is current
 // (npm run build), else from the sources through tsx.
@@ -22,7 +24,7 @@ import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
-import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, commitWait, root, startEmulator, type Totals } from './inbound-harness.js';
+import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, root, serviceLoad, serviceSeen, startEmulator, type Totals } from './inbound-harness.js';
 
 const FROM_BUILD = runsBuild() as boolean;
 const FILES = Number(process.env.BENCH_FILES ?? 300);
@@ -46,7 +48,7 @@ for (let f = 0; f < FILES; f++) {
   writeFileSync(join(template, `ADJ_${String(f).padStart(4, '0')}.csv`), text);
 }
 
-interface Figures { filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; rss: number; load: number[]; files: number; commits: Totals }
+interface Figures { filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; requestMs: number; rss: number; load: number[]; files: number; commits: Totals }
 
 async function run(filesInFlight: number): Promise<Figures> {
   const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
@@ -71,6 +73,8 @@ async function run(filesInFlight: number): Promise<Figures> {
     const commitDir = join(work, 'commits');
     mkdirSync(commitDir);
     const probe = ['--import', new URL('./commit-probe.mjs', import.meta.url).href];
+    // BENCH_ALLOC=FILE: the main thread's allocations (bench/alloc-probe.mjs), summed up after the run.
+    if (process.env.BENCH_ALLOC) probe.push('--import', new URL('./alloc-probe.mjs', import.meta.url).href);
     // The pass runs in a process of its own (bench/files-pass.mjs), so its peak RSS is the bridge's alone: from dist/
     // under plain node when the build is current (what production runs), else from the sources through tsx.
     const from = FROM_BUILD ? 'dist' : 'src';
@@ -86,11 +90,12 @@ async function run(filesInFlight: number): Promise<Figures> {
     const { elapsed, rss, notDone, cpu } = JSON.parse(result.slice('RESULT '.length)) as { elapsed: number; rss: number; notDone: string[]; cpu: number };
     const emulatorCpu = procCpu(`/proc/${emulator.child.pid}/stat`) as number - emulatorCpuBefore;
     if (notDone.length > 0) throw new Error(`${notDone.length} files not done (files_in_flight ${filesInFlight}): ${notDone[0]}`);
-    const seen = (await (await fetch(`${emulator.url}/_admin/concurrency`)).json()) as { peak: number; requests: number };
+    const seen = await serviceSeen(emulator.url);
     const atOnce = Math.min(filesInFlight * REQUESTS_IN_FLIGHT, MAX_REQUESTS);
     const bound = (seen.requests / atOnce) * (LATENCY_MS / 1000);
     const { commits } = commitWait(commitDir);
-    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, rss, load, commits, files: readdirSync(join(work, 'outbox')).length };
+    if (process.env.BENCH_ALLOC) console.log(allocationSummary(process.env.BENCH_ALLOC));
+    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, requestMs: seen.requestMs, rss, load, commits, files: readdirSync(join(work, 'outbox')).length };
   } finally {
     emulator.child.kill('SIGTERM');
     await once(emulator.child, 'exit');
@@ -103,7 +108,7 @@ try {
   for (const setting of settings) {
     const f = await run(setting);
     console.log(`files_in_flight ${String(f.filesInFlight).padStart(2)}: elapsed ${f.elapsed.toFixed(2)} s, bound ${f.bound.toFixed(2)} s, elapsed/bound ${(f.elapsed / f.bound).toFixed(2)}, `
-      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${f.files} result files, ${f.commits.commits} journal commits held their thread ${(f.commits.ms / 1000).toFixed(2)} s, ${f.commits.syncs} syncs of the log ${(f.commits.syncMs / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
+      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${serviceLoad({ requests: f.requests, peak: f.peak, requestMs: f.requestMs }, f.elapsed)}, ${f.files} result files, ${f.commits.commits} journal commits held their thread ${(f.commits.ms / 1000).toFixed(2)} s, ${f.commits.syncs} syncs of the log ${(f.commits.syncMs / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

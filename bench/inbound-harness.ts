@@ -56,6 +56,20 @@ export function gcPauses({ commits, onMain }: { commits: Totals; onMain: Totals 
 
 export interface Emulator { child: ChildProcess; url: string; token: string }
 
+/** What an emulator saw of a run (GET /_admin/concurrency): its requests, the most at once, and their summed time. */
+export interface ServiceSeen { requests: number; peak: number; requestMs: number }
+
+export async function serviceSeen(emulatorUrl: string): Promise<ServiceSeen> {
+  const seen = (await (await fetch(`${emulatorUrl}/_admin/concurrency`)).json()) as { requests: number; peak: number; request_ms: number };
+  return { requests: seen.requests, peak: seen.peak, requestMs: seen.request_ms };
+}
+
+/** How busy the service was over `elapsed` seconds: on average that many requests at once, each that long there. */
+export function serviceLoad(seen: ServiceSeen | undefined, elapsed: number): string {
+  if (!seen) return 'the service\'s figures not read';
+  return `at the service ${(seen.requestMs / 1000 / elapsed).toFixed(1)} at once on average, ${(seen.requestMs / Math.max(1, seen.requests)).toFixed(1)} ms each`;
+}
+
 /**
  * A fresh emulator in its own process (every run gets one: the same empty state, its memory not counted), with
  * `latencyMs` injected on every /v1 request (src/emulator/faults.ts: a write waits, then applies and answers).
@@ -84,7 +98,7 @@ export const cpuSeconds = (pid: number | undefined): number | undefined => {
   return Number.isNaN(seconds) ? undefined : seconds;
 };
 
-export interface Run { code: number; stdout: string; elapsed: number; cpu: number; mainCpu: number; emulatorCpu: number; peak: number; pid?: number; threads: Map<string, number> }
+export interface Run { code: number; stdout: string; elapsed: number; cpu: number; mainCpu: number; emulatorCpu: number; peak: number; pid?: number; threads: Map<string, number>; service?: ServiceSeen }
 
 /** The last CPU figure of every thread of a process (threads that ended keep their last sample). */
 function sampleThreads(pid: number | undefined, threads: Run['threads']): void {
@@ -103,8 +117,8 @@ export function busiestThreads(threads: Run['threads'], mainTid: number | undefi
   return [...threads].filter(([tid, cpu]) => Number(tid) !== mainTid && cpu >= 0.05).map(([, cpu]) => cpu).sort((a, b) => b - a).slice(0, 4).map((s) => `${s.toFixed(1)} s`).join(', ');
 }
 
-/** Runs `node args…` to its end, sampling it every 100 ms; then stops the emulator it talked to. */
-export async function measure(args: string[], emulator: ChildProcess, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+/** Runs `node args…` to its end, sampling it every 100 ms; then reads what the emulator it talked to saw, and stops it. */
+export async function measure(args: string[], { child: emulator, url }: Emulator, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   const emulatorBefore = cpuSeconds(emulator.pid) ?? 0;
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
@@ -129,6 +143,7 @@ export async function measure(args: string[], emulator: ChildProcess, env: NodeJ
   run.elapsed = (performance.now() - started) / 1000;
   clearInterval(sampler);
   sample(); // the emulator's last figure
+  run.service = await serviceSeen(url);
   emulator.kill('SIGTERM');
   await once(emulator, 'exit');
   run.stdout = stdout;
@@ -213,3 +228,21 @@ export const median = (values: number[]) => {
 
 export const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 export const loads = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
+
+interface HeapNode { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: HeapNode[] }
+
+/** The sampled allocations of the bridge's main thread: the total, and the functions that allocated most. */
+export function allocationSummary(file: string): string {
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const walk = (node: HeapNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    node.children.forEach(walk);
+  };
+  walk((JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode }).head);
+  const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([site, bytes]) => `${mb(bytes)} ${site}`);
+  return `bridge      allocated ${mb(total)} on the main thread (sampled; ${file}); most by: ${top.join(', ')}`;
+}

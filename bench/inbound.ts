@@ -12,7 +12,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, busiestThreads, commitWait, gcPauses, heapFlags, loads, mb, measure, startEmulator, writeAdjustments, yardstickArgs, type Run, type Totals } from './inbound-harness.js';
+import { allocationSummary, bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, busiestThreads, commitWait, gcPauses, heapFlags, loads, mb, measure, startEmulator, writeAdjustments, yardstickArgs, type Run, type Totals } from './inbound-harness.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../test/support/postgres.js';
 
 type Engine = 'sqlite' | 'postgres';
@@ -48,7 +48,7 @@ const baselines: Array<{ label: string; batch: number; run: Run }> = [];
 if (process.env.BENCH_BASELINE !== '0') {
   for (const { label, batch } of YARDSTICKS) {
     const emulator = await startEmulator({ nodeFlags: emulatorProfile });
-    const run = await measure(yardstickArgs(dir, emulator, file, batch, IN_FLIGHT), emulator.child);
+    const run = await measure(yardstickArgs(dir, emulator, file, batch, IN_FLIGHT), emulator);
     baselines.push({ label, batch, run });
   }
 }
@@ -101,7 +101,7 @@ async function runBridge(engine: Engine): Promise<BridgeRun> {
     const postmaster = server && Number(readFileSync(join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const before = postmaster ? serverCpu(postmaster) : undefined;
     const load = loadavg();
-    const run = await measure(bridgeArgs(config), emulator.child, { ...process.env, BENCH_COMMIT_DIR: join(work, 'commits'), BENCH_JOURNAL: engine });
+    const run = await measure(bridgeArgs(config), emulator, { ...process.env, BENCH_COMMIT_DIR: join(work, 'commits'), BENCH_JOURNAL: engine });
     let serverUsed: BridgeRun['server'];
     if (postmaster && before && server) {
       // The bridge's backends end when it does; their CPU counts once the postmaster has reaped them.
@@ -169,21 +169,3 @@ console.log(`machine load    ${loads(loadAtStart)} at start, ${loads(loadavg())}
 rmSync(dir, { recursive: true, force: true });
 // A bridge that failed measured nothing: say so in the exit code (bench/inbound-runs.ts stops on it).
 if (bridges.some((b) => b.run.code !== 0)) process.exitCode = 1;
-
-interface HeapNode { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: HeapNode[] }
-
-/** The sampled allocations of the bridge's main thread: the total, and the functions that allocated most. */
-function allocationSummary(file: string): string {
-  const bySite = new Map<string, number>();
-  let total = 0;
-  const walk = (node: HeapNode) => {
-    const { functionName, url, lineNumber } = node.callFrame;
-    const site = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
-    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-    total += node.selfSize;
-    node.children.forEach(walk);
-  };
-  walk((JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode }).head);
-  const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([site, bytes]) => `${mb(bytes)} ${site}`);
-  return `bridge      allocated ${mb(total)} on the main thread (sampled; ${file}); most by: ${top.join(', ')}`;
-}

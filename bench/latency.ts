@@ -4,12 +4,14 @@
 // → batches → POST, the same window, no guarantees), in the same invocation, alternating which goes first, at each
 // number of requests in flight. Each run gets a fresh emulator. The bound is what the latency alone allows:
 // rows ÷ (batch × in_flight ÷ latency). Prints for each: elapsed, rows/s, elapsed ÷ bound, peak RSS, the load at
-// its start; then bridge ÷ yardstick throughput.
+// its start, how many requests the service had on average and how long each was there (their summed time ÷ elapsed,
+// start-up included: below in_flight, the client's side of each request's cycle shows); then bridge ÷ yardstick
+// throughput.
 // npx tsx bench/latency.ts [rows=100000] [batch=100] [--in-flight 2,8,32] [--latency 40] [--runs 1]
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, commitWait, loads, mb, measure, median, startEmulator, writeAdjustments, yardstickArgs, type Run } from './inbound-harness.js';
+import { bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, commitWait, loads, mb, measure, median, serviceLoad, startEmulator, writeAdjustments, yardstickArgs, type Run } from './inbound-harness.js';
 
 const option = (name: string, fallback: string) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -32,8 +34,8 @@ interface Measured { run: Run; load: number[]; note: string }
 async function yardstick(inFlight: number): Promise<Measured> {
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   const load = loadavg();
-  const run = await measure(yardstickArgs(dir, emulator, file, BATCH, inFlight), emulator.child);
-  return { run, load, note: run.stdout.trim() };
+  const run = await measure(yardstickArgs(dir, emulator, file, BATCH, inFlight), emulator);
+  return { run, load, note: `${run.stdout.trim()}; ${serviceLoad(run.service, run.elapsed)}` };
 }
 
 let bridges = 0;
@@ -43,12 +45,12 @@ async function bridge(inFlight: number): Promise<Measured> {
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   const config = bridgeWorkspace(work, file, emulator, { batch: BATCH, inFlight });
   const load = loadavg();
-  const run = await measure(bridgeArgs(config), emulator.child, { ...process.env, BENCH_COMMIT_DIR: join(work, 'commits'), BENCH_JOURNAL: 'sqlite' });
+  const run = await measure(bridgeArgs(config), emulator, { ...process.env, BENCH_COMMIT_DIR: join(work, 'commits'), BENCH_JOURNAL: 'sqlite' });
   const { outcome, ok, uncertain, requests } = bridgeSummary(run.stdout);
   const { commits, onMain } = commitWait(join(work, 'commits'));
   const note = `exit ${run.code}, ${outcome} ok ${ok} uncertain ${uncertain} requests ${requests}; `
     + `${commits.commits} journal commits held their thread ${(commits.ms / 1000).toFixed(2)} s (${(onMain.ms / 1000).toFixed(2)} s on the main thread), `
-    + `${commits.syncs} syncs of the log ${(commits.syncMs / 1000).toFixed(2)} s`;
+    + `${commits.syncs} syncs of the log ${(commits.syncMs / 1000).toFixed(2)} s; ${serviceLoad(run.service, run.elapsed)}`;
   return { run, load, note };
 }
 

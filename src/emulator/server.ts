@@ -41,19 +41,26 @@ class Concurrency {
   inFlight = 0;
   peak = 0;
   requests = 0;
+  /** The requests' time here, summed (ms): over a client's run, ÷ its elapsed time is how many were here on average. */
+  requestMs = 0;
 
   enter(res: ServerResponse): void {
     this.inFlight++;
     this.requests++;
     if (this.inFlight > this.peak) this.peak = this.inFlight;
-    res.once('close', () => this.inFlight--);
+    const arrived = performance.now();
+    res.once('close', () => {
+      this.inFlight--;
+      this.requestMs += performance.now() - arrived;
+    });
   }
 
-  view(reset: boolean): { in_flight: number; peak: number; requests: number } {
-    const seen = { in_flight: this.inFlight, peak: this.peak, requests: this.requests };
+  view(reset: boolean): { in_flight: number; peak: number; requests: number; request_ms: number } {
+    const seen = { in_flight: this.inFlight, peak: this.peak, requests: this.requests, request_ms: Math.round(this.requestMs) };
     if (reset) {
       this.peak = this.inFlight;
       this.requests = 0;
+      this.requestMs = 0;
     }
     return seen;
   }

@@ -55,9 +55,9 @@ ${(s.secondJob ? ['stock', 'stock2'] : ['stock']).map((name, i) => `  - name: ${
 ${s.jobMappings ?? '    mappings: [inventory-adjustments]'}
 `).join('')}`;
 
-async function concurrency(reset = false): Promise<{ in_flight: number; peak: number; requests: number }> {
+async function concurrency(reset = false): Promise<{ in_flight: number; peak: number; requests: number; request_ms: number }> {
   const res = await fetch(`${emu.url}/_admin/concurrency${reset ? '?reset=1' : ''}`);
-  return (await res.json()) as { in_flight: number; peak: number; requests: number };
+  return (await res.json()) as { in_flight: number; peak: number; requests: number; request_ms: number };
 }
 
 async function bridgeFor(s: Setup) {
@@ -111,6 +111,10 @@ describe('several files of a job at once (files_in_flight)', () => {
       // One request at a time per file (requests_in_flight 1): more than one at once means several files at once.
       expect(seen.peak).toBeGreaterThan(1);
       expect(seen.peak).toBeLessThanOrEqual(3);
+      // Every adjustment (one row a request) was answered 60 ms late: the summed request time counts that wait (less
+      // a millisecond a request: a timer may fire within a millisecond before its delay).
+      expect(seen.request_ms).toBeGreaterThanOrEqual(9 * 4 * 59);
+      expect(seen.request_ms).toBeLessThan(seen.requests * 60 * 20);
       expect(most).toBeGreaterThan(1);
       expect(most).toBeLessThanOrEqual(3);
       expect(readdirSync(folder('outbox')).sort()).toEqual(names.map((n) => n.replace('.csv', '.result.csv')).sort());
