@@ -1,5 +1,6 @@
 import { pino, type Logger, type LogFn } from 'pino';
-import pinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type PinoPretty from 'pino-pretty';
 import { camelToSnake } from './util/naming.js';
 
 export type { Logger };
@@ -51,6 +52,8 @@ export function createLogger(options: LogOptions = {}): Logger {
   const pretty = options.pretty ?? (process.stderr.isTTY === true && !options.destination);
   const base = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: undefined, hooks: { logMethod: withoutBoundKeys } };
   if (pretty && options.destination) {
+    // pino-pretty (~20 ms to load) only where a person reads the log: a service logs JSON.
+    const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     return pino(base, pinoPretty({ destination: options.destination, translateTime: PRETTY_TIME_FORMAT, colorize: false, sync: true }));
   }
   if (pretty) {

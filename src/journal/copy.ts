@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { WisbridgeError } from '../errors.js';
-import { openPostgres, type PostgresJournalInput } from './postgres/index.js';
+import type { PostgresJournalInput } from './postgres/index.js';
 import type { SqlPort, SqlValue } from './sql.js';
 import { SCHEMA_VERSION } from './sqlite/migrations.js';
 import { SqlitePort } from './sqlite/port.js';
@@ -216,6 +216,8 @@ export async function migrateJournal(from: string, to: MigrationTarget, options:
     db.exec('BEGIN');
     const schemaVersion = sourceVersion(db, from);
     const { baseDir, ...config } = to;
+    // pg is loaded for a migration only (as openJournal loads it for a PostgreSQL journal): ~40 ms of every start otherwise.
+    const { openPostgres } = await import('./postgres/index.js');
     const target = await openPostgres(config, { baseDir });
     try {
       const report = await copyJournal(new SqlitePort(db, READ_ONLY), target.port, options);

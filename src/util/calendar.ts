@@ -1,4 +1,16 @@
-import Holidays from 'date-holidays';
+import { createRequire } from 'node:module';
+import type Holidays from 'date-holidays';
+
+let holidaysClass: typeof Holidays | undefined;
+/**
+ * date-holidays, loaded the first time a calendar names a country: its rules of every country take ~95 ms to load,
+ * which every start of the bridge (a `wisbridge batch` from cron, a status check) paid without a calendar.
+ */
+function holidaysOf(country?: string, region?: string, types?: { types: HolidayType[] }): Holidays {
+  holidaysClass ??= createRequire(import.meta.url)('date-holidays') as typeof Holidays;
+  if (country === undefined) return new holidaysClass();
+  return region === undefined ? new holidaysClass(country, types) : new holidaysClass(country, region, types);
+}
 
 /**
  * Business calendars: which days are working days, for expected files and schedules. Holidays come from
@@ -26,10 +38,10 @@ export interface CalendarSpec {
 /** Problems of a calendar's country and region codes, in words (empty when they are known). */
 export function calendarProblems(spec: Pick<CalendarSpec, 'country' | 'region'>): string[] {
   if (spec.country === undefined) return spec.region === undefined ? [] : ['region needs a country'];
-  const countries = new Holidays().getCountries();
+  const countries = holidaysOf().getCountries();
   if (!countries[spec.country.toUpperCase()]) return [`unknown country "${spec.country}" (ISO 3166 codes such as DE, AT, US)`];
   if (spec.region === undefined) return [];
-  const states = new Holidays().getStates(spec.country.toUpperCase()) ?? {};
+  const states = holidaysOf().getStates(spec.country.toUpperCase()) ?? {};
   if (!states[spec.region.toUpperCase()]) {
     const known = Object.keys(states);
     return [`unknown region "${spec.region}" of ${spec.country.toUpperCase()}${known.length ? ` (known: ${known.join(', ')})` : ' (the country has no regions)'}`];
@@ -48,7 +60,7 @@ export class BusinessCalendar {
   constructor(readonly name: string, private readonly spec: CalendarSpec) {
     const types = { types: [...spec.holiday_types] };
     if (spec.country !== undefined) {
-      this.holidays = spec.region === undefined ? new Holidays(spec.country.toUpperCase(), types) : new Holidays(spec.country.toUpperCase(), spec.region.toUpperCase(), types);
+      this.holidays = holidaysOf(spec.country.toUpperCase(), spec.region?.toUpperCase(), types);
     }
     this.days = new Set(spec.working_days.map((d) => WEEKDAYS.indexOf(d)));
     this.extra = new Set(spec.holidays);
