@@ -5,13 +5,12 @@ import type { InstanceInfo, JournalAddress } from '../journal/index.js';
 import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 
 /**
- * The young generation asked for the thread's isolate. Where the process runs with --max-semi-space-size
- * (production's NODE_OPTIONS, src/runtime/node-options.ts) that flag sets every isolate's semi-spaces instead, this
- * one's included. Measured on a 1,000,000-row file (docs/performance.md): with the flag at 16 MB the thread's
- * collections took 0.8–1.1 s of CPU instead of 1.0–1.3 s (2.3–4.1 s in the costly pattern some runs fall into) but
- * the bridge's peak RSS rose to 207–213 MB; without the flag, 8 and 16 here gave the same number of collections.
+ * The semi-spaces of the thread's isolate (the main thread's are production's 8 MB, src/runtime/node-options.ts).
+ * With 8 MB the thread's collections fell, run to run, into a costly pattern (each scavenge promoting the documents
+ * being mapped: 39–44 full collections and 2.3–4.1 s of GC on a 1,000,000-row file, against 10–15 and 1.0–1.3 s);
+ * with 16 MB they never did (docs/performance.md).
  */
-const YOUNG_GENERATION_MB = 16;
+const SEMI_SPACE_MB = 16;
 /**
  * The cap of its old generation, unless the file's mapping holds its documents (HOLDING_HEAP_MB in stream.ts) or
  * WISBRIDGE_THREAD_HEAP_MB says otherwise. The thread's modules take 15–20 MB of it; the bridge's peak on a million
@@ -65,7 +64,7 @@ export class BatchesThread implements FileRequests {
     const cloned: ThreadData = { ...data, mapping: { name, file, definition } };
     this.#fileName = data.fileName;
     this.#heapMb = data.heapMb ?? THREAD_HEAP_MB;
-    const limits = { maxOldGenerationSizeMb: this.#heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
+    const limits = { maxOldGenerationSizeMb: this.#heapMb, semiSpaceMb: SEMI_SPACE_MB };
     this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), cloned, 'file mapping', 'JOURNAL', limits, {
       idsOf: (kind: ReferenceKind, keys: readonly string[]) => referenceIds.idsOf(kind, keys),
     });

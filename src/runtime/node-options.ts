@@ -6,7 +6,7 @@
  * - max-semi-space-size: a cap on the old space also shrinks V8's default young generation, and a small one promotes
  *   the documents of the requests in flight. 8 MB since a large file is mapped on its own thread (BatchesThread): the
  *   main thread then only sends, and 16 MB added ~20 MB of RSS (over 200 MB at a million rows) for no measurable
- *   gain. The flag applies to every isolate of the process, the mapping threads' included (it overrides the young
- *   generation their Worker asks for).
+ *   gain. The flag applies to every isolate V8 creates, so a mapping thread, which wants 16 MB, raises it while it
+ *   starts (src/runtime/young-generation.ts).
  */
 export const NODE_OPTIONS = ['--max-old-space-size=128', '--max-semi-space-size=8'] as const;

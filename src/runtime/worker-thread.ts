@@ -1,5 +1,6 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { WisbridgeError, type CodeWithoutDetails } from '../errors.js';
+import { youngGenerationFor } from './young-generation.js';
 import { deserializeError, serializeError, type MainCall, type MainReply, type WorkerCall, type WorkerReply } from './worker-serve.js';
 
 /** Handlers the worker may call (`callMain` on its side), by operation name. */
@@ -30,7 +31,7 @@ export class WorkerThread {
     data: unknown,
     private readonly what: string,
     private readonly failureCode: CodeWithoutDetails | undefined,
-    resourceLimits?: ResourceLimits,
+    resourceLimits?: ResourceLimits & { semiSpaceMb?: number },
     handlers: MainHandlers = {},
   ) {
     let started!: { resolve: (value: unknown) => void; reject: (error: unknown) => void };
@@ -38,7 +39,13 @@ export class WorkerThread {
     this.ready.catch(() => undefined); // also reported to every call
     this.#calls.set(0, started);
     const href = `${module.href}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`;
-    this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: { module: href, data }, resourceLimits });
+    const { semiSpaceMb, ...limits } = resourceLimits ?? {};
+    const young = semiSpaceMb === undefined ? undefined : youngGenerationFor(semiSpaceMb);
+    this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
+      workerData: { module: href, data },
+      resourceLimits: young === undefined ? (resourceLimits ? limits : undefined) : { ...limits, maxYoungGenerationSizeMb: young.maxYoungGenerationSizeMb },
+    });
+    if (young) void this.ready.finally(young.done).catch(() => undefined);
     this.#worker.on('message', (message: WorkerReply | MainCall) => {
       if ('mainCall' in message) return this.#serve(handlers, message);
       const reply = message;

@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
 import { WorkerThread } from '../../src/runtime/worker-thread.js';
+import { processSemiSpaceMb } from '../../src/runtime/young-generation.js';
 
 const echoWorker = new URL('../support/echo-worker', import.meta.url);
 
@@ -43,5 +46,37 @@ describe('WorkerThread', () => {
     expect(thread.failed).toBe(true);
     await expect(thread.call('echo', [1])).rejects.toBe(error);
     await thread.close();
+  });
+
+  it('a thread asking for semi-spaces gets them, also where the process flag sets every isolate\'s; the flag is set back after its start', () => {
+    // Production runs with --max-semi-space-size=8, which V8 applies to every isolate it creates, overriding a
+    // Worker's own young generation limit. The young generation grows to twice the semi-space.
+    const probe = fileURLToPath(new URL('../support/semi-space-probe.ts', import.meta.url));
+    for (const how of ['argv', 'NODE_OPTIONS']) {
+      const flag = how === 'argv' ? ['--max-semi-space-size=8'] : [];
+      const env = how === 'argv' ? process.env : { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=8` };
+      const out = execFileSync(process.execPath, [...flag, '--import', 'tsx', probe], { encoding: 'utf8', timeout: 60_000, env });
+      expect(JSON.parse(out), how).toEqual({ sized: 32, plain: 16, main: 16 });
+    }
+  });
+
+  it('without the process flag, the thread\'s resource limits size its semi-spaces', async () => {
+    expect(processSemiSpaceMb()).toBeUndefined();
+    const thread = new WorkerThread(echoWorker, { greeting: 'sized' }, 'echo', undefined, { semiSpaceMb: 4 });
+    try {
+      await thread.ready;
+      expect(await thread.call('newSpaceMb', [])).toBe(8);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('reads the process\'s semi-space flag from NODE_OPTIONS and the command line, in either spelling, the last one winning', () => {
+    expect(processSemiSpaceMb(['--max-old-space-size=128', '--max-semi-space-size=8'], '')).toBe(8);
+    expect(processSemiSpaceMb([], '--max-old-space-size=128 --max-semi-space-size=8')).toBe(8);
+    expect(processSemiSpaceMb(['--max-semi-space-size=4'], '--max-semi-space-size=8')).toBe(4);
+    expect(processSemiSpaceMb(['--max_semi_space_size=4', '--max-semi-space-size=16'], '')).toBe(16);
+    expect(processSemiSpaceMb(['--max-semi-space-size'], '')).toBeUndefined();
+    expect(processSemiSpaceMb([], '')).toBeUndefined();
   });
 });
