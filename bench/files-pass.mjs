@@ -1,8 +1,10 @@
 // One pass of bench/files.ts's inbound job in a process of its own, as a scheduled run starts it (the process is up,
 // so its start-up is not timed): from dist/ with plain node (what production runs), or from the sources under
-// `node --import tsx`. Prints one line: RESULT <json> (elapsed, CPU of all threads, peak RSS, files not done).
+// `node --import tsx`. Prints one line: RESULT <json> (elapsed, CPU of all threads, peak RSS, files not done, the main
+// thread's event loop delay).
 // Run by bench/files.ts: node bench/files-pass.mjs <dist|src> <config file>
 import { createWriteStream, readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const [code, configFile] = process.argv.slice(2);
 const root = new URL(`../${code === 'src' ? 'src' : 'dist'}/`, import.meta.url);
@@ -15,14 +17,20 @@ const loaded = await loadConfig(configFile);
 const { createLogger } = await import(new URL('log.js', root).href);
 const logTo = process.env.BENCH_LOG;
 const runtime = createRuntime(loaded, logTo ? { logger: createLogger({ level: 'debug', pretty: false, destination: createWriteStream(logTo) }) } : {});
+// How long the main thread's event loop made ready work wait: every answer, commit and timer of the pass waits that
+// long before it runs (resolution 1 ms).
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const report = await runInboundJob(runtime, loaded.config.inbound[0]);
 const elapsed = (performance.now() - started) / 1000;
+loopDelay.disable();
 await runtime.close();
 const notDone = report.files.filter((f) => f.outcome !== 'done').map((f) => `${f.file} ${f.outcome} ${f.reason ?? ''}`);
 const used = process.cpuUsage(cpuBefore);
 // The kernel's peak of the process's resident memory, all threads (VmHWM).
 const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
-process.stdout.write(`RESULT ${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6 })}\n`);
+const loop = { mean: loopDelay.mean / 1e6, p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 };
+process.stdout.write(`RESULT ${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6, loop })}\n`);
 process.exit(0);
