@@ -47,7 +47,7 @@ export async function processInboxFile(runtime: FileRuntime, job: InboundJob, fi
     await mkdir(dir, { mode: 0o700 });
     let members: string[];
     try {
-      members = kind === 'pgp' ? await decrypt(runtime, job, raw.path, dir, name) : await expand(kind, raw.path, dir, name, limits);
+      members = kind === 'pgp' ? await decrypt(runtime, job, await raw.file(), dir, name) : await expand(kind, await raw.file(), dir, name, limits);
     } catch (error) {
       if (isWisbridgeError(error, 'FILE_ARCHIVE') || isWisbridgeError(error, 'FILE_PGP')) return [await container.reject(describeError(error))];
       throw error;

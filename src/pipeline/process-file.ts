@@ -148,7 +148,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
     if (report.resumed) await journal.indexMissingBlocks(fileId);
     const state = await journal.resumeState(fileId);
     for (const r of state.sentRequests) await reconcileSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotPath: snapshot.path, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
+    const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
     if (!completed) {
       report.outcome = 'interrupted';
       await fillCounts(report, journal, fileId);

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { findSidecar, parseSidecar, readSidecar, type Drop, type DropOptions, type Sidecar } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
 import type { Snapshot } from './source.js';
@@ -28,7 +27,7 @@ export async function checkSidecar(drop: Drop, options: ChecksumOptions, name: s
   }
   const parsed = parseSidecar(text, name, sidecar.algorithm);
   if ('problem' in parsed) return { verdict: options.checksumMismatch, sidecar, reason: `FILE_CHECKSUM: ${sidecar.name} ${parsed.problem}` };
-  const actual = sidecar.algorithm === 'sha256' ? snapshot.checksum : await md5Of(snapshot.path);
+  const actual = sidecar.algorithm === 'sha256' ? snapshot.checksum : await md5Of(snapshot);
   if (actual !== parsed.digest) {
     return {
       verdict: options.checksumMismatch, sidecar,
@@ -38,8 +37,8 @@ export async function checkSidecar(drop: Drop, options: ChecksumOptions, name: s
   return { verdict: 'ok', sidecar };
 }
 
-async function md5Of(path: string): Promise<string> {
+async function md5Of(snapshot: Snapshot): Promise<string> {
   const hash = createHash('md5');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  for await (const chunk of snapshot.open()) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }

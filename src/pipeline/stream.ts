@@ -29,8 +29,8 @@ export interface StreamInput {
   name: string;
   /** Opens the bytes to map: the private copy whose checksum was claimed. */
   source: () => Readable;
-  /** Where that copy is (a BatchesThread opens it itself). */
-  snapshotPath?: string;
+  /** Those bytes as a file (a BatchesThread opens it itself). */
+  snapshotFile?: () => Promise<string>;
   options: ProcessFileOptions;
   mapping: Mapping;
   sender: SenderContext;
@@ -145,10 +145,17 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   const referenceIds = new ApiReferenceIds(client);
   const from = input.options.threadFrom ?? (Number(process.env.WISBRIDGE_THREAD_FROM) || THREAD_FROM);
   const slots = input.runtime.mappingThreads;
-  if (canReopen(journal.address) && input.snapshotPath !== undefined && mapsOnThread(mapping, input.size, from) && await took(slots, input.options.signal)) {
+  if (canReopen(journal.address) && input.snapshotFile !== undefined && mapsOnThread(mapping, input.size, from) && await took(slots, input.options.signal)) {
+    let snapshotPath: string;
+    try {
+      snapshotPath = await input.snapshotFile();
+    } catch (error) {
+      slots.release();
+      throw error;
+    }
     const { instance } = await input.runtime.journal();
     const thread = new BatchesThread({
-      journalAddress: journal.address, snapshotPath: input.snapshotPath, fileId, fileName: name,
+      journalAddress: journal.address, snapshotPath, fileId, fileName: name,
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
       mapping, requestSize, warehouse,
       heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
