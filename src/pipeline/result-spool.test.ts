@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -74,15 +74,16 @@ describe('ResultSpool: result rows in the mapper\'s order as they are decided', 
   });
 
   it('writes an answered request on the event loop\'s next turn (the answer\'s slot goes to the next request first)', async () => {
-    const spool = await ResultSpool.open(dir);
+    const spool = await ResultSpool.open(dir, 0);
     spool.documents(1);
     spool.answer(spool.sending(1), [doc(2)], [ok(2)]);
-    expect(statSync(spool.path).size).toBe(0);
+    expect(existsSync(spool.path)).toBe(false);
     await new Promise(setImmediate);
     expect(readFileSync(spool.path, 'utf8')).toBe(`${RESULT_HEADER}2,D-2,ok,,,,,,,,\r\n`);
+    expect(statSync(spool.path).mode & 0o777).toBe(0o600);
 
     // given up before its turn: nothing is written after the file is closed
-    const dropped = await ResultSpool.open(dir);
+    const dropped = await ResultSpool.open(dir, 0);
     dropped.documents(1);
     dropped.answer(dropped.sending(1), [doc(2)], [ok(2)]);
     await dropped.remove();
@@ -102,5 +103,32 @@ describe('ResultSpool: result rows in the mapper\'s order as they are decided', 
     brokenAtTheEnd.answer(brokenAtTheEnd.sending(1), [doc(2)], [ok(2, { extra: { big: 1n } })]);
     expect(brokenAtTheEnd.finish()).toBeUndefined();
     await brokenAtTheEnd.remove();
+  });
+
+  it('holds the rows of a small result in memory, no file at all; a bigger one goes to its private file from the row that outgrew the limit, in order', async () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => i + 2);
+    const run = async (spool: ResultSpool, n: number) => {
+      spool.documents(n);
+      let first = spool.sending(n / 2);
+      spool.answer(first, rows(n / 2).map((l) => doc(l)), rows(n / 2).map((l) => ok(l)));
+      await new Promise(setImmediate);
+      first = spool.sending(n / 2);
+      spool.answer(first, rows(n).slice(n / 2).map((l) => doc(l)), rows(n).slice(n / 2).map((l) => ok(l)));
+      return text(spool.finish()!);
+    };
+    const expected = (n: number) => `${RESULT_HEADER}${rows(n).map((l) => `${l},D-${l},ok,,,,,,,,\r\n`).join('')}`;
+
+    const small = await ResultSpool.open(dir);
+    expect(await run(small, 1000)).toBe(expected(1000));
+    expect(readdirSync(dir)).toEqual([]);
+    expect(small.counts.ok).toBe(1000);
+    await small.remove();
+
+    const spilled = await ResultSpool.open(dir, 4096);
+    expect(await run(spilled, 1000)).toBe(expected(1000));
+    expect(readFileSync(spilled.path, 'utf8')).toBe(expected(1000));
+    expect(statSync(spilled.path).mode & 0o777).toBe(0o600);
+    await spilled.remove();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

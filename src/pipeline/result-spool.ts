@@ -1,7 +1,6 @@
-import { closeSync, createReadStream, open, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
-import { promisify } from 'node:util';
+import { Readable } from 'node:stream';
 import type { ItemOutcome } from '../journal/index.js';
 import { TextBuffer } from '../util/text-buffer.js';
 import { RESULT_HEADER, writeResultRow, type RowOutcome } from './result-file.js';
@@ -28,12 +27,18 @@ interface AnsweredRequest {
 }
 
 const NO_MESSAGES: readonly string[] = [];
-const openFile = promisify(open);
+
+/**
+ * Result rows held in memory up to this many bytes, then written to the spool's private file: the result file of a
+ * small input (1,000 rows: ~32 KB) needs no file of its own — no create, write, read back and removal on the thread
+ * that sends every file's requests — and a big one's memory stays bounded.
+ */
+export const SPOOL_HELD_BYTES = 1 << 20;
 
 /**
  * The result file of a first run, written while the file is sent instead of read back from the journal after it:
  * rows leave, in the mapper's order, once they and everything before them are decided (on the event loop's next
- * turn, so an answer's slot goes to the next request first), into a private file beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's
+ * turn, so an answer's slot goes to the next request first), held in memory (SPOOL_HELD_BYTES) or in a private file beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's
  * result file and the spool's are compared byte for byte by test/pipeline/result-spool.test.ts) and is only used
  * when it is whole: a resumed file, a file stopped half-way, or documents whose lines interleave (the mapper's order
  * is then not the file's line order) get their result file from the journal as before.
@@ -45,7 +50,14 @@ const openFile = promisify(open);
  */
 export class ResultSpool {
   readonly counts: RowCounts = emptyRowCounts();
+  /** False once finished or given up: nothing more is written. */
+  private live = true;
+  /** Rows written while they fit in SPOOL_HELD_BYTES; then the private file (`fd`) has them. */
+  private readonly held: Buffer[] = [];
+  private heldBytes = 0;
   private fd: number | undefined;
+  /** Whether the private file was created (remove() deletes it). */
+  private spilled = false;
   /** Documents the mapper gave, documents handed to requests, documents written. */
   private mapped = 0;
   private sent = 0;
@@ -65,17 +77,14 @@ export class ResultSpool {
     docKey: null, status: 'ok', result: null, messages: NO_MESSAGES, hint: null,
   };
 
-  private constructor(readonly path: string, fd: number) {
-    this.fd = fd;
-  }
-
   /**
-   * Created off the event loop: creating a file costs ~1 ms of disk metadata here, which openSync spent on the thread
-   * that sends every file's requests (a tenth of a small file's CPU, bench/files.ts with 10-row files).
+   * `path`: where the rows go once they outgrow `heldBytes` (created then: ~1 ms of disk metadata, once for a big
+   * file).
    */
-  static async open(dir: string): Promise<ResultSpool> {
-    const path = await privateFile(dir, 'result');
-    return new ResultSpool(path, await openFile(path, 'wx', 0o600));
+  private constructor(readonly path: string, private readonly heldLimit: number) {}
+
+  static async open(dir: string, heldBytes = SPOOL_HELD_BYTES): Promise<ResultSpool> {
+    return new ResultSpool(await privateFile(dir, 'result'), heldBytes);
   }
 
   /** The mapper gave `count` more documents (in its order, between the rows skipped and rejected around them). */
@@ -103,7 +112,7 @@ export class ResultSpool {
    * the event loop: the answer's slot goes to the next request (its commit) first.
    */
   answer(first: number, docs: readonly SpooledDoc[], outcomes: readonly ItemOutcome[]): void {
-    if (this.fd === undefined) return;
+    if (!this.live) return;
     this.answered.set(first, { docs, outcomes });
     // Off the flow's stack nothing would catch an error: the spool is given up, the journal writes the result file.
     this.pumpSoon ??= setImmediate(() => this.pumpOrAbandon());
@@ -117,8 +126,14 @@ export class ResultSpool {
     this.pumpOrAbandon();
     if (this.written < this.mapped || this.extraHead < this.extras.length) return this.abandon();
     this.writeChunk();
+    if (!this.live) return undefined;
+    this.live = false;
     const fd = this.fd;
-    if (fd === undefined) return undefined;
+    if (fd === undefined) {
+      const rows = this.held.splice(0);
+      this.heldBytes = 0;
+      return Readable.from(rows, { objectMode: false });
+    }
     this.fd = undefined;
     try {
       closeSync(fd);
@@ -133,11 +148,11 @@ export class ResultSpool {
   async remove(): Promise<void> {
     this.abandon();
     this.reader?.destroy();
-    await rm(this.path, { force: true });
+    if (this.spilled) await rm(this.path, { force: true });
   }
 
   private extra(row: ExtraRow): void {
-    if (this.fd === undefined) return;
+    if (!this.live) return;
     this.extras.push(row);
     this.pump();
   }
@@ -157,7 +172,7 @@ export class ResultSpool {
     for (;;) {
       this.extrasDue();
       const request = this.answered.get(this.written);
-      if (request === undefined || this.fd === undefined) break;
+      if (request === undefined || !this.live) break;
       this.answered.delete(this.written);
       this.writeRequest(request);
     }
@@ -171,7 +186,7 @@ export class ResultSpool {
   /** The rows rejected or skipped before the next document to write. */
   private extrasDue(): void {
     const { extras } = this;
-    while (this.fd !== undefined && this.extraHead < extras.length && extras[this.extraHead].after <= this.written) {
+    while (this.live && this.extraHead < extras.length && extras[this.extraHead].after <= this.written) {
       const row = extras[this.extraHead++];
       this.rows(row.lines, row);
     }
@@ -181,7 +196,7 @@ export class ResultSpool {
     const current = this.current;
     for (let i = 0; i < docs.length; i++) {
       this.extrasDue();
-      if (this.fd === undefined) return;
+      if (!this.live) return;
       const doc = docs[i];
       const o = outcomes[i];
       if (o?.seq !== doc.seq) {
@@ -211,15 +226,31 @@ export class ResultSpool {
   }
 
   private writeChunk(): void {
-    if (this.fd === undefined || this.chunk.length === 0) return;
+    if (!this.live || this.chunk.length === 0) return;
     try {
       const bytes = this.chunk.bytes();
-      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at);
+      if (this.fd === undefined && this.heldBytes + bytes.length <= this.heldLimit) {
+        this.held.push(Buffer.from(bytes));
+        this.heldBytes += bytes.length;
+      } else {
+        const fd = this.fd ?? this.spill();
+        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+      }
     } catch {
       this.abandon();
       return;
     }
     this.chunk.clear();
+  }
+
+  /** The rows outgrew memory: the private file takes what is held, and every row after it. */
+  private spill(): number {
+    this.spilled = true;
+    const fd = openSync(this.path, 'wx', 0o600);
+    this.fd = fd;
+    for (const rows of this.held.splice(0)) for (let at = 0; at < rows.length; ) at += writeSync(fd, rows, at);
+    this.heldBytes = 0;
+    return fd;
   }
 
   private abandon(): undefined {
@@ -233,6 +264,9 @@ export class ResultSpool {
       }
     }
     this.fd = undefined;
+    this.live = false;
+    this.held.length = 0;
+    this.heldBytes = 0;
     this.extras.length = 0;
     this.extraHead = 0;
     this.answered.clear();
