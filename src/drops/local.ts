@@ -19,6 +19,11 @@ export class LocalDrop implements Drop {
   readonly name: string;
   readonly type = 'local' as const;
   private readonly folders: Record<FolderRole, string>;
+  /**
+   * Folders this drop has made sure of: a write or a move into one skips its `mkdir -p` (two of a small file's ~27
+   * file operations). One removed meanwhile is made again when an operation in it finds it missing (inFolder).
+   */
+  private readonly present = new Set<string>();
 
   constructor(private readonly options: LocalDropOptions, private readonly logger: Logger = silentLogger) {
     this.name = options.name ?? 'local';
@@ -89,13 +94,12 @@ export class LocalDrop implements Drop {
   async writeAtomic(folder: FolderRole, name: string, source: WriteSource, options: WriteOptions = {}): Promise<WriteResult> {
     assertPlainName(this.name, name);
     const dir = this.folders[folder];
-    await this.ensureFolder(dir);
     const tempPath = join(dir, temporaryNameFor(name));
     const finalPath = join(dir, name);
     const counter = new ByteCounter();
     let handle: fs.FileHandle | undefined;
     try {
-      handle = await fs.open(tempPath, 'wx', 0o644);
+      handle = await this.inFolder(dir, () => fs.open(tempPath, 'wx', 0o644));
       const file = handle;
       await pipeline(toReadable(source), counter, async (chunks: AsyncIterable<Buffer>) => {
         for await (const chunk of chunks) await file.write(chunk);
@@ -129,13 +133,12 @@ export class LocalDrop implements Drop {
     const source = join(this.folders[fromFolder], name);
     const targetDir = this.folders[toFolder];
     if (options.expect !== undefined) await this.expectIdentity(source, options.expect, `${fromFolder}/${name}`);
-    await this.ensureFolder(targetDir);
     const now = options.stampAt ?? new Date();
     for (let attempt = 0; attempt <= MAX_COLLISION_ATTEMPTS; attempt += 1) {
       const candidate = attempt === 0 ? toName : collisionName(toName, now, attempt);
       const target = join(targetDir, candidate);
       try {
-        await this.linkNoClobber(source, target, options.expect);
+        await this.inFolder(targetDir, () => this.linkNoClobber(source, target, options.expect));
         this.logger.info({ file: name, from: fromFolder, to: toFolder, as: candidate }, 'file moved');
         return candidate;
       } catch (error) {
@@ -210,12 +213,31 @@ export class LocalDrop implements Drop {
     }
   }
 
+  /**
+   * Runs `op`, which creates an entry in `dir`, after making sure of the folder once; when it was made sure of
+   * before and `op` finds nothing there (ENOENT: removed meanwhile), the folder is made again and `op` runs once more.
+   * `op` failing with ENOENT for another reason (a move's source gone) fails the same way the second time.
+   */
+  private async inFolder<T>(dir: string, op: () => Promise<T>): Promise<T> {
+    const known = this.present.has(dir);
+    if (!known) await this.ensureFolder(dir);
+    try {
+      return await op();
+    } catch (error) {
+      if (!known || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      this.present.delete(dir);
+      await this.ensureFolder(dir);
+      return op();
+    }
+  }
+
   private async ensureFolder(dir: string): Promise<void> {
     try {
       await fs.mkdir(dir, { recursive: true });
     } catch (error) {
       throw this.fail(error, `cannot create folder ${dir}`);
     }
+    this.present.add(dir);
   }
 
   private async syncFolder(dir: string): Promise<void> {
