@@ -38,10 +38,11 @@ export const SPOOL_HELD_BYTES = 1 << 20;
 /**
  * The result file of a first run, written while the file is sent instead of read back from the journal after it:
  * rows leave, in the mapper's order, once they and everything before them are decided (on the event loop's next
- * turn, so an answer's slot goes to the next request first), held in memory (SPOOL_HELD_BYTES) or in a private file beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's
- * result file and the spool's are compared byte for byte by test/pipeline/result-spool.test.ts) and is only used
- * when it is whole: a resumed file, a file stopped half-way, or documents whose lines interleave (the mapper's order
- * is then not the file's line order) get their result file from the journal as before.
+ * turn, so an answer's slot goes to the next request first), held in memory (SPOOL_HELD_BYTES) or in a private file
+ * beside the snapshots. The journal stays the record — the spool writes what was stored there (the journal's result
+ * file and the spool's are compared byte for byte by test/pipeline/result-spool.test.ts) and is only used when it is
+ * whole: a resumed file, a file stopped half-way, or documents whose lines interleave (the mapper's order is then
+ * not the file's line order) get their result file from the journal as before.
  *
  * Documents are counted, not kept: a request's documents are numbered by their place in the mapper's output and
  * written from the request's own arrays when it is answered, so a first run allocates nothing per row here that
