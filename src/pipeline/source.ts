@@ -30,7 +30,10 @@ export interface Snapshot extends Fingerprint {
   identity: string;
   /** A new stream of the bytes. */
   open(): Readable;
-  /** The bytes as a private file (a mapping thread, a decrypter, an unpacker reads one): written on first call when held in memory. */
+  /**
+   * The bytes as a private file (a mapping thread, a decrypter, an unpacker reads one): written on the first call
+   * when they are held in memory.
+   */
   file(): Promise<string>;
   /** Removes the private copy, if any (idempotent). */
   remove(): Promise<void>;
