@@ -96,20 +96,16 @@ export class LocalDrop implements Drop {
     const dir = this.folders[folder];
     const tempPath = join(dir, temporaryNameFor(name));
     const finalPath = join(dir, name);
-    const counter = new ByteCounter();
     let handle: fs.FileHandle | undefined;
     try {
       handle = await this.inFolder(dir, () => fs.open(tempPath, 'wx', 0o644));
-      const file = handle;
-      await pipeline(toReadable(source), counter, async (chunks: AsyncIterable<Buffer>) => {
-        for await (const chunk of chunks) await file.write(chunk);
-      });
+      const sent = await writeAll(handle, source);
       if (this.options.fsync) await handle.sync();
       await handle.close();
       handle = undefined;
       const written = (await fs.stat(tempPath)).size;
-      if (written !== counter.bytes) {
-        throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: wrote ${counter.bytes} bytes, found ${written}`);
+      if (written !== sent) {
+        throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: wrote ${sent} bytes, found ${written}`);
       }
       if (options.overwrite) await fs.rename(tempPath, finalPath);
       else await this.linkNoClobber(tempPath, finalPath);
@@ -270,4 +266,21 @@ async function sameFile(a: string, b: string): Promise<boolean> {
 
 function notRegular(drop: string, folder: FolderRole, name: string, what: string) {
   return dropError('DROP_NOT_REGULAR', { drop, folder, file: name }, `${folder}/${name} is ${what}, not a regular file: it is not read`);
+}
+
+/**
+ * Writes `source` to `handle`, returning the bytes written: bytes in hand in one write (a small result file, a reason
+ * file: no stream to set up for them), a stream chunk by chunk.
+ */
+async function writeAll(handle: fs.FileHandle, source: WriteSource): Promise<number> {
+  if (typeof source === 'string' || Buffer.isBuffer(source)) {
+    const bytes = typeof source === 'string' ? Buffer.from(source, 'utf8') : source;
+    for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at)).bytesWritten;
+    return bytes.length;
+  }
+  const counter = new ByteCounter();
+  await pipeline(toReadable(source), counter, async (chunks: AsyncIterable<Buffer>) => {
+    for await (const chunk of chunks) await handle.write(chunk);
+  });
+  return counter.bytes;
 }

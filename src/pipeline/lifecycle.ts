@@ -43,7 +43,7 @@ export async function settleResultName(journal: LifecycleJournal, fileId: number
  * file's result). `counts` are complete once written.
  */
 export async function writeResultFile(
-  journal: ResultReads, drop: Drop, folder: FolderRole, fileId: number, name: string, options: { override?: ResultRowOverride; rows?: Readable; counts?: RowCounts } = {},
+  journal: ResultReads, drop: Drop, folder: FolderRole, fileId: number, name: string, options: { override?: ResultRowOverride; rows?: Buffer | Readable; counts?: RowCounts } = {},
 ): Promise<RowCounts> {
   const counts = options.counts ?? emptyRowCounts();
   const rows = options.rows ?? resultStream(journal, fileId, options.override, counts);

@@ -1,6 +1,6 @@
 import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { ItemOutcome } from '../journal/index.js';
 import { TextBuffer } from '../util/text-buffer.js';
 import { RESULT_HEADER, writeResultRow, type RowOutcome } from './result-file.js';
@@ -120,10 +120,10 @@ export class ResultSpool {
   }
 
   /**
-   * Ends the spool once every row was decided: a stream of the result file, or undefined when the spool is not
-   * whole (the journal's result file is written instead).
+   * Ends the spool once every row was decided: the result file's bytes (held in memory) or a stream of them (its
+   * private file), or undefined when the spool is not whole (the journal's result file is written instead).
    */
-  finish(): Readable | undefined {
+  finish(): Buffer | Readable | undefined {
     this.pumpOrAbandon();
     if (this.written < this.mapped || this.extraHead < this.extras.length) return this.abandon();
     this.writeChunk();
@@ -131,9 +131,9 @@ export class ResultSpool {
     this.live = false;
     const fd = this.fd;
     if (fd === undefined) {
-      const rows = this.held.splice(0);
+      const rows = Buffer.concat(this.held.splice(0), this.heldBytes);
       this.heldBytes = 0;
-      return Readable.from(rows, { objectMode: false });
+      return rows;
     }
     this.fd = undefined;
     try {
