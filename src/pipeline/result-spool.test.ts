@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ItemOutcome } from '../journal/index.js';
 import { RESULT_HEADER } from './result-file.js';
 import { ResultSpool, type SpooledDoc } from './result-spool.js';
+import { HeldBytes } from '../util/held-bytes.js';
 
 let dir: string;
 beforeEach(() => {
@@ -133,6 +134,39 @@ describe('ResultSpool: result rows in the mapper\'s order as they are decided', 
     expect(readFileSync(spilled.path, 'utf8')).toBe(expected(1000));
     expect(statSync(spilled.path).mode & 0o777).toBe(0o600);
     await spilled.remove();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('holds rows only within the process\'s budget, and gives them back when it spills or is removed', async () => {
+    const budget = new HeldBytes(1024);
+    const answerRows = async (spool: ResultSpool, from: number, n: number) => {
+      const lines = Array.from({ length: n }, (_, i) => from + i);
+      spool.documents(n);
+      spool.answer(spool.sending(n), lines.map((l) => doc(l)), lines.map((l) => ok(l)));
+      await new Promise(setImmediate);
+    };
+    const first = await ResultSpool.open(dir, 1 << 20, budget);
+    await answerRows(first, 2, 10);
+    expect(budget.held).toBeGreaterThan(0);
+    expect(readdirSync(dir)).toEqual([]);
+    // The budget is not enough for a second spool's rows: it writes its file.
+    const second = await ResultSpool.open(dir, 1 << 20, budget);
+    await answerRows(second, 2, 100);
+    expect(readdirSync(dir)).toEqual([second.path.split('/').pop()]);
+    const out = first.finish()!;
+    expect(Buffer.isBuffer(out)).toBe(true);
+    expect(budget.held).toBeGreaterThan(0);
+    await first.remove();
+    expect(budget.held).toBe(0);
+    // The first spool grew past the budget: it spilled and gave back what it held.
+    const third = await ResultSpool.open(dir, 1 << 20, budget);
+    await answerRows(third, 2, 10);
+    const held = budget.held;
+    expect(held).toBeGreaterThan(0);
+    await answerRows(third, 12, 100);
+    expect(budget.held).toBe(0);
+    expect(readFileSync(third.path, 'utf8').split('\r\n').length).toBe(1 + 110 + 1);
+    await Promise.all([second.remove(), third.remove()]);
     expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { ItemOutcome } from '../journal/index.js';
+import { HELD_BYTES, type HeldBytes } from '../util/held-bytes.js';
 import { TextBuffer } from '../util/text-buffer.js';
 import { RESULT_HEADER, writeResultRow, type RowOutcome } from './result-file.js';
 import { privateFile } from './source.js';
@@ -59,6 +60,8 @@ export class ResultSpool {
   private fd: number | undefined;
   /** Whether the private file was created (remove() deletes it). */
   private spilled = false;
+  /** Held bytes finish() handed out: given back to the budget by remove(). */
+  private handedOut = 0;
   /** Documents the mapper gave, documents handed to requests, documents written. */
   private mapped = 0;
   private sent = 0;
@@ -82,10 +85,11 @@ export class ResultSpool {
    * `path`: where the rows go once they outgrow `heldBytes` (created then: ~1 ms of disk metadata, once for a big
    * file).
    */
-  private constructor(readonly path: string, private readonly heldLimit: number) {}
+  private constructor(readonly path: string, private readonly heldLimit: number, private readonly budget: HeldBytes) {}
 
-  static async open(dir: string, heldBytes = SPOOL_HELD_BYTES): Promise<ResultSpool> {
-    return new ResultSpool(await privateFile(dir, 'result'), heldBytes);
+  /** `heldBytes`: what this spool may hold; `budget`: what the process may hold in all (HELD_BYTES). */
+  static async open(dir: string, heldBytes = SPOOL_HELD_BYTES, budget: HeldBytes = HELD_BYTES): Promise<ResultSpool> {
+    return new ResultSpool(await privateFile(dir, 'result'), heldBytes, budget);
   }
 
   /** The mapper gave `count` more documents (in its order, between the rows skipped and rejected around them). */
@@ -131,7 +135,9 @@ export class ResultSpool {
     this.live = false;
     const fd = this.fd;
     if (fd === undefined) {
+      // Still counted as held until remove(): the bytes are being written to the drop.
       const rows = Buffer.concat(this.held.splice(0), this.heldBytes);
+      this.handedOut = this.heldBytes;
       this.heldBytes = 0;
       return rows;
     }
@@ -148,6 +154,8 @@ export class ResultSpool {
   /** Removes the spool (idempotent). */
   async remove(): Promise<void> {
     this.abandon();
+    this.budget.give(this.handedOut);
+    this.handedOut = 0;
     this.reader?.destroy();
     if (this.spilled) await rm(this.path, { force: true });
   }
@@ -230,7 +238,7 @@ export class ResultSpool {
     if (!this.live || this.chunk.length === 0) return;
     try {
       const bytes = this.chunk.bytes();
-      if (this.fd === undefined && this.heldBytes + bytes.length <= this.heldLimit) {
+      if (this.fd === undefined && this.heldBytes + bytes.length <= this.heldLimit && this.budget.take(bytes.length)) {
         this.held.push(Buffer.from(bytes));
         this.heldBytes += bytes.length;
       } else {
@@ -250,8 +258,14 @@ export class ResultSpool {
     const fd = openSync(this.path, 'wx', 0o600);
     this.fd = fd;
     for (const rows of this.held.splice(0)) for (let at = 0; at < rows.length; ) at += writeSync(fd, rows, at);
-    this.heldBytes = 0;
+    this.letGo();
     return fd;
+  }
+
+  /** What is held goes back to the process's budget. */
+  private letGo(): void {
+    this.budget.give(this.heldBytes);
+    this.heldBytes = 0;
   }
 
   private abandon(): undefined {
@@ -267,7 +281,7 @@ export class ResultSpool {
     this.fd = undefined;
     this.live = false;
     this.held.length = 0;
-    this.heldBytes = 0;
+    this.letGo();
     this.extras.length = 0;
     this.extraHead = 0;
     this.answered.clear();

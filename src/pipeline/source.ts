@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { TextDecoder } from 'node:util';
 import type { Drop } from '../drops/index.js';
 import { dropError } from '../drops/index.js';
+import { HELD_BYTES, type HeldBytes } from '../util/held-bytes.js';
 
 export interface Fingerprint {
   checksum: string;
@@ -42,29 +43,39 @@ export interface Snapshot extends Fingerprint {
 /**
  * Files smaller than this are held in memory instead of copied to the private folder: a night of small files then
  * spares each file the copy's writes, its second read and its removal. Below the size from which any file maps on a
- * thread of its own (HOLDING_THREAD_FROM, stream.ts), so such a thread normally finds its copy on disk already; at
- * most files_in_flight of them are held at once.
+ * thread of its own (HOLDING_THREAD_FROM, stream.ts), so such a thread normally finds its copy on disk already; what
+ * the process holds in all is bounded (HELD_BYTES).
  */
 export const HELD_BELOW = 1 << 20;
 
 /**
- * Reads `inbox/NAME` and fingerprints it on the way, into memory or `dir`. DROP_CHANGED when the file grew or shrank
- * while it was read (still being written: it is read again once it is stable). The inbox stream is closed on every path.
+ * Reads `inbox/NAME` and fingerprints it on the way, into memory (within the process's `budget` of held bytes) or
+ * `dir`. DROP_CHANGED when the file grew or shrank while it was read (still being written: it is read again once it
+ * is stable). The inbox stream is closed on every path.
  */
-export async function takeSnapshot(drop: Drop, name: string, dir: string, checkUtf8: boolean): Promise<Snapshot> {
+export async function takeSnapshot(drop: Drop, name: string, dir: string, checkUtf8: boolean, budget: HeldBytes = HELD_BYTES): Promise<Snapshot> {
   const opened = await drop.openFile('inbox', name);
   const fingerprinter = new Fingerprinter(checkUtf8);
   const changed = (read: number) => dropError('DROP_CHANGED', { drop: drop.name }, `inbox/${name} changed while it was read (${opened.size} bytes when opened, ${read} read)`);
-  if (opened.size < HELD_BELOW) {
+  if (opened.size < HELD_BELOW && budget.take(opened.size)) {
     const held = new Holder(opened.size);
+    let given = false;
+    const giveBack = () => {
+      if (!given) budget.give(opened.size);
+      given = true;
+    };
     try {
       await pipeline(opened.stream, fingerprinter, held);
     } catch (error) {
+      giveBack();
       opened.stream.destroy();
       throw error instanceof GrewError ? changed(error.read) : error;
     }
     const fp = fingerprinter.result();
-    if (fp.size !== opened.size) throw changed(fp.size);
+    if (fp.size !== opened.size) {
+      giveBack();
+      throw changed(fp.size);
+    }
     const bytes = held.bytes();
     let named: string | undefined;
     let written: Promise<string> | undefined;
@@ -74,6 +85,7 @@ export async function takeSnapshot(drop: Drop, name: string, dir: string, checkU
       return path;
     }));
     const remove = async () => {
+      giveBack();
       await written?.catch(() => undefined);
       if (named !== undefined) await rm(named, { force: true });
     };

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDrop, type Drop } from '../../src/drops/index.js';
 import { isWisbridgeError } from '../../src/errors.js';
 import { HELD_BELOW, takeSnapshot } from '../../src/pipeline/source.js';
+import { HeldBytes } from '../../src/util/held-bytes.js';
 
 /**
  * The bytes a file's flow reads after its claim (takeSnapshot): a small file's held in memory, a bigger one's in a
@@ -96,5 +97,23 @@ describe('takeSnapshot', () => {
     expect(isWisbridgeError(error, 'DROP_CHANGED')).toBe(true);
     expect((error as Error).message).toMatch(/inbox\/GROWING\.csv changed while it was read \(4 bytes when opened, 8 read\)/);
     expect(existsSync(privateDir) ? readdirSync(privateDir) : []).toEqual([]);
+  });
+
+  it('what the process holds is bounded: past the budget a small file is copied at once, and a held one gives its share back when removed', async () => {
+    setUp();
+    put('ONE.csv', 'H\n1\n');
+    put('TWO.csv', 'H\n2\n');
+    const budget = new HeldBytes(6);
+    const one = await takeSnapshot(drop, 'ONE.csv', privateDir, true, budget);
+    expect(budget.held).toBe(4);
+    expect(existsSync(privateDir) ? readdirSync(privateDir) : []).toEqual([]);
+    const two = await takeSnapshot(drop, 'TWO.csv', privateDir, true, budget);
+    expect(readdirSync(privateDir)).toHaveLength(1);
+    expect(await text(two.open())).toBe('H\n2\n');
+    await two.remove();
+    await one.remove();
+    await one.remove();
+    expect(budget.held).toBe(0);
+    expect(readdirSync(privateDir)).toEqual([]);
   });
 });
