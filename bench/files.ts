@@ -24,7 +24,7 @@ import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
-import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, root, serviceLoad, serviceSeen, startEmulator, type Totals } from './inbound-harness.js';
+import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
 
 const FROM_BUILD = runsBuild() as boolean;
 const FILES = Number(process.env.BENCH_FILES ?? 300);
@@ -51,7 +51,7 @@ for (let f = 0; f < FILES; f++) {
 /** The main thread's event loop delay over the pass, in ms. */
 interface LoopDelay { mean: number; p50: number; p99: number }
 
-interface Figures { loop: LoopDelay; filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; requestMs: number; rss: number; load: number[]; files: number; commits: Totals }
+interface Figures { loop: LoopDelay; filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; service: ServiceSeen; rss: number; load: number[]; files: number; commits: Totals }
 
 async function run(filesInFlight: number): Promise<Figures> {
   const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
@@ -98,7 +98,7 @@ async function run(filesInFlight: number): Promise<Figures> {
     const bound = (seen.requests / atOnce) * (LATENCY_MS / 1000);
     const { commits } = commitWait(commitDir);
     if (process.env.BENCH_ALLOC) console.log(allocationSummary(process.env.BENCH_ALLOC));
-    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, requestMs: seen.requestMs, loop, rss, load, commits, files: readdirSync(join(work, 'outbox')).length };
+    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, service: seen, loop, rss, load, commits, files: readdirSync(join(work, 'outbox')).length };
   } finally {
     emulator.child.kill('SIGTERM');
     await once(emulator.child, 'exit');
@@ -111,7 +111,7 @@ try {
   for (const setting of settings) {
     const f = await run(setting);
     console.log(`files_in_flight ${String(f.filesInFlight).padStart(2)}: elapsed ${f.elapsed.toFixed(2)} s, bound ${f.bound.toFixed(2)} s, elapsed/bound ${(f.elapsed / f.bound).toFixed(2)}, `
-      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${serviceLoad({ requests: f.requests, peak: f.peak, requestMs: f.requestMs }, f.elapsed)}, main thread's event loop delay mean ${f.loop.mean.toFixed(1)} ms (p50 ${f.loop.p50.toFixed(1)}, p99 ${f.loop.p99.toFixed(1)}), ${f.files} result files, ${f.commits.commits} journal commits held their thread ${(f.commits.ms / 1000).toFixed(2)} s, ${f.commits.syncs} syncs of the log ${(f.commits.syncMs / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
+      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${serviceLoad(f.service, f.elapsed)}, main thread's event loop delay mean ${f.loop.mean.toFixed(1)} ms (p50 ${f.loop.p50.toFixed(1)}, p99 ${f.loop.p99.toFixed(1)}), ${f.files} result files, ${f.commits.commits} journal commits held their thread ${(f.commits.ms / 1000).toFixed(2)} s, ${f.commits.syncs} syncs of the log ${(f.commits.syncMs / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

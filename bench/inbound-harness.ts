@@ -57,17 +57,17 @@ export function gcPauses({ commits, onMain }: { commits: Totals; onMain: Totals 
 export interface Emulator { child: ChildProcess; url: string; token: string }
 
 /** What an emulator saw of a run (GET /_admin/concurrency): its requests, the most at once, and their summed time. */
-export interface ServiceSeen { requests: number; peak: number; requestMs: number }
+export interface ServiceSeen { requests: number; peak: number; requestMs: number; spanMs: number }
 
 export async function serviceSeen(emulatorUrl: string): Promise<ServiceSeen> {
-  const seen = (await (await fetch(`${emulatorUrl}/_admin/concurrency`)).json()) as { requests: number; peak: number; request_ms: number };
-  return { requests: seen.requests, peak: seen.peak, requestMs: seen.request_ms };
+  const seen = (await (await fetch(`${emulatorUrl}/_admin/concurrency`)).json()) as { requests: number; peak: number; request_ms: number; span_ms: number };
+  return { requests: seen.requests, peak: seen.peak, requestMs: seen.request_ms, spanMs: seen.span_ms };
 }
 
 /** How busy the service was over `elapsed` seconds: on average that many requests at once, each that long there. */
 export function serviceLoad(seen: ServiceSeen | undefined, elapsed: number): string {
   if (!seen) return 'the service\'s figures not read';
-  return `at the service ${(seen.requestMs / 1000 / elapsed).toFixed(1)} at once on average, ${(seen.requestMs / Math.max(1, seen.requests)).toFixed(1)} ms each`;
+  return `at the service ${(seen.requestMs / 1000 / elapsed).toFixed(1)} at once on average, ${(seen.requestMs / Math.max(1, seen.requests)).toFixed(1)} ms each, from the first request to the last answer ${(seen.spanMs / 1000).toFixed(2)} s`;
 }
 
 /**

@@ -77,8 +77,12 @@ for (const inFlight of IN_FLIGHT) {
   }
   const elapsed = (list: Measured[]) => median(list.map((m) => m.run.elapsed));
   const ratio = elapsed(results.yardstick) / elapsed(results.bridge);
+  // Throughput while requests went out, start-up and the end of a run left out (the emulator's first arrival to last answer).
+  const span = (list: Measured[]) => median(list.map((m) => m.run.service?.spanMs ?? Number.NaN));
+  const sending = span(results.yardstick) / span(results.bridge);
   console.log(`${String(inFlight).padStart(2)} in flight  ratio     bridge ÷ yardstick throughput ${ratio.toFixed(2)}× (goal ≥ 0.95×), `
     + `${bound > 0 ? `bridge elapsed ÷ bound ${(elapsed(results.bridge) / bound).toFixed(2)}× (goal ≤ 1.2×)` : 'no bound'}${RUNS > 1 ? ' (medians)' : ''}; `
+    + `while sending (first request to last answer) ${sending.toFixed(2)}×; `
     + `the bridge's cost: after a crash up to ${inFlight} requests (${(inFlight * BATCH).toLocaleString('en')} rows) in doubt, ${inFlight} requests at once on the service`);
 }
 console.log(`machine load    ${loads(loadAtStart)} at start, ${loads(loadavg())} at end (1/5/15 min) on ${cpus().length} cores`);

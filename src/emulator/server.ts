@@ -43,24 +43,32 @@ class Concurrency {
   requests = 0;
   /** The requests' time here, summed (ms): over a client's run, ÷ its elapsed time is how many were here on average. */
   requestMs = 0;
+  /** From the first request's arrival to the last answer's end (ms): a client's run without its start and its end. */
+  private firstArrival: number | undefined;
+  private lastEnd: number | undefined;
 
   enter(res: ServerResponse): void {
     this.inFlight++;
     this.requests++;
     if (this.inFlight > this.peak) this.peak = this.inFlight;
     const arrived = performance.now();
+    this.firstArrival ??= arrived;
     res.once('close', () => {
       this.inFlight--;
-      this.requestMs += performance.now() - arrived;
+      this.lastEnd = performance.now();
+      this.requestMs += this.lastEnd - arrived;
     });
   }
 
-  view(reset: boolean): { in_flight: number; peak: number; requests: number; request_ms: number } {
-    const seen = { in_flight: this.inFlight, peak: this.peak, requests: this.requests, request_ms: Math.round(this.requestMs) };
+  view(reset: boolean): { in_flight: number; peak: number; requests: number; request_ms: number; span_ms: number } {
+    const span = this.firstArrival === undefined || this.lastEnd === undefined ? 0 : this.lastEnd - this.firstArrival;
+    const seen = { in_flight: this.inFlight, peak: this.peak, requests: this.requests, request_ms: Math.round(this.requestMs), span_ms: Math.round(span) };
     if (reset) {
       this.peak = this.inFlight;
       this.requests = 0;
       this.requestMs = 0;
+      this.firstArrival = undefined;
+      this.lastEnd = undefined;
     }
     return seen;
   }

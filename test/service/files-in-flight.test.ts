@@ -55,9 +55,9 @@ ${(s.secondJob ? ['stock', 'stock2'] : ['stock']).map((name, i) => `  - name: ${
 ${s.jobMappings ?? '    mappings: [inventory-adjustments]'}
 `).join('')}`;
 
-async function concurrency(reset = false): Promise<{ in_flight: number; peak: number; requests: number; request_ms: number }> {
+async function concurrency(reset = false): Promise<{ in_flight: number; peak: number; requests: number; request_ms: number; span_ms: number }> {
   const res = await fetch(`${emu.url}/_admin/concurrency${reset ? '?reset=1' : ''}`);
-  return (await res.json()) as { in_flight: number; peak: number; requests: number; request_ms: number };
+  return (await res.json()) as { in_flight: number; peak: number; requests: number; request_ms: number; span_ms: number };
 }
 
 async function bridgeFor(s: Setup) {
@@ -115,6 +115,8 @@ describe('several files of a job at once (files_in_flight)', () => {
       // a millisecond a request: a timer may fire within a millisecond before its delay).
       expect(seen.request_ms).toBeGreaterThanOrEqual(9 * 4 * 59);
       expect(seen.request_ms).toBeLessThan(seen.requests * 60 * 20);
+      // At most three at once: the 36 delayed requests took at least 12 rounds of 60 ms from the first to the last.
+      expect(seen.span_ms).toBeGreaterThanOrEqual(12 * 59);
       expect(most).toBeGreaterThan(1);
       expect(most).toBeLessThanOrEqual(3);
       expect(readdirSync(folder('outbox')).sort()).toEqual(names.map((n) => n.replace('.csv', '.result.csv')).sort());
