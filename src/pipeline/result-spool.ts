@@ -60,8 +60,6 @@ export class ResultSpool {
   private fd: number | undefined;
   /** Whether the private file was created (remove() deletes it). */
   private spilled = false;
-  /** Held bytes finish() handed out: given back to the budget by remove(). */
-  private handedOut = 0;
   /** Documents the mapper gave, documents handed to requests, documents written. */
   private mapped = 0;
   private sent = 0;
@@ -134,13 +132,8 @@ export class ResultSpool {
     if (!this.live) return undefined;
     this.live = false;
     const fd = this.fd;
-    if (fd === undefined) {
-      // Still counted as held until remove(): the bytes are being written to the drop.
-      const rows = Buffer.concat(this.held.splice(0), this.heldBytes);
-      this.handedOut = this.heldBytes;
-      this.heldBytes = 0;
-      return rows;
-    }
+    // Held rows stay counted in the budget until remove(): they are being written to the drop.
+    if (fd === undefined) return Buffer.concat(this.held.splice(0), this.heldBytes);
     this.fd = undefined;
     try {
       closeSync(fd);
@@ -154,8 +147,6 @@ export class ResultSpool {
   /** Removes the spool (idempotent). */
   async remove(): Promise<void> {
     this.abandon();
-    this.budget.give(this.handedOut);
-    this.handedOut = 0;
     this.reader?.destroy();
     if (this.spilled) await rm(this.path, { force: true });
   }
@@ -242,8 +233,7 @@ export class ResultSpool {
         this.held.push(Buffer.from(bytes));
         this.heldBytes += bytes.length;
       } else {
-        const fd = this.fd ?? this.spill();
-        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+        writeAllSync(this.fd ?? this.spill(), bytes);
       }
     } catch {
       this.abandon();
@@ -257,7 +247,7 @@ export class ResultSpool {
     this.spilled = true;
     const fd = openSync(this.path, 'wx', 0o600);
     this.fd = fd;
-    for (const rows of this.held.splice(0)) for (let at = 0; at < rows.length; ) at += writeSync(fd, rows, at);
+    for (const rows of this.held.splice(0)) writeAllSync(fd, rows);
     this.letGo();
     return fd;
   }
@@ -288,6 +278,10 @@ export class ResultSpool {
     this.chunk.clear();
     return undefined;
   }
+}
+
+function writeAllSync(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
 }
 
 function ascending(lines: readonly number[]): readonly number[] {

@@ -57,55 +57,88 @@ export async function takeSnapshot(drop: Drop, name: string, dir: string, checkU
   const opened = await drop.openFile('inbox', name);
   const fingerprinter = new Fingerprinter(checkUtf8);
   const changed = (read: number) => dropError('DROP_CHANGED', { drop: drop.name }, `inbox/${name} changed while it was read (${opened.size} bytes when opened, ${read} read)`);
-  if (opened.size < HELD_BELOW && budget.take(opened.size)) {
-    const held = new Holder(opened.size);
-    let given = false;
-    const giveBack = () => {
-      if (!given) budget.give(opened.size);
-      given = true;
-    };
-    try {
-      await pipeline(opened.stream, fingerprinter, held);
-    } catch (error) {
-      giveBack();
-      opened.stream.destroy();
-      throw error instanceof GrewError ? changed(error.read) : error;
-    }
-    const fp = fingerprinter.result();
-    if (fp.size !== opened.size) {
-      giveBack();
-      throw changed(fp.size);
-    }
-    const bytes = held.bytes();
-    let named: string | undefined;
-    let written: Promise<string> | undefined;
-    const file = () => (written ??= privateFile(dir, 'snapshot').then(async (path) => {
-      named = path;
-      await writeFile(path, bytes, { flag: 'wx', mode: 0o600 });
-      return path;
-    }));
-    const remove = async () => {
-      giveBack();
-      await written?.catch(() => undefined);
-      if (named !== undefined) await rm(named, { force: true });
-    };
-    return { ...fp, identity: opened.identity, open: () => Readable.from([bytes], { objectMode: false }), file, remove };
-  }
-  const path = await privateFile(dir, 'snapshot');
+  const keeper = opened.size < HELD_BELOW && budget.take(opened.size)
+    ? new HeldInMemory(opened.size, dir, budget)
+    : new PrivateCopy(await privateFile(dir, 'snapshot'));
   try {
-    await pipeline(opened.stream, fingerprinter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+    await pipeline(opened.stream, fingerprinter, keeper.sink());
   } catch (error) {
     opened.stream.destroy();
-    await rm(path, { force: true });
-    throw error;
+    await keeper.remove();
+    throw error instanceof GrewError ? changed(error.read) : error;
   }
   const fp = fingerprinter.result();
-  const remove = () => rm(path, { force: true });
   if (fp.size !== opened.size) {
-    await remove();
+    await keeper.remove();
     throw changed(fp.size);
   }
-  return { ...fp, identity: opened.identity, open: () => createReadStream(path), file: () => Promise.resolve(path), remove };
+  return { ...fp, identity: opened.identity, open: () => keeper.open(), file: () => keeper.file(), remove: () => keeper.remove() };
+}
+
+/** Where a snapshot's bytes are kept while its file is worked on. */
+interface Keeper {
+  /** Where the bytes go as they are read. */
+  sink(): Writable;
+  open(): Readable;
+  file(): Promise<string>;
+  /** Lets the bytes go (idempotent). */
+  remove(): Promise<void>;
+}
+
+/** A copy in the private folder. */
+class PrivateCopy implements Keeper {
+  constructor(private readonly path: string) {}
+
+  sink(): Writable {
+    return createWriteStream(this.path, { flags: 'wx', mode: 0o600 });
+  }
+
+  open(): Readable {
+    return createReadStream(this.path);
+  }
+
+  file(): Promise<string> {
+    return Promise.resolve(this.path);
+  }
+
+  remove(): Promise<void> {
+    return rm(this.path, { force: true });
+  }
+}
+
+/** A small file's bytes in memory, within the process's budget; a private file only when one is asked for. */
+class HeldInMemory implements Keeper {
+  private readonly holder: Holder;
+  private written: Promise<string> | undefined;
+  private named: string | undefined;
+  private given = false;
+
+  constructor(private readonly size: number, private readonly dir: string, private readonly budget: HeldBytes) {
+    this.holder = new Holder(size);
+  }
+
+  sink(): Writable {
+    return this.holder;
+  }
+
+  open(): Readable {
+    return Readable.from([this.holder.bytes()], { objectMode: false });
+  }
+
+  file(): Promise<string> {
+    return (this.written ??= privateFile(this.dir, 'snapshot').then(async (path) => {
+      this.named = path;
+      await writeFile(path, this.holder.bytes(), { flag: 'wx', mode: 0o600 });
+      return path;
+    }));
+  }
+
+  async remove(): Promise<void> {
+    if (!this.given) this.budget.give(this.size);
+    this.given = true;
+    await this.written?.catch(() => undefined);
+    if (this.named !== undefined) await rm(this.named, { force: true });
+  }
 }
 
 /** More bytes came than the file had when it was opened: it is still being written. */
@@ -131,7 +164,8 @@ class Holder extends Writable {
   }
 
   bytes(): Buffer {
-    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.read);
+    if (this.chunks.length > 1) this.chunks.splice(0, this.chunks.length, Buffer.concat(this.chunks, this.read));
+    return this.chunks[0] ?? Buffer.alloc(0);
   }
 }
 

@@ -43,7 +43,7 @@ export class WorkerThread {
     const young = semiSpaceMb === undefined ? undefined : youngGenerationFor(semiSpaceMb);
     this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
       workerData: { module: href, data },
-      resourceLimits: young === undefined ? (resourceLimits ? limits : undefined) : { ...limits, maxYoungGenerationSizeMb: young.maxYoungGenerationSizeMb },
+      resourceLimits: young === undefined ? limits : { ...limits, maxYoungGenerationSizeMb: young.maxYoungGenerationSizeMb },
     });
     if (young) void this.ready.finally(young.done).catch(() => undefined);
     this.#worker.on('message', (message: WorkerReply | MainCall) => {

@@ -26,15 +26,15 @@ let starting = 0;
  * main isolate keeps the semi-spaces it was created with (V8 sizes a heap once, when its isolate is made).
  */
 export function youngGenerationFor(semiMb: number): { maxYoungGenerationSizeMb: number; done: () => void } {
+  const maxYoungGenerationSizeMb = semiMb * YOUNG_PER_SEMI;
   const processMb = processSemiSpaceMb();
-  if (processMb !== undefined && processMb < semiMb) {
-    if (starting++ === 0) setFlagsFromString(`--max-semi-space-size=${semiMb}`);
-  }
+  if (processMb === undefined || processMb >= semiMb) return { maxYoungGenerationSizeMb, done: () => undefined };
+  if (starting++ === 0) setFlagsFromString(`--max-semi-space-size=${semiMb}`);
   let finished = false;
   const done = () => {
-    if (finished || processMb === undefined || processMb >= semiMb) return;
+    if (finished) return;
     finished = true;
     if (--starting === 0) setFlagsFromString(`--max-semi-space-size=${processMb}`);
   };
-  return { maxYoungGenerationSizeMb: semiMb * YOUNG_PER_SEMI, done };
+  return { maxYoungGenerationSizeMb, done };
 }
