@@ -6,9 +6,8 @@
 // (BENCH_JOURNAL=postgres; synchronous_commit=on: the round trip and the server's WAL flush): every COMMIT statement
 // node-postgres sends, and INSERT / UPDATE / DELETE sent outside a transaction. Each thread writes its totals to
 // BENCH_COMMIT_DIR/<pid>-<thread>.json every 50 commits, when it closes a connection and when it ends.
-// Bench-only: the bridge's code knows nothing of it.
-import Database from 'better-sqlite3';
-import pg from 'pg';
+// Bench-only: the bridge's code knows nothing of it. The drivers are imported only when probed, pg only for
+// PostgreSQL: loading pg in every thread cost the bridge's runs ~60 ms of start-up that was the probe's, not its own.
 import { writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
@@ -16,6 +15,7 @@ import { threadId } from 'node:worker_threads';
 
 const dir = process.env.BENCH_COMMIT_DIR;
 if (dir) {
+  const { default: Database } = await import('better-sqlite3');
   const totals = { thread: threadId, commits: 0, ms: 0, syncs: 0, syncMs: 0, majorGcs: 0, gcMs: 0 };
   // The thread's garbage collection pauses, and how many were full (mark-compact) collections: a file thread whose
   // collections fall into their costly pattern shows three to four times as many (docs/performance.md).
@@ -38,7 +38,7 @@ if (dir) {
     return close.apply(this, args);
   };
 
-  if (process.env.BENCH_JOURNAL === 'postgres') probePostgres(counted, save);
+  if (process.env.BENCH_JOURNAL === 'postgres') probePostgres((await import('pg')).default, counted, save);
 
   const handle = await open('/dev/null', 'r');
   const fileHandle = Object.getPrototypeOf(handle);
@@ -107,7 +107,7 @@ if (dir) {
 }
 
 /** node-postgres: the COMMITs of units of work (src/journal/postgres/port.ts sends the text 'COMMIT') and autocommit writes. */
-function probePostgres(counted, save) {
+function probePostgres(pg, counted, save) {
   const query = pg.Client.prototype.query;
   const open = new WeakSet(); // clients inside BEGIN … COMMIT / ROLLBACK
   pg.Client.prototype.query = function probedQuery(config, ...rest) {
