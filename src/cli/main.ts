@@ -1,4 +1,5 @@
 import { describeError, isWisbridgeError } from '../errors.js';
+import { applyV8Flags } from '../runtime/v8-flags.js';
 import { version } from '../util/version.js';
 
 /** One entry per subcommand; each lives in ./commands/<name>.ts and exports `run(argv): Promise<number>`. */
@@ -31,6 +32,7 @@ function usage(): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  applyV8Flags();
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-V' || name === 'version') {
     process.stdout.write(`wisbridge ${version()}\n`);
