@@ -11,11 +11,13 @@
 // npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
 // BENCH_ALLOC=FILE samples the pass's main-thread allocations into FILE; BENCH_LOG=FILE writes its debug log there.
 // BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
-// BENCH_IN_FLIGHT (the service's default requests_in_flight). The pass runs from dist/ when the build is current
-// (npm run build), else from the sources through tsx.
+// BENCH_IN_FLIGHT (the service's default requests_in_flight). BENCH_SFTP_RTT=ms: the files come from, and their
+// results go to, an SFTP drop (OpenSSH on loopback, as the tests start it) behind a link that adds that round trip
+// (test/support/delay-proxy.ts). The pass runs from dist/ when the build is current (npm run build), else from the sources
+// through tsx.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
@@ -24,6 +26,9 @@ import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
+import { sftpBacking } from '../test/drops/fixtures.js';
+import { startSftpServer, type SftpServer } from '../test/support/sftp-server.js';
+import { startDelayProxy, type DelayProxy } from '../test/support/delay-proxy.js';
 import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
 
 const FROM_BUILD = runsBuild() as boolean;
@@ -32,6 +37,7 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY ?? 40);
 const BATCH = Number(process.env.BENCH_BATCH ?? serviceSchema.shape.batch_size.parse(undefined));
 const REQUESTS_IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? serviceSchema.shape.requests_in_flight.parse(undefined));
+const SFTP_RTT_MS = process.env.BENCH_SFTP_RTT === undefined ? undefined : Number(process.env.BENCH_SFTP_RTT);
 const MAX_REQUESTS = serviceSchema.shape.max_requests_in_flight.parse(undefined);
 const DEFAULT_FILES_IN_FLIGHT = inboundJobSchema.shape.files_in_flight.parse(undefined);
 const settings = process.argv.length > 2 ? process.argv.slice(2).map(Number)
@@ -53,10 +59,36 @@ interface LoopDelay { mean: number; p50: number; p99: number }
 
 interface Figures { loop: LoopDelay; filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; service: ServiceSeen; rss: number; load: number[]; files: number; commits: Totals }
 
+let sftp: { server: SftpServer; proxy: DelayProxy } | undefined;
+if (SFTP_RTT_MS !== undefined) {
+  const server = await startSftpServer();
+  sftp = { server, proxy: await startDelayProxy(server, SFTP_RTT_MS / 2) };
+}
+
+/** The drop's section of the configuration, its folders made and the files put in its inbox. */
+function dropOf(work: string): { yaml: string; outbox: string; cleanup: () => void } {
+  if (!sftp) {
+    for (const f of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(work, f), { recursive: true });
+    for (const name of readdirSync(template)) copyFileSync(join(template, name), join(work, 'inbox', name));
+    return { yaml: `    type: local\n    root: ${work}\n    settle_ms: 0\n    watch_events: false`, outbox: join(work, 'outbox'), cleanup: () => undefined };
+  }
+  const { server, proxy } = sftp;
+  const backing = sftpBacking(server);
+  for (const f of ['inbox', 'outbox', 'archive', 'error']) backing.mkdir(f);
+  for (const name of readdirSync(template)) backing.put(`inbox/${name}`, readFileSync(join(template, name)));
+  writeFileSync(join(work, 'client_key'), server.privateKey, { mode: 0o600 });
+  return {
+    yaml: [`    type: sftp`, `    host: 127.0.0.1`, `    port: ${proxy.port}`, `    username: ${server.username}`, '    private_key: { file: client_key }',
+      `    host_key_fingerprint: "${server.hostKeyFingerprint}"`, `    root: ${backing.root}`, '    settle_ms: 0'].join('\n'),
+    outbox: backing.path('outbox'),
+    cleanup: () => rmSync(backing.root, { recursive: true, force: true }),
+  };
+}
+
 async function run(filesInFlight: number): Promise<Figures> {
   const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
-  for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings']) mkdirSync(join(work, f), { recursive: true });
-  for (const name of readdirSync(template)) copyFileSync(join(template, name), join(work, 'inbox', name));
+  mkdirSync(join(work, 'mappings'), { recursive: true });
+  const drop = dropOf(work);
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   try {
     writeFileSync(join(work, 'token'), emulator.token);
@@ -64,7 +96,7 @@ async function run(filesInFlight: number): Promise<Figures> {
     writeFileSync(join(work, 'wisbridge.yaml'), [
       'journal: journal.sqlite', 'mappings: mappings',
       `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    requests_in_flight: ${REQUESTS_IN_FLIGHT}`,
-      `drops:\n  wms:\n    type: local\n    root: ${work}\n    settle_ms: 0\n    watch_events: false`,
+      `drops:\n  wms:\n${drop.yaml}`,
       `inbound:\n  - { name: bench, drop: wms, service: wis, files_in_flight: ${filesInFlight} }`, 'log: { level: warn }', '',
     ].join('\n'));
     const load = loadavg();
@@ -98,15 +130,16 @@ async function run(filesInFlight: number): Promise<Figures> {
     const bound = (seen.requests / atOnce) * (LATENCY_MS / 1000);
     const { commits } = commitWait(commitDir);
     if (process.env.BENCH_ALLOC) console.log(allocationSummary(process.env.BENCH_ALLOC));
-    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, service: seen, loop, rss, load, commits, files: readdirSync(join(work, 'outbox')).length };
+    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, service: seen, loop, rss, load, commits, files: readdirSync(drop.outbox).length };
   } finally {
     emulator.child.kill('SIGTERM');
     await once(emulator.child, 'exit');
     rmSync(work, { recursive: true, force: true });
+    drop.cleanup();
   }
 }
 
-console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
+console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; ${sftp ? `an SFTP drop ${SFTP_RTT_MS} ms away` : 'a local drop'}; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
 try {
   for (const setting of settings) {
     const f = await run(setting);
@@ -115,4 +148,6 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  await sftp?.proxy.close();
+  await sftp?.server.stop();
 }

@@ -17,7 +17,7 @@ const DAY_MS = 24 * 3600 * 1000;
 /**
  * Deletes the files of archive/ and outbox/ whose modification time is older than the drop's retention
  * (only those two folders, only regular files directly in them; nothing when a retention is not set).
- * One file at a time: an SFTP connection runs one operation at a time.
+ * One file at a time: housekeeping need not compete with the files in flight for the drop.
  */
 export async function pruneDropFolders(drop: Drop, retention: FolderRetention, now: number, signal?: AbortSignal): Promise<FolderPruneResult[]> {
   const results: FolderPruneResult[] = [];

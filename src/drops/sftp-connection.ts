@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import type { SFTPWrapper } from 'ssh2';
 import type SftpClient from 'ssh2-sftp-client';
 import { WisbridgeError, isWisbridgeError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -42,6 +43,8 @@ function sshOf(client: SftpClient): EventEmitter & { destroy(): void } {
 
 interface Live {
   client: SftpClient;
+  /** ssh2's SFTP channel, on which operations send their requests (sftp-requests.ts). */
+  sftp: SFTPWrapper;
   dead: boolean;
   extensions: Record<string, string>;
   /** Transfer streams on this connection: destroyed when it dies, or they would wait forever. */
@@ -56,14 +59,16 @@ export interface LiveConnection {
 }
 
 /**
- * One SSH connection per drop. Operations run one at a time through a queue; a lost or idle-closed
- * connection is reopened on demand with exponential backoff; every operation has a deadline; end() is
- * raced against a timer and the socket destroyed afterwards.
+ * One SSH connection per drop. Operations run at once on its SFTP channel (their requests are numbered, so they
+ * overlap: a distant server's round trips are not paid one after the other); a lost or idle-closed connection is
+ * reopened on demand with exponential backoff; every operation has a deadline; end() is raced against a timer and the
+ * socket destroyed afterwards.
  */
 export class SftpConnection {
   private live: Live | undefined;
   private connecting: Promise<Live> | undefined;
-  private tail: Promise<unknown> = Promise.resolve();
+  /** Operations under way: close() waits for them, and the connection is not idle while there are any. */
+  private readonly running = new Set<Promise<unknown>>();
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private streams = 0;
@@ -71,25 +76,27 @@ export class SftpConnection {
   constructor(private readonly options: SftpDropOptions, private readonly dropName: string, private readonly logger: Logger) {}
 
   /**
-   * Runs fn on the connection, after every operation queued before it. `safe` operations (reads, mkdir)
-   * are retried once on a fresh connection when the connection was lost under them.
+   * Runs fn on the connection's SFTP channel, beside whatever else runs on it. `safe` operations (reads, mkdir) are
+   * retried once on a fresh connection when the connection was lost under them.
    */
-  run<T>(label: string, fn: (client: SftpClient, live: LiveConnection) => Promise<T>, safe = false): Promise<T> {
-    const task = async (): Promise<T> => {
-      this.clearIdle();
+  run<T>(label: string, fn: (sftp: SFTPWrapper, live: LiveConnection) => Promise<T>, safe = false): Promise<T> {
+    this.clearIdle();
+    const task = (async (): Promise<T> => {
       try {
         return await this.attempt(label, fn);
       } catch (error) {
         if (!safe || !isConnectionLost(error) || this.closed) throw error;
         this.logger.warn({ drop: this.dropName, op: label, err: String((error as Error).message) }, 'SFTP connection lost; reconnecting and retrying');
         return await this.attempt(label, fn);
-      } finally {
-        this.armIdle();
       }
+    })();
+    this.running.add(task);
+    const settled = () => {
+      this.running.delete(task);
+      this.armIdle();
     };
-    const result = this.tail.then(task, task);
-    this.tail = result.catch(() => undefined);
-    return result;
+    task.then(settled, settled);
+    return task;
   }
 
   /** Keeps the connection from being idle-closed while a transfer stream is open; call the result when it ends. */
@@ -115,13 +122,13 @@ export class SftpConnection {
   async close(): Promise<void> {
     this.closed = true;
     this.clearIdle();
-    await this.tail;
+    await Promise.allSettled([...this.running]);
     const live = this.live ?? (await this.connecting?.catch(() => undefined));
     this.live = undefined;
     if (live) await this.endSafely(live);
   }
 
-  private async attempt<T>(label: string, fn: (client: SftpClient, live: LiveConnection) => Promise<T>): Promise<T> {
+  private async attempt<T>(label: string, fn: (sftp: SFTPWrapper, live: LiveConnection) => Promise<T>): Promise<T> {
     const live = await this.connection();
     const timeoutMs = this.options.operationTimeoutMs;
     try {
@@ -134,7 +141,7 @@ export class SftpConnection {
           return stream;
         },
       };
-      return await withDeadline(fn(live.client, handle), timeoutMs, () => dropError('TIMEOUT', { drop: this.dropName, connectionLost: true }, `${label} took longer than ${timeoutMs} ms`));
+      return await withDeadline(fn(live.sftp, handle), timeoutMs, () => dropError('TIMEOUT', { drop: this.dropName, connectionLost: true }, `${label} took longer than ${timeoutMs} ms`));
     } catch (error) {
       // The connection may still be busy with the abandoned request, or be gone: start afresh next time.
       if (live.dead || isConnectionLost(error)) {
@@ -184,7 +191,7 @@ export class SftpConnection {
         throw dropError('DROP_AUTH', { drop: this.dropName }, `cannot read privateKeyPath ${o.privateKeyPath}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
       }
     }
-    const live: Live = { client: undefined as unknown as SftpClient, dead: false, extensions: {}, streams: new Set() };
+    const live: Live = { client: undefined as unknown as SftpClient, sftp: undefined as unknown as SFTPWrapper, dead: false, extensions: {}, streams: new Set() };
     const markDead = () => {
       live.dead = true;
       for (const stream of live.streams) stream.destroy(Object.assign(new Error('SFTP connection lost during a transfer'), { code: 'ECONNRESET' }));
@@ -226,6 +233,7 @@ export class SftpConnection {
     try {
       const sftp = await withDeadline(client.connect(config), o.connectTimeoutMs + 1000,
         () => dropError('DROP_CONNECT', { drop: this.dropName }, `connecting to ${o.host}:${o.port} took longer than ${o.connectTimeoutMs} ms`));
+      live.sftp = sftp as unknown as SFTPWrapper;
       live.extensions = { ...((sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? {}) };
     } catch (error) {
       void this.endSafely(live);
@@ -265,7 +273,7 @@ export class SftpConnection {
 
   private armIdle(): void {
     this.clearIdle();
-    if (this.options.idleCloseMs <= 0 || this.closed || this.streams > 0) return;
+    if (this.options.idleCloseMs <= 0 || this.closed || this.streams > 0 || this.running.size > 0) return;
     this.idleTimer = setTimeout(() => {
       const live = this.live;
       if (!live) return;

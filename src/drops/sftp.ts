@@ -1,8 +1,8 @@
+import { once } from 'node:events';
 import { posix } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SFTPWrapper, Stats } from 'ssh2';
-import type SftpClient from 'ssh2-sftp-client';
 import { isWisbridgeError, type WisbridgeError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
@@ -10,7 +10,8 @@ import {
   type Drop, type DropEntry, type FolderRole, type MoveOptions, type OpenedFile, type WriteOptions, type WriteResult, type WriteSource,
 } from './drop.js';
 import type { SftpDropOptions } from './options.js';
-import { SftpConnection, isConnectionLost, withDeadline } from './sftp-connection.js';
+import { SftpConnection, isConnectionLost, withDeadline, type LiveConnection } from './sftp-connection.js';
+import * as sftpRequest from './sftp-requests.js';
 import { ByteCounter, toReadable } from './streams.js';
 
 const MAX_COLLISION_ATTEMPTS = 20;
@@ -24,6 +25,11 @@ export class SftpDrop implements Drop {
   readonly type = 'sftp' as const;
   private readonly folders: Record<FolderRole, string>;
   private readonly connection: SftpConnection;
+  /**
+   * Folders this drop made sure of: not asked for again before each write and move (a round trip each). One removed
+   * meanwhile is made again by the operation that finds it missing.
+   */
+  private readonly present = new Set<string>();
 
   constructor(private readonly options: SftpDropOptions, private readonly logger: Logger = silentLogger) {
     this.name = options.name ?? 'sftp';
@@ -39,10 +45,10 @@ export class SftpDrop implements Drop {
 
   async list(folder: FolderRole, filter?: (name: string) => boolean): Promise<DropEntry[]> {
     const dir = this.folders[folder];
-    const items = await this.connection.run(`list ${folder}`, (c) => c.list(dir), true).catch((e) => { throw this.fail(e, `cannot list ${folder} folder ${dir}`); });
+    const items = await this.connection.run(`list ${folder}`, (c) => sftpRequest.readdir(c, dir), true).catch((e) => { throw this.fail(e, `cannot list ${folder} folder ${dir}`); });
     return items
-      .filter((item) => item.type === '-' && (!filter || filter(item.name)))
-      .map((item) => ({ name: item.name, size: item.size, mtimeMs: item.modifyTime }))
+      .filter((item) => item.attrs.isFile() && (!filter || filter(item.filename)))
+      .map((item) => ({ name: item.filename, size: item.attrs.size, mtimeMs: item.attrs.mtime * 1000 }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -64,18 +70,16 @@ export class SftpDrop implements Drop {
     const release = this.connection.hold();
     try {
       const opened = await this.connection.run(`open ${folder}/${name}`, async (c, live) => {
-        const before = await this.lstatPath(c, path);
+        const before = await sftpRequest.lstat(c, path);
         if (!before) throw Object.assign(new Error(`no such file ${path}`), { code: 2 });
         if (!before.isFile()) throw notRegular(this.name, folder, name, before.isSymbolicLink() ? 'a symbolic link' : before.isDirectory() ? 'a folder' : 'not a plain file');
-        const raw = rawSftp(c);
-        const handle = await new Promise<Buffer>((resolve, reject) => raw.open(path, 'r', (e, h) => (e ? reject(e) : resolve(h))));
-        const after = await new Promise<Stats>((resolve, reject) => raw.fstat(handle, (e, st) => (e ? reject(e) : resolve(st))))
-          .catch((error: unknown) => { raw.close(handle, () => undefined); throw error; });
+        const handle = await sftpRequest.open(c, path, 'r');
+        const after = await sftpRequest.fstat(c, handle).catch((error: unknown) => { c.close(handle, () => undefined); throw error; });
         if (!after.isFile() || sftpIdentity(after) !== sftpIdentity(before)) {
-          raw.close(handle, () => undefined);
+          c.close(handle, () => undefined);
           throw dropError('DROP_CHANGED', { drop: this.name, folder, file: name }, `${folder}/${name} was replaced while it was being opened`);
         }
-        const stream = live.track(raw.createReadStream(path, { handle, autoClose: true }) as unknown as Readable);
+        const stream = live.track(c.createReadStream(path, { handle, autoClose: true }) as unknown as Readable);
         return { stream, identity: sftpIdentity(after), size: after.size };
       }, true);
       const out = new PassThrough();
@@ -103,13 +107,13 @@ export class SftpDrop implements Drop {
     try {
       await this.connection.run(`mkdir ${folder}`, (c) => this.ensureFolder(c, dir), true);
       if (!options.overwrite && (await this.stat(folder, name))) throw this.exists(folder, name);
-      const sink = await this.connection.run(`create ${folder}/${name}`, async (c, live) => live.track(c.createWriteStream(temp, { flags: 'wx', mode: 0o644 }) as Writable));
+      const sink = await this.connection.run(`create ${folder}/${name}`, (c, live) => this.create(c, live, dir, temp));
       uploaded = true;
       const counter = new ByteCounter();
       const closed = new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await pipeline(toReadable(source), counter, sink);
       await withDeadline(closed, this.options.operationTimeoutMs, () => dropError('TIMEOUT', { drop: this.name }, `closing ${folder}/${name} timed out`));
-      const written = await this.connection.run(`stat ${folder}/${name}`, (c) => c.stat(temp), true);
+      const written = await this.connection.run(`stat ${folder}/${name}`, (c) => sftpRequest.stat(c, temp), true);
       if (written.size !== counter.bytes) {
         throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: sent ${counter.bytes} bytes, the server has ${written.size}`);
       }
@@ -118,7 +122,7 @@ export class SftpDrop implements Drop {
       this.logger.debug({ drop: this.name, folder, file: name, size: written.size }, 'file written');
       return { name, size: written.size };
     } catch (error) {
-      if (uploaded) await this.connection.run(`cleanup ${folder}/${name}`, (c) => c.delete(temp, true)).catch(() => undefined);
+      if (uploaded) await this.connection.run(`cleanup ${folder}/${name}`, (c) => sftpRequest.unlink(c, temp)).catch(() => undefined);
       throw this.fail(error, `cannot write ${folder}/${name}`);
     } finally {
       release();
@@ -132,25 +136,26 @@ export class SftpDrop implements Drop {
     const source = posix.join(this.folders[fromFolder], name);
     const targetDir = this.folders[toFolder];
     const finalName = await this.connection.run(`move ${fromFolder}/${name}`, async (c) => {
+      // the source's check and the first name's are asked together: on a distant server each is a round trip
+      const [now, taken] = await Promise.all([
+        options.expect === undefined ? undefined : sftpRequest.lstat(c, source), sftpRequest.lstat(c, posix.join(targetDir, toName)), this.ensureFolder(c, targetDir),
+      ]);
       if (options.expect !== undefined) {
-        const now = await this.lstatPath(c, source);
         if (!now) throw Object.assign(new Error(`no such file ${source}`), { code: 2 });
         if (!now.isFile() || sftpIdentity(now) !== options.expect) {
           throw dropError('DROP_CHANGED', { drop: this.name }, `${fromFolder}/${name} was replaced or changed after it was read; it is left in place`);
         }
       }
-      await this.ensureFolder(c, targetDir);
       const stamp = options.stampAt ?? new Date();
       for (let attempt = 0; attempt <= MAX_COLLISION_ATTEMPTS; attempt += 1) {
         const candidate = attempt === 0 ? toName : collisionName(toName, stamp, attempt);
         const target = posix.join(targetDir, candidate);
-        if (await c.exists(target)) continue;
+        if (attempt === 0 ? taken : await sftpRequest.lstat(c, target)) continue;
         try {
-          // SFTP v3 rename (OpenSSH: link + unlink) fails when the target exists: never overwrites.
-          await c.rename(source, target);
+          await this.renameInto(c, targetDir, source, target);
           return candidate;
         } catch (error) {
-          if ((error as ErrorWithCode).code === 4 && (await c.exists(target))) continue;
+          if ((error as ErrorWithCode).code === 4 && (await sftpRequest.lstat(c, target))) continue;
           throw error;
         }
       }
@@ -163,15 +168,8 @@ export class SftpDrop implements Drop {
   async remove(folder: FolderRole, name: string): Promise<boolean> {
     assertPlainName(this.name, name);
     const path = posix.join(this.folders[folder], name);
-    return this.connection.run(`remove ${folder}/${name}`, async (c) => {
-      try {
-        await c.delete(path, false);
-        return true;
-      } catch (error) {
-        if ((error as ErrorWithCode).code === 2) return false;
-        throw error;
-      }
-    }).catch((e) => { throw this.fail(e, `cannot remove ${folder}/${name}`); });
+    return this.connection.run(`remove ${folder}/${name}`, (c) => sftpRequest.unlink(c, path))
+      .catch((e) => { throw this.fail(e, `cannot remove ${folder}/${name}`); });
   }
 
   close(): Promise<void> {
@@ -183,47 +181,76 @@ export class SftpDrop implements Drop {
    * advertised, otherwise remove + rename (not atomic: the name is briefly absent, never half-written).
    * No overwrite: plain rename, which fails when the target exists.
    */
-  private async commit(c: SftpClient, extensions: Record<string, string>, temp: string, target: string, folder: FolderRole, name: string, overwrite: boolean): Promise<void> {
+  private async commit(c: SFTPWrapper, extensions: Record<string, string>, temp: string, target: string, folder: FolderRole, name: string, overwrite: boolean): Promise<void> {
     const log = (method: string) => this.logger.debug({ drop: this.name, folder, file: name, method }, 'renaming the uploaded file');
     if (overwrite) {
       if (this.options.posixRename === 'auto' && extensions[POSIX_RENAME] !== undefined) {
         log('posix-rename');
-        await c.posixRename(temp, target);
+        await sftpRequest.posixRename(c, temp, target);
         return;
       }
       log('remove+rename');
-      await c.delete(target, true);
-      await c.rename(temp, target);
+      await sftpRequest.unlink(c, target);
+      await sftpRequest.rename(c, temp, target);
       return;
     }
     log('rename');
     try {
-      await c.rename(temp, target);
+      await sftpRequest.rename(c, temp, target);
     } catch (error) {
-      if ((await c.exists(target)) !== false) throw this.exists(folder, name);
+      if ((await sftpRequest.lstat(c, target)) !== undefined) throw this.exists(folder, name);
       throw error;
     }
   }
 
-  private async statPath(c: SftpClient, path: string, name: string): Promise<DropEntry | undefined> {
-    const s = await this.lstatPath(c, path);
+  /** The temp file of a write, opened: nothing of the source is read before, so a missing folder can be made again. */
+  private async create(c: SFTPWrapper, live: LiveConnection, dir: string, temp: string): Promise<Writable> {
+    for (let attempt = 0; ; attempt += 1) {
+      const sink = live.track(c.createWriteStream(temp, { flags: 'wx', mode: 0o644 }) as unknown as Writable);
+      try {
+        await once(sink, 'ready');
+        return sink;
+      } catch (error) {
+        if (attempt > 0 || !(await this.refoundFolder(c, dir, error))) throw error;
+      }
+    }
+  }
+
+  /** SFTP v3 rename (OpenSSH: link + unlink): fails when the target exists, never overwrites. */
+  private async renameInto(c: SFTPWrapper, dir: string, source: string, target: string): Promise<void> {
+    try {
+      await sftpRequest.rename(c, source, target);
+    } catch (error) {
+      if (!(await this.refoundFolder(c, dir, error))) throw error;
+      await sftpRequest.rename(c, source, target);
+    }
+  }
+
+  /**
+   * After an operation in a folder this drop had made sure of failed with "no such file": whether the folder was gone
+   * and is there again (then the operation is worth one more try).
+   */
+  private async refoundFolder(c: SFTPWrapper, dir: string, error: unknown): Promise<boolean> {
+    if ((error as ErrorWithCode).code !== 2 || !this.present.delete(dir)) return false;
+    if ((await sftpRequest.kindOf(c, dir)) === 'folder') {
+      this.present.add(dir);
+      return false;
+    }
+    await this.ensureFolder(c, dir);
+    return true;
+  }
+
+  private async statPath(c: SFTPWrapper, path: string, name: string): Promise<DropEntry | undefined> {
+    const s = await sftpRequest.lstat(c, path);
     return s?.isFile() ? { name, size: s.size, mtimeMs: s.mtime * 1000 } : undefined;
   }
 
-  /** The name's own attributes (a link is not followed), or undefined when there is no such name. */
-  private lstatPath(c: SftpClient, path: string): Promise<Stats | undefined> {
-    return new Promise((resolve, reject) => rawSftp(c).lstat(path, (error, stats) => {
-      if (!error) resolve(stats);
-      else if ((error as ErrorWithCode).code === 2) resolve(undefined);
-      else reject(error);
-    }));
-  }
-
-  private async ensureFolder(c: SftpClient, dir: string): Promise<void> {
-    const kind = await c.exists(dir);
-    if (kind === 'd' || kind === 'l') return;
-    if (kind !== false) throw dropError('DROP_IO', { drop: this.name }, `${dir} exists but is not a folder`);
-    await c.mkdir(dir, true);
+  private async ensureFolder(c: SFTPWrapper, dir: string): Promise<void> {
+    if (this.present.has(dir)) return;
+    const kind = await sftpRequest.kindOf(c, dir);
+    if (kind === 'other') throw dropError('DROP_IO', { drop: this.name }, `${dir} exists but is not a folder`);
+    if (kind === undefined) await sftpRequest.mkdirs(c, dir);
+    this.present.add(dir);
   }
 
   private exists(folder: FolderRole, name: string): WisbridgeError {
@@ -241,11 +268,6 @@ export class SftpDrop implements Drop {
     if (isConnectionLost(error)) return dropError('DROP_CONNECT', { drop: this.name, connectionLost: true }, `${message}: connection lost (${reason})`, error);
     return dropError('DROP_IO', { drop: this.name }, `${message}: ${reason}`, error);
   }
-}
-
-/** ssh2's SFTP channel inside ssh2-sftp-client (public in its source; typed by ssh2). */
-function rawSftp(client: SftpClient): SFTPWrapper {
-  return (client as unknown as { sftp: SFTPWrapper }).sftp;
 }
 
 /** What SFTP v3 tells of a file's identity (it has no inode): size, modification time (whole seconds), owner, group, mode. */

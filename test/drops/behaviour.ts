@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { disposeFile, isTemporaryName, StableFileWatcher, type Drop } from '../../src/drops/index.js';
@@ -45,6 +45,23 @@ export function describeDropBehaviour(label: string, makeFixture: () => Promise<
       expect(c.split('\n')[999]).toBe('line 999');
       expect((await drop.stat('outbox', 'c.csv'))?.size).toBe(Buffer.byteLength(c));
       expect(readdirSync(fx.backing.path('outbox')).sort()).toEqual(['a.csv', 'b.csv', 'c.csv']);
+    });
+
+    it('a folder removed while the drop is in use is made again by the next write or move into it', async () => {
+      fx.backing.put('inbox/A.csv', 'a\n');
+      fx.backing.put('inbox/B.csv', 'b\n');
+      await drop.writeAtomic('outbox', 'A.result.csv', 'first\n');
+      expect(await drop.move('inbox', 'A.csv', 'archive')).toBe('A.csv');
+      // An operator cleans up: both folders go while the bridge runs.
+      rmSync(fx.backing.path('outbox'), { recursive: true });
+      rmSync(fx.backing.path('archive'), { recursive: true });
+      // a stream, which cannot be read twice: the folder is found missing before anything of it is read
+      await drop.writeAtomic('outbox', 'B.result.csv', Readable.from([Buffer.from('sec'), Buffer.from('ond\n')]));
+      expect(await drop.move('inbox', 'B.csv', 'archive')).toBe('B.csv');
+      expect(readFileSync(fx.backing.path('outbox/B.result.csv'), 'utf8')).toBe('second\n');
+      expect(readdirSync(fx.backing.path('archive'))).toEqual(['B.csv']);
+      // A move whose source is gone still says so, whatever the folder.
+      await expectCode(drop.move('inbox', 'A.csv', 'archive'), 'DROP_NOT_FOUND');
     });
 
     it('never overwrites silently: DROP_EXISTS unless overwrite is requested', async () => {

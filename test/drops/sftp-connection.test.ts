@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDrop, type Drop } from '../../src/drops/index.js';
 import { isWisbridgeError, type WisbridgeError } from '../../src/errors.js';
+import { startDelayProxy } from '../support/delay-proxy.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { capturingLogger, sftpBacking, sftpOptions, type Backing } from './fixtures.js';
 
@@ -119,7 +120,7 @@ describe('SFTP dead and unreachable servers', () => {
     silent = undefined;
   });
 
-  it('runs concurrent calls one at a time over a single connection', async () => {
+  it('runs concurrent calls over a single connection', async () => {
     const { logger, lines } = capturingLogger();
     const drop = open({}, logger);
     const results = await Promise.all([
@@ -131,6 +132,32 @@ describe('SFTP dead and unreachable servers', () => {
     expect(results.slice(20).map((r) => (r as { size: number }).size)).toEqual(Array(10).fill(1));
     expect((await drop.list('outbox')).map((e) => e.name)).toEqual(Array.from({ length: 10 }, (_, i) => `c${i}.csv`));
     expect(lines.filter((l) => l.includes('"msg":"SFTP connected"'))).toHaveLength(1);
+  });
+
+  it('sends the requests of concurrent calls together: a distant server\'s round trips overlap', async () => {
+    // 200 ms each way: every request of a call sent at once leaves before the first answer comes back
+    const proxy = await startDelayProxy(server, 200);
+    try {
+      const drop = open({ port: proxy.port, keepaliveIntervalMs: 0 });
+      expect((await drop.stat('inbox', 'a.csv'))?.size).toBe(1);
+      /** The bytes the client sent from `from` on, before the server's first answer after them. */
+      const sentBeforeAnswer = (from: number) => {
+        const after = proxy.traffic.slice(from);
+        const answer = after.findIndex((chunk) => chunk.direction === 'down');
+        return after.slice(0, answer < 0 ? after.length : answer).reduce((sum, chunk) => sum + chunk.bytes, 0);
+      };
+      let from = proxy.traffic.length;
+      expect((await drop.stat('inbox', 'a.csv'))?.size).toBe(1);
+      const one = sentBeforeAnswer(from);
+      from = proxy.traffic.length;
+      const sizes = await Promise.all(Array.from({ length: 10 }, () => drop.stat('inbox', 'a.csv')));
+      expect(sizes.map((entry) => entry?.size)).toEqual(Array(10).fill(1));
+      expect(one).toBeGreaterThan(0);
+      // one at a time, a call's request would wait for the answer to the one before: one request's bytes
+      expect(sentBeforeAnswer(from)).toBeGreaterThanOrEqual(8 * one);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('closes an idle connection and reopens it on demand', async () => {
