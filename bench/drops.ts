@@ -1,6 +1,7 @@
 /**
  * Streams a large file through a local and an SFTP drop (write, then read back) and prints throughput and
- * peak resident memory. Usage: npx tsx bench/drops.ts [MiB=1024]
+ * peak resident memory. Usage: npx tsx bench/drops.ts [MiB=1024] [rtt-ms ...]: each round-trip time given adds an
+ * SFTP drop behind a link that much away (test/support/delay-proxy.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createDrop, type Drop } from '../src/drops/index.js';
+import { startDelayProxy } from '../test/support/delay-proxy.js';
 import { startSftpServer } from '../test/support/sftp-server.js';
 
 const MIB = 1024 * 1024;
 const size = Number(process.argv[2] ?? 1024) * MIB;
+const distances = process.argv.slice(3).map(Number);
 
 function source(total: number): { stream: Readable; digest: () => string } {
   const hash = createHash('sha256');
@@ -48,7 +51,7 @@ async function measure(label: string, drop: Drop): Promise<void> {
     const readSeconds = (performance.now() - started) / 1000;
     peak = Math.max(peak, process.memoryUsage().rss);
     const ok = written === size && read === size && hash.digest('hex') === input.digest();
-    console.log(`${label.padEnd(6)} ${(size / MIB).toFixed(0)} MiB  write ${(size / MIB / writeSeconds).toFixed(1).padStart(7)} MiB/s  read ${(size / MIB / readSeconds).toFixed(1).padStart(7)} MiB/s  ` +
+    console.log(`${label.padEnd(18)} ${(size / MIB).toFixed(0)} MiB  write ${(size / MIB / writeSeconds).toFixed(1).padStart(7)} MiB/s  read ${(size / MIB / readSeconds).toFixed(1).padStart(7)} MiB/s  ` +
       `rss baseline ${(baseline / MIB).toFixed(0)} MiB, peak ${(peak / MIB).toFixed(0)} MiB (+${((peak - baseline) / MIB).toFixed(0)} MiB)  ${ok ? 'content verified' : 'CONTENT MISMATCH'}`);
     await drop.remove('outbox', 'bench.bin');
   } finally {
@@ -68,6 +71,16 @@ try {
   });
   await measure('sftp', sftp);
   await sftp.close();
+  for (const rtt of distances) {
+    const proxy = await startDelayProxy(server, rtt / 2);
+    const distant = createDrop({
+      type: 'sftp', host: server.host, port: proxy.port, username: server.username, privateKey: server.privateKey,
+      hostKeyFingerprint: server.hostKeyFingerprint, root: server.root, operationTimeoutMs: 600_000,
+    });
+    await measure(`sftp ${rtt} ms away`, distant);
+    await distant.close();
+    await proxy.close();
+  }
 } finally {
   await server.stop();
   rmSync(localRoot, { recursive: true, force: true });

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { posix } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,6 +11,7 @@ import {
 import type { SftpDropOptions } from './options.js';
 import { SftpConnection, isConnectionLost, withDeadline, type LiveConnection } from './sftp-connection.js';
 import * as sftpRequest from './sftp-requests.js';
+import { SftpReadStream, SftpWriteStream } from './sftp-streams.js';
 import { ByteCounter, toReadable } from './streams.js';
 
 const MAX_COLLISION_ATTEMPTS = 20;
@@ -79,7 +79,7 @@ export class SftpDrop implements Drop {
           c.close(handle, () => undefined);
           throw dropError('DROP_CHANGED', { drop: this.name, folder, file: name }, `${folder}/${name} was replaced while it was being opened`);
         }
-        const stream = live.track(c.createReadStream(path, { handle, autoClose: true }) as unknown as Readable);
+        const stream = live.track(new SftpReadStream(c, handle));
         return { stream, identity: sftpIdentity(after), size: after.size };
       }, true);
       const out = new PassThrough();
@@ -206,10 +206,9 @@ export class SftpDrop implements Drop {
   /** The temp file of a write, opened: nothing of the source is read before, so a missing folder can be made again. */
   private async create(c: SFTPWrapper, live: LiveConnection, dir: string, temp: string): Promise<Writable> {
     for (let attempt = 0; ; attempt += 1) {
-      const sink = live.track(c.createWriteStream(temp, { flags: 'wx', mode: 0o644 }) as unknown as Writable);
       try {
-        await once(sink, 'ready');
-        return sink;
+        const handle = await sftpRequest.open(c, temp, 'wx');
+        return live.track(new SftpWriteStream(c, handle, temp, 0o644));
       } catch (error) {
         if (attempt > 0 || !(await this.refoundFolder(c, dir, error))) throw error;
       }

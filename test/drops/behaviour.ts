@@ -64,6 +64,18 @@ export function describeDropBehaviour(label: string, makeFixture: () => Promise<
       await expectCode(drop.move('inbox', 'A.csv', 'archive'), 'DROP_NOT_FOUND');
     });
 
+    it('a file of several megabytes and an odd size, written from many chunks and from one buffer, comes back byte for byte', async () => {
+      const content = Buffer.alloc(3 * 1024 * 1024 + 12_345);
+      for (let i = 0; i + 4 <= content.length; i += 4) content.writeUInt32BE(i, i);
+      const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+      await drop.writeAtomic('outbox', 'chunks.bin', Readable.from((function* () { for (let at = 0; at < content.length; at += 50_000) yield content.subarray(at, at + 50_000); })()));
+      await drop.writeAtomic('outbox', 'buffer.bin', content);
+      for (const name of ['chunks.bin', 'buffer.bin']) {
+        expect(digest(await readAll(await drop.openRead('outbox', name)))).toBe(digest(content));
+        expect(digest(readFileSync(fx.backing.path(`outbox/${name}`)))).toBe(digest(content));
+      }
+    });
+
     it('never overwrites silently: DROP_EXISTS unless overwrite is requested', async () => {
       await drop.writeAtomic('outbox', 'r.csv', 'first');
       await expectCode(drop.writeAtomic('outbox', 'r.csv', 'second'), 'DROP_EXISTS');

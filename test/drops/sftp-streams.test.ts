@@ -1,0 +1,92 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { SFTPWrapper } from 'ssh2';
+import { describe, expect, it } from 'vitest';
+import { PIECE, SftpReadStream, SftpWriteStream, WINDOW } from '../../src/drops/sftp-streams.js';
+import { readAll } from './fixtures.js';
+
+/**
+ * The answers OpenSSH never gives on loopback but a server may: reads answered with less than asked, answers out of
+ * order. A channel scripted over a buffer gives them (the streams against OpenSSH itself: behaviour.ts, memory.test.ts).
+ */
+function scriptedChannel(content: Buffer, options: { shortReads?: number; failWriteAt?: number } = {}) {
+  const written = Buffer.alloc(content.length);
+  const seen = { outstanding: 0, mostOutstanding: 0, closedWith: -1, writesAnswered: 0, modes: [] as number[] };
+  let order = 0;
+  // answers leave in a shuffled order: every third one waits a turn longer
+  const answer = (fn: () => void) => {
+    seen.outstanding++;
+    seen.mostOutstanding = Math.max(seen.mostOutstanding, seen.outstanding);
+    const later = order++ % 3 === 0;
+    setImmediate(() => (later ? setImmediate(() => { seen.outstanding--; fn(); }) : (seen.outstanding--, fn())));
+  };
+  const channel = {
+    read(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e: Error | undefined, n: number) => void) {
+      answer(() => {
+        const n = Math.max(0, Math.min(len, options.shortReads ?? len, content.length - pos));
+        if (n > 0) content.copy(buf, off, pos, pos + n);
+        cb(undefined, n);
+      });
+    },
+    write(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e?: Error) => void) {
+      answer(() => {
+        if (options.failWriteAt !== undefined && pos >= options.failWriteAt) return cb(Object.assign(new Error('Failure'), { code: 4 }));
+        buf.copy(written, pos, off, off + len);
+        seen.writesAnswered++;
+        cb();
+      });
+    },
+    fchmod(_h: Buffer, mode: number, cb: (e?: Error) => void) {
+      seen.modes.push(mode);
+      answer(() => cb());
+    },
+    chmod(_p: string, _m: number, cb: (e?: Error) => void) {
+      cb();
+    },
+    close(_h: Buffer, cb: (e?: Error) => void) {
+      seen.closedWith = seen.outstanding;
+      answer(() => cb());
+    },
+  };
+  return { channel: channel as unknown as SFTPWrapper, written, seen };
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('SFTP streams with a window of requests', () => {
+  it('read a file in order with many requests out at once, through short and out-of-order answers', async () => {
+    const content = randomBytes(3 * PIECE * WINDOW + 12_345);
+    const { channel, seen } = scriptedChannel(content, { shortReads: 5_000 });
+    const read = await readAll(new SftpReadStream(channel, Buffer.from('h')));
+    expect(read.length).toBe(content.length);
+    expect(sha(read)).toBe(sha(content));
+    expect(seen.mostOutstanding).toBeGreaterThan(WINDOW / 2);
+    expect(seen.mostOutstanding).toBeLessThanOrEqual(WINDOW + 1);
+    expect(seen.closedWith).toBeGreaterThanOrEqual(0);
+  });
+
+  it('read an empty file and a file of exactly one window', async () => {
+    expect((await readAll(new SftpReadStream(scriptedChannel(Buffer.alloc(0)).channel, Buffer.from('h')))).length).toBe(0);
+    const content = randomBytes(PIECE * WINDOW);
+    expect(sha(await readAll(new SftpReadStream(scriptedChannel(content).channel, Buffer.from('h'))))).toBe(sha(content));
+  });
+
+  it('write every byte at its offset, many pieces out at once, and close the handle only after the last answer', async () => {
+    const content = randomBytes(2 * PIECE * WINDOW + 777);
+    const { channel, written, seen } = scriptedChannel(Buffer.alloc(content.length));
+    // one big chunk and many small ones
+    const chunks = [content.subarray(0, PIECE * 5 + 1), ...Array.from({ length: 100 }, (_, i) => content.subarray(PIECE * 5 + 1 + i * 1000, PIECE * 5 + 1 + (i + 1) * 1000)), content.subarray(PIECE * 5 + 1 + 100_000)];
+    await pipeline(Readable.from(chunks), new SftpWriteStream(channel, Buffer.from('h'), '/x', 0o644));
+    expect(sha(written)).toBe(sha(content));
+    expect(seen.mostOutstanding).toBeGreaterThan(WINDOW / 2);
+    expect(seen.closedWith).toBe(0);
+    expect(seen.modes).toEqual([0o644]);
+  });
+
+  it('a write the server refuses fails the stream', async () => {
+    const { channel } = scriptedChannel(Buffer.alloc(PIECE * 8), { failWriteAt: PIECE * 3 });
+    const failed = await pipeline(Readable.from([randomBytes(PIECE * 8)]), new SftpWriteStream(channel, Buffer.from('h'), '/x', 0o644)).catch((e: unknown) => e);
+    expect((failed as { code?: number }).code).toBe(4);
+  });
+});
