@@ -22,9 +22,10 @@ interface Piece {
 }
 
 /**
- * A file read through its open handle, in order, until the server says the file ended (not until a size known in
- * advance: a file that grows while it is read must show it). The handle is closed when the stream ends or is
- * destroyed.
+ * A file read through its open handle, in order, until the server says the file ended (not until the size it had
+ * when opened: a file that grows while it is read must show it). Requests go out up to that size and one piece past
+ * it, where the end is expected — a small file costs no more requests than its bytes need — and past it one at a
+ * time. The handle is closed when the stream ends or is destroyed.
  */
 export class SftpReadStream extends Readable {
   private readonly pieces: Piece[] = [];
@@ -32,7 +33,7 @@ export class SftpReadStream extends Readable {
   private ended = false;
   private handleClosed = false;
 
-  constructor(private readonly sftp: SFTPWrapper, private readonly handle: Buffer) {
+  constructor(private readonly sftp: SFTPWrapper, private readonly handle: Buffer, private readonly size: number) {
     super({ highWaterMark: PIECE * WINDOW });
   }
 
@@ -45,7 +46,7 @@ export class SftpReadStream extends Readable {
   }
 
   private ask(): void {
-    while (!this.ended && !this.destroyed && this.pieces.length < WINDOW) {
+    while (!this.ended && !this.destroyed && this.pieces.length < WINDOW && (this.next <= this.size || this.pieces.length === 0)) {
       const piece: Piece = { position: this.next, wanted: PIECE, parts: [], settled: false, eof: false };
       this.next += PIECE;
       this.pieces.push(piece);

@@ -79,7 +79,7 @@ export class SftpDrop implements Drop {
           c.close(handle, () => undefined);
           throw dropError('DROP_CHANGED', { drop: this.name, folder, file: name }, `${folder}/${name} was replaced while it was being opened`);
         }
-        const stream = live.track(new SftpReadStream(c, handle));
+        const stream = live.track(new SftpReadStream(c, handle, after.size));
         return { stream, identity: sftpIdentity(after), size: after.size };
       }, true);
       const out = new PassThrough();

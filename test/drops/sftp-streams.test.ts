@@ -12,7 +12,7 @@ import { readAll } from './fixtures.js';
  */
 function scriptedChannel(content: Buffer, options: { shortReads?: number; failWriteAt?: number } = {}) {
   const written = Buffer.alloc(content.length);
-  const seen = { outstanding: 0, mostOutstanding: 0, closedWith: -1, writesAnswered: 0, modes: [] as number[] };
+  const seen = { outstanding: 0, mostOutstanding: 0, closedWith: -1, reads: 0, writesAnswered: 0, modes: [] as number[] };
   let order = 0;
   // answers leave in a shuffled order: every third one waits a turn longer
   const answer = (fn: () => void) => {
@@ -23,6 +23,7 @@ function scriptedChannel(content: Buffer, options: { shortReads?: number; failWr
   };
   const channel = {
     read(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e: Error | undefined, n: number) => void) {
+      seen.reads++;
       answer(() => {
         const n = Math.max(0, Math.min(len, options.shortReads ?? len, content.length - pos));
         if (n > 0) content.copy(buf, off, pos, pos + n);
@@ -58,7 +59,7 @@ describe('SFTP streams with a window of requests', () => {
   it('read a file in order with many requests out at once, through short and out-of-order answers', async () => {
     const content = randomBytes(3 * PIECE * WINDOW + 12_345);
     const { channel, seen } = scriptedChannel(content, { shortReads: 5_000 });
-    const read = await readAll(new SftpReadStream(channel, Buffer.from('h')));
+    const read = await readAll(new SftpReadStream(channel, Buffer.from('h'), content.length));
     expect(read.length).toBe(content.length);
     expect(sha(read)).toBe(sha(content));
     expect(seen.mostOutstanding).toBeGreaterThan(WINDOW / 2);
@@ -67,9 +68,18 @@ describe('SFTP streams with a window of requests', () => {
   });
 
   it('read an empty file and a file of exactly one window', async () => {
-    expect((await readAll(new SftpReadStream(scriptedChannel(Buffer.alloc(0)).channel, Buffer.from('h')))).length).toBe(0);
+    expect((await readAll(new SftpReadStream(scriptedChannel(Buffer.alloc(0)).channel, Buffer.from('h'), 0))).length).toBe(0);
     const content = randomBytes(PIECE * WINDOW);
-    expect(sha(await readAll(new SftpReadStream(scriptedChannel(content).channel, Buffer.from('h'))))).toBe(sha(content));
+    expect(sha(await readAll(new SftpReadStream(scriptedChannel(content).channel, Buffer.from('h'), content.length)))).toBe(sha(content));
+  });
+
+  it('a small file costs the requests its bytes need; one that grew after it was opened is read to its end', async () => {
+    const small = scriptedChannel(randomBytes(1000));
+    expect((await readAll(new SftpReadStream(small.channel, Buffer.from('h'), 1000))).length).toBe(1000);
+    expect(small.seen.reads).toBe(2); // the bytes, then the end
+    const grown = randomBytes(5 * PIECE + 10);
+    const read = await readAll(new SftpReadStream(scriptedChannel(grown).channel, Buffer.from('h'), PIECE));
+    expect(sha(read)).toBe(sha(grown));
   });
 
   it('write every byte at its offset, many pieces out at once, and close the handle only after the last answer', async () => {
