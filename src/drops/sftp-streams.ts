@@ -13,6 +13,7 @@ export const WINDOW = 32;
 
 interface Piece {
   position: number;
+  length: number;
   /** Bytes still to come for this piece (a server may answer a read with less than asked). */
   wanted: number;
   parts: Buffer[];
@@ -23,9 +24,9 @@ interface Piece {
 
 /**
  * A file read through its open handle, in order, until the server says the file ended (not until the size it had
- * when opened: a file that grows while it is read must show it). Requests go out up to that size and one piece past
- * it, where the end is expected — a small file costs no more requests than its bytes need — and past it one at a
- * time. The handle is closed when the stream ends or is destroyed.
+ * when opened: a file that grows while it is read must show it). Requests go out up to that size and one piece from
+ * it, where the end is expected, together — a small file is read in one round trip — and past it one at a time. The
+ * handle is closed when the stream ends or is destroyed.
  */
 export class SftpReadStream extends Readable {
   private readonly pieces: Piece[] = [];
@@ -47,8 +48,10 @@ export class SftpReadStream extends Readable {
 
   private ask(): void {
     while (!this.ended && !this.destroyed && this.pieces.length < WINDOW && (this.next <= this.size || this.pieces.length === 0)) {
-      const piece: Piece = { position: this.next, wanted: PIECE, parts: [], settled: false, eof: false };
-      this.next += PIECE;
+      // a piece ends where the file did when opened, so that the one asking past that end goes out with the others
+      const length = this.next < this.size ? Math.min(PIECE, this.size - this.next) : PIECE;
+      const piece: Piece = { position: this.next, length, wanted: length, parts: [], settled: false, eof: false };
+      this.next += length;
       this.pieces.push(piece);
       this.request(piece);
     }
@@ -56,7 +59,7 @@ export class SftpReadStream extends Readable {
 
   private request(piece: Piece): void {
     const buffer = Buffer.allocUnsafe(piece.wanted);
-    const at = piece.position + (PIECE - piece.wanted);
+    const at = piece.position + (piece.length - piece.wanted);
     // ssh2 answers the end of the file with 0 bytes, not an error
     this.sftp.read(this.handle, buffer, 0, piece.wanted, at, (error, bytes) => {
       if (this.destroyed) return;
