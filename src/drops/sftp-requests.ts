@@ -17,17 +17,19 @@ const NO_SUCH_FILE = 2;
 const FAILURE = 4;
 const codeOf = (error: unknown) => (error as { code?: unknown }).code;
 
-/** The name's own attributes (a link is not followed), or undefined when there is no such name. */
-export async function lstat(sftp: SFTPWrapper, path: string): Promise<Stats | undefined> {
+/** The request's answer, or `missing` when the server said there is no such file. */
+async function unlessMissing<T, M>(answer: Promise<T>, missing: M): Promise<T | M> {
   try {
-    return await request<Stats>((done) => sftp.lstat(path, done));
+    return await answer;
   } catch (error) {
-    if (codeOf(error) === NO_SUCH_FILE) return undefined;
+    if (codeOf(error) === NO_SUCH_FILE) return missing;
     throw error;
   }
 }
 
 export const stat = (sftp: SFTPWrapper, path: string) => request<Stats>((done) => sftp.stat(path, done));
+/** The name's own attributes (a link is not followed), or undefined when there is no such name. */
+export const lstat = (sftp: SFTPWrapper, path: string) => unlessMissing(request<Stats>((done) => sftp.lstat(path, done)), undefined);
 export const readdir = (sftp: SFTPWrapper, path: string) => request<FileEntryWithStats[]>((done) => sftp.readdir(path, done));
 export const open = (sftp: SFTPWrapper, path: string, flags: OpenMode) => request<Buffer>((done) => sftp.open(path, flags, done));
 export const fstat = (sftp: SFTPWrapper, handle: Buffer) => request<Stats>((done) => sftp.fstat(handle, done));
@@ -35,36 +37,28 @@ export const fstat = (sftp: SFTPWrapper, handle: Buffer) => request<Stats>((done
 export const rename = (sftp: SFTPWrapper, from: string, to: string) => request((done) => sftp.rename(from, to, done));
 /** OpenSSH's posix-rename@openssh.com: replaces the target atomically. */
 export const posixRename = (sftp: SFTPWrapper, from: string, to: string) => request((done) => sftp.ext_openssh_rename(from, to, done));
-
 /** Removes a file; false when there was none. */
-export async function unlink(sftp: SFTPWrapper, path: string): Promise<boolean> {
-  try {
-    await request((done) => sftp.unlink(path, done));
-    return true;
-  } catch (error) {
-    if (codeOf(error) === NO_SUCH_FILE) return false;
-    throw error;
-  }
-}
+export const unlink = (sftp: SFTPWrapper, path: string) => unlessMissing(request((done) => sftp.unlink(path, done)).then(() => true), false);
 
 /** What a path leads to, links followed: 'folder', 'other' (a file…), or undefined when nothing is there. */
-export async function kindOf(sftp: SFTPWrapper, path: string): Promise<'folder' | 'other' | undefined> {
-  try {
-    return (await stat(sftp, path)).isDirectory() ? 'folder' : 'other';
-  } catch (error) {
-    if (codeOf(error) === NO_SUCH_FILE) return undefined;
-    throw error;
-  }
-}
+export const kindOf = (sftp: SFTPWrapper, path: string) =>
+  unlessMissing(stat(sftp, path).then((s): 'folder' | 'other' => (s.isDirectory() ? 'folder' : 'other')), undefined);
 
-/** Makes a folder and its missing parents; a folder made meanwhile by someone else is fine. */
+/** Makes a folder, and its parents when they are missing; one made meanwhile by someone else is fine. */
 export async function mkdirs(sftp: SFTPWrapper, dir: string): Promise<void> {
-  if ((await kindOf(sftp, dir)) === 'folder') return;
-  const parent = posix.dirname(dir);
-  if (parent !== dir) await mkdirs(sftp, parent);
-  try {
-    await request((done) => sftp.mkdir(dir, done));
-  } catch (error) {
-    if (codeOf(error) !== FAILURE || (await kindOf(sftp, dir)) !== 'folder') throw error;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await request((done) => sftp.mkdir(dir, done));
+      return;
+    } catch (error) {
+      const parent = posix.dirname(dir);
+      if (codeOf(error) === NO_SUCH_FILE && attempt === 0 && parent !== dir) {
+        await mkdirs(sftp, parent);
+        continue;
+      }
+      // SFTP v3 says FAILURE when the folder exists
+      if (codeOf(error) === FAILURE && (await kindOf(sftp, dir)) === 'folder') return;
+      throw error;
+    }
   }
 }

@@ -138,9 +138,9 @@ export function describeDropBehaviour(label: string, makeFixture: () => Promise<
       expect(existsSync(fx.backing.path('inbox/x.csv'))).toBe(false);
     });
 
-    it('uses the configured folder layout, relative or absolute', async () => {
+    it('uses the configured folder layout, relative or absolute, and makes a missing folder with its parents', async () => {
       const absoluteError = fx.backing.mkdir('elsewhere/failed');
-      const custom = open({ inbox: 'wms/out', outbox: 'wms/in', archive: 'done', error: absoluteError });
+      const custom = open({ inbox: 'wms/out', outbox: 'wms/in', archive: 'done/by/day', error: absoluteError });
       fx.backing.put('wms/out/a.csv', 'a');
       fx.backing.put('wms/out/b.csv', 'b');
       expect((await custom.list('inbox')).map((e) => e.name)).toEqual(['a.csv', 'b.csv']);
@@ -148,7 +148,7 @@ export function describeDropBehaviour(label: string, makeFixture: () => Promise<
       expect(readFileSync(fx.backing.path('wms/in/result.csv'), 'utf8')).toBe('ok');
       await custom.move('inbox', 'a.csv', 'archive');
       await custom.move('inbox', 'b.csv', 'error');
-      expect(existsSync(fx.backing.path('done/a.csv'))).toBe(true);
+      expect(existsSync(fx.backing.path('done/by/day/a.csv'))).toBe(true);
       expect(existsSync(fx.backing.path('elsewhere/failed/b.csv'))).toBe(true);
     });
 
