@@ -109,7 +109,8 @@ export class SftpReadStream extends Readable {
 /**
  * A file written through its open handle: each chunk goes out as pieces at their offsets, up to WINDOW requests at
  * once; a write is acknowledged to the stream once its pieces are out, unless the window is full. The stream
- * finishes after every piece was answered and the handle closed; the first failure destroys it. `mode` is set on the
+ * finishes after every piece was answered, the file's size was asked of the handle (`remoteSize`, for the caller's
+ * check that the server has every byte) and the handle closed; the first failure destroys it. `mode` is set on the
  * handle as the first request goes out (the server's umask does not apply; a server that cannot is not an error, as
  * with ssh2's own stream).
  */
@@ -120,6 +121,8 @@ export class SftpWriteStream extends Writable {
   private failed: Error | undefined;
   private readonly modeSet: Promise<void>;
   private handleClosed = false;
+  /** The size the server gave for the file once every piece was answered. */
+  remoteSize: number | undefined;
 
   constructor(private readonly sftp: SFTPWrapper, private readonly handle: Buffer, path: string, mode: number) {
     super({ highWaterMark: PIECE * WINDOW });
@@ -148,7 +151,11 @@ export class SftpWriteStream extends Writable {
   override _final(callback: (error?: Error | null) => void): void {
     this.whenBelow(1, (error) => {
       if (error) return callback(error);
-      void this.modeSet.then(() => this.closeHandle((closeError) => callback(closeError)));
+      void this.modeSet.then(() => this.sftp.fstat(this.handle, (statError, attrs) => {
+        if (statError) return callback(statError);
+        this.remoteSize = attrs.size;
+        this.closeHandle((closeError) => callback(closeError));
+      }));
     });
   }
 

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SFTPWrapper, Stats } from 'ssh2';
 import { isWisbridgeError, type WisbridgeError } from '../errors.js';
@@ -113,14 +113,14 @@ export class SftpDrop implements Drop {
       const closed = new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await pipeline(toReadable(source), counter, sink);
       await withDeadline(closed, this.options.operationTimeoutMs, () => dropError('TIMEOUT', { drop: this.name }, `closing ${folder}/${name} timed out`));
-      const written = await this.connection.run(`stat ${folder}/${name}`, (c) => sftpRequest.stat(c, temp), true);
-      if (written.size !== counter.bytes) {
-        throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: sent ${counter.bytes} bytes, the server has ${written.size}`);
+      const size = sink.remoteSize;
+      if (size !== counter.bytes) {
+        throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: sent ${counter.bytes} bytes, the server has ${size}`);
       }
       await this.connection.run(`rename ${folder}/${name}`, (c, live) => this.commit(c, live.extensions, temp, target, folder, name, options.overwrite === true));
       uploaded = false;
-      this.logger.debug({ drop: this.name, folder, file: name, size: written.size }, 'file written');
-      return { name, size: written.size };
+      this.logger.debug({ drop: this.name, folder, file: name, size }, 'file written');
+      return { name, size };
     } catch (error) {
       if (uploaded) await this.connection.run(`cleanup ${folder}/${name}`, (c) => sftpRequest.unlink(c, temp)).catch(() => undefined);
       throw this.fail(error, `cannot write ${folder}/${name}`);
@@ -204,7 +204,7 @@ export class SftpDrop implements Drop {
   }
 
   /** The temp file of a write, opened: nothing of the source is read before, so a missing folder can be made again. */
-  private async create(c: SFTPWrapper, live: LiveConnection, dir: string, temp: string): Promise<Writable> {
+  private async create(c: SFTPWrapper, live: LiveConnection, dir: string, temp: string): Promise<SftpWriteStream> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         const handle = await sftpRequest.open(c, temp, 'wx');

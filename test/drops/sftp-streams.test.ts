@@ -38,6 +38,9 @@ function scriptedChannel(content: Buffer, options: { shortReads?: number; failWr
         cb();
       });
     },
+    fstat(_h: Buffer, cb: (e: Error | undefined, attrs: { size: number }) => void) {
+      answer(() => cb(undefined, { size: written.length }));
+    },
     fchmod(_h: Buffer, mode: number, cb: (e?: Error) => void) {
       seen.modes.push(mode);
       answer(() => cb());
@@ -88,8 +91,10 @@ describe('SFTP streams with a window of requests', () => {
     const { channel, written, seen } = scriptedChannel(Buffer.alloc(content.length));
     // one big chunk and many small ones
     const chunks = [content.subarray(0, PIECE * 5 + 1), ...Array.from({ length: 100 }, (_, i) => content.subarray(PIECE * 5 + 1 + i * 1000, PIECE * 5 + 1 + (i + 1) * 1000)), content.subarray(PIECE * 5 + 1 + 100_000)];
-    await pipeline(Readable.from(chunks), new SftpWriteStream(channel, Buffer.from('h'), '/x', 0o644));
+    const sink = new SftpWriteStream(channel, Buffer.from('h'), '/x', 0o644);
+    await pipeline(Readable.from(chunks), sink);
     expect(sha(written)).toBe(sha(content));
+    expect(sink.remoteSize).toBe(content.length);
     expect(seen.mostOutstanding).toBeGreaterThan(WINDOW / 2);
     expect(seen.closedWith).toBe(0);
     expect(seen.modes).toEqual([0o644]);
