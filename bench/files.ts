@@ -11,7 +11,8 @@
 // npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
 // BENCH_ALLOC=FILE samples the pass's main-thread allocations into FILE; BENCH_LOG=FILE writes its debug log there.
 // BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
-// BENCH_IN_FLIGHT (the service's default requests_in_flight). BENCH_SFTP_RTT=ms: the files come from, and their
+// BENCH_IN_FLIGHT (the service's default requests_in_flight); BENCH_HEAP_MB / BENCH_SEMI_MB instead of production's
+// heap caps (bench/inbound-harness.ts). BENCH_SFTP_RTT=ms: the files come from, and their
 // results go to, an SFTP drop (OpenSSH on loopback, as the tests start it) behind a link that adds that round trip
 // (test/support/delay-proxy.ts). The pass runs from dist/ when the build is current (npm run build), else from the sources
 // through tsx.
@@ -21,7 +22,6 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
-import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 // @ts-expect-error plain JavaScript module without types
 import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
@@ -29,7 +29,7 @@ import { procCpu } from './measure.mjs';
 import { sftpBacking } from '../test/drops/fixtures.js';
 import { startSftpServer, type SftpServer } from '../test/support/sftp-server.js';
 import { startDelayProxy, type DelayProxy } from '../test/support/delay-proxy.js';
-import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
+import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, heapFlags, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
 
 const FROM_BUILD = runsBuild() as boolean;
 const FILES = Number(process.env.BENCH_FILES ?? 300);
@@ -113,7 +113,7 @@ async function run(filesInFlight: number): Promise<Figures> {
     // The pass runs in a process of its own (bench/files-pass.mjs), so its peak RSS is the bridge's alone: from dist/
     // under plain node when the build is current (what production runs), else from the sources through tsx.
     const from = FROM_BUILD ? 'dist' : 'src';
-    const child = spawn(process.execPath, [...NODE_OPTIONS, ...profile, ...probe, ...(FROM_BUILD ? [] : ['--import', 'tsx']), join(root, 'bench/files-pass.mjs'), from, join(work, 'wisbridge.yaml')], {
+    const child = spawn(process.execPath, [...heapFlags, ...profile, ...probe, ...(FROM_BUILD ? [] : ['--import', 'tsx']), join(root, 'bench/files-pass.mjs'), from, join(work, 'wisbridge.yaml')], {
       stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_COMMIT_DIR: commitDir },
     });
     let out = '';

@@ -20,6 +20,8 @@ interface Piece {
   /** Answered in full, or the file ended within it. */
   settled: boolean;
   eof: boolean;
+  /** Asked for past the end: whatever its answer brings, even a failure, is not the file read. */
+  dropped: boolean;
 }
 
 /**
@@ -50,7 +52,7 @@ export class SftpReadStream extends Readable {
     while (!this.ended && !this.destroyed && this.pieces.length < WINDOW && (this.next <= this.size || this.pieces.length === 0)) {
       // a piece ends where the file did when opened, so that the one asking past that end goes out with the others
       const length = this.next < this.size ? Math.min(PIECE, this.size - this.next) : PIECE;
-      const piece: Piece = { position: this.next, length, wanted: length, parts: [], settled: false, eof: false };
+      const piece: Piece = { position: this.next, length, wanted: length, parts: [], settled: false, eof: false, dropped: false };
       this.next += length;
       this.pieces.push(piece);
       this.request(piece);
@@ -62,7 +64,7 @@ export class SftpReadStream extends Readable {
     const at = piece.position + (piece.length - piece.wanted);
     // ssh2 answers the end of the file with 0 bytes, not an error
     this.sftp.read(this.handle, buffer, 0, piece.wanted, at, (error, bytes) => {
-      if (this.destroyed) return;
+      if (this.destroyed || piece.dropped) return;
       if (error) {
         this.destroy(error);
         return;
@@ -90,7 +92,7 @@ export class SftpReadStream extends Readable {
       const piece = this.pieces.shift()!;
       if (piece.parts.length > 0) room = this.push(piece.parts.length === 1 ? piece.parts[0] : Buffer.concat(piece.parts));
       if (piece.eof) {
-        // pieces after the end were asked for before it was known: whatever they bring is not the file read
+        for (const after of this.pieces) after.dropped = true;
         this.pieces.length = 0;
         this.push(null);
         return;
