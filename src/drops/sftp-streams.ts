@@ -8,8 +8,10 @@ import type { SFTPWrapper } from 'ssh2';
  * Pieces of 32 KiB: what every server takes in one request (OpenSSH more), so ssh2 never splits one into a chain.
  */
 export const PIECE = 32 * 1024;
-/** Requests out at once per stream: 1 MiB in flight, ~50 MiB/s 20 ms away. */
-export const WINDOW = 32;
+/** Reads out at once per stream: 1 MiB (64 measured no faster: 20–29 MiB/s 20 ms away against 28–34). */
+export const READ_WINDOW = 32;
+/** Writes out at once per stream: 2 MiB (20 ms away 39–41 MiB/s, against 17 with 32 and 44 with 128). */
+export const WRITE_WINDOW = 64;
 
 interface Piece {
   position: number;
@@ -37,7 +39,7 @@ export class SftpReadStream extends Readable {
   private handleClosed = false;
 
   constructor(private readonly sftp: SFTPWrapper, private readonly handle: Buffer, private readonly size: number) {
-    super({ highWaterMark: PIECE * WINDOW });
+    super({ highWaterMark: PIECE * READ_WINDOW });
   }
 
   override _read(): void {
@@ -49,7 +51,7 @@ export class SftpReadStream extends Readable {
   }
 
   private ask(): void {
-    while (!this.ended && !this.destroyed && this.pieces.length < WINDOW && (this.next <= this.size || this.pieces.length === 0)) {
+    while (!this.ended && !this.destroyed && this.pieces.length < READ_WINDOW && (this.next <= this.size || this.pieces.length === 0)) {
       // a piece ends where the file did when opened, so that the one asking past that end goes out with the others
       const length = this.next < this.size ? Math.min(PIECE, this.size - this.next) : PIECE;
       const piece: Piece = { position: this.next, length, wanted: length, parts: [], settled: false, eof: false, dropped: false };
@@ -109,8 +111,8 @@ export class SftpReadStream extends Readable {
 }
 
 /**
- * A file written through its open handle: each chunk goes out as pieces at their offsets, up to WINDOW requests at
- * once; a write is acknowledged to the stream once its pieces are out, unless the window is full. The stream
+ * A file written through its open handle: each chunk goes out as pieces at their offsets, up to WRITE_WINDOW requests
+ * at once; a write is acknowledged to the stream once its pieces are out, unless the window is full. The stream
  * finishes after every piece was answered, the file's size was asked of the handle (`remoteSize`, for the caller's
  * check that the server has every byte) and the handle closed; the first failure destroys it. `mode` is set on the
  * handle as the first request goes out (the server's umask does not apply; a server that cannot is not an error, as
@@ -127,7 +129,7 @@ export class SftpWriteStream extends Writable {
   remoteSize: number | undefined;
 
   constructor(private readonly sftp: SFTPWrapper, private readonly handle: Buffer, path: string, mode: number) {
-    super({ highWaterMark: PIECE * WINDOW });
+    super({ highWaterMark: PIECE * WRITE_WINDOW });
     this.modeSet = new Promise<void>((resolve) => sftp.fchmod(handle, mode, (error) => {
       if (!error) return resolve();
       sftp.chmod(path, mode, () => resolve());
@@ -135,19 +137,17 @@ export class SftpWriteStream extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    for (let offset = 0; offset < chunk.length; offset += PIECE) {
-      const length = Math.min(PIECE, chunk.length - offset);
-      this.inFlight++;
-      this.sftp.write(this.handle, chunk, offset, length, this.position, (error) => {
-        this.inFlight--;
-        if (error) this.failed ??= error;
-        const waiting = this.waiting;
-        this.waiting = undefined;
-        waiting?.();
-      });
-      this.position += length;
-    }
-    this.whenBelow(WINDOW, callback);
+    let offset = 0;
+    // a chunk bigger than the window goes out as the window makes room
+    const more = (): void => {
+      while (offset < chunk.length && this.inFlight < WRITE_WINDOW) {
+        const length = Math.min(PIECE, chunk.length - offset);
+        this.writePiece(chunk, offset, length);
+        offset += length;
+      }
+      this.whenBelow(WRITE_WINDOW, offset < chunk.length ? (error) => (error ? callback(error) : more()) : callback);
+    };
+    more();
   }
 
   override _final(callback: (error?: Error | null) => void): void {
@@ -163,6 +163,18 @@ export class SftpWriteStream extends Writable {
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.closeHandle(() => callback(error));
+  }
+
+  private writePiece(chunk: Buffer, offset: number, length: number): void {
+    this.inFlight++;
+    this.sftp.write(this.handle, chunk, offset, length, this.position, (error) => {
+      this.inFlight--;
+      if (error) this.failed ??= error;
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.();
+    });
+    this.position += length;
   }
 
   /** Calls back once fewer than `limit` pieces are out (or with the first failure). */
