@@ -18,7 +18,7 @@
 // through tsx.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
@@ -26,9 +26,7 @@ import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
 import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
-import { sftpBacking } from '../test/drops/fixtures.js';
-import { startSftpServer, type SftpServer } from '../test/support/sftp-server.js';
-import { startDelayProxy, type DelayProxy } from '../test/support/delay-proxy.js';
+import { benchDrop, describeDrop, distantSftpFromEnv, stopDistantSftp } from './bench-drop.js';
 import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, heapFlags, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
 
 const FROM_BUILD = runsBuild() as boolean;
@@ -37,7 +35,6 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY ?? 40);
 const BATCH = Number(process.env.BENCH_BATCH ?? serviceSchema.shape.batch_size.parse(undefined));
 const REQUESTS_IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? serviceSchema.shape.requests_in_flight.parse(undefined));
-const SFTP_RTT_MS = process.env.BENCH_SFTP_RTT === undefined ? undefined : Number(process.env.BENCH_SFTP_RTT);
 const MAX_REQUESTS = serviceSchema.shape.max_requests_in_flight.parse(undefined);
 const DEFAULT_FILES_IN_FLIGHT = inboundJobSchema.shape.files_in_flight.parse(undefined);
 const settings = process.argv.length > 2 ? process.argv.slice(2).map(Number)
@@ -59,36 +56,12 @@ interface LoopDelay { mean: number; p50: number; p99: number }
 
 interface Figures { loop: LoopDelay; filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; service: ServiceSeen; rss: number; load: number[]; files: number; commits: Totals }
 
-let sftp: { server: SftpServer; proxy: DelayProxy } | undefined;
-if (SFTP_RTT_MS !== undefined) {
-  const server = await startSftpServer();
-  sftp = { server, proxy: await startDelayProxy(server, SFTP_RTT_MS / 2) };
-}
-
-/** The drop's section of the configuration, its folders made and the files put in its inbox. */
-function dropOf(work: string): { yaml: string; outbox: string; cleanup: () => void } {
-  if (!sftp) {
-    for (const f of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(work, f), { recursive: true });
-    for (const name of readdirSync(template)) copyFileSync(join(template, name), join(work, 'inbox', name));
-    return { yaml: `    type: local\n    root: ${work}\n    settle_ms: 0\n    watch_events: false`, outbox: join(work, 'outbox'), cleanup: () => undefined };
-  }
-  const { server, proxy } = sftp;
-  const backing = sftpBacking(server);
-  for (const f of ['inbox', 'outbox', 'archive', 'error']) backing.mkdir(f);
-  for (const name of readdirSync(template)) backing.put(`inbox/${name}`, readFileSync(join(template, name)));
-  writeFileSync(join(work, 'client_key'), server.privateKey, { mode: 0o600 });
-  return {
-    yaml: [`    type: sftp`, `    host: 127.0.0.1`, `    port: ${proxy.port}`, `    username: ${server.username}`, '    private_key: { file: client_key }',
-      `    host_key_fingerprint: "${server.hostKeyFingerprint}"`, `    root: ${backing.root}`, '    settle_ms: 0'].join('\n'),
-    outbox: backing.path('outbox'),
-    cleanup: () => rmSync(backing.root, { recursive: true, force: true }),
-  };
-}
+const sftp = await distantSftpFromEnv();
 
 async function run(filesInFlight: number): Promise<Figures> {
   const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
   mkdirSync(join(work, 'mappings'), { recursive: true });
-  const drop = dropOf(work);
+  const drop = benchDrop(work, readdirSync(template).map((name) => join(template, name)), sftp);
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   try {
     writeFileSync(join(work, 'token'), emulator.token);
@@ -139,7 +112,7 @@ async function run(filesInFlight: number): Promise<Figures> {
   }
 }
 
-console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; ${sftp ? `an SFTP drop ${SFTP_RTT_MS} ms away` : 'a local drop'}; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
+console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; ${describeDrop(sftp)}; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
 try {
   for (const setting of settings) {
     const f = await run(setting);
@@ -148,6 +121,5 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
-  await sftp?.proxy.close();
-  await sftp?.server.stop();
+  await stopDistantSftp(sftp);
 }

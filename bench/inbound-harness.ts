@@ -2,9 +2,10 @@
 // drop and configuration, the yardstick bench/inbound-baseline.ts, and a child process measured from /proc (elapsed,
 // CPU per thread, peak RSS, the emulator's CPU over the same time).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_OPTIONS } from '../src/runtime/node-options.js';
+import { benchDrop, type DistantSftp } from './bench-drop.js';
 // @ts-expect-error plain JavaScript module without types
 import { runsBuild } from '../bin/build-state.js';
 import { once } from 'node:events';
@@ -191,22 +192,24 @@ export interface BridgeSetup {
   journal?: string;
   batch: number;
   inFlight: number;
+  /** An SFTP drop this far away instead of local folders (bench/bench-drop.ts). */
+  sftp?: DistantSftp;
 }
 
 /**
- * A bridge's drop under `work` (inbox holding a copy of `file`), an adjustments mapping and a configuration
- * against `emulator`; returns the configuration's path, for `wisbridge batch --config`.
+ * A bridge's drop (inbox holding `file`: local folders under `work`, or setup.sftp), an adjustments mapping and a
+ * configuration against `emulator`; returns the configuration's path, for `wisbridge batch --config`.
  */
 export function bridgeWorkspace(work: string, file: string, emulator: Emulator, setup: BridgeSetup): string {
-  for (const f of ['inbox', 'outbox', 'archive', 'error', 'mappings', 'commits']) mkdirSync(join(work, f), { recursive: true });
-  copyFileSync(file, join(work, 'inbox', 'ADJ_BENCH.csv'));
+  for (const f of ['mappings', 'commits']) mkdirSync(join(work, f), { recursive: true });
+  const drop = benchDrop(work, [file], setup.sftp);
   writeFileSync(join(work, 'token'), emulator.token);
   writeFileSync(join(work, 'mappings', 'adjustments.yaml'), ADJUSTMENTS_MAPPING);
   const config = join(work, 'wisbridge.yaml');
   writeFileSync(config, [
     setup.journal ?? 'journal: journal.sqlite', 'mappings: mappings',
     `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${setup.batch}\n    requests_in_flight: ${setup.inFlight}\n    request_timeout_ms: 60000`,
-    `drops:\n  wms:\n    type: local\n    root: ${work}\n    settle_ms: 0\n    watch_events: false`,
+    `drops:\n  wms:\n${drop.yaml}`,
     'inbound:\n  - { name: bench, drop: wms, service: wis }', 'log: { level: warn }', '',
   ].join('\n'));
   return config;

@@ -9,9 +9,12 @@
 // test/support/postgres.ts: fsync and synchronous_commit on, a fresh database), `--journal both` runs it on each
 // (SQLite first) and prints both and their ratio, with the server's CPU and the time the bridge waited for COMMIT.
 // npx tsx bench/inbound.ts [rows] [batch] [--journal sqlite|postgres|both]     BENCH_BASELINE=0 skips the baseline.
+// BENCH_SFTP_RTT=ms: the bridge reads the file from, and writes its result to, an SFTP drop that far away
+// (bench/bench-drop.ts); the yardstick still reads the local file.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeDrop, distantSftpFromEnv, stopDistantSftp } from './bench-drop.js';
 import { allocationSummary, bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, busiestThreads, commitWait, gcPauses, heapFlags, loads, mb, measure, startEmulator, writeAdjustments, yardstickArgs, type Run, type Totals } from './inbound-harness.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../test/support/postgres.js';
 
@@ -97,7 +100,7 @@ async function runBridge(engine: Engine): Promise<BridgeRun> {
   }
   try {
     const emulator = await startEmulator({ nodeFlags: emulatorProfile });
-    const config = bridgeWorkspace(work, file, emulator, { journal, batch: BATCH, inFlight: IN_FLIGHT });
+    const config = bridgeWorkspace(work, file, emulator, { journal, batch: BATCH, inFlight: IN_FLIGHT, sftp });
     const postmaster = server && Number(readFileSync(join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const before = postmaster ? serverCpu(postmaster) : undefined;
     const load = loadavg();
@@ -114,8 +117,13 @@ async function runBridge(engine: Engine): Promise<BridgeRun> {
   }
 }
 
+const sftp = await distantSftpFromEnv();
 const bridges: BridgeRun[] = [];
-for (const engine of ENGINES) bridges.push(await runBridge(engine));
+try {
+  for (const engine of ENGINES) bridges.push(await runBridge(engine));
+} finally {
+  await stopDistantSftp(sftp);
+}
 
 const us = (seconds: number) => `${((seconds / ROWS) * 1e6).toFixed(1)} µs`;
 const figures = (label: string, run: Run) => [
@@ -125,7 +133,7 @@ const figures = (label: string, run: Run) => [
 ].join('\n');
 /** `bridge` is the bridge on SQLite (the name bench/inbound-runs.ts reads), `postgres` on PostgreSQL. */
 const nameOf = (engine: Engine) => (engine === 'sqlite' ? 'bridge' : 'postgres');
-console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, requests in flight ${IN_FLIGHT}, bridge node options ${heapFlags.join(' ') || 'none'}`);
+console.log(`file            ${ROWS.toLocaleString('en')} rows, ${(size / 1e6).toFixed(1)} MB, batch size ${BATCH}, requests in flight ${IN_FLIGHT}, bridge node options ${heapFlags.join(' ') || 'none'}, the bridge's drop ${describeDrop(sftp)}`);
 console.log(`bridge code     ${bridgeCode}`);
 for (const { engine, run, load, commits, onMain, server } of bridges) {
   const name = nameOf(engine).padEnd(11);
