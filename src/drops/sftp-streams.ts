@@ -128,7 +128,7 @@ export class SftpWriteStream extends Writable {
   /** The size the server gave for the file once every piece was answered. */
   remoteSize: number | undefined;
 
-  constructor(private readonly sftp: SFTPWrapper, private readonly handle: Buffer, path: string, mode: number) {
+  constructor(private readonly sftp: SFTPWrapper, private readonly handle: Buffer, private readonly path: string, mode: number) {
     super({ highWaterMark: PIECE * WRITE_WINDOW });
     this.modeSet = new Promise<void>((resolve) => sftp.fchmod(handle, mode, (error) => {
       if (!error) return resolve();
@@ -154,9 +154,18 @@ export class SftpWriteStream extends Writable {
     this.whenBelow(1, (error) => {
       if (error) return callback(error);
       void this.modeSet.then(() => this.sftp.fstat(this.handle, (statError, attrs) => {
-        if (statError) return callback(statError);
-        this.remoteSize = attrs.size;
-        this.closeHandle((closeError) => callback(closeError));
+        if (!statError) {
+          this.remoteSize = attrs.size;
+          return this.closeHandle(callback);
+        }
+        // a server that cannot fstat a handle opened for writing: the path's size once the handle is closed
+        this.closeHandle((closeError) => {
+          if (closeError) return callback(closeError);
+          this.sftp.stat(this.path, (pathError, pathAttrs) => {
+            if (!pathError) this.remoteSize = pathAttrs.size;
+            callback(pathError);
+          });
+        });
       }));
     });
   }

@@ -10,9 +10,9 @@ import { readAll } from './fixtures.js';
  * The answers OpenSSH never gives on loopback but a server may: reads answered with less than asked, answers out of
  * order. A channel scripted over a buffer gives them (the streams against OpenSSH itself: behaviour.ts, memory.test.ts).
  */
-function scriptedChannel(content: Buffer, options: { shortReads?: number; failWriteAt?: number } = {}) {
+function scriptedChannel(content: Buffer, options: { shortReads?: number; failWriteAt?: number; noFstat?: boolean } = {}) {
   const written = Buffer.alloc(content.length);
-  const seen = { outstanding: 0, mostOutstanding: 0, closedWith: -1, reads: 0, writesAnswered: 0, modes: [] as number[] };
+  const seen = { outstanding: 0, mostOutstanding: 0, closedWith: -1, reads: 0, writesAnswered: 0, statsAfterClose: 0, modes: [] as number[] };
   let order = 0;
   // answers leave in a shuffled order: every third one waits a turn longer
   const answer = (fn: () => void) => {
@@ -38,7 +38,11 @@ function scriptedChannel(content: Buffer, options: { shortReads?: number; failWr
         cb();
       });
     },
-    fstat(_h: Buffer, cb: (e: Error | undefined, attrs: { size: number }) => void) {
+    fstat(_h: Buffer, cb: (e: Error | undefined, attrs?: { size: number }) => void) {
+      answer(() => (options.noFstat ? cb(Object.assign(new Error('Operation unsupported'), { code: 8 })) : cb(undefined, { size: written.length })));
+    },
+    stat(_p: string, cb: (e: Error | undefined, attrs: { size: number }) => void) {
+      seen.statsAfterClose += seen.closedWith >= 0 ? 1 : 0;
       answer(() => cb(undefined, { size: written.length }));
     },
     fchmod(_h: Buffer, mode: number, cb: (e?: Error) => void) {
@@ -100,6 +104,15 @@ describe('SFTP streams with a window of requests', () => {
     expect(seen.mostOutstanding).toBeLessThanOrEqual(WRITE_WINDOW + 1);
     expect(seen.closedWith).toBe(0);
     expect(seen.modes).toEqual([0o644]);
+  });
+
+  it('the size comes from the path, once closed, on a server that cannot fstat a handle opened for writing', async () => {
+    const content = randomBytes(PIECE * 3 + 5);
+    const { channel, seen } = scriptedChannel(Buffer.alloc(content.length), { noFstat: true });
+    const sink = new SftpWriteStream(channel, Buffer.from('h'), '/x', 0o644);
+    await pipeline(Readable.from([content]), sink);
+    expect(sink.remoteSize).toBe(content.length);
+    expect(seen.statsAfterClose).toBe(1);
   });
 
   it('a write the server refuses fails the stream', async () => {
