@@ -19,7 +19,7 @@ const POSIX_RENAME = 'posix-rename@openssh.com';
 
 type ErrorWithCode = Error & { code?: string | number };
 
-/** A drop on an SFTP server (ssh2-sftp-client over one connection; see sftp-connection.ts). */
+/** A drop on an SFTP server: one SSH connection, its requests sent at once on the SFTP channel (sftp-connection.ts). */
 export class SftpDrop implements Drop {
   readonly name: string;
   readonly type = 'sftp' as const;
