@@ -369,18 +369,25 @@ export class BridgeService {
     if (this.stopSignal.aborted) return;
     if (job.slot.busy) return this.runs.skipped(job, trigger);
     let ran = false;
+    // Whether the run went to its end: decided as it returns, so that a stop which comes once it is over (while the
+    // tick is written, say) does not make it count as cut short, to be caught up again at the next start.
+    let whole = false;
     try {
       await this.ticks.once(`job:${job.name}`, scheduledAt, async () => {
-        const outcome = await job.slot.tryRun(trigger, () => this.runs.execute(job, trigger, job.run));
+        const outcome = await job.slot.tryRun(trigger, async () => {
+          const ok = await this.runs.execute(job, trigger, job.run);
+          whole = job.last?.result !== 'aborted' && !this.stopSignal.aborted;
+          return ok;
+        });
         if (outcome.skipped) this.runs.skipped(job, trigger);
         ran = !outcome.skipped;
-        return !ran || (job.last?.result !== 'aborted' && !this.stopSignal.aborted);
+        return !ran || whole;
       });
     } catch (error) {
       this.logger.error({ job: job.name, trigger, err: describeError(error) }, 'scheduled run not started: its tick could not be claimed in the journal');
       return;
     }
-    if (!ran || job.last?.result === 'aborted' || this.stopSignal.aborted) return;
+    if (!ran || !whole) return;
     // Recorded once the run is over (even a failed one: its files are in the journal), so a crash mid-run is caught up.
     try {
       await (await this.runtime.journal()).setCursor(scheduleCursor(job.name), new Date(scheduledAt).toISOString());
