@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJournal } from '../../src/journal/index.js';
+import { openJournal, type Journal } from '../../src/journal/index.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { newInstance } from '../../src/service/instance.js';
 import { ManualClock } from '../../src/service/clock.js';
 import { CronSchedule } from '../../src/schedule/index.js';
 import { Scheduler } from '../../src/service/scheduler.js';
@@ -166,6 +168,44 @@ describe('BridgeService schedules', () => {
     await fourth.clock.advanceTo(Date.parse('2026-11-23T01:00:00Z'));
     await until(() => runs.length > 1, 'the scheduled run');
     expect(runs).toEqual(['run', 'run']);
+  });
+
+  it('a run that was over when the stop came counts as run, though its tick was still being written', async () => {
+    const schedule = '{ cron: "0 2 * * *", timezone: Europe/Berlin, catch_up: true }';
+    const env = await tempConfig(EXPORT_JOB(schedule));
+    cleanups.push(env.cleanup);
+    let journal = await openJournal(env.loaded.journal);
+    await journal.setCursor(scheduleCursor('nightly-shipments'), '2026-11-20T01:00:00.000Z');
+    await journal.close();
+    const { logger } = memoryLogger();
+    let stopped: Promise<void> | undefined;
+    const instance = newInstance();
+    // The stop comes as the catch-up run's tick is written: the run itself is over by then.
+    const bridge: BridgeService = new BridgeService(env.loaded, {
+      runners: stubRunners(async () => ({ files: [], exports: [] })), clock: new ManualClock(Date.parse('2026-11-22T09:00:00Z')), logger, httpServer: false, instance,
+      runtime: (signal) => {
+        const runtime = createRuntime(env.loaded, { logger, signal, journalOptions: { instance, leaseMs: env.loaded.config.instance.lease_ms } });
+        const stopOnFinishTick = (j: Journal): Journal => new Proxy(j, {
+          get(target, key) {
+            const value = Reflect.get(target, key, target) as unknown;
+            if (key !== 'finishTick' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+            return (...args: unknown[]) => {
+              stopped ??= bridge.stop('test');
+              return (value as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        });
+        return { ...runtime, journal: async () => stopOnFinishTick(await runtime.journal()) };
+      },
+    });
+    cleanups.push(() => bridge.stop('test'));
+    await bridge.start();
+    await until(() => stopped !== undefined, 'the stop during the tick\'s write');
+    await stopped;
+    expect(bridge.lastRun('nightly-shipments')).toMatchObject({ trigger: 'catch-up', result: 'ok' });
+    journal = await openJournal(env.loaded.journal);
+    expect(await journal.getCursor(scheduleCursor('nightly-shipments'))).toBe('2026-11-22T01:00:00.000Z');
+    await journal.close();
   });
 });
 
