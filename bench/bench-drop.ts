@@ -1,8 +1,8 @@
 // The drop a bench's bridge reads from: local folders under its work folder, or an SFTP drop on the OpenSSH server
 // the tests start, behind a link that adds a round trip (BENCH_SFTP_RTT=ms; test/support/delay-proxy.ts).
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { sftpBacking } from '../test/drops/fixtures.js';
+import { sftpDropConfig } from '../test/drops/fixtures.js';
 import { startDelayProxy, type DelayProxy } from '../test/support/delay-proxy.js';
 import { startSftpServer, type SftpServer } from '../test/support/sftp-server.js';
 
@@ -38,15 +38,12 @@ export function benchDrop(work: string, files: readonly string[], sftp: DistantS
     for (const file of files) copyFileSync(file, join(work, 'inbox', basename(file)));
     return { yaml: `    type: local\n    root: ${work}\n    settle_ms: 0\n    watch_events: false`, outbox: join(work, 'outbox'), cleanup: () => undefined };
   }
-  const { server, proxy } = sftp;
-  const backing = sftpBacking(server);
-  for (const f of ['inbox', 'outbox', 'archive', 'error']) backing.mkdir(f);
-  for (const file of files) backing.put(`inbox/${basename(file)}`, readFileSync(file));
-  writeFileSync(join(work, 'client_key'), server.privateKey, { mode: 0o600 });
+  const drop = sftpDropConfig(sftp.server, { port: sftp.proxy.port });
+  for (const file of files) drop.backing.put(`inbox/${basename(file)}`, readFileSync(file));
+  drop.writeKey(work);
   return {
-    yaml: ['    type: sftp', '    host: 127.0.0.1', `    port: ${proxy.port}`, `    username: ${server.username}`, '    private_key: { file: client_key }',
-      `    host_key_fingerprint: "${server.hostKeyFingerprint}"`, `    root: ${backing.root}`, '    settle_ms: 0'].join('\n'),
-    outbox: backing.path('outbox'),
-    cleanup: () => rmSync(backing.root, { recursive: true, force: true }),
+    yaml: drop.yaml,
+    outbox: drop.backing.path('outbox'),
+    cleanup: () => drop.backing.cleanup(),
   };
 }

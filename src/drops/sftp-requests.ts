@@ -27,7 +27,7 @@ async function unlessMissing<T, M>(answer: Promise<T>, missing: M): Promise<T | 
   }
 }
 
-export const stat = (sftp: SFTPWrapper, path: string) => request<Stats>((done) => sftp.stat(path, done));
+const stat = (sftp: SFTPWrapper, path: string) => request<Stats>((done) => sftp.stat(path, done));
 /** The name's own attributes (a link is not followed), or undefined when there is no such name. */
 export const lstat = (sftp: SFTPWrapper, path: string) => unlessMissing(request<Stats>((done) => sftp.lstat(path, done)), undefined);
 export const readdir = (sftp: SFTPWrapper, path: string) => request<FileEntryWithStats[]>((done) => sftp.readdir(path, done));

@@ -48,7 +48,7 @@ export class SftpDrop implements Drop {
     const items = await this.connection.run(`list ${folder}`, (c) => sftpRequest.readdir(c, dir), true).catch((e) => { throw this.fail(e, `cannot list ${folder} folder ${dir}`); });
     return items
       .filter((item) => item.attrs.isFile() && (!filter || filter(item.filename)))
-      .map((item) => ({ name: item.filename, size: item.attrs.size, mtimeMs: item.attrs.mtime * 1000 }))
+      .map((item) => entryOf(item.filename, item.attrs))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -105,7 +105,7 @@ export class SftpDrop implements Drop {
     const release = this.connection.hold();
     let uploaded = false;
     try {
-      await this.connection.run(`mkdir ${folder}`, (c) => this.ensureFolder(c, dir), true);
+      if (!this.present.has(dir)) await this.connection.run(`mkdir ${folder}`, (c) => this.ensureFolder(c, dir), true);
       if (!options.overwrite && (await this.stat(folder, name))) throw this.exists(folder, name);
       const sink = await this.connection.run(`create ${folder}/${name}`, (c, live) => this.create(c, live, dir, temp));
       uploaded = true;
@@ -241,7 +241,7 @@ export class SftpDrop implements Drop {
 
   private async statPath(c: SFTPWrapper, path: string, name: string): Promise<DropEntry | undefined> {
     const s = await sftpRequest.lstat(c, path);
-    return s?.isFile() ? { name, size: s.size, mtimeMs: s.mtime * 1000 } : undefined;
+    return s?.isFile() ? entryOf(name, s) : undefined;
   }
 
   private async ensureFolder(c: SFTPWrapper, dir: string): Promise<void> {
@@ -267,6 +267,11 @@ export class SftpDrop implements Drop {
     if (isConnectionLost(error)) return dropError('DROP_CONNECT', { drop: this.name, connectionLost: true }, `${message}: connection lost (${reason})`, error);
     return dropError('DROP_IO', { drop: this.name }, `${message}: ${reason}`, error);
   }
+}
+
+/** A listing's entry from the attributes SFTP gives (modification time in whole seconds). */
+function entryOf(name: string, s: Stats): DropEntry {
+  return { name, size: s.size, mtimeMs: s.mtime * 1000 };
 }
 
 /** What SFTP v3 tells of a file's identity (it has no inode): size, modification time (whole seconds), owner, group, mode. */

@@ -72,6 +72,22 @@ export function sftpOptions(server: SftpServer, root: string, extra: Partial<Sft
   };
 }
 
+/**
+ * A test SFTP drop as a configuration names it: a backing folder holding inbox/, outbox/, archive/ and error/, the
+ * lines under `drops: NAME:` (the client key read from `client_key` beside the configuration, which `writeKey`
+ * puts there), and `port` when the drop is reached through something else than the server's own port (a proxy).
+ */
+export function sftpDropConfig(server: SftpServer, options: { port?: number; extra?: readonly string[] } = {}) {
+  const backing = sftpBacking(server);
+  for (const f of ['inbox', 'outbox', 'archive', 'error']) backing.mkdir(f);
+  const yaml = [
+    '    type: sftp', `    host: ${server.host}`, `    port: ${options.port ?? server.port}`, `    username: ${server.username}`,
+    '    private_key: { file: client_key }', `    host_key_fingerprint: "${server.hostKeyFingerprint}"`, `    root: ${backing.root}`,
+    '    settle_ms: 0', ...(options.extra ?? []).map((o) => `    ${o}`),
+  ].join('\n');
+  return { backing, yaml, writeKey: (dir: string) => writeFileSync(join(dir, 'client_key'), server.privateKey, { mode: 0o600 }) };
+}
+
 /** A drop whose list() runs a hook first: lets a test act exactly between two polls. */
 export function withListHook(drop: Drop, hook: (call: number) => Promise<void> | void): Drop {
   let calls = 0;

@@ -1,7 +1,6 @@
-import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sftpBacking } from '../drops/fixtures.js';
+import { sftpDropConfig } from '../drops/fixtures.js';
 import type { EmulatorHandle } from '../support/emulator.js';
 import type { SftpServer } from '../support/sftp-server.js';
 import { workspace, type Workspace } from './helpers.js';
@@ -17,18 +16,9 @@ export function dropWorkspaces(emu: EmulatorHandle, server: () => SftpServer): R
       });
     },
     sftp(options) {
-      const s = server();
-      const backing = sftpBacking(s);
-      for (const f of ['inbox', 'outbox', 'archive', 'error']) backing.mkdir(f);
-      const ws = workspace({
-        url: emu.url, token: emu.token, dropRoot: backing.root,
-        dropYaml: [
-          '    type: sftp', `    host: ${s.host}`, `    port: ${s.port}`, `    username: ${s.username}`,
-          '    private_key: { file: client_key }', `    host_key_fingerprint: "${s.hostKeyFingerprint}"`, `    root: ${backing.root}`,
-          '    settle_ms: 0', ...options.map((o) => `    ${o}`),
-        ].join('\n'),
-      });
-      writeFileSync(join(ws.dir, 'client_key'), s.privateKey, { mode: 0o600 });
+      const drop = sftpDropConfig(server(), { extra: options });
+      const ws = workspace({ url: emu.url, token: emu.token, dropRoot: drop.backing.root, dropYaml: drop.yaml });
+      drop.writeKey(ws.dir);
       return ws;
     },
   };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
 import { StableFileWatcher } from '../../src/drops/index.js';
 import { processFile, runInboundJob } from '../../src/pipeline/index.js';
-import { sftpBacking } from '../drops/fixtures.js';
+import { sftpDropConfig } from '../drops/fixtures.js';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { cli, finished, korr, workspace } from './helpers.js';
@@ -20,17 +20,9 @@ afterAll(async () => {
 });
 
 function sftpWorkspace(port = server.port) {
-  const backing = sftpBacking(server);
-  for (const f of ['inbox', 'outbox', 'archive', 'error']) backing.mkdir(f);
-  const ws = workspace({
-    url: emu.url, token: emu.token, dropRoot: backing.root,
-    dropYaml: [
-      '    type: sftp', `    host: ${server.host}`, `    port: ${port}`, `    username: ${server.username}`,
-      '    private_key: { file: client_key }', `    host_key_fingerprint: "${server.hostKeyFingerprint}"`, `    root: ${backing.root}`,
-      '    settle_ms: 0', '    reconnect_attempts: 2', '    reconnect_initial_delay_ms: 50', '    connect_timeout_ms: 3000',
-    ].join('\n'),
-  });
-  writeFileSync(join(ws.dir, 'client_key'), server.privateKey, { mode: 0o600 });
+  const drop = sftpDropConfig(server, { port, extra: ['reconnect_attempts: 2', 'reconnect_initial_delay_ms: 50', 'connect_timeout_ms: 3000'] });
+  const ws = workspace({ url: emu.url, token: emu.token, dropRoot: drop.backing.root, dropYaml: drop.yaml });
+  drop.writeKey(ws.dir);
   return ws;
 }
 
