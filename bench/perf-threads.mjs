@@ -7,8 +7,9 @@
 //   perf record -F 999 -a -o /tmp/perf.data -- sleep 16
 //   perf script -i /tmp/perf.data -F pid,tid,ip,sym,dso | node bench/perf-threads.mjs [symbols=15] [threads=6]
 //
-// --perf-basic-prof names the JIT's code (/tmp/perf-PID.map); without it JavaScript shows as [unknown]. Prints, per
-// thread (pid/tid, busiest first), its samples and its busiest symbols; a sample is 1 ms of CPU at -F 999.
+// --perf-basic-prof names the JIT's code (/tmp/perf-PID.map; it also leaves isolate-*-v8.log files in the working
+// folder); without it JavaScript shows as [unknown]. Prints, per thread (pid/tid, busiest first), its samples and
+// its busiest symbols; a sample is 1 ms of CPU at -F 999.
 import { createInterface } from 'node:readline';
 
 const topSymbols = Number(process.argv[2] ?? 15);
