@@ -3,6 +3,7 @@ import { WisbridgeError } from '../errors.js';
 import type { PostgresJournalInput } from './postgres/index.js';
 import type { SqlPort, SqlValue } from './sql.js';
 import { SCHEMA_VERSION } from './sqlite/migrations.js';
+import { journalFileError } from './sqlite/errors.js';
 import { SqlitePort } from './sqlite/port.js';
 
 /*
@@ -220,7 +221,7 @@ export async function migrateJournal(from: string, to: MigrationTarget, options:
     const { openPostgres } = await import('./postgres/index.js');
     const target = await openPostgres(config, { baseDir });
     try {
-      const report = await copyJournal(new SqlitePort(db, READ_ONLY), target.port, options);
+      const report = await copyJournal(new SqlitePort(db, READ_ONLY, (error) => journalFileError(error, from)), target.port, options);
       return { ...report, from, to: target.location, schemaVersion, targetSchemaVersion: target.schemaVersion };
     } finally {
       await target.close();

@@ -45,11 +45,12 @@ export function openDatabase(path: string): Db {
 /**
  * SQLite's temporary files go to the journal's folder, which must be writable anyway (the -wal and -shm files live
  * there), instead of /var/tmp or /tmp. It writes them often: the journal of a unit of work nested in another spills
- * to a file past 64 KiB, which most commits of the inbound flow reach (120 MB of them for 300 files of 1,000 rows),
+ * to a file past 64 KiB, which most commits of the inbound flow reach (~120 MB of them for 300 files of 1,000 rows),
  * and a sort that outgrows the page cache does too. A container with a read-only root file system has no writable
- * /tmp, and there every such commit failed (SQLITE_IOERR_GETTEMPPATH, "disk I/O error"). The folder is the process's (sqlite3_temp_directory, shared by every
- * connection and thread): set by the first journal the main thread opens, since changing it while another thread
- * creates a temporary file is not safe. SQLite falls back to /var/tmp and /tmp when that folder is gone or read-only.
+ * /tmp, and there each such commit would fail (SQLITE_IOERR_GETTEMPPATH, "disk I/O error"). The folder is the
+ * process's (sqlite3_temp_directory, shared by every connection and thread): set by the first journal the main thread
+ * opens, since changing it while another thread creates a temporary file is not safe. SQLite falls back to /var/tmp
+ * and /tmp when that folder is gone or read-only.
  */
 function keepTemporaryFilesBeside(db: Db, path: string): void {
   if (!isMainThread || path === ':memory:' || db.pragma('temp_store_directory', { simple: true })) return;

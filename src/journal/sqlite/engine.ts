@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Engine } from '../compose.js';
 import { openDatabase, schemaVersion, type Db } from './db.js';
+import { journalFileError } from './errors.js';
 import { SqlitePort } from './port.js';
 import { WalSync } from './wal-sync.js';
 
@@ -18,7 +19,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Engine & 
   const wal = new WalSync(`${path}-wal`);
   return {
     db,
-    port: new SqlitePort(db, () => wal.durable()),
+    port: new SqlitePort(db, () => wal.durable(), (error) => journalFileError(error, path)),
     address: { engine: 'sqlite', path },
     location: path,
     schemaVersion: schemaVersion(db),

@@ -22,41 +22,51 @@ export class SqlitePort implements SqlPort {
   #depth = 0;
 
   readonly #durable: () => Promise<void>;
+  readonly #translate: (error: unknown) => unknown;
 
-  /** `durable`: settles once what the connection committed is on disk (WalSync.durable). */
-  constructor(db: Database.Database, durable: () => Promise<void>) {
+  /**
+   * `durable`: settles once what the connection committed is on disk (WalSync.durable). `translate`: SQLite's errors
+   * as the journal reports them (journalFileError), applied where a statement or a unit of work leaves the port.
+   */
+  constructor(db: Database.Database, durable: () => Promise<void>, translate: (error: unknown) => unknown = (error) => error) {
     this.#db = db;
     this.#durable = durable;
+    this.#translate = translate;
     const direct = this.#direct();
     this.#inside = { ...direct, tx: (fn) => this.#savepoint(fn) };
   }
 
   async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return this.#query(this.#statement(sql), (s) => s.get(...params) as T | undefined);
+    return this.#query(() => this.#statement(sql), (s) => s.get(...params) as T | undefined);
   }
 
   async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return this.#query(this.#statement(sql), (s) => s.all(...params) as T[]);
+    return this.#query(() => this.#statement(sql), (s) => s.all(...params) as T[]);
   }
 
   async values<T extends unknown[]>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return this.#query(this.#raw(sql), (s) => s.all(...params) as T[]);
+    return this.#query(() => this.#raw(sql), (s) => s.all(...params) as T[]);
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-    return this.#query(this.#statement(sql), (s) => s.run(...params).changes);
+    return this.#query(() => this.#statement(sql), (s) => s.run(...params).changes);
   }
 
   /**
    * A statement outside a unit of work. A read runs at once; a write (`run`, or `… RETURNING` through get/all/values)
    * waits for the open unit of work, and resolves once its commit is on disk.
    */
-  async #query<R>(statement: Statement, execute: (statement: Statement) => R): Promise<R> {
-    if (statement.readonly) return execute(statement);
-    while (this.#busy) await this.#busy;
-    const result = execute(statement);
-    await this.#durable();
-    return result;
+  async #query<R>(prepare: () => Statement, execute: (statement: Statement) => R): Promise<R> {
+    try {
+      const statement = prepare();
+      if (statement.readonly) return execute(statement);
+      while (this.#busy) await this.#busy;
+      const result = execute(statement);
+      await this.#durable();
+      return result;
+    } catch (error) {
+      throw this.#translate(error);
+    }
   }
 
   async tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
@@ -73,6 +83,8 @@ export class SqlitePort implements SqlPort {
         if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         throw error;
       }
+    } catch (error) {
+      throw this.#translate(error);
     } finally {
       this.#busy = undefined;
       done();
