@@ -20,7 +20,7 @@ export function journalFileError(error: unknown, path: string): unknown {
   else if (code.startsWith('SQLITE_IOERR')) message = `${at} could not be read or written: ${said}. Check its disk (the system's log says more)`;
   else if (code.startsWith('SQLITE_READONLY')) message = `${at} is read-only for this process: ${said}. The file, its -wal and -shm files and their folder must be writable by the bridge's user`;
   else if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') message = `${at} is damaged: ${said}. Stop the bridge and restore the journal from a backup (docs/operations.md)`;
-  else if (code.startsWith('SQLITE_BUSY')) message = `${at} stayed locked by another connection for ${BUSY_TIMEOUT_MS / 1000} s: ${said}`;
+  else if (code.startsWith('SQLITE_BUSY')) message = `${at} is locked by another connection (another process using the file, or a tool holding it open; a write waits up to ${BUSY_TIMEOUT_MS / 1000} s): ${said}`;
   else if (code.startsWith('SQLITE_CANTOPEN')) message = `${at}: SQLite cannot open a file beside it: ${said}. Its folder must be writable by the bridge's user`;
   else message = `${at} failed: ${said}`;
   return new WisbridgeError('JOURNAL', message, { cause: error });
