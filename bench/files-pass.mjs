@@ -23,14 +23,17 @@ const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
+// The share of the pass the main thread's event loop was running something rather than waiting (its utilisation).
+const eluBefore = performance.eventLoopUtilization();
 const report = await runInboundJob(runtime, loaded.config.inbound[0]);
 const elapsed = (performance.now() - started) / 1000;
+const busy = performance.eventLoopUtilization(eluBefore).utilization;
 loopDelay.disable();
 await runtime.close();
 const notDone = report.files.filter((f) => f.outcome !== 'done').map((f) => `${f.file} ${f.outcome} ${f.reason ?? ''}`);
 const used = process.cpuUsage(cpuBefore);
 // The kernel's peak of the process's resident memory, all threads (VmHWM).
 const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
-const loop = { mean: loopDelay.mean / 1e6, p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 };
+const loop = { mean: loopDelay.mean / 1e6, p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, busy };
 process.stdout.write(`RESULT ${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6, loop })}\n`);
 process.exit(0);

@@ -51,8 +51,8 @@ for (let f = 0; f < FILES; f++) {
   writeFileSync(join(template, `ADJ_${String(f).padStart(4, '0')}.csv`), text);
 }
 
-/** The main thread's event loop delay over the pass, in ms. */
-interface LoopDelay { mean: number; p50: number; p99: number }
+/** The main thread's event loop delay over the pass, in ms, and the share of the pass it was busy. */
+interface LoopDelay { mean: number; p50: number; p99: number; busy: number }
 
 interface Figures { loop: LoopDelay; filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; service: ServiceSeen; rss: number; load: number[]; files: number; commits: Totals }
 
@@ -117,7 +117,7 @@ try {
   for (const setting of settings) {
     const f = await run(setting);
     console.log(`files_in_flight ${String(f.filesInFlight).padStart(2)}: elapsed ${f.elapsed.toFixed(2)} s, bound ${f.bound.toFixed(2)} s, elapsed/bound ${(f.elapsed / f.bound).toFixed(2)}, `
-      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${serviceLoad(f.service, f.elapsed)}, main thread's event loop delay mean ${f.loop.mean.toFixed(1)} ms (p50 ${f.loop.p50.toFixed(1)}, p99 ${f.loop.p99.toFixed(1)}), ${f.files} result files, ${f.commits.commits} journal commits held their thread ${(f.commits.ms / 1000).toFixed(2)} s, ${f.commits.syncs} syncs of the log ${(f.commits.syncMs / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
+      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${serviceLoad(f.service, f.elapsed)}, main thread busy ${(f.loop.busy * 100).toFixed(0)} % of the pass, its event loop delay mean ${f.loop.mean.toFixed(1)} ms (p50 ${f.loop.p50.toFixed(1)}, p99 ${f.loop.p99.toFixed(1)}), ${f.files} result files, ${f.commits.commits} journal commits held their thread ${(f.commits.ms / 1000).toFixed(2)} s, ${f.commits.syncs} syncs of the log ${(f.commits.syncMs / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
