@@ -23,14 +23,14 @@ it("writes SQLite's temporary files in the journal's folder, not in /var/tmp or 
   expect(created.length).toBeGreaterThan(0);
 });
 
-describe("the journal's disk full", () => {
+describe("SQLite's failures as the journal reports them", () => {
   let journal: Journal;
   beforeEach(async () => {
     journal = await openJournal(tmp.path);
   });
   afterEach(() => journal.close());
 
-  it('is a JOURNAL error naming the file and what to do; nothing of the unit of work is recorded', async () => {
+  it('a full disk is a JOURNAL error naming the file and what to do; nothing of the unit of work is recorded', async () => {
     const claim = await journal.claimFile({ drop: 'in', name: 'F.csv', checksum: 'c1', size: 1, mapping: 'm' });
     const db = rawDatabase(journal);
     // The file may not grow past its size now (a setting of this connection): SQLite answers as for a full disk.

@@ -1,5 +1,5 @@
 /**
- * Child of temp-files.test.ts: opens a journal file with openDatabase (the process's first), then commits a unit
+ * Child of sqlite-files.test.ts: opens a journal file with openDatabase (the process's first), then commits a unit
  * whose nested part outgrows SQLite's 64 KiB in-memory statement journal, watching the journal's folder. Prints
  * `{"tempDirectory": …, "created": […]}`: the process's temporary folder and the SQLite temporary files created in
  * the journal's folder (created and unlinked at once; inotify still sees them).
