@@ -221,7 +221,7 @@ export async function migrateJournal(from: string, to: MigrationTarget, options:
     const { openPostgres } = await import('./postgres/index.js');
     const target = await openPostgres(config, { baseDir });
     try {
-      const report = await copyJournal(new SqlitePort(db, READ_ONLY, (error) => journalFileError(error, from)), target.port, options);
+      const report = await copyJournal(new SqlitePort(db, READ_ONLY, { translate: (error) => journalFileError(error, from) }), target.port, options);
       return { ...report, from, to: target.location, schemaVersion, targetSchemaVersion: target.schemaVersion };
     } finally {
       await target.close();

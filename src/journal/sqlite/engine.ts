@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type { Engine } from '../compose.js';
 import { openDatabase, schemaVersion, type Db } from './db.js';
 import { journalFileError } from './errors.js';
+import { FileGuard } from './file-guard.js';
 import { SqlitePort } from './port.js';
 import { WalSync } from './wal-sync.js';
 
@@ -17,9 +18,10 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Engine & 
   const db = openDatabase(path);
   if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.round(options.cacheKiB))}`);
   const wal = new WalSync(`${path}-wal`);
+  const guard = new FileGuard(path);
   return {
     db,
-    port: new SqlitePort(db, () => wal.durable(), (error) => journalFileError(error, path)),
+    port: new SqlitePort(db, () => wal.durable(), { translate: (error) => journalFileError(error, path), beforeWrite: () => guard.check() }),
     address: { engine: 'sqlite', path },
     location: path,
     schemaVersion: schemaVersion(db),
@@ -30,7 +32,9 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Engine & 
     }),
     close: async () => {
       if (!db.open) return;
-      if (options.checkpointOnClose !== false) db.pragma('wal_checkpoint(TRUNCATE)');
+      // A journal whose file is gone or replaced keeps its log: the file put back beside it (FileGuard's advice) lacks
+      // nothing. Left alone, SQLite discards a log that does not belong to the file it opens.
+      if (options.checkpointOnClose !== false && guard.state() === 'same') db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
       await wal.close();
     },

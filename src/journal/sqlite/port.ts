@@ -23,15 +23,18 @@ export class SqlitePort implements SqlPort {
 
   readonly #durable: () => Promise<void>;
   readonly #translate: (error: unknown) => unknown;
+  readonly #beforeWrite: () => void;
 
   /**
    * `durable`: settles once what the connection committed is on disk (WalSync.durable). `translate`: SQLite's errors
    * as the journal reports them (journalFileError), applied where a statement or a unit of work leaves the port.
+   * `beforeWrite`: throws when no write may be made now (FileGuard.check), before a unit of work or a write begins.
    */
-  constructor(db: Database.Database, durable: () => Promise<void>, translate: (error: unknown) => unknown = (error) => error) {
+  constructor(db: Database.Database, durable: () => Promise<void>, options: { translate?: (error: unknown) => unknown; beforeWrite?: () => void } = {}) {
     this.#db = db;
     this.#durable = durable;
-    this.#translate = translate;
+    this.#translate = options.translate ?? ((error) => error);
+    this.#beforeWrite = options.beforeWrite ?? (() => undefined);
     const direct = this.#direct();
     this.#inside = { ...direct, tx: (fn) => this.#savepoint(fn) };
   }
@@ -61,6 +64,7 @@ export class SqlitePort implements SqlPort {
       const statement = prepare();
       if (statement.readonly) return execute(statement);
       while (this.#busy) await this.#busy;
+      this.#beforeWrite();
       const result = execute(statement);
       await this.#durable();
       return result;
@@ -75,6 +79,7 @@ export class SqlitePort implements SqlPort {
     this.#busy = new Promise((resolve) => (done = resolve));
     let result: T;
     try {
+      this.#beforeWrite();
       this.#db.exec('BEGIN IMMEDIATE');
       try {
         result = await fn(this.#inside);
