@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   DROP_CHANGED: 'a file on a drop was replaced or changed while the bridge had it open',
   // journal
   JOURNAL: 'the journal database failed',
+  WORK_FOLDER: 'the bridge\'s working folder (private copies of input files, their expanded or decrypted members) cannot be written: full, read-only or failing',
   JOURNAL_STATE: 'a journal operation does not fit the recorded state',
   LEASE_LOST: 'another wisbridge instance holds the lease of the file or scheduled tick (it took over an expired lease, with a newer fencing token): this instance\'s write was refused and nothing of it was written',
 } as const;
@@ -96,6 +97,8 @@ export type JournalStateDetails =
 
 /** The file whose lease another instance holds. */
 export interface LeaseOf { fileId: number }
+/** The folder the bridge could not write in. */
+export interface InFolder { folder: string }
 
 /** The details of each code; `undefined` where some of its errors carry none. */
 export interface ErrorDetailsByCode {
@@ -130,6 +133,7 @@ export interface ErrorDetailsByCode {
   DROP_NOT_REGULAR: AtDropFile;
   DROP_CHANGED: AtDrop | AtDropFile;
   JOURNAL: undefined;
+  WORK_FOLDER: InFolder;
   JOURNAL_STATE: JournalStateDetails | undefined;
   LEASE_LOST: LeaseOf | undefined;
 }

@@ -182,6 +182,11 @@ export const ERROR_CATALOGUE: { readonly [C in ErrorCode]: CatalogueEntry<C> } =
     action: 'check disk / file',
     fields: {},
   },
+  WORK_FOLDER: {
+    raisedBy: 'inbound pickup (the private copy of a file, the members of a .gz, .zip or OpenPGP file)',
+    action: 'free space in the folder named, or make it writable by the bridge\'s user: the file stays in the inbox and is taken again at the next run',
+    fields: { folder: 'the folder (beside the journal: JOURNAL.snapshots)' },
+  },
   JOURNAL_STATE: {
     raisedBy: 'journal',
     action: 'see the message',

@@ -1,9 +1,11 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createGunzip, createInflateRaw } from 'node:zlib';
 import { WisbridgeError } from '../errors.js';
+import { workFolderError } from '../util/work-folder.js';
 
 // Expansion of compressed inbox files (`.gz`, `.zip`) into private files, bounded in size and ratio so that a
 // zip bomb is refused with a reason instead of filling the disk or the heap. Everything streams: memory stays at
@@ -58,9 +60,11 @@ class Counter extends Transform {
   }
 }
 
-function zlibProblem(what: string, error: unknown): unknown {
+/** FILE_ARCHIVE for what zlib refused, WORK_FOLDER when the member's folder could not take it; anything else as it is. */
+function expansionProblem(what: string, target: string, error: unknown): unknown {
   const code = (error as { code?: string }).code;
-  return typeof code === 'string' && code.startsWith('Z_') ? refuse(`${what} is not a valid compressed file (${(error as Error).message})`) : error;
+  if (typeof code === 'string' && code.startsWith('Z_')) return refuse(`${what} is not a valid compressed file (${(error as Error).message})`);
+  return workFolderError(error, dirname(target), what);
 }
 
 /** Gunzips `source` (a local file) into `target`; FILE_ARCHIVE when it is damaged or breaks a limit. Returns the bytes written. */
@@ -70,7 +74,7 @@ export async function gunzipTo(source: string, target: string, what: string, lim
   try {
     await pipeline(createReadStream(source), counter, createGunzip(), limit, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
   } catch (error) {
-    throw zlibProblem(what, error);
+    throw expansionProblem(what, target, error);
   }
   return limit.bytes;
 }
@@ -168,7 +172,7 @@ export async function extractZipEntry(path: string, entry: ZipEntry, target: str
   try {
     await pipeline([raw, ...stages, createWriteStream(target, { flags: 'wx', mode: 0o600 })]);
   } catch (error) {
-    throw zlibProblem(label, error);
+    throw expansionProblem(label, target, error);
   }
   if (limit.bytes !== entry.size && entry.compressedSize > 0) throw refuse(`${label} is damaged: ${limit.bytes} bytes instead of the ${entry.size} its directory declares`);
   if (entry.compressedSize > 0 && (crc >>> 0) !== entry.crc) throw refuse(`${label} is damaged (CRC-32 mismatch)`);

@@ -1,9 +1,11 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type * as OpenPgp from 'openpgp';
 import { WisbridgeError } from '../errors.js';
+import { workFolderError } from '../util/work-folder.js';
 import type { PgpOptions } from './options.js';
 
 /*
@@ -66,7 +68,8 @@ const refuse = (what: string, why: string) => new WisbridgeError('FILE_PGP', `${
 /**
  * Decrypts the message in `source` (a private local copy) into `target`. The plaintext streams to disk before the
  * integrity tag and the signatures are known (openpgp's `allowUnauthenticatedStream`, which keeps memory flat), so
- * nothing reads `target` until this resolves; on any failure it is removed and FILE_PGP names the cause.
+ * nothing reads `target` until this resolves; on any failure it is removed and FILE_PGP names the cause (WORK_FOLDER
+ * when `target`'s folder could not take the plaintext: the message is not at fault).
  */
 export async function decryptTo(source: string, target: string, what: string, keys: PgpKeys): Promise<void> {
   if (!keys.decryption) throw refuse(what, 'the drop has no pgp private_key to decrypt it with');
@@ -93,6 +96,8 @@ export async function decryptTo(source: string, target: string, what: string, ke
   } catch (error) {
     await rm(target, { force: true });
     if (error instanceof WisbridgeError) throw error;
+    const folder = workFolderError(error, dirname(target), `the decrypted ${what}`);
+    if (folder !== error) throw folder;
     throw refuse(what, `it cannot be decrypted (${describePgpError(error)})`);
   }
 }

@@ -12,6 +12,7 @@ import { processFile, snapshotFolder, type FileRuntime } from './process-file.js
 import { errorFileName } from './result-file.js';
 import { checkSidecar } from './sidecar.js';
 import { privateFile, takeSnapshot } from './source.js';
+import { workFolderError } from '../util/work-folder.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /**
@@ -44,7 +45,9 @@ export async function processInboxFile(runtime: FileRuntime, job: InboundJob, fi
     if (checked.sidecar) container.companions.push(checked.sidecar.name);
     if (checked.verdict === 'wait') return [container.report('waiting', checked.reason)];
     if (checked.verdict === 'error') return [await container.reject(checked.reason)];
-    await mkdir(dir, { mode: 0o700 });
+    await mkdir(dir, { mode: 0o700 }).catch((error: unknown) => {
+      throw workFolderError(error, snapshotFolder(runtime), `the folder of ${name}'s members`);
+    });
     let members: string[];
     try {
       members = kind === 'pgp' ? await decrypt(runtime, job, await raw.file(), dir, name) : await expand(kind, await raw.file(), dir, name, limits);

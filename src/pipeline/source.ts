@@ -8,6 +8,7 @@ import { TextDecoder } from 'node:util';
 import type { Drop } from '../drops/index.js';
 import { dropError } from '../drops/index.js';
 import { HELD_BYTES, type HeldBytes } from '../util/held-bytes.js';
+import { workFolderError } from '../util/work-folder.js';
 
 export interface Fingerprint {
   checksum: string;
@@ -65,7 +66,7 @@ export async function takeSnapshot(drop: Drop, name: string, dir: string, checkU
   } catch (error) {
     opened.stream.destroy();
     await keeper.remove();
-    throw error instanceof GrewError ? changed(error.read) : error;
+    throw error instanceof GrewError ? changed(error.read) : workFolderError(error, dir, `the private copy of inbox/${name}`);
   }
   const fp = fingerprinter.result();
   if (fp.size !== opened.size) {
@@ -128,7 +129,11 @@ class HeldInMemory implements Keeper {
   file(): Promise<string> {
     return (this.written ??= privateFile(this.dir, 'snapshot').then(async (path) => {
       this.named = path;
-      await writeFile(path, this.holder.bytes(), { flag: 'wx', mode: 0o600 });
+      try {
+        await writeFile(path, this.holder.bytes(), { flag: 'wx', mode: 0o600 });
+      } catch (error) {
+        throw workFolderError(error, this.dir, 'a private copy');
+      }
       return path;
     }));
   }
@@ -227,7 +232,9 @@ export async function privateFile(dir: string, extension: string): Promise<strin
 /** Creates the private folder once per process and removes copies left by processes that are gone (a crash). */
 async function prepareFolder(dir: string): Promise<void> {
   if (prepared.has(dir)) return;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    throw workFolderError(error, dir, 'the folder itself');
+  });
   for (const entry of await readdir(dir)) {
     const pid = Number(/^(\d+)-/.exec(entry)?.[1]);
     if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) await rm(join(dir, entry), { force: true });
