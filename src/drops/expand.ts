@@ -5,7 +5,7 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createGunzip, createInflateRaw } from 'node:zlib';
 import { WisbridgeError } from '../errors.js';
-import { workFolderError } from '../util/work-folder.js';
+import { workFolderError } from './work-folder.js';
 
 // Expansion of compressed inbox files (`.gz`, `.zip`) into private files, bounded in size and ratio so that a
 // zip bomb is refused with a reason instead of filling the disk or the heap. Everything streams: memory stays at

@@ -39,3 +39,4 @@ export function createDrop(options: DropOptionsInput, logger: Logger = silentLog
 export { containerKind, extractZipEntry, gunzipTo, readZipDirectory, type ExpansionLimits } from './expand.js';
 export { MemberDrop } from './member-drop.js';
 export { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from './pgp.js';
+export { workFolderError } from './work-folder.js';

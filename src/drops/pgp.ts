@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type * as OpenPgp from 'openpgp';
 import { WisbridgeError } from '../errors.js';
-import { workFolderError } from '../util/work-folder.js';
+import { workFolderError } from './work-folder.js';
 import type { PgpOptions } from './options.js';
 
 /*

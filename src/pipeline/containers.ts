@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { InboundJob } from '../config/schema.js';
 import { containerKind, extractZipEntry, gunzipTo, readZipDirectory, type ExpansionLimits } from '../drops/index.js';
 import { disposeFile, LocalDrop, localDropOptionsSchema, type Drop, type ReadyFile } from '../drops/index.js';
-import { MemberDrop } from '../drops/index.js';
+import { MemberDrop, workFolderError } from '../drops/index.js';
 import { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from '../drops/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { Journal } from '../journal/index.js';
@@ -12,7 +12,6 @@ import { processFile, snapshotFolder, type FileRuntime } from './process-file.js
 import { errorFileName } from './result-file.js';
 import { checkSidecar } from './sidecar.js';
 import { privateFile, takeSnapshot } from './source.js';
-import { workFolderError } from '../util/work-folder.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /**

@@ -5,10 +5,8 @@ import { join } from 'node:path';
 import { Readable, Transform, Writable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TextDecoder } from 'node:util';
-import type { Drop } from '../drops/index.js';
-import { dropError } from '../drops/index.js';
+import { dropError, workFolderError, type Drop } from '../drops/index.js';
 import { HELD_BYTES, type HeldBytes } from '../util/held-bytes.js';
-import { workFolderError } from '../util/work-folder.js';
 
 export interface Fingerprint {
   checksum: string;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import * as openpgp from 'openpgp';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { WisbridgeError } from '../../src/errors.js';
-import { workFolderError } from '../../src/util/work-folder.js';
+import { workFolderError } from '../../src/drops/work-folder.js';
 import { finished } from '../pipeline/helpers.js';
 
 const PROBE = fileURLToPath(new URL('./work-folder-probe.ts', import.meta.url));
