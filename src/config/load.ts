@@ -7,7 +7,7 @@ import { SECRET_DROP_OPTIONS, type DropOptions } from '../drops/index.js';
 import { camelToSnake } from '../util/naming.js';
 import { isTimeZone } from '../util/time-zone.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
-import type { JournalTarget } from '../journal/index.js';
+import { workingFolderOf, type JournalTarget } from '../journal/index.js';
 import { configSchema, type Config, type DropConfig, type SecretRef, type ServiceConfig } from './schema.js';
 
 /** A validated configuration, with paths resolved against the config file's folder and secrets read on demand. */
@@ -138,7 +138,7 @@ export function bindConfig(config: Config, file: string, warnings: YamlProblem[]
     warnings,
     journal: typeof config.journal === 'string' ? path(config.journal) : { ...config.journal, baseDir: dirname(file) },
     journalFile: typeof config.journal === 'string' ? path(config.journal) : undefined,
-    snapshotDir: typeof config.journal === 'string' ? `${path(config.journal)}.snapshots` : path('wisbridge-snapshots'),
+    snapshotDir: typeof config.journal === 'string' ? workingFolderOf(path(config.journal)) : path('wisbridge-snapshots'),
     mappingsDir: path(config.mappings),
     service,
     serviceToken: (name) => readSecret(secretSource(service(name).token, path), `token of service "${name}"`),

@@ -1,4 +1,4 @@
-import { copyFileSync, renameSync, unlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
 import { openJournal, type Journal } from '../../src/journal/index.js';
@@ -49,4 +49,26 @@ it('a journal file replaced under a running bridge (a backup copied over it) tak
   expect((refused as Error).message).toContain('was replaced by another file while this process had it open');
   // Reads still answer from the file the process holds.
   expect((await journal.getFile(fileId)).name).toBe('A.csv');
+});
+
+it('a journal file missing where its working folder says there was one (deleted or moved while the bridge was down) is not replaced by an empty one', async () => {
+  journal = await openJournal(tmp.path);
+  await claim(journal, 'A.csv');
+  await journal.close();
+  journal = undefined;
+  // The working folder is marked when the journal is opened, small files or not.
+  expect(existsSync(`${tmp.path}.snapshots/journal-was-here`)).toBe(true);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${tmp.path}${suffix}`, { force: true });
+
+  const refused = await openJournal(tmp.path).catch((error: unknown) => error);
+  expect(isWisbridgeError(refused, 'JOURNAL')).toBe(true);
+  expect((refused as Error).message).toBe(`the journal ${tmp.path} is missing, but ${tmp.path}.snapshots/journal-was-here says there was one: the journal was deleted `
+    + 'or moved, and a new, empty one would take every file processed before as new (and apply it again if it is dropped again). Put the journal back '
+    + `(from a backup), or, to start a new journal on purpose, remove ${tmp.path}.snapshots too`);
+  expect(existsSync(tmp.path)).toBe(false);
+
+  // Removing the working folder too is how an operator starts a new journal on purpose.
+  rmSync(`${tmp.path}.snapshots`, { recursive: true });
+  journal = await openJournal(tmp.path);
+  expect((await claim(journal, 'A.csv')).status).toBe('new');
 });
