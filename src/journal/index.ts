@@ -7,7 +7,7 @@ export type {
   OperatorJournal, ResultReads,
 } from './interfaces.js';
 export { BUSY_TIMEOUT_MS } from './sqlite/db.js';
-export { workingFolderOf } from './sqlite/engine.js';
+export { workingFolderOf } from './sqlite/file-guard.js';
 export { packBatch, packOkOutcomes, type BlockIndexOf, type PackedBatch, type PackedDoc, type PackedOkOutcomes } from './blocks.js';
 export { decodeLines } from './rows.js';
 export { SCHEMA_VERSION } from './sqlite/migrations.js';
