@@ -82,6 +82,16 @@ function dropKorr(inbox: string, prefix: string, count: number, rows: number): s
   return names;
 }
 
+/**
+ * Until the watched runs of `count` files are over: a run logs 'job run finished' once its file's bookkeeping (live
+ * view, metrics) is done, which comes after the file's result file, its archiving and its 'file processed' line.
+ */
+async function watchedRunsOver(records: ReturnType<typeof memoryLogger>['records'], count: number): Promise<void> {
+  const files = () => records.filter((r) => r.trigger === 'watch' && typeof r.msg === 'string' && r.msg.startsWith('job run finished'))
+    .reduce((n, r) => n + Number(r.files ?? 0), 0);
+  await until(() => files() >= count, `${count} watched runs over`);
+}
+
 /** The most files of a job in the live view at once, sampled until `done` resolves. */
 async function mostInProgress(bridge: BridgeService, job: string, done: Promise<unknown>): Promise<number> {
   let most = 0;
@@ -97,14 +107,12 @@ async function mostInProgress(bridge: BridgeService, job: string, done: Promise<
 describe('several files of a job at once (files_in_flight)', () => {
   for (const watch of [false, true]) {
     it(`${watch ? 'watched' : 'a scheduled pass'}: up to files_in_flight files at once (counted by the emulator), each file once, a result file each, several in the live view`, async () => {
-      const { bridge, folder } = await bridgeFor({ watch, filesInFlight: 3 });
+      const { bridge, records, folder } = await bridgeFor({ watch, filesInFlight: 3 });
       await setFaults(emu, { latency_ms: 60, path_prefix: '/v1/inventory/adjustments' });
       const names = dropKorr(folder('inbox'), 'MANY', 9, 4);
       await concurrency(true);
       await bridge.start();
-      const done = watch
-        ? until(() => names.every((n) => existsSync(join(folder('outbox'), n.replace('.csv', '.result.csv')))), 'every result file')
-        : bridge.runNow('stock');
+      const done = watch ? watchedRunsOver(records, names.length) : bridge.runNow('stock');
       const most = await mostInProgress(bridge, 'stock', done);
       expect(await done).not.toBe('skipped');
       const seen = await concurrency();
@@ -193,7 +201,7 @@ describe('the order rules', () => {
       names.forEach((n, i) => utimesSync(join(folder('inbox'), n), new Date(Date.now() - i * 60_000), new Date(Date.now() - i * 60_000)));
       await concurrency(true);
       await bridge.start();
-      if (watch) await until(() => names.every((n) => existsSync(join(folder('outbox'), n.replace('.csv', '.result.csv')))), 'every result file');
+      if (watch) await watchedRunsOver(records, names.length);
       else expect(await bridge.runNow('stock')).toMatchObject({ result: 'ok', files: 5 });
       const events = records.filter((r) => r.msg === 'processing file' || r.msg === 'file processed').map((r) => `${r.msg === 'processing file' ? 'start' : 'end'} ${r.file}`);
       expect(events).toEqual(names.flatMap((n) => [`start ${n}`, `end ${n}`]));
