@@ -9,7 +9,8 @@
  * Run: npx tsx bench/export.ts [concurrency=the configuration's default, 5] [latencyMs=20] [--no-ack-pass] [--only=listing,raw,sequential,concurrent,full]
  * (`--only` runs just the modes named, e.g. while trying a change; the comparison needs both exports.)
  * `--build`: the bridge from dist/ (see below). `--page-thread-from=N`: ExportTuning.pageThreadFrom (Infinity: pages decoded on the main thread, as before the
- * page thread). BENCH_EMULATOR_NODE_FLAGS, BENCH_BRIDGE_NODE_FLAGS: flags for the emulator's and the export pass's process
+ * page thread). The export pass runs with production's Node options (src/runtime/node-options.ts). BENCH_EMULATOR_NODE_FLAGS,
+ * BENCH_BRIDGE_NODE_FLAGS: more flags for the emulator's and the export pass's process
  * (e.g. `--cpu-prof --cpu-prof-dir=DIR`, `--max-semi-space-size=16`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,6 +23,7 @@ import { stringify } from 'yaml';
 import { serviceSchema } from '../src/config/schema.js';
 // @ts-expect-error plain JavaScript module of bin/
 import { buildIsCurrent } from '../bin/build-state.js';
+import { NODE_OPTIONS } from '../src/runtime/node-options.js';
 // @ts-expect-error plain JavaScript module (bench/export-pass.mjs uses it without a TypeScript loader)
 import { measured, procCpu } from './measure.mjs';
 
@@ -128,7 +130,7 @@ async function pass(label: string, pages: number, acknowledge: 'never' | 'on-exp
   }));
   try {
     const emu0 = emulatorCpu();
-    const args = [...nodeFlags('BENCH_BRIDGE_NODE_FLAGS'), ...(fromBuild ? [] : ['--import', 'tsx']), join(repo, 'bench/export-pass.mjs'), code, file];
+    const args = [...NODE_OPTIONS, ...nodeFlags('BENCH_BRIDGE_NODE_FLAGS'), ...(fromBuild ? [] : ['--import', 'tsx']), join(repo, 'bench/export-pass.mjs'), code, file];
     if (tuning) args.push(JSON.stringify(tuning, (_, v) => (v === Infinity ? 'Infinity' : v)));
     const output = await new Promise<string>((ok, fail) => {
       const run = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -8,7 +8,7 @@
 // start-up included: below in_flight, the client's side of each request's cycle shows); then bridge ÷ yardstick
 // throughput.
 // npx tsx bench/latency.ts [rows=100000] [batch=100] [--in-flight 2,8,32] [--latency 40] [--runs 1]
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, commitWait, loads, mb, measure, median, serviceLoad, startEmulator, writeAdjustments, yardstickArgs, type Run } from './inbound-harness.js';
@@ -46,6 +46,7 @@ async function bridge(inFlight: number): Promise<Measured> {
   const config = bridgeWorkspace(work, file, emulator, { batch: BATCH, inFlight });
   const load = loadavg();
   const run = await measure(bridgeArgs(config), emulator, { ...process.env, BENCH_COMMIT_DIR: join(work, 'commits'), BENCH_JOURNAL: 'sqlite' });
+  if (process.env.BENCH_NODE_FLAGS) writeFileSync(join(tmpdir(), `wb-bench-latency-bridge-${bridges}.out`), run.stdout);
   const { outcome, ok, uncertain, requests } = bridgeSummary(run.stdout);
   const { commits, onMain } = commitWait(join(work, 'commits'));
   const note = `exit ${run.code}, ${outcome} ok ${ok} uncertain ${uncertain} requests ${requests}; `

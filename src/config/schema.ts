@@ -131,9 +131,9 @@ export const inboundJobSchema = z
     service: z.string().min(1).describe('name of the service the requests go to'),
     mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
     watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
-    // 8: 300 files of 1,000 rows against a service 40 ms away took 7.1-7.5 s against 9.0-9.8 s with 4 (a file's 10
+    // 8: 300 files of 1,000 rows against a service 40 ms away took 6.5-6.7 s against 8.8 s with 4 and 7.2 s with 16 (a file's 10
     // requests over a window of 8 leave the service's slots idle between its two round trips unless other files fill
-    // them), peak RSS 161-165 MB against 155 MB; requests at once and in doubt stay within max_requests_in_flight and
+    // them), peak RSS 145-147 MB against 141 MB; requests at once and in doubt stay within max_requests_in_flight and
     // big files within the mapping threads (docs/performance.md, bench/files.ts).
     files_in_flight: z.number().int().min(1).max(64).default(8)
       .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Several files at once, and the order of files")'),
