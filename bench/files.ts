@@ -29,6 +29,8 @@ import { procCpu } from './measure.mjs';
 import { benchDrop, describeDrop, distantSftpFromEnv, stopDistantSftp } from './bench-drop.js';
 import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, heapFlags, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
 
+// BENCH_NODE_FLAGS: more flags for the pass (e.g. --trace-gc-nvp); its output then goes to $TMPDIR/wb-bench-files-N.out.
+const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const FROM_BUILD = runsBuild() as boolean;
 const FILES = Number(process.env.BENCH_FILES ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
@@ -86,13 +88,14 @@ async function run(filesInFlight: number): Promise<Figures> {
     // The pass runs in a process of its own (bench/files-pass.mjs), so its peak RSS is the bridge's alone: from dist/
     // under plain node when the build is current (what production runs), else from the sources through tsx.
     const from = FROM_BUILD ? 'dist' : 'src';
-    const child = spawn(process.execPath, [...heapFlags, ...profile, ...probe, ...(FROM_BUILD ? [] : ['--import', 'tsx']), join(root, 'bench/files-pass.mjs'), from, join(work, 'wisbridge.yaml')], {
+    const child = spawn(process.execPath, [...heapFlags, ...profile, ...nodeFlags, ...probe, ...(FROM_BUILD ? [] : ['--import', 'tsx']), join(root, 'bench/files-pass.mjs'), from, join(work, 'wisbridge.yaml')], {
       stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_COMMIT_DIR: commitDir },
     });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     const [code] = (await once(child, 'exit')) as [number];
     if (code !== 0) throw new Error(`the pass exited ${code} (files_in_flight ${filesInFlight})`);
+    if (nodeFlags.length > 0) writeFileSync(join(tmpdir(), `wb-bench-files-${filesInFlight}.out`), out);
     const result = out.split('\n').find((line) => line.startsWith('RESULT '));
     if (!result) throw new Error(`the pass printed no result (files_in_flight ${filesInFlight})`);
     const { elapsed, rss, notDone, cpu, loop } = JSON.parse(result.slice('RESULT '.length)) as { elapsed: number; rss: number; notDone: string[]; cpu: number; loop: LoopDelay };
