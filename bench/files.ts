@@ -9,7 +9,8 @@
 // elapsed: below requests at once, the bridge's side of each request's cycle shows), the peak RSS of the process that ran
 // the pass, the load.
 // npx tsx bench/files.ts [files_in_flight ...]   (default: the default, 1, 2, 8, 16, the default again)
-// BENCH_ALLOC=FILE samples the pass's main-thread allocations into FILE; BENCH_LOG=FILE writes its debug log there.
+// BENCH_ALLOC=FILE samples the pass's main-thread allocations into FILE; BENCH_LOG=FILE writes its debug log there;
+// BENCH_NODE_FLAGS passes more flags to the pass (e.g. --trace-gc-nvp), whose output then goes to $TMPDIR/wb-bench-files-N.out.
 // BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
 // BENCH_IN_FLIGHT (the service's default requests_in_flight); BENCH_HEAP_MB / BENCH_SEMI_MB instead of production's
 // heap caps (bench/inbound-harness.ts). BENCH_SFTP_RTT=ms: the files come from, and their
@@ -27,10 +28,8 @@ import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
 import { benchDrop, describeDrop, distantSftpFromEnv, stopDistantSftp } from './bench-drop.js';
-import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, heapFlags, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
+import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, extraNodeFlags, heapFlags, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
 
-// BENCH_NODE_FLAGS: more flags for the pass (e.g. --trace-gc-nvp); its output then goes to $TMPDIR/wb-bench-files-N.out.
-const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const FROM_BUILD = runsBuild() as boolean;
 const FILES = Number(process.env.BENCH_FILES ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
@@ -88,14 +87,14 @@ async function run(filesInFlight: number): Promise<Figures> {
     // The pass runs in a process of its own (bench/files-pass.mjs), so its peak RSS is the bridge's alone: from dist/
     // under plain node when the build is current (what production runs), else from the sources through tsx.
     const from = FROM_BUILD ? 'dist' : 'src';
-    const child = spawn(process.execPath, [...heapFlags, ...profile, ...nodeFlags, ...probe, ...(FROM_BUILD ? [] : ['--import', 'tsx']), join(root, 'bench/files-pass.mjs'), from, join(work, 'wisbridge.yaml')], {
+    const child = spawn(process.execPath, [...heapFlags, ...profile, ...extraNodeFlags, ...probe, ...(FROM_BUILD ? [] : ['--import', 'tsx']), join(root, 'bench/files-pass.mjs'), from, join(work, 'wisbridge.yaml')], {
       stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_COMMIT_DIR: commitDir },
     });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     const [code] = (await once(child, 'exit')) as [number];
     if (code !== 0) throw new Error(`the pass exited ${code} (files_in_flight ${filesInFlight})`);
-    if (nodeFlags.length > 0) writeFileSync(join(tmpdir(), `wb-bench-files-${filesInFlight}.out`), out);
+    if (extraNodeFlags.length > 0) writeFileSync(join(tmpdir(), `wb-bench-files-${filesInFlight}.out`), out);
     const result = out.split('\n').find((line) => line.startsWith('RESULT '));
     if (!result) throw new Error(`the pass printed no result (files_in_flight ${filesInFlight})`);
     const { elapsed, rss, notDone, cpu, loop } = JSON.parse(result.slice('RESULT '.length)) as { elapsed: number; rss: number; notDone: string[]; cpu: number; loop: LoopDelay };

@@ -26,7 +26,8 @@ export const bridgeCode = process.env.BENCH_BIN ?? ((runsBuild() as boolean) ? '
 const bridgeFlags = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 // BENCH_NODE_FLAGS: more flags for the bridge, e.g. --trace-gc (the bridge's stdout then goes to
 // $TMPDIR/wb-bench-inbound-bridge.out). BENCH_BIN: another entry than bin/wisbridge.js.
-bridgeFlags.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+export const extraNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+bridgeFlags.push(...extraNodeFlags);
 // commit-probe.mjs times the journal's commits in every thread of the bridge (BENCH_COMMIT_DIR; BENCH_JOURNAL says
 // which engine's); alloc-probe.mjs samples the main thread's allocations (BENCH_ALLOC=FILE).
 const probe = ['--import', new URL('./commit-probe.mjs', import.meta.url).href];
