@@ -58,7 +58,7 @@ export function parseYamlWithSchema<S extends z.ZodType>(
     return {
       doc,
       warnings,
-      problems: (parsed.error.issues as Issue[]).map(specificIssue).flatMap((issue) => issue.code === 'unrecognized_keys'
+      problems: (parsed.error.issues as Issue[]).flatMap(specificIssues).flatMap((issue) => issue.code === 'unrecognized_keys'
         ? (issue.keys ?? []).map((key) => unknownKey(file, doc, schema, value, issue.path, key))
         : [{ file, ...doc.positionOf(issue.path), message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}` }]),
     };
@@ -77,16 +77,16 @@ function unknownKey(file: string, doc: PositionedYaml, schema: z.ZodType, value:
 type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][]; keys?: string[] };
 
 /**
- * A union failure ("Invalid input") is replaced by the issue of the branch that got furthest: for a field
- * written as an object, the object branch's own complaint (a bad `type`) is what the author needs.
+ * A union failure ("Invalid input") is replaced by the issues of the branch that got furthest: for a field
+ * written as an object, the object branch's own complaints (a bad `type`, a misspelt key beside it) are what the
+ * author needs, all of them at once.
  */
-function specificIssue(issue: Issue): Issue {
-  if (issue.code !== 'invalid_union' || !issue.errors?.length) return issue;
+function specificIssues(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return [issue];
   const score = (branch: Issue[]) => Math.max(...branch.map((i) => (i.code === 'invalid_type' && i.path.length === 0 ? -1 : i.path.length)));
   const best = [...issue.errors].sort((a, b) => score(b) - score(a))[0];
-  if (!best?.length || score(best) < 0) return issue;
-  const inner = specificIssue(best[0]!);
-  return { ...inner, path: [...issue.path, ...inner.path] };
+  if (!best?.length || score(best) < 0) return [issue];
+  return best.flatMap(specificIssues).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
 }
 
 /** Finds the deepest YAML node along a path, so an error points at the value (or its nearest parent). */

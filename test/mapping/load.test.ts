@@ -40,6 +40,12 @@ describe('definition problems name the file and the YAML position', () => {
   it('an unknown key (typo) points at the key and names the closest known one', () => {
     expect(problemsOf(base + '    quantity: { colum: QTY }\n')).toEqual(['test.yaml:6:17: request.fields.quantity.colum: unknown option; did you mean `column`?']);
   });
+  it('every problem of a field written as an object at once: a misspelt key beside a bad type', () => {
+    expect(problemsOf(base + '    quantity: { colum: QTY, type: numbr }\n')).toEqual([
+      'test.yaml:6:35: request.fields.quantity.type: Invalid option: expected one of "string"|"integer"|"number"|"boolean"|"date"|"datetime"',
+      'test.yaml:6:17: request.fields.quantity.colum: unknown option; did you mean `column`?',
+    ]);
+  });
   it('a bad value deep in a transform', () => {
     const p = problemsOf(base + '    reason: { column: R, transforms: [{ pad: { length: 0 } }] }\n');
     expect(p[0]).toMatch(/^test\.yaml:6:\d+: request\.fields\.reason\.transforms\.0/);
