@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { WisbridgeError } from '../errors.js';
+import { closestWord } from '../util/did-you-mean.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -8,8 +9,16 @@ export function parseCommandLine<O extends Options>(argv: string[], options: O, 
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (error) {
+    const unknown = (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /'(-{1,2}[^'\s]+)'/.exec((error as Error).message)?.[1];
+    if (unknown) throw new WisbridgeError('USAGE', unknownOption(unknown, Object.keys(options)));
     throw new WisbridgeError('USAGE', error instanceof Error ? error.message : String(error));
   }
+}
+
+/** Node's own text for an unknown option explains `--` for positionals; a mistyped option wants its closest name. */
+function unknownOption(given: string, names: readonly string[]): string {
+  const meant = closestWord(given.replace(/^-+/, '').split('=')[0], names);
+  return `unknown option ${given}${meant ? `; did you mean --${meant}?` : ''} (--help lists the options)`;
 }
 
 export function intOption(value: string | undefined, name: string, fallback: number): number {

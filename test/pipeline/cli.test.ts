@@ -120,9 +120,12 @@ describe('wisbridge batch exit codes and summary', () => {
     expect(pending).toEqual([]);
   });
 
-  it('a usage mistake is one clear line and exit 2', async () => {
+  it('a usage mistake is one clear line and exit 2; a mistyped option is told its closest name', async () => {
     const r = await finished(cli(['batch', '--nope']));
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^wisbridge batch: USAGE: /);
+    expect(r.stderr).toBe('wisbridge batch: USAGE: unknown option --nope (--help lists the options)\n');
+    const typo = await finished(cli(['map', 'FILE.csv', '--mappings', 'mappings']));
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe('wisbridge map: USAGE: unknown option --mappings; did you mean --mapping? (--help lists the options)\n');
   });
 });
