@@ -20,7 +20,7 @@ export async function readSecret(source: SecretSource, what = 'token'): Promise<
     const fromEnv = process.env[source.env];
     if (fromEnv !== undefined && fromEnv.trim() !== '') return fromEnv.trim();
     if (source.file === undefined) {
-      throw new WisbridgeError('CONFIG_INVALID', `the ${what} environment variable ${source.env} is not set or empty`);
+      throw new WisbridgeError('CONFIG_INVALID', `environment variable ${source.env} (the ${what}) is not set or empty`);
     }
   }
   if (source.file !== undefined) {
@@ -29,10 +29,10 @@ export async function readSecret(source: SecretSource, what = 'token'): Promise<
       text = await readFile(source.file, 'utf8');
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new WisbridgeError('CONFIG_INVALID', `the ${what} file ${source.file} cannot be read (${reason})`);
+      throw new WisbridgeError('CONFIG_INVALID', `file ${source.file} (the ${what}) cannot be read (${reason})`);
     }
     const trimmed = text.trim();
-    if (trimmed === '') throw new WisbridgeError('CONFIG_INVALID', `the ${what} file ${source.file} is empty`);
+    if (trimmed === '') throw new WisbridgeError('CONFIG_INVALID', `file ${source.file} (the ${what}) is empty`);
     return trimmed;
   }
   throw new WisbridgeError('CONFIG_INVALID', `no ${what} configured: give a value, an environment variable or a file`);

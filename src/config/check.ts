@@ -87,13 +87,17 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
     }
   }
   // The console's credentials and the webhook's URL and headers are secrets by reference too.
-  const refs: Array<[string[], SecretRef]> = [];
+  const refs: Array<[string[], SecretRef, string]> = [];
   const auth = loaded.config.console?.auth;
-  if (auth) refs.push('bearer_token' in auth ? [['console', 'auth', 'bearer_token'], auth.bearer_token] : [['console', 'auth', 'password'], auth.password]);
+  if (auth) {
+    refs.push('bearer_token' in auth
+      ? [['console', 'auth', 'bearer_token'], auth.bearer_token, 'console bearer token']
+      : [['console', 'auth', 'password'], auth.password, 'console password']);
+  }
   const webhook = loaded.config.alerts?.webhook;
-  if (webhook && typeof webhook.url !== 'string') refs.push([['alerts', 'webhook', 'url'], webhook.url]);
-  for (const [header, ref] of Object.entries(webhook?.headers ?? {})) refs.push([['alerts', 'webhook', 'headers', header], ref]);
-  for (const [path, ref] of refs) await loaded.secret(ref, path.join('.')).catch((error: unknown) => at(path, messageOf(error)));
+  if (webhook && typeof webhook.url !== 'string') refs.push([['alerts', 'webhook', 'url'], webhook.url, 'webhook URL']);
+  for (const [header, ref] of Object.entries(webhook?.headers ?? {})) refs.push([['alerts', 'webhook', 'headers', header], ref, `webhook's ${header} header`]);
+  for (const [path, ref, what] of refs) await loaded.secret(ref, what).catch((error: unknown) => at(path, messageOf(error)));
   return problems;
 }
 

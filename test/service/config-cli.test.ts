@@ -65,8 +65,8 @@ describe('wisbridge config', () => {
     const { WB_CFG_TOKEN: _t, WB_CFG_PASSWORD: _p, ...env } = process.env;
     const r = spawnSync(process.execPath, [join(root, 'bin/wisbridge.js'), 'config', 'check', '--config', file], { cwd: dir, env, encoding: 'utf8' });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/services\.main\.token: the token of service "main" environment variable WB_CFG_TOKEN is not set or empty/);
-    expect(r.stderr).toMatch(/drops\.wms: the password of drop "wms" environment variable WB_CFG_PASSWORD is not set or empty/);
+    expect(r.stderr).toMatch(/services\.main\.token: environment variable WB_CFG_TOKEN \(the token of service "main"\) is not set or empty/);
+    expect(r.stderr).toMatch(/drops\.wms: environment variable WB_CFG_PASSWORD \(the password of drop "wms"\) is not set or empty/);
     const shape = spawnSync(process.execPath, [join(root, 'bin/wisbridge.js'), 'config', 'check', '--skip-secrets', '--config', file], { cwd: dir, env, encoding: 'utf8' });
     expect(shape.status, shape.stderr).toBe(0);
   });

@@ -36,7 +36,7 @@ describe('configuration messages', () => {
     writeFileSync(join(dir, 'unset.yaml'), config('{ env: WB_MSG_TOKEN }'));
     const run = wisbridge(['run', '--config', 'unset.yaml']);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe('wisbridge run: CONFIG_INVALID: cannot start: unset.yaml:6:12: services.main.token: the token of service "main" environment variable WB_MSG_TOKEN is not set or empty\n');
+    expect(run.stderr).toBe('wisbridge run: CONFIG_INVALID: cannot start: unset.yaml:6:12: services.main.token: environment variable WB_MSG_TOKEN (the token of service "main") is not set or empty\n');
     expect(wisbridge(['config', 'check', '--config', 'unset.yaml']).stderr).not.toContain('CONFIG_INVALID');
   });
 

@@ -53,14 +53,14 @@ ${inbound}`, { load: false });
     expect(check.status).toBe(1);
     const lines = check.stderr.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/wisbridge\.yaml:\d+:\d+: services\.main\.token: the token of service "main" environment variable WISBRIDGE_TEST_TOKEN is not set or empty$/);
+    expect(lines[0]).toMatch(/wisbridge\.yaml:\d+:\d+: services\.main\.token: environment variable WISBRIDGE_TEST_TOKEN \(the token of service "main"\) is not set or empty$/);
     expect(lines[1]).toMatch(/wisbridge\.yaml:\d+:\d+: drops\.partner: the private key file .*keys\/missing_key cannot be read \(ENOENT\)$/);
     expect(runCli(['config', 'check', '--skip-secrets', '--config', env.file], unset).status).toBe(0);
 
     const run = runCli(['run', '--config', env.file], unset);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^wisbridge run: CONFIG_INVALID: cannot start: .*services\.main\.token: .*WISBRIDGE_TEST_TOKEN is not set or empty \(and 1 more: wisbridge config check --config .* lists them\)$/),
+      expect.stringMatching(/^wisbridge run: CONFIG_INVALID: cannot start: .*services\.main\.token: .*WISBRIDGE_TEST_TOKEN \(the token of service "main"\) is not set or empty \(and 1 more: wisbridge config check --config .* lists them\)$/),
     ]);
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
 
@@ -92,8 +92,8 @@ alerts:
     cleanups.push(env.cleanup);
     const problems = (await checkConfigFile(env.file)).map((p) => p.message);
     expect(problems).toEqual([
-      expect.stringMatching(/^console\.auth\.bearer_token: .*WB_TEST_CONSOLE_TOKEN is not set or empty$/),
-      expect.stringMatching(/^alerts\.webhook\.headers\.Authorization: .*no-such-alert-token cannot be read \(ENOENT\)$/),
+      expect.stringMatching(/^console\.auth\.bearer_token: environment variable WB_TEST_CONSOLE_TOKEN \(the console bearer token\) is not set or empty$/),
+      expect.stringMatching(/^alerts\.webhook\.headers\.Authorization: file .*no-such-alert-token \(the webhook's Authorization header\) cannot be read \(ENOENT\)$/),
     ]);
     const run = runCli(['run', '--config', env.file], { WB_TEST_CONSOLE_TOKEN: undefined });
     expect(run.status).toBe(2);
