@@ -139,6 +139,8 @@ describe('mapping sets', () => {
     expect(set.find('other.csv')).toBeUndefined();
     expect(() => set.find('KORR_2026.csv')).toThrow('matches several mappings: a, b');
     expect(set.get('b')).toBe(b);
-    expect(() => set.get('zz')).toThrow('no mapping named "zz"');
+    expect(() => set.get('stock-levels')).toThrow('no mapping named "stock-levels" (known: a, b)');
+    const near = mappingSet([mappingOf(base, 'inventory-adjustments.yaml')]);
+    expect(() => near.get('inventory-adjustmens')).toThrow('no mapping named "inventory-adjustmens"; did you mean "inventory-adjustments"? (known: inventory-adjustments)');
   });
 });

@@ -40,6 +40,13 @@ describe('configuration messages', () => {
     expect(wisbridge(['config', 'check', '--config', 'unset.yaml']).stderr).not.toContain('CONFIG_INVALID');
   });
 
+  it('a mistyped mapping name is answered with the closest one', () => {
+    writeFileSync(join(dir, 'typo.yaml'), config('{ env: WB_MSG_TOKEN }', 'inbound:\n  - { name: in, drop: wms, service: main, mappings: [inventory-adjustmens] }\n'));
+    const check = wisbridge(['config', 'check', '--config', 'typo.yaml'], { WB_MSG_TOKEN: 'x' });
+    expect(check.status).toBe(1);
+    expect(check.stderr).toBe(`typo.yaml:10:54: inbound.0.mappings.0: no mapping named "inventory-adjustmens" in ${join(root, 'mappings')}; did you mean "inventory-adjustments"?\n`);
+  });
+
   it('config show and config check redact the query token of a webhook URL', () => {
     writeFileSync(join(dir, 'hook.yaml'), config('{ env: WB_MSG_TOKEN }', 'alerts:\n  webhook: { url: "https://hooks.example.com/services/x?token=s3cr3t-hook&channel=ops" }\n'));
     const env = { WB_MSG_TOKEN: 'x' };
