@@ -6,6 +6,7 @@ import { planControlTotals, type ControlTotalsPlan, type TotalCheck } from './co
 import { columnName, planFixedLayout, type FixedLayout } from './fixed-width.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
 import { isSingleObjectWrite } from '../contract/index.js';
+import { closestWord } from '../util/did-you-mean.js';
 import type { YamlProblem } from '../util/yaml-document.js';
 
 export interface RecordTypePlan {
@@ -120,7 +121,11 @@ function headerBinder(header: readonly string[]): Binder {
   return (ref) => {
     if (typeof ref === 'number') return { index: ref - 1, label: header[ref - 1]?.trim() || `#${ref}` };
     const i = index.get(ref);
-    if (i === undefined) throw new HeaderProblem(`column "${ref}" named by the mapping is not in the header (found: ${[...index.keys()].join(', ')})`);
+    if (i === undefined) {
+      // Either side may be the misspelt one (the WMS's header or the mapping): name the near miss, not a fix.
+      const near = closestWord(ref, [...index.keys()]);
+      throw new HeaderProblem(`column "${ref}" named by the mapping is not in the header${near ? `; the closest there is "${near}"` : ''} (found: ${[...index.keys()].join(', ')})`);
+    }
     return { index: i, label: ref };
   };
 }

@@ -81,6 +81,8 @@ describe('CSV dialect options', () => {
     const e = await rejection(mapText(adj('  delimiter: ","'), 'SKU,AMOUNT\nA,1\n'));
     expect(e.code).toBe('FILE_LAYOUT');
     expect(e.message).toBe('in.csv, line 1: column "QTY" named by the mapping is not in the header (found: SKU, AMOUNT)');
+    const near = await rejection(mapText(adj('  delimiter: ","'), 'SKU,QTYS\nA,1\n'));
+    expect(near.message).toBe('in.csv, line 1: column "QTY" named by the mapping is not in the header; the closest there is "QTYS" (found: SKU, QTYS)');
   });
   it('an empty file gives no outcomes', async () => {
     expect(await mapText(adj('  delimiter: ","'), '')).toEqual({ requests: [], rejected: [], skipped: [] });
