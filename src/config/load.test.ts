@@ -117,6 +117,15 @@ describe('configuration', () => {
     ]);
   });
 
+  it('a section or option left out is "required", not zod\'s "expected record, received undefined"', () => {
+    const { problems } = checkConfigText('journal: ./j.sqlite\nmappings: ./mappings\n', 'c.yaml');
+    expect(problems.map((p) => [p.line, p.col, p.message])).toEqual([[1, 1, 'services: is required'], [1, 1, 'drops: is required']]);
+    const noUrl = checkConfigText(VALID.replace('    url: http://127.0.0.1:8080\n', ''), 'c.yaml');
+    expect(noUrl.problems.map((p) => p.message)).toEqual(['services.main.url: is required']);
+    const badUrl = checkConfigText(VALID.replace('    url: http://127.0.0.1:8080', '    url: wis.example.com'), 'c.yaml');
+    expect(badUrl.problems.map((p) => p.message)).toEqual(['services.main.url: must be an absolute http(s) URL']);
+  });
+
   it('the secret flag alone decides which drop options are references, read, and redacted in logs', () => {
     expect(SECRET_DROP_OPTIONS).toEqual(['password', 'privateKey', 'passphrase'] satisfies SecretDropOption[]);
     expect(SECRET_OPTION_NAMES).toEqual(SECRET_DROP_OPTIONS);

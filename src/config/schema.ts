@@ -41,7 +41,7 @@ export const scheduleSchema = z
 
 export const serviceSchema = z
   .strictObject({
-    url: z.url({ error: 'must be an absolute http(s) URL' }).describe('base URL of the Warehouse Integration Service (paths /v1/... are appended)'),
+    url: z.url({ error: (issue) => (issue.input === undefined ? undefined : 'must be an absolute http(s) URL') }).describe('base URL of the Warehouse Integration Service (paths /v1/... are appended)'),
     token: secretRefSchema.describe('the JWT of this warehouse (or warehouses)'),
     warehouse: z.number().int().positive().optional().describe('warehouse id sent with inventory writes when the token is scoped to several warehouses'),
     batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),

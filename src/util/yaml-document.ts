@@ -60,7 +60,7 @@ export function parseYamlWithSchema<S extends z.ZodType>(
       warnings,
       problems: (parsed.error.issues as Issue[]).flatMap(specificIssues).flatMap((issue) => issue.code === 'unrecognized_keys'
         ? (issue.keys ?? []).map((key) => unknownKey(file, doc, schema, value, issue.path, key))
-        : [{ file, ...doc.positionOf(issue.path), message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}` }]),
+        : [{ file, ...doc.positionOf(issue.path), message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${plainMessage(issue)}` }]),
     };
   }
   return { data: parsed.data, doc, problems: [], warnings };
@@ -73,6 +73,9 @@ function unknownKey(file: string, doc: PositionedYaml, schema: z.ZodType, value:
     message: `${[...path, key].join('.')}: unknown option${suggestion ? `; did you mean \`${suggestion}\`?` : ''}`,
   };
 }
+
+/** zod's words for an option left out ("Invalid input: expected record, received undefined") say less than this. */
+const plainMessage = (issue: Issue): string => (issue.code === 'invalid_type' && / received undefined$/.test(issue.message) ? 'is required' : issue.message);
 
 type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][]; keys?: string[] };
 
