@@ -367,7 +367,7 @@ describe('connection errors', () => {
   it('a password variable that is not set is named', async () => {
     delete process.env.WISBRIDGE_TEST_PG_UNSET;
     const error = await failure(openPostgres(config({ password: { env: 'WISBRIDGE_TEST_PG_UNSET' } })));
-    expectUserMessage(error, 'CONFIG_INVALID', /environment variable WISBRIDGE_TEST_PG_UNSET is not set/, []);
+    expectUserMessage(error, 'CONFIG_INVALID', /^CONFIG_INVALID: environment variable WISBRIDGE_TEST_PG_UNSET \(the password of the journal database postgres:\/\/wisbridge@127\.0\.0\.1:\d+\/postgres\) is not set or empty$/, []);
   });
 });
 
