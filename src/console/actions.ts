@@ -70,7 +70,7 @@ export function redrive(source: ConsoleSource, fileId: number, actor: string): P
       throw new WisbridgeError('USAGE', `nothing to re-drive: no row of ${file.name} (file ${fileId}) can be sent again (the file is ${file.status})${rejected}`);
     }
     const r = await redriveFile(source.runtime, String(fileId));
-    return `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}; result file rewritten: outbox/${r.resultFile}`;
+    return `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}; result file rewritten: ${r.resultAt}`;
   });
 }
 
@@ -82,7 +82,7 @@ export async function resolve(source: ConsoleSource, fileId: number, itemId: num
     const item = (await journal.uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
     if (!item) throw new WisbridgeError('JOURNAL_STATE', `row ${itemId} of file ${fileId} is not uncertain (resolved already?)`);
     const r = await resolveRows(source.runtime, String(fileId), { lines: item.lines, resolution, note, by: actor });
-    return `line(s) ${item.lines.join(', ')} marked ${resolution === 'applied' ? 'applied (ok)' : 'not applied (error)'}: "${note}"; file is now ${r.status}; result file rewritten: outbox/${r.resultFile}`;
+    return `line(s) ${item.lines.join(', ')} marked ${resolution === 'applied' ? 'applied (ok)' : 'not applied (error)'}: "${note}"; file is now ${r.status}; result file rewritten: ${r.resultAt}`;
   });
 }
 

@@ -6,7 +6,7 @@ export { runInboundJob, inboundWatcher, belongsToJob, placeOfFile, runEndOf, typ
 export { FileQueue, type FileRunEnd } from './file-queue.js';
 export type { FilePlace } from './file-order.js';
 export { recordConfirmations } from './confirmations.js';
-export { findJobOfFile, jobOfFile, openResultFile, recordedResultName } from './lifecycle.js';
+export { findJobOfFile, jobOfFile, openResultFile, processJobOn, recordedResultName } from './lifecycle.js';
 export { findFile, neverClaimed, redriveFile, type RedriveJournal, type RedriveReport } from './redrive.js';
 export { resolveRows, type ResolveJournal, type ResolveReport } from './resolve.js';
 export type { SenderContext } from './types.js';

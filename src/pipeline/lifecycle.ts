@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config, InboundJob } from '../config/schema.js';
-import type { Drop, FolderRole } from '../drops/index.js';
+import { processDropOptions, type Drop, type FolderRole } from '../drops/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
 import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
@@ -51,19 +52,44 @@ export async function writeResultFile(
   return counts;
 }
 
-/** The inbound job a journal file came through: the job reading its drop (and allowed its mapping). */
-export function jobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<FileRecord, 'fileId' | 'name' | 'drop' | 'mapping'>): InboundJob {
+type JobConfig = Pick<Config, 'drops' | 'inbound' | 'services'>;
+
+/**
+ * The inbound job a journal file came through: the job reading its drop (and allowed its mapping), or for a file
+ * `wisbridge process` read, a job of its own folders and the configuration's one service.
+ */
+export function jobOfFile(config: JobConfig, file: Pick<FileRecord, 'fileId' | 'name' | 'drop' | 'mapping'>): InboundJob {
   const job = findJobOfFile(config, file);
-  if (!job) throw new WisbridgeError('CONFIG_INVALID', `no inbound job reads drop "${file.drop}" of file ${file.fileId} (${file.name})`);
-  return job;
+  if (job) return job;
+  if (processDropOptions(file.drop)) {
+    throw new WisbridgeError('CONFIG_INVALID', `file ${file.fileId} (${file.name}) was read by wisbridge process, which records no service, and the `
+      + `configuration has ${Object.keys(config.services).length} services: give it only the service the file was sent to (a configuration of its own)`);
+  }
+  throw new WisbridgeError('CONFIG_INVALID', `no inbound job reads drop "${file.drop}" of file ${file.fileId} (${file.name})`);
 }
 
 /** The inbound job of a journal file, or undefined when the configuration has none reading its drop any more. */
-export function findJobOfFile(config: Pick<Config, 'drops' | 'inbound'>, file: Pick<FileRecord, 'drop' | 'mapping'>): InboundJob | undefined {
+export function findJobOfFile(config: JobConfig, file: Pick<FileRecord, 'drop' | 'mapping'>): InboundJob | undefined {
   const dropKeys = Object.entries(config.drops).filter(([key, d]) => (d.name ?? key) === file.drop).map(([key]) => key);
   return config.inbound.find((j) => dropKeys.includes(j.drop) && (!j.mappings || j.mappings.includes(file.mapping)))
-    ?? config.inbound.find((j) => dropKeys.includes(j.drop));
+    ?? config.inbound.find((j) => dropKeys.includes(j.drop))
+    ?? processJob(config, file.drop);
 }
+
+/** The job `wisbridge process` ran a file through, on the drop its recorded name stands for. */
+function processJob(config: JobConfig, drop: string): InboundJob | undefined {
+  const services = Object.keys(config.services);
+  return processDropOptions(drop) && services.length === 1 ? processJobOn(drop, services[0]) : undefined;
+}
+
+/** Where a file's result file is, as an operator finds it: its drop's outbox, or the folder `wisbridge process` wrote it to. */
+function resultLocation(drop: string, name: string): string {
+  const local = processDropOptions(drop);
+  return local ? join(local.outbox as string, name) : `outbox/${name}`;
+}
+
+/** The one-off job of `wisbridge process`: a file at a time, never watched, never expected. */
+export const processJobOn = (drop: string, service: string): InboundJob => ({ name: 'process', drop, service, watch: false, files_in_flight: 1, expect: [] });
 
 /** What concluding a file again uses of the journal: its status, its recorded result name, its rows. */
 export type ConcludingJournal = Pick<InboundJournal, 'finishFile'> & ResultReads;
@@ -82,7 +108,7 @@ export async function concludeAgain(
   const job = jobOfFile(runtime.loaded.config, file);
   const resultFile = recordedResultName(file);
   await writeResultFile(journal, await runtime.drop(job.drop), 'outbox', fileId, resultFile);
-  const concluded: FileConcluded = { fileId, name: file.name, job: job.name, via, status, resultFile };
+  const concluded: FileConcluded = { fileId, name: file.name, job: job.name, via, status, resultFile, resultAt: resultLocation(file.drop, resultFile) };
   runtime.onFileConcluded?.(concluded);
   return concluded;
 }

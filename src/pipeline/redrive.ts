@@ -18,6 +18,8 @@ export interface RedriveReport {
   uncertain: number;
   status: FileStatus;
   resultFile?: string;
+  /** Where the result file was rewritten (FileConcluded.resultAt). */
+  resultAt?: string;
 }
 
 /** A journal file by id (digits) or by name (the most recent file of that name). */
@@ -86,6 +88,7 @@ export async function redriveFile(runtime: RuntimeParts<'loaded' | 'logger' | 'c
   const concluded = await concludeAgain(runtime, file.fileId, 'redrive', { finish: true });
   report.status = concluded.status;
   report.resultFile = concluded.resultFile;
+  report.resultAt = concluded.resultAt;
   log.info({ ...report }, 're-drive finished');
   return report;
 }

@@ -10,6 +10,8 @@ export interface ResolveReport {
   resolved: number;
   status: FileStatus;
   resultFile?: string;
+  /** Where the result file was rewritten (FileConcluded.resultAt). */
+  resultAt?: string;
 }
 
 /** What a resolution uses of the journal: finding the file, its uncertain items, marking them, concluding it. */
@@ -38,5 +40,5 @@ export async function resolveRows(
   const result = await journal.resolveUncertain({ itemIds: items.map((i) => i.itemId) }, { resolution: options.resolution, note: options.note, by: options.by });
   runtime.logger.info({ fileId: file.fileId, file: file.name, items: result.resolved, resolution: options.resolution, by: options.by }, 'uncertain rows resolved');
   const concluded = await concludeAgain(runtime, file.fileId, 'resolve', { finish: false });
-  return { fileId: file.fileId, name: file.name, resolved: result.resolved, status: concluded.status, resultFile: concluded.resultFile };
+  return { fileId: file.fileId, name: file.name, resolved: result.resolved, status: concluded.status, resultFile: concluded.resultFile, resultAt: concluded.resultAt };
 }

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createClient, type ClientEvent, type WisClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/load.js';
-import { createDrop, type Drop } from '../drops/index.js';
+import { createDrop, processDropOptions, type Drop } from '../drops/index.js';
 import { openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import { loadMappings, loadNamedMapping, type Mapping, type MappingSet } from '../mapping/index.js';
@@ -88,6 +88,8 @@ export interface FileConcluded {
   via: 'redrive' | 'resolve';
   status: FileStatus;
   resultFile: string;
+  /** Where an operator finds it: `outbox/NAME`, or the folder `wisbridge process` wrote it to. */
+  resultAt: string;
 }
 
 export interface RuntimeOptions {
@@ -185,7 +187,12 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
       return budget;
     },
     mappingThreads: new Limiter(Number(process.env.WISBRIDGE_MAPPING_THREADS) || MAPPING_THREADS),
-    drop: (name) => once(drops, name, async () => createDrop(await loaded.dropOptions(name), logger.child({ drop: name }))),
+    // A file `wisbridge process` read has no configured drop: its recorded name says the folders (re-drive, resolve).
+    drop: (name) => once(drops, name, async () => {
+      // A file `wisbridge process` read has no configured drop: its recorded name says its folders (re-drive, resolve).
+      const local = Object.hasOwn(loaded.config.drops, name) ? undefined : processDropOptions(name);
+      return createDrop(local ?? await loaded.dropOptions(name), logger.child({ drop: name }));
+    }),
     onFileConcluded: options.onFileConcluded,
     leases: options.leases,
     async close() {

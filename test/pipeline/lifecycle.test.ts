@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal, type FileRecord } from '../../src/journal/index.js';
@@ -82,5 +82,53 @@ describe('wisbridge retry and resolve rewrite the result file of the file they a
     expect(parseCsv(bytes(secondName).toString('utf8')).map((r) => [r.document, r.status, r.message])).toEqual([['SKU-00002', 'ok', 'applied: K-2 found in the service']]);
     expect(resolve.stdout).toContain(`file is now done; result file rewritten: outbox/${secondName}\n`);
     expect(ws.files('outbox')).toEqual(['KORR_20261120.result.csv', secondName].sort());
+  });
+});
+
+describe('files read by wisbridge process are re-driven and resolved like any other, their result file rewritten where process wrote it', () => {
+  const statuses = (path: string) => parseCsv(readFileSync(path, 'utf8')).map((r) => [r.document, r.status]);
+
+  it('retry: the failed row is sent again and the result file beside the input says ok', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    const local = join(ws.dir, 'local');
+    mkdirSync(local);
+    const input = join(local, 'ACK_SO_20261120.csv');
+    writeFileSync(input, 'NUMBER\nSO-1002\n');
+    await setFaults(emu, { error_rate: 1, error_status: 422, path_prefix: '/v1/customer-shipments/acknowledge' });
+    const first = await finished(cli(['process', input, '--config', ws.configFile]));
+    expect(first.code, first.stderr).toBe(1);
+    const result = join(local, 'ACK_SO_20261120.result.csv');
+    expect(statuses(result)).toEqual([['SO-1002', 'error']]);
+    const [file] = await filesNamed(ws, 'ACK_SO_20261120.csv');
+    expect(file.drop).toBe(`process:${local}`);
+
+    await setFaults(emu, {});
+    const retry = await finished(cli(['retry', '--config', ws.configFile, '--file', String(file.fileId)]));
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(statuses(result)).toEqual([['SO-1002', 'ok']]);
+    expect(retry.stdout).toContain(`file is now done; result file rewritten: ${result}\n`);
+    expect(readdirSync(local).sort()).toEqual(['ACK_SO_20261120.csv', 'ACK_SO_20261120.result.csv']);
+  });
+
+  it('resolve: an uncertain row of a file processed with --out is resolved in the result file there', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    const local = join(ws.dir, 'local');
+    const out = join(ws.dir, 'results');
+    mkdirSync(local);
+    const input = join(local, 'KORR_20261120.csv');
+    writeFileSync(input, korr(['SKU-00002;1;Fund;K-2;19.11.2026;;']));
+    // The answer is lost after the service applied the write: the row is uncertain.
+    await setFaults(emu, { reset_rate: 1, reset_phase: 'after', times: 1, path_prefix: '/v1/inventory/adjustments' });
+    const first = await finished(cli(['process', input, '--config', ws.configFile, '--out', out]));
+    expect(first.code, first.stderr).toBe(1);
+    const [file] = await filesNamed(ws, 'KORR_20261120.csv');
+    expect(file.drop).toBe(`process:${local} → ${out}`);
+    expect(statuses(join(out, 'KORR_20261120.result.csv'))).toEqual([['SKU-00002', 'uncertain']]);
+
+    const resolve = await finished(cli(['resolve', '--config', ws.configFile, '--file', String(file.fileId), '--applied', '--note', 'K-2 found in the service', '--by', 'ops']));
+    expect(resolve.code, resolve.stderr).toBe(0);
+    expect(statuses(join(out, 'KORR_20261120.result.csv'))).toEqual([['SKU-00002', 'ok']]);
+    expect(resolve.stdout).toContain(`; result file rewritten: ${join(out, 'KORR_20261120.result.csv')}\n`);
+    expect(readdirSync(local)).toEqual(['KORR_20261120.csv']);
   });
 });

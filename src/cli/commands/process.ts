@@ -3,12 +3,12 @@ import { basename, dirname, resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { takesWarehouse } from '../../contract/index.js';
 import type { InboundJob } from '../../config/schema.js';
-import { createDrop } from '../../drops/index.js';
+import { createDrop, processDropOptions, processDropName } from '../../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { ApiReferenceIds } from '../../client/index.js';
 import type { ReferenceIds } from '../../mapping/index.js';
-import { exitCodeOf, pickMapping, processFile, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
+import { exitCodeOf, pickMapping, processFile, processJobOn, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
 import { createRuntime, type RuntimeParts } from '../../runtime/runtime.js';
 import { parseCommandLine } from '../args.js';
 import { dryRunFile, dryRunReport, rejectFile, type DryRunLine } from '../dry-run.js';
@@ -42,7 +42,7 @@ export async function run(argv: string[]): Promise<number> {
   const service = values.service ?? (services.length === 1 ? services[0] : undefined);
   if (!service) throw new WisbridgeError('USAGE', `several services are configured: give --service NAME (${services.join(', ')})`);
   loaded.service(service);
-  const job: InboundJob = { name: 'process', drop: '(local)', service, watch: false, files_in_flight: 1, expect: [] };
+  const job = processJobOn('(local)', service);
   const logger = createLogger({ level: loaded.config.log.level });
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -60,9 +60,7 @@ export async function run(argv: string[]): Promise<number> {
         continue;
       }
       const dir = dirname(resolve(file));
-      const drop = createDrop({
-        type: 'local', name: `process:${dir}`, root: dir, inbox: '.', outbox: values.out ? resolve(values.out) : '.', watchEvents: false,
-      }, logger);
+      const drop = createDrop(processDropOptions(processDropName(dir, values.out ? resolve(values.out) : dir))!, logger);
       try {
         reports.push(await processFile(runtime, job, basename(file), {
           drop, dispose: false, force: values.force, mapping: values.mapping, signal: stop.signal,

@@ -36,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     const r = await recordedCli(runtime, { action: `resolve ${resolution}`, target: values.lines ? `lines ${values.lines}` : 'all uncertain rows', actor: by },
       () => resolveRows(runtime, values.file!, { lines, resolution, note, by }), (r) => `${r.resolved} row(s) marked ${resolution}: "${note}"; file is now ${r.status}`);
     process.stdout.write(`file ${r.fileId} ${r.name}: ${r.resolved} row(s) marked ${values.applied ? 'applied (ok)' : 'not applied (error)'}; file is now ${r.status}` +
-      `${r.resultFile ? `; result file rewritten: outbox/${r.resultFile}` : ''}\n`);
+      `${r.resultFile ? `; result file rewritten: ${r.resultAt}` : ''}\n`);
     if (!values.applied) process.stdout.write(`to send them again: wisbridge retry --config ${loaded.file} --file ${r.fileId}\n`);
     return 0;
   } finally {

@@ -32,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
       (r) => `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}`);
     process.stdout.write(
       `file ${r.fileId} ${r.name}: re-drive ${r.attempt - 1}, ${r.sent} row(s) sent again: ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain\n` +
-      `file is now ${r.status}; result file rewritten: outbox/${r.resultFile}\n`,
+      `file is now ${r.status}; result file rewritten: ${r.resultAt}\n`,
     );
     return r.status === 'done' ? 0 : 1;
   } finally {
