@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal, type FileRecord } from '../../src/journal/index.js';
+import { findJobOfFile, jobOfFile } from '../../src/pipeline/index.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { cli, finished, korr, parseCsv, workspace, type Workspace } from './helpers.js';
 
@@ -87,6 +88,14 @@ describe('wisbridge retry and resolve rewrite the result file of the file they a
 
 describe('files read by wisbridge process are re-driven and resolved like any other, their result file rewritten where process wrote it', () => {
   const statuses = (path: string) => parseCsv(readFileSync(path, 'utf8')).map((r) => [r.document, r.status]);
+
+  it('the job they are re-driven through: the configuration\'s one service; with several, refused by name', () => {
+    const config = { drops: {}, inbound: [], services: { a: {}, b: {} } } as unknown as Parameters<typeof jobOfFile>[0];
+    const file = { fileId: 7, name: 'X.csv', drop: 'process:/in', mapping: 'm' };
+    expect(() => jobOfFile(config, file)).toThrow('file 7 (X.csv) was read by wisbridge process, which records no service, and the configuration has 2 services: give it only the service the file was sent to (a configuration of its own)');
+    expect(findJobOfFile(config, file)).toBeUndefined();
+    expect(jobOfFile({ ...config, services: { a: {} } } as unknown as typeof config, file)).toMatchObject({ name: 'process', drop: 'process:/in', service: 'a' });
+  });
 
   it('retry: the failed row is sent again and the result file beside the input says ok', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
