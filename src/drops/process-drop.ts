@@ -12,6 +12,11 @@ export function processDropName(folder: string, outbox: string): string {
   return outbox === folder ? `${PREFIX}${folder}` : `${PREFIX}${folder}${TO}${outbox}`;
 }
 
+/** The local drop `wisbridge process` reads `folder` through: the one its recorded name stands for. */
+export function processDrop(folder: string, outbox: string): DropOptionsInput {
+  return processDropOptions(processDropName(folder, outbox))!;
+}
+
 /** The local drop a processed file's recorded drop name stands for; undefined for any other name. */
 export function processDropOptions(name: string): DropOptionsInput | undefined {
   if (!name.startsWith(PREFIX)) return undefined;

@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { takesWarehouse } from '../../contract/index.js';
 import type { InboundJob } from '../../config/schema.js';
-import { createDrop, processDropOptions, processDropName } from '../../drops/index.js';
+import { createDrop, processDrop } from '../../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { ApiReferenceIds } from '../../client/index.js';
@@ -60,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
         continue;
       }
       const dir = dirname(resolve(file));
-      const drop = createDrop(processDropOptions(processDropName(dir, values.out ? resolve(values.out) : dir))!, logger);
+      const drop = createDrop(processDrop(dir, values.out ? resolve(values.out) : dir), logger);
       try {
         reports.push(await processFile(runtime, job, basename(file), {
           drop, dispose: false, force: values.force, mapping: values.mapping, signal: stop.signal,
