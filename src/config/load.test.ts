@@ -126,6 +126,15 @@ describe('configuration', () => {
     expect(badUrl.problems.map((p) => p.message)).toEqual(['services.main.url: must be an absolute http(s) URL']);
   });
 
+  it('a value not among the allowed ones names the closest of them', () => {
+    const { problems } = checkConfigText(VALID.replace('work_type: customerShipments', 'work_type: customerShipment'), 'c.yaml');
+    expect(problems.map((p) => p.message)).toEqual([
+      'exports.0.work_type: Invalid option: expected one of "customerShipments"|"outboundTransfers"|"inboundTransfers"|"supplierShipments"|"customerReturns"|"products"; did you mean "customerShipments"?',
+    ]);
+    const far = checkConfigText(VALID.replace('work_type: customerShipments', 'work_type: orders'), 'c.yaml');
+    expect(far.problems.map((p) => p.message)).toEqual([expect.stringMatching(/"products"$/)]);
+  });
+
   it('the secret flag alone decides which drop options are references, read, and redacted in logs', () => {
     expect(SECRET_DROP_OPTIONS).toEqual(['password', 'privateKey', 'passphrase'] satisfies SecretDropOption[]);
     expect(SECRET_OPTION_NAMES).toEqual(SECRET_DROP_OPTIONS);

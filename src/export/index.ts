@@ -2,5 +2,5 @@
 export { runExportJob, acknowledgeDueForJob, type ExportRuntime, type ExportSummary, type RunExportOptions } from './job.js';
 export type { AckTally } from './acknowledge.js';
 export type { ExportTuning, WrittenFile } from './work.js';
-export { WORK_TYPE_SPECS, parseWorkType, formatFileName, type WorkListType, type WorkTypeSpec } from './work-types.js';
+export { WORK_TYPE_ARGUMENTS, WORK_TYPE_SPECS, parseWorkType, formatFileName, type WorkListType, type WorkTypeSpec } from './work-types.js';
 export { resultFileName, RESULT_COLUMNS } from './files.js';

@@ -34,10 +34,15 @@ export const WORK_TYPE_SPECS: Record<WorkListType, WorkTypeSpec> = {
   },
 };
 
+const WORK_TYPES = [...Object.keys(WORK_TYPE_SPECS), 'products'] as WorkType[];
+
+/** The work types as the command line writes them: `customer-shipments`, …, `products`. */
+export const WORK_TYPE_ARGUMENTS: readonly string[] = WORK_TYPES.map((t) => t.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
+
 /** Accepts `customerShipments` and `customer-shipments` (CLI). */
 export function parseWorkType(text: string): WorkType | undefined {
   const camel = text.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-  return (['products', ...Object.keys(WORK_TYPE_SPECS)] as WorkType[]).find((t) => t === camel);
+  return WORK_TYPES.find((t) => t === camel);
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');

@@ -60,7 +60,7 @@ export function parseYamlWithSchema<S extends z.ZodType>(
       warnings,
       problems: (parsed.error.issues as Issue[]).flatMap(specificIssues).flatMap((issue) => issue.code === 'unrecognized_keys'
         ? (issue.keys ?? []).map((key) => unknownKey(file, doc, schema, value, issue.path, key))
-        : [{ file, ...doc.positionOf(issue.path), message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${plainMessage(issue)}` }]),
+        : [{ file, ...doc.positionOf(issue.path), message: `${issue.path.length ? issue.path.join('.') + ': ' : ''}${plainMessage(issue, value)}` }]),
     };
   }
   return { data: parsed.data, doc, problems: [], warnings };
@@ -74,10 +74,21 @@ function unknownKey(file: string, doc: PositionedYaml, schema: z.ZodType, value:
   };
 }
 
-/** zod's words for an option left out ("Invalid input: expected record, received undefined") say less than this. */
-const plainMessage = (issue: Issue): string => (issue.code === 'invalid_type' && / received undefined$/.test(issue.message) ? 'is required' : issue.message);
+/**
+ * zod's message, in plainer words where it has them: an option left out is "required" (not "Invalid input: expected
+ * record, received undefined"), and a value not among the allowed ones names the closest of them.
+ */
+function plainMessage(issue: Issue, root: unknown): string {
+  if (issue.code === 'invalid_type' && / received undefined$/.test(issue.message)) return 'is required';
+  if (issue.code === 'invalid_value' && issue.values) {
+    const given = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], root);
+    const meant = typeof given === 'string' ? closestWord(given, issue.values.map(String)) : undefined;
+    if (meant !== undefined) return `${issue.message}; did you mean "${meant}"?`;
+  }
+  return issue.message;
+}
 
-type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][]; keys?: string[] };
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][]; keys?: string[]; values?: unknown[] };
 
 /**
  * A union failure ("Invalid input") is replaced by the issues of the branch that got furthest: for a field

@@ -61,7 +61,10 @@ describe('command line mistakes', () => {
     setup = await setUp(emu, [{ name: 'so', work_type: 'customerShipments', mapping: MAPPING_OF.customerShipments }]);
     const unknownType = await wisbridge(['export', 'pallets', '--config', setup.configFile]);
     expect(unknownType.code).toBe(2);
-    expect(unknownType.stderr).toMatch(/^wisbridge export: USAGE: unknown work type "pallets"/);
+    expect(unknownType.stderr).toMatch(/^wisbridge export: USAGE: unknown work type "pallets"\n/);
+    const near = await wisbridge(['export', 'customer-shipment', '--config', setup.configFile]);
+    expect(near.code).toBe(2);
+    expect(near.stderr).toMatch(/^wisbridge export: USAGE: unknown work type "customer-shipment"; did you mean customer-shipments\?\n/);
     const noJob = await wisbridge(['export', 'products', '--config', setup.configFile]);
     expect(noJob.code).toBe(2);
     expect(noJob.stderr).toMatch(/USAGE: no export job matches type products .*configured: so \(customerShipments\)/);

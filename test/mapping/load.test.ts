@@ -42,7 +42,7 @@ describe('definition problems name the file and the YAML position', () => {
   });
   it('every problem of a field written as an object at once: a misspelt key beside a bad type', () => {
     expect(problemsOf(base + '    quantity: { colum: QTY, type: numbr }\n')).toEqual([
-      'test.yaml:6:35: request.fields.quantity.type: Invalid option: expected one of "string"|"integer"|"number"|"boolean"|"date"|"datetime"',
+      'test.yaml:6:35: request.fields.quantity.type: Invalid option: expected one of "string"|"integer"|"number"|"boolean"|"date"|"datetime"; did you mean "number"?',
       'test.yaml:6:17: request.fields.quantity.colum: unknown option; did you mean `column`?',
     ]);
   });

@@ -1,15 +1,16 @@
 import { loadConfig } from '../../config/load.js';
 import type { ExportJob } from '../../config/schema.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
-import { parseWorkType, runExportJob, type ExportSummary } from '../../export/index.js';
+import { parseWorkType, runExportJob, WORK_TYPE_ARGUMENTS, type ExportSummary } from '../../export/index.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { closestWord } from '../../util/did-you-mean.js';
 import { parseCommandLine } from '../args.js';
 
 const HELP = `usage: wisbridge export [TYPE] --config FILE [--job NAME] [--json]
 
-Runs one export pass of the configured export jobs of TYPE (customer-shipments, outbound-transfers,
-inbound-transfers, supplier-shipments, customer-returns, products), or of the job --job NAME.
+Runs one export pass of the configured export jobs of TYPE (${WORK_TYPE_ARGUMENTS.slice(0, 3).join(', ')},
+${WORK_TYPE_ARGUMENTS.slice(3).join(', ')}), or of the job --job NAME.
 Writes work lists to the drop's outbox, acknowledges them per the job's policy, exports cancellations.
 Prints one summary per job (--json: one JSON line each).
 Exit: 0 all good, 1 some acknowledgements were refused or stayed uncertain, 2 fatal error.`;
@@ -25,7 +26,10 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length > 1) throw new WisbridgeError('USAGE', `unexpected arguments: ${positionals.slice(1).join(' ')}\n${HELP}`);
   if (positionals.length === 0 && values.job === undefined) throw new WisbridgeError('USAGE', `give a work type or --job NAME\n${HELP}`);
   const type = positionals[0] === undefined ? undefined : parseWorkType(positionals[0]);
-  if (positionals[0] !== undefined && type === undefined) throw new WisbridgeError('USAGE', `unknown work type "${positionals[0]}"\n${HELP}`);
+  if (positionals[0] !== undefined && type === undefined) {
+    const meant = closestWord(positionals[0], WORK_TYPE_ARGUMENTS);
+    throw new WisbridgeError('USAGE', `unknown work type "${positionals[0]}"${meant ? `; did you mean ${meant}?` : ''}\n${HELP}`);
+  }
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
   const jobs = loaded.config.exports.filter((j) => (type === undefined || j.work_type === type) && (values.job === undefined || j.name === values.job));
   if (jobs.length === 0) {
