@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { WisbridgeError } from '../errors.js';
-import { closestWord } from '../util/did-you-mean.js';
+import { didYouMean } from '../util/did-you-mean.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -17,8 +17,7 @@ export function parseCommandLine<O extends Options>(argv: string[], options: O, 
 
 /** Node's own text for an unknown option explains `--` for positionals; a mistyped option wants its closest name. */
 function unknownOption(given: string, names: readonly string[]): string {
-  const meant = closestWord(given.replace(/^-+/, '').split('=')[0], names);
-  return `unknown option ${given}${meant ? `; did you mean --${meant}?` : ''} (--help lists the options)`;
+  return `unknown option ${given}${didYouMean(given.replace(/^-+/, '').split('=')[0], names, (name) => `--${name}`)} (--help lists the options)`;
 }
 
 export function intOption(value: string | undefined, name: string, fallback: number): number {

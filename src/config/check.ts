@@ -1,7 +1,8 @@
 import { access, constants } from 'node:fs/promises';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import { checkJournalReachable } from '../journal/index.js';
-import { checkMappings, mappingSet, meantMapping, type Mapping, type MappingSet } from '../mapping/index.js';
+import { checkMappings, mappingSet, type Mapping, type MappingSet } from '../mapping/index.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { bindConfig, checkConfigText, readConfigText, type LoadedConfig } from './load.js';
 import type { SecretRef } from './schema.js';
@@ -42,7 +43,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   for (const { mapping, direction, path } of names) {
     const found = known.get(mapping);
     const at = { file, ...doc.positionOf(path) };
-    if (!found) missing.push({ ...at, message: `${path.join('.')}: no mapping named "${mapping}" in ${loaded.mappingsDir}${meantMapping(mapping, known.keys())}` });
+    if (!found) missing.push({ ...at, message: `${path.join('.')}: no mapping named "${mapping}" in ${loaded.mappingsDir}${didYouMean(mapping, [...known.keys()])}` });
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
   }
   const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];

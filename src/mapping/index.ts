@@ -1,5 +1,5 @@
 // Public API of the mapping layer: definitions → compiled mappings; CSV → requests; records → CSV.
-export { loadMappings, loadMappingFile, loadNamedMapping, checkMappings, parseMapping, mappingSet, meantMapping, formatProblem, type MappingSet, type DefinitionProblem } from './load.js';
+export { loadMappings, loadMappingFile, loadNamedMapping, checkMappings, parseMapping, mappingSet, formatProblem, type MappingSet, type DefinitionProblem } from './load.js';
 export { compileMapping, type Mapping } from './mapping.js';
 export { mapInbound, type InboundOutcome, type MappedBatch, type MappedDocument, type RejectedDocument, type SkippedRow, type MapInboundOptions } from './inbound.js';
 export { createExportRenderer, createExportWriter, encodeChunks, type ExportRenderer } from './export.js';

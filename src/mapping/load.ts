@@ -4,7 +4,7 @@ import { WisbridgeError } from '../errors.js';
 import { mappingDefinitionSchema } from './definition-schema.js';
 import { compileMapping, type Mapping } from './mapping.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
-import { closestWord } from '../util/did-you-mean.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { formatYamlProblem, parseYamlWithSchema, type YamlProblem } from '../util/yaml-document.js';
 
 /** One problem of a definition file, with its YAML position (1-based). */
@@ -40,19 +40,13 @@ export interface MappingSet {
   find(fileName: string, direction?: 'inbound' | 'export'): Mapping | undefined;
 }
 
-/** `; did you mean "NAME"?` when a known mapping's name is close to the one given, else nothing. */
-export function meantMapping(name: string, known: Iterable<string>): string {
-  const meant = closestWord(name, [...known]);
-  return meant ? `; did you mean "${meant}"?` : '';
-}
-
 export function mappingSet(mappings: readonly Mapping[]): MappingSet {
   const byName = new Map(mappings.map((m) => [m.name, m]));
   return {
     mappings,
     get(name) {
       const m = byName.get(name);
-      if (!m) throw new WisbridgeError('MAPPING_NOT_FOUND', `no mapping named "${name}"${meantMapping(name, byName.keys())} (known: ${[...byName.keys()].join(', ')})`);
+      if (!m) throw new WisbridgeError('MAPPING_NOT_FOUND', `no mapping named "${name}"${didYouMean(name, [...byName.keys()])} (known: ${[...byName.keys()].join(', ')})`);
       return m;
     },
     find(fileName, direction = 'inbound') {

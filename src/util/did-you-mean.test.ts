@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestWord, editDistance } from './did-you-mean.js';
+import { closestWord, didYouMean, editDistance } from './did-you-mean.js';
 import { camelToSnake, snakeToCamel } from './naming.js';
 
 describe('did you mean', () => {
@@ -19,6 +19,11 @@ describe('did you mean', () => {
     expect(closestWord('color', known)).toBeUndefined();
   });
 
+  it('writes the suggestion as a message suffix, in the caller\'s notation, or nothing', () => {
+    expect(didYouMean('confg', ['config', 'help'], (name) => `--${name}`)).toBe('; did you mean --config?');
+    expect(didYouMean('numbr', ['string', 'number'])).toBe('; did you mean "number"?');
+    expect(didYouMean('pallets', ['products'])).toBe('');
+  });
   it('converts between camelCase and snake_case', () => {
     expect(camelToSnake('reconnectInitialDelayMs')).toBe('reconnect_initial_delay_ms');
     expect(camelToSnake('batch_size')).toBe('batch_size');

@@ -28,3 +28,9 @@ export function closestWord(word: string, candidates: readonly string[]): string
   }
   return bestDistance <= Math.max(2, Math.floor(target.length / 3)) ? best : undefined;
 }
+
+/** `; did you mean X?` naming the candidate closest to a mistyped word (written by `show`), or '' when none is close. */
+export function didYouMean(word: string, candidates: readonly string[], show: (name: string) => string = (name) => `"${name}"`): string {
+  const meant = closestWord(word, candidates);
+  return meant === undefined ? '' : `; did you mean ${show(meant)}?`;
+}

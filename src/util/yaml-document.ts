@@ -1,6 +1,6 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
-import { closestWord } from './did-you-mean.js';
+import { didYouMean } from './did-you-mean.js';
 import { camelToSnake } from './naming.js';
 import { knownKeysAt, renameOldKeys } from './schema-keys.js';
 
@@ -67,10 +67,9 @@ export function parseYamlWithSchema<S extends z.ZodType>(
 }
 
 function unknownKey(file: string, doc: PositionedYaml, schema: z.ZodType, value: unknown, path: PropertyKey[], key: string): YamlProblem {
-  const suggestion = closestWord(key, knownKeysAt(schema, value, path));
   return {
     file, ...doc.positionOf([...path, key], true),
-    message: `${[...path, key].join('.')}: unknown option${suggestion ? `; did you mean \`${suggestion}\`?` : ''}`,
+    message: `${[...path, key].join('.')}: unknown option${didYouMean(key, knownKeysAt(schema, value, path), (name) => `\`${name}\``)}`,
   };
 }
 
@@ -82,8 +81,7 @@ function plainMessage(issue: Issue, root: unknown): string {
   if (issue.code === 'invalid_type' && / received undefined$/.test(issue.message)) return 'is required';
   if (issue.code === 'invalid_value' && issue.values) {
     const given = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], root);
-    const meant = typeof given === 'string' ? closestWord(given, issue.values.map(String)) : undefined;
-    if (meant !== undefined) return `${issue.message}; did you mean "${meant}"?`;
+    if (typeof given === 'string') return `${issue.message}${didYouMean(given, issue.values.map(String))}`;
   }
   return issue.message;
 }

@@ -4,7 +4,7 @@ import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js
 import { parseWorkType, runExportJob, WORK_TYPE_ARGUMENTS, type ExportSummary } from '../../export/index.js';
 import { createLogger } from '../../log.js';
 import { createRuntime } from '../../runtime/runtime.js';
-import { closestWord } from '../../util/did-you-mean.js';
+import { didYouMean } from '../../util/did-you-mean.js';
 import { parseCommandLine } from '../args.js';
 
 const HELP = `usage: wisbridge export [TYPE] --config FILE [--job NAME] [--json]
@@ -27,8 +27,7 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length === 0 && values.job === undefined) throw new WisbridgeError('USAGE', `give a work type or --job NAME\n${HELP}`);
   const type = positionals[0] === undefined ? undefined : parseWorkType(positionals[0]);
   if (positionals[0] !== undefined && type === undefined) {
-    const meant = closestWord(positionals[0], WORK_TYPE_ARGUMENTS);
-    throw new WisbridgeError('USAGE', `unknown work type "${positionals[0]}"${meant ? `; did you mean ${meant}?` : ''}\n${HELP}`);
+    throw new WisbridgeError('USAGE', `unknown work type "${positionals[0]}"${didYouMean(positionals[0], WORK_TYPE_ARGUMENTS, (name) => name)}\n${HELP}`);
   }
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
   const jobs = loaded.config.exports.filter((j) => (type === undefined || j.work_type === type) && (values.job === undefined || j.name === values.job));
