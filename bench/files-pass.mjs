@@ -1,6 +1,6 @@
 // One pass of bench/files.ts's inbound job in a process of its own, as a scheduled run starts it (the process is up,
 // so its start-up is not timed): from dist/ with plain node (what production runs), or from the sources under
-// `node --import tsx`. Prints one line: RESULT <json> (elapsed, CPU of all threads, peak RSS, files not done, the main
+// `node --import tsx`. Prints one line: RESULT <json> (elapsed, CPU of all threads and the kernel's share of it, peak RSS, files not done, the main
 // thread's event loop delay).
 // Run by bench/files.ts: node bench/files-pass.mjs <dist|src> <config file>
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -35,5 +35,5 @@ const used = process.cpuUsage(cpuBefore);
 // The kernel's peak of the process's resident memory, all threads (VmHWM).
 const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
 const loop = { mean: loopDelay.mean / 1e6, p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, busy };
-process.stdout.write(`RESULT ${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6, loop })}\n`);
+process.stdout.write(`RESULT ${JSON.stringify({ elapsed, rss, notDone, cpu: (used.user + used.system) / 1e6, kernelCpu: used.system / 1e6, loop })}\n`);
 process.exit(0);

@@ -55,7 +55,7 @@ for (let f = 0; f < FILES; f++) {
 /** The main thread's event loop delay over the pass, in ms, and the share of the pass it was busy. */
 interface LoopDelay { mean: number; p50: number; p99: number; busy: number }
 
-interface Figures { loop: LoopDelay; filesInFlight: number; elapsed: number; cpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; service: ServiceSeen; rss: number; load: number[]; files: number; commits: Totals }
+interface Figures { loop: LoopDelay; filesInFlight: number; elapsed: number; cpu: number; kernelCpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; service: ServiceSeen; rss: number; load: number[]; files: number; commits: Totals }
 
 const sftp = await distantSftpFromEnv();
 
@@ -97,7 +97,7 @@ async function run(filesInFlight: number): Promise<Figures> {
     if (extraNodeFlags.length > 0) writeFileSync(join(tmpdir(), `wb-bench-files-${filesInFlight}.out`), out);
     const result = out.split('\n').find((line) => line.startsWith('RESULT '));
     if (!result) throw new Error(`the pass printed no result (files_in_flight ${filesInFlight})`);
-    const { elapsed, rss, notDone, cpu, loop } = JSON.parse(result.slice('RESULT '.length)) as { elapsed: number; rss: number; notDone: string[]; cpu: number; loop: LoopDelay };
+    const { elapsed, rss, notDone, cpu, kernelCpu, loop } = JSON.parse(result.slice('RESULT '.length)) as { elapsed: number; rss: number; notDone: string[]; cpu: number; kernelCpu: number; loop: LoopDelay };
     const emulatorCpu = procCpu(`/proc/${emulator.child.pid}/stat`) as number - emulatorCpuBefore;
     if (notDone.length > 0) throw new Error(`${notDone.length} files not done (files_in_flight ${filesInFlight}): ${notDone[0]}`);
     const seen = await serviceSeen(emulator.url);
@@ -105,7 +105,7 @@ async function run(filesInFlight: number): Promise<Figures> {
     const bound = (seen.requests / atOnce) * (LATENCY_MS / 1000);
     const { commits } = commitWait(commitDir);
     if (process.env.BENCH_ALLOC) console.log(allocationSummary(process.env.BENCH_ALLOC));
-    return { filesInFlight, elapsed, cpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, service: seen, loop, rss, load, commits, files: readdirSync(drop.outbox).length };
+    return { filesInFlight, elapsed, cpu, kernelCpu, emulatorCpu, bound, requests: seen.requests, peak: seen.peak, service: seen, loop, rss, load, commits, files: readdirSync(drop.outbox).length };
   } finally {
     emulator.child.kill('SIGTERM');
     await once(emulator.child, 'exit');
@@ -119,7 +119,7 @@ try {
   for (const setting of settings) {
     const f = await run(setting);
     console.log(`files_in_flight ${String(f.filesInFlight).padStart(2)}: elapsed ${f.elapsed.toFixed(2)} s, bound ${f.bound.toFixed(2)} s, elapsed/bound ${(f.elapsed / f.bound).toFixed(2)}, `
-      + `bridge CPU ${f.cpu.toFixed(1)} s, emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${serviceLoad(f.service, f.elapsed)}, main thread busy ${(f.loop.busy * 100).toFixed(0)} % of the pass, its event loop delay mean ${f.loop.mean.toFixed(1)} ms (p50 ${f.loop.p50.toFixed(1)}, p99 ${f.loop.p99.toFixed(1)}), ${f.files} result files, ${f.commits.commits} journal commits held their thread ${(f.commits.ms / 1000).toFixed(2)} s, ${f.commits.syncs} syncs of the log ${(f.commits.syncMs / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
+      + `bridge CPU ${f.cpu.toFixed(1)} s (${f.kernelCpu.toFixed(1)} s of it in the kernel), emulator CPU ${f.emulatorCpu.toFixed(1)} s, ${f.requests} requests, at most ${f.peak} at once, ${serviceLoad(f.service, f.elapsed)}, main thread busy ${(f.loop.busy * 100).toFixed(0)} % of the pass, its event loop delay mean ${f.loop.mean.toFixed(1)} ms (p50 ${f.loop.p50.toFixed(1)}, p99 ${f.loop.p99.toFixed(1)}), ${f.files} result files, ${f.commits.commits} journal commits held their thread ${(f.commits.ms / 1000).toFixed(2)} s, ${f.commits.syncs} syncs of the log ${(f.commits.syncMs / 1000).toFixed(2)} s, peak RSS ${(f.rss / 1024 / 1024).toFixed(0)} MB, load ${f.load.map((x) => x.toFixed(2)).join(' ')} at start`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

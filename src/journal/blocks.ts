@@ -1,7 +1,7 @@
 import { decodeLines, encodeLines, messagesJson, stateError, toRanges } from './rows.js';
 import { blockIndex, INDEX_PARTS, type BlockIndexPart } from './search-index.js';
 import { JsonTextWriter } from '../util/json-text.js';
-import type { SqlPort } from './sql.js';
+import type { SqlDialect, SqlPort } from './sql.js';
 import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } from './types.js';
 
 /**
@@ -172,13 +172,25 @@ export const TOKEN_PARTS = `part IN (${Array.from({ length: INDEX_PARTS }, (_, p
 const BLOCK_COLUMNS = `b.request_id, b.file_id, b.first_seq, b.last_seq, b.first_line, b.docs, b.exceptions, r.status, r.endpoint, r.attempt
   FROM item_blocks b JOIN requests r ON r.id = b.request_id`;
 
+/**
+ * `INSERT … VALUES` of 0 to INDEX_PARTS rows, by dialect and row count. SQLite's is OR FAIL: one that inserts several
+ * rows and may abort half-way needs a statement journal (a copy of every page it changes, written to a temporary file
+ * past 64 KiB: ~40 MB in a night of 300 files of 1,000 rows); one that fails instead keeps the rows it inserted, and
+ * its error fails the whole unit of work anyway (SqlPort.tx).
+ */
+function rowInserts(table: string, columns: readonly string[]): Record<SqlDialect, string[]> {
+  const of = (verb: string) => Array.from({ length: INDEX_PARTS + 1 }, (_, n) =>
+    `${verb} INTO ${table} (${columns.join(', ')}) VALUES ${Array(n).fill(`(${columns.map(() => '?').join(', ')})`).join(', ')}`);
+  return { sqlite: of('INSERT OR FAIL'), postgres: of('INSERT') };
+}
+
 /** The statements as text, built once (the factories are composed again for each unit of work); the port prepares each once. */
 const q = {
   insert: `INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   // Up to 16 rows (parts) per block and table: what the console's search reads instead of the blocks
   // (search-index.ts), each in one statement: one statement per row count, each prepared once.
-  insertIndex: Array.from({ length: INDEX_PARTS + 1 }, (_, n) => `INSERT INTO block_index (request_id, part, file_id, entries) VALUES ${Array(n).fill('(?, ?, ?, ?)').join(', ')}`),
-  insertTokens: Array.from({ length: INDEX_PARTS + 1 }, (_, n) => `INSERT INTO block_tokens (part, request_id, tokens) VALUES ${Array(n).fill('(?, ?, ?)').join(', ')}`),
+  insertIndex: rowInserts('block_index', ['request_id', 'part', 'file_id', 'entries']),
+  insertTokens: rowInserts('block_tokens', ['part', 'request_id', 'tokens']),
   remove: 'DELETE FROM item_blocks WHERE request_id = ?',
   removeIndex: ['DELETE FROM block_index WHERE request_id = ?', 'DELETE FROM block_terms WHERE request_id = ?', `DELETE FROM block_tokens WHERE ${TOKEN_PARTS} AND request_id = ?`],
   block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
@@ -234,8 +246,8 @@ export function createBlocks(sql: SqlPort) {
   /** The console search's index of one block (its rows in block_index and block_tokens). */
   async function insertIndex(fileId: number, requestId: number, index: readonly BlockIndexPart[]): Promise<void> {
     if (index.length === 0) return;
-    await sql.run(q.insertIndex[index.length], index.flatMap((p) => [requestId, p.part, fileId, p.entries]));
-    await sql.run(q.insertTokens[index.length], index.flatMap((p) => [p.part, requestId, p.tokens]));
+    await sql.run(q.insertIndex[sql.dialect][index.length], index.flatMap((p) => [requestId, p.part, fileId, p.entries]));
+    await sql.run(q.insertTokens[sql.dialect][index.length], index.flatMap((p) => [p.part, requestId, p.tokens]));
   }
 
   /**

@@ -68,7 +68,7 @@ export interface Fence {
   take(t: SqlPort, fileId: number): Promise<string | undefined>;
   /** An operator's write (resolve): refused (LEASE_LOST) while another instance works on the file under a live lease. */
   unheld(t: SqlPort, fileId: number): Promise<void>;
-  /** A fenced write as a unit of work: when it throws, the checks made in the unit are made again (a rolled-back savepoint releases its row locks). */
+  /** A fenced write as a unit of work: when it throws, the checks made in the unit are forgotten (its unit fails). */
   write<T>(fn: (t: SqlPort) => Promise<T>): Promise<T>;
 }
 

@@ -14,13 +14,23 @@ beforeEach(() => {
 });
 afterEach(() => tmp.remove());
 
+const probe = (mode: 'savepoint' | 'units') => {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', PROBE, tmp.path, mode], { encoding: 'utf8', timeout: 60_000 });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as { tempDirectory: string; created: string[]; ok?: number };
+};
+
 // In a process of its own: the temporary folder is the process's, set by the first journal it opens.
 it("writes SQLite's temporary files in the journal's folder, not in /var/tmp or /tmp (a read-only root file system has neither)", () => {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', PROBE, tmp.path], { encoding: 'utf8', timeout: 60_000 });
-  const { tempDirectory, created } = JSON.parse(out.trim().split('\n').at(-1)!) as { tempDirectory: string; created: string[] };
+  const { tempDirectory, created } = probe('savepoint');
   expect(tempDirectory && realpathSync(tempDirectory)).toBe(realpathSync(tmp.dir));
   // The unit's statement journal outgrew memory and went to a file, there.
   expect(created.length).toBeGreaterThan(0);
+});
+
+it("the inbound flow's units of work write no statement journal (nested units join without a savepoint; OR FAIL inserts)", () => {
+  const { created, ok } = probe('units');
+  expect(ok).toBe(5900);
+  expect(created).toEqual([]);
 });
 
 describe("SQLite's failures as the journal reports them", () => {

@@ -86,10 +86,14 @@ class UnitOfWork extends Statements {
     }
   }
 
+  /** What a unit of work nested in this one threw: this one can no longer commit. */
+  failure: { error: unknown } | undefined;
+
   /**
-   * A unit of work nested in this one joins it as a savepoint, as on SQLite: when it throws, its own statements are
-   * undone alone (a failed statement no longer aborts the whole transaction), so a caller that catches the error and
-   * goes on commits only what succeeded.
+   * A unit of work nested in this one joins it, in a savepoint: when it throws, the whole unit fails (SqlPort.tx), and
+   * the savepoint's rollback keeps the transaction usable for what the caller still reads before it gives up (a
+   * failed statement would otherwise abort the transaction, and every later statement fail with "current transaction
+   * is aborted" instead of the error that counts).
    */
   async tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
     const name = `wb${++this.#depth}`;
@@ -100,6 +104,7 @@ class UnitOfWork extends Statements {
         await this.submit({ text: `RELEASE SAVEPOINT ${name}` });
         return result;
       } catch (error) {
+        this.failure ??= { error };
         // When the connection itself broke, the unit of work fails as a whole anyway: the error says why.
         await this.submit({ text: `ROLLBACK TO SAVEPOINT ${name}` }).then(() => this.submit({ text: `RELEASE SAVEPOINT ${name}` })).catch(() => undefined);
         throw error;
@@ -198,7 +203,12 @@ export class PostgresPort extends Statements {
   async tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
     let work: UnitOfWork | undefined;
     try {
-      return await inTransaction(this.pool, (client) => fn(work = new UnitOfWork(client, this.#translate)), this.#translate);
+      return await inTransaction(this.pool, async (client) => {
+        const unit = (work = new UnitOfWork(client, this.#translate));
+        const result = await fn(unit);
+        if (unit.failure) throw unit.failure.error;
+        return result;
+      }, this.#translate);
     } finally {
       work?.end();
     }

@@ -44,13 +44,13 @@ export function openDatabase(path: string): Db {
 
 /**
  * SQLite's temporary files go to the journal's folder, which must be writable anyway (the -wal and -shm files live
- * there), instead of /var/tmp or /tmp. It writes them often: the journal of a unit of work nested in another spills
- * to a file past 64 KiB, which most commits of the inbound flow reach (~120 MB of them for 300 files of 1,000 rows),
- * and a sort that outgrows the page cache does too. A container with a read-only root file system has no writable
- * /tmp, and there each such commit would fail (SQLITE_IOERR_GETTEMPPATH, "disk I/O error"). The folder is the
- * process's (sqlite3_temp_directory, shared by every connection and thread): set by the first journal the main thread
- * opens, since changing it while another thread creates a temporary file is not safe. SQLite falls back to /var/tmp
- * and /tmp when that folder is gone or read-only.
+ * there), instead of /var/tmp or /tmp. SQLite writes one when a statement journal outgrows 64 KiB (a savepoint's, or
+ * that of a statement that changes several rows and may abort half-way: the journal's units of work avoid both, see
+ * SqlitePort and blocks.ts) and when a sort outgrows the page cache. A container with a read-only root file system
+ * has no writable /tmp, and there each such statement would fail (SQLITE_IOERR_GETTEMPPATH, "disk I/O error"). The
+ * folder is the process's (sqlite3_temp_directory, shared by every connection and thread): set by the first journal
+ * the main thread opens, since changing it while another thread creates a temporary file is not safe. SQLite falls
+ * back to /var/tmp and /tmp when that folder is gone or read-only.
  */
 function keepTemporaryFilesBeside(db: Db, path: string): void {
   if (!isMainThread || path === ':memory:' || db.pragma('temp_store_directory', { simple: true })) return;

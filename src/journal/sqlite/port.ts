@@ -19,7 +19,8 @@ export class SqlitePort implements SqlPort {
   /** Settles when the open unit of work ends; undefined when none is open. */
   #busy: Promise<void> | undefined;
   readonly #inside: SqlPort;
-  #depth = 0;
+  /** What a unit of work nested in the open one threw: the open one can no longer commit. */
+  #nestedFailure: { error: unknown } | undefined;
 
   readonly #durable: () => Promise<void>;
   readonly #translate: (error: unknown) => unknown;
@@ -36,7 +37,7 @@ export class SqlitePort implements SqlPort {
     this.#translate = options.translate ?? ((error) => error);
     this.#beforeWrite = options.beforeWrite ?? (() => undefined);
     const direct = this.#direct();
-    this.#inside = { ...direct, tx: (fn) => this.#savepoint(fn) };
+    this.#inside = { ...direct, tx: (fn) => this.#joined(fn) };
   }
 
   async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
@@ -83,6 +84,7 @@ export class SqlitePort implements SqlPort {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
         result = await fn(this.#inside);
+        if (this.#nestedFailure) throw this.#nestedFailure.error;
         this.#db.exec('COMMIT');
       } catch (error) {
         if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
@@ -91,6 +93,7 @@ export class SqlitePort implements SqlPort {
     } catch (error) {
       throw this.#translate(error);
     } finally {
+      this.#nestedFailure = undefined;
       this.#busy = undefined;
       done();
     }
@@ -99,21 +102,17 @@ export class SqlitePort implements SqlPort {
   }
 
   /**
-   * A unit of work inside another: its writes are undone alone when it throws (a caller that catches the error and
-   * goes on commits only what succeeded), as better-sqlite3's nested transactions do.
+   * A unit of work inside another joins its transaction without a savepoint: inside one SQLite first copies every
+   * page the nested unit changes to a statement journal (a temporary file past 64 KiB; ~55 MB of writes in a night
+   * of 300 files of 1,000 rows, the inbound flow's writes all being nested). Its writes cannot be undone alone, so
+   * when it throws the outer unit rolls back, even if it catches the error (SqlPort.tx).
    */
-  async #savepoint<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
-    const name = `wb${++this.#depth}`;
-    this.#db.exec(`SAVEPOINT ${name}`);
+  async #joined<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
     try {
-      const result = await fn(this.#inside);
-      this.#db.exec(`RELEASE ${name}`);
-      return result;
+      return await fn(this.#inside);
     } catch (error) {
-      if (this.#db.inTransaction) this.#db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      this.#nestedFailure ??= { error };
       throw error;
-    } finally {
-      this.#depth--;
     }
   }
 
