@@ -4,7 +4,7 @@
 // files_in_flight setting, each on a fresh emulator, journal and drop; the default runs first and again last, so a
 // drift of the machine's speed shows. Prints for each: elapsed, the bound (requests ÷ requests at once × latency,
 // requests at once = files_in_flight × requests_in_flight, within max_requests_in_flight), elapsed ÷ bound, the
-// CPU of the pass (all its threads) and of the emulator (on two cores their sum over 2 is a floor of the elapsed
+// CPU of the pass (all its threads; the kernel's share of it too) and of the emulator (on two cores their sum over 2 is a floor of the elapsed
 // time too), the requests the emulator saw, the most it answered at once and how many on average (their summed time ÷
 // elapsed: below requests at once, the bridge's side of each request's cycle shows), the peak RSS of the process that ran
 // the pass, the load.
