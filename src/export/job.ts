@@ -5,7 +5,7 @@ import type { ExportJournal } from '../journal/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 
 /** What an export pass uses of the runtime: the service's client, the drop, the mapping, and the exports' journal. */
-export type ExportRuntime = RuntimeParts<'loaded' | 'logger' | 'signal' | 'client' | 'drop' | 'mapping', ExportJournal>;
+export type ExportRuntime = RuntimeParts<'loaded' | 'logger' | 'signal' | 'client' | 'drop' | 'mapping' | 'journalTally', ExportJournal>;
 import { acknowledgeDue, emptyTally, type AckTally } from './acknowledge.js';
 import { exportCancellations } from './cancellations.js';
 import { exportsInFlight, reconcileUnwritten } from './files.js';
@@ -67,7 +67,7 @@ export async function runExportJob(runtime: ExportRuntime, job: ExportJob, optio
   const [journal, client, drop] = await Promise.all([runtime.journal(), runtime.client(job.service), runtime.drop(job.drop)]);
   const ctx: FileContext = {
     job, client, journal, drop, logger, signal, now: options.now ?? (() => new Date()),
-    concurrency: runtime.loaded.service(job.service).concurrency, tuning: options.tuning,
+    concurrency: runtime.loaded.service(job.service).concurrency, tuning: options.tuning, journalTally: runtime.journalTally,
   };
   const summary: ExportSummary = {
     job: job.name, workType: job.work_type, files: [], listed: 0, skipped: 0, exported: 0,

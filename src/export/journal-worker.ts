@@ -2,10 +2,11 @@
  * The worker side of JournalThread (journal-writer.ts): its own connection to the journal (the engine opens it from
  * the journal's address), running the outbound journal's writes for large export files off the bridge's main thread.
  */
-import { openJournal, type BeginExportInput, type ExportRecordInput, type JournalAddress } from '../journal/index.js';
+import { JournalTally, openJournal, type BeginExportInput, type ExportRecordInput, type JournalAddress } from '../journal/index.js';
 import { serveCalls, threadData } from '../runtime/worker-serve.js';
 
-const outbound = await openJournal((threadData() as { address: JournalAddress }).address, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2 });
+const tally = new JournalTally();
+const outbound = await openJournal((threadData() as { address: JournalAddress }).address, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2, tally });
 
 /**
  * One call at a time, in the order they came, each answered once settled: an export's parts are recorded in the
@@ -27,5 +28,9 @@ serveCalls({
   add: inOrder((exportId: number, records: string, options: { repeatable?: boolean }) =>
     outbound.addExportRecords(exportId, JSON.parse(records) as ExportRecordInput[], options)),
   markWritten: inOrder((exportId: number) => outbound.markExportWritten(exportId)),
-  close: inOrder(() => outbound.close()),
+  // What the thread's connection spent committing and syncing: the main thread adds it to the process's tally.
+  close: inOrder(async () => {
+    await outbound.close();
+    return tally.snapshot();
+  }),
 });

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { BeginExportInput, ExportRecordInput, ExportJournal, JournalAddress } from '../journal/index.js';
+import type { BeginExportInput, ExportRecordInput, ExportJournal, JournalAddress, JournalTally, JournalTimings } from '../journal/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 
 /**
@@ -40,8 +40,12 @@ export class JournalThread implements ExportJournalWriter {
   /** Settles once the worker has opened the journal (or failed to start). */
   readonly ready: Promise<void>;
 
-  constructor(address: JournalAddress) {
+  readonly #tally: JournalTally | undefined;
+
+  /** `tally`: where the thread's commits and syncs are added once it closes. */
+  constructor(address: JournalAddress, tally?: JournalTally) {
     this.#thread = new WorkerThread(new URL('./journal-worker', import.meta.url), { address }, 'journal', 'JOURNAL');
+    this.#tally = tally;
     this.ready = this.#thread.ready;
   }
 
@@ -58,7 +62,8 @@ export class JournalThread implements ExportJournalWriter {
     await this.#thread.call('markWritten', [exportId]);
   }
 
-  close(): Promise<void> {
-    return this.#thread.close();
+  async close(): Promise<void> {
+    const timings = (await this.#thread.close()) as JournalTimings | undefined;
+    if (timings) this.#tally?.add(timings);
   }
 }

@@ -2,7 +2,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { ListEndpointId, WisClient } from '../client/index.js';
 import type { ExportJob } from '../config/schema.js';
 import type { Drop } from '../drops/index.js';
-import { canReopen, type ExportRecordInput, type ExportJournal } from '../journal/index.js';
+import { canReopen, type ExportRecordInput, type ExportJournal, type JournalTally } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import { createExportRenderer, encodeChunks, type ExportRenderer } from '../mapping/index.js';
@@ -30,6 +30,8 @@ export interface FileContext {
   signal?: AbortSignal;
   now: () => Date;
   tuning?: ExportTuning;
+  /** Where a journal thread's commits and syncs are added when it ends (the process's, Runtime.journalTally). */
+  journalTally?: JournalTally;
 }
 
 /**
@@ -199,7 +201,7 @@ export class FileBatcher {
 
   #startThread(): void {
     if (this.#thread || this.#threadFailed || !canReopen(this.ctx.journal.address)) return;
-    this.#thread = new JournalThread(this.ctx.journal.address);
+    this.#thread = new JournalThread(this.ctx.journal.address, this.ctx.journalTally);
   }
 
   async #write(file: FileRecording, records: ExportRecordInput[], texts: string[]): Promise<void> {

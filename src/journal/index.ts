@@ -1,4 +1,5 @@
 export { DEFAULT_LEASE_MS, openJournal, type JournalOptions, type JournalTarget } from './journal.js';
+export { JournalTally, type JournalTimings } from './timings.js';
 export {
   canReopen, type InstanceInfo, type InstanceRecord, type InstancesAndLeases, type JournalAddress, type JournalContract, type TickClaim,
 } from './contract.js';

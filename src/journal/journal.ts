@@ -51,7 +51,7 @@ export async function openJournal(target: JournalTarget, options: JournalOptions
   const pool = options.maxConnections === undefined ? input.pool : { ...input.pool, max: options.maxConnections };
   // Loaded on first use: a SQLite bridge (and each of its mapping threads) never carries the PostgreSQL driver.
   const { openPostgres } = await import('./postgres/index.js');
-  const engine = await openPostgres({ ...input, pool }, { baseDir });
+  const engine = await openPostgres({ ...input, pool }, { baseDir, tally: options.tally });
   return composeJournal({
     port: engine.port,
     address: { engine: 'postgres', connection: config },

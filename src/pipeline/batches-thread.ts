@@ -1,7 +1,7 @@
 import { WisbridgeError } from '../errors.js';
 import type { Mapping, ReferenceKind, ReferenceIds } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
-import type { InstanceInfo, JournalAddress } from '../journal/index.js';
+import type { InstanceInfo, JournalAddress, JournalTimings } from '../journal/index.js';
 import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 
 /**
@@ -54,10 +54,13 @@ export class BatchesThread implements FileRequests {
   /** Settles once the worker has opened the journal and the file (or failed to start). */
   readonly ready: Promise<void>;
 
-  #onClosed: (() => void) | undefined;
+  #onClosed: ((timings: JournalTimings | undefined) => void) | undefined;
 
-  /** `onClosed`: called once, when the thread has ended (close, or a start that failed and was closed). */
-  constructor(data: BatchesThreadData, referenceIds: ReferenceIds, onClosed?: () => void) {
+  /**
+   * `onClosed`: called once, when the thread has ended (close, or a start that failed and was closed), with what its
+   * connection to the journal spent committing and syncing (none when it did not close cleanly).
+   */
+  constructor(data: BatchesThreadData, referenceIds: ReferenceIds, onClosed?: (timings: JournalTimings | undefined) => void) {
     this.#onClosed = onClosed;
     const { name, file, definition } = data.mapping;
     // The definition crosses, not the compiled mapping (functions cannot be cloned).
@@ -100,12 +103,13 @@ export class BatchesThread implements FileRequests {
   }
 
   async close(): Promise<void> {
+    let timings: JournalTimings | undefined;
     try {
-      await this.#thread.close();
+      timings = (await this.#thread.close()) as JournalTimings | undefined;
     } finally {
       const onClosed = this.#onClosed;
       this.#onClosed = undefined;
-      onClosed?.();
+      onClosed?.(timings);
     }
   }
 }

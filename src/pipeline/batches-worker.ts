@@ -3,7 +3,7 @@
  * requests on its own connection to the journal, through the same FileBatches and applyUnit as the main thread.
  */
 import { createReadStream } from 'node:fs';
-import { openJournal } from '../journal/index.js';
+import { JournalTally, openJournal } from '../journal/index.js';
 import { silentLogger } from '../log.js';
 import { compileMapping, type ReferenceKind, type ReferenceIds } from '../mapping/index.js';
 import { callMain, serveCalls, threadData } from '../runtime/worker-serve.js';
@@ -14,7 +14,8 @@ import { FileBatches, type FileStep, type StoredOutcome } from './file-batches.j
 const data = threadData() as ThreadData;
 // It appends: a small page cache is enough (every MB of it is resident beside the main connection's), and the main
 // thread's connection stays open and checkpoints when it closes.
-const journal = await openJournal(data.journalAddress, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2, ...data.lease });
+const tally = new JournalTally();
+const journal = await openJournal(data.journalAddress, { cacheKiB: 2000, checkpointOnClose: false, maxConnections: 2, tally, ...data.lease });
 const referenceIds: ReferenceIds = {
   idsOf: async (kind: ReferenceKind, keys: readonly string[]) => (await callMain('idsOf', [kind, keys])) as ReadonlyMap<string, number>,
 };
@@ -40,8 +41,10 @@ serveCalls({
   next: (packed: StoredOutcome[], single: string, stop: boolean, most: number): Promise<FileStep> => batches.next(stores(packed, single), stop, most),
   store: (packed: StoredOutcome[], single: string) => batches.store(stores(packed, single)),
   finish: () => batches.finish(),
+  // What the thread's connection spent committing and syncing: the main thread adds it to the process's tally.
   close: async () => {
     await batches.close();
     await journal.close();
+    return tally.snapshot();
   },
 });

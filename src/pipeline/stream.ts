@@ -24,7 +24,7 @@ import type { Limiter } from '../util/limiter.js';
 export const THREAD_FROM = 16 << 20;
 
 export interface StreamInput {
-  runtime: RuntimeParts<'loaded' | 'undecided' | 'mappingThreads', Pick<Journal, 'instance'>>;
+  runtime: RuntimeParts<'loaded' | 'undecided' | 'mappingThreads' | 'journalTally', Pick<Journal, 'instance'>>;
   job: InboundJob;
   name: string;
   /** Opens the bytes to map: the private copy whose checksum was claimed. */
@@ -159,8 +159,9 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
       mapping, requestSize, warehouse,
       heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
-    }, referenceIds, () => {
+    }, referenceIds, (timings) => {
       slots.release();
+      if (timings) input.runtime.journalTally.add(timings);
       logger.debug('the file mapping thread ended');
     });
     try {

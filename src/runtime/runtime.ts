@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { createClient, type ClientEvent, type WisClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createDrop, processDropOptions, type Drop } from '../drops/index.js';
-import { openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
+import { JournalTally, openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import { loadMappings, loadNamedMapping, type Mapping, type MappingSet } from '../mapping/index.js';
 import { Limiter } from '../util/limiter.js';
@@ -19,6 +19,8 @@ export interface Runtime {
   /** Aborted on shutdown: every request and wait in flight ends promptly. */
   readonly signal: AbortSignal;
   journal(): Promise<Journal>;
+  /** What this process's connections to the journal spent committing and syncing (its file threads' once they end). */
+  readonly journalTally: JournalTally;
   /** Every definition of the mappings folder, checked together (names unique). */
   mappings(): Promise<MappingSet>;
   /** One mapping by name: from the set when it is loaded, else from its own file when there is one (loadNamedMapping). */
@@ -122,6 +124,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   const drops = new Map<string, Promise<Drop>>();
   const single = new Map<string, Promise<Mapping>>();
   let journal: Promise<Journal> | undefined;
+  const journalTally = options.journalOptions?.tally ?? new JournalTally();
 
   // A mapping file read twice (on its own, then with its folder) is warned about once.
   const mappingWarnings = new Set<string>();
@@ -153,10 +156,11 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     loaded,
     logger,
     signal,
+    journalTally,
     journal: () =>
       (journal ??= (async () => {
         if (loaded.journalFile !== undefined) await mkdir(dirname(loaded.journalFile), { recursive: true });
-        return openJournal(loaded.journal, options.journalOptions);
+        return openJournal(loaded.journal, { ...options.journalOptions, tally: journalTally });
       })()),
     mappings: loadSet,
     mapping: (name) =>

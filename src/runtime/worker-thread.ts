@@ -75,10 +75,11 @@ export class WorkerThread {
     });
   }
 
-  /** Lets the worker close what it holds (its `close` operation), then ends it. */
-  async close(): Promise<void> {
-    if (!this.#failure) await this.call('close', []).catch(() => undefined);
+  /** Lets the worker close what it holds (its `close` operation), then ends it; resolves what that operation returned. */
+  async close(): Promise<unknown> {
+    const closed = this.#failure ? undefined : await this.call('close', []).catch(() => undefined);
     await this.#worker.terminate();
+    return closed;
   }
 
   #serve(handlers: MainHandlers, { mainCall, op, args }: MainCall): void {

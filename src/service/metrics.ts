@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClientEvent } from '../client/index.js';
-import type { Backlog, JournalStats } from '../journal/index.js';
+import type { Backlog, JournalStats, JournalTimings } from '../journal/index.js';
 import type { FileConcluded } from '../runtime/runtime.js';
 import type { JobSummary } from './types.js';
 
@@ -33,6 +33,7 @@ export class ServiceMetrics {
   readonly ticksElsewhere: Counter<'schedule'>;
   readonly leasesLost: Counter;
   readonly journalUp: Gauge;
+  readonly journalTimings: Counter[];
   private scrapeStats: Promise<JournalStats | undefined> | undefined;
 
   constructor(backlog: () => Promise<Backlog | undefined>, options: {
@@ -41,6 +42,8 @@ export class ServiceMetrics {
     instance?: string;
     /** Whether the journal answers the instance's heartbeats. */
     journalReachable?: () => boolean;
+    /** What this process's connections to the journal spent committing and syncing (Runtime.journalTally). */
+    journalTimings?: () => JournalTimings;
   } = {}) {
     const registers = [this.registry];
     if (options.instance !== undefined) this.registry.setDefaultLabels({ instance: options.instance });
@@ -112,6 +115,22 @@ export class ServiceMetrics {
           if (s) read(s, (value, labels) => (labels ? this.set(labels, value) : this.set(value)));
         },
       });
+    const timings = options.journalTimings;
+    // Totals kept by the journal's connections (a file's own thread adds its own when it ends), read at each scrape.
+    const timingCounter = (name: string, help: string, read: (t: JournalTimings) => number) => new Counter({
+      name, help, registers,
+      collect() {
+        if (!timings) return;
+        this.reset();
+        this.inc(read(timings()));
+      },
+    });
+    this.journalTimings = [
+      timingCounter('wisbridge_journal_commits_total', 'Units of work this process committed to the journal (SQLite: single writes too)', (t) => t.commits),
+      timingCounter('wisbridge_journal_commit_seconds_total', 'Time those commits held their thread: SQLite writing the log, PostgreSQL the COMMIT round trip', (t) => t.commitSeconds),
+      timingCounter('wisbridge_journal_syncs_total', 'SQLite: syncs (fdatasync) of the journal\'s log that made commits durable, several commits each; PostgreSQL: none', (t) => t.syncs),
+      timingCounter('wisbridge_journal_sync_seconds_total', 'Time those syncs took (a commit\'s caller waits for its sync, the thread does not): a slow disk shows here first', (t) => t.syncSeconds),
+    ];
     this.journalGauges = [
       journalGauge('wisbridge_journal_bytes', 'Size of the journal: database file plus WAL', (s, set) => set(s.bytes)),
       journalGauge('wisbridge_journal_files', 'Files in the journal: kept (with their rows) and pruned (row, checksum and counts only)', (s, set) => {

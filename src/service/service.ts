@@ -96,6 +96,7 @@ export class BridgeService {
     this.leases = new InstanceLeases(() => this.runtime.journal(), { leaseMs, heartbeatMs }, this.logger, this.hardController.signal, () => this.metrics.leasesLost.inc());
     this.metrics = new ServiceMetrics(async () => journal?.backlog(), {
       stats: async () => journal?.journalStats(), instance: this.instance.id, journalReachable: () => this.leases.health().reachable,
+      journalTimings: () => this.runtime.journalTally,
     });
     this.runtime = options.runtime
       ? options.runtime(this.hardController.signal, this.metrics)

@@ -6,7 +6,7 @@ import { describeOperators } from './behaviour/operators.js';
 import { describeOutcomes } from './behaviour/outcomes.js';
 import { describeSearch } from './behaviour/search.js';
 import { ticking, type JournalFixture, type MakeJournal, type Suite } from './behaviour/support.js';
-import type { Journal } from '../../src/journal/index.js';
+import { JournalTally, type Journal } from '../../src/journal/index.js';
 
 export { CONNECTION_CALLS, type Connection, type JournalFixture, type MakeJournal } from './behaviour/support.js';
 
@@ -20,16 +20,19 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
   describe(`${engineName} journal behaviour`, () => {
     let fx: JournalFixture;
     let journal: Journal;
+    let tally: JournalTally;
     const suite: Suite = {
       get fx() { return fx; },
       get journal() { return journal; },
+      get tally() { return tally; },
       reopen: async () => {
         journal = await fx.reopen();
       },
     };
 
     beforeEach(async () => {
-      fx = await makeJournal({ now: ticking() });
+      tally = new JournalTally();
+      fx = await makeJournal({ now: ticking(), tally });
       journal = fx.journal;
     });
     afterEach(async () => {

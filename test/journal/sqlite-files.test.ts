@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
-import { openJournal, type Journal } from '../../src/journal/index.js';
+import { JournalTally, openJournal, type Journal } from '../../src/journal/index.js';
 import { rawDatabase, tempDir } from '../../src/journal/test-support.js';
 
 const PROBE = fileURLToPath(new URL('./temp-files-probe.ts', import.meta.url));
@@ -31,6 +31,25 @@ it("the inbound flow's units of work write no statement journal (nested units jo
   const { created, ok } = probe('units');
   expect(ok).toBe(5900);
   expect(created).toEqual([]);
+});
+
+it('counts the syncs of its log and their time, and a write outside a unit of work as a commit', async () => {
+  const tally = new JournalTally();
+  const journal = await openJournal(tmp.path, { tally });
+  try {
+    const claim = await journal.claimFile({ drop: 'in', name: 'F.csv', checksum: 'c1', size: 1, mapping: 'm' });
+    const afterClaim = tally.snapshot();
+    expect(afterClaim.commits).toBeGreaterThanOrEqual(1);
+    // Every commit is synced before its Promise resolves: at least one fdatasync of the log, timed.
+    expect(afterClaim.syncs).toBeGreaterThanOrEqual(1);
+    expect(afterClaim.syncSeconds).toBeGreaterThan(0);
+    await journal.setCursor('k', 'v');
+    expect(tally.commits).toBe(afterClaim.commits + 1);
+    expect(tally.syncs).toBe(afterClaim.syncs + 1);
+    expect(claim.fileId).toBeGreaterThan(0);
+  } finally {
+    await journal.close();
+  }
 });
 
 describe("SQLite's failures as the journal reports them", () => {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, resetEmulator, useEmulator } from '../support/emulator.js';
 import { memoryLogger } from '../service/support.js';
+import { runInboundJob } from '../../src/pipeline/index.js';
 import { exportAckStatuses, exportAwaitingConfirmation, flatShipMapping, INBOUND_SAMPLES, korr, runInboundOnce, workspace } from './helpers.js';
 
 // Big files are mapped and recorded on a worker thread (src/pipeline/batches-thread.ts); here every file is.
@@ -44,6 +45,28 @@ describe('a file mapped and recorded on its own thread', () => {
     const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
     expect(await journal.backlog()).toMatchObject({ processingFiles: 0, pendingRequests: 0, sentRequests: 0 });
     await journal.close();
+  });
+
+  it("the thread's commits and syncs reach the process's tally (/metrics) when it ends", async () => {
+    // One request in flight: each of the 12 is recorded by a commit of its own on the thread's connection.
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 1, requestsInFlight: 1 });
+    ws.drop('KORR_TALLY.csv', korr(Array.from({ length: 12 }, (_, i) => `SKU-00001;1;Fund;TT-${i};19.11.2026;;ACME`)));
+    const { logger, records } = memoryLogger();
+    const runtime = await ws.runtime(logger);
+    try {
+      expect(runtime.journalTally.commits).toBe(0);
+      const file = (await runInboundJob(runtime, runtime.loaded.config.inbound[0]!)).files[0];
+      expect(records.filter((r) => r.msg === ON_THREAD)).toHaveLength(1);
+      expect(file).toMatchObject({ outcome: 'done', requests: 12 });
+      // The main thread's own commits (claim, finish, result name, move) are 4.
+      const { commits, commitSeconds, syncs, syncSeconds } = runtime.journalTally;
+      expect(commits).toBeGreaterThanOrEqual(12 + 4);
+      expect(commitSeconds).toBeGreaterThan(0);
+      expect(syncs).toBeGreaterThanOrEqual(5);
+      expect(syncSeconds).toBeGreaterThan(0);
+    } finally {
+      await runtime.close();
+    }
   });
 
   it('acknowledgements from the WMS confirm the exported records from the thread too', async () => {

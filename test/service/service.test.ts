@@ -66,6 +66,13 @@ describe('wisbridge run in-process: watch, metrics, health', () => {
     expect(metricValue(text, `wisbridge_journal_backlog{state="uncertain",instance="${bridge.instance.id}"}`)).toBe(0);
     expect(metricValue(text, `wisbridge_job_runs_total{job="stock",trigger="watch",result="partial",instance="${bridge.instance.id}"}`)).toBe(1);
     expect(text).toContain('# TYPE wisbridge_job_runs_skipped_total counter');
+    // The journal's commits and the syncs of its log, with their time: a slow disk shows here.
+    const id = bridge.instance.id;
+    expect(metricValue(text, `wisbridge_journal_commits_total{instance="${id}"}`)).toBeGreaterThanOrEqual(3);
+    expect(metricValue(text, `wisbridge_journal_commit_seconds_total{instance="${id}"}`)).toBeGreaterThan(0);
+    expect(metricValue(text, `wisbridge_journal_syncs_total{instance="${id}"}`)).toBeGreaterThanOrEqual(3);
+    expect(metricValue(text, `wisbridge_journal_sync_seconds_total{instance="${id}"}`)).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE wisbridge_journal_sync_seconds_total counter');
 
     const health = await fetch(`${bridge.url}/healthz`);
     expect(health.status).toBe(200);

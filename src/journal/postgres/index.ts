@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { WisbridgeError } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import type { JournalTally } from '../timings.js';
 import { journalDatabaseError, poolConfig, postgresJournalSchema, postgresTarget, type ConnectOptions, type PostgresJournalInput } from './connect.js';
 import { migrate } from './migrations.js';
 import { journalTypes, PostgresPort } from './port.js';
@@ -12,6 +13,8 @@ export { PostgresPort } from './port.js';
 export interface OpenPostgresOptions extends ConnectOptions {
   /** Where an idle connection's failure is reported. */
   logger?: Logger;
+  /** Where the connections add their commits (/metrics). */
+  tally?: JournalTally;
 }
 
 /** The journal's engine on PostgreSQL: its port, and what the journal reports about where it lives. */
@@ -41,7 +44,8 @@ export async function openPostgres(config: PostgresJournalInput, options: OpenPo
   const target = postgresTarget(parsed.data);
   const settings = await poolConfig(parsed.data, options);
   const translate = (error: unknown) => journalDatabaseError(error, target, settings.password());
-  const port = new PostgresPort(new pg.Pool({ ...settings.pool, types: journalTypes }), { logger: options.logger, translate });
+  const { tally } = options;
+  const port = new PostgresPort(new pg.Pool({ ...settings.pool, types: journalTypes }), { logger: options.logger, translate, onCommit: tally && ((seconds) => tally.commit(seconds)) });
   let schemaVersion: number;
   try {
     schemaVersion = await migrate(port.pool, { schema: parsed.data.schema });

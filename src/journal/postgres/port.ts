@@ -2,6 +2,7 @@ import pg from 'pg';
 import { WisbridgeError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import type { SqlPort, SqlValue } from '../sql.js';
+import { secondsSince } from '../timings.js';
 import { sqlState } from './connect.js';
 
 const INT8_OID = 20;
@@ -123,9 +124,10 @@ class UnitOfWork extends Statements {
  * Runs fn inside BEGIN … COMMIT on one client of the pool (ROLLBACK when it throws), then gives the client back. A
  * client whose connection broke meanwhile (its ROLLBACK fails, or it reported an error while checked out, which pg
  * would otherwise throw as uncaught) goes back with the error, so the pool closes it instead of lending it again.
- * fn's own error reaches the caller as it is; the pool's and BEGIN's / COMMIT's pass through translate.
+ * fn's own error reaches the caller as it is; the pool's and BEGIN's / COMMIT's pass through translate. `onCommit`:
+ * told how long a COMMIT that succeeded took (JournalTally).
  */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, translate: ErrorTranslator = (e) => e as Error): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, translate: ErrorTranslator = (e) => e as Error, onCommit?: (seconds: number) => void): Promise<T> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -148,7 +150,9 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
   try {
     await control('BEGIN');
     const result = await fn(client);
+    const started = performance.now();
     await control('COMMIT');
+    onCommit?.(secondsSince(started));
     return result;
   } catch (error) {
     if (!broken) await client.query('ROLLBACK').catch(onError);
@@ -171,6 +175,8 @@ export interface PostgresPortOptions {
   logger?: Logger;
   /** Rewords a pg failure (connect.ts's journalDatabaseError); the error as it is when absent. */
   translate?: ErrorTranslator;
+  /** Told how long each unit of work's COMMIT took (JournalTally). */
+  onCommit?: (seconds: number) => void;
 }
 
 /**
@@ -182,11 +188,13 @@ export interface PostgresPortOptions {
 export class PostgresPort extends Statements {
   readonly pool: pg.Pool;
   readonly #translate: ErrorTranslator;
+  readonly #onCommit: ((seconds: number) => void) | undefined;
 
   constructor(pool: pg.Pool, options: PostgresPortOptions = {}) {
     super();
     this.pool = pool;
     this.#translate = options.translate ?? ((error) => error as Error);
+    this.#onCommit = options.onCommit;
     const logger = options.logger ?? silentLogger;
     // An idle connection that dies (a server restart, a network cut) is reported here; unheard, it would end the process.
     pool.on('error', (error) => logger.warn({ reason: this.#translate(error).message }, 'journal: an idle PostgreSQL connection failed; the pool opens a new one when needed'));
@@ -208,7 +216,7 @@ export class PostgresPort extends Statements {
         const result = await fn(unit);
         if (unit.failure) throw unit.failure.error;
         return result;
-      }, this.#translate);
+      }, this.#translate, this.#onCommit);
     } finally {
       work?.end();
     }

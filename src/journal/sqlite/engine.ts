@@ -4,6 +4,7 @@ import { openDatabase, schemaVersion, type Db } from './db.js';
 import { journalFileError } from './errors.js';
 import { FileGuard, markJournal, refuseForgottenJournal } from './file-guard.js';
 import { SqlitePort } from './port.js';
+import type { JournalTally } from '../timings.js';
 import { WalSync } from './wal-sync.js';
 
 export interface SqliteOptions {
@@ -11,6 +12,8 @@ export interface SqliteOptions {
   cacheKiB?: number;
   /** Checkpoint the WAL when closing (default true); a second connection leaves it to the main one. */
   checkpointOnClose?: boolean;
+  /** Where the connection adds its commits and syncs (/metrics). */
+  tally?: JournalTally;
 }
 
 /** The embedded engine: one SQLite file in WAL mode, each commit durable before its Promise resolves (WalSync). */
@@ -19,11 +22,14 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Engine & 
   const db = openDatabase(path);
   markJournal(path);
   if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.round(options.cacheKiB))}`);
-  const wal = new WalSync(`${path}-wal`);
+  const { tally } = options;
+  const wal = new WalSync(`${path}-wal`, undefined, tally && ((seconds) => tally.sync(seconds)));
   const guard = new FileGuard(path);
   return {
     db,
-    port: new SqlitePort(db, () => wal.durable(), { translate: (error) => journalFileError(error, path), beforeWrite: () => guard.check() }),
+    port: new SqlitePort(db, () => wal.durable(), {
+      translate: (error) => journalFileError(error, path), beforeWrite: () => guard.check(), onCommit: tally && ((seconds) => tally.commit(seconds)),
+    }),
     address: { engine: 'sqlite', path },
     location: path,
     schemaVersion: schemaVersion(db),

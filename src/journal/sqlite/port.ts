@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SqlPort, SqlValue } from '../sql.js';
+import { secondsSince } from '../timings.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -25,17 +26,20 @@ export class SqlitePort implements SqlPort {
   readonly #durable: () => Promise<void>;
   readonly #translate: (error: unknown) => unknown;
   readonly #beforeWrite: () => void;
+  readonly #onCommit: (seconds: number) => void;
 
   /**
    * `durable`: settles once what the connection committed is on disk (WalSync.durable). `translate`: SQLite's errors
    * as the journal reports them (journalFileError), applied where a statement or a unit of work leaves the port.
    * `beforeWrite`: throws when no write may be made now (FileGuard.check), before a unit of work or a write begins.
+   * `onCommit`: told how long each commit held the thread (JournalTally).
    */
-  constructor(db: Database.Database, durable: () => Promise<void>, options: { translate?: (error: unknown) => unknown; beforeWrite?: () => void } = {}) {
+  constructor(db: Database.Database, durable: () => Promise<void>, options: { translate?: (error: unknown) => unknown; beforeWrite?: () => void; onCommit?: (seconds: number) => void } = {}) {
     this.#db = db;
     this.#durable = durable;
     this.#translate = options.translate ?? ((error) => error);
     this.#beforeWrite = options.beforeWrite ?? (() => undefined);
+    this.#onCommit = options.onCommit ?? (() => undefined);
     const direct = this.#direct();
     this.#inside = { ...direct, tx: (fn) => this.#joined(fn) };
   }
@@ -66,7 +70,9 @@ export class SqlitePort implements SqlPort {
       if (statement.readonly) return execute(statement);
       while (this.#busy) await this.#busy;
       this.#beforeWrite();
+      const started = performance.now();
       const result = execute(statement);
+      this.#onCommit(secondsSince(started));
       await this.#durable();
       return result;
     } catch (error) {
@@ -85,7 +91,9 @@ export class SqlitePort implements SqlPort {
       try {
         result = await fn(this.#inside);
         if (this.#nestedFailure) throw this.#nestedFailure.error;
+        const started = performance.now();
         this.#db.exec('COMMIT');
+        this.#onCommit(secondsSince(started));
       } catch (error) {
         if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         throw error;

@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { WisbridgeError } from '../../errors.js';
+import { secondsSince } from '../timings.js';
 
 /**
  * Makes the journal's commits durable without stopping the thread that made them. The connection runs WAL with
@@ -20,10 +21,14 @@ export class WalSync {
   #queued: Promise<void> | undefined;
   #failed: WisbridgeError | undefined;
 
-  /** `datasync`: the sync itself (fdatasync of the log); tests pass one they can hold. */
+  /**
+   * `datasync`: the sync itself (fdatasync of the log); tests pass one they can hold. `onSync`: told how long each
+   * sync that succeeded took (JournalTally).
+   */
   constructor(
     private readonly walPath: string,
     private readonly datasync: (file: FileHandle) => Promise<void> = (file) => file.datasync(),
+    private readonly onSync: (seconds: number) => void = () => undefined,
   ) {}
 
   /** Settles once everything written to the log before the call is on disk; rejects, now and ever after, if that failed. */
@@ -63,7 +68,10 @@ export class WalSync {
       // The log of an open connection keeps its inode (a checkpoint truncates it, only the last connection's close
       // deletes it): one descriptor serves every sync.
       this.#file ??= open(this.walPath, 'r');
-      await this.datasync(await this.#file);
+      const file = await this.#file;
+      const started = performance.now();
+      await this.datasync(file);
+      this.onSync(secondsSince(started));
     } catch (error) {
       // After a failed sync the kernel may have dropped the dirty pages: no later sync can vouch for them.
       this.#failed ??= new WisbridgeError('JOURNAL', `the journal's write-ahead log ${this.walPath} could not be synced to disk `

@@ -155,6 +155,23 @@ export function describeLifecycle(suite: Suite): void {
       expect(await suite.journal.getRequest(id)).toMatchObject({ seqs: [0, 1], status: 'pending' });
     });
 
+    it('counts the units of work it commits and how long their commits held the thread', async () => {
+      const before = suite.tally.snapshot();
+      await suite.journal.transaction((tx) => tx.addItems(fileId, [adjustment(0)]));
+      await suite.journal.transaction(async (tx) => {
+        await tx.transaction((inner) => inner.addItems(fileId, [adjustment(1)]));
+        await tx.addItems(fileId, [adjustment(2)]);
+      });
+      await expect(suite.journal.transaction(async (tx) => {
+        await tx.addItems(fileId, [adjustment(3)]);
+        throw new Error('gives up');
+      })).rejects.toThrow('gives up');
+      const after = suite.tally.snapshot();
+      // Two commits: a nested unit is part of its outer one's, and a unit rolled back commits nothing.
+      expect(after.commits - before.commits).toBe(2);
+      expect(after.commitSeconds).toBeGreaterThan(before.commitSeconds);
+    });
+
     it('a unit of work nested in another joins it', async () => {
       await expect(suite.journal.transaction(async (tx) => {
         await tx.transaction(async (inner) => {

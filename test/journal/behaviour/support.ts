@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { isWisbridgeError } from '../../../src/errors.js';
-import { type ItemWithBody, type Journal } from '../../../src/journal/index.js';
+import { type ItemWithBody, type Journal, type JournalTally } from '../../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 
 /* Fixtures and helpers of the journal behaviour suite (test/journal/behaviour.ts). */
@@ -23,8 +23,8 @@ export interface JournalFixture {
   remove(): Promise<void>;
 }
 
-/** Opens a fresh, empty journal of the engine; `now` is the clock of the timestamps it stores. */
-export type MakeJournal = (options?: { now?: () => Date }) => Promise<JournalFixture>;
+/** Opens a fresh, empty journal of the engine; `now` is the clock of the timestamps it stores, `tally` where it counts its commits. */
+export type MakeJournal = (options?: { now?: () => Date; tally?: JournalTally }) => Promise<JournalFixture>;
 
 export const EP = 'inventory.adjustments';
 export const START = Date.parse('2026-03-01T08:00:00Z');
@@ -108,6 +108,8 @@ export function abortedFromLook(n: number): AbortSignal {
 export interface Suite {
   readonly fx: JournalFixture;
   readonly journal: Journal;
+  /** Where the journal counts its commits and syncs. */
+  readonly tally: JournalTally;
   /** Closes the journal and opens the same one again, as after a crash; `journal` is then the new one. */
   reopen(): Promise<void>;
 }
