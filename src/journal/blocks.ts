@@ -175,7 +175,7 @@ const BLOCK_COLUMNS = `b.request_id, b.file_id, b.first_seq, b.last_seq, b.first
 /**
  * `INSERT … VALUES` of 0 to INDEX_PARTS rows, by dialect and row count. SQLite's is OR FAIL: one that inserts several
  * rows and may abort half-way needs a statement journal (a copy of every page it changes, written to a temporary file
- * past 64 KiB: ~40 MB in a night of 300 files of 1,000 rows); one that fails instead keeps the rows it inserted, and
+ * past 64 KiB: ~260 MB in a night of 300 files of 1,000 rows); one that fails instead keeps the rows it inserted, and
  * its error fails the whole unit of work anyway (SqlPort.tx).
  */
 function rowInserts(table: string, columns: readonly string[]): Record<SqlDialect, string[]> {
