@@ -1,11 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { WisbridgeError } from '../errors.js';
-import { mappingDefinitionSchema } from './definition-schema.js';
+import { INBOUND_DOCUMENTS, mappingDefinitionSchema, type InboundDocument, type NodeSpec } from './definition-schema.js';
 import { compileMapping, type Mapping } from './mapping.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { formatYamlProblem, parseYamlWithSchema, type YamlProblem } from '../util/yaml-document.js';
+import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
+import { isRecord } from '../util/schema-keys.js';
+import { checkTargets } from './targets.js';
 
 /** One problem of a definition file, with its YAML position (1-based). */
 export type DefinitionProblem = YamlProblem;
@@ -21,7 +23,11 @@ const RENAMED_KEYS: Readonly<Record<string, string>> = { resolve: 'id_of' };
  */
 export function parseMapping(text: string, file: string): { mapping?: Mapping; problems: DefinitionProblem[]; warnings: DefinitionProblem[] } {
   const { data, doc, problems, warnings } = parseYamlWithSchema(text, file, mappingDefinitionSchema, { renamedKeys: RENAMED_KEYS });
-  if (!data || !doc) return { problems, warnings };
+  if (!doc) return { problems, warnings };
+  if (!data) {
+    const targets = targetProblems(doc, file, problems);
+    return { problems: targets.length === 0 ? problems : [...problems, ...targets].sort((a, b) => a.line - b.line || a.col - b.col), warnings };
+  }
   try {
     const mapping = compileMapping(data, data.name ?? basename(file).replace(/\.ya?ml$/i, ''), file);
     return { mapping: warnings.length > 0 ? { ...mapping, warnings } : mapping, problems: [], warnings };
@@ -30,6 +36,36 @@ export function parseMapping(text: string, file: string): { mapping?: Mapping; p
     if (errors) return { problems: errors.map((e) => ({ file, ...doc.positionOf(e.path), message: `${e.path.join('.')}: ${e.message}` })), warnings };
     throw error;
   }
+}
+
+/**
+ * The request's field and list names against the contract, for a definition whose shape was refused (a misspelt
+ * option, a wrong type): the misspelt field is then reported in the same run, not in the next one after the shape is
+ * mended. Only when `document` is a write the contract knows; a name already reported for its shape is not again.
+ */
+function targetProblems(doc: PositionedYaml, file: string, reported: readonly DefinitionProblem[]): DefinitionProblem[] {
+  const raw = doc.value as { document?: unknown; request?: unknown } | null | undefined;
+  const document = raw?.document;
+  if (typeof document !== 'string' || !(INBOUND_DOCUMENTS as readonly string[]).includes(document)) return [];
+  const request = requestNode(raw?.request);
+  if (!request) return [];
+  const seen = new Set(reported.map((p) => `${p.line}:${p.col}`));
+  return checkTargets(request, document as InboundDocument)
+    .map((e) => ({ file, ...doc.positionOf(e.path), message: `${e.path.join('.')}: ${e.message}` }))
+    .filter((p) => !seen.has(`${p.line}:${p.col}`));
+}
+
+/** A request level as checkTargets reads it (its fields' names, its lists), from YAML that did not pass the schema. */
+function requestNode(value: unknown): NodeSpec | undefined {
+  if (!isRecord(value)) return undefined;
+  const lists: Record<string, NodeSpec> = {};
+  if (isRecord(value.lists)) {
+    for (const [name, child] of Object.entries(value.lists)) {
+      const node = requestNode(child);
+      if (node) lists[name] = node;
+    }
+  }
+  return { fields: isRecord(value.fields) ? value.fields : undefined, lists } as unknown as NodeSpec;
 }
 
 export interface MappingSet {

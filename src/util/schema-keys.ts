@@ -18,7 +18,8 @@ interface Def {
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A plain object (not null, not an array): what a YAML mapping parses to. */
+export const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The concrete schemas data is checked against: wrappers removed, the union branch its discriminator picks. */
 function concrete(schema: z.ZodType, data: unknown): z.ZodType[] {

@@ -26,6 +26,26 @@ describe('request fields are checked against the contract at load time (mappings
     ]);
     expect(problemsOf(ship('lot.number: LOT', 'tracking_numbr: TRACK'))[0]).toMatch(/^test\.yaml:8:21: request\.fields\.tracking_numbr: field "tracking_numbr" is not a field of customerShipments\.ship in the contract.*did you mean `tracking_number`\?/);
   });
+  it('a misspelt field is reported in the same run as a mistake in the shape of the definition, in the order of the file', () => {
+    // `type: numbr` and `colum` fail the definition's shape; the fields the contract does not have were found only in
+    // the next run, once the shape passed.
+    const problems = problemsOf(ship('lot_numbr: { colum: LOT }', 'tracking_numbr: { column: TRACK, type: numbr }'), 'ship.yaml');
+    expect(problems.map((p) => p.split(': ').slice(0, 2).join(': '))).toEqual([
+      'ship.yaml:8:21: request.fields.tracking_numbr',
+      'ship.yaml:8:44: request.fields.tracking_numbr.type',
+      'ship.yaml:14:20: request.lists.lines.fields.lot_numbr',
+      'ship.yaml:14:22: request.lists.lines.fields.lot_numbr.colum',
+    ]);
+    expect(problems[0]).toMatch(/field "tracking_numbr" is not a field of customerShipments\.ship in the contract.*did you mean `tracking_number`\?/);
+    expect(problems[1]).toMatch(/Invalid option.*did you mean "number"\?/);
+    expect(problems[2]).toMatch(/field "lot_numbr" is not a field of customerShipments\.ship lines in the contract.*did you mean `lot\.number`\?/);
+    expect(problems[3]).toMatch(/unknown option; did you mean `column`\?/);
+    // With no contract write named, nothing to check the fields against: the shape's problems alone.
+    expect(problemsOf(ship('lot_numbr: LOT').replace('customerShipments.ship', 'customerShipments.shipp'))).toEqual([
+      expect.stringMatching(/document: Invalid option: .*did you mean "customerShipments\.ship"\?/),
+    ]);
+  });
+
   it('a field with no close name lists the valid ones; every unknown field is reported, not only the first', () => {
     const problems = problemsOf(ship('colour: COLOUR', 'ship_date: DATE'));
     expect(problems).toHaveLength(2);
