@@ -3,9 +3,10 @@ import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import { checkJournalReachable } from '../journal/index.js';
 import { checkMappings, mappingSet, type Mapping, type MappingSet } from '../mapping/index.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { isRecord } from '../util/schema-keys.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
-import { bindConfig, checkConfigText, readConfigText, type LoadedConfig } from './load.js';
-import type { SecretRef } from './schema.js';
+import { bindConfig, checkConfigText, configPath, readConfigText, type LoadedConfig } from './load.js';
+import { configSchema, type SecretRef } from './schema.js';
 import { redactUrl } from '../util/redact-url.js';
 
 export interface ConfigCheckOptions {
@@ -30,7 +31,7 @@ export async function checkConfigFile(file: string, options: ConfigCheckOptions 
 export async function inspectConfigFile(file: string, options: ConfigCheckOptions = {}): Promise<{ problems: YamlProblem[]; warnings: YamlProblem[]; mappings?: Mapping[] }> {
   const text = await readConfigText(file);
   const { config, problems, warnings, doc } = checkConfigText(text, file);
-  if (!config || !doc) return { problems, warnings };
+  if (!config || !doc) return { problems: [...problems, ...await folderProblems(doc, file)], warnings };
   const loaded = bindConfig(config, file);
   const { mappings, problems: mappingProblems, warnings: mappingWarnings } = await checkMappings(loaded.mappingsDir);
   const known = new Map(mappings.map((m) => [m.name, m]));
@@ -48,6 +49,24 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   }
   const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];
   return { problems: [...mappingProblems, ...missing, ...secrets], warnings: [...warnings, ...mappingWarnings, ...inlineUrlWarnings(loaded, doc)], mappings };
+}
+
+/**
+ * The mappings folder's problems when the configuration itself was refused: the folder is named by one option, so a
+ * mistake in a mapping is reported in the same run as a mistake in the configuration, not in the next. Nothing when
+ * that option is itself wrong; a folder that cannot be read is a problem at the option.
+ */
+async function folderProblems(doc: PositionedYaml | undefined, file: string): Promise<YamlProblem[]> {
+  const raw = doc?.value;
+  const named = isRecord(raw) ? raw.mappings : undefined;
+  if (!doc || (named !== undefined && (typeof named !== 'string' || named === ''))) return [];
+  const dir = configPath(file, named ?? configSchema.shape.mappings.parse(undefined));
+  try {
+    return (await checkMappings(dir)).problems;
+  } catch (error) {
+    if (!isWisbridgeError(error, 'MAPPING_NOT_FOUND')) throw error;
+    return [{ file, ...doc.positionOf(named === undefined ? [] : ['mappings']), message: `mappings: ${error.message}` }];
+  }
 }
 
 /**

@@ -37,7 +37,7 @@ export interface LoadedConfig {
 /** Validates a configuration text; returns every problem with its position (nothing thrown). */
 export function checkConfigText(text: string, file: string): { config?: Config; problems: YamlProblem[]; warnings: YamlProblem[]; doc?: PositionedYaml } {
   const { data, doc, problems, warnings } = parseYamlWithSchema(text, file, configSchema, { acceptCamelCase: true });
-  if (!data || !doc) return { problems, warnings };
+  if (!data || !doc) return { problems, warnings, doc };
   const extra: YamlProblem[] = [];
   const checkSchedule = (path: (string | number)[], cron: string, timezone: string) => {
     if (!isTimeZone(timezone)) {
@@ -70,7 +70,7 @@ export function checkConfigText(text: string, file: string): { config?: Config; 
       extra.push({ file, ...doc!.positionOf(path), message: `${path.join('.')}: not a valid regular expression (${(error as Error).message})` });
     }
   }
-  return extra.length > 0 ? { problems: extra, warnings } : { config: data, problems: [], warnings, doc };
+  return extra.length > 0 ? { problems: extra, warnings, doc } : { config: data, problems: [], warnings, doc };
 }
 
 /** The text of a configuration file; a missing one is named by its full path, with the way to give another. */
@@ -122,9 +122,13 @@ function withEnvironment(config: Config, env: NodeJS.ProcessEnv): Config {
 }
 
 /** Binds a validated configuration to the folder its relative paths are read from. */
+/** A path the configuration names, as the bridge reads it: relative to the configuration file's folder. */
+export function configPath(file: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(dirname(resolve(file)), p);
+}
+
 export function bindConfig(config: Config, file: string, warnings: YamlProblem[] = []): LoadedConfig {
-  const baseDir = dirname(resolve(file));
-  const path = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
+  const path = (p: string) => configPath(file, p);
   const secret = (ref: SecretRef | undefined, what: string) =>
     ref === undefined ? Promise.resolve(undefined) : readSecret(secretSource(ref, path), what);
   const service = (name: string) => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,6 +45,22 @@ describe('configuration messages', () => {
     const check = wisbridge(['config', 'check', '--config', 'typo.yaml'], { WB_MSG_TOKEN: 'x' });
     expect(check.status).toBe(1);
     expect(check.stderr).toBe(`typo.yaml:10:54: inbound.0.mappings.0: no mapping named "inventory-adjustmens" in ${join(root, 'mappings')}; did you mean "inventory-adjustments"?\n`);
+  });
+
+  it("a refused configuration still has its mappings folder checked: both files' problems in one run", () => {
+    mkdirSync(join(dir, 'broken-mappings'), { recursive: true });
+    writeFileSync(join(dir, 'broken-mappings', 'adj.yaml'), 'document: inventory.adjustments\nfiles: "ADJ_*.csv"\nrequest:\n  fields:\n    product_code: SKU\n    quantity: { column: QTY, type: numbr }\n');
+    writeFileSync(join(dir, 'both.yaml'), config('{ env: WB_MSG_TOKEN }', 'metrcs: { port: 9464 }\n').replace(`mappings: ${join(root, 'mappings')}`, 'mappings: broken-mappings'));
+    const check = wisbridge(['config', 'check', '--config', 'both.yaml'], { WB_MSG_TOKEN: 'x' });
+    expect(check.status).toBe(1);
+    expect(check.stderr.trim().split('\n')).toEqual([
+      'both.yaml:9:1: metrcs: unknown option; did you mean `metrics`?',
+      `${join(dir, 'broken-mappings', 'adj.yaml')}:6:36: request.fields.quantity.type: Invalid option: expected one of "string"|"integer"|"number"|"boolean"|"date"|"datetime"; did you mean "number"?`,
+    ]);
+    // A folder that is not there is said at the option that names it.
+    writeFileSync(join(dir, 'nofolder.yaml'), config('{ env: WB_MSG_TOKEN }', 'metrcs: { port: 9464 }\n').replace(`mappings: ${join(root, 'mappings')}`, 'mappings: no-such-folder'));
+    const missing = wisbridge(['config', 'check', '--config', 'nofolder.yaml'], { WB_MSG_TOKEN: 'x' });
+    expect(missing.stderr).toContain(`nofolder.yaml:2:11: mappings: cannot read the mappings folder ${join(dir, 'no-such-folder')}: ENOENT`);
   });
 
   it('config show and config check redact the query token of a webhook URL', () => {
