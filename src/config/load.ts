@@ -121,12 +121,12 @@ function withEnvironment(config: Config, env: NodeJS.ProcessEnv): Config {
   return result;
 }
 
-/** Binds a validated configuration to the folder its relative paths are read from. */
 /** A path the configuration names, as the bridge reads it: relative to the configuration file's folder. */
 export function configPath(file: string, p: string): string {
   return isAbsolute(p) ? p : resolve(dirname(resolve(file)), p);
 }
 
+/** Binds a validated configuration to the folder its relative paths are read from. */
 export function bindConfig(config: Config, file: string, warnings: YamlProblem[] = []): LoadedConfig {
   const path = (p: string) => configPath(file, p);
   const secret = (ref: SecretRef | undefined, what: string) =>
