@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { korr, runInboundOnce, workspace } from './helpers.js';
@@ -48,6 +51,35 @@ describe('services.<name>.requests_in_flight: write requests of one file outstan
     expect(file.rows).toEqual({ ok: 24, error: 0, skipped: 0, uncertain: 0 });
     expect(proxy.writes()).toBe(6);
     expect(proxy.most()).toBe(inFlight);
+  });
+
+  it('a crash would leave at most that many of the file\'s requests in doubt: the journal never holds more recorded as sent', async () => {
+    await setFaults(emu, { latency_ms: 60, path_prefix: '/v1/inventory' });
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 1, requestsInFlight: 3 });
+    ws.drop('KORR_DOUBT.csv', korr(rowsOf(30)));
+    const run = runInboundOnce(ws);
+    let most = 0;
+    let polls = 0;
+    let over = false;
+    void run.finally(() => (over = true));
+    // Read beside the bridge's own connection (WAL), between its turns of the event loop.
+    let journal: Database.Database | undefined;
+    while (!over) {
+      if (!journal && existsSync(join(ws.dir, 'journal.sqlite'))) journal = new Database(join(ws.dir, 'journal.sqlite'), { readonly: true, fileMustExist: true });
+      if (journal) {
+        try {
+          most = Math.max(most, (journal.prepare("SELECT count(*) AS n FROM requests WHERE status = 'sent'").get() as { n: number }).n);
+          polls++;
+        } catch {
+          // The schema is not there yet.
+        }
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    journal?.close();
+    expect((await run).files[0].rows).toEqual({ ok: 30, error: 0, skipped: 0, uncertain: 0 });
+    expect(polls).toBeGreaterThan(30);
+    expect(most).toBe(3);
   });
 
   // More than `concurrency` (default 5) sockets: the client opens as many connections as the window needs.
