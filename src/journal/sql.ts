@@ -23,8 +23,9 @@ export interface SqlPort {
   /**
    * One unit of work: everything `fn` does through the port it is given commits together, or not at all (a throw
    * rolls back). SQLite runs the units of work of a port one after the other, PostgreSQL side by side (see takeTurn).
-   * One nested in another joins it: its writes commit with the outer one's, and when it throws the whole unit rolls
-   * back, even if the outer one catches the error (no part of a failed write is ever committed). Never await
+   * One nested in another joins it: its writes commit with the outer one's. When a statement or a nested unit inside
+   * it throws, the whole unit rolls back, even if `fn` catches the error (no part of a failed write is ever
+   * committed). Never await
    * anything but the given port inside `fn`: the engine holds its write lock (SQLite) or a connection (PostgreSQL)
    * until `fn` settles.
    */

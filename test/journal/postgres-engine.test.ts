@@ -129,6 +129,18 @@ describe('PostgresPort', () => {
     expect(await sql.tx((t) => t.get('SELECT 1 AS one'))).toEqual({ one: 1 });
   });
 
+  it('a statement that fails inside a unit fails it even when caught there, and the statements after it say its error', async () => {
+    await sql.run('INSERT INTO t (name) VALUES (?)', ['caught-a']);
+    const error = await failure(sql.tx(async (t) => {
+      await t.run('INSERT INTO t (name) VALUES (?)', ['caught-b']);
+      await t.tx((inner) => inner.run('INSERT INTO t (name) VALUES (?)', ['caught-a'])).catch(() => undefined);
+      // PostgreSQL itself would answer "current transaction is aborted" here.
+      await t.get('SELECT 1 AS one');
+    }));
+    expect(error.message).toMatch(/duplicate key value violates unique constraint.*SQLSTATE 23505/);
+    expect(await sql.get("SELECT count(*) AS c FROM t WHERE name = 'caught-b'")).toEqual({ c: 0 });
+  });
+
   it('a unit of work nested in another joins it: one commit, or one rollback for both', async () => {
     await sql.tx(async (outer) => {
       await outer.run('INSERT INTO t (name) VALUES (?)', ['nested-a']);

@@ -69,7 +69,6 @@ export type ErrorTranslator = (error: unknown) => Error;
 class UnitOfWork extends Statements {
   #client: pg.PoolClient | undefined;
   readonly #translate: ErrorTranslator;
-  #depth = 0;
 
   constructor(client: pg.PoolClient, translate: ErrorTranslator) {
     super();
@@ -80,38 +79,31 @@ class UnitOfWork extends Statements {
   protected async submit(query: pg.QueryConfig | pg.QueryArrayConfig): Promise<pg.QueryResult> {
     // Once the unit of work has ended its client serves others: a late statement must not land in their transaction.
     if (!this.#client) throw new WisbridgeError('JOURNAL', 'a statement was sent through a unit of work that has already ended');
+    // After a failure PostgreSQL refuses every statement of the transaction ("current transaction is aborted"): the
+    // error that counts is said again instead.
+    if (this.failure) throw this.failure.error;
     try {
       return await this.#client.query(query);
     } catch (error) {
-      throw this.#translate(error);
+      const translated = this.#translate(error);
+      this.failure ??= { error: translated };
+      throw translated;
     }
   }
 
-  /** What a unit of work nested in this one threw: this one can no longer commit. */
+  /** What a statement or a unit of work nested in this one threw: this one can no longer commit (SqlPort.tx). */
   failure: { error: unknown } | undefined;
 
   /**
-   * A unit of work nested in this one joins it, in a savepoint: when it throws, the whole unit fails (SqlPort.tx), and
-   * the savepoint's rollback keeps the transaction usable for what the caller still reads before it gives up (a
-   * failed statement would otherwise abort the transaction, and every later statement fail with "current transaction
-   * is aborted" instead of the error that counts).
+   * A unit of work nested in this one joins it as it is, without a savepoint (each would cost two round trips to the
+   * server): when it throws, the whole unit fails (SqlPort.tx).
    */
   async tx<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
-    const name = `wb${++this.#depth}`;
     try {
-      await this.submit({ text: `SAVEPOINT ${name}` });
-      try {
-        const result = await fn(this);
-        await this.submit({ text: `RELEASE SAVEPOINT ${name}` });
-        return result;
-      } catch (error) {
-        this.failure ??= { error };
-        // When the connection itself broke, the unit of work fails as a whole anyway: the error says why.
-        await this.submit({ text: `ROLLBACK TO SAVEPOINT ${name}` }).then(() => this.submit({ text: `RELEASE SAVEPOINT ${name}` })).catch(() => undefined);
-        throw error;
-      }
-    } finally {
-      this.#depth--;
+      return await fn(this);
+    } catch (error) {
+      this.failure ??= { error };
+      throw error;
     }
   }
 

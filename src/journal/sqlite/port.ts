@@ -20,8 +20,8 @@ export class SqlitePort implements SqlPort {
   /** Settles when the open unit of work ends; undefined when none is open. */
   #busy: Promise<void> | undefined;
   readonly #inside: SqlPort;
-  /** What a unit of work nested in the open one threw: the open one can no longer commit. */
-  #nestedFailure: { error: unknown } | undefined;
+  /** What a statement or a unit of work nested in the open one threw: the open one can no longer commit (SqlPort.tx). */
+  #failure: { error: unknown } | undefined;
 
   readonly #durable: () => Promise<void>;
   readonly #translate: (error: unknown) => unknown;
@@ -90,7 +90,7 @@ export class SqlitePort implements SqlPort {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
         result = await fn(this.#inside);
-        if (this.#nestedFailure) throw this.#nestedFailure.error;
+        if (this.#failure) throw this.#failure.error;
         const started = performance.now();
         this.#db.exec('COMMIT');
         this.#onCommit(secondsSince(started));
@@ -101,7 +101,7 @@ export class SqlitePort implements SqlPort {
     } catch (error) {
       throw this.#translate(error);
     } finally {
-      this.#nestedFailure = undefined;
+      this.#failure = undefined;
       this.#busy = undefined;
       done();
     }
@@ -119,19 +119,30 @@ export class SqlitePort implements SqlPort {
     try {
       return await fn(this.#inside);
     } catch (error) {
-      this.#nestedFailure ??= { error };
+      this.#failure ??= { error };
       throw error;
     }
   }
 
-  /** The calls a unit of work makes: straight to the connection, whose transaction it is. */
+  /**
+   * The calls a unit of work makes: straight to the connection, whose transaction it is. A statement that fails
+   * fails the unit (SqlPort.tx): an `INSERT OR FAIL` keeps the rows it inserted before the failure.
+   */
   #direct(): Omit<SqlPort, 'tx'> {
+    const inUnit = <R>(run: () => R): R => {
+      try {
+        return run();
+      } catch (error) {
+        this.#failure ??= { error };
+        throw error;
+      }
+    };
     return {
       dialect: 'sqlite',
-      get: async <T>(sql: string, params: readonly SqlValue[] = []) => this.#statement(sql).get(...params) as T | undefined,
-      all: async <T>(sql: string, params: readonly SqlValue[] = []) => this.#statement(sql).all(...params) as T[],
-      values: async <T extends unknown[]>(sql: string, params: readonly SqlValue[] = []) => this.#raw(sql).all(...params) as T[],
-      run: async (sql: string, params: readonly SqlValue[] = []) => this.#statement(sql).run(...params).changes,
+      get: async <T>(sql: string, params: readonly SqlValue[] = []) => inUnit(() => this.#statement(sql).get(...params) as T | undefined),
+      all: async <T>(sql: string, params: readonly SqlValue[] = []) => inUnit(() => this.#statement(sql).all(...params) as T[]),
+      values: async <T extends unknown[]>(sql: string, params: readonly SqlValue[] = []) => inUnit(() => this.#raw(sql).all(...params) as T[]),
+      run: async (sql: string, params: readonly SqlValue[] = []) => inUnit(() => this.#statement(sql).run(...params).changes),
     };
   }
 
