@@ -10,12 +10,14 @@
 // (SQLite first) and prints both and their ratio, with the server's CPU and the time the bridge waited for COMMIT.
 // npx tsx bench/inbound.ts [rows] [batch] [--journal sqlite|postgres|both]     BENCH_BASELINE=0 skips the baseline.
 // BENCH_SFTP_RTT=ms: the bridge reads the file from, and writes its result to, an SFTP drop that far away
-// (bench/bench-drop.ts); the yardstick still reads the local file.
+// (bench/bench-drop.ts); the yardstick still reads the local file. BENCH_PG_RTT=ms: the PostgreSQL journal that far
+// away (the server behind test/support/delay-proxy.ts), as for instances on other machines sharing it.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeDrop, distantSftpFromEnv, stopDistantSftp } from './bench-drop.js';
 import { allocationSummary, bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, busiestThreads, commitWait, gcPauses, heapFlags, loads, mb, measure, startEmulator, writeAdjustments, yardstickArgs, type Run, type Totals } from './inbound-harness.js';
+import { startDelayProxy, type DelayProxy } from '../test/support/delay-proxy.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../test/support/postgres.js';
 
 type Engine = 'sqlite' | 'postgres';
@@ -92,11 +94,15 @@ interface BridgeRun { engine: Engine; run: Run; load: number[]; commits: Totals;
 async function runBridge(engine: Engine): Promise<BridgeRun> {
   const work = join(dir, engine);
   let server: PostgresServer | undefined;
+  let pgLink: DelayProxy | undefined;
   let journal = 'journal: journal.sqlite';
   if (engine === 'postgres') {
     server = await startPostgres();
     const db = await freshDatabase(server); // sets the password's variable in this process: the bridge inherits it
-    journal = `journal:\n  url: ${db.url}\n  password: { env: ${db.password.env} }`;
+    const rtt = Number(process.env.BENCH_PG_RTT ?? 0);
+    pgLink = rtt > 0 ? await startDelayProxy({ host: server.host, port: server.port }, rtt / 2) : undefined;
+    const url = pgLink ? db.url.replace(`:${server.port}/`, `:${pgLink.port}/`) : db.url;
+    journal = `journal:\n  url: ${url}\n  password: { env: ${db.password.env} }`;
   }
   try {
     const emulator = await startEmulator({ nodeFlags: emulatorProfile });
@@ -113,6 +119,7 @@ async function runBridge(engine: Engine): Promise<BridgeRun> {
     }
     return { engine, run, load, ...commitWait(join(work, 'commits')), server: serverUsed };
   } finally {
+    await pgLink?.close();
     await server?.stop();
   }
 }
