@@ -22,6 +22,9 @@ export const INBOUND_STATEMENTS = {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (file_id, seq) DO NOTHING`,
   insertRequest: `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at)
      VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING id`,
+  // Recorded and marked sent in one statement: one round trip less a request on a distant PostgreSQL.
+  insertSentRequest: `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at, sent_at)
+     VALUES (?, ?, ?, ?, ?, 'sent', ?, ?) RETURNING id`,
   linkRange: `UPDATE items SET request_id = ?, attempt = ? WHERE file_id = ? AND seq BETWEEN ? AND ?
        AND status = 'pending' AND request_id IS NULL AND rejected = 0 AND endpoint = ?`,
   saveHistoryRange: `INSERT INTO item_history (item_id, request_id, attempt, status, messages, hint, recorded_at)

@@ -123,9 +123,11 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
 
   const recordBatchTx = (fileId: number, packed: PackedBatch, sent: boolean, bodies: string) => write(async (t): Promise<number> => {
     await requireProcessing(t, fileId);
-    const requestId = await insertedId(t, q.insertRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, now()]);
+    const at = now();
+    const requestId = sent
+      ? await insertedId(t, q.insertSentRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at, at])
+      : await insertedId(t, q.insertRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at]);
     await blocksOn(t).insert(fileId, requestId, packed, bodies);
-    if (sent) await t.run(q.sendRequest, [now(), requestId]);
     return requestId;
   });
 
