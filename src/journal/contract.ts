@@ -191,9 +191,10 @@ export interface RetentionAndStatistics {
 }
 
 /**
- * Several journal calls as one unit of work: everything `fn` does through `tx` commits together or not at all.
- * Await only journal calls on `tx` inside it (no HTTP, no file I/O): the engine holds its write lock or a connection
- * until `fn` settles, and a call on the outer journal from inside waits for it on SQLite.
+ * Several journal calls as one unit of work: everything `fn` does through `tx` commits together or not at all; a call
+ * that fails inside it fails the whole unit, even when `fn` catches its error (SqlPort.tx). Await only journal calls
+ * on `tx` inside it (no HTTP, no file I/O): the engine holds its write lock or a connection until `fn` settles, and a
+ * call on the outer journal from inside waits for it on SQLite.
  */
 export interface UnitOfWork {
   transaction<T>(fn: (tx: this) => Promise<T>): Promise<T>;
