@@ -195,10 +195,13 @@ const q = {
   removeIndex: ['DELETE FROM block_index WHERE request_id = ?', 'DELETE FROM block_terms WHERE request_id = ?', `DELETE FROM block_tokens WHERE ${TOKEN_PARTS} AND request_id = ?`],
   block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
   bodies: 'SELECT bodies FROM item_blocks WHERE request_id = ?',
-  // Blocks whose seq span reaches [from, to]: few, since blocks of a file mostly follow each other.
-  near: `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
-     WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`,
   firstItem: 'SELECT min(seq) AS seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
+  // The first item row in [from, to], then the seqs of the blocks whose span reaches [first, last] (few, since blocks
+  // of a file mostly follow each other): one round trip for both.
+  recorded: `SELECT min(seq) AS seq, NULL AS seqs FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?
+     UNION ALL
+     SELECT NULL, r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
+     WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`,
   unindexed: `SELECT b.request_id, b.docs, b.bodies FROM item_blocks b WHERE b.file_id = ?
      AND NOT EXISTS (SELECT 1 FROM block_tokens t WHERE ${TOKEN_PARTS.replace('part', 't.part')} AND t.request_id = b.request_id)
      AND NOT EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = b.request_id)`,
@@ -231,11 +234,16 @@ export function createBlocks(sql: SqlPort) {
     const { ranges } = packed;
     const firstSeq = ranges[0][0];
     const lastSeq = ranges[ranges.length - 1][1];
-    for (const [from, to] of ranges) {
-      const seq = (await sql.get<{ seq: number | null }>(q.firstItem, [fileId, from, to]))?.seq ?? null;
+    const [[from, to], ...more] = ranges;
+    const rows = await sql.values<[number | null, string | null]>(q.recorded, [fileId, from, to, fileId, firstSeq, lastSeq]);
+    const itemSeq = rows.find(([seq]) => seq !== null)?.[0];
+    if (itemSeq !== undefined && itemSeq !== null) throw alreadyRecorded(fileId, itemSeq);
+    for (const [moreFrom, moreTo] of more) {
+      const seq = (await sql.get<{ seq: number | null }>(q.firstItem, [fileId, moreFrom, moreTo]))?.seq ?? null;
       if (seq !== null) throw alreadyRecorded(fileId, seq);
     }
-    for (const [seqs] of await sql.values<[string]>(q.near, [fileId, firstSeq, lastSeq])) {
+    for (const [, seqs] of rows) {
+      if (seqs === null) continue;
       const seq = firstCommon(ranges, JSON.parse(seqs) as Array<[number, number]>);
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }

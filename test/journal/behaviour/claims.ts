@@ -194,6 +194,17 @@ export function describeClaims(suite: Suite): void {
       expect(await suite.journal.fileSummary(fileId)).toMatchObject({ total: 137, ok: 137 });
     });
 
+    it('refuses a seq that has an item row of its own (a rejected or skipped row), in a request\'s first range or a later one', async () => {
+      await suite.journal.addItems(fileId, [{ seq: 4, lines: [5], status: 'skipped', messages: ['a comment line'] }]);
+      const refused = async (seqs: number[]) => suite.journal.recordBatch(fileId, EP, seqs.map((s) => adjustment(s))).then(() => undefined, (e: unknown) => e);
+      for (const seqs of [[4], [3, 4], [1, 4], [1, 2, 4, 6]]) {
+        const error = await refused(seqs);
+        expect(isWisbridgeError(error, 'JOURNAL_STATE') && error.message).toContain('item 4 ');
+      }
+      const id = await suite.journal.recordBatch(fileId, EP, [adjustment(1), adjustment(2), adjustment(6)]);
+      expect((await suite.journal.getRequest(id)).seqs).toEqual([1, 2, 6]);
+    });
+
     it('stores a request packed ahead (packBatch, packOkOutcomes) as it stores one given item by item', async () => {
       const items = [adjustment(0), adjustment(1, { lines: [3, 4] }), adjustment(3, { lines: [5] })];
       const packed = packBatch(EP, items);
