@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { BeginExportInput, ExportRecordInput, ExportJournal, JournalAddress, JournalTally, JournalTimings } from '../journal/index.js';
+import type { BeginExportInput, ExportRecordInput, ExportJournal, JournalAddress, JournalTally } from '../journal/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 
 /**
@@ -63,7 +63,6 @@ export class JournalThread implements ExportJournalWriter {
   }
 
   async close(): Promise<void> {
-    const timings = (await this.#thread.close()) as JournalTimings | undefined;
-    if (timings) this.#tally?.add(timings);
+    this.#tally?.addClosed(await this.#thread.close());
   }
 }

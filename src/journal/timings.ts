@@ -30,6 +30,11 @@ export class JournalTally implements JournalTimings {
     this.syncSeconds += seconds;
   }
 
+  /** What a worker thread's `close` returned: its connection's snapshot (nothing when it did not close cleanly). */
+  addClosed(closed: unknown): void {
+    if (closed !== undefined && closed !== null) this.add(closed as JournalTimings);
+  }
+
   add(other: JournalTimings): void {
     this.commits += other.commits;
     this.commitSeconds += other.commitSeconds;

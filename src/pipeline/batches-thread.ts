@@ -1,7 +1,7 @@
 import { WisbridgeError } from '../errors.js';
 import type { Mapping, ReferenceKind, ReferenceIds } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
-import type { InstanceInfo, JournalAddress, JournalTimings } from '../journal/index.js';
+import type { InstanceInfo, JournalAddress, JournalTally } from '../journal/index.js';
 import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 
 /**
@@ -54,14 +54,16 @@ export class BatchesThread implements FileRequests {
   /** Settles once the worker has opened the journal and the file (or failed to start). */
   readonly ready: Promise<void>;
 
-  #onClosed: ((timings: JournalTimings | undefined) => void) | undefined;
+  #onClosed: (() => void) | undefined;
+  readonly #tally: JournalTally | undefined;
 
   /**
-   * `onClosed`: called once, when the thread has ended (close, or a start that failed and was closed), with what its
-   * connection to the journal spent committing and syncing (none when it did not close cleanly).
+   * `onClosed`: called once, when the thread has ended (close, or a start that failed and was closed). `tally`: where
+   * the thread's commits and syncs are added once it closes (as JournalThread's).
    */
-  constructor(data: BatchesThreadData, referenceIds: ReferenceIds, onClosed?: (timings: JournalTimings | undefined) => void) {
+  constructor(data: BatchesThreadData, referenceIds: ReferenceIds, onClosed?: () => void, tally?: JournalTally) {
     this.#onClosed = onClosed;
+    this.#tally = tally;
     const { name, file, definition } = data.mapping;
     // The definition crosses, not the compiled mapping (functions cannot be cloned).
     const cloned: ThreadData = { ...data, mapping: { name, file, definition } };
@@ -103,13 +105,12 @@ export class BatchesThread implements FileRequests {
   }
 
   async close(): Promise<void> {
-    let timings: JournalTimings | undefined;
     try {
-      timings = (await this.#thread.close()) as JournalTimings | undefined;
+      this.#tally?.addClosed(await this.#thread.close());
     } finally {
       const onClosed = this.#onClosed;
       this.#onClosed = undefined;
-      onClosed?.(timings);
+      onClosed?.();
     }
   }
 }

@@ -159,11 +159,10 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
       mapping, requestSize, warehouse,
       heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
-    }, referenceIds, (timings) => {
+    }, referenceIds, () => {
       slots.release();
-      if (timings) input.runtime.journalTally.add(timings);
       logger.debug('the file mapping thread ended');
-    });
+    }, input.runtime.journalTally);
     try {
       await thread.ready;
       logger.debug({ size: input.size }, 'the file is mapped and recorded on its own thread');
