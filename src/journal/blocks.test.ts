@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { packBatch, packOkOutcomes, type PackedDoc } from './blocks.js';
+import { packBatch, packOkOutcomes } from './block-pack.js';
+import type { PackedDoc } from './blocks.js';
 
 describe('packBatch', () => {
   it('writes the PackedDoc list of a block as JSON.stringify would', () => {

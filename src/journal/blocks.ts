@@ -1,8 +1,8 @@
-import { decodeLines, encodeLines, messagesJson, stateError, toRanges } from './rows.js';
+import { decodeLines, messagesJson, stateError } from './rows.js';
 import { blockIndex, INDEX_PARTS, type BlockIndexPart } from './search-index.js';
-import { JsonTextWriter } from '../util/json-text.js';
+import type { PackedBatch } from './block-pack.js';
 import type { SqlDialect, SqlPort } from './sql.js';
-import type { ItemOutcome, ItemStatus, ItemWithBody, NewItem, RequestStatus } from './types.js';
+import type { ItemOutcome, ItemStatus, ItemWithBody, RequestStatus } from './types.js';
 
 /**
  * Item blocks: the items of a pipeline request packed into one row of item_blocks (schema migration 2).
@@ -79,91 +79,18 @@ function firstCommon(a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArr
   return common;
 }
 
-/**
- * A request's items as item_blocks stores them, packed before the transaction that records them (on whichever
- * thread maps the file: the main thread, or a BatchesThread).
- */
-export interface PackedBatch {
-  endpoint: string;
-  count: number;
-  /** The items' seqs as sorted [from, to] ranges (the request's `seqs`). */
-  ranges: Array<[number, number]>;
-  firstLine: number;
-  /** JSON text of the PackedDoc list. */
-  docs: string;
-  /** The items' search terms by part (search-index.ts), when their bodies were given. */
-  index?: BlockIndexPart[];
+/** A request to record with its block (insertWithRequest): recorded as sent (sent_at `at`) or pending. */
+export interface NewRequest {
+  sent: boolean;
+  at: string;
 }
 
-/** The search index of one recorded block, written after it (JournalContract.indexBlocks). */
-export interface BlockIndexOf {
-  requestId: number;
-  index: BlockIndexPart[];
-}
-
-/** Packs the items of a new request; refuses an item for another endpoint, a seq listed twice, an item without lines. */
-export function packBatch(endpoint: string, items: readonly Pick<NewItem, 'seq' | 'endpoint' | 'docKey' | 'lines'>[], bodies?: readonly unknown[]): PackedBatch {
-  if (items.length === 0) throw stateError('a request needs at least one item');
-  const seqs: number[] = new Array(items.length);
-  let firstLine = Number.POSITIVE_INFINITY;
-  // The PackedDoc list written as its JSON text directly: no array per item to stringify, no string per field.
-  const docs = new JsonTextWriter().raw('[');
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i];
-    if (item.endpoint !== undefined && item.endpoint !== null && item.endpoint !== endpoint) {
-      throw stateError(`item ${item.seq} is for ${item.endpoint}, not ${endpoint}`);
-    }
-    seqs[i] = item.seq;
-    const lines = item.lines;
-    let first = lines[0];
-    let last = first;
-    let list: string | null = null;
-    if (lines.length !== 1) ({ first, last, list } = encodeLines(lines));
-    docs.raw(i === 0 ? '[' : ',[').number(item.seq).raw(',').text(item.docKey ?? null).raw(',').number(first).raw(',').number(last).raw(',').raw(list ?? 'null').raw(']');
-    if (first < firstLine) firstLine = first;
-  }
-  const text = docs.raw(']').end();
-  const index = bodies ? blockIndex(items, bodies) : undefined;
-  return { endpoint, count: items.length, ranges: toRanges(seqs), firstLine, docs: text, index };
-}
-
-/** Every item of a request came back ok: what completeRequest stores of them (the results), packed ahead. */
-export interface PackedOkOutcomes {
-  ok: number;
-  /** JSON text of the [seq, result] pairs of the items that returned something; null when none did. */
-  results: string | null;
-}
-
-/**
- * The outcomes packed for completeRequest when every one is ok, else undefined (they are stored one by one): the
- * [seq, result] pairs of those that returned something, as one JSON text written without a pair or a string per item.
- */
-export function packOkOutcomes(outcomes: readonly ItemOutcome[]): PackedOkOutcomes | undefined {
-  let returned = 0;
-  for (const o of outcomes) {
-    if (o.status !== 'ok') return undefined;
-    if (o.result !== undefined && o.result !== null) returned++;
-  }
-  if (returned === 0) return { ok: outcomes.length, results: null };
-  const json = new JsonTextWriter().raw('[');
-  let first = true;
-  for (const o of outcomes) {
-    if (o.result === undefined || o.result === null) continue;
-    json.raw(first ? '[' : ',[').number(o.seq).raw(',').value(o.result).raw(']');
-    first = false;
-  }
-  return { ok: outcomes.length, results: json.raw(']').end() };
-}
-
-/** The request's bodies as one JSON array text, from the items' own bodies (a JSON text each, or a value). */
-export function bodiesJson(fileId: number, items: readonly Pick<NewItem, 'seq' | 'body'>[]): string {
-  const parts: string[] = new Array(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const body = items[i].body;
-    if (body === undefined || body === null) throw stateError(`item ${items[i].seq} of file ${fileId} has no body`);
-    parts[i] = typeof body === 'string' ? body : JSON.stringify(body);
-  }
-  return `[${parts.join(',')}]`;
+/** What insertWithRequest found and did: the file's status (null: no such file), the new request's id (null: none inserted). */
+export interface RecordedWithRequest {
+  fileStatus: string | null;
+  requestId: number | null;
+  /** RECORDED's rows for the request's seqs, for refuseRecorded. */
+  recorded: Array<[number | null, string | null]>;
 }
 
 /** block_tokens is keyed by (part, request_id): a block's rows are found by naming every part. */
@@ -184,6 +111,29 @@ function rowInserts(table: string, columns: readonly string[]): Record<SqlDialec
   return { sqlite: of('INSERT OR FAIL'), postgres: of('INSERT') };
 }
 
+/**
+ * The first item row in [from, to], then the seqs of the blocks whose span reaches [first, last] (few, since blocks of
+ * a file mostly follow each other): one round trip for both. Parameters: file, from, to, file, first, last.
+ */
+const RECORDED = `SELECT min(seq) AS seq, NULL AS seqs FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?
+     UNION ALL
+     SELECT NULL, r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
+     WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`;
+
+/**
+ * PostgreSQL: a request and its block recorded in one statement, with the file's status and the seqs already
+ * recorded read in the same snapshot (RECORDED: it does not see the new block). The caller refuses what does not fit
+ * after the statement, which fails its unit of work and so undoes the inserts: one round trip instead of four.
+ * Nothing is inserted unless the file is processing.
+ */
+const RECORD_POSTGRES = `WITH file_row AS (SELECT status FROM files WHERE id = ?),
+  new_request AS (INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at, sent_at)
+    SELECT ?::bigint, ?::text, 1, ?::text, ?::bigint, ?::text, ?::text, ?::text FROM file_row WHERE status = 'processing' RETURNING id),
+  new_block AS (INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies)
+    SELECT id, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::text, ?::text FROM new_request)
+  SELECT 0 AS head, (SELECT status FROM file_row) AS status, (SELECT id FROM new_request) AS id, NULL::bigint AS seq, NULL::text AS seqs
+  UNION ALL SELECT 1, NULL, NULL, x.seq, x.seqs FROM (${RECORDED}) x`;
+
 /** The statements as text, built once (the factories are composed again for each unit of work); the port prepares each once. */
 const q = {
   insert: `INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -196,12 +146,7 @@ const q = {
   block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
   bodies: 'SELECT bodies FROM item_blocks WHERE request_id = ?',
   firstItem: 'SELECT min(seq) AS seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
-  // The first item row in [from, to], then the seqs of the blocks whose span reaches [first, last] (few, since blocks
-  // of a file mostly follow each other): one round trip for both.
-  recorded: `SELECT min(seq) AS seq, NULL AS seqs FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?
-     UNION ALL
-     SELECT NULL, r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
-     WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`,
+  recorded: RECORDED,
   unindexed: `SELECT b.request_id, b.docs, b.bodies FROM item_blocks b WHERE b.file_id = ?
      AND NOT EXISTS (SELECT 1 FROM block_tokens t WHERE ${TOKEN_PARTS.replace('part', 't.part')} AND t.request_id = b.request_id)
      AND NOT EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = b.request_id)`,
@@ -237,14 +182,35 @@ export function createBlocks(sql: SqlPort) {
    * the file, in a block or as an item row: a seq is sent at most once per claim.
    */
   async function insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): Promise<void> {
-    const { ranges } = packed;
-    const firstSeq = ranges[0][0];
-    const lastSeq = ranges[ranges.length - 1][1];
-    const [[from, to], ...more] = ranges;
-    const rows = await sql.values<[number | null, string | null]>(q.recorded, [fileId, from, to, fileId, firstSeq, lastSeq]);
+    const { first, last } = span(packed);
+    await refuseRecorded(fileId, packed.ranges, await sql.values<[number | null, string | null]>(q.recorded, recordedParams(fileId, packed)));
+    await sql.run(q.insert, [requestId, fileId, first, last, packed.firstLine, packed.docs, bodies]);
+    if (packed.index !== undefined) await insertIndex(fileId, requestId, packed.index);
+  }
+
+  /**
+   * PostgreSQL: records the request and its block in one statement (RECORD_POSTGRES); what the caller checks after
+   * it, in this order: the file's status (nothing was inserted unless it is processing), then `recorded` with
+   * refuseRecorded. The block's index is the caller's to insert.
+   */
+  async function insertWithRequest(fileId: number, request: NewRequest, packed: PackedBatch, bodies: string): Promise<RecordedWithRequest> {
+    const { first, last } = span(packed);
+    const sentAt = request.sent ? request.at : null;
+    const rows = await sql.values<[number, string | null, number | null, number | null, string | null]>(RECORD_POSTGRES, [
+      fileId,
+      fileId, packed.endpoint, JSON.stringify(packed.ranges), packed.count, request.sent ? 'sent' : 'pending', request.at, sentAt,
+      fileId, first, last, packed.firstLine, packed.docs, bodies,
+      ...recordedParams(fileId, packed),
+    ]);
+    const head = rows.find((row) => row[0] === 0)!;
+    return { fileStatus: head[1], requestId: head[2], recorded: rows.filter((row) => row[0] === 1).map((row) => [row[3], row[4]]) };
+  }
+
+  /** Throws when a seq of `ranges` is recorded already: an item row (`rows` of RECORDED, or any range after the first), a block. */
+  async function refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, rows: ReadonlyArray<[number | null, string | null]>): Promise<void> {
     const itemSeq = rows.find(([seq]) => seq !== null)?.[0];
     if (itemSeq !== undefined && itemSeq !== null) throw alreadyRecorded(fileId, itemSeq);
-    for (const [moreFrom, moreTo] of more) {
+    for (const [moreFrom, moreTo] of ranges.slice(1)) {
       const seq = (await sql.get<{ seq: number | null }>(q.firstItem, [fileId, moreFrom, moreTo]))?.seq ?? null;
       if (seq !== null) throw alreadyRecorded(fileId, seq);
     }
@@ -253,8 +219,6 @@ export function createBlocks(sql: SqlPort) {
       const seq = firstCommon(ranges, JSON.parse(seqs) as Array<[number, number]>);
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
-    await sql.run(q.insert, [requestId, fileId, firstSeq, lastSeq, packed.firstLine, packed.docs, bodies]);
-    if (packed.index !== undefined) await insertIndex(fileId, requestId, packed.index);
   }
 
   /** The console search's index of one block (its rows in block_index and block_tokens). */
@@ -346,6 +310,8 @@ export function createBlocks(sql: SqlPort) {
 
   return {
     insert,
+    insertWithRequest,
+    refuseRecorded,
     insertIndex,
     indexMissing,
     get,
@@ -366,6 +332,17 @@ export function createBlocks(sql: SqlPort) {
 }
 
 export type Blocks = ReturnType<typeof createBlocks>;
+
+/** A block's first and last seq. */
+function span(packed: PackedBatch): { first: number; last: number } {
+  return { first: packed.ranges[0][0], last: packed.ranges[packed.ranges.length - 1][1] };
+}
+
+/** RECORDED's parameters for a new block: its first range's items, the blocks its span reaches. */
+function recordedParams(fileId: number, packed: PackedBatch): number[] {
+  const { first, last } = span(packed);
+  return [fileId, packed.ranges[0][0], packed.ranges[0][1], fileId, first, last];
+}
 
 function alreadyRecorded(fileId: number, seq: number) {
   return stateError(`item ${seq} of file ${fileId} is already in a request or finished`, { fileId, seq });

@@ -1,4 +1,4 @@
-import type { BlockIndexOf, PackedBatch, PackedOkOutcomes } from './blocks.js';
+import type { BlockIndexOf, PackedBatch, PackedOkOutcomes } from './block-pack.js';
 import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';

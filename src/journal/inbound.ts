@@ -1,6 +1,5 @@
-import {
-  bodiesJson, createBlocks, mergeRanges, packBatch, type BlockIndexOf, type BlockRow, type Blocks, type PackedBatch, type PackedOkOutcomes,
-} from './blocks.js';
+import { bodiesJson, packBatch, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
+import { createBlocks, mergeRanges, type BlockRow, type Blocks } from './blocks.js';
 import type { Fence } from './leases.js';
 import {
   bodyJson, effectiveStatus, emptyCounts, encodeLines, inRanges, messagesJson, stateError, toItem, toRanges, toRequest,
@@ -21,6 +20,12 @@ const NO_RESULTS: ReadonlyMap<number, unknown> = new Map();
 
 type ItemRowWithBody = ItemRow & { body: string | null };
 
+/** Refuses a write for a file that is not processing (`status` undefined: no such file). */
+function processingRequired(fileId: number, status: string | undefined): void {
+  if (status === undefined) throw stateError(`file ${fileId} is not in the journal`);
+  if (status !== 'processing') throw stateError(`file ${fileId} is ${status}, not processing`);
+}
+
 /** `fence`: in lease mode (leases.ts), every write for a file checks that this journal still holds the file's lease. */
 export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, fence?: Fence) {
   /** The block queries on the port `t` of a unit of work (the journal's own blocks when this journal is bound to it). */
@@ -33,9 +38,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
   }
 
   async function requireProcessing(t: SqlPort, fileId: number): Promise<void> {
-    const status = fence ? await fence.status(t, fileId) : (await t.get<{ status: FileStatus }>(q.fileStatus, [fileId]))?.status;
-    if (status === undefined) throw stateError(`file ${fileId} is not in the journal`);
-    if (status !== 'processing') throw stateError(`file ${fileId} is ${status}, not processing`);
+    processingRequired(fileId, fence ? await fence.status(t, fileId) : (await t.get<{ status: FileStatus }>(q.fileStatus, [fileId]))?.status);
   }
 
   async function requireRequest(t: SqlPort, requestId: number): Promise<RequestRow> {
@@ -122,8 +125,18 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
   });
 
   const recordBatchTx = (fileId: number, packed: PackedBatch, sent: boolean, bodies: string) => write(async (t): Promise<number> => {
-    await requireProcessing(t, fileId);
     const at = now();
+    if (t.dialect === 'postgres') {
+      // Every statement is a round trip to the server: the file's status, the seqs' check and both inserts are one.
+      await fence?.hold(t, fileId);
+      const itemBlocks = blocksOn(t);
+      const { fileStatus, requestId, recorded } = await itemBlocks.insertWithRequest(fileId, { sent, at }, packed, bodies);
+      processingRequired(fileId, fileStatus ?? undefined);
+      await itemBlocks.refuseRecorded(fileId, packed.ranges, recorded);
+      if (packed.index !== undefined) await itemBlocks.insertIndex(fileId, requestId!, packed.index);
+      return requestId!;
+    }
+    await requireProcessing(t, fileId);
     const requestId = sent
       ? await insertedId(t, q.insertSentRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at, at])
       : await insertedId(t, q.insertRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at]);

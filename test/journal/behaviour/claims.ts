@@ -247,6 +247,19 @@ export function describeClaims(suite: Suite): void {
       expect(await stateCode(suite.journal.rejectFile(fileId, 'late'))).toBe('JOURNAL_STATE');
     });
 
+    it('records nothing of a batch it refuses: an unknown file, a seq recorded already, a file no longer processing', async () => {
+      await expect(suite.journal.recordBatch(999_999, EP, [adjustment(0)], { sent: true })).rejects.toThrow(/file 999999 is not in the journal/);
+      const id = await suite.journal.recordBatch(fileId, EP, [adjustment(0), adjustment(1)], { sent: true });
+      await expect(suite.journal.recordBatch(fileId, EP, [adjustment(1), adjustment(2)], { sent: true })).rejects.toThrow(/item 1 of file \d+ is already in a request/);
+      await suite.journal.addItems(fileId, [{ seq: 5, lines: [7], status: 'skipped', messages: ['empty row'] }]);
+      await expect(suite.journal.recordBatch(fileId, EP, [adjustment(4), adjustment(5)], { sent: true })).rejects.toThrow(/item 5 of file \d+ is already in a request/);
+      expect((await suite.journal.resumeState(fileId)).sentRequests.map((r) => r.requestId)).toEqual([id]);
+      await suite.journal.completeRequest(id, okOutcomes([0, 1]));
+      await suite.journal.finishFile(fileId);
+      await expect(suite.journal.recordBatch(fileId, EP, [adjustment(7)], { sent: true })).rejects.toThrow(new RegExp(`file ${fileId} is (done|failed), not processing`));
+      expect(await suite.journal.fileSummary(fileId)).toMatchObject({ total: 3, ok: 2, skipped: 1 });
+    });
+
     it('names what is not in the journal: a file, a request, an export', async () => {
       await expect(suite.journal.getFile(999_999)).rejects.toThrow(/file 999999 is not in the journal/);
       await expect(suite.journal.getRequest(999_999)).rejects.toThrow(/request 999999 is not in the journal/);

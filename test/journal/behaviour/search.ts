@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { packBatch } from '../../../src/journal/blocks.js';
+import { packBatch } from '../../../src/journal/block-pack.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 import type { SearchHit, SearchPage } from '../../../src/journal/search.js';
 import { EP, LATER, finishedFile, type Suite } from './support.js';
