@@ -39,6 +39,9 @@ export const INBOUND_STATEMENTS = {
      WHERE file_id = ? AND seq = ? AND request_id = ? AND status IN ('pending', 'sent')`,
   // Once the exceptions are stored, the rest of the request is ok: one range update, not one per item.
   finishRequest: 'UPDATE requests SET status = ?, results = ?, completed_at = ? WHERE id = ?',
+  // A request whose items all came back ok, stored unless it is finished already or has another number of items: one
+  // statement, where reading the row first and updating it were two round trips on a distant PostgreSQL.
+  finishOpenRequest: `UPDATE requests SET status = ?, results = ?, completed_at = ? WHERE id = ? AND status IN ('pending', 'sent') AND item_count = ?`,
   results: 'SELECT status, results FROM requests WHERE id = ?',
   counts: `SELECT ${EFFECTIVE_STATUS} AS status, count(*) AS n FROM items i LEFT JOIN requests r ON r.id = i.request_id
      WHERE i.file_id = ? GROUP BY 1`,

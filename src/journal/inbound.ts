@@ -47,6 +47,11 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     return row;
   }
 
+  /** Refuses a write for a request that is finished already (done, failed, uncertain, abandoned). */
+  function requireOpen(row: RequestRow): void {
+    if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${row.id} is already ${row.status}`);
+  }
+
   async function abandonPendingRequests(t: SqlPort, fileId: number): Promise<void> {
     const at = now();
     for (const row of await t.all<RequestRow>(q.pendingRequests, [fileId])) await unlinkAndAbandon(t, row, at);
@@ -159,21 +164,24 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
   const releaseTx = (requestId: number) => write(async (t): Promise<void> => {
     const row = await requireRequest(t, requestId);
     await fence?.hold(t, row.file_id);
-    if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
+    requireOpen(row);
     await unlinkAndAbandon(t, row, now());
   });
 
   const completeTx = (requestId: number, given: readonly ItemOutcome[] | PackedOkOutcomes, forced?: RequestStatus) => write(async (t): Promise<RequestStatus> => {
+    if (!Array.isArray(given)) {
+      // Like the ok items below: nothing written per item. The file's row is locked before the request's, as every
+      // fenced write does (two writers never wait for each other's row the other way round).
+      const packed = given as PackedOkOutcomes;
+      await fence?.holdRequest(t, requestId);
+      if ((await t.run(q.finishOpenRequest, [forced ?? 'done', packed.results, now(), requestId, packed.ok])) === 1) return forced ?? 'done';
+      const row = await requireRequest(t, requestId);
+      requireOpen(row);
+      throw stateError(`request ${requestId} has ${row.item_count} items but ${packed.ok} outcomes were given`);
+    }
     const row = await requireRequest(t, requestId);
     await fence?.hold(t, row.file_id);
-    if (row.status !== 'pending' && row.status !== 'sent') throw stateError(`request ${requestId} is already ${row.status}`);
-    if (!Array.isArray(given)) {
-      const packed = given as PackedOkOutcomes;
-      if (packed.ok !== row.item_count) throw stateError(`request ${requestId} has ${row.item_count} items but ${packed.ok} outcomes were given`);
-      // Like the ok items below: nothing written per item.
-      await t.run(q.finishRequest, [forced ?? 'done', packed.results, now(), requestId]);
-      return forced ?? 'done';
-    }
+    requireOpen(row);
     const outcomes = given as readonly ItemOutcome[];
     const ranges = JSON.parse(row.seqs) as Array<[number, number]>;
     if (outcomes.length !== row.item_count) {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError, WisbridgeError } from '../../src/errors.js';
 import { composeJournal } from '../../src/journal/compose.js';
 import {
-  openJournal, type InstanceInfo, type Journal, type JournalContract, type JournalTarget,
+  openJournal, packOkOutcomes, type InstanceInfo, type Journal, type JournalContract, type JournalTarget,
 } from '../../src/journal/index.js';
 import { openPostgres } from '../../src/journal/postgres/index.js';
 import type { SqlPort, SqlValue } from '../../src/journal/sql.js';
@@ -237,6 +237,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
         ['recordRequest', () => a.recordRequest(fileId, EP, [5, 6])],
         ['markSent', () => a.markSent(unsent)],
         ['completeRequest', () => a.completeRequest(sent, okOutcomes([3, 4]))],
+        ['completeRequest, packed', () => a.completeRequest(sent, packOkOutcomes(okOutcomes([3, 4]))!)],
         ['releaseRequest', () => a.releaseRequest(sent)],
         ['finishFile', () => a.finishFile(fileId)],
         ['rejectFile', () => a.rejectFile(fileId, 'stale')],

@@ -233,11 +233,14 @@ export function describeClaims(suite: Suite): void {
       expect(await stateCode(suite.journal.completeRequest(id, okOutcomes([0])))).toBe('JOURNAL_STATE');
       expect(await stateCode(suite.journal.completeRequest(id, okOutcomes([0, 5])))).toBe('JOURNAL_STATE');
       expect(await stateCode(suite.journal.completeRequest(id, okOutcomes([0, 0])))).toBe('JOURNAL_STATE');
+      await expect(suite.journal.completeRequest(id, packOkOutcomes(okOutcomes([0]))!)).rejects.toThrow(`request ${id} has 2 items but 1 outcomes were given`);
+      await expect(suite.journal.completeRequest(999_999, packOkOutcomes(okOutcomes([0]))!)).rejects.toThrow('request 999999 is not in the journal');
       expect(await stateCode(suite.journal.finishFile(fileId))).toBe('JOURNAL_STATE');
       await suite.journal.markSent(id);
       expect(await stateCode(suite.journal.markSent(id))).toBe('JOURNAL_STATE');
       await suite.journal.completeRequest(id, okOutcomes([0, 1]));
       expect(await stateCode(suite.journal.completeRequest(id, okOutcomes([0, 1])))).toBe('JOURNAL_STATE');
+      await expect(suite.journal.completeRequest(id, packOkOutcomes(okOutcomes([0, 1]))!)).rejects.toThrow(`request ${id} is already done`);
       expect(await stateCode(suite.journal.recordRequest(fileId, EP, [0]))).toBe('JOURNAL_STATE');
       expect(await stateCode(suite.journal.recordBatch(fileId, 'inventory.counts', [adjustment(9)]))).toBe('JOURNAL_STATE');
       // A failed transaction leaves nothing behind.
