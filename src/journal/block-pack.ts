@@ -63,6 +63,12 @@ export interface PackedOkOutcomes {
   results: string | null;
 }
 
+/** A request whose items all came back ok, with its packed outcomes (JournalContract.completeRequests). */
+export interface AllOkRequest {
+  requestId: number;
+  outcomes: PackedOkOutcomes;
+}
+
 /**
  * The outcomes packed for completeRequest when every one is ok, else undefined (they are stored one by one): the
  * [seq, result] pairs of those that returned something, as one JSON text written without a pair or a string per item.

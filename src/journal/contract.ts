@@ -1,4 +1,4 @@
-import type { BlockIndexOf, PackedBatch, PackedOkOutcomes } from './block-pack.js';
+import type { AllOkRequest, BlockIndexOf, PackedBatch, PackedOkOutcomes } from './block-pack.js';
 import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console-queries.js';
@@ -62,6 +62,11 @@ export interface ClaimsAndRequests {
   releaseRequest(requestId: number): Promise<void>;
   /** Stores every item's outcome (or `allOk(outcomes)`) and the request's status (derived unless given). */
   completeRequest(requestId: number, outcomes: readonly ItemOutcome[] | PackedOkOutcomes, options?: { status?: 'done' | 'failed' | 'uncertain' }): Promise<RequestStatus>;
+  /**
+   * Requests whose items all came back ok (packOkOutcomes), stored `done` in one statement, each as completeRequest
+   * stores it; all are refused when one would be.
+   */
+  completeRequests(requests: ReadonlyArray<AllOkRequest>): Promise<void>;
   /** Ends a processing file: `done`, or `failed` when some items failed or are uncertain. */
   finishFile(fileId: number): Promise<FileStatus>;
   /** The file as a whole failed (unreadable, no header, unknown mapping…). */

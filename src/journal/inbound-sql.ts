@@ -1,4 +1,5 @@
 import { ITEM_COLUMNS } from './rows.js';
+import type { SqlValue } from './sql.js';
 
 /** An item row's status, reading `pending` rows through their request (see effectiveStatus in rows.ts). */
 const EFFECTIVE_STATUS = `CASE WHEN i.status != 'pending' THEN i.status WHEN r.status = 'sent' THEN 'sent'
@@ -39,9 +40,6 @@ export const INBOUND_STATEMENTS = {
      WHERE file_id = ? AND seq = ? AND request_id = ? AND status IN ('pending', 'sent')`,
   // Once the exceptions are stored, the rest of the request is ok: one range update, not one per item.
   finishRequest: 'UPDATE requests SET status = ?, results = ?, completed_at = ? WHERE id = ?',
-  // A request whose items all came back ok, stored unless it is finished already or has another number of items: one
-  // statement, where reading the row first and updating it were two round trips on a distant PostgreSQL.
-  finishOpenRequest: `UPDATE requests SET status = ?, results = ?, completed_at = ? WHERE id = ? AND status IN ('pending', 'sent') AND item_count = ?`,
   results: 'SELECT status, results FROM requests WHERE id = ?',
   counts: `SELECT ${EFFECTIVE_STATUS} AS status, count(*) AS n FROM items i LEFT JOIN requests r ON r.id = i.request_id
      WHERE i.file_id = ? GROUP BY 1`,
@@ -58,3 +56,31 @@ export const INBOUND_STATEMENTS = {
   itemsInRange: `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ?`,
   itemsOfRequestRange: `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? ORDER BY seq`,
 };
+
+const finishTexts: string[] = [];
+
+/**
+ * Requests whose items all came back ok, each stored unless it is finished already or has another number of items:
+ * one statement for `n` of them (parameters: finishOpenRequestsParams; returns the ids it stored), where reading each
+ * row and updating it were two round trips a request on a distant PostgreSQL. The values are picked by CASE, not
+ * joined from a VALUES list, which SQLite would copy into a temporary table first: with 1,000 results a request
+ * that cost ~125 µs more a commit than a plain UPDATE; by CASE within a few µs of one UPDATE a request.
+ */
+export function finishOpenRequests(n: number): string {
+  const pick = (value: string) => `CASE id ${Array(n).fill(`WHEN ? THEN ${value}`).join(' ')} END`;
+  finishTexts[n] ??= `UPDATE requests SET status = ${pick('?')}, results = ${pick('?')}, completed_at = ?
+     WHERE id IN (${Array(n).fill('?').join(', ')}) AND status IN ('pending', 'sent') AND item_count = ${pick('CAST(? AS BIGINT)')}
+     RETURNING id`;
+  return finishTexts[n];
+}
+
+/** finishOpenRequests' parameters. */
+export function finishOpenRequestsParams(requests: ReadonlyArray<{ id: number; status: string; results: string | null; count: number }>, at: string): SqlValue[] {
+  const params: SqlValue[] = [];
+  for (const r of requests) params.push(r.id, r.status);
+  for (const r of requests) params.push(r.id, r.results);
+  params.push(at);
+  for (const r of requests) params.push(r.id);
+  for (const r of requests) params.push(r.id, r.count);
+  return params;
+}

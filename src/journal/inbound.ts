@@ -1,11 +1,11 @@
-import { bodiesJson, packBatch, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
+import { bodiesJson, packBatch, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
 import { createBlocks, mergeRanges, type BlockRow, type Blocks } from './blocks.js';
 import type { Fence } from './leases.js';
 import {
   bodyJson, effectiveStatus, emptyCounts, encodeLines, inRanges, messagesJson, stateError, toItem, toRanges, toRequest,
   type ItemRow, type RequestRow,
 } from './rows.js';
-import { INBOUND_STATEMENTS as q } from './inbound-sql.js';
+import { finishOpenRequests, finishOpenRequestsParams, INBOUND_STATEMENTS as q } from './inbound-sql.js';
 import { takeTurn, type SqlPort, type SqlValue } from './sql.js';
 import type {
   ClaimInput, ClaimResult, FileStatus, FileSummary, ItemOutcome, ItemWithBody, NewItem, RecordedRequest,
@@ -168,16 +168,33 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     await unlinkAndAbandon(t, row, now());
   });
 
-  const completeTx = (requestId: number, given: readonly ItemOutcome[] | PackedOkOutcomes, forced?: RequestStatus) => write(async (t): Promise<RequestStatus> => {
-    if (!Array.isArray(given)) {
-      // Like the ok items below: nothing written per item. The file's row is locked before the request's, as every
-      // fenced write does (two writers never wait for each other's row the other way round).
-      const packed = given as PackedOkOutcomes;
-      await fence?.holdRequest(t, requestId);
-      if ((await t.run(q.finishOpenRequest, [forced ?? 'done', packed.results, now(), requestId, packed.ok])) === 1) return forced ?? 'done';
+  /**
+   * Requests whose items all came back ok, stored as `status` in one statement; like the ok items of completeTx,
+   * nothing is written per item. The files' rows are locked before the requests', as every fenced write does (two
+   * writers never wait for each other's row the other way round). A row is read only to say why one was refused.
+   */
+  async function finishAllOk(t: SqlPort, list: ReadonlyArray<AllOkRequest>, status: RequestStatus): Promise<void> {
+    if (list.length === 0) return;
+    const ids = list.map((r) => r.requestId);
+    const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (twice !== undefined) throw stateError(`request ${twice} is listed twice`);
+    await fence?.holdRequests(t, ids);
+    const rows = list.map(({ requestId, outcomes }) => ({ id: requestId, status, results: outcomes.results, count: outcomes.ok }));
+    const stored = await t.values<[number]>(finishOpenRequests(list.length), finishOpenRequestsParams(rows, now()));
+    if (stored.length === list.length) return;
+    const done = new Set(stored.map(([id]) => id));
+    for (const { requestId, outcomes } of list) {
+      if (done.has(requestId)) continue;
       const row = await requireRequest(t, requestId);
       requireOpen(row);
-      throw stateError(`request ${requestId} has ${row.item_count} items but ${packed.ok} outcomes were given`);
+      throw stateError(`request ${requestId} has ${row.item_count} items but ${outcomes.ok} outcomes were given`);
+    }
+  }
+
+  const completeTx = (requestId: number, given: readonly ItemOutcome[] | PackedOkOutcomes, forced?: RequestStatus) => write(async (t): Promise<RequestStatus> => {
+    if (!Array.isArray(given)) {
+      await finishAllOk(t, [{ requestId, outcomes: given as PackedOkOutcomes }], forced ?? 'done');
+      return forced ?? 'done';
     }
     const row = await requireRequest(t, requestId);
     await fence?.hold(t, row.file_id);
@@ -383,6 +400,8 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     /** Stores every item's outcome and the request status (derived unless given). */
     completeRequest: (requestId: number, outcomes: readonly ItemOutcome[] | PackedOkOutcomes, options: { status?: 'done' | 'failed' | 'uncertain' } = {}): Promise<RequestStatus> =>
       completeTx(requestId, outcomes, options.status),
+    /** Requests whose items all came back ok (packOkOutcomes), stored `done` in one statement; all refused when one is. */
+    completeRequests: (requests: ReadonlyArray<AllOkRequest>): Promise<void> => write((t) => finishAllOk(t, requests, 'done')),
     /** Ends a processing file: `done`, or `failed` when some items failed or are uncertain. */
     finishFile: (fileId: number): Promise<FileStatus> => finishTx(fileId),
     /** The file as a whole failed (unreadable, no header, unknown mapping...). */

@@ -9,7 +9,7 @@ export type {
 } from './interfaces.js';
 export { BUSY_TIMEOUT_MS } from './sqlite/db.js';
 export { workingFolderOf } from './sqlite/file-guard.js';
-export { packBatch, packOkOutcomes, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
+export { packBatch, packOkOutcomes, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
 export type { PackedDoc } from './blocks.js';
 export { decodeLines } from './rows.js';
 export { SCHEMA_VERSION } from './sqlite/migrations.js';

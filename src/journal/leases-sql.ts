@@ -9,7 +9,8 @@ function leaseSql(dialect: SqlDialect) {
   const forUpdate = dialect === 'postgres' ? ' FOR UPDATE' : '';
   return {
     lockFile: `SELECT status, lease_owner, lease_token FROM files WHERE id = ?${forUpdate}`,
-    lockFileOfRequest: `SELECT id, status, lease_owner, lease_token FROM files WHERE id = (SELECT file_id FROM requests WHERE id = ?)${forUpdate}`,
+    lockFilesOfRequests: `SELECT id, status, lease_owner, lease_token FROM files
+      WHERE id IN (SELECT file_id FROM requests WHERE id IN (${sqlList(dialect, 'int')})) ORDER BY id${forUpdate}`,
     fileStatus: 'SELECT status FROM files WHERE id = ?',
     // Same owner: same token; a new owner: one more. Free: never leased, given up, expired, or the file not processing.
     take: `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,

@@ -64,8 +64,8 @@ export interface Fence {
   status(t: SqlPort, fileId: number): Promise<FileStatus | undefined>;
   /** Locks the file's row and checks its lease (LEASE_LOST); nothing when there is no such file. */
   hold(t: SqlPort, fileId: number): Promise<void>;
-  /** hold for the file of a request, found in the same statement; nothing when there is no such request. */
-  holdRequest(t: SqlPort, requestId: number): Promise<void>;
+  /** hold for the files of requests, found in the same statement; nothing for a request that does not exist. */
+  holdRequests(t: SqlPort, requestIds: readonly number[]): Promise<void>;
   /** Takes the file's lease (or renews this instance's own); resolves the instance holding a live one instead. */
   take(t: SqlPort, fileId: number): Promise<string | undefined>;
   /** An operator's write (resolve): refused (LEASE_LOST) while another instance works on the file under a live lease. */
@@ -98,9 +98,8 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
       const row = await t.get<LeaseRow>(q.lockFile, [fileId]);
       if (row) check(fileId, row);
     },
-    async holdRequest(t, requestId) {
-      const row = await t.get<LeaseRow & { id: number }>(q.lockFileOfRequest, [requestId]);
-      if (row) check(row.id, row);
+    async holdRequests(t, requestIds) {
+      for (const row of await t.all<LeaseRow & { id: number }>(q.lockFilesOfRequests, [JSON.stringify(requestIds)])) check(row.id, row);
     },
     async take(t, fileId) {
       const taken = await t.get<{ lease_token: number }>(q.take, [me, me, mode.leaseMs, fileId, me]);

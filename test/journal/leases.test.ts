@@ -238,6 +238,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
         ['markSent', () => a.markSent(unsent)],
         ['completeRequest', () => a.completeRequest(sent, okOutcomes([3, 4]))],
         ['completeRequest, packed', () => a.completeRequest(sent, packOkOutcomes(okOutcomes([3, 4]))!)],
+        ['completeRequests', () => a.completeRequests([{ requestId: sent, outcomes: packOkOutcomes(okOutcomes([3, 4]))! }])],
         ['releaseRequest', () => a.releaseRequest(sent)],
         ['finishFile', () => a.finishFile(fileId)],
         ['rejectFile', () => a.rejectFile(fileId, 'stale')],

@@ -4,12 +4,13 @@
  * folder, the temporary files created in the journal's folder and (`units`) the items stored ok. Modes:
  * - `savepoint`: opens a journal file with openDatabase (the process's first) and commits a unit whose savepoint
  *   outgrows SQLite's 64 KiB in-memory statement journal;
- * - `units`: opens a journal and commits units of work shaped like the inbound flow's (each records a request of 100
- *   items with their search index and stores the outcomes of the one before, every call a unit nested in the unit).
+ * - `units`: opens a journal and commits units of work shaped like the inbound flow's (each records three requests of 100
+ *   items with their search index and stores the outcomes of the three before: two all ok with a result each, packed
+ *   together, one item by item; every call a unit nested in the unit).
  */
 import { watch } from 'node:fs';
 import { dirname } from 'node:path';
-import { openJournal } from '../../src/journal/index.js';
+import { openJournal, packOkOutcomes } from '../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes } from '../../src/journal/test-support.js';
 import { openDatabase } from '../../src/journal/sqlite/db.js';
 
@@ -24,16 +25,24 @@ let ok: number | undefined;
 if (mode === 'units') {
   const journal = await openJournal(file);
   const { fileId } = await journal.claimFile(claimInput('NIGHT.csv', 'c-night'));
-  let previous: { id: number; seqs: number[] } | undefined;
+  let previous: Array<{ id: number; seqs: number[] }> = [];
+  const request = (first: number) => {
+    const seqs = Array.from({ length: 100 }, (_, i) => first + i);
+    return { seqs, items: seqs.map((seq) => adjustment(seq, { body: { product_code: `SKU-${seq}`, quantity: seq, reference: `R-${seq}`.padEnd(60, '.') } })) };
+  };
   for (let unit = 0; unit < 60; unit++) {
-    const seqs = Array.from({ length: 100 }, (_, i) => unit * 100 + i);
-    const items = seqs.map((seq) => adjustment(seq, { body: { product_code: `SKU-${seq}`, quantity: seq, reference: `R-${seq}`.padEnd(60, '.') } }));
-    const done = previous;
-    const id = await journal.transaction(async (tx) => {
-      if (done) await tx.completeRequest(done.id, okOutcomes(done.seqs));
-      return tx.recordBatch(fileId, 'inventory.adjustments', items, { sent: true });
+    const next = [request(unit * 300), request(unit * 300 + 100), request(unit * 300 + 200)];
+    const [packed, other, given] = previous;
+    const allOk = (done: { id: number; seqs: number[] }) => ({
+      requestId: done.id, outcomes: packOkOutcomes(done.seqs.map((seq) => ({ seq, status: 'ok', result: { move_id: seq, note: 'moved' } })))!,
     });
-    previous = { id, seqs };
+    previous = await journal.transaction(async (tx) => {
+      if (packed) await tx.completeRequests([allOk(packed), allOk(other)]);
+      if (given) await tx.completeRequest(given.id, okOutcomes(given.seqs));
+      const ids: Array<{ id: number; seqs: number[] }> = [];
+      for (const { seqs, items } of next) ids.push({ id: await tx.recordBatch(fileId, 'inventory.adjustments', items, { sent: true }), seqs });
+      return ids;
+    });
   }
   ok = (await journal.fileSummary(fileId)).ok;
   await journal.close();

@@ -80,6 +80,31 @@ export function describeOutcomes(suite: Suite): void {
       ]);
     });
 
+    it('stores several all-ok requests at once (completeRequests) as one by one, and refuses them all when one does not fit', async () => {
+      const { fileId } = await suite.journal.claimFile(claimInput('adj.csv', 'abc'));
+      const record = (seqs: number[]) => suite.journal.recordBatch(fileId, EP, seqs.map((s) => adjustment(s)), { sent: true });
+      const [a, b, c] = [await record([0, 1]), await record([2]), await record([3, 4])];
+      const okA = packOkOutcomes([{ seq: 0, status: 'ok', result: { move_id: 10 } }, { seq: 1, status: 'ok' }])!;
+      const okB = packOkOutcomes([{ seq: 2, status: 'ok' }])!;
+      const okC = packOkOutcomes([{ seq: 3, status: 'ok' }, { seq: 4, status: 'ok', result: { move_id: 14 } }])!;
+      // One that does not fit (a wrong count, a request finished already, an unknown one) refuses all, naming it.
+      await expect(suite.journal.completeRequests([{ requestId: a, outcomes: okA }, { requestId: c, outcomes: okB }]))
+        .rejects.toThrow(`request ${c} has 2 items but 1 outcomes were given`);
+      await suite.journal.completeRequest(b, okB);
+      await expect(suite.journal.completeRequests([{ requestId: a, outcomes: okA }, { requestId: b, outcomes: okB }])).rejects.toThrow(`request ${b} is already done`);
+      await expect(suite.journal.completeRequests([{ requestId: 999_999, outcomes: okB }, { requestId: a, outcomes: okA }])).rejects.toThrow('request 999999 is not in the journal');
+      await expect(suite.journal.completeRequests([{ requestId: a, outcomes: okA }, { requestId: a, outcomes: okA }])).rejects.toThrow(`request ${a} is listed twice`);
+      expect((await suite.journal.getRequest(a)).status).toBe('sent');
+      expect((await suite.journal.getRequest(c)).status).toBe('sent');
+
+      await suite.journal.completeRequests([{ requestId: c, outcomes: okC }, { requestId: a, outcomes: okA }]);
+      expect([(await suite.journal.getRequest(a)).status, (await suite.journal.getRequest(c)).status]).toEqual(['done', 'done']);
+      expect(await suite.journal.resultList(a)).toEqual([[0, { move_id: 10 }]]);
+      expect(await suite.journal.resultList(c)).toEqual([[4, { move_id: 14 }]]);
+      expect(await suite.journal.fileSummary(fileId)).toMatchObject({ total: 5, ok: 5, sent: 0 });
+      await suite.journal.completeRequests([]);
+    });
+
     it('keeps only exceptions and rejected rows as item rows, and reads both back in line order', async () => {
       const ship = (seq: number, lines: number[], key: string) =>
         ({ seq, endpoint: 'customer-shipments.ship', docKey: key, lines, body: { id: seq, key } });
