@@ -15,7 +15,8 @@
 // BENCH_IN_FLIGHT (the service's default requests_in_flight); BENCH_HEAP_MB / BENCH_SEMI_MB instead of production's
 // heap caps (bench/inbound-harness.ts). BENCH_SFTP_RTT=ms: the files come from, and their
 // results go to, an SFTP drop (OpenSSH on loopback, as the tests start it) behind a link that adds that round trip
-// (test/support/delay-proxy.ts). The pass runs from dist/ when the build is current (npm run build), else from the sources
+// (test/support/delay-proxy.ts). BENCH_JOURNAL=postgres: the journal on a PostgreSQL server of the bench's own, a fresh
+// database a run, BENCH_PG_RTT=ms away (bench/bench-journal.ts). The pass runs from dist/ when the build is current (npm run build), else from the sources
 // through tsx.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -28,6 +29,8 @@ import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
 import { procCpu } from './measure.mjs';
 import { benchDrop, describeDrop, distantSftpFromEnv, stopDistantSftp } from './bench-drop.js';
+import { postgresJournal, sqliteJournal } from './bench-journal.js';
+import { startPostgres } from '../test/support/postgres.js';
 import { ADJUSTMENT_SKUS, ADJUSTMENTS_MAPPING, allocationSummary, commitWait, extraNodeFlags, heapFlags, root, serviceLoad, serviceSeen, startEmulator, type ServiceSeen, type Totals } from './inbound-harness.js';
 
 const FROM_BUILD = runsBuild() as boolean;
@@ -58,17 +61,21 @@ interface LoopDelay { mean: number; p50: number; p99: number; busy: number }
 interface Figures { loop: LoopDelay; filesInFlight: number; elapsed: number; cpu: number; kernelCpu: number; emulatorCpu: number; bound: number; requests: number; peak: number; service: ServiceSeen; rss: number; load: number[]; files: number; commits: Totals }
 
 const sftp = await distantSftpFromEnv();
+const journalEngine = process.env.BENCH_JOURNAL ?? 'sqlite';
+if (journalEngine !== 'sqlite' && journalEngine !== 'postgres') throw new Error(`BENCH_JOURNAL takes sqlite or postgres, not ${journalEngine}`);
+const pgServer = journalEngine === 'postgres' ? await startPostgres() : undefined;
 
 async function run(filesInFlight: number): Promise<Figures> {
   const work = join(dir, `run-${filesInFlight}-${Date.now()}`);
   mkdirSync(join(work, 'mappings'), { recursive: true });
   const drop = benchDrop(work, readdirSync(template).map((name) => join(template, name)), sftp);
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
+  const journal = pgServer ? await postgresJournal(pgServer) : sqliteJournal;
   try {
     writeFileSync(join(work, 'token'), emulator.token);
     writeFileSync(join(work, 'mappings', 'adjustments.yaml'), ADJUSTMENTS_MAPPING);
     writeFileSync(join(work, 'wisbridge.yaml'), [
-      'journal: journal.sqlite', 'mappings: mappings',
+      journal.yaml, 'mappings: mappings',
       `services:\n  wis:\n    url: ${emulator.url}\n    token: { file: token }\n    batch_size: ${BATCH}\n    requests_in_flight: ${REQUESTS_IN_FLIGHT}`,
       `drops:\n  wms:\n${drop.yaml}`,
       `inbound:\n  - { name: bench, drop: wms, service: wis, files_in_flight: ${filesInFlight} }`, 'log: { level: warn }', '',
@@ -109,12 +116,13 @@ async function run(filesInFlight: number): Promise<Figures> {
   } finally {
     emulator.child.kill('SIGTERM');
     await once(emulator.child, 'exit');
+    await journal.close();
     rmSync(work, { recursive: true, force: true });
     drop.cleanup();
   }
 }
 
-console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; ${describeDrop(sftp)}; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
+console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; ${describeDrop(sftp)}; the journal ${pgServer ? `PostgreSQL ${pgServer.version}${process.env.BENCH_PG_RTT ? `, ${process.env.BENCH_PG_RTT} ms away` : ' on loopback'}` : 'SQLite'}; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
 try {
   for (const setting of settings) {
     const f = await run(setting);
@@ -124,4 +132,5 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
   await stopDistantSftp(sftp);
+  await pgServer?.stop();
 }

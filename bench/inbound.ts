@@ -17,8 +17,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeDrop, distantSftpFromEnv, stopDistantSftp } from './bench-drop.js';
 import { allocationSummary, bridgeArgs, bridgeCode, bridgeSummary, bridgeWorkspace, busiestThreads, commitWait, gcPauses, heapFlags, loads, mb, measure, startEmulator, writeAdjustments, yardstickArgs, type Run, type Totals } from './inbound-harness.js';
-import { startDelayProxy, type DelayProxy } from '../test/support/delay-proxy.js';
-import { freshDatabase, startPostgres, type PostgresServer } from '../test/support/postgres.js';
+import { postgresJournal, sqliteJournal } from './bench-journal.js';
+import { startPostgres } from '../test/support/postgres.js';
 
 type Engine = 'sqlite' | 'postgres';
 const journalFlag = process.argv.indexOf('--journal');
@@ -93,20 +93,11 @@ interface BridgeRun { engine: Engine; run: Run; load: number[]; commits: Totals;
 /** `wisbridge batch` on the file, in a drop and against an emulator of its own, on a fresh journal of the engine. */
 async function runBridge(engine: Engine): Promise<BridgeRun> {
   const work = join(dir, engine);
-  let server: PostgresServer | undefined;
-  let pgLink: DelayProxy | undefined;
-  let journal = 'journal: journal.sqlite';
-  if (engine === 'postgres') {
-    server = await startPostgres();
-    const db = await freshDatabase(server); // sets the password's variable in this process: the bridge inherits it
-    const rtt = Number(process.env.BENCH_PG_RTT ?? 0);
-    pgLink = rtt > 0 ? await startDelayProxy({ host: server.host, port: server.port }, rtt / 2) : undefined;
-    const url = pgLink ? db.url.replace(`:${server.port}/`, `:${pgLink.port}/`) : db.url;
-    journal = `journal:\n  url: ${url}\n  password: { env: ${db.password.env} }`;
-  }
+  const server = engine === 'postgres' ? await startPostgres() : undefined;
+  const journal = server ? await postgresJournal(server) : sqliteJournal;
   try {
     const emulator = await startEmulator({ nodeFlags: emulatorProfile });
-    const config = bridgeWorkspace(work, file, emulator, { journal, batch: BATCH, inFlight: IN_FLIGHT, sftp });
+    const config = bridgeWorkspace(work, file, emulator, { journal: journal.yaml, batch: BATCH, inFlight: IN_FLIGHT, sftp });
     const postmaster = server && Number(readFileSync(join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const before = postmaster ? serverCpu(postmaster) : undefined;
     const load = loadavg();
@@ -119,7 +110,7 @@ async function runBridge(engine: Engine): Promise<BridgeRun> {
     }
     return { engine, run, load, ...commitWait(join(work, 'commits')), server: serverUsed };
   } finally {
-    await pgLink?.close();
+    await journal.close();
     await server?.stop();
   }
 }
