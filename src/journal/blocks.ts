@@ -79,20 +79,6 @@ function firstCommon(a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArr
   return common;
 }
 
-/** A request to record with its block (insertWithRequest): recorded as sent (sent_at `at`) or pending. */
-export interface NewRequest {
-  sent: boolean;
-  at: string;
-}
-
-/** What insertWithRequest found and did: the file's status (null: no such file), the new request's id (null: none inserted). */
-export interface RecordedWithRequest {
-  fileStatus: string | null;
-  requestId: number | null;
-  /** RECORDED's rows for the request's seqs, for refuseRecorded. */
-  recorded: Array<[number | null, string | null]>;
-}
-
 /** block_tokens is keyed by (part, request_id): a block's rows are found by naming every part. */
 export const TOKEN_PARTS = `part IN (${Array.from({ length: INDEX_PARTS }, (_, p) => p).join(', ')})`;
 
@@ -111,29 +97,6 @@ function rowInserts(table: string, columns: readonly string[]): Record<SqlDialec
   return { sqlite: of('INSERT OR FAIL'), postgres: of('INSERT') };
 }
 
-/**
- * The first item row in [from, to], then the seqs of the blocks whose span reaches [first, last] (few, since blocks of
- * a file mostly follow each other): one round trip for both. Parameters: file, from, to, file, first, last.
- */
-const RECORDED = `SELECT min(seq) AS seq, NULL AS seqs FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?
-     UNION ALL
-     SELECT NULL, r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
-     WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`;
-
-/**
- * PostgreSQL: a request and its block recorded in one statement, with the file's status and the seqs already
- * recorded read in the same snapshot (RECORDED: it does not see the new block). The caller refuses what does not fit
- * after the statement, which fails its unit of work and so undoes the inserts: one round trip instead of four.
- * Nothing is inserted unless the file is processing.
- */
-const RECORD_POSTGRES = `WITH file_row AS (SELECT status FROM files WHERE id = ?),
-  new_request AS (INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at, sent_at)
-    SELECT ?::bigint, ?::text, 1, ?::text, ?::bigint, ?::text, ?::text, ?::text FROM file_row WHERE status = 'processing' RETURNING id),
-  new_block AS (INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies)
-    SELECT id, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::text, ?::text FROM new_request)
-  SELECT 0 AS head, (SELECT status FROM file_row) AS status, (SELECT id FROM new_request) AS id, NULL::bigint AS seq, NULL::text AS seqs
-  UNION ALL SELECT 1, NULL, NULL, x.seq, x.seqs FROM (${RECORDED}) x`;
-
 /** The statements as text, built once (the factories are composed again for each unit of work); the port prepares each once. */
 const q = {
   insert: `INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -146,7 +109,13 @@ const q = {
   block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
   bodies: 'SELECT bodies FROM item_blocks WHERE request_id = ?',
   firstItem: 'SELECT min(seq) AS seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
-  recorded: RECORDED,
+  // The first item row in [from, to], then the seqs of the blocks whose span reaches [first, last] (few, since blocks
+  // of a file mostly follow each other): one round trip for both (recordedParams). PostgreSQL reads the same in the
+  // statement that records the blocks (record-blocks.ts).
+  recorded: `SELECT min(seq) AS seq, NULL AS seqs FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?
+     UNION ALL
+     SELECT NULL, r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
+     WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`,
   unindexed: `SELECT b.request_id, b.docs, b.bodies FROM item_blocks b WHERE b.file_id = ?
      AND NOT EXISTS (SELECT 1 FROM block_tokens t WHERE ${TOKEN_PARTS.replace('part', 't.part')} AND t.request_id = b.request_id)
      AND NOT EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = b.request_id)`,
@@ -183,39 +152,24 @@ export function createBlocks(sql: SqlPort) {
    */
   async function insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): Promise<void> {
     const { first, last } = span(packed);
-    await refuseRecorded(fileId, packed.ranges, await sql.values<[number | null, string | null]>(q.recorded, recordedParams(fileId, packed)));
+    const rows = await sql.values<[number | null, string | null]>(q.recorded, recordedParams(fileId, packed));
+    const blockSeqs = rows.flatMap(([, seqs]) => (seqs === null ? [] : [seqs]));
+    await refuseRecorded(fileId, packed.ranges, rows.find(([seq]) => seq !== null)?.[0] ?? null, blockSeqs);
     await sql.run(q.insert, [requestId, fileId, first, last, packed.firstLine, packed.docs, bodies]);
     if (packed.index !== undefined) await insertIndex(fileId, requestId, packed.index);
   }
 
   /**
-   * PostgreSQL: records the request and its block in one statement (RECORD_POSTGRES); what the caller checks after
-   * it, in this order: the file's status (nothing was inserted unless it is processing), then `recorded` with
-   * refuseRecorded. The block's index is the caller's to insert.
+   * Throws when a seq of `ranges` is recorded already: `firstItem`, the first item row in the first range;
+   * an item row in a later range; a seq of `blockSeqs`, the seqs of blocks that reach their span.
    */
-  async function insertWithRequest(fileId: number, request: NewRequest, packed: PackedBatch, bodies: string): Promise<RecordedWithRequest> {
-    const { first, last } = span(packed);
-    const sentAt = request.sent ? request.at : null;
-    const rows = await sql.values<[number, string | null, number | null, number | null, string | null]>(RECORD_POSTGRES, [
-      fileId,
-      fileId, packed.endpoint, JSON.stringify(packed.ranges), packed.count, request.sent ? 'sent' : 'pending', request.at, sentAt,
-      fileId, first, last, packed.firstLine, packed.docs, bodies,
-      ...recordedParams(fileId, packed),
-    ]);
-    const head = rows.find((row) => row[0] === 0)!;
-    return { fileStatus: head[1], requestId: head[2], recorded: rows.filter((row) => row[0] === 1).map((row) => [row[3], row[4]]) };
-  }
-
-  /** Throws when a seq of `ranges` is recorded already: an item row (`rows` of RECORDED, or any range after the first), a block. */
-  async function refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, rows: ReadonlyArray<[number | null, string | null]>): Promise<void> {
-    const itemSeq = rows.find(([seq]) => seq !== null)?.[0];
-    if (itemSeq !== undefined && itemSeq !== null) throw alreadyRecorded(fileId, itemSeq);
+  async function refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, firstItem: number | null, blockSeqs: ReadonlyArray<string>): Promise<void> {
+    if (firstItem !== null) throw alreadyRecorded(fileId, firstItem);
     for (const [moreFrom, moreTo] of ranges.slice(1)) {
       const seq = (await sql.get<{ seq: number | null }>(q.firstItem, [fileId, moreFrom, moreTo]))?.seq ?? null;
       if (seq !== null) throw alreadyRecorded(fileId, seq);
     }
-    for (const [, seqs] of rows) {
-      if (seqs === null) continue;
+    for (const seqs of blockSeqs) {
       const seq = firstCommon(ranges, JSON.parse(seqs) as Array<[number, number]>);
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
@@ -310,7 +264,6 @@ export function createBlocks(sql: SqlPort) {
 
   return {
     insert,
-    insertWithRequest,
     refuseRecorded,
     insertIndex,
     indexMissing,
@@ -338,10 +291,20 @@ function span(packed: PackedBatch): { first: number; last: number } {
   return { first: packed.ranges[0][0], last: packed.ranges[packed.ranges.length - 1][1] };
 }
 
-/** RECORDED's parameters for a new block: its first range's items, the blocks its span reaches. */
+/** q.recorded's parameters for a new block: its first range's items, the blocks its span reaches. */
 function recordedParams(fileId: number, packed: PackedBatch): number[] {
   const { first, last } = span(packed);
   return [fileId, packed.ranges[0][0], packed.ranges[0][1], fileId, first, last];
+}
+
+/** Refuses requests of one commit that share a seq (each would be refused by the next one's check, recorded one by one). */
+export function refuseShared(fileId: number, ranges: ReadonlyArray<ReadonlyArray<[number, number]>>): void {
+  for (let i = 0; i < ranges.length; i++) {
+    for (let j = i + 1; j < ranges.length; j++) {
+      const seq = firstCommon(ranges[i], ranges[j]);
+      if (seq !== undefined) throw alreadyRecorded(fileId, seq);
+    }
+  }
 }
 
 function alreadyRecorded(fileId: number, seq: number) {

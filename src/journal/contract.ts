@@ -47,6 +47,12 @@ export interface ClaimsAndRequests {
    */
   recordBatch(fileId: number, endpoint: string, items: readonly NewItem[] | PackedBatch, options?: { sent?: boolean; bodies?: string }): Promise<number>;
   /**
+   * Records a commit's new requests, each as recordBatch records a packed one, in one unit of work (on PostgreSQL in
+   * one statement: the round trips are the commit's, not each request's); their ids in order. All are refused when
+   * one would be, or when two share a seq.
+   */
+  recordBatches(fileId: number, batches: ReadonlyArray<{ endpoint: string; packed: PackedBatch; bodies: string }>, options?: { sent?: boolean }): Promise<number[]>;
+  /**
    * The console search's index of blocks recorded without it: the flow records a request with its PackedBatch's
    * `index` taken off and writes the index in a later commit, so the commit a send waits for stays small.
    */

@@ -1,5 +1,6 @@
 import { bodiesJson, packBatch, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
-import { createBlocks, mergeRanges, type BlockRow, type Blocks } from './blocks.js';
+import { createBlocks, mergeRanges, refuseShared, type BlockRow, type Blocks } from './blocks.js';
+import { recordWithBlocks, type BatchToRecord } from './record-blocks.js';
 import type { Fence } from './leases.js';
 import {
   bodyJson, effectiveStatus, emptyCounts, encodeLines, inRanges, messagesJson, stateError, toItem, toRanges, toRequest,
@@ -129,24 +130,31 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     return requestId;
   });
 
-  const recordBatchTx = (fileId: number, packed: PackedBatch, sent: boolean, bodies: string) => write(async (t): Promise<number> => {
+  /** A commit's new requests with their item blocks (JournalContract.recordBatches); their ids in order. */
+  const recordBatchesTx = (fileId: number, batches: readonly BatchToRecord[], sent: boolean) => write(async (t): Promise<number[]> => {
     const at = now();
+    const itemBlocks = blocksOn(t);
     if (t.dialect === 'postgres') {
-      // Every statement is a round trip to the server: the file's status, the seqs' check and both inserts are one.
+      // Every statement is a round trip to the server: the file's status, the seqs' checks and the inserts are one.
+      refuseShared(fileId, batches.map((b) => b.packed.ranges));
       await fence?.hold(t, fileId);
-      const itemBlocks = blocksOn(t);
-      const { fileStatus, requestId, recorded } = await itemBlocks.insertWithRequest(fileId, { sent, at }, packed, bodies);
-      processingRequired(fileId, fileStatus ?? undefined);
-      await itemBlocks.refuseRecorded(fileId, packed.ranges, recorded);
-      if (packed.index !== undefined) await itemBlocks.insertIndex(fileId, requestId!, packed.index);
-      return requestId!;
+      const found = await recordWithBlocks(t, fileId, { sent, at }, batches);
+      processingRequired(fileId, found.fileStatus ?? undefined);
+      for (const [i, { packed }] of batches.entries()) await itemBlocks.refuseRecorded(fileId, packed.ranges, found.firstItems[i], found.blockSeqs);
+      const ids = found.requestIds as number[];
+      for (const [i, { packed }] of batches.entries()) if (packed.index !== undefined) await itemBlocks.insertIndex(fileId, ids[i], packed.index);
+      return ids;
     }
     await requireProcessing(t, fileId);
-    const requestId = sent
-      ? await insertedId(t, q.insertSentRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at, at])
-      : await insertedId(t, q.insertRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at]);
-    await blocksOn(t).insert(fileId, requestId, packed, bodies);
-    return requestId;
+    const ids: number[] = [];
+    for (const { packed, bodies } of batches) {
+      const requestId = sent
+        ? await insertedId(t, q.insertSentRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at, at])
+        : await insertedId(t, q.insertRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at]);
+      await itemBlocks.insert(fileId, requestId, packed, bodies);
+      ids.push(requestId);
+    }
+    return ids;
   });
 
   const indexBlocksTx = (fileId: number, indexes: readonly BlockIndexOf[]) => write(async (t): Promise<void> => {
@@ -387,7 +395,16 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
       if (packed.endpoint !== endpoint) throw stateError(`the packed items are for ${packed.endpoint}, not ${endpoint}`);
       const bodies = options.bodies ?? (Array.isArray(items) ? bodiesJson(fileId, items as readonly NewItem[]) : undefined);
       if (bodies === undefined) throw stateError(`request of file ${fileId}: packed items need their bodies' JSON text`);
-      return recordBatchTx(fileId, packed, options.sent === true, bodies);
+      return (await recordBatchesTx(fileId, [{ packed, bodies }], options.sent === true))[0];
+    },
+    /**
+     * Records a commit's new requests, each as recordBatch records a packed one (`{ packed, bodies }`), in one unit of
+     * work and on PostgreSQL in one statement; their ids in order. A seq two of them share is refused too.
+     */
+    recordBatches: async (fileId: number, batches: ReadonlyArray<BatchToRecord & { endpoint: string }>, options: { sent?: boolean } = {}): Promise<number[]> => {
+      if (batches.length === 0) return [];
+      for (const { endpoint, packed } of batches) if (packed.endpoint !== endpoint) throw stateError(`the packed items are for ${packed.endpoint}, not ${endpoint}`);
+      return recordBatchesTx(fileId, batches, options.sent === true);
     },
     /** The console search's index of blocks recorded without it (their PackedBatch's `index` taken off). */
     indexBlocks: (fileId: number, indexes: readonly BlockIndexOf[]): Promise<void> => indexBlocksTx(fileId, indexes),

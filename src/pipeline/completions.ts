@@ -23,8 +23,7 @@ export function applyUnit(journal: SenderContext['journal'], logger: Logger, uni
     if (allOk.length > 0) await tx.completeRequests(allOk);
     if (unit.extra.length > 0) await tx.addItems(unit.fileId, unit.extra);
     if (unit.index !== undefined && unit.index.length > 0) await tx.indexBlocks(unit.fileId, unit.index);
-    const requestIds: number[] = [];
-    for (const { endpoint, packed, bodies } of unit.requests) requestIds.push(await tx.recordBatch(unit.fileId, endpoint, packed, { sent: true, bodies }));
+    const requestIds = await tx.recordBatches(unit.fileId, unit.requests, { sent: true });
     return { requestIds, confirmed };
   });
 }

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError, WisbridgeError } from '../../src/errors.js';
 import { composeJournal } from '../../src/journal/compose.js';
 import {
-  openJournal, packOkOutcomes, type InstanceInfo, type Journal, type JournalContract, type JournalTarget,
+  openJournal, packBatch, packOkOutcomes, type InstanceInfo, type Journal, type JournalContract, type JournalTarget,
 } from '../../src/journal/index.js';
 import { openPostgres } from '../../src/journal/postgres/index.js';
 import type { SqlPort, SqlValue } from '../../src/journal/sql.js';
@@ -234,6 +234,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const stale: Array<[string, () => Promise<unknown>]> = [
         ['addItems', () => a.addItems(fileId, [{ seq: 20, lines: [30], status: 'error', messages: ['bad row'] }])],
         ['recordBatch', () => a.recordBatch(fileId, EP, [adjustment(7)], { sent: true })],
+        ['recordBatches', () => a.recordBatches(fileId, [{ endpoint: EP, packed: packBatch(EP, [adjustment(7)]), bodies: JSON.stringify([adjustment(7).body]) }], { sent: true })],
         ['recordRequest', () => a.recordRequest(fileId, EP, [5, 6])],
         ['markSent', () => a.markSent(unsent)],
         ['completeRequest', () => a.completeRequest(sent, okOutcomes([3, 4]))],

@@ -263,6 +263,39 @@ export function describeClaims(suite: Suite): void {
       expect(await suite.journal.fileSummary(fileId)).toMatchObject({ total: 3, ok: 2, skipped: 1 });
     });
 
+    it('records a commit\'s requests at once (recordBatches) as one by one, and none when one does not fit', async () => {
+      const batch = (seqs: number[]) => {
+        const items = seqs.map((s) => adjustment(s));
+        return { endpoint: EP, packed: packBatch(EP, items), bodies: JSON.stringify(items.map((i) => i.body)) };
+      };
+      const sent = async () => (await suite.journal.resumeState(fileId)).sentRequests.map((r) => [r.requestId, r.seqs]);
+      const first = await suite.journal.recordBatch(fileId, EP, [adjustment(0)], { sent: true });
+      await suite.journal.addItems(fileId, [{ seq: 9, lines: [11], status: 'skipped', messages: ['empty row'] }]);
+      const refused: Array<[string, Parameters<typeof suite.journal.recordBatches>]> = [
+        ['a seq in a block', [fileId, [batch([1, 2]), batch([0, 3])]]],
+        ['an item row in a first range', [fileId, [batch([1, 2]), batch([8, 9])]]],
+        ['an item row in a later range', [fileId, [batch([1, 2]), batch([7, 9, 12])]]],
+        ['two sharing a seq', [fileId, [batch([1, 2]), batch([2, 3])]]],
+        ['an unknown file', [999_999, [batch([1, 2])]]],
+        ['another endpoint', [fileId, [{ ...batch([1]), endpoint: 'inventory.counts' }]]],
+      ];
+      for (const [what, args] of refused) expect([what, await stateCode(suite.journal.recordBatches(...args))]).toEqual([what, 'JOURNAL_STATE']);
+      await expect(suite.journal.recordBatches(fileId, [batch([1, 2]), batch([7, 9, 12])])).rejects.toThrow(`item 9 of file ${fileId} is already in a request`);
+      expect(await sent()).toEqual([[first, [0]]]);
+
+      const ids = await suite.journal.recordBatches(fileId, [batch([1, 2]), batch([3]), batch([4, 6])], { sent: true });
+      expect(ids).toHaveLength(3);
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      expect(await sent()).toEqual([[first, [0]], [ids[0], [1, 2]], [ids[1], [3]], [ids[2], [4, 6]]]);
+      expect((await suite.journal.requestItems(ids[2])).map((i) => [i.seq, JSON.parse(i.body ?? 'null')])).toEqual([[4, adjustment(4).body], [6, adjustment(6).body]]);
+      expect(await suite.journal.recordBatches(fileId, [])).toEqual([]);
+      const [unsent] = await suite.journal.recordBatches(fileId, [batch([5])]);
+      expect((await suite.journal.getRequest(unsent)).status).toBe('pending');
+      for (const [id, seqs] of [[first, [0]], [ids[0], [1, 2]], [ids[1], [3]], [ids[2], [4, 6]], [unsent, [5]]] as const) await suite.journal.completeRequest(id, okOutcomes([...seqs]));
+      expect(await suite.journal.finishFile(fileId)).toBe('done');
+      await expect(suite.journal.recordBatches(fileId, [batch([20])])).rejects.toThrow(`file ${fileId} is done, not processing`);
+    });
+
     it('names what is not in the journal: a file, a request, an export', async () => {
       await expect(suite.journal.getFile(999_999)).rejects.toThrow(/file 999999 is not in the journal/);
       await expect(suite.journal.getRequest(999_999)).rejects.toThrow(/request 999999 is not in the journal/);
