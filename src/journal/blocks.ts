@@ -1,7 +1,7 @@
 import { decodeLines, messagesJson, stateError } from './rows.js';
 import { blockIndex, INDEX_PARTS, type BlockIndexPart } from './search-index.js';
 import type { PackedBatch } from './block-pack.js';
-import type { SqlDialect, SqlPort } from './sql.js';
+import type { SqlPort } from './sql.js';
 import type { ItemOutcome, ItemStatus, ItemWithBody, RequestStatus } from './types.js';
 
 /**
@@ -86,15 +86,14 @@ const BLOCK_COLUMNS = `b.request_id, b.file_id, b.first_seq, b.last_seq, b.first
   FROM item_blocks b JOIN requests r ON r.id = b.request_id`;
 
 /**
- * `INSERT … VALUES` of 0 to INDEX_PARTS rows, by dialect and row count. SQLite's is OR FAIL: one that inserts several
- * rows and may abort half-way needs a statement journal (a copy of every page it changes, written to a temporary file
- * past 64 KiB: ~260 MB in a night of 300 files of 1,000 rows); one that fails instead keeps the rows it inserted, and
- * its error fails the whole unit of work anyway (SqlPort.tx).
+ * SQLite: `INSERT OR FAIL … VALUES` of 0 to INDEX_PARTS rows, by row count. OR FAIL: one that inserts several rows
+ * and may abort half-way needs a statement journal (a copy of every page it changes, written to a temporary file past
+ * 64 KiB: ~260 MB in a night of 300 files of 1,000 rows); one that fails instead keeps the rows it inserted, and its
+ * error fails the whole unit of work anyway (SqlPort.tx). PostgreSQL's: insertBothPostgres.
  */
-function rowInserts(table: string, columns: readonly string[]): Record<SqlDialect, string[]> {
-  const of = (verb: string) => Array.from({ length: INDEX_PARTS + 1 }, (_, n) =>
-    `${verb} INTO ${table} (${columns.join(', ')}) VALUES ${Array(n).fill(`(${columns.map(() => '?').join(', ')})`).join(', ')}`);
-  return { sqlite: of('INSERT OR FAIL'), postgres: of('INSERT') };
+function rowInserts(table: string, columns: readonly string[]): string[] {
+  return Array.from({ length: INDEX_PARTS + 1 }, (_, n) =>
+    `INSERT OR FAIL INTO ${table} (${columns.join(', ')}) VALUES ${Array(n).fill(`(${columns.map(() => '?').join(', ')})`).join(', ')}`);
 }
 
 /** The statements as text, built once (the factories are composed again for each unit of work); the port prepares each once. */
@@ -133,11 +132,21 @@ const q = {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 };
 
+/** The most index rows (parts, of one block or several) a PostgreSQL statement inserts: 64 × 7 parameters. */
+const ROWS_A_STATEMENT = 64;
+const bothTexts: string[] = [];
+
 /**
- * PostgreSQL: a block's rows in block_index and block_tokens in one statement (a data-modifying WITH, which SQLite
- * lacks, runs whether or not the statement reads it): one round trip instead of two.
+ * PostgreSQL: `n` rows in block_index and in block_tokens in one statement (a data-modifying WITH, which SQLite
+ * lacks, runs whether or not the statement reads it): one round trip instead of two, and for the blocks of one commit
+ * one instead of one a block.
  */
-const insertBothPostgres = q.insertIndex.postgres.map((index, n) => `WITH i AS (${index}) ${q.insertTokens.postgres[n]}`);
+function insertBothPostgres(n: number): string {
+  const values = (columns: number) => Array(n).fill(`(${Array(columns).fill('?').join(', ')})`).join(', ');
+  bothTexts[n] ??= `WITH i AS (INSERT INTO block_index (request_id, part, file_id, entries) VALUES ${values(4)})
+    INSERT INTO block_tokens (part, request_id, tokens) VALUES ${values(3)}`;
+  return bothTexts[n];
+}
 
 export function createBlocks(sql: SqlPort) {
   /** A request's bodies, in request order. */
@@ -175,17 +184,32 @@ export function createBlocks(sql: SqlPort) {
     }
   }
 
+  /** The console search's index of blocks (their rows in block_index and block_tokens); on PostgreSQL several a statement. */
+  async function insertIndexes(fileId: number, indexes: ReadonlyArray<{ requestId: number; index: readonly BlockIndexPart[] }>): Promise<void> {
+    if (sql.dialect !== 'postgres') {
+      for (const { requestId, index } of indexes) await insertIndex(fileId, requestId, index);
+      return;
+    }
+    const rows = indexes.flatMap(({ requestId, index }) => index.map((part) => ({ requestId, part })));
+    for (let from = 0; from < rows.length; from += ROWS_A_STATEMENT) {
+      const chunk = rows.slice(from, from + ROWS_A_STATEMENT);
+      const indexRows = chunk.flatMap(({ requestId, part: p }) => [requestId, p.part, fileId, p.entries]);
+      const tokenRows = chunk.flatMap(({ requestId, part: p }) => [p.part, requestId, p.tokens]);
+      await sql.run(insertBothPostgres(chunk.length), [...indexRows, ...tokenRows]);
+    }
+  }
+
   /** The console search's index of one block (its rows in block_index and block_tokens). */
   async function insertIndex(fileId: number, requestId: number, index: readonly BlockIndexPart[]): Promise<void> {
     if (index.length === 0) return;
-    const indexRows = index.flatMap((p) => [requestId, p.part, fileId, p.entries]);
-    const tokenRows = index.flatMap((p) => [p.part, requestId, p.tokens]);
     if (sql.dialect === 'postgres') {
-      await sql.run(insertBothPostgres[index.length], [...indexRows, ...tokenRows]);
+      await insertIndexes(fileId, [{ requestId, index }]);
       return;
     }
-    await sql.run(q.insertIndex.sqlite[index.length], indexRows);
-    await sql.run(q.insertTokens.sqlite[index.length], tokenRows);
+    const indexRows = index.flatMap((p) => [requestId, p.part, fileId, p.entries]);
+    const tokenRows = index.flatMap((p) => [p.part, requestId, p.tokens]);
+    await sql.run(q.insertIndex[index.length], indexRows);
+    await sql.run(q.insertTokens[index.length], tokenRows);
   }
 
   /**
@@ -266,6 +290,7 @@ export function createBlocks(sql: SqlPort) {
     insert,
     refuseRecorded,
     insertIndex,
+    insertIndexes,
     indexMissing,
     get,
     items,

@@ -158,7 +158,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
   });
 
   const indexBlocksTx = (fileId: number, indexes: readonly BlockIndexOf[]) => write(async (t): Promise<void> => {
-    for (const { requestId, index } of indexes) await blocksOn(t).insertIndex(fileId, requestId, index);
+    await blocksOn(t).insertIndexes(fileId, indexes);
   });
 
   const markSentTx = (requestId: number) => write(async (t): Promise<void> => {
@@ -448,4 +448,12 @@ function bodyValues(items: readonly NewItem[], bodiesText: string | undefined): 
     return Array.isArray(all) ? all : [];
   }
   return items.map((item) => (typeof item.body === 'string' ? parse(item.body) : item.body));
+}
+
+/**
+ * What resumeState reads for a file claimed just now (claimFile answered `new`): nothing recorded, every seq unsent.
+ * Given without reading: resumeState's seven queries are seven round trips a file on a distant PostgreSQL.
+ */
+export function freshState(fileId: number): ResumeState {
+  return { fileId, maxSeq: -1, counts: { finished: 0, sent: 0, unsent: 0 }, sentRequests: [], classify: () => 'unsent' };
 }

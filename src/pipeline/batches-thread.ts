@@ -27,6 +27,8 @@ export interface BatchesThreadData {
   /** The private copy of the file whose checksum was claimed. */
   snapshotPath: string;
   fileId: number;
+  /** Nothing of the file is recorded yet (freshState), so the thread need not read where a crash left it. */
+  fresh: boolean;
   fileName: string;
   /** The mapping as the main thread loaded it. */
   mapping: Mapping;

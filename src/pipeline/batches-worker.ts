@@ -3,7 +3,7 @@
  * requests on its own connection to the journal, through the same FileBatches and applyUnit as the main thread.
  */
 import { createReadStream } from 'node:fs';
-import { JournalTally, openJournal } from '../journal/index.js';
+import { freshState, JournalTally, openJournal } from '../journal/index.js';
 import { silentLogger } from '../log.js';
 import { compileMapping, type ReferenceKind, type ReferenceIds } from '../mapping/index.js';
 import { callMain, serveCalls, threadData } from '../runtime/worker-serve.js';
@@ -25,7 +25,7 @@ const batches = new FileBatches({
   source: createReadStream(data.snapshotPath),
   mapping: compileMapping(data.mapping.definition, data.mapping.name, data.mapping.file),
   referenceIds,
-  state: await journal.resumeState(data.fileId),
+  state: data.fresh ? freshState(data.fileId) : await journal.resumeState(data.fileId),
   requestSize: data.requestSize,
   warehouse: data.warehouse,
   // Confirmations are logged by the main thread from the count returned.

@@ -47,7 +47,7 @@ const sources: Array<[string, Open]> = [
   })],
   ['mapped and recorded on a worker thread with its own connection', async (fileId, path, mapping) => {
     const thread = new BatchesThread({
-      journalAddress: journal.address, snapshotPath: path, fileId, fileName: 'KORR_1.csv', mapping, requestSize: 1,
+      journalAddress: journal.address, snapshotPath: path, fileId, fresh: true, fileName: 'KORR_1.csv', mapping, requestSize: 1,
     }, { idsOf: async () => new Map() });
     await thread.ready;
     return thread;

@@ -2,6 +2,7 @@ import type { InboundJob } from '../config/schema.js';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, Journal, ResultReads } from '../journal/index.js';
+import { freshState } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
 import type { HeldLease, RuntimeParts } from '../runtime/runtime.js';
@@ -146,7 +147,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   try {
     // A crash may have kept the search index of the last blocks from following them (TrailingIndex).
     if (report.resumed) await journal.indexMissingBlocks(fileId);
-    const state = await journal.resumeState(fileId);
+    const state = report.resumed ? await journal.resumeState(fileId) : freshState(fileId);
     for (const r of state.sentRequests) await reconcileSentRequest(sender, r.requestId, r.endpoint);
     const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
     if (!completed) {

@@ -155,7 +155,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
     }
     const { instance } = await input.runtime.journal();
     const thread = new BatchesThread({
-      journalAddress: journal.address, snapshotPath, fileId, fileName: name,
+      journalAddress: journal.address, snapshotPath, fileId, fresh: input.state.maxSeq < 0, fileName: name,
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
       mapping, requestSize, warehouse,
       heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../../src/errors.js';
-import { packBatch, packOkOutcomes, type ItemOutcome } from '../../../src/journal/index.js';
+import { freshState, packBatch, packOkOutcomes, type ItemOutcome } from '../../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 import { EP, collect, stateCode, type Suite } from './support.js';
 
@@ -20,6 +20,15 @@ export function describeClaims(suite: Suite): void {
       expect(again).toMatchObject({ status: 'duplicate', fileId: first.fileId, previousName: 'adj-monday.csv', previousStatus: 'done' });
       expect(again.status === 'duplicate' && again.finishedAt).toBeTruthy();
       expect((await suite.journal.claimFile(claimInput('other.csv', 'def'))).status).toBe('new');
+    });
+
+    it('reads a file claimed just now as freshState gives it without reading: nothing recorded, every seq unsent', async () => {
+      const claim = await suite.journal.claimFile(claimInput('fresh.csv', 'c-fresh'));
+      if (claim.status !== 'new') throw new Error('unreachable');
+      const { classify: read, ...readState } = await suite.journal.resumeState(claim.fileId);
+      const { classify: given, ...givenState } = freshState(claim.fileId);
+      expect(readState).toEqual(givenState);
+      for (const seq of [0, 1, 999]) expect([seq, read(seq)]).toEqual([seq, given(seq)]);
     });
 
     it('force creates a new claim generation and keeps the earlier one', async () => {

@@ -39,6 +39,25 @@ export function describeSearch(suite: Suite): void {
       expect(await suite.journal.indexMissingBlocks(fileId)).toBe(0);
     });
 
+    it('indexes the blocks of one commit together, however many parts they fill', async () => {
+      const { fileId } = await suite.journal.claimFile(claimInput('many.csv', 'many'));
+      // Eight blocks of 40 rows with a reference each: ~16 parts a block, more than one statement holds on PostgreSQL.
+      const blocks = [];
+      for (let b = 0; b < 8; b++) {
+        const items = Array.from({ length: 40 }, (_, i) => adjustment(b * 40 + i, { body: { product_code: `SKU-${b}-${i}`, quantity: 1, reference: `REF-${b}-${i}` } }));
+        const bodies = items.map((i) => i.body);
+        const packed = packBatch(EP, items, bodies);
+        expect(packed.index!.length).toBeGreaterThan(8);
+        blocks.push({ requestId: await suite.journal.recordBatch(fileId, EP, { ...packed, index: undefined }, { sent: true, bodies: JSON.stringify(bodies) }), index: packed.index! });
+      }
+      expect(blocks.reduce((n, b) => n + b.index.length, 0)).toBeGreaterThan(64);
+      await suite.journal.indexBlocks(fileId, blocks);
+      for (const [b, i] of [[0, 0], [3, 17], [7, 39]]) {
+        expect((await suite.journal.console.search(`ref-${b}-${i}`, { limit: 50 })).hits.map(row)).toEqual([['many.csv', b * 40 + i, 'body', 'sent']]);
+      }
+      expect(await suite.journal.indexMissingBlocks(fileId)).toBe(0);
+    });
+
     it('a block whose index a crash lost is indexed from its stored bodies when the file resumes, and only that one', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('lost.csv', 'lost'));
       const kept = await bareBlock(fileId, 0, 'KEPT-1');
