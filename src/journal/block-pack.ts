@@ -100,3 +100,19 @@ export function bodiesJson(fileId: number, items: readonly Pick<NewItem, 'seq' |
   }
   return `[${parts.join(',')}]`;
 }
+
+/** The items' bodies as values, for the search terms of their block (JSON text is parsed; unreadable: no terms). */
+export function bodyValues(items: readonly NewItem[], bodiesText: string | undefined): unknown[] {
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  if (bodiesText !== undefined) {
+    const all = parse(bodiesText);
+    return Array.isArray(all) ? all : [];
+  }
+  return items.map((item) => (typeof item.body === 'string' ? parse(item.body) : item.body));
+}

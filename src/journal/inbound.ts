@@ -1,6 +1,7 @@
-import { bodiesJson, packBatch, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
-import { createBlocks, mergeRanges, refuseShared, type BlockRow, type Blocks } from './blocks.js';
+import { bodiesJson, bodyValues, packBatch, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
+import { createBlocks, refuseShared, type BlockRow, type Blocks } from './blocks.js';
 import { recordWithBlocks, type BatchToRecord } from './record-blocks.js';
+import { readResumeState } from './resume-state.js';
 import type { Fence } from './leases.js';
 import {
   bodyJson, effectiveStatus, emptyCounts, encodeLines, inRanges, messagesJson, stateError, toItem, toRanges, toRequest,
@@ -10,7 +11,7 @@ import { finishOpenRequests, finishOpenRequestsParams, INBOUND_STATEMENTS as q }
 import { takeTurn, type SqlPort, type SqlValue } from './sql.js';
 import type {
   ClaimInput, ClaimResult, FileStatus, FileSummary, ItemOutcome, ItemWithBody, NewItem, RecordedRequest,
-  RequestStatus, ResumeClass, ResumeState, StatusCounts,
+  RequestStatus, ResumeState, StatusCounts,
 } from './types.js';
 
 const PAGE = 2000;
@@ -308,33 +309,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     await t.run(q.rejectFile, [reason, at, at, fileId]);
   });
 
-  async function resumeState(fileId: number): Promise<ResumeState> {
-    const finished = mergeRanges([...await sql.values<[number, number]>(q.finishedRanges, [fileId]), ...await blocks.finishedRanges(fileId)]);
-    const sentRequests = (await sql.all<RequestRow>(q.sentRequests, [fileId])).map(toRequest);
-    const sent = new Set(sentRequests.flatMap((r) => r.seqs));
-    const done = finished.reduce((n, [a, b]) => n + b - a + 1, 0);
-    const starts = Float64Array.from(finished, (r) => r[0]);
-    const classify = (seq: number): ResumeClass => {
-      let lo = 0;
-      let hi = starts.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (starts[mid] <= seq) lo = mid + 1;
-        else hi = mid - 1;
-      }
-      if (hi >= 0 && seq <= finished[hi][1]) return 'finished';
-      return sent.has(seq) ? 'sent' : 'unsent';
-    };
-    const s = await summary(sql, fileId);
-    const maxItemSeq = (await sql.get<{ seq: number | null }>(q.maxSeq, [fileId]))?.seq ?? -1;
-    return {
-      fileId,
-      maxSeq: Math.max(maxItemSeq, (await blocks.maxSeq(fileId)) ?? -1),
-      counts: { finished: done, sent: sent.size, unsent: s.total - done - sent.size },
-      sentRequests,
-      classify,
-    };
-  }
+  const resumeState = (fileId: number): Promise<ResumeState> => readResumeState(sql, blocks, fileId, () => summary(sql, fileId));
 
   /**
    * Items with seqs in [fromSeq, toSeq], in seq order (for tools and tests: the range is held in memory).
@@ -432,28 +407,4 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     resultOf,
     resultList,
   };
-}
-
-/** The items' bodies as values, for the search terms of their block (JSON text is parsed; unreadable: no terms). */
-function bodyValues(items: readonly NewItem[], bodiesText: string | undefined): unknown[] {
-  const parse = (text: string): unknown => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return undefined;
-    }
-  };
-  if (bodiesText !== undefined) {
-    const all = parse(bodiesText);
-    return Array.isArray(all) ? all : [];
-  }
-  return items.map((item) => (typeof item.body === 'string' ? parse(item.body) : item.body));
-}
-
-/**
- * What resumeState reads for a file claimed just now (claimFile answered `new`): nothing recorded, every seq unsent.
- * Given without reading: resumeState's seven queries are seven round trips a file on a distant PostgreSQL.
- */
-export function freshState(fileId: number): ResumeState {
-  return { fileId, maxSeq: -1, counts: { finished: 0, sent: 0, unsent: 0 }, sentRequests: [], classify: () => 'unsent' };
 }

@@ -12,7 +12,7 @@ export { workingFolderOf } from './sqlite/file-guard.js';
 export { packBatch, packOkOutcomes, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
 export type { PackedDoc } from './blocks.js';
 export { decodeLines } from './rows.js';
-export { freshState } from './inbound.js';
+export { freshState } from './resume-state.js';
 export { SCHEMA_VERSION } from './sqlite/migrations.js';
 export type * from './types.js';
 export type { FileEvent, FileEventKind, JournalStats, NewFileEvent } from './reads.js';
