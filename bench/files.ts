@@ -16,7 +16,8 @@
 // heap caps (bench/inbound-harness.ts). BENCH_SFTP_RTT=ms: the files come from, and their
 // results go to, an SFTP drop (OpenSSH on loopback, as the tests start it) behind a link that adds that round trip
 // (test/support/delay-proxy.ts). BENCH_JOURNAL=postgres: the journal on a PostgreSQL server of the bench's own, a fresh
-// database a run, BENCH_PG_RTT=ms away (bench/bench-journal.ts). The pass runs from dist/ when the build is current (npm run build), else from the sources
+// database a run, BENCH_PG_RTT=ms away (bench/bench-journal.ts); BENCH_LEASES=1: the pass runs as an instance of
+// `wisbridge run`, a lease on each file (bench/files-pass.mjs). The pass runs from dist/ when the build is current (npm run build), else from the sources
 // through tsx.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -122,7 +123,7 @@ async function run(filesInFlight: number): Promise<Figures> {
   }
 }
 
-console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; ${describeDrop(sftp)}; the journal ${pgServer ? `PostgreSQL ${pgServer.version}${process.env.BENCH_PG_RTT ? `, ${process.env.BENCH_PG_RTT} ms away` : ' on loopback'}` : 'SQLite'}; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
+console.log(`files           ${FILES} of ${ROWS} adjustments, batch size ${BATCH}, requests_in_flight ${REQUESTS_IN_FLIGHT}, max_requests_in_flight ${MAX_REQUESTS}, latency ${LATENCY_MS} ms; ${describeDrop(sftp)}; the journal ${pgServer ? `PostgreSQL ${pgServer.version}${process.env.BENCH_PG_RTT ? `, ${process.env.BENCH_PG_RTT} ms away` : ' on loopback'}` : 'SQLite'}${process.env.BENCH_LEASES === '1' ? ', in lease mode' : ''}; default files_in_flight ${DEFAULT_FILES_IN_FLIGHT}; the pass from ${FROM_BUILD ? 'dist/ (compiled by npm run build)' : 'src/ through tsx (dist/ missing or older than src/: npm run build)'}`);
 try {
   for (const setting of settings) {
     const f = await run(setting);

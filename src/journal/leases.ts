@@ -3,7 +3,7 @@ import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLease
 import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from './reads.js';
 import { stateError } from './rows.js';
 import { LEASE_STATEMENTS } from './leases-sql.js';
-import type { SqlPort } from './sql.js';
+import type { SqlPort, SqlValue } from './sql.js';
 import type { FileStatus } from './types.js';
 
 /*
@@ -72,6 +72,12 @@ export interface Fence {
   unheld(t: SqlPort, fileId: number): Promise<void>;
   /** A fenced write as a unit of work: when it throws, the checks made in the unit are forgotten (its unit fails). */
   write<T>(fn: (t: SqlPort) => Promise<T>): Promise<T>;
+  /**
+   * The condition that makes one UPDATE of the file's row its own fenced write (` AND lease_owner = ? AND
+   * lease_token = ?` and its parameters), when this journal knows its token for the file; undefined otherwise. An
+   * UPDATE that changes nothing under it is to be made again the checked way (write, hold), which says why.
+   */
+  condition(fileId: number): { clause: string; params: SqlValue[] } | undefined;
 }
 
 export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fence {
@@ -112,6 +118,10 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
     async unheld(t, fileId) {
       const row = await t.get<{ lease_owner: string | null; live: number }>(q.liveOwner, [fileId]);
       if (row && row.live === 1 && row.lease_owner !== me) throw fileBusy(fileId, row.lease_owner ?? 'an unknown instance');
+    },
+    condition(fileId) {
+      const token = mode.tokens.get(fileId);
+      return token === undefined || token === LOST ? undefined : { clause: ' AND lease_owner = ? AND lease_token = ?', params: [me, token] };
     },
     write: (fn) => !inUnit ? sql.tx(fn) : sql.tx(async (t) => {
       try {

@@ -573,6 +573,20 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(withLease.filter((s) => /lease/.test(s))).toHaveLength(1);
     });
 
+    it('its owner records a finished file\'s result name and move in one statement each, fenced by its token', async () => {
+      const statements: string[] = [];
+      const leased = await where.compose((sql) => void statements.push(sql), A);
+      opened.push(leased);
+      const { fileId } = await leased.claimFile(claimInput('names.csv', 'names'));
+      await leased.finishFile(fileId);
+      statements.length = 0;
+      await leased.recordResultName(fileId, 'names.csv.result.csv');
+      await leased.recordDisposition(fileId, 'archive/names.csv');
+      expect(statements).toHaveLength(2);
+      expect(statements.every((s) => /^UPDATE files SET .* AND lease_owner = \? AND lease_token = \?$/.test(s))).toBe(true);
+      expect(await leased.getFile(fileId)).toMatchObject({ resultName: 'names.csv.result.csv', disposedTo: 'archive/names.csv', lease: { owner: A.id, token: 1 } });
+    });
+
     it('a run that ended unfinished gives its file up: no heartbeat renews it, it is listed to take over and another instance takes it at once', async () => {
       const a = await journal(A, LONG);
       const b = await journal(B, LONG);
