@@ -7,12 +7,10 @@ import { freshDatabase, type PostgresServer } from '../test/support/postgres.js'
 /** The configuration's `journal:` lines, and what closes them when the run is over. */
 export interface BenchJournal {
   yaml: string;
-  /** The round trip added to the server (0: none). */
-  rttMs: number;
   close(): Promise<void>;
 }
 
-export const sqliteJournal: BenchJournal = { yaml: 'journal: journal.sqlite', rttMs: 0, close: async () => undefined };
+export const sqliteJournal: BenchJournal = { yaml: 'journal: journal.sqlite', close: async () => undefined };
 
 /** A fresh database on `server`; its password's variable is set in this process, so the bridge inherits it. */
 export async function postgresJournal(server: PostgresServer): Promise<BenchJournal> {
@@ -20,5 +18,5 @@ export async function postgresJournal(server: PostgresServer): Promise<BenchJour
   const rttMs = Number(process.env.BENCH_PG_RTT ?? 0);
   const link = rttMs > 0 ? await startDelayProxy({ host: server.host, port: server.port }, rttMs / 2) : undefined;
   const url = link ? db.url.replace(`:${server.port}/`, `:${link.port}/`) : db.url;
-  return { yaml: `journal:\n  url: ${url}\n  password: { env: ${db.password.env} }`, rttMs, close: async () => await link?.close() };
+  return { yaml: `journal:\n  url: ${url}\n  password: { env: ${db.password.env} }`, close: async () => await link?.close() };
 }
