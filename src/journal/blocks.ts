@@ -118,8 +118,6 @@ const q = {
   unindexed: `SELECT b.request_id, b.docs, b.bodies FROM item_blocks b WHERE b.file_id = ?
      AND NOT EXISTS (SELECT 1 FROM block_tokens t WHERE ${TOKEN_PARTS.replace('part', 't.part')} AND t.request_id = b.request_id)
      AND NOT EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = b.request_id)`,
-  counts: `SELECT r.status AS status, coalesce(sum(r.item_count - b.exceptions), 0) AS n
-     FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.file_id = ? GROUP BY r.status`,
   finishedSeqs: `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
      WHERE b.file_id = ? AND r.status IN ('done', 'failed', 'uncertain')`,
   maxSeq: 'SELECT max(last_seq) AS seq FROM item_blocks WHERE file_id = ?',
@@ -265,12 +263,6 @@ export function createBlocks(sql: SqlPort) {
     await sql.run(q.setExceptions, [failed.length, block.request_id]);
   }
 
-  /** Item counts per status of the file's blocks (items copied into `items` are counted there). */
-  async function counts(fileId: number): Promise<Array<{ status: ItemStatus; n: number }>> {
-    const rows = await sql.all<{ status: RequestStatus; n: number }>(q.counts, [fileId]);
-    return rows.map((r) => ({ status: blockItemStatus(r.status), n: r.n }));
-  }
-
   async function finishedRanges(fileId: number): Promise<Array<[number, number]>> {
     return (await sql.values<[string]>(q.finishedSeqs, [fileId])).flatMap(([seqs]) => JSON.parse(seqs) as Array<[number, number]>);
   }
@@ -295,7 +287,6 @@ export function createBlocks(sql: SqlPort) {
     get,
     items,
     storeExceptions,
-    counts,
     finishedRanges,
     pageByLine,
     copiedSeqs,

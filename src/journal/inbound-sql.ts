@@ -13,9 +13,9 @@ export const INBOUND_STATEMENTS = {
   processedByChecksum: `SELECT id, name, status, finished_at FROM files f WHERE checksum = ? AND (status IN ('done', 'failed')
        OR (status = 'rejected' AND (pruned_requests > 0 OR EXISTS (SELECT 1 FROM requests r WHERE r.file_id = f.id))))
      ORDER BY id DESC LIMIT 1`,
-  maxGeneration: 'SELECT coalesce(max(generation), 0) AS n FROM files WHERE checksum = ?',
+  // The next generation of these bytes, counted in the insert (the claim holds its checksum's turn: takeTurn).
   insertFile: `INSERT INTO files (drop_name, name, checksum, size, mapping, generation, status, claimed_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'processing', ?) RETURNING id`,
+     VALUES (?, ?, ?, ?, ?, (SELECT coalesce(max(generation), 0) + 1 FROM files WHERE checksum = ?), 'processing', ?) RETURNING id, generation`,
   pendingRequests: `SELECT * FROM requests WHERE file_id = ? AND status = 'pending'`,
   abandonRequest: `UPDATE requests SET status = 'abandoned', completed_at = ? WHERE id = ?`,
   unlinkRange: `UPDATE items SET request_id = NULL WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? AND status = 'pending'`,
@@ -41,8 +41,13 @@ export const INBOUND_STATEMENTS = {
   // Once the exceptions are stored, the rest of the request is ok: one range update, not one per item.
   finishRequest: 'UPDATE requests SET status = ?, results = ?, completed_at = ? WHERE id = ?',
   results: 'SELECT status, results FROM requests WHERE id = ?',
-  counts: `SELECT ${EFFECTIVE_STATUS} AS status, count(*) AS n FROM items i LEFT JOIN requests r ON r.id = i.request_id
-     WHERE i.file_id = ? GROUP BY 1`,
+  // A file's items per status: its item rows (block 0), then its blocks' items by their request's status (block 1;
+  // the items copied out of a block into `items` are counted there), in one round trip.
+  counts: `SELECT 0 AS block, ${EFFECTIVE_STATUS} AS status, count(*) AS n FROM items i LEFT JOIN requests r ON r.id = i.request_id
+     WHERE i.file_id = ? GROUP BY 2
+     UNION ALL
+     SELECT 1, r.status, coalesce(sum(r.item_count - b.exceptions), 0) FROM item_blocks b JOIN requests r ON r.id = b.request_id
+     WHERE b.file_id = ? GROUP BY r.status`,
   // processed_at: the first finish, kept when a re-drive finishes the file again (the console's processing time).
   finishFile: `UPDATE files SET status = ?, summary = ?, finished_at = ?, processed_at = coalesce(processed_at, ?) WHERE id = ? AND status = 'processing'`,
   rejectFile: `UPDATE files SET status = 'rejected', reason = ?, finished_at = ?, processed_at = coalesce(processed_at, ?) WHERE id = ? AND status = 'processing'`,

@@ -1,5 +1,5 @@
 import { bodiesJson, bodyValues, packBatch, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
-import { createBlocks, refuseShared, type BlockRow, type Blocks } from './blocks.js';
+import { blockItemStatus, createBlocks, refuseShared, type BlockRow, type Blocks } from './blocks.js';
 import { recordWithBlocks, type BatchToRecord } from './record-blocks.js';
 import { readResumeState } from './resume-state.js';
 import type { Fence } from './leases.js';
@@ -87,8 +87,9 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
         return { status: 'duplicate', fileId: done.id, previousName: done.name, finishedAt: done.finished_at, previousStatus: done.status };
       }
     }
-    const generation = (await t.get<{ n: number }>(q.maxGeneration, [input.checksum]))!.n + 1;
-    const fileId = await insertedId(t, q.insertFile, [input.drop, input.name, input.checksum, input.size, input.mapping, generation, now()]);
+    const { id: fileId, generation } = (await t.get<{ id: number; generation: number }>(q.insertFile, [
+      input.drop, input.name, input.checksum, input.size, input.mapping, input.checksum, now(),
+    ]))!;
     await fence?.take(t, fileId);
     return { status: 'new', fileId, generation };
   });
@@ -283,9 +284,8 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
   async function summary(t: SqlPort, fileId: number): Promise<FileSummary> {
     const counts = emptyCounts();
     let total = 0;
-    const rows = [...await t.all<{ status: keyof StatusCounts; n: number }>(q.counts, [fileId]), ...await blocksOn(t).counts(fileId)];
-    for (const { status, n } of rows) {
-      counts[status] += n;
+    for (const { block, status, n } of await t.all<{ block: number; status: string; n: number }>(q.counts, [fileId, fileId])) {
+      counts[block === 1 ? blockItemStatus(status as RequestStatus) : status as keyof StatusCounts] += n;
       total += n;
     }
     return { fileId, total, ...counts };
