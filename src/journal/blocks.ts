@@ -160,7 +160,7 @@ export function createBlocks(sql: SqlPort) {
   async function insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): Promise<void> {
     const { first, last } = span(packed);
     const rows = await sql.values<[number | null, string | null]>(q.recorded, recordedParams(fileId, packed));
-    const blockSeqs = rows.flatMap(([, seqs]) => (seqs === null ? [] : [seqs]));
+    const blockSeqs = rows.flatMap(([, seqs]) => (seqs === null ? [] : [JSON.parse(seqs) as Array<[number, number]>]));
     await refuseRecorded(fileId, packed.ranges, rows.find(([seq]) => seq !== null)?.[0] ?? null, blockSeqs);
     await sql.run(q.insert, [requestId, fileId, first, last, packed.firstLine, packed.docs, bodies]);
     if (packed.index !== undefined) await insertIndex(fileId, requestId, packed.index);
@@ -168,16 +168,16 @@ export function createBlocks(sql: SqlPort) {
 
   /**
    * Throws when a seq of `ranges` is recorded already: `firstItem`, the first item row in the first range;
-   * an item row in a later range; a seq of `blockSeqs`, the seqs of blocks that reach their span.
+   * an item row in a later range; a seq of `blockSeqs`, the seqs (ranges) of blocks that reach their span.
    */
-  async function refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, firstItem: number | null, blockSeqs: ReadonlyArray<string>): Promise<void> {
+  async function refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, firstItem: number | null, blockSeqs: ReadonlyArray<ReadonlyArray<[number, number]>>): Promise<void> {
     if (firstItem !== null) throw alreadyRecorded(fileId, firstItem);
     for (const [moreFrom, moreTo] of ranges.slice(1)) {
       const seq = (await sql.get<{ seq: number | null }>(q.firstItem, [fileId, moreFrom, moreTo]))?.seq ?? null;
       if (seq !== null) throw alreadyRecorded(fileId, seq);
     }
     for (const seqs of blockSeqs) {
-      const seq = firstCommon(ranges, JSON.parse(seqs) as Array<[number, number]>);
+      const seq = firstCommon(ranges, seqs);
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
     }
   }

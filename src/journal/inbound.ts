@@ -28,6 +28,11 @@ function processingRequired(fileId: number, status: string | undefined): void {
   if (status !== 'processing') throw stateError(`file ${fileId} is ${status}, not processing`);
 }
 
+/** Refuses a packed block for another endpoint than the request's. */
+function requireEndpoint(packed: PackedBatch, endpoint: string): void {
+  if (packed.endpoint !== endpoint) throw stateError(`the packed items are for ${packed.endpoint}, not ${endpoint}`);
+}
+
 /** `fence`: in lease mode (leases.ts), every write for a file checks that this journal still holds the file's lease. */
 export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, fence?: Fence) {
   /** The block queries on the port `t` of a unit of work (the journal's own blocks when this journal is bound to it). */
@@ -367,7 +372,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
      */
     recordBatch: async (fileId: number, endpoint: string, items: readonly NewItem[] | PackedBatch, options: { sent?: boolean; bodies?: string } = {}): Promise<number> => {
       const packed = Array.isArray(items) ? packBatch(endpoint, items as readonly NewItem[], bodyValues(items as readonly NewItem[], options.bodies)) : (items as PackedBatch);
-      if (packed.endpoint !== endpoint) throw stateError(`the packed items are for ${packed.endpoint}, not ${endpoint}`);
+      requireEndpoint(packed, endpoint);
       const bodies = options.bodies ?? (Array.isArray(items) ? bodiesJson(fileId, items as readonly NewItem[]) : undefined);
       if (bodies === undefined) throw stateError(`request of file ${fileId}: packed items need their bodies' JSON text`);
       return (await recordBatchesTx(fileId, [{ packed, bodies }], options.sent === true))[0];
@@ -378,7 +383,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
      */
     recordBatches: async (fileId: number, batches: ReadonlyArray<BatchToRecord & { endpoint: string }>, options: { sent?: boolean } = {}): Promise<number[]> => {
       if (batches.length === 0) return [];
-      for (const { endpoint, packed } of batches) if (packed.endpoint !== endpoint) throw stateError(`the packed items are for ${packed.endpoint}, not ${endpoint}`);
+      for (const { endpoint, packed } of batches) requireEndpoint(packed, endpoint);
       return recordBatchesTx(fileId, batches, options.sent === true);
     },
     /** The console search's index of blocks recorded without it (their PackedBatch's `index` taken off). */

@@ -6,8 +6,8 @@ import type { SqlPort, SqlValue } from './sql.js';
  * read in the same snapshot (which does not see the new rows): the file's status, the first item row in each block's
  * first range, the seqs of the blocks recorded before that reach their span. The caller refuses what does not fit
  * after the statement (blocks.ts, refuseRecorded), which fails its unit of work and so undoes the inserts. On a
- * distant server every statement is a round trip the next request waits for: this is one for the whole commit where
- * the file's status, the check and the two inserts of each request were four.
+ * distant server every statement is a round trip the next request waits for: one for the whole commit, where the
+ * file's status, the check and the two inserts of each request would be four.
  */
 
 /** A request to record with its block. */
@@ -25,8 +25,8 @@ export interface RecordedBlocks {
   requestIds: Array<number | null>;
   /** Per batch, the first item row in its first range (null: none). */
   firstItems: Array<number | null>;
-  /** The seqs (JSON ranges) of the blocks recorded before that reach the batches' span. */
-  blockSeqs: string[];
+  /** The seqs (ranges) of the blocks recorded before that reach the batches' span. */
+  blockSeqs: Array<Array<[number, number]>>;
 }
 
 const texts: string[] = [];
@@ -71,7 +71,7 @@ export async function recordWithBlocks(sql: SqlPort, fileId: number, request: { 
     if (kind === 0) found.fileStatus = status;
     else if (kind === 1) ids.set(seqs!, id!);
     else if (kind === 2) found.firstItems[id!] = seq;
-    else found.blockSeqs.push(seqs!);
+    else found.blockSeqs.push(JSON.parse(seqs!) as Array<[number, number]>);
   }
   found.requestIds = seqsOf.map((seqs) => ids.get(seqs) ?? null);
   return found;
