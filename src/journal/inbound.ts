@@ -144,8 +144,9 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     if (t.dialect === 'postgres') {
       // Every statement is a round trip to the server: the file's status, the seqs' checks and the inserts are one.
       refuseShared(fileId, batches.map((b) => b.packed.ranges));
-      await fence?.hold(t, fileId);
-      const found = await recordWithBlocks(t, fileId, { sent, at }, batches);
+      // The file's row locked and the statement sent together (one round trip on a pipelining connection): the
+      // server runs them in order, and a lease found lost fails the unit, which undoes the statement.
+      const [, found] = await Promise.all([fence?.hold(t, fileId), recordWithBlocks(t, fileId, { sent, at }, batches)]);
       processingRequired(fileId, found.fileStatus ?? undefined);
       for (const [i, { packed }] of batches.entries()) await itemBlocks.refuseRecorded(fileId, packed.ranges, found.firstItems[i], found.blockSeqs);
       const ids = found.requestIds as number[];
@@ -193,9 +194,9 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     const ids = list.map((r) => r.requestId);
     const twice = ids.find((id, i) => ids.indexOf(id) !== i);
     if (twice !== undefined) throw stateError(`request ${twice} is listed twice`);
-    await fence?.holdRequests(t, ids);
     const rows = list.map(({ requestId, outcomes }) => ({ id: requestId, status, results: outcomes.results, count: outcomes.ok }));
-    const stored = await t.values<[number]>(finishOpenRequests(list.length), finishOpenRequestsParams(rows, now()));
+    // Locked and stored in one round trip, as recordBatches does.
+    const [, stored] = await Promise.all([fence?.holdRequests(t, ids), t.values<[number]>(finishOpenRequests(list.length), finishOpenRequestsParams(rows, now()))]);
     if (stored.length === list.length) return;
     const done = new Set(stored.map(([id]) => id));
     for (const { requestId, outcomes } of list) {

@@ -19,11 +19,16 @@ export function applyUnit(journal: SenderContext['journal'], logger: Logger, uni
       if ('packed' in s) allOk.push({ requestId: s.requestId, outcomes: s.packed });
       else confirmed += await storeOutcomes({ journal: tx, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
     }
-    // In one statement: on a distant PostgreSQL each is a round trip the next request waits for.
-    if (allOk.length > 0) await tx.completeRequests(allOk);
+    // Rows rejected or skipped go in first: recording the requests checks that no item row falls in their seqs.
     if (unit.extra.length > 0) await tx.addItems(unit.fileId, unit.extra);
-    if (unit.index !== undefined && unit.index.length > 0) await tx.indexBlocks(unit.fileId, unit.index);
-    const requestIds = await tx.recordBatches(unit.fileId, unit.requests, { sent: true });
+    // The rest started together, not one after the other: on PostgreSQL their statements go out in one round trip
+    // (the connection pipelines), where each would be a round trip the next request waits for. Any of them failing
+    // fails the unit, and none reads what another writes.
+    const writes: Promise<unknown>[] = [];
+    if (allOk.length > 0) writes.push(tx.completeRequests(allOk));
+    if (unit.index !== undefined && unit.index.length > 0) writes.push(tx.indexBlocks(unit.fileId, unit.index));
+    const recorded = tx.recordBatches(unit.fileId, unit.requests, { sent: true });
+    const [requestIds] = await Promise.all([recorded, ...writes]);
     return { requestIds, confirmed };
   });
 }

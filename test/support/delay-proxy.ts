@@ -24,8 +24,10 @@ export async function startDelayProxy(target: { host: string; port: number }, on
     from.on('end', () => setTimeout(() => to.end(), oneWayMs));
     from.on('error', () => to.destroy());
   };
-  const server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
+  // No Nagle on either side: a real hop passes each segment on as it comes, and both ends here (pg, ssh2, OpenSSH)
+  // turn it off; a proxy that waited for the ACK of its last write held back a pipelined second write by ~40 ms.
+  const server = createServer({ noDelay: true }, (client) => {
+    const upstream = connect({ port: target.port, host: target.host, noDelay: true });
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));

@@ -45,7 +45,7 @@ export async function openPostgres(config: PostgresJournalInput, options: OpenPo
   const settings = await poolConfig(parsed.data, options);
   const translate = (error: unknown) => journalDatabaseError(error, target, settings.password());
   const { tally } = options;
-  const port = new PostgresPort(new pg.Pool({ ...settings.pool, types: journalTypes }), { logger: options.logger, translate, onCommit: tally && ((seconds) => tally.commit(seconds)) });
+  const port = new PostgresPort(new pg.Pool({ ...settings.pool, types: journalTypes, pipeline: true }), { logger: options.logger, translate, onCommit: tally && ((seconds) => tally.commit(seconds)) });
   let schemaVersion: number;
   try {
     schemaVersion = await migrate(port.pool, { schema: parsed.data.schema });

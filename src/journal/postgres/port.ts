@@ -140,8 +140,12 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     }
   };
   try {
-    await control('BEGIN');
+    // Not awaited: the unit's first statement follows BEGIN on the wire (the pool's connections pipeline), a round
+    // trip less a unit. BEGIN fails only with its connection, which fails the statements behind it too.
+    const begun = control('BEGIN');
+    begun.catch(() => undefined);
     const result = await fn(client);
+    await begun;
     const started = performance.now();
     await control('COMMIT');
     onCommit?.(secondsSince(started));

@@ -23,6 +23,20 @@ describe('SqlitePort: a unit of work commits whole or not at all', () => {
     expect(names()).toEqual(['a']);
   });
 
+  it('after a statement of the unit failed its later ones are refused: none lands on its own when the failure ended the transaction', async () => {
+    await port.run('INSERT INTO t (name) VALUES (?)', ['a']);
+    await expect(port.tx(async (t) => {
+      await t.run('INSERT INTO t (name) VALUES (?)', ['b']);
+      // Started together; OR ROLLBACK ends the transaction itself, as SQLITE_FULL may.
+      const [, later] = await Promise.allSettled([
+        t.run('INSERT OR ROLLBACK INTO t (name) VALUES (?)', ['a']),
+        t.run('INSERT INTO t (name) VALUES (?)', ['c']),
+      ]);
+      expect(later.status).toBe('rejected');
+    })).rejects.toThrow(/UNIQUE constraint failed: t\.name/);
+    expect(names()).toEqual(['a']);
+  });
+
   it('an INSERT OR FAIL that stops half-way leaves none of its rows, and neither does a nested unit that threw', async () => {
     await port.run('INSERT INTO t (name) VALUES (?)', ['c']);
     await expect(port.tx(async (t) => {

@@ -126,10 +126,14 @@ export class SqlitePort implements SqlPort {
 
   /**
    * The calls a unit of work makes: straight to the connection, whose transaction it is. A statement that fails
-   * fails the unit (SqlPort.tx): an `INSERT OR FAIL` keeps the rows it inserted before the failure.
+   * fails the unit (SqlPort.tx): an `INSERT OR FAIL` keeps the rows it inserted before the failure. After a failure
+   * every later statement of the unit is refused, as PostgreSQL does: some errors (SQLITE_FULL, SQLITE_IOERR) end the
+   * transaction themselves, and a statement of the unit still under way (calls started together) would then be
+   * committed on its own.
    */
   #direct(): Omit<SqlPort, 'tx'> {
     const inUnit = <R>(run: () => R): R => {
+      if (this.#failure) throw this.#failure.error;
       try {
         return run();
       } catch (error) {

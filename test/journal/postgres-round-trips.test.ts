@@ -1,0 +1,78 @@
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openJournal, packBatch, packOkOutcomes, type InstanceInfo, type Journal } from '../../src/journal/index.js';
+import { adjustment, claimInput, okOutcomes } from '../../src/journal/test-support.js';
+import { silentLogger } from '../../src/log.js';
+import { applyUnit } from '../../src/pipeline/completions.js';
+import { startDelayProxy, type DelayProxy } from '../support/delay-proxy.js';
+import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
+
+/*
+ * What a commit of a file's flow waits for on a distant PostgreSQL: the journal's connections pipeline, so the
+ * statements of a unit that do not wait for one another's answers go out together. Counted as round trips at a proxy
+ * 25 ms each way, which keeps what the client sends at once apart from what it sends after an answer.
+ */
+
+const EP = 'inventory.adjustments';
+const A: InstanceInfo = { id: 'node-1-101-aaaaaa', host: 'node-1', pid: 101, version: '9.1.0' };
+const server = inject('postgres');
+
+/** The turns of the link: client to server after the server last spoke (or first). */
+function roundTrips(traffic: DelayProxy['traffic']): number {
+  let trips = 0;
+  let last: 'up' | 'down' = 'down';
+  for (const { direction } of traffic) {
+    if (direction === 'up' && last === 'down') trips++;
+    last = direction;
+  }
+  return trips;
+}
+
+const request = (seqs: readonly number[]) => {
+  const items = seqs.map((s) => adjustment(s));
+  return { endpoint: EP, packed: packBatch(EP, items), bodies: JSON.stringify(items.map((i) => i.body)) };
+};
+
+describe('PostgreSQL journal 25 ms away: round trips of a commit', () => {
+  let db: FreshDatabase;
+  let proxy: DelayProxy;
+  let journal: Journal | undefined;
+  beforeAll(async () => {
+    db = await freshDatabase();
+    proxy = await startDelayProxy({ host: server.host, port: server.port }, 25);
+  });
+  afterEach(async () => {
+    await journal?.close();
+    journal = undefined;
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await db?.drop();
+  });
+
+  for (const [mode, instance] of [['one bridge', undefined], ['an instance with leases', A]] as const) {
+    it(`${mode}: the answers stored and the next requests recorded cost two (BEGIN with the statements, then COMMIT)`, async () => {
+      journal = await openJournal({ url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`), password: db.password }, instance && { instance, leaseMs: 60_000 });
+      const { fileId } = await journal.claimFile(claimInput(`${mode}.csv`, mode));
+      const [sent] = await journal.recordBatches(fileId, [request([0, 1])], { sent: true });
+
+      proxy.traffic.length = 0;
+      const unit = { fileId, stores: [{ requestId: sent, endpoint: EP, packed: packOkOutcomes(okOutcomes([0, 1]))! }], extra: [], requests: [request([2, 3]), request([4])] };
+      const { requestIds } = await applyUnit(journal, silentLogger, unit);
+
+      expect(roundTrips(proxy.traffic)).toBe(2);
+      expect((await journal.getRequest(sent)).status).toBe('done');
+      expect(await Promise.all(requestIds.map(async (id) => (await journal!.getRequest(id)).status))).toEqual(['sent', 'sent']);
+    });
+  }
+
+  it('a unit refused after its statements went out together leaves nothing of them', async () => {
+    journal = await openJournal({ url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`), password: db.password });
+    const { fileId } = await journal.claimFile(claimInput('refused.csv', 'refused'));
+    const [sent] = await journal.recordBatches(fileId, [request([0, 1])], { sent: true });
+    // A wrong count refuses the answers after the next requests' statement has run in the same transaction.
+    const unit = { fileId, stores: [{ requestId: sent, endpoint: EP, packed: packOkOutcomes(okOutcomes([0]))! }], extra: [], requests: [request([2, 3])] };
+    await expect(applyUnit(journal, silentLogger, unit)).rejects.toThrow(`request ${sent} has 2 items but 1 outcomes were given`);
+    expect((await journal.getRequest(sent)).status).toBe('sent');
+    expect(await journal.fileSummary(fileId)).toMatchObject({ total: 2, sent: 2 });
+  });
+});
