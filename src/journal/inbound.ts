@@ -74,10 +74,15 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
 
   const claimTx = (input: ClaimInput) => sql.tx(async (t): Promise<ClaimResult> => {
     // Two bridges claiming the same bytes at once: the second finds the first's file (resume), never a second one.
-    await takeTurn(t, `claim:${input.checksum}`);
-    // Locked (PostgreSQL): its owner finishing it meanwhile would otherwise turn the lease check below into a take
-    // of a finished file (`status <> 'processing'` is free), and the owner's last writes into LEASE_LOST.
-    const processing = await t.get<{ id: number; generation: number }>(`${q.processingByChecksum}${t.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [input.checksum]);
+    // The turn and both reads go out together (one round trip on a pipelining connection); the server takes the
+    // turn before it reads. Locked (PostgreSQL): its owner finishing it meanwhile would otherwise turn the lease check
+    // below into a take of a finished file (`status <> 'processing'` is free), and the owner's last writes into
+    // LEASE_LOST.
+    const [, processing, done] = await Promise.all([
+      takeTurn(t, `claim:${input.checksum}`),
+      t.get<{ id: number; generation: number }>(`${q.processingByChecksum}${t.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [input.checksum]),
+      input.force ? undefined : t.get<{ id: number; name: string; status: FileStatus; finished_at: string | null }>(q.processedByChecksum, [input.checksum]),
+    ]);
     if (processing) {
       // Lease mode: a file another instance works on is left alone; an expired lease is taken over, as after a crash.
       const owner = await fence?.take(t, processing.id);
@@ -86,12 +91,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
       await abandonPendingRequests(t, processing.id);
       return { status: 'resume', fileId: processing.id, generation: processing.generation };
     }
-    if (!input.force) {
-      const done = await t.get<{ id: number; name: string; status: FileStatus; finished_at: string | null }>(q.processedByChecksum, [input.checksum]);
-      if (done) {
-        return { status: 'duplicate', fileId: done.id, previousName: done.name, finishedAt: done.finished_at, previousStatus: done.status };
-      }
-    }
+    if (done) return { status: 'duplicate', fileId: done.id, previousName: done.name, finishedAt: done.finished_at, previousStatus: done.status };
     const { id: fileId, generation } = (await t.get<{ id: number; generation: number }>(q.insertFile, [
       input.drop, input.name, input.checksum, input.size, input.mapping, input.checksum, now(),
     ]))!;
@@ -298,8 +298,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
   }
 
   const finishTx = (fileId: number) => write(async (t): Promise<FileStatus> => {
-    await requireProcessing(t, fileId);
-    const s = await summary(t, fileId);
+    const [, s] = await Promise.all([requireProcessing(t, fileId), summary(t, fileId)]);
     if (s.pending + s.sent > 0) {
       throw stateError(`file ${fileId} still has ${s.pending} pending and ${s.sent} sent items`, { fileId });
     }

@@ -49,19 +49,37 @@ describe('PostgreSQL journal 25 ms away: round trips of a commit', () => {
     await db?.drop();
   });
 
-  for (const [mode, instance] of [['one bridge', undefined], ['an instance with leases', A]] as const) {
-    it(`${mode}: the answers stored and the next requests recorded cost two (BEGIN with the statements, then COMMIT)`, async () => {
+  /** Round trips of what `call` sends, counted from nothing. */
+  async function tripsOf<T>(call: () => Promise<T>): Promise<{ trips: number; result: T }> {
+    proxy.traffic.length = 0;
+    const result = await call();
+    return { trips: roundTrips(proxy.traffic), result };
+  }
+
+  // A claim: BEGIN with the claim's turn and its two reads, the insert, COMMIT (with leases the take follows the
+  // insert). A commit: BEGIN with the answers' UPDATE and the requests' statement (with leases the file's row locked
+  // in the same trip), COMMIT. A finish: BEGIN with the status and the counts, the UPDATE, COMMIT.
+  for (const [mode, instance, claimTrips] of [['one bridge', undefined, 3], ['an instance with leases', A, 4]] as const) {
+    it(`${mode}: a claim costs ${claimTrips} round trips, a commit of answers and next requests 2, a finish 3`, async () => {
       journal = await openJournal({ url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`), password: db.password }, instance && { instance, leaseMs: 60_000 });
-      const { fileId } = await journal.claimFile(claimInput(`${mode}.csv`, mode));
-      const [sent] = await journal.recordBatches(fileId, [request([0, 1])], { sent: true });
+      const j = journal;
+      const claim = await tripsOf(() => j.claimFile(claimInput(`${mode}.csv`, mode)));
+      expect([claim.result.status, claim.trips]).toEqual(['new', claimTrips]);
+      const { fileId } = claim.result;
+      const [sent] = await j.recordBatches(fileId, [request([0, 1])], { sent: true });
 
-      proxy.traffic.length = 0;
       const unit = { fileId, stores: [{ requestId: sent, endpoint: EP, packed: packOkOutcomes(okOutcomes([0, 1]))! }], extra: [], requests: [request([2, 3]), request([4])] };
-      const { requestIds } = await applyUnit(journal, silentLogger, unit);
+      const commit = await tripsOf(() => applyUnit(j, silentLogger, unit));
+      expect(commit.trips).toBe(2);
+      expect((await j.getRequest(sent)).status).toBe('done');
+      const next = commit.result.requestIds;
+      expect(await Promise.all(next.map(async (id) => (await j.getRequest(id)).status))).toEqual(['sent', 'sent']);
 
-      expect(roundTrips(proxy.traffic)).toBe(2);
-      expect((await journal.getRequest(sent)).status).toBe('done');
-      expect(await Promise.all(requestIds.map(async (id) => (await journal!.getRequest(id)).status))).toEqual(['sent', 'sent']);
+      await j.completeRequests(next.map((requestId, i) => ({ requestId, outcomes: packOkOutcomes(okOutcomes(i === 0 ? [2, 3] : [4]))! })));
+      const finish = await tripsOf(() => j.finishFile(fileId));
+      expect([finish.result, finish.trips]).toEqual(['done', 3]);
+      // The claim's reads still tell a duplicate.
+      expect((await j.claimFile(claimInput(`${mode}-again.csv`, mode))).status).toBe('duplicate');
     });
   }
 
