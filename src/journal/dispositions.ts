@@ -6,8 +6,8 @@ import type { SqlPort } from './sql.js';
 export function createDispositions(sql: SqlPort, fence?: Fence) {
   const update = async (column: 'result_name' | 'disposed_to', fileId: number, value: string): Promise<void> => {
     const statement = `UPDATE files SET ${column} = ? WHERE id = ?`;
-    // One statement, fenced by its own condition when the token is known: a unit of work (BEGIN, the row locked and
-    // checked, the update, COMMIT) is four round trips to a distant PostgreSQL. Changing nothing, it is made again
+    // One statement, fenced by its own condition when the token is known: a unit of work (BEGIN with the row locked,
+    // checked, the update, COMMIT) is three round trips to a distant PostgreSQL. Changing nothing, it is made again
     // the checked way, which says why (LEASE_LOST, or no such file).
     if (!fence) {
       if ((await sql.run(statement, [value, fileId])) === 0) throw stateError(`file ${fileId} is not in the journal`);

@@ -142,7 +142,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     const at = now();
     const itemBlocks = blocksOn(t);
     if (t.dialect === 'postgres') {
-      // Every statement is a round trip to the server: the file's status, the seqs' checks and the inserts are one.
+      // The file's status, the seqs' checks and the inserts in one statement: refused after it, the unit undoes it.
       refuseShared(fileId, batches.map((b) => b.packed.ranges));
       // The file's row locked and the statement sent together (one round trip on a pipelining connection): the
       // server runs them in order, and a lease found lost fails the unit, which undoes the statement.

@@ -6,8 +6,8 @@ import type { SqlPort, SqlValue } from './sql.js';
  * read in the same snapshot (which does not see the new rows): the file's status, the first item row in each block's
  * first range, the seqs of the blocks recorded before that reach their span. The caller refuses what does not fit
  * after the statement (blocks.ts, refuseRecorded), which fails its unit of work and so undoes the inserts. On a
- * distant server every statement is a round trip the next request waits for: one for the whole commit, where the
- * file's status, the check and the two inserts of each request would be four.
+ * distant server a statement whose answer is awaited is a round trip the next request waits for: one for the whole
+ * commit, where the file's status, the check and the two inserts of each request would be four.
  */
 
 /** A request to record with its block. */
