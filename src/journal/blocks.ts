@@ -189,12 +189,15 @@ export function createBlocks(sql: SqlPort) {
       return;
     }
     const rows = indexes.flatMap(({ requestId, index }) => index.map((part) => ({ requestId, part })));
+    // Sent together: one round trip for all of them on a pipelining connection.
+    const statements: Promise<number>[] = [];
     for (let from = 0; from < rows.length; from += ROWS_A_STATEMENT) {
       const chunk = rows.slice(from, from + ROWS_A_STATEMENT);
       const indexRows = chunk.flatMap(({ requestId, part: p }) => [requestId, p.part, fileId, p.entries]);
       const tokenRows = chunk.flatMap(({ requestId, part: p }) => [p.part, requestId, p.tokens]);
-      await sql.run(insertBothPostgres(chunk.length), [...indexRows, ...tokenRows]);
+      statements.push(sql.run(insertBothPostgres(chunk.length), [...indexRows, ...tokenRows]));
     }
+    await Promise.all(statements);
   }
 
   /** The console search's index of one block (its rows in block_index and block_tokens). */

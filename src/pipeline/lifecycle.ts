@@ -28,14 +28,14 @@ export function recordedResultName(file: Pick<FileRecord, 'name' | 'resultName'>
 }
 
 /**
- * The file's result name: the recorded one, or, the first time, `choose()`'s, recorded before anything is written
- * so that a crash in between rewrites that name rather than picking a new one.
+ * The file's result name: the recorded one (`file` as read since the file was last claimed or taken), or, the first
+ * time, `choose()`'s, recorded before anything is written so that a crash in between rewrites that name rather than
+ * picking a new one.
  */
-export async function settleResultName(journal: LifecycleJournal, fileId: number, choose: () => Promise<string>): Promise<string> {
-  const recorded = (await journal.getFile(fileId)).resultName;
-  if (recorded !== null) return recorded;
+export async function settleResultName(journal: LifecycleJournal, file: Pick<FileRecord, 'fileId' | 'resultName'>, choose: () => Promise<string>): Promise<string> {
+  if (file.resultName !== null) return file.resultName;
   const name = await choose();
-  await journal.recordResultName(fileId, name);
+  await journal.recordResultName(file.fileId, name);
   return name;
 }
 

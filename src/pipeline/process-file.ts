@@ -164,9 +164,12 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   } finally {
     report.requests = sender.stats.requests;
   }
-  report.outcome = (await journal.finishFile(fileId)) === 'done' ? 'done' : 'failed';
-  await writeResult(ctx, journal, fileId, spool);
-  await dispose(ctx, 'archive', await fileDisposition(journal, fileId));
+  // The file's row read beside its finish (its result name and claim time, which the finish does not change): on a
+  // distant journal a round trip less a file.
+  const [status, file] = await Promise.all([journal.finishFile(fileId), journal.getFile(fileId)]);
+  report.outcome = status === 'done' ? 'done' : 'failed';
+  await writeResult(ctx, journal, file, spool);
+  await dispose(ctx, 'archive', fileDisposition(journal, file));
   ctx.logger.info({ outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return report;
 }
@@ -184,10 +187,10 @@ async function fillCounts(report: FileReport, journal: FileJournal, fileId: numb
  * (after a crash) rewrites that name, while a result file of another file of the same name is never replaced — a
  * new name with the archive's timestamp suffix is taken instead.
  */
-async function writeResult(ctx: FileContext, journal: FileJournal, fileId: number, spool?: ResultSpool): Promise<void> {
-  const name = await settleResultName(journal, fileId, () => freeResultName(ctx));
+async function writeResult(ctx: FileContext, journal: FileJournal, file: FileRecord, spool?: ResultSpool): Promise<void> {
+  const name = await settleResultName(journal, file, () => freeResultName(ctx));
   const spooled = spool?.finish();
-  await writeResultAs(ctx, name, journal, fileId, spooled ? { rows: spooled, counts: spool!.counts } : {});
+  await writeResultAs(ctx, name, journal, file.fileId, spooled ? { rows: spooled, counts: spool!.counts } : {});
 }
 
 async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, options: Parameters<typeof writeResultFile>[5]): Promise<void> {
@@ -213,9 +216,8 @@ interface DispositionRecord {
 }
 
 /** A claimed file's move: suffixed with the claim's time, recorded on the file. */
-async function fileDisposition(journal: FileJournal, fileId: number): Promise<DispositionRecord> {
-  const { claimedAt } = await journal.getFile(fileId);
-  return { stampAt: new Date(claimedAt), done: (where) => journal.recordDisposition(fileId, where) };
+function fileDisposition(journal: FileJournal, file: Pick<FileRecord, 'fileId' | 'claimedAt'>): DispositionRecord {
+  return { stampAt: new Date(file.claimedAt), done: (where) => journal.recordDisposition(file.fileId, where) };
 }
 
 /**
@@ -245,9 +247,10 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
   report.outcome = 'rejected';
   report.reason = reason;
   ctx.logger.warn({ reason }, 'file rejected as a whole');
-  if (journal && report.fileId !== undefined) {
-    await fillCounts(report, journal, report.fileId);
-    if (report.rows.ok + report.rows.error + report.rows.uncertain + report.rows.skipped > 0) await writeResult(ctx, journal, report.fileId);
+  const file = journal && report.fileId !== undefined ? await journal.getFile(report.fileId) : undefined;
+  if (journal && file) {
+    await fillCounts(report, journal, file.fileId);
+    if (report.rows.ok + report.rows.error + report.rows.uncertain + report.rows.skipped > 0) await writeResult(ctx, journal, file);
   } else {
     // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
     await (await ctx.runtime.journal()).recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
@@ -259,7 +262,7 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
     return report;
   }
   try {
-    await dispose(ctx, 'error', journal && report.fileId !== undefined ? await fileDisposition(journal, report.fileId) : undefined);
+    await dispose(ctx, 'error', journal && file ? fileDisposition(journal, file) : undefined);
   } catch (error) {
     // A name the drop cannot address (not UTF-8): nothing to move; said once per run, the others go on.
     if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
@@ -306,8 +309,10 @@ async function finishUnmoved(ctx: FileContext, journal: FileJournal & LeaseJourn
     if (prev.status === 'rejected') return await rejectWhole(ctx, prev.reason ?? 'rejected', journal);
     report.outcome = prev.status === 'done' ? 'done' : 'failed';
     await fillCounts(report, journal, prev.fileId);
-    await writeResult(ctx, journal, prev.fileId);
-    await dispose(ctx, 'archive', await fileDisposition(journal, prev.fileId));
+    // Read again: its owner may have recorded a result name since `prev` was read, before its lease ran out.
+    const file = await journal.getFile(prev.fileId);
+    await writeResult(ctx, journal, file);
+    await dispose(ctx, 'archive', fileDisposition(journal, file));
     return report;
   } catch (error) {
     if (ctx.lease?.lost || isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);
