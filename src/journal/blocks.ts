@@ -147,10 +147,10 @@ function insertBothPostgres(n: number): string {
 }
 
 export function createBlocks(sql: SqlPort) {
-  /** A request's bodies, in request order. */
-  async function bodiesOf(requestId: number): Promise<unknown[]> {
+  /** A request's bodies, in request order (undefined: the request has no block). */
+  async function bodiesOf(requestId: number): Promise<unknown[] | undefined> {
     const row = await sql.get<{ bodies: string }>(q.bodies, [requestId]);
-    return JSON.parse(row!.bodies) as unknown[];
+    return row ? (JSON.parse(row.bodies) as unknown[]) : undefined;
   }
 
   /**
@@ -233,7 +233,7 @@ export function createBlocks(sql: SqlPort) {
 
   /** The items of a block with their bodies (JSON text each), in request order; `results`: of its ok items, by seq. */
   async function items(block: BlockRow, results: ReadonlyMap<number, unknown>): Promise<ItemWithBody[]> {
-    const bodies = await bodiesOf(block.request_id);
+    const bodies = (await bodiesOf(block.request_id))!;
     const skip = await copiedSeqs(block);
     const status = blockItemStatus(block.status);
     const out: ItemWithBody[] = [];
@@ -250,20 +250,23 @@ export function createBlocks(sql: SqlPort) {
   }
 
   /** Copies the items that did not come back ok into `items` (with their bodies, for retry and resolve). */
-  async function storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[]): Promise<void> {
+  async function storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[], read?: readonly unknown[]): Promise<void> {
     const failed = outcomes.filter((o) => o.status !== 'ok');
     if (failed.length === 0) return;
     const entries = unpackDocs(block);
     const index = new Map(entries.map((e, i) => [e.seq, i]));
-    const bodies = await bodiesOf(block.request_id);
-    for (const o of failed) {
-      const i = index.get(o.seq)!;
-      const e = entries[i];
-      await sql.run(q.insertException, [block.file_id, e.seq, block.endpoint, e.docKey, e.firstLine, e.lastLine,
-        e.lines === null ? null : JSON.stringify(e.lines), JSON.stringify(bodies[i]), o.status, block.request_id, block.attempt,
-        messagesJson(o.messages), o.hint ?? null]);
-    }
-    await sql.run(q.setExceptions, [failed.length, block.request_id]);
+    const bodies = read ?? (await bodiesOf(block.request_id))!;
+    // The rows and their count sent together: one round trip on a pipelining connection.
+    await Promise.all([
+      ...failed.map((o) => {
+        const i = index.get(o.seq)!;
+        const e = entries[i];
+        return sql.run(q.insertException, [block.file_id, e.seq, block.endpoint, e.docKey, e.firstLine, e.lastLine,
+          e.lines === null ? null : JSON.stringify(e.lines), JSON.stringify(bodies[i]), o.status, block.request_id, block.attempt,
+          messagesJson(o.messages), o.hint ?? null]);
+      }),
+      sql.run(q.setExceptions, [failed.length, block.request_id]),
+    ]);
   }
 
   async function finishedRanges(fileId: number): Promise<Array<[number, number]>> {
@@ -288,6 +291,7 @@ export function createBlocks(sql: SqlPort) {
     insertIndexes,
     indexMissing,
     get,
+    bodiesOf,
     items,
     storeExceptions,
     finishedRanges,

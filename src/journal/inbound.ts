@@ -212,16 +212,22 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
       await finishAllOk(t, [{ requestId, outcomes: given as PackedOkOutcomes }], forced ?? 'done');
       return forced ?? 'done';
     }
-    const row = await requireRequest(t, requestId);
+    const outcomes = given as readonly ItemOutcome[];
+    const itemBlocks = blocksOn(t);
+    // What the checks and the exceptions' rows need, read in one round trip on a pipelining connection; the bodies
+    // only when some item did not come back ok. With leases the file's row is then locked, unless the unit did or is
+    // doing so (the next requests' record, started together: no statement more).
+    const [row, block, bodies] = await Promise.all([
+      requireRequest(t, requestId),
+      itemBlocks.get(requestId),
+      outcomes.some((o) => o.status !== 'ok') ? itemBlocks.bodiesOf(requestId) : undefined,
+    ]);
     await fence?.hold(t, row.file_id);
     requireOpen(row);
-    const outcomes = given as readonly ItemOutcome[];
     const ranges = JSON.parse(row.seqs) as Array<[number, number]>;
     if (outcomes.length !== row.item_count) {
       throw stateError(`request ${requestId} has ${row.item_count} items but ${outcomes.length} outcomes were given`);
     }
-    const itemBlocks = blocksOn(t);
-    const block = await itemBlocks.get(requestId);
     const seen = new Set<number>();
     const results: Array<[number, unknown]> = [];
     let errors = 0;
@@ -241,11 +247,14 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
       const changed = await t.run(q.outcome, [o.status, messagesJson(o.messages), o.hint ?? null, row.file_id, o.seq, requestId]);
       if (changed !== 1) throw stateError(`seq ${o.seq} is not an open item of request ${requestId}`, { requestId, seq: o.seq });
     }
-    if (block && errors + uncertain > 0) await itemBlocks.storeExceptions(block, outcomes);
     // The ok items are not written: a pending item of a completed request reads as ok, so an
     // all-ok batch costs one row write (the request) instead of one per item.
     const status: RequestStatus = forced ?? (uncertain > 0 ? 'uncertain' : errors > 0 ? 'failed' : 'done');
-    await t.run(q.finishRequest, [status, results.length > 0 ? JSON.stringify(results) : null, now(), requestId]);
+    // The exceptions' rows and the request's row sent together (checked above, neither reads the other).
+    await Promise.all([
+      block && errors + uncertain > 0 ? itemBlocks.storeExceptions(block, outcomes, bodies) : undefined,
+      t.run(q.finishRequest, [status, results.length > 0 ? JSON.stringify(results) : null, now(), requestId]),
+    ]);
     return status;
   });
 

@@ -57,7 +57,7 @@ export function fileBusy(fileId: number, owner: string): WisbridgeError {
  * The lease checks of a journal in lease mode, made by the journal's writes (inbound.ts, operator.ts, dispositions.ts)
  * inside their unit of work. Each costs at most one statement by primary key, and none when the write reads the file's
  * row anyway (status). Within a unit of work (`inUnit`), a file checked once stays locked to its end: later writes of
- * the unit skip the check.
+ * the unit skip the check, or wait for the one under way.
  */
 export interface Fence {
   /** The file's status (undefined when there is no such file), its row locked and its lease checked: LEASE_LOST. */
@@ -83,29 +83,43 @@ export interface Fence {
 export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fence {
   const q = LEASE_STATEMENTS[sql.dialect];
   const me = mode.instance.id;
-  const checked = new Set<number>();
+  /**
+   * Files whose row this unit of work locked and checked, or is locking (writes started together: the check under
+   * way), by the check's promise: a later write of the unit waits for it instead of locking the row again.
+   */
+  const held = new Map<number, Promise<LeaseRow | undefined>>();
 
   function check(fileId: number, row: LeaseRow): void {
-    const held = mode.tokens.get(fileId);
-    if (row.lease_owner === me && held === undefined) mode.tokens.set(fileId, row.lease_token);
-    else if (row.lease_owner !== me || held !== row.lease_token) throw fileLost(fileId, me, row.lease_owner);
-    if (inUnit) checked.add(fileId);
+    const token = mode.tokens.get(fileId);
+    if (row.lease_owner === me && token === undefined) mode.tokens.set(fileId, row.lease_token);
+    else if (row.lease_owner !== me || token !== row.lease_token) throw fileLost(fileId, me, row.lease_owner);
+  }
+
+  /** The file's row locked and checked, once a unit of work. */
+  function lock(t: SqlPort, fileId: number): Promise<LeaseRow | undefined> {
+    const locking = t.get<LeaseRow>(q.lockFile, [fileId]).then((row) => {
+      if (row) check(fileId, row);
+      return row;
+    });
+    if (inUnit) held.set(fileId, locking);
+    return locking;
   }
 
   return {
     async status(t, fileId) {
-      if (checked.has(fileId)) return (await t.get<{ status: FileStatus }>(q.fileStatus, [fileId]))?.status;
-      const row = await t.get<LeaseRow>(q.lockFile, [fileId]);
-      if (row) check(fileId, row);
-      return row?.status;
+      const earlier = held.get(fileId);
+      if (!earlier) return (await lock(t, fileId))?.status;
+      await earlier;
+      return (await t.get<{ status: FileStatus }>(q.fileStatus, [fileId]))?.status;
     },
     async hold(t, fileId) {
-      if (checked.has(fileId)) return;
-      const row = await t.get<LeaseRow>(q.lockFile, [fileId]);
-      if (row) check(fileId, row);
+      await (held.get(fileId) ?? lock(t, fileId));
     },
     async holdRequests(t, requestIds) {
-      for (const row of await t.all<LeaseRow & { id: number }>(q.lockFilesOfRequests, [JSON.stringify(requestIds)])) check(row.id, row);
+      for (const row of await t.all<LeaseRow & { id: number }>(q.lockFilesOfRequests, [JSON.stringify(requestIds)])) {
+        check(row.id, row);
+        if (inUnit) held.set(row.id, Promise.resolve(row));
+      }
     },
     async take(t, fileId) {
       const taken = await t.get<{ lease_token: number }>(q.take, [me, me, mode.leaseMs, fileId, me]);
@@ -127,7 +141,7 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
       try {
         return await fn(t);
       } catch (error) {
-        checked.clear();
+        held.clear();
         throw error;
       }
     }),

@@ -13,18 +13,18 @@ const NO_BODIES: readonly Record<string, unknown>[] = [];
 /** One unit in one transaction (one fsync): every commit of a file's flow, on whichever thread maps it. */
 export function applyUnit(journal: SenderContext['journal'], logger: Logger, unit: CommitUnit): Promise<Committed> {
   return journal.transaction(async (tx) => {
-    let confirmed = 0;
-    const allOk: AllOkRequest[] = [];
-    for (const s of unit.stores) {
-      if ('packed' in s) allOk.push({ requestId: s.requestId, outcomes: s.packed });
-      else confirmed += await storeOutcomes({ journal: tx, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes);
-    }
     // Rows rejected or skipped go in first: recording the requests checks that no item row falls in their seqs.
     if (unit.extra.length > 0) await tx.addItems(unit.fileId, unit.extra);
     // The rest started together, not one after the other: on PostgreSQL their statements go out in one round trip
     // (the connection pipelines), where each would be a round trip the next request waits for. Any of them failing
-    // fails the unit, and none reads what another writes.
+    // fails the unit, and none reads what another writes (each request's rows are its own).
+    let confirmed = 0;
+    const allOk: AllOkRequest[] = [];
     const writes: Promise<unknown>[] = [];
+    for (const s of unit.stores) {
+      if ('packed' in s) allOk.push({ requestId: s.requestId, outcomes: s.packed });
+      else writes.push(storeOutcomes({ journal: tx, logger }, s.requestId, s.endpoint, s.bodies ?? NO_BODIES, s.outcomes).then((n) => (confirmed += n)));
+    }
     if (allOk.length > 0) writes.push(tx.completeRequests(allOk));
     if (unit.index !== undefined && unit.index.length > 0) writes.push(tx.indexBlocks(unit.fileId, unit.index));
     const recorded = tx.recordBatches(unit.fileId, unit.requests, { sent: true });

@@ -58,9 +58,10 @@ describe('PostgreSQL journal 25 ms away: round trips of a commit', () => {
 
   // A claim: BEGIN with the claim's turn and its two reads, the insert, COMMIT (with leases the take follows the
   // insert). A commit: BEGIN with the answers' UPDATE and the requests' statement (with leases the file's row locked
-  // in the same trip), COMMIT. A finish: BEGIN with the status and the counts, the UPDATE, COMMIT.
+  // in the same trip), COMMIT; 3 when an answer carries errors. A finish: BEGIN with the status and the counts, the
+  // UPDATE, COMMIT.
   for (const [mode, instance, claimTrips] of [['one bridge', undefined, 3], ['an instance with leases', A, 4]] as const) {
-    it(`${mode}: a claim costs ${claimTrips} round trips, a commit of answers and next requests 2, a finish 3`, async () => {
+    it(`${mode}: a claim costs ${claimTrips} round trips, a commit of answers and next requests 2 (3 with errors), a finish 3`, async () => {
       journal = await openJournal({ url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`), password: db.password }, instance && { instance, leaseMs: 60_000 });
       const j = journal;
       const claim = await tripsOf(() => j.claimFile(claimInput(`${mode}.csv`, mode)));
@@ -75,9 +76,19 @@ describe('PostgreSQL journal 25 ms away: round trips of a commit', () => {
       const next = commit.result.requestIds;
       expect(await Promise.all(next.map(async (id) => (await j.getRequest(id)).status))).toEqual(['sent', 'sent']);
 
-      await j.completeRequests(next.map((requestId, i) => ({ requestId, outcomes: packOkOutcomes(okOutcomes(i === 0 ? [2, 3] : [4]))! })));
+      // Answers with an error (its row copied out with its body): the reads with the next requests' statement, then
+      // the rows with the request's, then COMMIT.
+      const withError = { fileId, extra: [], requests: [request([5])], stores: [{ requestId: next[0], endpoint: EP, outcomes: [
+        { seq: 2, status: 'ok' as const }, { seq: 3, status: 'error' as const, messages: ['not enough stock'] }] }] };
+      const mixed = await tripsOf(() => applyUnit(j, silentLogger, withError));
+      expect(mixed.trips).toBe(3);
+      expect((await j.getRequest(next[0])).status).toBe('failed');
+      expect((await j.requestItems(next[0])).map((i) => [i.seq, i.status, i.messages, i.body])).toEqual([
+        [2, 'ok', [], JSON.stringify(adjustment(2).body)], [3, 'error', ['not enough stock'], JSON.stringify(adjustment(3).body)]]);
+
+      await j.completeRequests([next[1], ...mixed.result.requestIds].map((requestId, i) => ({ requestId, outcomes: packOkOutcomes(okOutcomes(i === 0 ? [4] : [5]))! })));
       const finish = await tripsOf(() => j.finishFile(fileId));
-      expect([finish.result, finish.trips]).toEqual(['done', 3]);
+      expect([finish.result, finish.trips]).toEqual(['failed', 3]);
       // The claim's reads still tell a duplicate.
       expect((await j.claimFile(claimInput(`${mode}-again.csv`, mode))).status).toBe('duplicate');
     });
