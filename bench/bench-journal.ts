@@ -1,7 +1,7 @@
 // The journal a bench gives the bridge: SQLite in its workspace, or a fresh database on a PostgreSQL server of the
 // bench's own (test/support/postgres.ts: fsync and synchronous_commit on), reached directly or, BENCH_PG_RTT=ms,
 // through test/support/delay-proxy.ts adding that round trip, as instances on other machines reach a shared one.
-import { startDelayProxy } from '../test/support/delay-proxy.js';
+import { startDelayProxy, throughProxy } from '../test/support/delay-proxy.js';
 import { freshDatabase, type PostgresServer } from '../test/support/postgres.js';
 
 /** The configuration's `journal:` lines, and what closes them when the run is over. */
@@ -17,6 +17,6 @@ export async function postgresJournal(server: PostgresServer): Promise<BenchJour
   const db = await freshDatabase(server);
   const rttMs = Number(process.env.BENCH_PG_RTT ?? 0);
   const link = rttMs > 0 ? await startDelayProxy({ host: server.host, port: server.port }, rttMs / 2) : undefined;
-  const url = link ? db.url.replace(`:${server.port}/`, `:${link.port}/`) : db.url;
+  const url = link ? throughProxy(db.url, server, link) : db.url;
   return { yaml: `journal:\n  url: ${url}\n  password: { env: ${db.password.env} }`, close: async () => await link?.close() };
 }

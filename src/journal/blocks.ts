@@ -249,13 +249,12 @@ export function createBlocks(sql: SqlPort) {
     return out;
   }
 
-  /** Copies the items that did not come back ok into `items` (with their bodies, for retry and resolve). */
-  async function storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[], read?: readonly unknown[]): Promise<void> {
+  /** Copies the items that did not come back ok into `items` (with their bodies, for retry and resolve: bodiesOf). */
+  async function storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[], bodies: readonly unknown[]): Promise<void> {
     const failed = outcomes.filter((o) => o.status !== 'ok');
     if (failed.length === 0) return;
     const entries = unpackDocs(block);
     const index = new Map(entries.map((e, i) => [e.seq, i]));
-    const bodies = read ?? (await bodiesOf(block.request_id))!;
     // The rows and their count sent together: one round trip on a pipelining connection.
     await Promise.all([
       ...failed.map((o) => {

@@ -252,7 +252,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     const status: RequestStatus = forced ?? (uncertain > 0 ? 'uncertain' : errors > 0 ? 'failed' : 'done');
     // The exceptions' rows and the request's row sent together (checked above, neither reads the other).
     await Promise.all([
-      block && errors + uncertain > 0 ? itemBlocks.storeExceptions(block, outcomes, bodies) : undefined,
+      block && errors + uncertain > 0 ? itemBlocks.storeExceptions(block, outcomes, bodies!) : undefined,
       t.run(q.finishRequest, [status, results.length > 0 ? JSON.stringify(results) : null, now(), requestId]),
     ]);
     return status;

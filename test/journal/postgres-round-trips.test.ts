@@ -3,7 +3,7 @@ import { openJournal, packBatch, packOkOutcomes, type InstanceInfo, type Journal
 import { adjustment, claimInput, okOutcomes } from '../../src/journal/test-support.js';
 import { silentLogger } from '../../src/log.js';
 import { applyUnit } from '../../src/pipeline/completions.js';
-import { startDelayProxy, type DelayProxy } from '../support/delay-proxy.js';
+import { startDelayProxy, throughProxy, type DelayProxy } from '../support/delay-proxy.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
 
 /*
@@ -49,6 +49,9 @@ describe('PostgreSQL journal 25 ms away: round trips of a commit', () => {
     await db?.drop();
   });
 
+  const distant = (instance?: InstanceInfo) =>
+    openJournal({ url: throughProxy(db.url, server, proxy), password: db.password }, instance && { instance, leaseMs: 60_000 });
+
   /** Round trips of what `call` sends, counted from nothing. */
   async function tripsOf<T>(call: () => Promise<T>): Promise<{ trips: number; result: T }> {
     proxy.traffic.length = 0;
@@ -62,7 +65,7 @@ describe('PostgreSQL journal 25 ms away: round trips of a commit', () => {
   // UPDATE, COMMIT.
   for (const [mode, instance, claimTrips] of [['one bridge', undefined, 3], ['an instance with leases', A, 4]] as const) {
     it(`${mode}: a claim costs ${claimTrips} round trips, a commit of answers and next requests 2 (3 with errors), a finish 3`, async () => {
-      journal = await openJournal({ url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`), password: db.password }, instance && { instance, leaseMs: 60_000 });
+      journal = await distant(instance);
       const j = journal;
       const claim = await tripsOf(() => j.claimFile(claimInput(`${mode}.csv`, mode)));
       expect([claim.result.status, claim.trips]).toEqual(['new', claimTrips]);
@@ -95,7 +98,7 @@ describe('PostgreSQL journal 25 ms away: round trips of a commit', () => {
   }
 
   it('a unit refused after its statements went out together leaves nothing of them', async () => {
-    journal = await openJournal({ url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`), password: db.password });
+    journal = await distant();
     const { fileId } = await journal.claimFile(claimInput('refused.csv', 'refused'));
     const [sent] = await journal.recordBatches(fileId, [request([0, 1])], { sent: true });
     // A wrong count refuses the answers after the next requests' statement has run in the same transaction.

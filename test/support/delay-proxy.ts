@@ -13,6 +13,11 @@ export interface DelayProxy {
   close(): Promise<void>;
 }
 
+/** A server's URL (`…:port/…`) reached through the proxy instead. */
+export function throughProxy(url: string, target: { port: number }, proxy: { port: number }): string {
+  return url.replace(`:${target.port}/`, `:${proxy.port}/`);
+}
+
 export async function startDelayProxy(target: { host: string; port: number }, oneWayMs: number): Promise<DelayProxy> {
   const sockets = new Set<Socket>();
   const traffic: DelayProxy['traffic'] = [];
