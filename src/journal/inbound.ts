@@ -92,10 +92,13 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
       return { status: 'resume', fileId: processing.id, generation: processing.generation };
     }
     if (done) return { status: 'duplicate', fileId: done.id, previousName: done.name, finishedAt: done.finished_at, previousStatus: done.status };
-    const { id: fileId, generation } = (await t.get<{ id: number; generation: number }>(q.insertFile, [
-      input.drop, input.name, input.checksum, input.size, input.mapping, input.checksum, now(),
-    ]))!;
-    await fence?.take(t, fileId);
+    // Lease mode: the lease taken in the insert's round trip (the server runs the take after it).
+    const [inserted, leased] = await Promise.all([
+      t.get<{ id: number; generation: number }>(q.insertFile, [input.drop, input.name, input.checksum, input.size, input.mapping, input.checksum, now()]),
+      fence?.takeNew(t, input.checksum),
+    ]);
+    const { id: fileId, generation } = inserted!;
+    if (fence && leased !== Number(fileId)) throw stateError(`the lease of file ${fileId} was not taken with its claim (took ${leased ?? 'none'})`, { fileId });
     return { status: 'new', fileId, generation };
   });
 

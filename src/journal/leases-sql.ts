@@ -7,16 +7,20 @@ function leaseSql(dialect: SqlDialect) {
   const plus = sqlNowPlusMsIso(dialect);
   // SQLite has no row locks (a unit of work holds the whole journal); PostgreSQL locks the row until the commit.
   const forUpdate = dialect === 'postgres' ? ' FOR UPDATE' : '';
+  // Same owner: same token; a new owner: one more. Free: never leased, given up, expired, or the file not processing.
+  const takeWhere = (id: string) => `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = ?, lease_until = ${plus}
+      WHERE id = ${id} AND (lease_owner IS NULL OR lease_owner = ? OR status <> 'processing' OR lease_until IS NULL OR lease_until <= ${now})
+      RETURNING id, lease_token`;
   return {
     lockFile: `SELECT status, lease_owner, lease_token FROM files WHERE id = ?${forUpdate}`,
     lockFilesOfRequests: `SELECT id, status, lease_owner, lease_token FROM files
       WHERE id IN (SELECT file_id FROM requests WHERE id IN (${sqlList(dialect, 'int')})) ORDER BY id${forUpdate}`,
     fileStatus: 'SELECT status FROM files WHERE id = ?',
-    // Same owner: same token; a new owner: one more. Free: never leased, given up, expired, or the file not processing.
-    take: `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
-        lease_owner = ?, lease_until = ${plus}
-      WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ? OR status <> 'processing' OR lease_until IS NULL OR lease_until <= ${now})
-      RETURNING lease_token`,
+    take: takeWhere('?'),
+    // A claim's new file, by its checksum: sent with the insert, before the insert's id is known. The claim holds its
+    // checksum's turn and found no other processing file of it, so the newest is the one the insert made.
+    takeNewest: takeWhere(`(SELECT max(id) FROM files WHERE checksum = ? AND status = 'processing')`),
     liveOwner: `SELECT lease_owner, CASE WHEN status = 'processing' AND lease_until > ${now} THEN 1 ELSE 0 END AS live
       FROM files WHERE id = ?${forUpdate}`,
     rivals: `SELECT id, host, pid, started_at FROM instances WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > ${plus}

@@ -68,6 +68,11 @@ export interface Fence {
   holdRequests(t: SqlPort, requestIds: readonly number[]): Promise<void>;
   /** Takes the file's lease (or renews this instance's own); resolves the instance holding a live one instead. */
   take(t: SqlPort, fileId: number): Promise<string | undefined>;
+  /**
+   * Takes the lease of the file a claim is inserting, sent with its insert (the newest processing file of the
+   * checksum, under the claim's turn); resolves its id.
+   */
+  takeNew(t: SqlPort, checksum: string): Promise<number | undefined>;
   /** An operator's write (resolve): refused (LEASE_LOST) while another instance works on the file under a live lease. */
   unheld(t: SqlPort, fileId: number): Promise<void>;
   /** A fenced write as a unit of work: when it throws, the checks made in the unit are forgotten (its unit fails). */
@@ -128,6 +133,11 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
         return undefined;
       }
       return (await t.get<{ lease_owner: string | null }>(q.liveOwner, [fileId]))?.lease_owner ?? 'an unknown instance';
+    },
+    async takeNew(t, checksum) {
+      const taken = await t.get<{ id: number; lease_token: number }>(q.takeNewest, [me, me, mode.leaseMs, checksum, me]);
+      if (taken) mode.tokens.set(Number(taken.id), taken.lease_token);
+      return taken && Number(taken.id);
     },
     async unheld(t, fileId) {
       const row = await t.get<{ lease_owner: string | null; live: number }>(q.liveOwner, [fileId]);
