@@ -98,7 +98,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
       fence?.takeNew(t, input.checksum),
     ]);
     const { id: fileId, generation } = inserted!;
-    if (fence && leased !== Number(fileId)) throw stateError(`the lease of file ${fileId} was not taken with its claim (took ${leased ?? 'none'})`, { fileId });
+    if (fence && leased !== fileId) throw stateError(`the lease of file ${fileId} was not taken with its claim (took ${leased ?? 'none'})`, { fileId });
     return { status: 'new', fileId, generation };
   });
 

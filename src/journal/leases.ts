@@ -136,8 +136,8 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
     },
     async takeNew(t, checksum) {
       const taken = await t.get<{ id: number; lease_token: number }>(q.takeNewest, [me, me, mode.leaseMs, checksum, me]);
-      if (taken) mode.tokens.set(Number(taken.id), taken.lease_token);
-      return taken && Number(taken.id);
+      if (taken) mode.tokens.set(taken.id, taken.lease_token);
+      return taken?.id;
     },
     async unheld(t, fileId) {
       const row = await t.get<{ lease_owner: string | null; live: number }>(q.liveOwner, [fileId]);
