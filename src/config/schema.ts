@@ -45,8 +45,8 @@ export const serviceSchema = z
     token: secretRefSchema.describe('the JWT of this warehouse (or warehouses)'),
     warehouse: z.number().int().positive().optional().describe('warehouse id sent with inventory writes when the token is scoped to several warehouses'),
     batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),
-    // 8: against a service answering in 40 ms, 3.5× the rows/s of 2; 16 gives 1.8× more for twice the adjustment
-    // rows an operator checks by hand after a crash (docs/performance.md, bench/latency.ts).
+    // 8: against a distant service, several times the rows/s of 2; 16 gives more again for twice the adjustment
+    // rows an operator checks by hand after a crash (docs/performance.md, "Settings chosen by measurement").
     requests_in_flight: z.number().int().min(1).max(32).default(8)
       .describe('write requests of one inbound file outstanding at once (each on a connection of its own): more hides the service\'s latency (a distant service, say) and records several requests in one journal commit; after a crash up to this many requests are in doubt (read back, or reported uncertain: up to requests_in_flight × batch_size rows), and the service gets up to this many requests of the file at once'),
     concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings'),
@@ -131,10 +131,10 @@ export const inboundJobSchema = z
     service: z.string().min(1).describe('name of the service the requests go to'),
     mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
     watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
-    // 8: 300 files of 1,000 rows against a service 40 ms away took 6.5-6.7 s against 8.8 s with 4 and 7.2 s with 16 (a file's 10
+    // 8: a night of files of 1,000 rows against a distant service took less time than with 4 or with 16 (a file's 10
     // requests over a window of 8 leave the service's slots idle between its two round trips unless other files fill
-    // them), peak RSS 145-147 MB against 141 MB; requests at once and in doubt stay within max_requests_in_flight and
-    // big files within the mapping threads (docs/performance.md, bench/files.ts).
+    // them), for little more RSS than 4; requests at once and in doubt stay within max_requests_in_flight and
+    // big files within the mapping threads (docs/performance.md, "Settings chosen by measurement").
     files_in_flight: z.number().int().min(1).max(64).default(8)
       .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Several files at once, and the order of files")'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: also process the inbox at these times (a nightly batch)'),

@@ -20,8 +20,9 @@ export class LocalDrop implements Drop {
   readonly type = 'local' as const;
   private readonly folders: Record<FolderRole, string>;
   /**
-   * Folders this drop has made sure of: a write or a move into one skips its `mkdir -p` (two of a small file's ~27
-   * file operations). One removed meanwhile is made again when an operation in it finds it missing (inFolder).
+   * Folders this drop has made sure of: a write or a move into one skips its `mkdir -p`, a share of a small file's
+   * file operations (docs/performance.md, "Settings chosen by measurement"). One removed meanwhile is made again when
+   * an operation in it finds it missing (inFolder).
    */
   private readonly present = new Set<string>();
 
