@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { acknowledgementInterchange, addSegmentErrors, functionalAck } from './ack.js';
 import { segmentsOf } from './reader.js';
+import { MAX_LISTED_SETS } from './envelope.js';
 import { checkEnvelopes } from './stream.js';
 import { AT, PIPE, STAR_CRLF, interchange945 } from './test-support.js';
 import { X12Writer } from './writer.js';
@@ -25,6 +26,18 @@ describe('997/999 and TA1', () => {
       'AK9*P*3*3*2',
       'SE*12*0017',
     ]);
+  });
+
+  it('names every refused set but only the first MAX_LISTED_SETS accepted ones of a large group, counting them all', async () => {
+    const sets = MAX_LISTED_SETS + 50;
+    const text = interchange945(PIPE, 8, 1, sets).replace(`SE|9|${sets}~`, `SE|8|${sets}~`);
+    const [interchange] = await checkEnvelopes([Buffer.from(text)]);
+    const group = interchange.groups[0];
+    expect([group.received, group.sets.length]).toEqual([sets, MAX_LISTED_SETS + 1]);
+    expect(group.sets.at(-1)?.refusals.map((r) => r.reason)).toEqual(['set-segment-count']);
+    const ack = functionalAck(group, 1);
+    expect(ack.segments.at(-1)).toEqual(['AK9', 'P', String(sets), String(sets), String(sets - 1)]);
+    expect(ack.segments.at(-2)).toEqual(['AK5', 'R', '4']);
   });
 
   it('answers 005010 groups with a 999 (IK3/IK4/IK5), a component\'s position as a composite', async () => {

@@ -48,8 +48,8 @@ function setSegments(set: SetResult, kind: AckKind): SegmentData[] {
 
 /** The counts and verdict of a group's AK9: A all sets accepted, P some, R none or the group itself refused. */
 export function groupVerdict(group: GroupResult): { status: 'A' | 'P' | 'R'; received: number; accepted: number } {
-  const received = group.sets.length;
-  const accepted = group.refusals.length > 0 ? 0 : group.sets.filter((s) => s.refusals.length === 0).length;
+  const received = group.received;
+  const accepted = group.refusals.length > 0 ? 0 : received - group.sets.filter((s) => s.refusals.length > 0).length;
   const status = accepted === 0 && (received > 0 || group.refusals.length > 0) ? 'R' : accepted === received ? 'A' : 'P';
   return { status, received, accepted };
 }

@@ -48,7 +48,14 @@ export interface GroupResult {
   receiver: string;
   control: string;
   version: string;
+  /**
+   * The sets of the group to name in its acknowledgement: every refused one, and the accepted ones while there are
+   * fewer than MAX_LISTED_SETS (beyond, accepted sets are only counted: `received`), so a group of a million sets
+   * costs a bounded record.
+   */
   sets: SetResult[];
+  /** How many sets the group holds (what GE01 must count). */
+  received: number;
   /** GE01 as a number; undefined when the GE is missing or its count is not a number. */
   declaredSets: number | undefined;
   refusals: Refusal[];
@@ -78,6 +85,9 @@ export type EnvelopeEvent =
   | { kind: 'group'; group: GroupResult }
   | { kind: 'interchange'; interchange: InterchangeResult };
 
+/** Accepted sets named one by one in a group's record (and its 997); ~200 bytes each. */
+export const MAX_LISTED_SETS = 10_000;
+
 const DIGITS_9 = /^\d{9}$/;
 const DIGITS_1_9 = /^\d{1,9}$/;
 const SET_CONTROL = /^[A-Za-z0-9]{4,9}$/;
@@ -105,11 +115,16 @@ export class EnvelopeValidator {
   private set: SetResult | undefined;
   private readonly interchangesSeen = new Set<string>();
   private groupsSeen = new Set<string>();
+  /** ST02s of the open group (for set-duplicate): the one record the validator keeps per set. */
   private setsSeen = new Set<string>();
+  /** The set whose verdict was just reported: its reader may still add data errors (addSegmentErrors) until the next segment. */
+  private closed: SetResult | undefined;
+  private listedAccepted = 0;
 
   constructor(private readonly envelope: Envelope = X12_ENVELOPE) {}
 
   push(segment: Segment, out: EnvelopeEvent[]): void {
+    if (this.closed !== undefined) this.record();
     const { interchange, group, set } = this.envelope;
     switch (segment.id) {
       case interchange.header:
@@ -145,6 +160,7 @@ export class EnvelopeValidator {
 
   /** The end of the file closes what is open, its trailers missing. */
   end(out: EnvelopeEvent[]): void {
+    if (this.closed !== undefined) this.record();
     if (this.interchange !== undefined) this.closeInterchange(undefined, out);
   }
 
@@ -191,20 +207,22 @@ export class EnvelopeValidator {
     if (this.groupsSeen.has(control)) refuse(refusals, 'group-duplicate', `GS06 ${control} came before in interchange ${open.control}`);
     this.groupsSeen.add(control);
     this.setsSeen = new Set();
+    this.listedAccepted = 0;
     this.group = {
       interchange: open.control, functionalId: gs.element(1), sender: gs.element(2), receiver: gs.element(3), control,
-      version: gs.element(8), sets: [], declaredSets: undefined, refusals,
+      version: gs.element(8), sets: [], received: 0, declaredSets: undefined, refusals,
     };
   }
 
   private closeGroup(ge: Segment | undefined, out: EnvelopeEvent[]): void {
+    if (this.closed !== undefined) this.record();
     const open = this.group as GroupResult;
     if (ge === undefined) {
       refuse(open.refusals, 'group-trailer-missing', `group ${open.control} has no GE`);
     } else {
       if (ge.element(2) !== open.control) refuse(open.refusals, 'group-control-mismatch', `GE02 "${ge.element(2)}" is not GS06 "${open.control}"`);
       if (countsTo(ge.element(1), Number(ge.element(1)))) open.declaredSets = Number(ge.element(1));
-      if (!countsTo(ge.element(1), open.sets.length)) refuse(open.refusals, 'group-set-count', `GE01 says ${ge.element(1)} sets, the group has ${open.sets.length}`);
+      if (!countsTo(ge.element(1), open.received)) refuse(open.refusals, 'group-set-count', `GE01 says ${ge.element(1)} sets, the group has ${open.received}`);
     }
     this.group = undefined;
     (this.interchange as InterchangeResult).groups.push(open);
@@ -224,7 +242,7 @@ export class EnvelopeValidator {
       refuse(refusals, 'set-convention-mismatch', `ST03 "${convention}" is not the group's version GS08 "${group.version}"`);
     }
     if (!SET_CONTROL.test(control)) refuse(refusals, 'set-control-invalid', `ST02 "${control}" is not four to nine characters`);
-    else if (this.setsSeen.has(control)) refuse(refusals, 'set-duplicate', `ST02 ${control} came before in group ${group.control}`);
+    if (this.setsSeen.has(control)) refuse(refusals, 'set-duplicate', `ST02 ${control} came before in group ${group.control}`);
     this.setsSeen.add(control);
     this.set = { interchange: group.interchange, group: group.control, id, control, convention, segments: 1, refusals, segmentErrors: [] };
   }
@@ -239,8 +257,20 @@ export class EnvelopeValidator {
       if (!countsTo(se.element(1), open.segments)) refuse(open.refusals, 'set-segment-count', `SE01 says ${se.element(1)} segments, the set has ${open.segments}`);
     }
     this.set = undefined;
-    (this.group as GroupResult).sets.push(open);
+    (this.group as GroupResult).received++;
+    this.closed = open;
     out.push({ kind: 'set', set: open });
+  }
+
+  /** Lists the set last reported in its group's record if it is refused, or while few accepted ones are listed. */
+  private record(): void {
+    const set = this.closed as SetResult;
+    this.closed = undefined;
+    if (set.refusals.length > 0) (this.group as GroupResult).sets.push(set);
+    else if (this.listedAccepted < MAX_LISTED_SETS) {
+      this.listedAccepted++;
+      (this.group as GroupResult).sets.push(set);
+    }
   }
 
   /** A segment outside the envelope level that may hold it refuses the innermost envelope open around it. */
