@@ -6,6 +6,7 @@ import {
 import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 import { fileNameProblem } from '../util/date-stamp.js';
+import { isRecord } from '../util/schema-keys.js';
 import { isTimeZone } from '../util/time-zone.js';
 
 /** An export file name pattern: its date placeholders' zones are checked with the configuration. */
@@ -195,6 +196,12 @@ export const instanceSchema = z
     heartbeat_ms: z.number().int().min(100).default(10_000)
       .describe('how often this instance renews its leases (at most half of lease_ms; a third lets two heartbeats fail before anything is taken over). An instance whose last good heartbeat is older than lease_ms - heartbeat_ms stops claiming and sending until the journal answers again'),
   })
+  // On the section itself, so the rule is reported beside any other mistake in the file, not only once they are mended.
+  .superRefine((instance, ctx) => {
+    if (instance.heartbeat_ms * 2 > instance.lease_ms) {
+      ctx.addIssue({ code: 'custom', path: ['heartbeat_ms'], message: `heartbeat_ms (${instance.heartbeat_ms}) must be at most half of lease_ms (${instance.lease_ms}), so that a missed heartbeat does not lose the leases` });
+    }
+  })
   .describe('`wisbridge run`: several instances on one PostgreSQL journal share the work by leases (docs/operations.md, "Running several instances"); a SQLite journal serves one instance');
 
 export const configSchema = z
@@ -245,27 +252,41 @@ export const configSchema = z
     instance: instanceSchema.default({ lease_ms: 30_000, heartbeat_ms: 10_000 }),
   })
   .superRefine((config, ctx) => {
-    const jobs = [...config.inbound, ...config.exports];
+    const inbound = jobsOf(config.inbound);
+    const jobs = [...inbound, ...jobsOf(config.exports)];
+    const [drops, services, calendars] = [namesOf(config.drops), namesOf(config.services), namesOf(config.calendars)];
     const seen = new Set<string>();
     jobs.forEach((job, i) => {
-      const where = i < config.inbound.length ? ['inbound', i] : ['exports', i - config.inbound.length];
-      if (seen.has(job.name)) ctx.addIssue({ code: 'custom', path: [...where, 'name'], message: `job name "${job.name}" is used twice` });
-      seen.add(job.name);
-      if (!(job.drop in config.drops)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${Object.keys(config.drops).join(', ')})` });
-      if (!(job.service in config.services)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${Object.keys(config.services).join(', ')})` });
-      const schedules: Array<[(string | number)[], { calendar?: string } | undefined]> = [[[...where, 'schedule'], job.schedule]];
-      if ('expect' in job) job.expect.forEach((e, k) => schedules.push([[...where, 'expect', k, 'cutoff'], e.cutoff]));
+      const where = i < inbound.length ? ['inbound', i] : ['exports', i - inbound.length];
+      if (typeof job.name === 'string' && seen.has(job.name)) ctx.addIssue({ code: 'custom', path: [...where, 'name'], message: `job name "${job.name}" is used twice` });
+      if (typeof job.name === 'string') seen.add(job.name);
+      if (drops && typeof job.drop === 'string' && !drops.includes(job.drop)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${drops.join(', ')})` });
+      if (services && typeof job.service === 'string' && !services.includes(job.service)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${services.join(', ')})` });
+      const schedules: Array<[(string | number)[], unknown]> = [[[...where, 'schedule'], job.schedule]];
+      if (Array.isArray(job.expect)) job.expect.forEach((e: unknown, k) => schedules.push([[...where, 'expect', k, 'cutoff'], isRecord(e) ? e.cutoff : undefined]));
       for (const [path, schedule] of schedules) {
-        if (schedule?.calendar !== undefined && !(schedule.calendar in config.calendars)) {
-          ctx.addIssue({ code: 'custom', path: [...path, 'calendar'], message: `unknown calendar "${schedule.calendar}" (known: ${Object.keys(config.calendars).join(', ') || 'none: add a calendars section'})` });
+        const calendar = isRecord(schedule) ? schedule.calendar : undefined;
+        if (calendars && typeof calendar === 'string' && !calendars.includes(calendar)) {
+          ctx.addIssue({ code: 'custom', path: [...path, 'calendar'], message: `unknown calendar "${calendar}" (known: ${calendars.join(', ') || 'none: add a calendars section'})` });
         }
       }
     });
-    if (config.instance.heartbeat_ms * 2 > config.instance.lease_ms) {
-      ctx.addIssue({ code: 'custom', path: ['instance', 'heartbeat_ms'], message: `heartbeat_ms (${config.instance.heartbeat_ms}) must be at most half of lease_ms (${config.instance.lease_ms}), so that a missed heartbeat does not lose the leases` });
-    }
+  }, {
+    // Run even when other options are refused, so one check reports every problem; the sections it reads may then be
+    // malformed, hence jobsOf and namesOf.
+    when: () => true,
   })
   .describe('wisbridge configuration');
+
+/** The jobs of a section that may itself be refused: its entries that are objects. */
+function jobsOf(section: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(section) ? section.map((job: unknown) => (isRecord(job) ? job : {})) : [];
+}
+
+/** The names of a section of named entries, or undefined when the section is refused (then nothing is unknown in it). */
+function namesOf(section: unknown): string[] | undefined {
+  return isRecord(section) ? Object.keys(section) : undefined;
+}
 
 export type Config = z.output<typeof configSchema>;
 export type ServiceConfig = z.output<typeof serviceSchema>;
