@@ -18,7 +18,8 @@ import { readX12, SegmentReader, writeInterchange } from '../src/x12/index.js';
 import { PIPE, STAR_CRLF, chunked, header, interchange945, large945Chunks } from '../src/x12/test-support.js';
 
 type Fields = string[];
-type Reader = (source: Readable) => Promise<Fields[]>;
+/** Reads a small input whole for the correctness table; none for a variant that is only timed. */
+type Reader = ((source: Readable) => Promise<Fields[]>) | undefined;
 type Counter = (file: string) => Promise<number>;
 
 const SEGMENTS_PER_SET = 25; // ST, W06, N1, 10 × (LX, W12), W03, SE (test-support's 945 with 10 lines)
@@ -67,11 +68,11 @@ function readers(): Record<string, { read: Reader; count: Counter }> {
       count: async (file) => { let n = 0; for await (const batch of new SegmentReader(createReadStream(file)).batches()) for (const s of batch) if (s.id !== '') n++; return n; },
     },
     'wisbridge, an await a segment': {
-      read: async () => [],
+      read: undefined,
       count: async (file) => { let n = 0; for await (const s of new SegmentReader(createReadStream(file))) if (s.id !== '') n++; return n; },
     },
     'wisbridge + envelope': {
-      read: async () => [],
+      read: undefined,
       count: async (file) => { let n = 0; for await (const e of readX12(createReadStream(file))) if (e.kind === 'segment') n++; return n; },
     },
   };
@@ -115,10 +116,11 @@ const trimmed = (segments: Fields[]) => segments.map((fields) => fields.map((f) 
 async function correctness(all: Record<string, { read: Reader }>): Promise<void> {
   console.log('correctness (segments and elements as written, fields trimmed):');
   for (const [name, source] of cases()) {
-    const expected = trimmed(await all.wisbridge.read(source()));
+    const expected = trimmed(await (all.wisbridge.read as NonNullable<Reader>)(source()));
     const verdicts: string[] = [];
     // One at a time: a library's throw past its stream is caught as an uncaught exception, which names no reader.
-    for (const [reader, { read }] of Object.entries(all).filter(([r]) => !r.includes('envelope'))) verdicts.push(await (async () => {
+    for (const [reader, { read }] of Object.entries(all)) verdicts.push(await (async () => {
+      if (read === undefined) return '';
       try {
         const got = trimmed(await read(source()));
         if (got.length !== expected.length) return `${reader}: ${got.length} segments, not ${expected.length}`;
@@ -131,7 +133,7 @@ async function correctness(all: Record<string, { read: Reader }>): Promise<void>
         return `${reader}: throws ${(error as Error).message.slice(0, 60)}`;
       }
     })());
-    console.log(`  ${name.padEnd(24)} ${verdicts.join('; ')}`);
+    console.log(`  ${name.padEnd(24)} ${verdicts.filter((v) => v !== '').join('; ')}`);
   }
 }
 
