@@ -85,7 +85,7 @@ export type EnvelopeEvent =
   | { kind: 'group'; group: GroupResult }
   | { kind: 'interchange'; interchange: InterchangeResult };
 
-/** Accepted sets named one by one in a group's record (and its 997); ~200 bytes each. */
+/** Accepted sets named one by one in a group's record (and its 997); beyond, they are counted (docs/x12.md). */
 export const MAX_LISTED_SETS = 10_000;
 
 const DIGITS_9 = /^\d{9}$/;

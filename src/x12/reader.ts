@@ -26,7 +26,7 @@ export class SegmentReader implements AsyncIterable<Segment> {
 
   /**
    * The segments one chunk completes, as one array (reused: read it before asking for the next). Iterating segment by
-   * segment costs an await each, about as much CPU again as reading them (bench/x12-readers.ts).
+   * segment costs an await each, a cost of the order of reading the segment (docs/performance.md, *X12 readers*).
    */
   async *batches(): AsyncGenerator<readonly Segment[], void, undefined> {
     const out: Segment[] = [];
