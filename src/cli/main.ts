@@ -1,4 +1,5 @@
 import { describeError, isWisbridgeError } from '../errors.js';
+import { checkFailpoints } from '../failpoints.js';
 import { applyV8Flags } from '../runtime/v8-flags.js';
 import { version } from '../util/version.js';
 
@@ -48,6 +49,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
+    checkFailpoints();
     const module = await command.load();
     return await module.run(rest);
   } catch (error) {

@@ -268,15 +268,9 @@ describe('several instances on one PostgreSQL journal', () => {
 });
 
 describe('a file whose lease another instance took over', () => {
-  it.each([['the main thread', undefined], ['a worker thread', '1']])('mapped and recorded on %s: stops at once on the instance that lost it (its request in flight aborted, no result file, no move); taken back once that lease expires, it is finished: every row applied once or uncertain', async (_where, threadFrom) => {
-    const before = process.env.WISBRIDGE_THREAD_FROM;
-    if (threadFrom !== undefined) process.env.WISBRIDGE_THREAD_FROM = threadFrom;
-    cleanups.push(() => {
-      if (before === undefined) delete process.env.WISBRIDGE_THREAD_FROM;
-      else process.env.WISBRIDGE_THREAD_FROM = before;
-    });
+  it.each([['the main thread', ''], ['a worker thread', 'mapping_threads: { from_bytes: 1 }\n']])('mapped and recorded on %s: stops at once on the instance that lost it (its request in flight aborted, no result file, no move); taken back once that lease expires, it is finished: every row applied once or uncertain', async (_where, threads) => {
     const db = await database();
-    const env = await tempConfig(sharedConfig(JSON.stringify(db.config)));
+    const env = await tempConfig(sharedConfig(JSON.stringify(db.config), threads));
     cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
     const { logger, records } = memoryLogger();
     const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
@@ -289,7 +283,7 @@ describe('a file whose lease another instance took over', () => {
     writeFileSync(join(inbox, 'KORR_taken.csv'), korrFile(Array.from({ length: rows }, (_, i) => ['SKU-00001', 1, `TAKEN-${i + 1}`] as [string, number, string])));
     const claimed = await until(() => records.find((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv'), 'the claim');
     await until(async () => (await appliedReferences(emu, 'TAKEN-')).size >= 4, 'some rows applied');
-    expect(records.some((r) => r.msg === 'the file is mapped and recorded on its own thread')).toBe(threadFrom !== undefined);
+    expect(records.some((r) => r.msg === 'the file is mapped and recorded on its own thread')).toBe(threads !== '');
 
     // Another instance takes the file over (its lease made to look expired, as after a pause longer than the lease).
     const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 3000 });
@@ -372,7 +366,7 @@ describe('an instance killed between finishing a file and moving it', () => {
     const [inbox, outbox, archive] = ['inbox', 'outbox', 'archive'].map((folder) => join(env.dir, 'drop', folder)) as [string, string, string];
     writeFileSync(join(inbox, 'KORR_dead.csv'), korrFile([['SKU-00001', 1, 'DEAD-1'], ['SKU-00002', 1, 'DEAD-2'], ['SKU-00001', 2, 'DEAD-3']]));
     // The first instance processes the file, writes its result file and is killed (SIGKILL) right before the move.
-    const first = startRun(env.file, { WISBRIDGE_MOVE_CRASH: 'before-move' });
+    const first = startRun(env.file, { WISBRIDGE_FAILPOINTS: 'drop.before-move=kill' });
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const journal = await openJournal(db.config);
     cleanups.push(() => journal.close());
