@@ -192,7 +192,7 @@ describe('several instances on one PostgreSQL journal', () => {
     await Promise.all(clocks.map((clock) => clock.advanceTo(Date.parse('2026-11-22T10:10:00Z'))));
     await until(async () => (await elsewhere(bridges[0].bridge)) + (await elsewhere(bridges[1].bridge)) === 2, 'the second tick elsewhere');
     await until(() => workLists().length === 2, 'the second work list');
-    await new Promise((r) => setTimeout(r, 300));
+    // Each tick was decided by both instances (one ran it, the other counted it elsewhere): no third list can come.
     expect(workLists()).toHaveLength(2);
   });
 
@@ -203,7 +203,8 @@ describe('several instances on one PostgreSQL journal', () => {
     const env = await tempConfig(sharedConfig(JSON.stringify(db.config), EXPORT_JOB));
     cleanups.push(env.cleanup);
     const { logger, records } = memoryLogger();
-    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, clock });
+    let passed = 0;
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, clock, leaseClockOffsetMs: () => passed });
     cleanups.push(() => bridge.stop('test'));
     await bridge.start();
     // An instance claims the 10:05 tick and dies before it finishes it: nobody renews its lease of one second.
@@ -217,8 +218,8 @@ describe('several instances on one PostgreSQL journal', () => {
     await clock.advanceTo(Date.parse(tick));
     await until(() => records.some((r) => r.msg === 'scheduled tick claimed by another instance: it runs there'), 'the tick seen claimed');
     expect(bridge.lastRun('nightly')).toBeUndefined();
-    // Once that lease has run out, the next look (a lease later) takes the tick over and runs it.
-    await new Promise((r) => setTimeout(r, 1100));
+    // Once that lease has run out (the bridge's lease clock moved past it), the next look (a lease later) takes the tick over and runs it.
+    passed = 1100;
     await clock.advance(3000);
     await until(() => bridge.lastRun('nightly'), 'the tick run after the takeover');
     expect(bridge.lastRun('nightly')).toMatchObject({ trigger: 'schedule', result: 'ok' });
@@ -456,8 +457,10 @@ describe('one instance at a time, and soon', () => {
     writeFileSync(join(env.dir, 'drop', 'inbox', 'KORR_refused.csv'), korrFile([['SKU-00001', 1, 'REFUSED-1'], ['SKU-00002', 1, 'REFUSED-2']]));
     const claimed = await until(() => records.find((r) => r.msg === 'processing file' && r.file === 'KORR_refused.csv'), 'the claim');
     await until(() => records.some((r) => r.msg === 'job run failed'), 'the run failed');
-    // The instance heartbeats meanwhile (every 500 ms), and waits a minute before it looks at the inbox again.
-    await new Promise((r) => setTimeout(r, 1200));
+    // The instance heartbeats meanwhile, and waits a minute before it looks at the inbox again: a heartbeat now renews
+    // the leases it holds, not the one it gave up.
+    await bridge.leases.beat();
+    await bridge.leases.beat();
     const other = await openJournal(db.config, { instance: { id: 'other-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 3000 });
     cleanups.push(() => other.close());
     const file = await other.getFile(claimed.fileId as number);
