@@ -13,7 +13,7 @@ import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-ba
 const SEMI_SPACE_MB = 16;
 /**
  * The cap of its old generation, unless the file's mapping holds its documents (HOLDING_HEAP_MB in stream.ts) or
- * WISBRIDGE_THREAD_HEAP_MB says otherwise. The thread's modules take a part of it; the bridge's peak on a million
+ * `mapping_threads.heap_mb` says otherwise. The thread's modules take a part of it; the bridge's peak on a million
  * rows was the same as with less (docs/performance.md, "Settings chosen by measurement").
  */
 export const THREAD_HEAP_MB = 64;
@@ -102,7 +102,7 @@ export class BatchesThread implements FileRequests {
       if ((error as { cause?: { code?: unknown } }).cause?.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
       throw new WisbridgeError('GROUPING_LIMIT', `${this.#fileName}: mapping it outgrew the memory of its thread (a ${this.#heapMb} MB heap; an unsorted `
         + 'grouped file, or one with control totals, holds every document until its end): sort the file by its key and set grouping.sorted: true, '
-        + 'split the file, or raise WISBRIDGE_THREAD_HEAP_MB', { cause: error });
+        + 'split the file, or raise mapping_threads.heap_mb', { cause: error });
     }
   }
 

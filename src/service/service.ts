@@ -42,6 +42,8 @@ export interface ServiceOptions {
   runtime?: (signal: AbortSignal, metrics: ServiceMetrics) => Runtime;
   /** This process as an instance sharing the journal (default: a new id `host-pid-random`, this bridge's version). */
   instance?: InstanceInfo;
+  /** Tests: moves the lease clock of this instance's journal (JournalOptions.leaseClockOffsetMs), so a lease passes at once. */
+  leaseClockOffsetMs?: () => number;
 }
 
 /** The bridge as a long-running service: schedules, inbox watchers, expected-file alerts, metrics, graceful stop. */
@@ -104,7 +106,7 @@ export class BridgeService {
       ? options.runtime(this.hardController.signal, this.metrics)
       : createRuntime(loaded, {
         logger: this.logger, signal: this.hardController.signal, mappings: options.mappings,
-        journalOptions: { instance: this.instance, leaseMs }, leases: this.leases,
+        journalOptions: { instance: this.instance, leaseMs, leaseClockOffsetMs: options.leaseClockOffsetMs }, leases: this.leases,
         onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
         onFileConcluded: (event) => {
           this.metrics.onConcluded(event);
