@@ -12,7 +12,7 @@ import { BridgeService } from '../../src/service/service.js';
 import { ensureAptPackage } from '../support/apt.js';
 import { useEmulator } from '../support/emulator.js';
 import { familyOf, parseScrape, readExpression, type Scrape, type Selector } from '../support/prometheus.js';
-import { baseConfig, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
+import { adjustmentsJob, baseConfig, korrFile, memoryLogger, tempConfig, unlistableDrop, until, useCleanups } from './support.js';
 
 /**
  * deploy/prometheus/wisbridge-rules.yml and deploy/grafana/wisbridge-dashboard.json against the series a running
@@ -43,26 +43,11 @@ beforeAll(() => {
  * The job `stock` on the drop `wms` expecting a STOCK file by 06:00 Berlin, and the job `faraway` on the drop `gone`
  * whose folder does not exist (its inbox cannot be listed).
  */
-const monitoredConfig = (url: string) => `${baseConfig(url)}
-  gone:
-    type: local
-    root: no-such-folder
-    settle_ms: 0
-    watch_events: false
-    poll_interval_ms: 50
-inbound:
-  - name: stock
-    drop: wms
-    service: main
-    mappings: [inventory-adjustments]
-    expect:
+const monitoredConfig = (url: string) => `${baseConfig(url)}${unlistableDrop('gone')}inbound:
+${adjustmentsJob('stock', 'wms', `    expect:
       - pattern: "^STOCK_\\\\d{8}\\\\.csv$"
         cutoff: { cron: "0 6 * * *", timezone: Europe/Berlin }
-  - name: faraway
-    drop: gone
-    service: main
-    mappings: [inventory-adjustments]
-metrics: { host: 127.0.0.1, port: 0 }
+`)}${adjustmentsJob('faraway', 'gone')}metrics: { host: 127.0.0.1, port: 0 }
 `;
 
 /** A journal that lists an instance on another host whose heartbeat stopped an hour ago without a graceful stop. */
