@@ -15,6 +15,7 @@ import { AlertInbox } from './alert-inbox.js';
 import { InboxOffers } from './inbox-offers.js';
 import { logListening, startListener } from './listener.js';
 import { InstanceLeases, newInstance } from './instance.js';
+import { instanceCensus } from './instance-census.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
 import { SharedTicks } from './ticks.js';
@@ -101,6 +102,7 @@ export class BridgeService {
     this.metrics = new ServiceMetrics(async () => journal?.backlog(), {
       stats: async () => journal?.journalStats(), instance: this.instance.id, journalReachable: () => this.leases.health().reachable,
       journalTimings: () => this.runtime.journalTally,
+      instances: async () => (journal ? instanceCensus(await journal.listInstances(), leaseMs) : undefined),
     });
     this.runtime = options.runtime
       ? options.runtime(this.hardController.signal, this.metrics)
