@@ -184,6 +184,8 @@ export const consoleSchema = z
     timezone: z.string().min(1).optional()
       .refine((zone) => zone === undefined || isTimeZone(zone), { error: 'not an IANA time zone (e.g. Europe/Berlin, UTC)' })
       .describe('IANA time zone the console shows times in (the UTC time on hover); the machine\'s zone when absent'),
+    trust_proxy: z.boolean().default(false)
+      .describe('the listener is reached only through a reverse proxy: its `X-Forwarded-Proto: https` marks the session cookie `Secure`, and its `X-Forwarded-Host` is the host a POST\'s `Origin` must name (docs/console.md, "Access and safety")'),
   })
   .describe('The operations console (docs/console.md), served on the `metrics` listener (127.0.0.1:9464 when absent). Off unless this section is present.');
 
