@@ -51,7 +51,7 @@ export type ThreadData = Omit<BatchesThreadData, 'mapping'> & { mapping: Pick<Ma
  */
 export class BatchesThread implements FileRequests {
   readonly #thread: WorkerThread;
-  readonly #fileName: string;
+  #fileName: string;
   readonly #heapMb: number;
   /** Settles once the worker has opened the journal and the file (or failed to start). */
   readonly ready: Promise<void>;
@@ -66,13 +66,10 @@ export class BatchesThread implements FileRequests {
   constructor(data: BatchesThreadData, referenceIds: ReferenceIds, onClosed?: () => void, tally?: JournalTally) {
     this.#onClosed = onClosed;
     this.#tally = tally;
-    const { name, file, definition } = data.mapping;
-    // The definition crosses, not the compiled mapping (functions cannot be cloned).
-    const cloned: ThreadData = { ...data, mapping: { name, file, definition } };
     this.#fileName = data.fileName;
     this.#heapMb = data.heapMb ?? THREAD_HEAP_MB;
     const limits = { maxOldGenerationSizeMb: this.#heapMb, semiSpaceMb: SEMI_SPACE_MB };
-    this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), cloned, 'file mapping', 'JOURNAL', limits, {
+    this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), crossing(data), 'file mapping', 'JOURNAL', limits, {
       idsOf: (kind: ReferenceKind, keys: readonly string[]) => referenceIds.idsOf(kind, keys),
     });
     this.ready = this.#thread.ready;
@@ -106,15 +103,39 @@ export class BatchesThread implements FileRequests {
     }
   }
 
+  /**
+   * Releases the file open on the thread and opens another (its journal, mapping and lease as given; the heap stays
+   * the thread's): the thread's modules, which take most of its start, load once.
+   */
+  async open(data: BatchesThreadData): Promise<void> {
+    const closed = await this.#call('open', [crossing(data)]);
+    this.#tally?.addClosed(closed);
+    this.#fileName = data.fileName;
+  }
+
+  /** Closes the file and the thread's connection to the journal, but not the thread (`open` gives it another file). */
+  async release(): Promise<void> {
+    const closed = await this.#call('release', []);
+    this.#tally?.addClosed(closed);
+  }
+
   async close(): Promise<void> {
     try {
-      this.#tally?.addClosed(await this.#thread.close());
+      // Not inside `?.(…)`: without a tally, the argument would not be evaluated and the thread never closed.
+      const closed = await this.#thread.close();
+      this.#tally?.addClosed(closed);
     } finally {
       const onClosed = this.#onClosed;
       this.#onClosed = undefined;
       onClosed?.();
     }
   }
+}
+
+/** The definition crosses, not the compiled mapping (functions cannot be cloned). */
+function crossing(data: BatchesThreadData): ThreadData {
+  const { name, file, definition } = data.mapping;
+  return { ...data, mapping: { name, file, definition } };
 }
 
 /** Packed outcomes as they are (a few strings each), the others as one JSON text. */
