@@ -11,7 +11,7 @@ import type { RuntimeParts } from '../runtime/runtime.js';
 import { processFile, snapshotFolder, type FileRuntime } from './process-file.js';
 import { errorFileName } from './result-file.js';
 import { checkSidecar } from './sidecar.js';
-import { privateFile, takeSnapshot } from './source.js';
+import { privateFile, takeSnapshot, type Snapshot } from './source.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /**
@@ -38,7 +38,7 @@ export async function processInboxFile(runtime: FileRuntime, job: InboundJob, fi
     throw error;
   }
   const dir = (await privateFile(snapshotFolder(runtime), 'members')) + '.d';
-  const container = new Container(runtime, job, drop, file, name, raw.identity, options);
+  const container = new Container(runtime, job, drop, file, name, raw, options);
   try {
     const checked = await checkSidecar(drop, dropOptions, name, raw);
     if (checked.sidecar) container.companions.push(checked.sidecar.name);
@@ -124,7 +124,7 @@ class Container {
 
   constructor(
     private readonly runtime: RuntimeParts<'logger', Pick<Journal, 'recordFileEvent'>>, private readonly job: InboundJob, private readonly drop: Drop, private readonly file: FileRef,
-    private readonly name: string, private readonly identity: string, private readonly options: ProcessFileOptions,
+    private readonly name: string, private readonly read: Pick<Snapshot, 'identity' | 'open'>, private readonly options: ProcessFileOptions,
   ) {}
 
   report(outcome: FileReport['outcome'], reason?: string): FileReport {
@@ -133,7 +133,8 @@ class Container {
 
   async dispose(outcome: 'archive' | 'error'): Promise<string | undefined> {
     if (this.options.dispose === false) return undefined;
-    const moved = await disposeFile(this.drop, this.file as ReadyFile | string, outcome, { expect: this.identity, companions: this.companions });
+    // Replaced since it was read: the container's bytes, whose members were applied, still reach the folder.
+    const moved = await disposeFile(this.drop, this.file as ReadyFile | string, outcome, { expect: this.read.identity, companions: this.companions, read: this.read.open });
     return moved.name;
   }
 

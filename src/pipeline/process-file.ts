@@ -1,4 +1,5 @@
 import type { InboundJob } from '../config/schema.js';
+import type { Readable } from 'node:stream';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, Journal, ResultReads } from '../journal/index.js';
@@ -33,6 +34,8 @@ interface FileContext {
   resultFolder: FolderRole;
   /** The inbox file's identity as it was read: it is moved only while it is still that file. */
   identity?: string;
+  /** The bytes as they were read: archived under a name of their own when the inbox file was replaced meanwhile. */
+  read?: () => Readable;
   /** Files that follow it to archive/ or error/ (its checksum file). */
   companions: string[];
   /** Under `wisbridge run`: the claimed file's lease; the drop is changed only while it is this instance's. */
@@ -72,6 +75,7 @@ export async function processFile(runtime: FileRuntime, job: InboundJob, file: F
     throw error;
   }
   ctx.identity = snapshot.identity;
+  ctx.read = snapshot.open;
   try {
     const checked = options.member ? { verdict: 'ok' as const } : await checkSidecar(drop, runtime.loaded.config.drops[job.drop] ?? {}, name, snapshot);
     if (checked.sidecar) ctx.companions.push(checked.sidecar.name);
@@ -224,21 +228,18 @@ function fileDisposition(journal: FileJournal, file: Pick<FileRecord, 'fileId' |
  * Moves the file out of the inbox, only while it is still the file that was read. With a record (a claimed file, a
  * duplicate), a collision suffix is the time recorded, and where the file went is recorded: a move a crash
  * interrupted tries the same names again and finishes instead of making a second copy. A file replaced meanwhile
- * stays: it is processed as a file of its own.
+ * stays: it is processed as a file of its own, and the bytes read go to the folder as `NAME.<stamp>.replaced.EXT`.
  */
 async function dispose(ctx: FileContext, outcome: 'archive' | 'error', record?: DispositionRecord): Promise<void> {
   if (ctx.options.dispose === false) return;
   await ctx.lease?.ready();
-  try {
-    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt, companions: ctx.companions });
-    ctx.report.movedTo = `${moved.folder}/${moved.name}`;
-  } catch (error) {
-    if (!isWisbridgeError(error, 'DROP_CHANGED')) throw error;
-    ctx.logger.warn({ err: describeError(error) }, 'the file was replaced while it was processed: the replacement stays in the inbox and is read as a file of its own');
-    ctx.report.reason = `${ctx.report.reason ? `${ctx.report.reason}; ` : ''}${describeError(error)}`;
-    ctx.report.movedTo = undefined;
+  const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt, companions: ctx.companions, read: ctx.read });
+  ctx.report.movedTo = `${moved.folder}/${moved.name}`;
+  if (moved.replaced) {
+    ctx.logger.warn({ err: describeError(moved.replaced), keptAs: ctx.report.movedTo }, 'the file was replaced while it was processed: the bytes read are kept under a name of their own, the replacement stays in the inbox and is read as a file of its own');
+    ctx.report.reason = `${ctx.report.reason ? `${ctx.report.reason}; ` : ''}${describeError(moved.replaced)}; the bytes read are kept as ${ctx.report.movedTo}`;
   }
-  await record?.done(ctx.report.movedTo ?? 'replaced');
+  await record?.done(ctx.report.movedTo);
 }
 
 /** The file failed as a whole: to error/ with NAME.error.txt beside it (and its result file when rows were recorded). */

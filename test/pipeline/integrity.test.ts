@@ -39,9 +39,10 @@ function secretFile(): string {
 }
 
 describe('one read, from the bytes that were claimed', () => {
-  it('a file replaced while the bridge has it open: the claimed rows are applied once, the replacement stays and is processed as a file of its own', async () => {
+  it('a file replaced while the bridge has it open: the claimed rows are applied once and their bytes archived as the replaced version, the replacement stays and is processed as a file of its own', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
-    ws.drop('KORR_swap.csv', korr(rows('OLD', 4)));
+    const versionA = korr(rows('OLD', 4));
+    ws.drop('KORR_swap.csv', versionA);
     runtime = await ws.runtime();
     let swapped = false;
     const first = await processFile(runtime, runtime.loaded.config.inbound[0]!, 'KORR_swap.csv', {
@@ -55,9 +56,10 @@ describe('one read, from the bytes that were claimed', () => {
     expect(swapped).toBe(true);
     expect(first.outcome).toBe('done');
     expect(first.rows.ok).toBe(4);
-    expect(first.reason).toMatch(/DROP_CHANGED: .*replaced or changed after it was read; it is left in place/);
-    expect(first.movedTo).toBeUndefined();
-    expect(ws.files('archive')).toEqual([]);
+    expect(first.reason).toMatch(/DROP_CHANGED: .*replaced or changed after it was read; it is left in place; the bytes read are kept as archive\/KORR_swap\.\d{8}T\d{9}Z\.replaced\.csv$/);
+    const keptA = first.movedTo!.slice('archive/'.length);
+    expect(ws.files('archive')).toEqual([keptA]);
+    expect(ws.read('archive', keptA)).toBe(versionA.toString('latin1'));
     expect(await adjustmentRefs()).toEqual(['OLD-1', 'OLD-2', 'OLD-3', 'OLD-4']);
     expect(ws.result('KORR_swap.result.csv').map((r) => r.document)).toHaveLength(4);
     await runtime.close();
@@ -67,7 +69,10 @@ describe('one read, from the bytes that were claimed', () => {
     expect(second.outcome).toBe('done');
     expect(second.rows.ok).toBe(2);
     expect(await adjustmentRefs()).toEqual(['NEW-1', 'NEW-2', 'OLD-1', 'OLD-2', 'OLD-3', 'OLD-4']);
-    expect(ws.files('archive')).toEqual(['KORR_swap.csv']);
+    // Both versions applied are in archive/: A's bytes as read, B under its own name.
+    expect(ws.files('archive')).toEqual([keptA, 'KORR_swap.csv']);
+    expect(ws.read('archive', keptA)).toBe(versionA.toString('latin1'));
+    expect(ws.read('archive', 'KORR_swap.csv')).toBe(korr(rows('NEW', 2)).toString('latin1'));
     // Each file has its result file; the first one was not replaced by the second's.
     expect(ws.result('KORR_swap.result.csv')).toHaveLength(4);
     expect(ws.result(second.resultFile!)).toHaveLength(2);
