@@ -13,6 +13,7 @@ import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { reconcileSentRequest } from './reconcile.js';
+import { rejectUnclaimed, type RejectionJournal } from './rejection.js';
 import { checkSidecar } from './sidecar.js';
 import { inTurnOfBytes } from './same-bytes.js';
 import { takeSnapshot, type Snapshot } from './source.js';
@@ -20,7 +21,7 @@ import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /** What a file's flow takes of the runtime: its drop, mapping and client, the leases, and the inbound journal. */
-export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal']>;
+export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal>;
 
 interface FileContext {
   runtime: FileRuntime;
@@ -252,26 +253,32 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
   if (journal && file) {
     await fillCounts(report, journal, file.fileId);
     if (report.rows.ok + report.rows.error + report.rows.uncertain + report.rows.skipped > 0) await writeResult(ctx, journal, file);
-  } else {
-    // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
-    await (await ctx.runtime.journal()).recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
   }
   const text = [`file: ${ctx.name}`, report.mapping ? `mapping: ${report.mapping}` : undefined, `rejected at: ${new Date().toISOString()}`, `reason: ${reason}`, '']
     .filter((l) => l !== undefined).join('\n');
+  // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
+  const events = await ctx.runtime.journal();
   if (ctx.options.dispose === false) {
+    if (!file) await events.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
     await ctx.drop.writeAtomic(ctx.resultFolder, errorFileName(ctx.name), text, { overwrite: true });
     return report;
   }
-  try {
-    await dispose(ctx, 'error', journal && file ? fileDisposition(journal, file) : undefined);
-  } catch (error) {
+  const where = journal && file
+    ? await dispose(ctx, 'error', fileDisposition(journal, file)).then(() => 'moved' as const, (error: unknown) => {
+      if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
+      return 'stayed' as const;
+    })
+    : await rejectUnclaimed(events, ctx.drop, ctx.name, reason, () => dispose(ctx, 'error'));
+  if (where === 'gone') {
+    ctx.logger.debug('the rejected file was moved out of the inbox meanwhile by another instance, which recorded it');
+    return { ...report, outcome: 'vanished', reason: `${reason}; moved to error/ by another instance meanwhile` };
+  }
+  if (where === 'stayed') {
     // A name the drop cannot address (not UTF-8): nothing to move; said once per run, the others go on.
-    if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
-    ctx.logger.warn({ err: describeError(error) }, 'the rejected file cannot be moved to error/: it is left in the inbox');
+    ctx.logger.warn('the rejected file cannot be moved to error/: it is left in the inbox');
     return report;
   }
-  if (report.movedTo === undefined) return report;
-  const finalName = report.movedTo.slice('error/'.length);
+  const finalName = report.movedTo!.slice('error/'.length);
   await ctx.drop.writeAtomic('error', errorFileName(finalName), text, { overwrite: true });
   return report;
 }

@@ -227,6 +227,31 @@ describe('the archive move of a duplicate is crash-safe too', () => {
 });
 
 describe('a bad file name never blocks the inbox', () => {
+  it('a file rejected before its claim is recorded once, not once per instance that met it: the one that moves it records it, the other finds it gone', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    ws.drop('KORR\\20261122.csv', korr(rows('BACKSLASH', 1)));
+    ws.drop('NOMAPPING_20261122.csv', 'A;B\n1;2\n');
+    runtime = await ws.runtime();
+    const other = await ws.runtime();
+    try {
+      const job = runtime.loaded.config.inbound[0]!;
+      // Both instances listed the inbox; the first moves the files to error/ before the second gets to them.
+      const [ready, readyToo] = [await new StableFileWatcher(await runtime.drop('wms'), { settleMs: 0 }).scanReady(), await new StableFileWatcher(await other.drop('wms'), { settleMs: 0 }).scanReady()];
+      expect(readyToo.map((f) => f.name)).toEqual(ready.map((f) => f.name));
+      for (const file of ready) expect((await processFile(runtime, job, file)).outcome).toBe('rejected');
+      for (const file of readyToo) {
+        const late = await processFile(other, other.loaded.config.inbound[0]!, file);
+        expect(late.outcome).toBe('vanished');
+        expect(late.reason).toMatch(/; moved to error\/ by another instance meanwhile$/);
+      }
+      const events = await (await runtime.journal()).recentFileEvents(50);
+      expect(events.map((e) => [e.name, e.kind]).sort()).toEqual([['KORR\\20261122.csv', 'rejected'], ['NOMAPPING_20261122.csv', 'rejected']]);
+      expect(ws.files('error')).toEqual(['KORR\\20261122.csv', 'KORR\\20261122.csv.error.txt', 'NOMAPPING_20261122.csv', 'NOMAPPING_20261122.csv.error.txt']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a backslash name and a 250-byte name go to error/ with a reason, unread; the good file after them is processed', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     const long = `KORR_${'x'.repeat(241)}.csv`;
