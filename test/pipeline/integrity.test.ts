@@ -101,10 +101,11 @@ describe('one read, from the bytes that were claimed', () => {
     expect(ws.files('outbox')).toEqual([]);
   });
 
-  it('a symbolic link swapped in while the copy is mapped stays in the inbox, unread, and is never picked up', async () => {
+  it('a symbolic link swapped in while the copy is mapped stays in the inbox, unread, and is never picked up; the bytes applied are archived', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     const secret = secretFile();
-    ws.drop('KORR_link.csv', korr(rows('REAL', 3)));
+    const real = korr(rows('REAL', 3));
+    ws.drop('KORR_link.csv', real);
     runtime = await ws.runtime();
     let swapped = false;
     const report = await processFile(runtime, runtime.loaded.config.inbound[0]!, 'KORR_link.csv', {
@@ -118,7 +119,9 @@ describe('one read, from the bytes that were claimed', () => {
     expect(report.outcome).toBe('done');
     expect(await adjustmentRefs()).toEqual(['REAL-1', 'REAL-2', 'REAL-3']);
     expect(lstatSync(join(ws.folder('inbox'), 'KORR_link.csv')).isSymbolicLink()).toBe(true);
-    expect(ws.files('archive')).toEqual([]);
+    expect(ws.files('archive')).toEqual([report.movedTo!.slice('archive/'.length)]);
+    expect(ws.files('archive')[0]).toMatch(/^KORR_link\.\d{8}T\d{9}Z\.replaced\.csv$/);
+    expect(ws.read('archive', ws.files('archive')[0])).toBe(real.toString('latin1'));
     await runtime.close();
     runtime = undefined;
     expect((await runInboundOnce(ws)).files).toEqual([]); // a link is not a file of the inbox
