@@ -10,7 +10,10 @@
 /** Strings longer than this are not terms (free texts, notes): the filter stays small. */
 const MAX_TERM = 64;
 const MIN_TERM = 2;
-/** Bits per distinct term and hash functions: about 0.01 % false positives (each false one opens a block: about 1 ms). */
+/**
+ * Bits per distinct term and hash functions: about 0.01 % false positives, each of which opens a block for nothing
+ * (docs/performance.md, "Settings chosen by measurement").
+ */
 const BITS_PER_TERM = 20;
 const HASHES = 10;
 
