@@ -123,14 +123,24 @@ export function temporaryNameFor(name: string): string {
 
 /**
  * The name used when `name` collides in the target folder: `orders.csv` → `orders.20261122T032001123Z.csv`,
- * then `orders.20261122T032001123Z-1.csv`, ... for further attempts.
+ * then `orders.20261122T032001123Z-1.csv`, ... for further attempts. With a `tag`, the tag follows the stamp
+ * (`orders.20261122T032001123Z.replaced.csv`, see replacedVersionName).
  */
-export function collisionName(name: string, now: Date, attempt: number): string {
+export function collisionName(name: string, now: Date, attempt: number, tag?: string): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('.', '');
-  const suffix = attempt <= 1 ? stamp : `${stamp}-${attempt - 1}`;
+  const suffix = (attempt <= 1 ? stamp : `${stamp}-${attempt - 1}`) + (tag === undefined ? '' : `.${tag}`);
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return fitName(name, `.${suffix}`);
   return fitName(name.slice(0, dot), `.${suffix}${name.slice(dot)}`);
+}
+
+/**
+ * The name under which the bytes read of a file replaced in the inbox meanwhile are kept in archive/ (or error/):
+ * `orders.csv` read (claimed) at `at` → `orders.20261122T032001123Z.replaced.csv`, then `…Z-1.replaced.csv`, ...
+ * The replacement itself, a file of its own, later goes there under its plain name.
+ */
+export function replacedVersionName(name: string, at: Date, attempt: number): string {
+  return collisionName(name, at, attempt + 1, 'replaced');
 }
 
 /** Codes that say the drop itself could not be reached or listed (not that one file failed). */

@@ -38,6 +38,6 @@ export function createDrop(options: DropOptionsInput, logger: Logger = silentLog
 }
 export { containerKind, extractZipEntry, gunzipTo, readZipDirectory, type ExpansionLimits } from './expand.js';
 export { MemberDrop } from './member-drop.js';
-export { processDrop, processDropName, processDropOptions } from './process-drop.js';
+export { processDrop, processDropName, processDropOptions, processDropService } from './process-drop.js';
 export { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from './pgp.js';
 export { workFolderError } from './work-folder.js';

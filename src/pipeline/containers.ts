@@ -6,12 +6,12 @@ import { disposeFile, LocalDrop, localDropOptionsSchema, type Drop, type ReadyFi
 import { MemberDrop, workFolderError } from '../drops/index.js';
 import { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from '../drops/index.js';
 import { describeError, isWisbridgeError } from '../errors.js';
-import type { Journal } from '../journal/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import { processFile, snapshotFolder, type FileRuntime } from './process-file.js';
 import { errorFileName } from './result-file.js';
+import { rejectUnclaimed, type RejectionJournal } from './rejection.js';
 import { checkSidecar } from './sidecar.js';
-import { privateFile, takeSnapshot } from './source.js';
+import { privateFile, takeSnapshot, type Snapshot } from './source.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /**
@@ -38,7 +38,7 @@ export async function processInboxFile(runtime: FileRuntime, job: InboundJob, fi
     throw error;
   }
   const dir = (await privateFile(snapshotFolder(runtime), 'members')) + '.d';
-  const container = new Container(runtime, job, drop, file, name, raw.identity, options);
+  const container = new Container(runtime, job, drop, file, name, raw, options);
   try {
     const checked = await checkSidecar(drop, dropOptions, name, raw);
     if (checked.sidecar) container.companions.push(checked.sidecar.name);
@@ -123,8 +123,8 @@ class Container {
   readonly companions: string[] = [];
 
   constructor(
-    private readonly runtime: RuntimeParts<'logger', Pick<Journal, 'recordFileEvent'>>, private readonly job: InboundJob, private readonly drop: Drop, private readonly file: FileRef,
-    private readonly name: string, private readonly identity: string, private readonly options: ProcessFileOptions,
+    private readonly runtime: RuntimeParts<'logger', RejectionJournal>, private readonly job: InboundJob, private readonly drop: Drop, private readonly file: FileRef,
+    private readonly name: string, private readonly read: Pick<Snapshot, 'identity' | 'open'>, private readonly options: ProcessFileOptions,
   ) {}
 
   report(outcome: FileReport['outcome'], reason?: string): FileReport {
@@ -133,18 +133,27 @@ class Container {
 
   async dispose(outcome: 'archive' | 'error'): Promise<string | undefined> {
     if (this.options.dispose === false) return undefined;
-    const moved = await disposeFile(this.drop, this.file as ReadyFile | string, outcome, { expect: this.identity, companions: this.companions });
+    // Replaced since it was read: the container's bytes, whose members were applied, still reach the folder.
+    const moved = await disposeFile(this.drop, this.file as ReadyFile | string, outcome, { expect: this.read.identity, companions: this.companions, read: this.read.open });
     return moved.name;
   }
 
   async reject(reason: string): Promise<FileReport> {
     const report = this.report('rejected', reason);
     this.runtime.logger.child({ job: this.job.name, file: this.name }).warn({ reason }, 'compressed file rejected as a whole');
-    await (await this.runtime.journal()).recordFileEvent({ drop: this.drop.name, name: this.name, kind: 'rejected', reason });
+    const journal = await this.runtime.journal();
     const text = `file: ${this.name}\nrejected at: ${new Date().toISOString()}\nreason: ${reason}\n`;
-    const moved = await this.dispose('error');
-    if (moved === undefined) await this.drop.writeAtomic('outbox', errorFileName(this.name), text, { overwrite: true });
-    else {
+    if (this.options.dispose === false) {
+      await journal.recordFileEvent({ drop: this.drop.name, name: this.name, kind: 'rejected', reason });
+      await this.drop.writeAtomic('outbox', errorFileName(this.name), text, { overwrite: true });
+      return report;
+    }
+    let moved: string | undefined;
+    const where = await rejectUnclaimed(journal, this.drop, this.name, reason, async () => {
+      moved = await this.dispose('error');
+    });
+    if (where === 'gone') return { ...report, outcome: 'vanished', reason: `${reason}; moved to error/ by another instance meanwhile` };
+    if (moved !== undefined) {
       report.movedTo = `error/${moved}`;
       await this.drop.writeAtomic('error', errorFileName(moved), text, { overwrite: true });
     }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config, InboundJob } from '../config/schema.js';
-import { processDropOptions, type Drop, type FolderRole } from '../drops/index.js';
+import { processDropOptions, processDropService, type Drop, type FolderRole } from '../drops/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
 import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
@@ -62,6 +62,10 @@ export function jobOfFile(config: JobConfig, file: Pick<FileRecord, 'fileId' | '
   const job = findJobOfFile(config, file);
   if (job) return job;
   if (processDropOptions(file.drop)) {
+    const service = processDropService(file.drop);
+    if (service !== undefined) {
+      throw new WisbridgeError('CONFIG_INVALID', `file ${file.fileId} (${file.name}) was sent by wisbridge process to service "${service}", which the configuration does not have (it has ${Object.keys(config.services).join(', ')})`);
+    }
     throw new WisbridgeError('CONFIG_INVALID', `file ${file.fileId} (${file.name}) was read by wisbridge process, which records no service, and the `
       + `configuration has ${Object.keys(config.services).length} services: give it only the service the file was sent to (a configuration of its own)`);
   }
@@ -76,10 +80,16 @@ export function findJobOfFile(config: JobConfig, file: Pick<FileRecord, 'drop' |
     ?? processJob(config, file.drop);
 }
 
-/** The job `wisbridge process` ran a file through, on the drop its recorded name stands for. */
+/**
+ * The job `wisbridge process` ran a file through, on the drop its recorded name stands for: the service the name
+ * records, or for a name that records none, the configuration's one service.
+ */
 function processJob(config: JobConfig, drop: string): InboundJob | undefined {
+  if (!processDropOptions(drop)) return undefined;
+  const recorded = processDropService(drop);
+  if (recorded !== undefined) return Object.hasOwn(config.services, recorded) ? processJobOn(drop, recorded) : undefined;
   const services = Object.keys(config.services);
-  return processDropOptions(drop) && services.length === 1 ? processJobOn(drop, services[0]) : undefined;
+  return services.length === 1 ? processJobOn(drop, services[0]) : undefined;
 }
 
 /** Where a file's result file is, as an operator finds it: its drop's outbox, or the folder `wisbridge process` wrote it to. */

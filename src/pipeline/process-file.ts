@@ -1,4 +1,5 @@
 import type { InboundJob } from '../config/schema.js';
+import type { Readable } from 'node:stream';
 import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, Journal, ResultReads } from '../journal/index.js';
@@ -12,6 +13,7 @@ import { settleResultName, writeResultFile } from './lifecycle.js';
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { reconcileSentRequest } from './reconcile.js';
+import { rejectUnclaimed, type RejectionJournal } from './rejection.js';
 import { checkSidecar } from './sidecar.js';
 import { inTurnOfBytes } from './same-bytes.js';
 import { takeSnapshot, type Snapshot } from './source.js';
@@ -19,7 +21,7 @@ import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
 /** What a file's flow takes of the runtime: its drop, mapping and client, the leases, and the inbound journal. */
-export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal']>;
+export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal>;
 
 interface FileContext {
   runtime: FileRuntime;
@@ -33,6 +35,8 @@ interface FileContext {
   resultFolder: FolderRole;
   /** The inbox file's identity as it was read: it is moved only while it is still that file. */
   identity?: string;
+  /** The bytes as they were read: archived under a name of their own when the inbox file was replaced meanwhile. */
+  read?: () => Readable;
   /** Files that follow it to archive/ or error/ (its checksum file). */
   companions: string[];
   /** Under `wisbridge run`: the claimed file's lease; the drop is changed only while it is this instance's. */
@@ -72,6 +76,7 @@ export async function processFile(runtime: FileRuntime, job: InboundJob, file: F
     throw error;
   }
   ctx.identity = snapshot.identity;
+  ctx.read = snapshot.open;
   try {
     const checked = options.member ? { verdict: 'ok' as const } : await checkSidecar(drop, runtime.loaded.config.drops[job.drop] ?? {}, name, snapshot);
     if (checked.sidecar) ctx.companions.push(checked.sidecar.name);
@@ -224,21 +229,18 @@ function fileDisposition(journal: FileJournal, file: Pick<FileRecord, 'fileId' |
  * Moves the file out of the inbox, only while it is still the file that was read. With a record (a claimed file, a
  * duplicate), a collision suffix is the time recorded, and where the file went is recorded: a move a crash
  * interrupted tries the same names again and finishes instead of making a second copy. A file replaced meanwhile
- * stays: it is processed as a file of its own.
+ * stays: it is processed as a file of its own, and the bytes read go to the folder as `NAME.<stamp>.replaced.EXT`.
  */
 async function dispose(ctx: FileContext, outcome: 'archive' | 'error', record?: DispositionRecord): Promise<void> {
   if (ctx.options.dispose === false) return;
   await ctx.lease?.ready();
-  try {
-    const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt, companions: ctx.companions });
-    ctx.report.movedTo = `${moved.folder}/${moved.name}`;
-  } catch (error) {
-    if (!isWisbridgeError(error, 'DROP_CHANGED')) throw error;
-    ctx.logger.warn({ err: describeError(error) }, 'the file was replaced while it was processed: the replacement stays in the inbox and is read as a file of its own');
-    ctx.report.reason = `${ctx.report.reason ? `${ctx.report.reason}; ` : ''}${describeError(error)}`;
-    ctx.report.movedTo = undefined;
+  const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt, companions: ctx.companions, read: ctx.read });
+  ctx.report.movedTo = `${moved.folder}/${moved.name}`;
+  if (moved.replaced) {
+    ctx.logger.warn({ err: describeError(moved.replaced), keptAs: ctx.report.movedTo }, 'the file was replaced while it was processed: the bytes read are kept under a name of their own, the replacement stays in the inbox and is read as a file of its own');
+    ctx.report.reason = `${ctx.report.reason ? `${ctx.report.reason}; ` : ''}${describeError(moved.replaced)}; the bytes read are kept as ${ctx.report.movedTo}`;
   }
-  await record?.done(ctx.report.movedTo ?? 'replaced');
+  await record?.done(ctx.report.movedTo);
 }
 
 /** The file failed as a whole: to error/ with NAME.error.txt beside it (and its result file when rows were recorded). */
@@ -251,26 +253,32 @@ async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJourn
   if (journal && file) {
     await fillCounts(report, journal, file.fileId);
     if (report.rows.ok + report.rows.error + report.rows.uncertain + report.rows.skipped > 0) await writeResult(ctx, journal, file);
-  } else {
-    // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
-    await (await ctx.runtime.journal()).recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
   }
   const text = [`file: ${ctx.name}`, report.mapping ? `mapping: ${report.mapping}` : undefined, `rejected at: ${new Date().toISOString()}`, `reason: ${reason}`, '']
     .filter((l) => l !== undefined).join('\n');
+  // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
+  const events = await ctx.runtime.journal();
   if (ctx.options.dispose === false) {
+    if (!file) await events.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
     await ctx.drop.writeAtomic(ctx.resultFolder, errorFileName(ctx.name), text, { overwrite: true });
     return report;
   }
-  try {
-    await dispose(ctx, 'error', journal && file ? fileDisposition(journal, file) : undefined);
-  } catch (error) {
+  const where = journal && file
+    ? await dispose(ctx, 'error', fileDisposition(journal, file)).then(() => 'moved' as const, (error: unknown) => {
+      if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
+      return 'stayed' as const;
+    })
+    : await rejectUnclaimed(events, ctx.drop, ctx.name, reason, () => dispose(ctx, 'error'));
+  if (where === 'gone') {
+    ctx.logger.debug('the rejected file was moved out of the inbox meanwhile by another instance, which recorded it');
+    return { ...report, outcome: 'vanished', reason: `${reason}; moved to error/ by another instance meanwhile` };
+  }
+  if (where === 'stayed') {
     // A name the drop cannot address (not UTF-8): nothing to move; said once per run, the others go on.
-    if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
-    ctx.logger.warn({ err: describeError(error) }, 'the rejected file cannot be moved to error/: it is left in the inbox');
+    ctx.logger.warn('the rejected file cannot be moved to error/: it is left in the inbox');
     return report;
   }
-  if (report.movedTo === undefined) return report;
-  const finalName = report.movedTo.slice('error/'.length);
+  const finalName = report.movedTo!.slice('error/'.length);
   await ctx.drop.writeAtomic('error', errorFileName(finalName), text, { overwrite: true });
   return report;
 }

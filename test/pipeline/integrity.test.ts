@@ -39,9 +39,10 @@ function secretFile(): string {
 }
 
 describe('one read, from the bytes that were claimed', () => {
-  it('a file replaced while the bridge has it open: the claimed rows are applied once, the replacement stays and is processed as a file of its own', async () => {
+  it('a file replaced while the bridge has it open: the claimed rows are applied once and their bytes archived as the replaced version, the replacement stays and is processed as a file of its own', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
-    ws.drop('KORR_swap.csv', korr(rows('OLD', 4)));
+    const versionA = korr(rows('OLD', 4));
+    ws.drop('KORR_swap.csv', versionA);
     runtime = await ws.runtime();
     let swapped = false;
     const first = await processFile(runtime, runtime.loaded.config.inbound[0]!, 'KORR_swap.csv', {
@@ -55,9 +56,10 @@ describe('one read, from the bytes that were claimed', () => {
     expect(swapped).toBe(true);
     expect(first.outcome).toBe('done');
     expect(first.rows.ok).toBe(4);
-    expect(first.reason).toMatch(/DROP_CHANGED: .*replaced or changed after it was read; it is left in place/);
-    expect(first.movedTo).toBeUndefined();
-    expect(ws.files('archive')).toEqual([]);
+    expect(first.reason).toMatch(/DROP_CHANGED: .*replaced or changed after it was read; it is left in place; the bytes read are kept as archive\/KORR_swap\.\d{8}T\d{9}Z\.replaced\.csv$/);
+    const keptA = first.movedTo!.slice('archive/'.length);
+    expect(ws.files('archive')).toEqual([keptA]);
+    expect(ws.read('archive', keptA)).toBe(versionA.toString('latin1'));
     expect(await adjustmentRefs()).toEqual(['OLD-1', 'OLD-2', 'OLD-3', 'OLD-4']);
     expect(ws.result('KORR_swap.result.csv').map((r) => r.document)).toHaveLength(4);
     await runtime.close();
@@ -67,7 +69,10 @@ describe('one read, from the bytes that were claimed', () => {
     expect(second.outcome).toBe('done');
     expect(second.rows.ok).toBe(2);
     expect(await adjustmentRefs()).toEqual(['NEW-1', 'NEW-2', 'OLD-1', 'OLD-2', 'OLD-3', 'OLD-4']);
-    expect(ws.files('archive')).toEqual(['KORR_swap.csv']);
+    // Both versions applied are in archive/: A's bytes as read, B under its own name.
+    expect(ws.files('archive')).toEqual([keptA, 'KORR_swap.csv']);
+    expect(ws.read('archive', keptA)).toBe(versionA.toString('latin1'));
+    expect(ws.read('archive', 'KORR_swap.csv')).toBe(korr(rows('NEW', 2)).toString('latin1'));
     // Each file has its result file; the first one was not replaced by the second's.
     expect(ws.result('KORR_swap.result.csv')).toHaveLength(4);
     expect(ws.result(second.resultFile!)).toHaveLength(2);
@@ -96,10 +101,11 @@ describe('one read, from the bytes that were claimed', () => {
     expect(ws.files('outbox')).toEqual([]);
   });
 
-  it('a symbolic link swapped in while the copy is mapped stays in the inbox, unread, and is never picked up', async () => {
+  it('a symbolic link swapped in while the copy is mapped stays in the inbox, unread, and is never picked up; the bytes applied are archived', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     const secret = secretFile();
-    ws.drop('KORR_link.csv', korr(rows('REAL', 3)));
+    const real = korr(rows('REAL', 3));
+    ws.drop('KORR_link.csv', real);
     runtime = await ws.runtime();
     let swapped = false;
     const report = await processFile(runtime, runtime.loaded.config.inbound[0]!, 'KORR_link.csv', {
@@ -113,7 +119,9 @@ describe('one read, from the bytes that were claimed', () => {
     expect(report.outcome).toBe('done');
     expect(await adjustmentRefs()).toEqual(['REAL-1', 'REAL-2', 'REAL-3']);
     expect(lstatSync(join(ws.folder('inbox'), 'KORR_link.csv')).isSymbolicLink()).toBe(true);
-    expect(ws.files('archive')).toEqual([]);
+    expect(ws.files('archive')).toEqual([report.movedTo!.slice('archive/'.length)]);
+    expect(ws.files('archive')[0]).toMatch(/^KORR_link\.\d{8}T\d{9}Z\.replaced\.csv$/);
+    expect(ws.read('archive', ws.files('archive')[0])).toBe(real.toString('latin1'));
     await runtime.close();
     runtime = undefined;
     expect((await runInboundOnce(ws)).files).toEqual([]); // a link is not a file of the inbox
@@ -222,6 +230,31 @@ describe('the archive move of a duplicate is crash-safe too', () => {
 });
 
 describe('a bad file name never blocks the inbox', () => {
+  it('a file rejected before its claim is recorded once, not once per instance that met it: the one that moves it records it, the other finds it gone', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    ws.drop('KORR\\20261122.csv', korr(rows('BACKSLASH', 1)));
+    ws.drop('NOMAPPING_20261122.csv', 'A;B\n1;2\n');
+    runtime = await ws.runtime();
+    const other = await ws.runtime();
+    try {
+      const job = runtime.loaded.config.inbound[0]!;
+      // Both instances listed the inbox; the first moves the files to error/ before the second gets to them.
+      const [ready, readyToo] = [await new StableFileWatcher(await runtime.drop('wms'), { settleMs: 0 }).scanReady(), await new StableFileWatcher(await other.drop('wms'), { settleMs: 0 }).scanReady()];
+      expect(readyToo.map((f) => f.name)).toEqual(ready.map((f) => f.name));
+      for (const file of ready) expect((await processFile(runtime, job, file)).outcome).toBe('rejected');
+      for (const file of readyToo) {
+        const late = await processFile(other, other.loaded.config.inbound[0]!, file);
+        expect(late.outcome).toBe('vanished');
+        expect(late.reason).toMatch(/; moved to error\/ by another instance meanwhile$/);
+      }
+      const events = await (await runtime.journal()).recentFileEvents(50);
+      expect(events.map((e) => [e.name, e.kind]).sort()).toEqual([['KORR\\20261122.csv', 'rejected'], ['NOMAPPING_20261122.csv', 'rejected']]);
+      expect(ws.files('error')).toEqual(['KORR\\20261122.csv', 'KORR\\20261122.csv.error.txt', 'NOMAPPING_20261122.csv', 'NOMAPPING_20261122.csv.error.txt']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a backslash name and a 250-byte name go to error/ with a reason, unread; the good file after them is processed', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     const long = `KORR_${'x'.repeat(241)}.csv`;

@@ -95,21 +95,27 @@ describe('files read by wisbridge process are re-driven and resolved like any ot
     expect(() => jobOfFile(config, file)).toThrow('file 7 (X.csv) was read by wisbridge process, which records no service, and the configuration has 2 services: give it only the service the file was sent to (a configuration of its own)');
     expect(findJobOfFile(config, file)).toBeUndefined();
     expect(jobOfFile({ ...config, services: { a: {} } } as unknown as typeof config, file)).toMatchObject({ name: 'process', drop: 'process:/in', service: 'a' });
+    // A name that records its service is re-driven through that one, whatever else is configured.
+    const recorded = { ...file, drop: 'process@b:/in' };
+    expect(jobOfFile(config, recorded)).toMatchObject({ name: 'process', drop: 'process@b:/in', service: 'b' });
+    expect(() => jobOfFile({ ...config, services: { a: {} } } as unknown as typeof config, recorded)).toThrow('file 7 (X.csv) was sent by wisbridge process to service "b", which the configuration does not have (it has a)');
   });
 
-  it('retry: the failed row is sent again and the result file beside the input says ok', async () => {
+  it('retry with several services configured: the failed row is sent again through the service process used, and the result file beside the input says ok', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
+    // A second service, never reachable: the file must go to the one process was told.
+    writeFileSync(ws.configFile, readFileSync(ws.configFile, 'utf8').replace('drops:\n', '  other:\n    url: http://127.0.0.1:9\n    token: { file: token }\ndrops:\n'));
     const local = join(ws.dir, 'local');
     mkdirSync(local);
     const input = join(local, 'ACK_SO_20261120.csv');
     writeFileSync(input, 'NUMBER\nSO-1002\n');
     await setFaults(emu, { error_rate: 1, error_status: 422, path_prefix: '/v1/customer-shipments/acknowledge' });
-    const first = await finished(cli(['process', input, '--config', ws.configFile]));
+    const first = await finished(cli(['process', input, '--config', ws.configFile, '--service', 'wis']));
     expect(first.code, first.stderr).toBe(1);
     const result = join(local, 'ACK_SO_20261120.result.csv');
     expect(statuses(result)).toEqual([['SO-1002', 'error']]);
     const [file] = await filesNamed(ws, 'ACK_SO_20261120.csv');
-    expect(file.drop).toBe(`process:${local}`);
+    expect(file.drop).toBe(`process@wis:${local}`);
 
     await setFaults(emu, {});
     const retry = await finished(cli(['retry', '--config', ws.configFile, '--file', String(file.fileId)]));
@@ -131,7 +137,7 @@ describe('files read by wisbridge process are re-driven and resolved like any ot
     const first = await finished(cli(['process', input, '--config', ws.configFile, '--out', out]));
     expect(first.code, first.stderr).toBe(1);
     const [file] = await filesNamed(ws, 'KORR_20261120.csv');
-    expect(file.drop).toBe(`process:${local} → ${out}`);
+    expect(file.drop).toBe(`process@wis:${local} → ${out}`);
     expect(statuses(join(out, 'KORR_20261120.result.csv'))).toEqual([['SKU-00002', 'uncertain']]);
 
     const resolve = await finished(cli(['resolve', '--config', ws.configFile, '--file', String(file.fileId), '--applied', '--note', 'K-2 found in the service', '--by', 'ops']));

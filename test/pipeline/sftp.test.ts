@@ -95,12 +95,14 @@ describe('inbound integrity over a real OpenSSH SFTP drop', () => {
     }
   });
 
-  it('a file replaced while the bridge maps its copy stays in the inbox and is processed on its own; the claimed rows are applied once', async () => {
+  it('a file replaced while the bridge maps its copy stays in the inbox and is processed on its own; the claimed rows are applied once and their bytes archived', async () => {
     const ws = sftpWorkspace();
     const rows = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `SKU-00001;1;Fund;${prefix}-${i + 1};19.11.2026;;ACME`);
-    ws.drop('KORR_swap.csv', korr(rows('OLD', 3)));
+    const versionA = korr(rows('OLD', 3));
+    ws.drop('KORR_swap.csv', versionA);
     const runtime = await ws.runtime();
     let swapped = false;
+    let keptA = '';
     try {
       const first = await processFile(runtime, runtime.loaded.config.inbound[0]!, 'KORR_swap.csv', {
         onProgress: () => {
@@ -111,8 +113,9 @@ describe('inbound integrity over a real OpenSSH SFTP drop', () => {
         },
       });
       expect(first.outcome).toBe('done');
-      expect(first.reason).toMatch(/^DROP_CHANGED: /);
-      expect(ws.files('archive')).toEqual([]);
+      expect(first.reason).toMatch(/^DROP_CHANGED: .*; the bytes read are kept as archive\/KORR_swap\.\d{8}T\d{9}Z\.replaced\.csv$/);
+      keptA = first.movedTo!.slice('archive/'.length);
+      expect(ws.files('archive')).toEqual([keptA]);
       const second = (await runInboundJob(runtime, runtime.loaded.config.inbound[0]!)).files[0]!;
       expect(second.outcome).toBe('done');
       expect(second.rows.ok).toBe(2);
@@ -121,7 +124,10 @@ describe('inbound integrity over a real OpenSSH SFTP drop', () => {
     }
     const refs = (await adminState(emu, ['adjustments'])).adjustments.map((a: { reference: string }) => a.reference).sort();
     expect(refs).toEqual(['NEW-1', 'NEW-2', 'OLD-1', 'OLD-2', 'OLD-3']);
-    expect(ws.files('archive')).toEqual(['KORR_swap.csv']);
+    // Both versions applied are in archive/: A's bytes as read, B under its own name.
+    expect(ws.files('archive')).toEqual([keptA, 'KORR_swap.csv']);
+    expect(ws.read('archive', keptA)).toBe(versionA.toString('latin1'));
+    expect(ws.read('archive', 'KORR_swap.csv')).toBe(korr(rows('NEW', 2)).toString('latin1'));
     expect(ws.files('outbox')).toHaveLength(2);
   });
 

@@ -60,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
         continue;
       }
       const dir = dirname(resolve(file));
-      const drop = createDrop(processDrop(dir, values.out ? resolve(values.out) : dir), logger);
+      const drop = createDrop(processDrop(dir, values.out ? resolve(values.out) : dir, service), logger);
       try {
         reports.push(await processFile(runtime, job, basename(file), {
           drop, dispose: false, force: values.force, mapping: values.mapping, signal: stop.signal,
