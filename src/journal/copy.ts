@@ -26,7 +26,6 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'requests', key: ['id'], identity: 'id' },
   { name: 'items', key: ['id'], identity: 'id' },
   { name: 'item_blocks', key: ['request_id'] },
-  { name: 'block_terms', key: ['request_id', 'part'] },
   { name: 'block_index', key: ['request_id', 'part'] },
   { name: 'block_tokens', key: ['part', 'request_id'] },
   { name: 'item_history', key: ['id'], identity: 'id' },

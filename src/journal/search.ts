@@ -1,7 +1,7 @@
-import { blockItemStatus, packedDocs, type PackedDoc } from './blocks.js';
+import { blockItemStatus, type PackedDoc } from './blocks.js';
 import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
 import { IndexProbe } from './search-index.js';
-import { elementsAt, elementsHolding, normalizeTerm, resultOf, TermProbe, termPart } from './search-terms.js';
+import { elementsAt, normalizeTerm, resultOf } from './search-terms.js';
 import { sqlList, sqlPosition, type SqlDialect, type SqlPort } from './sql.js';
 import type { FileStatus, ItemStatus, RequestStatus } from './types.js';
 
@@ -28,7 +28,7 @@ export interface SearchPage {
   hits: SearchHit[];
   /** Rows that carried the term, on every page: exact, or a lower bound when `totalAtLeast`. */
   total: number;
-  /** Blocks recorded before the term index (Bloom filters only) may hold more rows than were counted. */
+  /** Only the newest COUNTED_BLOCKS blocks that may hold the term were counted: later pages may show more. */
   totalAtLeast: boolean;
   /** Where the next page starts (`after` of the next search), or null: this is the last page. */
   next: string | null;
@@ -50,8 +50,6 @@ export interface SearchOptions {
 const COUNTED_BLOCKS = 1_000;
 /** Blocks whose index is read per statement. */
 const INDEX_CHUNK = 500;
-/** Bloom filters (blocks recorded before the term index) read per statement. */
-const FILTER_PAGE = 2_000;
 
 interface OpenedBlock {
   file_id: number;
@@ -64,13 +62,11 @@ interface OpenedBlock {
 
 /**
  * A row found by its document key: one the mapping rejected (never in a block), or a row of `items` in no indexed
- * block — an exception of a block recorded before the search's index or filters, a row of a journal from before item
- * blocks. An exception of an indexed block is found through the block (once, and counted once).
+ * block (a row of a journal from before item blocks). An exception of an indexed block is found through the block (once, and counted once).
  */
 const outsideIndexed = `doc_key IS NOT NULL AND lower(doc_key) = ? AND (rejected = 1 OR NOT EXISTS (
     SELECT 1 FROM item_blocks b WHERE b.file_id = items.file_id AND b.first_seq <= items.seq AND b.last_seq >= items.seq
-      AND (EXISTS (SELECT 1 FROM block_index x WHERE x.request_id = b.request_id)
-        OR EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = b.request_id))))`;
+      AND EXISTS (SELECT 1 FROM block_index x WHERE x.request_id = b.request_id)))`;
 
 const statements = (dialect: SqlDialect) => ({
   keyCount: `SELECT count(*) AS n FROM items WHERE ${outsideIndexed}`,
@@ -79,11 +75,8 @@ const statements = (dialect: SqlDialect) => ({
   // The database picks the blocks whose tokens hold the term's (a few of them at a misaligned place: checked here).
   tokens: `SELECT request_id, tokens FROM block_tokens WHERE part = ? AND ${sqlPosition(dialect, 'tokens')} > 0 ORDER BY request_id DESC`,
   index: `SELECT request_id, entries FROM block_index WHERE part = ? AND request_id IN (${sqlList(dialect, 'int')})`,
-  anyFilter: 'SELECT request_id FROM block_terms LIMIT 1',
-  filters: 'SELECT request_id, terms FROM block_terms WHERE part = ? AND request_id < ? ORDER BY request_id DESC LIMIT ?',
   block: `SELECT b.file_id, b.docs, b.exceptions, r.status, r.endpoint, r.results
     FROM item_blocks b JOIN requests r ON r.id = b.request_id WHERE b.request_id = ?`,
-  bodies: 'SELECT bodies FROM item_blocks WHERE request_id = ?',
   item: `SELECT ${ITEM_COLUMNS} FROM items WHERE file_id = ? AND seq = ?`,
   file: 'SELECT name, drop_name, status, claimed_at FROM files WHERE id = ?',
   results: 'SELECT results FROM requests WHERE id = ?',
@@ -100,13 +93,116 @@ function parseAfter(after: string | undefined): { fileId: number; seq: number } 
   return block ? { before: Number(block[1]) } : undefined;
 }
 
+type SearchHitFields = Omit<SearchHit, 'fileId' | 'file' | 'drop' | 'fileStatus' | 'claimedAt'>;
+
+/** One search's page: the hits it has gathered, the files they are in, and the blocks it has read. */
+class SearchPageBuilder {
+  readonly hits: SearchHit[] = [];
+  blocksOpened = 0;
+  readonly #seen = new Set<string>();
+  readonly #files = new Map<number, FileRow>();
+  readonly #q: ReturnType<typeof statements>;
+
+  constructor(private readonly sql: SqlPort, readonly term: string) {
+    this.#q = byDialect[sql.dialect];
+  }
+
+  async #fileOf(fileId: number): Promise<FileRow> {
+    let f = this.#files.get(fileId);
+    if (!f) this.#files.set(fileId, (f = (await this.sql.get<FileRow>(this.#q.file, [fileId]))!));
+    return f;
+  }
+
+  async add(fileId: number, hit: SearchHitFields): Promise<void> {
+    const key = `${fileId}:${hit.seq}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    const f = await this.#fileOf(fileId);
+    this.hits.push({ fileId, file: f.name, drop: f.drop_name, fileStatus: f.status, claimedAt: f.claimed_at, ...hit });
+  }
+
+  async #resultOf(requestId: number | null, seq: number): Promise<unknown> {
+    if (requestId === null) return null;
+    const results = (await this.sql.get<{ results: string | null }>(this.#q.results, [requestId]))?.results;
+    return results ? resultOf(results, seq) : null;
+  }
+
+  /** A row of `items` that carried the term. */
+  async fromItem(row: ItemRow, matched: SearchHit['matched']): Promise<void> {
+    const item = toItem(row);
+    await this.add(item.fileId, {
+      seq: item.seq, lines: item.lines, docKey: item.docKey, endpoint: item.endpoint, status: item.status, messages: item.messages, matched,
+      result: item.status === 'ok' ? await this.#resultOf(item.requestId, item.seq) : null,
+    });
+  }
+
+  /** Adds the items of a block at `indexes` of its docs, those that carried the term (only they are parsed). */
+  async openBlock(requestId: number, indexes: readonly number[]): Promise<void> {
+    const block = await this.sql.get<OpenedBlock>(this.#q.block, [requestId]);
+    if (!block) return;
+    this.blocksOpened += 1;
+    for (const [, [seq, docKey, firstLine, lastLine, lines]] of elementsAt(block.docs, indexes) as Map<number, PackedDoc>) {
+      const matched = docKey !== null && normalizeTerm(docKey) === this.term ? 'document key' : 'body';
+      // An item that did not come back ok was copied into items: its status and messages are there.
+      const copied = block.exceptions > 0 ? await this.sql.get<ItemRow>(this.#q.item, [block.file_id, seq]) : undefined;
+      if (copied) {
+        await this.fromItem(copied, matched);
+        continue;
+      }
+      const status = blockItemStatus(block.status);
+      await this.add(block.file_id, {
+        seq, lines: lines ?? decodeLines(firstLine, lastLine, null), docKey, endpoint: block.endpoint, status, messages: [], matched,
+        result: status === 'ok' && block.results ? resultOf(block.results, seq) : null,
+      });
+    }
+  }
+}
+
+/**
+ * The indexed blocks that may hold a term, newest first, and which of their items carried it (read from
+ * block_index by chunks, on demand).
+ */
+class IndexedBlocks {
+  readonly candidates: number[] = [];
+  readonly carried = new Map<number, number[]>();
+  readonly #probe: IndexProbe;
+
+  private constructor(private readonly sql: SqlPort, term: string) {
+    this.#probe = new IndexProbe(term);
+  }
+
+  /** The database picks the blocks whose tokens hold the term's (a few of them at a misaligned place: checked here). */
+  static async of(sql: SqlPort, term: string): Promise<IndexedBlocks> {
+    const blocks = new IndexedBlocks(sql, term);
+    const rows = await sql.values<[number, string]>(byDialect[sql.dialect].tokens, [blocks.#probe.part, blocks.#probe.token]);
+    for (const [requestId, tokens] of rows) if (blocks.#probe.mayHold(tokens)) blocks.candidates.push(Number(requestId));
+    return blocks;
+  }
+
+  /** Reads which items carried the term for the candidates from..to not read yet. */
+  async read(from: number, to: number): Promise<void> {
+    const ids = this.candidates.slice(from, to).filter((id) => !this.carried.has(id));
+    for (let c = 0; c < ids.length; c += INDEX_CHUNK) {
+      const chunk = ids.slice(c, c + INDEX_CHUNK);
+      for (const id of chunk) this.carried.set(id, []);
+      const rows = await this.sql.values<[number, string]>(byDialect[this.sql.dialect].index, [this.#probe.part, JSON.stringify(chunk)]);
+      for (const [requestId, entries] of rows) this.carried.set(Number(requestId), this.#probe.items(entries));
+    }
+  }
+
+  /** Rows of the blocks read so far that carried the term. */
+  counted(): number {
+    let rows = 0;
+    for (const items of this.carried.values()) rows += items.length;
+    return rows;
+  }
+}
+
 /**
  * "Where is SO-1011?": every row of every file whose document key or request body carried the term (whole value,
  * any case), a page at a time, with how many there are in all. First the rows outside the indexed blocks (found by
  * their document key, items_doc_key), newest file first; then the rows of item blocks, newest block first, found and
- * counted through the blocks' term index (block_index) — only the blocks a page shows are read; last the blocks
- * recorded before the index, through their Bloom filters (block_terms), which say only "maybe": those are opened
- * and scanned, and not counted ahead.
+ * counted through the blocks' term index (block_index) — only the blocks a page shows are read.
  */
 export async function searchRows(sql: SqlPort, text: string, options: SearchOptions): Promise<SearchPage> {
   const term = normalizeTerm(text);
@@ -114,124 +210,33 @@ export async function searchRows(sql: SqlPort, text: string, options: SearchOpti
   const { limit } = options;
   const q = byDialect[sql.dialect];
   const after = parseAfter(options.after);
-  const hits: SearchHit[] = [];
-  const seen = new Set<string>();
-  const files = new Map<number, FileRow>();
-  const fileOf = async (fileId: number): Promise<FileRow> => {
-    let f = files.get(fileId);
-    if (!f) files.set(fileId, (f = (await sql.get<FileRow>(q.file, [fileId]))!));
-    return f;
-  };
-  const add = async (fileId: number, hit: Omit<SearchHit, 'fileId' | 'file' | 'drop' | 'fileStatus' | 'claimedAt'>) => {
-    const key = `${fileId}:${hit.seq}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    const f = await fileOf(fileId);
-    hits.push({ fileId, file: f.name, drop: f.drop_name, fileStatus: f.status, claimedAt: f.claimed_at, ...hit });
-  };
-  const resultsOf = async (requestId: number | null, seq: number): Promise<unknown> => {
-    if (requestId === null) return null;
-    const results = (await sql.get<{ results: string | null }>(q.results, [requestId]))?.results;
-    return results ? resultOf(results, seq) : null;
-  };
-  const fromItem = async (row: ItemRow, matched: SearchHit['matched']) => {
-    const item = toItem(row);
-    await add(item.fileId, {
-      seq: item.seq, lines: item.lines, docKey: item.docKey, endpoint: item.endpoint, status: item.status, messages: item.messages, matched,
-      result: item.status === 'ok' ? await resultsOf(item.requestId, item.seq) : null,
-    });
-  };
-  /**
-   * Adds the items of a block that carried the term: those at `indexes` of its docs (only they are parsed), or those
-   * `holds` says did (every doc parsed).
-   */
-  let blocksOpened = 0;
-  type Holds = (docIndex: number, docKey: string | null) => SearchHit['matched'] | undefined;
-  const openBlock = async (requestId: number, pick: { indexes: number[] } | { holds: Holds }) => {
-    const block = await sql.get<OpenedBlock>(q.block, [requestId]);
-    if (!block) return;
-    blocksOpened += 1;
-    const docs: Iterable<[number, PackedDoc]> = 'indexes' in pick
-      ? (elementsAt(block.docs, pick.indexes) as Map<number, PackedDoc>)
-      : packedDocs(block).map((doc, i) => [i, doc] as [number, PackedDoc]);
-    for (const [i, [seq, docKey, firstLine, lastLine, lines]] of docs) {
-      const matched = 'indexes' in pick ? (byKey(docKey) ? 'document key' : 'body') : pick.holds(i, docKey);
-      if (!matched) continue;
-      // An item that did not come back ok was copied into items: its status and messages are there.
-      const copied = block.exceptions > 0 ? await sql.get<ItemRow>(q.item, [block.file_id, seq]) : undefined;
-      if (copied) {
-        await fromItem(copied, matched);
-        continue;
-      }
-      const status = blockItemStatus(block.status);
-      await add(block.file_id, {
-        seq, lines: lines ?? decodeLines(firstLine, lastLine, null), docKey, endpoint: block.endpoint, status, messages: [], matched,
-        result: status === 'ok' && block.results ? resultOf(block.results, seq) : null,
-      });
-    }
-  };
-  const byKey = (docKey: string | null): boolean => docKey !== null && normalizeTerm(docKey) === term;
-
-  // The indexed blocks that may hold the term, newest first; which of their items carried it, read by chunks.
-  const probe = new IndexProbe(term);
-  const candidates: number[] = [];
-  for (const [requestId, tokens] of await sql.values<[number, string]>(q.tokens, [probe.part, probe.token])) {
-    if (probe.mayHold(tokens)) candidates.push(Number(requestId));
-  }
-  const carried = new Map<number, number[]>();
-  const readIndex = async (from: number, to: number) => {
-    const ids = candidates.slice(from, to).filter((id) => !carried.has(id));
-    for (let c = 0; c < ids.length; c += INDEX_CHUNK) {
-      for (const id of ids.slice(c, c + INDEX_CHUNK)) carried.set(id, []);
-      const rows = await sql.values<[number, string]>(q.index, [probe.part, JSON.stringify(ids.slice(c, c + INDEX_CHUNK))]);
-      for (const [requestId, entries] of rows) carried.set(Number(requestId), probe.items(entries));
-    }
-  };
-  await readIndex(0, COUNTED_BLOCKS);
-  let inBlocks = 0;
-  for (const items of carried.values()) inBlocks += items.length;
-  const countedAll = candidates.length <= COUNTED_BLOCKS;
-  const outside = (await sql.get<{ n: number }>(q.keyCount, [term]))?.n ?? 0;
-  const filtered = (await sql.get(q.anyFilter)) !== undefined;
-  let inFiltered = 0; // rows of this page from blocks recorded before the index: counted once found
-  const page = (next: string | null): SearchPage => ({ hits, total: Number(outside) + inBlocks + inFiltered, totalAtLeast: filtered || !countedAll, next, blocksOpened });
+  const found = new SearchPageBuilder(sql, term);
+  const blocks = await IndexedBlocks.of(sql, term);
+  await blocks.read(0, COUNTED_BLOCKS);
+  const inBlocks = blocks.counted();
+  const outside = Number((await sql.get<{ n: number }>(q.keyCount, [term]))?.n ?? 0);
+  const page = (next: string | null): SearchPage => ({
+    hits: found.hits, total: outside + inBlocks, totalAtLeast: blocks.candidates.length > COUNTED_BLOCKS, next, blocksOpened: found.blocksOpened,
+  });
 
   // Rows outside the indexed blocks.
   if (after === undefined || 'fileId' in after) {
     const from = after ?? { fileId: Number.MAX_SAFE_INTEGER, seq: -1 };
     const rows = await sql.all<ItemRow>(q.keyRows, [term, from.fileId, from.fileId, from.seq, limit + 1]);
-    for (const row of rows.slice(0, limit)) await fromItem(row, 'document key');
+    for (const row of rows.slice(0, limit)) await found.fromItem(row, 'document key');
     if (rows.length > limit) return page(`k${rows[limit - 1].file_id}.${rows[limit - 1].seq}`);
   }
   const before = after !== undefined && 'before' in after ? after.before : Number.MAX_SAFE_INTEGER;
   // Indexed blocks: a page ends after a whole block.
-  const first = candidates.findIndex((id) => id < before);
-  const shown = first < 0 ? [] : candidates.slice(first);
+  const first = blocks.candidates.findIndex((id) => id < before);
+  const shown = first < 0 ? [] : blocks.candidates.slice(first);
   for (let b = 0; b < shown.length; b++) {
     const requestId = shown[b];
-    if (!carried.has(requestId)) await readIndex(first + b, first + b + INDEX_CHUNK);
-    const items = carried.get(requestId)!;
+    if (!blocks.carried.has(requestId)) await blocks.read(first + b, first + b + INDEX_CHUNK);
+    const items = blocks.carried.get(requestId)!;
     if (items.length === 0) continue;
-    await openBlock(requestId, { indexes: items });
-    if (hits.length >= limit && (b + 1 < shown.length || filtered)) return page(`b${requestId}`);
+    await found.openBlock(requestId, items);
+    if (found.hits.length >= limit && b + 1 < shown.length) return page(`b${requestId}`);
   }
-  if (!filtered) return page(null);
-  // Blocks recorded before the index: their Bloom filter, then a scan of the bodies' text of those it lets through.
-  const filter = new TermProbe(term);
-  const part = termPart(term);
-  let scanFrom = Math.min(before, shown.length > 0 ? shown[shown.length - 1] : before);
-  for (;;) {
-    const rows = await sql.values<[number, string]>(q.filters, [part, scanFrom, FILTER_PAGE]);
-    for (const [requestId, terms] of rows) {
-      if (!filter.mayHold(terms)) continue;
-      const bodies = (await sql.get<{ bodies: string }>(q.bodies, [requestId]))?.bodies ?? '[]';
-      const inBodies = elementsHolding(bodies, term);
-      const shownBefore = hits.length;
-      await openBlock(requestId, { holds: (i, docKey) => (byKey(docKey) ? 'document key' : inBodies.has(i) ? 'body' : undefined) });
-      inFiltered += hits.length - shownBefore;
-      if (hits.length >= limit) return page(`b${requestId}`);
-    }
-    if (rows.length < FILTER_PAGE) return page(null);
-    scanFrom = rows[rows.length - 1][0];
-  }
+  return page(null);
 }
