@@ -88,8 +88,6 @@ export interface ClaimsAndRequests {
   recordDisposition(fileId: number, where: string): Promise<void>;
   /** A file met but not claimed: a re-drop of content processed before, or a file rejected before a claim. */
   recordFileEvent(event: NewFileEvent): Promise<FileEvent>;
-  /** A duplicate of that file whose move a crash interrupted, to finish under the same names. */
-  unfinishedDuplicate(drop: string, name: string, originalFileId: number): Promise<FileEvent | undefined>;
   recordEventDisposition(eventId: number, where: string): Promise<void>;
   /**
    * The handling of a re-drop, claimed once: the first to record its duplicate event (one unfinished per drop, name
@@ -122,10 +120,8 @@ export interface OutcomesAndResults {
 /** Work lists handed to the WMS, their records and acknowledgements, cursors and file sequences. */
 export interface ExportsAndAcknowledgements {
   beginExport(input: BeginExportInput & { repeatable?: boolean }): Promise<number>;
-  beginCancellationExport(input: Omit<BeginExportInput, 'kind' | 'policy'>): Promise<number>;
   addExportRecords(exportId: number, records: readonly ExportRecordInput[], options?: { repeatable?: boolean }): Promise<void>;
   markExportWritten(exportId: number): Promise<void>;
-  markCancellationExported(exportId: number): Promise<void>;
   abandonExport(exportId: number): Promise<void>;
   unwrittenExports(workType?: string): Promise<ExportFile[]>;
   listExports(options: { workType?: string; status?: ExportStatus; limit: number }): Promise<ExportFile[]>;

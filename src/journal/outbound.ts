@@ -199,7 +199,6 @@ export function createOutbound(sql: SqlPort, now: () => string) {
   return {
     /** Records an export file and its records before the file is written (state `recorded`). */
     beginExport: begin,
-    beginCancellationExport: (input: Omit<BeginExportInput, 'kind' | 'policy'>): Promise<number> => begin({ ...input, kind: 'cancellation' }),
     /**
      * More records for a recorded export (one of many small transactions instead of one large one, so the caller
      * can serve other work in between). Checked like beginExport's; a crash in between leaves a recorded export
@@ -215,7 +214,6 @@ export function createOutbound(sql: SqlPort, now: () => string) {
       }),
     /** The file is atomically in place: its records now wait for acknowledgement (or confirmation, per policy). */
     markExportWritten: markWritten,
-    markCancellationExported: markWritten,
     /** A recorded export whose file never reached the outbox (crash before the rename): its records are free again. */
     abandonExport: (exportId: number): Promise<void> => sql.tx(async (t) => {
       const row = await requireExport(t, exportId);
