@@ -21,6 +21,9 @@ export const ERROR_CODES = {
   FILE_PGP: 'an OpenPGP input file cannot be decrypted, fails its integrity check, lacks integrity protection, or lacks the partner\'s valid signature',
   FILE_ARCHIVE: 'a compressed input file (.gz, .zip) is damaged, of an unsupported kind, or expands beyond the drop\'s limits (a zip bomb)',
   GROUPING_LIMIT: 'an input file holds more open documents or rows than its mapping, or the memory of the thread that maps it, allows',
+  X12_SYNTAX: 'an X12 input file cannot be split into segments: bytes between interchanges that are not an ISA segment, an ISA without its 16 elements, or a segment without its terminator',
+  X12_ENVELOPE: 'an X12 envelope (interchange, functional group or transaction set) breaks a control rule: what it encloses is refused, the rest of the file goes on',
+  X12_WRITE: 'a value cannot be written as X12: it holds one of the interchange\'s separators, or is too long for its fixed-width ISA field',
   // the service
   CONTRACT_VIOLATION: 'a response of the service breaks the interface contract; the message names the endpoint, the field path and the (truncated) value',
   AUTHENTICATION: 'the service refused the token (401)',
@@ -100,6 +103,13 @@ export interface LeaseOf { fileId: number }
 /** The folder the bridge could not write in. */
 export interface InFolder { folder: string }
 
+/** Where an X12 file could not be split into segments: its name (when known) and the byte offset. */
+export interface X12Offset { file?: string; offset: number }
+/** The envelope that breaks a control rule, the rule (a reason of src/x12/reasons.ts) and its acknowledgement code. */
+export interface X12Refusal { interchange: string; group?: string; set?: string; reason: string; ackCode?: string }
+/** The segment and element (1-based) of a value the X12 writer refused. */
+export interface X12Field { segment: string; element: number }
+
 /** The details of each code; `undefined` where some of its errors carry none. */
 export interface ErrorDetailsByCode {
   CONFIG_INVALID: FileProblems | JournalOptionProblems | undefined;
@@ -114,6 +124,9 @@ export interface ErrorDetailsByCode {
   FILE_PGP: undefined;
   FILE_ARCHIVE: undefined;
   GROUPING_LIMIT: undefined;
+  X12_SYNTAX: X12Offset;
+  X12_ENVELOPE: X12Refusal;
+  X12_WRITE: X12Field;
   CONTRACT_VIOLATION: AtEndpoint | ContractBreach;
   AUTHENTICATION: CallFailure;
   RATE_LIMITED: CallFailure;

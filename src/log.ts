@@ -52,7 +52,8 @@ export function createLogger(options: LogOptions = {}): Logger {
   const pretty = options.pretty ?? (process.stderr.isTTY === true && !options.destination);
   const base = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: undefined, hooks: { logMethod: withoutBoundKeys } };
   if (pretty && options.destination) {
-    // pino-pretty (~20 ms to load) only where a person reads the log: a service logs JSON.
+    // pino-pretty, which every start would pay to load, only where a person reads the log: a service logs JSON
+    // (docs/performance.md, "Settings chosen by measurement").
     const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     return pino(base, pinoPretty({ destination: options.destination, translateTime: PRETTY_TIME_FORMAT, colorize: false, sync: true }));
   }

@@ -1,5 +1,6 @@
 import { describeError, isWisbridgeError } from '../errors.js';
 import { applyV8Flags } from '../runtime/v8-flags.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { version } from '../util/version.js';
 
 /** One entry per subcommand; each lives in ./commands/<name>.ts and exports `run(argv): Promise<number>`. */
@@ -44,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`wisbridge: unknown command "${name}"\n\n${usage()}\n`);
+    process.stderr.write(`wisbridge: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}\n\n${usage()}\n`);
     return 2;
   }
   try {

@@ -1,4 +1,5 @@
-import { access, constants } from 'node:fs/promises';
+import { access, constants, stat } from 'node:fs/promises';
+import { localFolders } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import { checkJournalReachable } from '../journal/index.js';
 import { checkMappings, mappingSet, type Mapping, type MappingSet } from '../mapping/index.js';
@@ -15,6 +16,11 @@ export interface ConfigCheckOptions {
    * only (a build machine has neither the secrets nor the database).
    */
   secrets?: boolean;
+  /**
+   * Check that each local drop's inbox is a folder the bridge can read (default false: `config check` asks for it;
+   * `run` starts without it and reports the drop unreachable until it appears, as a share mounted late does).
+   */
+  folders?: boolean;
 }
 
 /**
@@ -48,6 +54,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
   }
   const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];
+  if (options.folders === true) secrets.push(...await inboxProblems(loaded, doc));
   return { problems: [...mappingProblems, ...missing, ...secrets], warnings: [...warnings, ...mappingWarnings, ...inlineUrlWarnings(loaded, doc)], mappings };
 }
 
@@ -118,6 +125,22 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
   if (webhook && typeof webhook.url !== 'string') refs.push([['alerts', 'webhook', 'url'], webhook.url, 'webhook URL']);
   for (const [header, ref] of Object.entries(webhook?.headers ?? {})) refs.push([['alerts', 'webhook', 'headers', header], ref, `webhook's ${header} header`]);
   for (const [path, ref, what] of refs) await loaded.secret(ref, what).catch((error: unknown) => at(path, messageOf(error)));
+  return problems;
+}
+
+/** Each local drop's inbox: a folder the bridge can list (an SFTP drop's is checked when it connects). */
+async function inboxProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
+  const problems: YamlProblem[] = [];
+  for (const [name, drop] of Object.entries(loaded.config.drops)) {
+    if (drop.type !== 'local') continue;
+    const { inbox } = localFolders(await loaded.dropOptions(name).catch(() => drop));
+    const path = ['drops', name, 'inbox'];
+    const refused = await stat(inbox).then((s) => (s.isDirectory() ? access(inbox, constants.R_OK | constants.X_OK).then(() => undefined) : 'is not a folder'))
+      .catch((error: unknown) => `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    if (refused !== undefined) {
+      problems.push({ file: loaded.file, ...doc.positionOf(path), message: `${path.join('.')}: the inbox ${inbox} ${refused}; create it, or name the folder the WMS writes to` });
+    }
+  }
   return problems;
 }
 

@@ -126,6 +126,24 @@ describe('configuration', () => {
     expect(badUrl.problems.map((p) => p.message)).toEqual(['services.main.url: must be an absolute http(s) URL']);
   });
 
+  it('a value of the wrong type says what was expected in plain words, and never echoes text (it may be a secret)', () => {
+    const yes = checkConfigText(VALID.replace('    schedule: { cron: "0 2 * * *", timezone: Europe/Berlin }', '    watch: yes\n    schedule: { cron: "0 2 * * *", timezone: Europe/Berlin }'), 'c.yaml');
+    expect(yes.problems.map((p) => p.message)).toEqual(['inbound.0.watch: expected true or false, not "yes", which YAML 1.2 reads as text: write true or false']);
+    const port = checkConfigText(VALID.replace('port: 2222', 'port: "s3cr3t-port"'), 'c.yaml');
+    expect(port.problems.map((p) => p.message)).toEqual(['drops.partner.port: expected a number, not text']);
+  });
+
+  it('reports every problem in one run: the lease rule and the jobs\' references beside a mistake elsewhere', () => {
+    const text = `${VALID.replace('port: 2222', 'port: "twenty"').replace('drop: partner', 'drop: nowhere')}instance: { lease_ms: 10000, heartbeat_ms: 8000 }\n`;
+    const { problems } = checkConfigText(text, 'c.yaml');
+    expect(problems.map((p) => p.message)).toEqual(expect.arrayContaining([
+      'drops.partner.port: expected a number, not text',
+      'instance.heartbeat_ms: heartbeat_ms (8000) must be at most half of lease_ms (10000), so that a missed heartbeat does not lose the leases',
+      'inbound.0.drop: unknown drop "nowhere" (known: local, partner)',
+    ]));
+    expect(problems).toHaveLength(3);
+  });
+
   it('a value not among the allowed ones names the closest of them', () => {
     const { problems } = checkConfigText(VALID.replace('work_type: customerShipments', 'work_type: customerShipment'), 'c.yaml');
     expect(problems.map((p) => p.message)).toEqual([

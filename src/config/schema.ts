@@ -6,6 +6,7 @@ import {
 import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 import { fileNameProblem } from '../util/date-stamp.js';
+import { isRecord } from '../util/schema-keys.js';
 import { isTimeZone } from '../util/time-zone.js';
 
 /** An export file name pattern: its date placeholders' zones are checked with the configuration. */
@@ -45,8 +46,8 @@ export const serviceSchema = z
     token: secretRefSchema.describe('the JWT of this warehouse (or warehouses)'),
     warehouse: z.number().int().positive().optional().describe('warehouse id sent with inventory writes when the token is scoped to several warehouses'),
     batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),
-    // 8: against a service answering in 40 ms, 3.5× the rows/s of 2; 16 gives 1.8× more for twice the adjustment
-    // rows an operator checks by hand after a crash (docs/performance.md, bench/latency.ts).
+    // 8: against a distant service, several times the rows/s of 2; 16 gives more again for twice the adjustment
+    // rows an operator checks by hand after a crash (docs/performance.md, "Settings chosen by measurement").
     requests_in_flight: z.number().int().min(1).max(32).default(8)
       .describe('write requests of one inbound file outstanding at once (each on a connection of its own): more hides the service\'s latency (a distant service, say) and records several requests in one journal commit; after a crash up to this many requests are in doubt (read back, or reported uncertain: up to requests_in_flight × batch_size rows), and the service gets up to this many requests of the file at once'),
     concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings'),
@@ -131,10 +132,10 @@ export const inboundJobSchema = z
     service: z.string().min(1).describe('name of the service the requests go to'),
     mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
     watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
-    // 8: 300 files of 1,000 rows against a service 40 ms away took 6.5-6.7 s against 8.8 s with 4 and 7.2 s with 16 (a file's 10
+    // 8: a night of files of 1,000 rows against a distant service took less time than with 4 or with 16 (a file's 10
     // requests over a window of 8 leave the service's slots idle between its two round trips unless other files fill
-    // them), peak RSS 145-147 MB against 141 MB; requests at once and in doubt stay within max_requests_in_flight and
-    // big files within the mapping threads (docs/performance.md, bench/files.ts).
+    // them), for little more RSS than 4; requests at once and in doubt stay within max_requests_in_flight and
+    // big files within the mapping threads (docs/performance.md, "Settings chosen by measurement").
     files_in_flight: z.number().int().min(1).max(64).default(8)
       .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Several files at once, and the order of files")'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: also process the inbox at these times (a nightly batch)'),
@@ -193,6 +194,12 @@ export const instanceSchema = z
     heartbeat_ms: z.number().int().min(100).default(10_000)
       .describe('how often this instance renews its leases (at most half of lease_ms; a third lets two heartbeats fail before anything is taken over). An instance whose last good heartbeat is older than lease_ms - heartbeat_ms stops claiming and sending until the journal answers again'),
   })
+  // On the section itself, so the rule is reported beside any other mistake in the file, not only once they are mended.
+  .superRefine((instance, ctx) => {
+    if (instance.heartbeat_ms * 2 > instance.lease_ms) {
+      ctx.addIssue({ code: 'custom', path: ['heartbeat_ms'], message: `heartbeat_ms (${instance.heartbeat_ms}) must be at most half of lease_ms (${instance.lease_ms}), so that a missed heartbeat does not lose the leases` });
+    }
+  })
   .describe('`wisbridge run`: several instances on one PostgreSQL journal share the work by leases (docs/operations.md, "Running several instances"); a SQLite journal serves one instance');
 
 export const configSchema = z
@@ -243,27 +250,41 @@ export const configSchema = z
     instance: instanceSchema.default({ lease_ms: 30_000, heartbeat_ms: 10_000 }),
   })
   .superRefine((config, ctx) => {
-    const jobs = [...config.inbound, ...config.exports];
+    const inbound = jobsOf(config.inbound);
+    const jobs = [...inbound, ...jobsOf(config.exports)];
+    const [drops, services, calendars] = [namesOf(config.drops), namesOf(config.services), namesOf(config.calendars)];
     const seen = new Set<string>();
     jobs.forEach((job, i) => {
-      const where = i < config.inbound.length ? ['inbound', i] : ['exports', i - config.inbound.length];
-      if (seen.has(job.name)) ctx.addIssue({ code: 'custom', path: [...where, 'name'], message: `job name "${job.name}" is used twice` });
-      seen.add(job.name);
-      if (!(job.drop in config.drops)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${Object.keys(config.drops).join(', ')})` });
-      if (!(job.service in config.services)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${Object.keys(config.services).join(', ')})` });
-      const schedules: Array<[(string | number)[], { calendar?: string } | undefined]> = [[[...where, 'schedule'], job.schedule]];
-      if ('expect' in job) job.expect.forEach((e, k) => schedules.push([[...where, 'expect', k, 'cutoff'], e.cutoff]));
+      const where = i < inbound.length ? ['inbound', i] : ['exports', i - inbound.length];
+      if (typeof job.name === 'string' && seen.has(job.name)) ctx.addIssue({ code: 'custom', path: [...where, 'name'], message: `job name "${job.name}" is used twice` });
+      if (typeof job.name === 'string') seen.add(job.name);
+      if (drops && typeof job.drop === 'string' && !drops.includes(job.drop)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${drops.join(', ')})` });
+      if (services && typeof job.service === 'string' && !services.includes(job.service)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${services.join(', ')})` });
+      const schedules: Array<[(string | number)[], unknown]> = [[[...where, 'schedule'], job.schedule]];
+      if (Array.isArray(job.expect)) job.expect.forEach((e: unknown, k) => schedules.push([[...where, 'expect', k, 'cutoff'], isRecord(e) ? e.cutoff : undefined]));
       for (const [path, schedule] of schedules) {
-        if (schedule?.calendar !== undefined && !(schedule.calendar in config.calendars)) {
-          ctx.addIssue({ code: 'custom', path: [...path, 'calendar'], message: `unknown calendar "${schedule.calendar}" (known: ${Object.keys(config.calendars).join(', ') || 'none: add a calendars section'})` });
+        const calendar = isRecord(schedule) ? schedule.calendar : undefined;
+        if (calendars && typeof calendar === 'string' && !calendars.includes(calendar)) {
+          ctx.addIssue({ code: 'custom', path: [...path, 'calendar'], message: `unknown calendar "${calendar}" (known: ${calendars.join(', ') || 'none: add a calendars section'})` });
         }
       }
     });
-    if (config.instance.heartbeat_ms * 2 > config.instance.lease_ms) {
-      ctx.addIssue({ code: 'custom', path: ['instance', 'heartbeat_ms'], message: `heartbeat_ms (${config.instance.heartbeat_ms}) must be at most half of lease_ms (${config.instance.lease_ms}), so that a missed heartbeat does not lose the leases` });
-    }
+  }, {
+    // Run even when other options are refused, so one check reports every problem; the sections it reads may then be
+    // malformed, hence jobsOf and namesOf.
+    when: () => true,
   })
   .describe('wisbridge configuration');
+
+/** The jobs of a section that may itself be refused: its entries that are objects. */
+function jobsOf(section: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(section) ? section.map((job: unknown) => (isRecord(job) ? job : {})) : [];
+}
+
+/** The names of a section of named entries, or undefined when the section is refused (then nothing is unknown in it). */
+function namesOf(section: unknown): string[] | undefined {
+  return isRecord(section) ? Object.keys(section) : undefined;
+}
 
 export type Config = z.output<typeof configSchema>;
 export type ServiceConfig = z.output<typeof serviceSchema>;

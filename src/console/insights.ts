@@ -5,7 +5,7 @@ import type { OperatorActions } from '../journal/index.js';
 import type { ConsoleSource } from './source.js';
 import type { PageRequest } from './page-request.js';
 
-/** Rows a search page shows: each shown block is read (about 0.3 ms for a block of 1,000 rows). */
+/** Rows a search page shows: each shown block is read (docs/performance.md, "Settings chosen by measurement"). */
 const SEARCH_LIMIT = 50;
 
 // The console's read-only pages that look across files: search (`/console/search?q=`) and charts

@@ -119,7 +119,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       if (total.error + total.uncertain > 0) {
         out();
         out(`${total.error} row(s) failed and ${total.uncertain} are uncertain: the samples include rows with mistakes on purpose,`);
-        out('to show how they are reported. The result files say why, row by row.');
+        out('to show how they are reported. The result files say why, row by row. The demo itself succeeded (exit 0).');
       }
     } finally {
       await runtime.close();

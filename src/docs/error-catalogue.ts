@@ -87,6 +87,27 @@ export const ERROR_CATALOGUE: { readonly [C in ErrorCode]: CatalogueEntry<C> } =
     action: 'sort the file and set `grouping.sorted: true`, split the file, or raise the limit (`grouping.max_open_documents`; `WISBRIDGE_THREAD_HEAP_MB`)',
     fields: {},
   },
+  X12_SYNTAX: {
+    raisedBy: 'X12 segment reader',
+    action: 'the file cannot be read past the offset given; ask the partner for a well-formed file (every interchange starting with a complete ISA, every segment terminated)',
+    fields: { file: 'the file\'s name, when the reader was given it', offset: 'the byte offset in the file where reading stopped' },
+  },
+  X12_ENVELOPE: {
+    raisedBy: 'X12 envelope validator',
+    action: 'only the envelope named is refused (an interchange answered by a TA1, a group or set by its 997/999); ask the partner to send it again with consistent control numbers and counts',
+    fields: {
+      interchange: 'the interchange control number (ISA13)',
+      group: 'the group control number (GS06), when a group or set is refused',
+      set: 'the transaction set control number (ST02), when a set is refused',
+      reason: 'the broken rule (docs/x12.md)',
+      ackCode: 'the code the acknowledgement carries for it: TA105, AK905 or AK502',
+    },
+  },
+  X12_WRITE: {
+    raisedBy: 'X12 writer',
+    action: 'a value to be sent holds a separator of the interchange or is too long for its ISA field: change the value or the separators',
+    fields: { segment: 'the segment id', element: 'the element position (1-based)' },
+  },
   CONTRACT_VIOLATION: {
     raisedBy: 'client',
     action: 'fatal for the run: the service changed or misbehaves; report it. Writes in flight are reported uncertain',

@@ -8,7 +8,7 @@ import { SftpDrop } from './sftp.js';
 
 export * from './drop.js';
 export * from './options.js';
-export { LocalDrop } from './local.js';
+export { LocalDrop, localFolders } from './local.js';
 export { SftpDrop } from './sftp.js';
 export { hostKeyFingerprint } from './sftp-connection.js';
 export { StableFileWatcher, type ReadyFile, type WatcherOptions } from './watcher.js';

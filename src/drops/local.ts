@@ -14,22 +14,28 @@ import { ByteCounter, toReadable } from './streams.js';
 
 const MAX_COLLISION_ATTEMPTS = 20;
 
+/** A local drop's four folders as absolute paths: each option relative to `root` unless absolute. */
+export function localFolders(options: Pick<LocalDropOptions, 'root' | 'inbox' | 'outbox' | 'archive' | 'error'>): Record<FolderRole, string> {
+  const root = resolve(options.root);
+  const at = (p: string) => (isAbsolute(p) ? p : join(root, p));
+  return { inbox: at(options.inbox), outbox: at(options.outbox), archive: at(options.archive), error: at(options.error) };
+}
+
 /** A drop on a local or mounted folder. Writes: temp file + fsync + link/rename; moves never overwrite. */
 export class LocalDrop implements Drop {
   readonly name: string;
   readonly type = 'local' as const;
   private readonly folders: Record<FolderRole, string>;
   /**
-   * Folders this drop has made sure of: a write or a move into one skips its `mkdir -p` (two of a small file's ~27
-   * file operations). One removed meanwhile is made again when an operation in it finds it missing (inFolder).
+   * Folders this drop has made sure of: a write or a move into one skips its `mkdir -p`, a share of a small file's
+   * file operations (docs/performance.md, "Settings chosen by measurement"). One removed meanwhile is made again when
+   * an operation in it finds it missing (inFolder).
    */
   private readonly present = new Set<string>();
 
   constructor(private readonly options: LocalDropOptions, private readonly logger: Logger = silentLogger) {
     this.name = options.name ?? 'local';
-    const root = resolve(options.root);
-    const at = (p: string) => (isAbsolute(p) ? p : join(root, p));
-    this.folders = { inbox: at(options.inbox), outbox: at(options.outbox), archive: at(options.archive), error: at(options.error) };
+    this.folders = localFolders(options);
   }
 
   /** Absolute path of a folder role (for diagnostics and tests). */

@@ -197,7 +197,8 @@ export class SftpConnection {
       for (const stream of live.streams) stream.destroy(Object.assign(new Error('SFTP connection lost during a transfer'), { code: 'ECONNRESET' }));
       live.streams.clear();
     };
-    // Loaded when a drop first connects: ssh2 and its ciphers take ~50 ms to load, which a bridge of local drops need not pay.
+    // Loaded when a drop first connects: ssh2 and its ciphers take a while to load, which a bridge of local drops
+    // need not pay (docs/performance.md, "Settings chosen by measurement").
     const { default: Client } = await import('ssh2-sftp-client');
     const client = new Client(this.dropName, {
       error: (error: unknown) => this.logger.warn({ drop: this.dropName, err: String((error as Error)?.message ?? error) }, 'SFTP connection error'),

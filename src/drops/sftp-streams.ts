@@ -3,14 +3,20 @@ import type { SFTPWrapper } from 'ssh2';
 
 /**
  * Reading and writing a remote file with several requests in flight. ssh2's own streams have one request out at a
- * time (a read) or one batch at a time (a write), so a distant server's round trip paced them: 2.2 MiB/s read and
- * 2.5 MiB/s written 20 ms away (bench/drops.ts). Here a window of requests stays out, each at its own offset.
+ * time (a read) or one batch at a time (a write), so a distant server's round trip paced them (docs/performance.md,
+ * "Settings chosen by measurement"). Here a window of requests stays out, each at its own offset.
  * Pieces of 32 KiB: what every server takes in one request (OpenSSH more), so ssh2 never splits one into a chain.
  */
 export const PIECE = 32 * 1024;
-/** Reads out at once per stream: 1 MiB (64 measured no faster: 20–29 MiB/s 20 ms away against 28–34). */
+/**
+ * Reads out at once per stream: 1 MiB (64 measured no faster on a distant server:
+ * docs/performance.md, "Settings chosen by measurement").
+ */
 export const READ_WINDOW = 32;
-/** Writes out at once per stream: 2 MiB (20 ms away 39–41 MiB/s, against 17 with 32 and 44 with 128). */
+/**
+ * Writes out at once per stream: 2 MiB (far faster than 32 on a distant server, nearly as fast as 128:
+ * docs/performance.md, "Settings chosen by measurement").
+ */
 export const WRITE_WINDOW = 64;
 
 /** Closes a handle once, whichever end of a stream asks first (its finish, its destruction). */

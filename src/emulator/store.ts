@@ -55,7 +55,8 @@ export class Store {
   now(): string {
     const t = Math.max(Date.now(), this.last + 1);
     this.last = t;
-    // toISOString costs ~1.8 us here and an adjustment asks twice: format the second once, then add the ms.
+    // toISOString is the costly part here and an adjustment asks twice: format the second once, then add the ms
+    // (docs/performance.md, "Settings chosen by measurement").
     const ms = t % 1000;
     if (t - ms !== this.isoSecond) {
       this.isoSecond = t - ms;

@@ -35,10 +35,10 @@ export interface AckContext {
 
 /**
  * Acknowledges every record the journal says is due (written files, on-export policy; confirmed records,
- * on-confirmation policy), file by file: a backlog of 100,000 is read one file at a time, not in one query that
- * held the event loop for ~0.3 s. Transfers' fail-fast endpoints are bisected by the client, so one refused record
- * never blocks the others. Records the service refused are checked once by reading state back: those it shows
- * acknowledged count as already acknowledged.
+ * on-confirmation policy), file by file: a big backlog is read one file at a time, not in one query that held the
+ * event loop (docs/performance.md, "Settings chosen by measurement"). Transfers' fail-fast endpoints are bisected
+ * by the client, so one refused record never blocks the others. Records the service refused are checked once by
+ * reading state back: those it shows acknowledged count as already acknowledged.
  */
 export async function acknowledgeDue(ctx: AckContext, tally: AckTally): Promise<void> {
   const key = (r: ExportRecord) => `${r.workType}:${r.exportId}:${r.id}`;
@@ -57,7 +57,10 @@ export async function acknowledgeDue(ctx: AckContext, tally: AckTally): Promise<
 
 const acknowledgingNow = new Set<string>();
 
-/** Outcomes recorded per transaction: 25,000 in one held the event loop for ~0.3 s. */
+/**
+ * Outcomes recorded per transaction: a big file's in one held the event loop
+ * (docs/performance.md, "Settings chosen by measurement").
+ */
 const RECORD_CHUNK = 1_000;
 
 async function acknowledgeExport(ctx: AckContext, exportId: number, records: ExportRecord[], tally: AckTally): Promise<void> {

@@ -93,7 +93,10 @@ export function resultCsv(records: readonly ExportRecord[]): string {
   return RESULT_CSV.cells(RESULT_COLUMNS) + resultRows(records);
 }
 
-/** Records read and rendered per part of a result file: a file of 25,000 at once held the event loop ~0.3 s. */
+/**
+ * Records read and rendered per part of a result file: a big file's all at once held the event loop
+ * (docs/performance.md, "Settings chosen by measurement").
+ */
 const RESULT_PART = 2_000;
 
 /** resultCsv of an export's records as the journal has them, read and rendered in parts, a turn of the event loop apart. */

@@ -32,8 +32,9 @@ export function inlineJournalWriter(journal: ExportJournal): ExportJournalWriter
 
 /**
  * The outbound journal's writes in a worker thread with its own connection to the journal file (WAL: the main
- * thread's connection reads and writes beside it). Recording and marking 25,000 records costs ~0.6 s of CPU and
- * fsyncs; on the main thread that time is taken from the listing, whose answers wait meanwhile.
+ * thread's connection reads and writes beside it). Recording and marking a big export's records costs CPU and
+ * fsyncs; on the main thread that time is taken from the listing, whose answers wait meanwhile
+ * (docs/performance.md, "Settings chosen by measurement").
  */
 export class JournalThread implements ExportJournalWriter {
   readonly #thread: WorkerThread;
@@ -49,7 +50,8 @@ export class JournalThread implements ExportJournalWriter {
     this.ready = this.#thread.ready;
   }
 
-  // Records travel as JSON text: structured cloning 1,000 small objects costs the main thread ~4 ms, the text ~0.5 ms.
+  // Records travel as JSON text: structured cloning many small objects costs the main thread several times more
+  // (docs/performance.md, "Settings chosen by measurement").
   begin(input: BeginExportInput & { repeatable?: boolean }): Promise<number> {
     return this.#thread.call('begin', [{ ...input, records: JSON.stringify(input.records) }]) as Promise<number>;
   }

@@ -7,14 +7,15 @@ import { decodeExportPage, type ExportPage } from './page-decode.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 
 /**
- * The listed pages of an export, decoded (UTF-8, JSON.parse, the contract's check, the mapping's CSV rendering:
- * 2–3 ms a page of 100 shipments) on a worker thread, so that the main thread only does the HTTP, the journal and
- * the files. A page's bytes are copied to the thread (a memcpy; transferring them instead saved nothing measurable:
- * a message's cost here is its wake-up, ~0.2 ms, not its size), so the main thread keeps them. The thread is started
- * once `threadFrom` records were listed; until it is ready (~0.2 s from the build) pages are decoded on the main
- * thread (the same function), so the listing never waits for it. With `threadFrom` 0 it is started at once and
- * every page waits for it. Pages are decoded on the main thread too once the thread could not start or ended:
- * decoding is pure, so a page the thread lost is simply decoded again. `close` (always) ends the thread.
+ * The listed pages of an export, decoded (UTF-8, JSON.parse, the contract's check, the mapping's CSV rendering) on a
+ * worker thread, so that the main thread only does the HTTP, the journal and the files (docs/performance.md,
+ * "Settings chosen by measurement"). A page's bytes are copied to the thread (a memcpy; transferring them instead
+ * saved nothing measurable: a message's cost here is its wake-up, not its size), so the main thread keeps them. The
+ * thread is started once `threadFrom` records were listed; until it is ready (a moment after the build) pages are
+ * decoded on the main thread (the same function), so the listing never waits for it. With `threadFrom` 0 it is
+ * started at once and every page waits for it. Pages are decoded on the main thread too once the thread could not
+ * start or ended: decoding is pure, so a page the thread lost is simply decoded again. `close` (always) ends the
+ * thread.
  */
 export class ExportPages {
   #thread: WorkerThread | undefined;
@@ -39,8 +40,8 @@ export class ExportPages {
 
   /**
    * The listing's count (ListOptions.onCount). From `waitFrom` records on, the thread is started now and every
-   * page waits for it: the first pages wait ~0.2 s, instead of ~50 being decoded on the main thread meanwhile,
-   * which then answers the listing late.
+   * page waits for it: the first pages wait for its start, instead of dozens being decoded on the main thread
+   * meanwhile, which then answers the listing late.
    */
   readonly expect = (records: number): void => {
     if (records < Math.max(this.options.waitFrom, this.options.threadFrom) || this.#threadFailed) return;

@@ -88,8 +88,9 @@ const BLOCK_COLUMNS = `b.request_id, b.file_id, b.first_seq, b.last_seq, b.first
 /**
  * SQLite: `INSERT OR FAIL … VALUES` of 0 to INDEX_PARTS rows, by row count. OR FAIL: one that inserts several rows
  * and may abort half-way needs a statement journal (a copy of every page it changes, written to a temporary file past
- * 64 KiB: ~260 MB in a night of 300 files of 1,000 rows); one that fails instead keeps the rows it inserted, and its
- * error fails the whole unit of work anyway (SqlPort.tx). PostgreSQL's: insertBothPostgres.
+ * 64 KiB: much of what a night of small files wrote, docs/performance.md, "Settings chosen by measurement"); one
+ * that fails instead keeps the rows it inserted, and its error fails the whole unit of work anyway (SqlPort.tx).
+ * PostgreSQL's: insertBothPostgres.
  */
 function rowInserts(table: string, columns: readonly string[]): string[] {
   return Array.from({ length: INDEX_PARTS + 1 }, (_, n) =>

@@ -216,7 +216,8 @@ export async function migrateJournal(from: string, to: MigrationTarget, options:
     db.exec('BEGIN');
     const schemaVersion = sourceVersion(db, from);
     const { baseDir, ...config } = to;
-    // pg is loaded for a migration only (as openJournal loads it for a PostgreSQL journal): ~40 ms of every start otherwise.
+    // pg is loaded for a migration only (as openJournal loads it for a PostgreSQL journal): every start would pay its
+    // load otherwise (docs/performance.md, "Settings chosen by measurement").
     const { openPostgres } = await import('./postgres/index.js');
     const target = await openPostgres(config, { baseDir });
     try {

@@ -68,8 +68,8 @@ const finishTexts: string[] = [];
  * Requests whose items all came back ok, each stored unless it is finished already or has another number of items:
  * one statement for `n` of them (parameters: finishOpenRequestsParams; returns the ids it stored): reading each row
  * and then updating it would be two round trips a request on a distant PostgreSQL. The values are picked by CASE, not
- * joined from a VALUES list, which SQLite would copy into a temporary table first: with 1,000 results a request
- * that cost ~125 µs more a commit than a plain UPDATE; by CASE within a few µs of one UPDATE a request.
+ * joined from a VALUES list, which SQLite would copy into a temporary table first: a cost on every commit that CASE
+ * does not have (docs/performance.md, "Settings chosen by measurement").
  */
 export function finishOpenRequests(n: number): string {
   const pick = (value: string) => `CASE id ${Array(n).fill(`WHEN ? THEN ${value}`).join(' ')} END`;

@@ -11,10 +11,11 @@ export interface CsvRecordsOptions {
 
 /**
  * UTF-8 CSV bytes → records (string[]). As long as the text holds neither the quote character nor a CR, every
- * LF ends a record and every delimiter ends a field, so lines are split here with String#split: about ten times
- * cheaper than csv-parse, which builds each field in a Buffer (5 µs of a 5-field row's ~6). The first line that
- * holds a quote or a CR, or is longer than max_record_size, is handed to csv-parse with everything after it, so
- * csv-parse decides every case that needs a parser (quoted fields, CRLF, errors and their line numbers).
+ * LF ends a record and every delimiter ends a field, so lines are split here with String#split: far cheaper than
+ * csv-parse, which builds each field in a Buffer, most of a row's cost (docs/performance.md, "Settings chosen by
+ * measurement"). The first line that holds a quote or a CR, or is longer than max_record_size, is handed to csv-parse
+ * with everything after it, so csv-parse decides every case that needs a parser (quoted fields, CRLF, errors and
+ * their line numbers).
  */
 export function csvRecords(options: CsvRecordsOptions): Transform {
   return options.fastPath ? new CsvRecords(options.parse) : trackedParser(options.parse, 0);

@@ -135,7 +135,8 @@ export async function loadMappings(dir: string): Promise<MappingSet> {
  * The definition named `name` read from its own file, `<dir>/<name>.yaml` (or `.yml`), when that file declares no
  * other name; undefined when there is no such file or it names another mapping (the caller then loads the folder).
  * A problem in that file is MAPPING_INVALID, like loadMappings'. Other files are not read: a job that needs one
- * mapping does not pay for the folder (~190 ms for 22 definitions), nor fails on another file's problem.
+ * mapping does not pay for reading the folder (docs/performance.md, "Settings chosen by measurement"), nor fails on
+ * another file's problem.
  */
 export async function loadNamedMapping(dir: string, name: string): Promise<Mapping | undefined> {
   for (const ext of ['.yaml', '.yml']) {

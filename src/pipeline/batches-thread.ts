@@ -6,15 +6,15 @@ import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-ba
 
 /**
  * The semi-spaces of the thread's isolate (the main thread's are production's 8 MB, src/runtime/node-options.ts).
- * On a 1,000,000-row file, with 16 MB its collections paused it 0.28–0.34 s instead of 0.47–0.60 s, and fell into
- * their costly pattern (each scavenge promoting the documents being mapped: three to four times the full
- * collections) in 1 run of 13 instead of 2 of 8, for ~13 MB more peak RSS (docs/performance.md).
+ * On a big file, with 16 MB its collections paused it less than with 8, and fell more rarely into their costly
+ * pattern (each scavenge promoting the documents being mapped: several times the full collections), for a little
+ * more peak RSS (docs/performance.md, "Settings chosen by measurement").
  */
 const SEMI_SPACE_MB = 16;
 /**
  * The cap of its old generation, unless the file's mapping holds its documents (HOLDING_HEAP_MB in stream.ts) or
- * WISBRIDGE_THREAD_HEAP_MB says otherwise. The thread's modules take 15–20 MB of it; the bridge's peak on a million
- * rows was the same as with 32 MB.
+ * WISBRIDGE_THREAD_HEAP_MB says otherwise. The thread's modules take a part of it; the bridge's peak on a million
+ * rows was the same as with less (docs/performance.md, "Settings chosen by measurement").
  */
 export const THREAD_HEAP_MB = 64;
 

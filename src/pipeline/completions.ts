@@ -34,9 +34,10 @@ export function applyUnit(journal: SenderContext['journal'], logger: Logger, uni
 }
 
 /**
- * Group commit of request outcomes. Every commit waits for a sync of the journal (1–10 ms): a request's outcome
- * waits here for the next request's record and is committed with it, one fsync for both, or on its own after
- * COMPLETION_WAIT_MS when no request follows (and always before the file ends). A crash before that commit leaves
+ * Group commit of request outcomes. Every commit waits for a sync of the journal, milliseconds each
+ * (docs/performance.md, "Settings chosen by measurement"): a request's outcome waits here for the next request's
+ * record and is committed with it, one fsync for both, or on its own after COMPLETION_WAIT_MS when no request follows
+ * (and always before the file ends). A crash before that commit leaves
  * the request `sent`, which resume reconciles like a crash between the answer and its commit always was (read back, or
  * uncertain): nothing is applied twice; the window is the one extra wait. Commits reach the journal in call order.
  */

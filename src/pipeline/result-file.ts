@@ -81,8 +81,8 @@ function resultCells(out: TextBuffer, r: Record<string, unknown>): void {
 /**
  * One row of a result file, CRLF included, written into `out`; `counts` receives its status. Runs once per line of a
  * file, so it writes bytes and makes no string for the empty cells, the status, a number or a cell that needs no
- * quoting: built from one template string a row, a 1,000,000-row file left ~480 MB of short strings on the thread
- * that sends its requests. Columns as in RESULT_COLUMNS.
+ * quoting: built from one template string a row, a big file left a mass of short strings on the thread that sends
+ * its requests (docs/performance.md, "Settings chosen by measurement"). Columns as in RESULT_COLUMNS.
  */
 export function writeResultRow(out: TextBuffer, line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): void {
   const undecided = o.status === 'pending' || o.status === 'sent';

@@ -80,8 +80,8 @@ export class ResultSpool {
   };
 
   /**
-   * `path`: where the rows go once they outgrow `heldBytes` (created then: ~1 ms of disk metadata, once for a big
-   * file).
+   * `path`: where the rows go once they outgrow `heldBytes` (created then: its disk metadata is paid once for a big
+   * file, not for every small one; docs/performance.md, "Settings chosen by measurement").
    */
   private constructor(readonly path: string, private readonly heldLimit: number, private readonly budget: HeldBytes) {}
 

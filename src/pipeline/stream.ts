@@ -17,9 +17,9 @@ import type { Limiter } from '../util/limiter.js';
 
 /**
  * Files of at least this many bytes are mapped and recorded on a BatchesThread (~500,000 rows of five columns): the
- * thread costs ~0.2 s to start and ~25 MB of RSS, and takes the mapping's CPU and garbage and the fsync waits off
- * the main thread — measured a clear gain at 32 MB, none to speak of at 1–8 MB (docs/pipeline.md, Benchmark).
- * WISBRIDGE_THREAD_FROM overrides it (tests of `wisbridge batch`: 1).
+ * thread costs time to start and memory of its own, and takes the mapping's CPU and garbage and the fsync waits off
+ * the main thread: a clear gain at twice this size, none to speak of at half of it and below (docs/performance.md,
+ * "Settings chosen by measurement"). WISBRIDGE_THREAD_FROM overrides it (tests of `wisbridge batch`: 1).
  */
 export const THREAD_FROM = 16 << 20;
 
@@ -214,8 +214,8 @@ class InFlight {
       await Promise.race(this.running);
       // One turn of the event loop: the answers that came in with this one settle too, and the next commit records
       // their successors with it. Without it the loop took each answer alone (on the main thread a commit blocks
-      // the thread, so answers arrive in bunches): 32 in flight made 979 commits of one request for 1,000 requests,
-      // with it 47 for 300 (bench/latency.ts).
+      // the thread, so answers arrive in bunches): at 32 in flight nearly every commit held one request, with it few
+      // did (docs/performance.md, "Settings chosen by measurement").
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     while (this.running.size >= this.limit && !this.failure) await Promise.race(this.running);

@@ -2,18 +2,18 @@ import type { BlockIndexOf } from '../journal/index.js';
 
 /**
  * How long a recorded block's search index may trail it: long enough that a small file's index mostly rides with the
- * commits of its outcomes (at 50 ms it took a commit of its own in most files of 1,000 rows: 2,857 commits for 300
- * files against 2,600, bench/files.ts), short enough for the console's search to find a row moments after it went.
+ * commits of its outcomes (at 50 ms it took a commit of its own in most files of 1,000 rows: docs/performance.md,
+ * "Settings chosen by measurement"), short enough for the console's search to find a row moments after it went.
  */
 export const INDEX_WAIT_MS = 200;
 
 /**
  * The console search's index of the blocks a file's flow recorded, written after their record instead of in it. In
- * it, the index's rows (16 token parts, scattered in their table) made the commit a send waits for 1.9–2.3 ms instead
- * of 1.3–1.4 ms for 100 rows: against a service 40 ms away, most of what the bridge lost to a script that records
- * nothing (docs/performance.md). Written instead by a commit that sends nothing (stored outcomes, or its own within
- * INDEX_WAIT_MS), and at the file's end. A block is searchable a moment after it is recorded; one whose index a crash
- * lost is indexed from its stored bodies when the file resumes (JournalContract.indexMissingBlocks).
+ * it, the index's rows (16 token parts, scattered in their table) made the commit a send waits for much longer:
+ * against a distant service, most of what the bridge lost to a script that records nothing (docs/performance.md,
+ * "Settings chosen by measurement"). Written instead by a commit that sends nothing (stored outcomes, or its own
+ * within INDEX_WAIT_MS), and at the file's end. A block is searchable a moment after it is recorded; one whose index
+ * a crash lost is indexed from its stored bodies when the file resumes (JournalContract.indexMissingBlocks).
  */
 export class TrailingIndex {
   #pending: BlockIndexOf[] = [];

@@ -43,9 +43,10 @@ export interface Runtime {
 }
 
 /**
- * Mapping threads at once (src/pipeline/batches-thread.ts): each takes ~25 MB and a heap of up to 64 MB (128 MB for
- * a mapping that holds its documents), so `files_in_flight` big files at once would take as many; on two cores more
- * than two would not map faster. A big file waits for one.
+ * Mapping threads at once (src/pipeline/batches-thread.ts): each takes memory of its own and a heap of up to 64 MB
+ * (128 MB for a mapping that holds its documents), so `files_in_flight` big files at once would take as many; on two
+ * cores more than two would not map faster. A big file waits for one (docs/performance.md, "Settings chosen by
+ * measurement").
  */
 export const MAPPING_THREADS = 2;
 

@@ -67,6 +67,8 @@ export class BridgeService {
   private readonly startedAt: number;
   private health: HealthServer | undefined;
   private stopping: Promise<void> | undefined;
+  /** From here on runs may be under way: a stop drains them. Before it, a stop only closes what start() opened. */
+  private started = false;
   private readonly retentionSlot = new JobSlot('retention');
   /** Pushes alerts to `alerts.webhook` when configured. */
   readonly webhook: WebhookSender | undefined;
@@ -179,6 +181,7 @@ export class BridgeService {
       logListening(this.loaded, health, this.logger);
     }
     if (this.stopSignal.aborted) return;
+    this.started = true;
     const now = this.clock.now();
     // The journal is read first: a stop() that comes meanwhile must not be followed by armed timers and watchers.
     const scheduled: Array<{ job: JobState; schedule: TickSchedule; last: string | null }> = [];
@@ -252,7 +255,7 @@ export class BridgeService {
   stop(reason = 'stop'): Promise<void> {
     this.stopping ??= (async () => {
       const timeout = this.loaded.config.shutdown_timeout_ms;
-      this.logger.info({ reason, timeoutMs: timeout }, 'shutting down: no new work; finishing the requests in flight');
+      this.logger.info({ reason, timeoutMs: timeout }, this.started ? 'shutting down: no new work; finishing the requests in flight' : 'not started: closing what was opened');
       this.scheduler.stop();
       this.stopController.abort(new Error(`shutdown (${reason})`));
       const drained = Promise.allSettled([

@@ -3,8 +3,9 @@ import type Holidays from 'date-holidays';
 
 let holidaysClass: typeof Holidays | undefined;
 /**
- * date-holidays, loaded the first time a calendar names a country: its rules of every country take ~95 ms to load,
- * which every start of the bridge (a `wisbridge batch` from cron, a status check) paid without a calendar.
+ * date-holidays, loaded the first time a calendar names a country: its rules of every country take a while to load,
+ * which every start of the bridge (a `wisbridge batch` from cron, a status check) paid without a calendar
+ * (docs/performance.md, "Settings chosen by measurement").
  */
 function holidaysOf(country?: string, region?: string, types?: { types: HolidayType[] }): Holidays {
   holidaysClass ??= createRequire(import.meta.url)('date-holidays') as typeof Holidays;

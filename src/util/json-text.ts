@@ -11,10 +11,10 @@ let scratch = new TextBuffer();
 
 /**
  * JSON text written byte by byte into one buffer and made a string once, at `end`. Built from templates, the JSON of
- * a block's 1,000 items left ~400 bytes of short strings per item behind for a text of ~35 characters each, and put
- * every seq and line number into V8's number-string cache, which kept them alive into the old generation: on the
- * thread that maps a 1,000,000-row file, 20 % of what it allocated (bench/inbound.ts with
- * BENCH_NODE_FLAGS=--trace-gc-nvp: 239–256 young-generation collections of that thread instead of 307–329).
+ * a block's items left many times its own size in short strings behind, and put every seq and line number into
+ * V8's number-string cache, which kept them alive into the old generation: a large share of what the thread that
+ * maps a big file allocated, and more young-generation collections of that thread
+ * (docs/performance.md, "Settings chosen by measurement").
  *
  * The buffer is shared by every writer of the thread: write one text at a time, synchronously. A new writer starts
  * empty, whatever a writer before it left unended (one whose caller threw half-way).

@@ -1,8 +1,9 @@
 /**
  * Most characters of a document's messages shown in one cell, table row or log line. Every line of a multi-line
  * document repeats its document's messages in the result file: without a bound, a document of 1,000 lines refused
- * with a message per line wrote 1,000 × 1,000 messages (a 47 MB input became a 60 GB result file), and a WMS or a
- * spreadsheet cannot import a cell that long anyway (Excel stops at 32,767). The journal keeps every message.
+ * with a message per line wrote 1,000 × 1,000 messages, a result file far larger than its input (docs/performance.md,
+ * "Settings chosen by measurement"), and a WMS or a spreadsheet cannot import a cell that long anyway (Excel stops at
+ * 32,767). The journal keeps every message.
  */
 export const MESSAGE_CHARS = 1000;
 

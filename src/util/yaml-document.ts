@@ -79,6 +79,10 @@ function unknownKey(file: string, doc: PositionedYaml, schema: z.ZodType, value:
  */
 function plainMessage(issue: Issue, root: unknown): string {
   if (issue.code === 'invalid_type' && / received undefined$/.test(issue.message)) return 'is required';
+  if (issue.code === 'invalid_type' && issue.expected !== undefined && issue.expected in EXPECTED) {
+    const given = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], root);
+    return `expected ${EXPECTED[issue.expected]}, not ${givenValue(given)}`;
+  }
   if (issue.code === 'invalid_value' && issue.values) {
     const given = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], root);
     if (typeof given === 'string') return `${issue.message}${didYouMean(given, issue.values.map(String))}`;
@@ -86,7 +90,26 @@ function plainMessage(issue: Issue, root: unknown): string {
   return issue.message;
 }
 
-type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][]; keys?: string[]; values?: unknown[] };
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][]; keys?: string[]; values?: unknown[]; expected?: string };
+
+/** What a type is called to a person writing YAML. */
+const EXPECTED: Record<string, string> = {
+  boolean: 'true or false', number: 'a number', string: 'text', object: 'a section of options (key: value)', array: 'a list',
+};
+
+/**
+ * What kind of value was given. Text is not echoed (it may be a secret written inline), except the words YAML 1.1
+ * read as booleans and YAML 1.2 reads as text.
+ */
+function givenValue(value: unknown): string {
+  if (typeof value === 'string') {
+    return /^(yes|no|on|off|y|n)$/i.test(value) ? `"${value}", which YAML 1.2 reads as text: write true or false` : 'text';
+  }
+  if (value === null) return 'an empty value';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a section';
+  return `${typeof value} ${String(value)}`;
+}
 
 /**
  * A union failure ("Invalid input") is replaced by the issues of the branch that got furthest: for a field

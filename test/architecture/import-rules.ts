@@ -11,7 +11,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['contract'],
   ['errors'],
   ['log', 'secret'],
-  ['mapping', 'drops'],
+  ['mapping', 'drops', 'x12'],
   ['client'],
   ['journal'],
   ['config'],

@@ -241,7 +241,7 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     const cli = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin/wisbridge.js'), ...args, '--config', b.env.file],
       { encoding: 'utf8', env: { ...process.env, WISBRIDGE_TEST_TOKEN: emu.token } });
     const first = cli('resolve', '--file', 'KORR_b.csv', '--not-applied', '--note', 'no move for B-1', '--by', 'Jo');
-    expect(first.status, first.stderr).toBe(0);
+    expect(first.status, first.stderr).toBe(1); // the row is now failed: exit 1, as the exit-code table says
     const again = cli('resolve', '--file', 'KORR_b.csv', '--applied', '--note', 'x', '--by', 'Jo');
     expect(again.status).toBe(2);
     const journal = await b.bridge.runtime.journal();

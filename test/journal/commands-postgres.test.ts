@@ -164,6 +164,17 @@ describe('the commands with the journal on PostgreSQL', () => {
     });
   });
 
+  it('resolve --not-applied leaves the row failed and exits 1, as the exit-code table says', async () => {
+    const ws = await pgWorkspace();
+    await setFaults(emu, { reset_rate: 1, reset_phase: 'after', times: 1, path_prefix: '/v1/inventory/adjustments' });
+    ws.drop('KORR_n.csv', korr(['SKU-00002;1;Fund;N-9;19.11.2026;;']));
+    expect((await ws.run('batch')).code).toBe(1);
+    const resolve = await ws.run('resolve', '--file', 'KORR_n.csv', '--not-applied', '--note', 'not in the service', '--by', 'ops');
+    expect(resolve.code, resolve.stderr).toBe(1);
+    expect(resolve.stdout).toMatch(/^file \d+ KORR_n\.csv: 1 row\(s\) marked not applied \(error\); file is now failed/);
+    expect(resolve.stdout).toContain('to send them again: wisbridge retry');
+  });
+
   it('journal stats names the database without a password and gives its size; journal prune --older-than prunes old files', async () => {
     const ws = await pgWorkspace();
     ws.drop('KORR_old.csv', korr(['SKU-00001;1;Fund;O-1;19.11.2026;;']));

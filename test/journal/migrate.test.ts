@@ -160,7 +160,11 @@ describe('wisbridge journal migrate', () => {
     expect(moved.stdout).toMatch(/^verified: every table holds as many rows as the source; \d+ row\(s\) copied/m);
     expect(moved.stdout).toMatch(/^schedules' last runs \(copied in cursors\): nightly$/m);
     expect(moved.stdout).toContain(`to:   ${db.url} (PostgreSQL`);
-    expect(moved.stderr).toMatch(/^copied items: \d+ row\(s\)/m);
+    // Progress first, then the summary, both on stdout; no bare version numbers that read as a downgrade.
+    expect(moved.stdout).toMatch(/^copied items: \d+ row\(s\)/m);
+    expect(moved.stdout.indexOf('copied items:')).toBeLessThan(moved.stdout.indexOf('from: '));
+    expect(moved.stdout).toMatch(/^from: .* \(SQLite journal, SQLite schema \d+, current\)$/m);
+    expect(moved.stdout).toMatch(/^to: {3}.* \(PostgreSQL journal, PostgreSQL schema \d+, current; /m);
   });
 
   it('a file finished on SQLite and dropped again is a duplicate on PostgreSQL, through the pipeline: nothing is sent again', async () => {

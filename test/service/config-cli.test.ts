@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +47,7 @@ describe('wisbridge config', () => {
   });
 
   it('check accepts an old spelling with a warning naming the new key, and refuses a typo with "did you mean"', () => {
+    mkdirSync(join(dir, 'drop', 'inbox'), { recursive: true });
     const old = join(dir, 'old.yaml');
     writeFileSync(old, CONFIG.replace('settle_ms: 0', 'settleMs: 0'));
     const ok = wisbridge(['config', 'check', '--config', old], { WB_CFG_TOKEN: 't', WB_CFG_PASSWORD: 'p' });
@@ -69,6 +70,17 @@ describe('wisbridge config', () => {
     expect(r.stderr).toMatch(/drops\.wms: environment variable WB_CFG_PASSWORD \(the password of drop "wms"\) is not set or empty/);
     const shape = spawnSync(process.execPath, [join(root, 'bin/wisbridge.js'), 'config', 'check', '--skip-secrets', '--config', file], { cwd: dir, env, encoding: 'utf8' });
     expect(shape.status, shape.stderr).toBe(0);
+  });
+
+  it('check refuses a local drop whose inbox does not exist, at the drop, with the folder it looked for', () => {
+    const file = join(dir, 'noinbox.yaml');
+    writeFileSync(file, CONFIG.replace('root: drop', 'root: gone'));
+    rmSync(join(dir, 'gone'), { recursive: true, force: true });
+    const r = wisbridge(['config', 'check', '--config', file], { WB_CFG_TOKEN: 't', WB_CFG_PASSWORD: 'p' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`${file}:16:5: drops.local.inbox: the inbox ${join(dir, 'gone', 'inbox')} cannot be read (ENOENT); create it, or name the folder the WMS writes to\n`);
+    mkdirSync(join(dir, 'gone', 'inbox'), { recursive: true });
+    expect(wisbridge(['config', 'check', '--config', file], { WB_CFG_TOKEN: 't', WB_CFG_PASSWORD: 'p' }).status).toBe(0);
   });
 
   it('a missing configuration file is named by its full path, with --config suggested', () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 /** What `config check`, `config show` and `run` say about secrets: by reference, never shown, no code twice. */
 const root = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'wisbridge-config-messages-'));
+mkdirSync(join(dir, 'drop', 'inbox'), { recursive: true });
 const wisbridge = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, [join(root, 'bin/wisbridge.js'), ...args], { cwd: dir, env: { ...process.env, WB_MSG_TOKEN: undefined, ...env }, encoding: 'utf8' });
 

@@ -355,6 +355,9 @@ describe('a SQLite journal serves one instance', () => {
     expect(second.stderr).toMatch(/^wisbridge run: JOURNAL: another wisbridge instance \(\S+, pid \d+, started \S+\) uses this SQLite journal: a SQLite journal serves one instance; stop it, or put the journal on PostgreSQL to run several \(docs\/operations\.md\)$/m);
     expect(second.stderr).not.toMatch(/^\s+at /m);
     expect(second.stderr).not.toContain('"bridge running"');
+    // Its log reads as a refusal: the reason, then no word of finishing requests it never had.
+    expect(second.stderr).toContain('"msg":"start-up failed"');
+    expect(second.stderr).not.toContain('finishing the requests in flight');
 
     // The first one was not disturbed: it still processes files, and stops cleanly.
     writeFileSync(join(env.dir, 'drop', 'inbox', 'KORR_single.csv'), korrFile([['SKU-00001', 1, 'ONE-1']]));

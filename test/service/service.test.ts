@@ -167,6 +167,10 @@ describe('operator commands: status, retry, resolve', () => {
     const status = cli('status', '--config', env.file);
     expect(status.status).toBe(0);
     expect(status.stdout).toContain('does not exist yet');
+    // stdout of --json is JSON alone, whatever the journal's state: a script parses it.
+    const json = cli('status', '--config', env.file, '--json');
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ journal: expect.stringMatching(/journal\.sqlite$/), exists: false, expected: [] });
   });
 });
 

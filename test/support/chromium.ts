@@ -5,5 +5,5 @@ export const CHROMIUM_PATH = process.env.WISBRIDGE_CHROMIUM ?? '/usr/bin/chromiu
 
 /** Installs Debian's chromium through apt when it is missing, like openssh-server. */
 export async function ensureChromium(): Promise<void> {
-  ensureAptPackage('chromium', CHROMIUM_PATH);
+  await ensureAptPackage('chromium', CHROMIUM_PATH);
 }

@@ -4,5 +4,5 @@ export const SSHD_PATH = '/usr/sbin/sshd';
 
 /** Installs openssh-server through apt when sshd is missing. */
 export async function ensureOpenSshServer(): Promise<void> {
-  ensureAptPackage('openssh-server', SSHD_PATH);
+  await ensureAptPackage('openssh-server', SSHD_PATH);
 }

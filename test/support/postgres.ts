@@ -69,17 +69,17 @@ export function findPostgresBin(): { bin: string; version: number } | undefined 
  * Installs Debian's postgresql when no server binaries are there. The binaries' folder carries the major version, so
  * apt is asked through the meta package's own file, which exists once the package is installed.
  */
-export function ensurePostgres(): { bin: string; version: number } {
+export async function ensurePostgres(): Promise<{ bin: string; version: number }> {
   const found = findPostgresBin();
   if (found) return found;
-  ensureAptPackage('postgresql', '/usr/share/doc/postgresql/copyright');
+  await ensureAptPackage('postgresql', '/usr/share/doc/postgresql/copyright');
   const installed = findPostgresBin();
   if (!installed) throw new Error('the postgresql package is installed but no server binaries (initdb, pg_ctl, postgres) are under /usr/lib/postgresql/*/bin');
   return installed;
 }
 
 export async function startPostgres(): Promise<PostgresServer> {
-  const { bin, version } = ensurePostgres();
+  const { bin, version } = await ensurePostgres();
   const asRoot = process.getuid?.() === 0;
   const account = asRoot ? ensureServerAccount() : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'wisbridge-pg-'));

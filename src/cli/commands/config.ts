@@ -17,10 +17,11 @@ check  validates the configuration file (default wisbridge.yaml), the mapping de
        secret it references (environment variables set, token and key files readable) and the journal (the
        SQLite file opens, or its folder can be written; PostgreSQL accepts the login and the database exists;
        its schema is not newer than this bridge's), changing nothing: what \`wisbridge run\` and \`batch\` check
-       before they start. Prints every problem as FILE:LINE:COLUMN: message and exits 1 when there is any;
+       before they start; and that each local drop's inbox is a folder the bridge can read (\`run\` starts
+       without it and reports the drop unreachable until it appears). Prints every problem as FILE:LINE:COLUMN: message and exits 1 when there is any;
        warnings (an old spelling of an option) are printed too but do not fail.
-       --skip-secrets checks the shape only (e.g. on a build machine without the production secrets or the
-       database).
+       --skip-secrets checks the shape only (e.g. on a build machine without the production secrets, the
+       database or the drops' folders).
 show   prints the effective configuration: defaults filled in, environment overrides applied
        (WISBRIDGE_LOG_LEVEL, WISBRIDGE_METRICS_PORT), secrets shown only by where they come from.`;
 
@@ -40,7 +41,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals[0] !== 'check' || positionals.length > 1) throw new WisbridgeError('USAGE', HELP);
-  const { problems, warnings } = await inspectConfigFile(file, { secrets: values['skip-secrets'] !== true });
+  const { problems, warnings } = await inspectConfigFile(file, { secrets: values['skip-secrets'] !== true, folders: values['skip-secrets'] !== true });
   for (const w of warnings) process.stderr.write(`${formatYamlProblem(w)} (warning)\n`);
   for (const p of problems) process.stderr.write(formatYamlProblem(p) + '\n');
   if (problems.length > 0) return 1;

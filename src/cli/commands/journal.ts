@@ -78,7 +78,8 @@ async function migrate(values: MigrateValues): Promise<number> {
   if (values.from === undefined) throw new WisbridgeError('USAGE', 'migrate needs --from JOURNAL.sqlite');
   if (!existsSync(values.from)) throw new WisbridgeError('USAGE', `--from ${values.from}: no such file`);
   const report = await migrateJournal(values.from, await migrationTarget(values), {
-    onTable: values.json ? undefined : (table, rows, ms) => process.stderr.write(`copied ${table}: ${rows} row(s) in ${ms} ms\n`),
+    // On stdout with the summary, so the progress lines come before it however the two streams are read.
+    onTable: values.json ? undefined : (table, rows, ms) => process.stdout.write(`copied ${table}: ${rows} row(s) in ${ms} ms\n`),
   });
   process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatMigration(report)) + '\n');
   if (!report.verified) {
@@ -117,8 +118,10 @@ function formatMigration(report: MigrationReport): string {
   const schedules = report.cursors.filter((key) => key.startsWith(scheduleCursor('')));
   const seconds = report.ms / 1000;
   return [
-    `from: ${report.from} (SQLite, schema version ${report.schemaVersion})`,
-    `to:   ${report.to} (PostgreSQL, schema version ${report.targetSchemaVersion})`,
+    '',
+    // Each engine numbers its own schema versions: side by side, bare numbers read as a downgrade.
+    `from: ${report.from} (SQLite journal, SQLite schema ${report.schemaVersion}, current)`,
+    `to:   ${report.to} (PostgreSQL journal, PostgreSQL schema ${report.targetSchemaVersion}, current; the engines number their schemas each on its own)`,
     '',
     `${'table'.padEnd(width)}${'SQLite'.padStart(12)}${'PostgreSQL'.padStart(12)}`,
     ...report.tables.map((t) => `${t.table.padEnd(width)}${number(t.source)}${number(t.target)}${t.source === t.target ? '' : '   DIFFERS'}`),

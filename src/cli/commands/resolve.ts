@@ -38,7 +38,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`file ${r.fileId} ${r.name}: ${r.resolved} row(s) marked ${values.applied ? 'applied (ok)' : 'not applied (error)'}; file is now ${r.status}` +
       `${r.resultFile ? `; result file rewritten: ${r.resultAt}` : ''}\n`);
     if (!values.applied) process.stdout.write(`to send them again: wisbridge retry --config ${loaded.file} --file ${r.fileId}\n`);
-    return 0;
+    // The exit-code table's rule for retry and resolve: 0 only when the file's rows are now all ok or skipped.
+    return r.status === 'done' ? 0 : 1;
   } finally {
     await runtime.close();
   }

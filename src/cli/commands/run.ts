@@ -1,3 +1,4 @@
+import { describeError } from '../../errors.js';
 import { assertConfigReady } from '../../config/check.js';
 import { loadConfig } from '../../config/load.js';
 import { createLogger } from '../../log.js';
@@ -56,6 +57,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     await service.start();
   } catch (error) {
+    // The reason first, so the log reads as a refusal and not as a shutdown of work that never started.
+    logger.error({ err: describeError(error) }, 'start-up failed');
     await service.stop('start-up failed');
     throw error;
   }

@@ -36,8 +36,12 @@ export async function run(argv: string[]): Promise<number> {
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
   const expected = expectedFileViews(loaded.config, Date.now());
   if (loaded.journalFile !== undefined && !existsSync(loaded.journalFile)) {
+    if (values.json) {
+      process.stdout.write(JSON.stringify({ journal: loaded.journalFile, exists: false, expected }, null, 2) + '\n');
+      return 0;
+    }
     process.stdout.write(`journal: ${loaded.journalFile} does not exist yet: nothing has run with this configuration\n`);
-    if (expected.length > 0 && values.file === undefined) process.stdout.write((values.json ? JSON.stringify({ expected }, null, 2) : formatExpected(expected)) + '\n');
+    if (expected.length > 0 && values.file === undefined) process.stdout.write(formatExpected(expected) + '\n');
     return 0;
   }
   const journal = await openJournal(loaded.journal);

@@ -3,7 +3,8 @@ import type { FamilyOf, WriteModule, WritePolicy } from './types.js';
 
 // Module-level functions, not closures: documentKey and outcomeKey run once per row, and where the sources run through
 // tsx (the tests, bench/, and an install without dev dependencies, which has no dist/) each closure created is wrapped
-// in a `__name` call (~1.4 µs a row, measured in documentKey). dist/, built by tsc, has no such wrapping.
+// in a `__name` call, a cost on every row (docs/performance.md, "Settings chosen by measurement"). dist/, built by
+// tsc, has no such wrapping.
 
 /** A cell's text; empty for a missing value. */
 export function text(value: unknown): string {

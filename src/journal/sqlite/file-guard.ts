@@ -6,7 +6,8 @@ import { WisbridgeError } from '../../errors.js';
  * Refuses every write once the journal's path no longer names the file this connection opened: deleted (the
  * operator's "fix"), moved, or replaced by another file. SQLite in WAL mode goes on writing to an unlinked file
  * without a word, and the next start would open a fresh (or an older) journal and have forgotten every file since:
- * applied twice when dropped again. A write checks the path first: one stat, 1.6 µs against a commit's hundreds.
+ * applied twice when dropped again. A write checks the path first: one stat, a small fraction of what a commit
+ * costs (docs/performance.md, "Settings chosen by measurement").
  */
 export class FileGuard {
   readonly #path: string;

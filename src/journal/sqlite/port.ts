@@ -111,9 +111,10 @@ export class SqlitePort implements SqlPort {
 
   /**
    * A unit of work inside another joins its transaction without a savepoint: inside one SQLite first copies every
-   * page the nested unit changes to a statement journal (a temporary file past 64 KiB; ~50 MB of writes in a night
-   * of 300 files of 1,000 rows, the inbound flow's writes all being nested). Its writes cannot be undone alone, so
-   * when it throws the outer unit rolls back, even if it catches the error (SqlPort.tx).
+   * page the nested unit changes to a statement journal (a temporary file past 64 KiB, written over and over in a
+   * night of small files, the inbound flow's writes all being nested: docs/performance.md, "Settings chosen by
+   * measurement"). Its writes cannot be undone alone, so when it throws the outer unit rolls back, even if it catches
+   * the error (SqlPort.tx).
    */
   async #joined<T>(fn: (sql: SqlPort) => Promise<T>): Promise<T> {
     try {

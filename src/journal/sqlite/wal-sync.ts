@@ -7,11 +7,12 @@ import { secondsSince } from '../timings.js';
  * synchronous=NORMAL, so COMMIT only writes its frames to the write-ahead log; a commit's Promise then resolves once
  * an fdatasync of the log that started after the COMMIT has returned: the promise of synchronous=FULL (a commit the
  * bridge acts on is on disk), while the thread maps, sends and reads answers during the sync instead of waiting
- * in it. Commits made while a sync runs share the next one. With FULL, a night of 300 files held the main thread
- * 1.6 s of 7.5 s in COMMIT, and 9.8 s of 15.4 s on a disk whose sync takes ~4 ms, where this takes 8.7 s
- * (docs/performance.md). SQLite itself syncs the log before a checkpoint copies it into the database file and
- * the database file after, in either mode, and keeps the file consistent after a power loss in NORMAL: what NORMAL
- * alone would lose, the last commits, is what is synced here before anyone learns of them.
+ * in it. Commits made while a sync runs share the next one. With FULL, a night of small files held the main thread in
+ * COMMIT for a good part of the night, and for most of it on a disk with slow syncs, where this took little more than
+ * half as long (docs/performance.md, "Settings chosen by measurement"). SQLite itself syncs the log before a
+ * checkpoint copies it into the database file and the database file after, in either mode, and keeps the file
+ * consistent after a power loss in NORMAL: what NORMAL alone would lose, the last commits, is what is synced here
+ * before anyone learns of them.
  */
 export class WalSync {
   #file: Promise<FileHandle> | undefined;

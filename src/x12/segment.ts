@@ -1,0 +1,91 @@
+import type { Delimiters } from './syntax.js';
+
+/** Where a segment sits: in the file, and in its envelopes. */
+export interface SegmentPosition {
+  /** The file's name, when the reader was given it. */
+  file: string | undefined;
+  /** 1 for the file's first interchange, 2 for the next (a mailbox holds several). */
+  interchangeIndex: number;
+  /** The interchange control number (ISA13) as written. */
+  interchange: string;
+  /** The group control number (GS06), from GS through GE; undefined outside a group. */
+  group: string | undefined;
+  /** The transaction set control number (ST02), from ST through SE; undefined outside a set. */
+  set: string | undefined;
+  /** The segment's position in its set, ST being 1 (what SE01 counts and AK302 names); 0 outside a set. */
+  index: number;
+  /** The byte offset of the segment's first character in the file. */
+  offset: number;
+}
+
+/**
+ * One segment: its id and elements as read, with the delimiters of its interchange. `fields[0]` is the id and
+ * `fields[n]` element n, so element numbers are the standard's (W12's element 03 is `element(3)`). Components are split
+ * on demand: most elements have one, and splitting them all would double the reader's allocations.
+ */
+export class Segment {
+  constructor(
+    readonly id: string,
+    readonly fields: readonly string[],
+    readonly delimiters: Delimiters,
+    readonly position: SegmentPosition,
+    /** Characters from the id through the terminator (the ISA must have 106). */
+    readonly length: number,
+  ) {}
+
+  /** How many elements the segment has (trailing empty ones included when written). */
+  get elementCount(): number {
+    return this.fields.length - 1;
+  }
+
+  /** Element n (1-based), `''` when absent. */
+  element(n: number): string {
+    return this.fields[n] ?? '';
+  }
+
+  /** The components of element n (1-based); one for a simple element. */
+  components(n: number): string[] {
+    return this.element(n).split(String.fromCharCode(this.delimiters.component));
+  }
+
+  /** Component c (1-based) of element n, `''` when absent. */
+  component(n: number, c: number): string {
+    return this.components(n)[c - 1] ?? '';
+  }
+
+  /** Where this segment (or one of its elements) is, for a message: see `describePlace`. */
+  place(element?: number, component?: number): string {
+    return describePlace({ ...this.position, segmentId: this.id, element, component });
+  }
+}
+
+/** What a place names: the envelopes, and optionally the segment, element and component. */
+export interface Place {
+  file?: string;
+  interchange?: string;
+  set?: string;
+  index?: number;
+  segmentId?: string;
+  element?: number;
+  component?: number;
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * The place of an error as the result file and logs name it:
+ * `NWL_4711.edi, interchange 000004711, set 0002, segment 14 (W12), element 03`. Parts that do not apply are left out
+ * (a segment outside any set is named by its id only).
+ */
+export function describePlace(place: Place): string {
+  const parts: string[] = [];
+  if (place.file !== undefined) parts.push(place.file);
+  if (place.interchange !== undefined) parts.push(`interchange ${place.interchange}`);
+  if (place.set !== undefined) parts.push(`set ${place.set}`);
+  if (place.segmentId !== undefined) {
+    parts.push(place.index !== undefined && place.index > 0 && place.set !== undefined ? `segment ${place.index} (${place.segmentId})` : `segment ${place.segmentId}`);
+  }
+  if (place.element !== undefined) parts.push(`element ${pad2(place.element)}`);
+  if (place.component !== undefined) parts.push(`component ${pad2(place.component)}`);
+  return parts.join(', ');
+}
