@@ -1,16 +1,16 @@
-import { createBlocks, type Blocks } from './blocks.js';
-import { createConsoleQueries } from './console-queries.js';
-import { searchRows } from './search.js';
-import { activity } from './activity.js';
+import { createBlocks, type Blocks } from './core/blocks.js';
+import { createConsoleQueries } from './console/console-queries.js';
+import { searchRows } from './console/search.js';
+import { activity } from './console/activity.js';
 import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from './contract.js';
-import { createDispositions } from './dispositions.js';
-import { createInbound } from './inbound.js';
-import { createFence, createLeases, type Fence, type LeaseMode } from './leases.js';
-import { createOperator } from './operator.js';
-import { createOutbound } from './outbound.js';
-import { createPrune } from './prune.js';
-import { createReads, type StorageStats } from './reads.js';
-import type { SqlPort } from './sql.js';
+import { createDispositions } from './inbound/dispositions.js';
+import { createInbound } from './inbound/inbound.js';
+import { createFence, createLeases, type Fence, type LeaseMode } from './leases/leases.js';
+import { createOperator } from './admin/operator.js';
+import { createOutbound } from './outbound/outbound.js';
+import { createPrune } from './admin/prune.js';
+import { createReads, type StorageStats } from './admin/reads.js';
+import type { SqlPort } from './core/sql.js';
 
 /** What an engine brings to the journal's logic: its port, where it lives, and how it closes. */
 export interface Engine {

@@ -1,15 +1,15 @@
-import type { AllOkRequest, BlockIndexOf, PackedBatch, PackedOkOutcomes } from './block-pack.js';
+import type { AllOkRequest, BlockIndexOf, PackedBatch, PackedOkOutcomes } from './core/block-pack.js';
 import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
-} from './console-queries.js';
-import type { SearchOptions, SearchPage } from './search.js';
-import type { ActivityBucket, ActivityQuery } from './activity.js';
-import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './reads.js';
+} from './console/console-queries.js';
+import type { SearchOptions, SearchPage } from './console/search.js';
+import type { ActivityBucket, ActivityQuery } from './console/activity.js';
+import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
   ExportStatus, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
   PruneOptions, PruneReport, RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
-} from './types.js';
+} from './core/types.js';
 
 /*
  * The journal's contract: what the bridge asks of its memory, by role. The pipeline, exports, service, console and
@@ -166,7 +166,7 @@ export interface ConsolePages {
   /** The file list: files and file events (duplicates, refusals before a claim) newest first, one keyset page. */
   listFileLines(filter: FileLineFilter): Promise<FileLinePage>;
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
-  fileRows(fileId: number, options: { status?: import('./types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
+  fileRows(fileId: number, options: { status?: import('./core/types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
   /** A file's failed rows: those a re-drive sends again (as `retryable` yields them) and those the mapping rejected. */
   failedRows(fileId: number): Promise<FailedRowCounts>;

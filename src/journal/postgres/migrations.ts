@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { newerSchemaError } from '../rows.js';
-import { upgradeLegacyRows, type MigrationStep } from '../upgrade.js';
+import { newerSchemaError } from '../core/rows.js';
+import { upgradeLegacyRows, type MigrationStep } from '../core/upgrade.js';
 import { inTransaction, numberedPlaceholders } from './port.js';
 
 /**
@@ -168,7 +168,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX operator_actions_file ON operator_actions (file_id, id);
   `,
   `
-  -- Several instances on one journal: SQLite's migration 7, column for column (src/journal/leases.ts).
+  -- Several instances on one journal: SQLite's migration 7, column for column (src/journal/leases/leases.ts).
   CREATE TABLE instances (
     id TEXT PRIMARY KEY,
     host TEXT NOT NULL,
@@ -191,7 +191,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX job_ticks_open ON job_ticks (owner) WHERE done_at IS NULL;
   `,
   `
-  -- A re-drop handled by one instance: SQLite's migration 8, column for column (src/journal/leases.ts).
+  -- A re-drop handled by one instance: SQLite's migration 8, column for column (src/journal/leases/leases.ts).
   ALTER TABLE file_events ADD COLUMN lease_owner TEXT, ADD COLUMN lease_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN lease_until TEXT;
   UPDATE file_events SET disposed_to = 'unknown' WHERE kind = 'duplicate' AND disposed_to IS NULL AND id NOT IN (
     SELECT max(id) FROM file_events WHERE kind = 'duplicate' AND disposed_to IS NULL GROUP BY drop_name, name, original_file_id);

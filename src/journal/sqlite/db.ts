@@ -2,8 +2,8 @@ import { dirname, resolve } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { WisbridgeError } from '../../errors.js';
-import { newerSchemaError } from '../rows.js';
-import type { MigrationStep } from '../upgrade.js';
+import { newerSchemaError } from '../core/rows.js';
+import type { MigrationStep } from '../core/upgrade.js';
 import { MIGRATION_STEPS, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;

@@ -1,4 +1,4 @@
-import { upgradeLegacyRows, type MigrationStep } from '../upgrade.js';
+import { upgradeLegacyRows, type MigrationStep } from '../core/upgrade.js';
 
 /**
  * Forward-only migrations of the journal schema. Index i holds the SQL that brings a journal from
@@ -203,7 +203,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   `
   -- Several instances on one journal (PostgreSQL; a SQLite journal serves one, and refuses a second): who runs, the
-  -- lease each file is worked under and the scheduled ticks run once across them (src/journal/leases.ts). A lease is
+  -- lease each file is worked under and the scheduled ticks run once across them (src/journal/leases/leases.ts). A lease is
   -- an owner (instance id), a fencing token that grows with every new owner (every write for the file checks it) and
   -- an expiry by the database clock, renewed by the owner's heartbeat.
   CREATE TABLE instances (

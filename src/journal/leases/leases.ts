@@ -1,10 +1,10 @@
-import { WisbridgeError } from '../errors.js';
-import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from './contract.js';
-import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from './reads.js';
-import { stateError } from './rows.js';
+import { WisbridgeError } from '../../errors.js';
+import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from '../contract.js';
+import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from '../admin/reads.js';
+import { stateError } from '../core/rows.js';
 import { LEASE_STATEMENTS } from './leases-sql.js';
-import type { SqlPort, SqlValue } from './sql.js';
-import type { FileStatus } from './types.js';
+import type { SqlPort, SqlValue } from '../core/sql.js';
+import type { FileStatus } from '../core/types.js';
 
 /*
  * Several instances on one journal. A file's lease is three columns of its row: the owner (an instance id), a fencing

@@ -1,4 +1,4 @@
-import { resultFileName } from '../util/file-name.js';
+import { resultFileName } from '../../util/file-name.js';
 import { unpackDocs } from './blocks.js';
 import { blockIndex, INDEX_PARTS } from './search-index.js';
 

@@ -1,4 +1,4 @@
-import type { SqlPort } from './sql.js';
+import type { SqlPort } from '../core/sql.js';
 
 export type FileEventKind = 'duplicate' | 'rejected';
 

@@ -1,8 +1,8 @@
-import { messagesJson, parseMessages, stateError } from './rows.js';
+import { messagesJson, parseMessages, stateError } from '../core/rows.js';
 import type {
   Acknowledgement, AckPolicy, AckStatus, BeginExportInput, ExportFile, ExportKind, ExportRecord, ExportRecordInput, ExportStatus,
-} from './types.js';
-import { sqlList, takeTurn, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
+} from '../core/types.js';
+import { sqlList, takeTurn, type SqlDialect, type SqlPort, type SqlValue } from '../core/sql.js';
 
 interface ExportRow {
   id: number;

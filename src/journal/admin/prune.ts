@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { TOKEN_PARTS } from './blocks.js';
+import { TOKEN_PARTS } from '../core/blocks.js';
 import type { InboundOn, InboundReads } from './operator.js';
-import type { SqlPort } from './sql.js';
-import type { PruneOptions, PruneReport } from './types.js';
+import type { SqlPort } from '../core/sql.js';
+import type { PruneOptions, PruneReport } from '../core/types.js';
 
 /** Rows deleted per transaction: each commit is short, and the event loop gets a turn between two. */
 const ROW_CHUNK = 5000;

@@ -1,4 +1,4 @@
-import { NamedStatement, sqlList, sqlNowIso, sqlNowPlusMsIso, type SqlDialect } from './sql.js';
+import { NamedStatement, sqlList, sqlNowIso, sqlNowPlusMsIso, type SqlDialect } from '../core/sql.js';
 
 // The leases' statements (leases.ts) as text, per dialect; every time in them is the database's clock.
 

@@ -1,9 +1,9 @@
-import { blockItemStatus, type PackedDoc } from './blocks.js';
-import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
-import { IndexProbe } from './search-index.js';
+import { blockItemStatus, type PackedDoc } from '../core/blocks.js';
+import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from '../core/rows.js';
+import { IndexProbe } from '../core/search-index.js';
 import { elementsAt, normalizeTerm, resultOf } from './search-terms.js';
-import { sqlList, sqlPosition, type SqlDialect, type SqlPort } from './sql.js';
-import type { FileStatus, ItemStatus, RequestStatus } from './types.js';
+import { sqlList, sqlPosition, type SqlDialect, type SqlPort } from '../core/sql.js';
+import type { FileStatus, ItemStatus, RequestStatus } from '../core/types.js';
 
 /** One row of one file that carried the term. */
 export interface SearchHit {
