@@ -3,6 +3,7 @@ import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { ConsoleJournal, Resolution } from '../journal/index.js';
 import { errorFileName, openResultFile, redriveFile, resolveRows } from '../pipeline/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
+import { describeForConsole } from './paths.js';
 import type { ConsoleSource } from './source.js';
 
 /**
@@ -31,7 +32,7 @@ async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Pr
       result = { ok: true, message: await run() };
     } catch (error) {
       if (!isWisbridgeError(error)) throw error;
-      result = { ok: false, message: describeError(error) };
+      result = { ok: false, message: describeForConsole(error, source.runtime.loaded) };
     }
     return { ...result, actionId: await record(source.runtime, entry, 'console', result) };
   });
@@ -102,7 +103,7 @@ const REASON_SUFFIX = '.error.txt';
  */
 export async function checkReprocessable(source: ConsoleSource, dropKey: string, name: string): Promise<void> {
   const { config } = source.runtime.loaded;
-  if (!(dropKey in config.drops) || !config.inbound.some((j) => j.drop === dropKey)) throw new WisbridgeError('USAGE', `"${dropKey}" is not a drop an inbound job reads: nothing to re-process`);
+  if (!Object.hasOwn(config.drops, dropKey) || !config.inbound.some((j) => j.drop === dropKey)) throw new WisbridgeError('USAGE', `"${dropKey}" is not a drop an inbound job reads: nothing to re-process`);
   if (name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) {
     throw new WisbridgeError('USAGE', `"${name}" is not a file name of the error/ folder (no folders, no ..): only files listed on the Rejected page can be re-processed`);
   }
@@ -135,10 +136,13 @@ export async function acknowledge(source: ConsoleSource, alertId: number, actor:
   });
 }
 
-/** The file's result file from the outbox, or rebuilt from the journal when it is not there (any more). Recorded as a download. */
-export async function download(source: ConsoleSource, fileId: number, actor: string): Promise<{ name: string; stream: Readable }> {
-  const { name, stream, from } = await openResultFile(source.runtime, fileId);
+/** The file's result file from the outbox, or rebuilt from the journal when it is not there (any more). */
+export function openDownload(source: ConsoleSource, fileId: number): Promise<{ name: string; stream: Readable; from: 'outbox' | 'journal' }> {
+  return openResultFile(source.runtime, fileId);
+}
+
+/** A result file handed to an operator (its headers sent, its bytes about to follow): recorded as a download. */
+export async function recordDownload(source: ConsoleSource, fileId: number, opened: { name: string; from: string }, actor: string): Promise<void> {
   const journal = await source.runtime.journal();
-  await journal.console.recordAction({ action: 'download', fileId, target: name, actor, via: 'console', detail: `from the ${from}`, outcome: 'ok' });
-  return { name, stream };
+  await journal.console.recordAction({ action: 'download', fileId, target: opened.name, actor, via: 'console', detail: `from the ${opened.from}`, outcome: 'ok' });
 }

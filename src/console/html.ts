@@ -125,8 +125,8 @@ export interface PageOptions {
   body: Html;
   /** Shown as signed-in user. */
   who?: string;
-  /** A sign-out button (bearer-token sessions). */
-  signOut?: boolean;
+  /** A sign-out button (bearer-token sessions), its form carrying this session's form token. */
+  signOut?: string;
 }
 
 const NAV: Array<[string, string]> = [
@@ -141,7 +141,7 @@ export function page(options: PageOptions): string {
 <body><header><strong>wisbridge</strong>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}
 <form method="get" action="/console/search" class="search" role="search"><input type="search" name="q" placeholder="where is… (key, SKU, order, reference)" aria-label="search rows across files" maxlength="64"></form>
 <span class="small who">${options.who ?? ''}</span>${options.signOut
-    ? html`<form method="post" action="/console/logout" style="margin:0"><button type="submit" class="small" id="sign-out">sign out</button></form>` : ''}</header>
+    ? html`<form method="post" action="/console/logout" style="margin:0"><input type="hidden" name="session_csrf" value="${options.signOut}"><button type="submit" class="small" id="sign-out">sign out</button></form>` : ''}</header>
 <main><h1>${options.title}</h1>${options.body}</main></body></html>`.text;
 }
 

@@ -32,7 +32,9 @@ export async function overviewCharts(journal: Pick<OperatorActions, 'console'>):
 /** The charts of a range (24h, 7d, 30d) for every job or one: buckets end with the current hour (day). */
 async function charts(source: ConsoleSource, journal: Pick<OperatorActions, 'console'>, url: URL, now = Date.now()) {
   const { config } = source.runtime.loaded;
-  const range: RangeName = (url.searchParams.get('range') ?? '') in RANGES ? (url.searchParams.get('range') as RangeName) : '24h';
+  // Own keys only: `__proto__`, `constructor` or `toString` are not ranges.
+  const asked = url.searchParams.get('range') ?? '';
+  const range: RangeName = Object.hasOwn(RANGES, asked) ? (asked as RangeName) : '24h';
   const { unit, buckets } = RANGES[range];
   const step = unit === 'hour' ? 3_600_000 : 86_400_000;
   const from = new Date(Math.floor(now / step) * step - (buckets - 1) * step).toISOString();

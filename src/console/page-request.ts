@@ -5,7 +5,8 @@ import type { ConsoleSource } from './source.js';
 /** What a page (GET or HEAD) is answered with. */
 export interface PageRequest extends Request {
   source: ConsoleSource;
-  signOut: boolean;
+  /** The sign-out form's token, for a session signed in on the login page. */
+  signOut: string | undefined;
   show(title: string, body: Html): void;
   notFound(message: string, back: { href: string; label: string }): void;
   /** The session's form token (the file page's forms). */

@@ -9,7 +9,8 @@ const BODY_LIMIT = 16 * 1024;
 export const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Other sites get no referrer; the console's own forms carry their Origin (no-referrer would make it "null").
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 };
 
@@ -28,13 +29,39 @@ export function send(res: ServerResponse, status: number, body: string, type = '
   res.writeHead(status, { 'content-type': type, ...SECURITY_HEADERS, ...headers }).end(body);
 }
 
-export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  let body = '';
-  for await (const chunk of req) {
-    body += chunk;
-    if (body.length > BODY_LIMIT) throw new Error('form too large');
-  }
-  return new URLSearchParams(body);
+/**
+ * The form of a POST, or undefined when its body is over the limit (a declared length is refused unread). What was
+ * read is kept as bytes and decoded once: a character split between chunks stays whole.
+ */
+export function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= BODY_LIMIT) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      req.pause();
+      resolve(undefined);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => onError(new Error('the client went away before its form was read'));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 /** A console address: an exact path or a pattern whose groups are the handler's parameters, and what answers it. */

@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import { describeError, isWisbridgeError } from '../errors.js';
+import { isWisbridgeError } from '../errors.js';
 import type { ItemStatus } from '../journal/index.js';
 import { findJobOfFile } from '../pipeline/index.js';
 import * as actions from './actions.js';
@@ -10,6 +10,8 @@ import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, file
 import { actionResultPage, alertsPage, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
 import { enumParam, intParam, SECURITY_HEADERS, send, type ConsoleSide, type Request, type Route } from './respond.js';
 import type { PageRequest } from './page-request.js';
+import { describeForConsole } from './paths.js';
+import { contentDisposition } from './disposition.js';
 import type { ConsoleSource } from './source.js';
 
 // The console's addresses as tables (one row per address: its path, and the handler that answers it), and the pages
@@ -85,7 +87,7 @@ async function reprocessPage(c: PageRequest): Promise<void> {
   if (refused) {
     return send(c.res, isWisbridgeError(refused, 'DROP_NOT_FOUND') ? 404 : 400, page({
       title: 'Re-process a rejected file', who: c.who.name, signOut: c.signOut,
-      body: messagePage('bad', `Not re-processed: ${describeError(refused)}`, { href: '/console/rejected', label: 'back to the rejected files' }),
+      body: messagePage('bad', `Not re-processed: ${describeForConsole(refused, c.source.runtime.loaded)}`, { href: '/console/rejected', label: 'back to the rejected files' }),
     }));
   }
   const action = `/console/rejected/reprocess?drop=${encodeURIComponent(drop)}&name=${encodeURIComponent(name)}`;
@@ -104,11 +106,18 @@ async function filePageOf(c: PageRequest, fileId: number): Promise<void> {
   c.show(file.name, filePage({ file, failed, rows, status, csrf: c.csrf, job, actions: await c.journal.console.listActions({ fileId, limit: 20 }) }));
 }
 
+/** The result file as an attachment; a HEAD gets the headers only and is not recorded as a download. */
 async function downloadResult(c: PageRequest, fileId: number): Promise<void> {
   await c.journal.getFile(fileId);
-  const { name, stream } = await actions.download(c.source, fileId, c.who.name);
-  c.res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`, ...SECURITY_HEADERS });
-  await pipeline(stream, c.res);
+  const opened = await actions.openDownload(c.source, fileId);
+  c.res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': contentDisposition(opened.name), ...SECURITY_HEADERS });
+  if (c.req.method === 'HEAD') {
+    opened.stream.destroy();
+    c.res.end();
+    return;
+  }
+  await actions.recordDownload(c.source, fileId, opened, c.who.name);
+  await pipeline(opened.stream, c.res);
 }
 
 async function redrivePage(c: PageRequest, fileId: number): Promise<void> {
@@ -255,7 +264,7 @@ async function rejectedFiles(source: ConsoleSource): Promise<{ entries: Rejected
         entries.push({ drop: key, name: e.name, size: e.size, mtimeMs: e.mtimeMs, reason });
       }
     } catch (error) {
-      problems.push(`drop ${key}: ${describeError(error)}`);
+      problems.push(`drop ${key}: ${describeForConsole(error, source.runtime.loaded)}`);
     }
   }
   return { entries: entries.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, 500), problems };
@@ -263,7 +272,12 @@ async function rejectedFiles(source: ConsoleSource): Promise<{ entries: Rejected
 
 /** Server-sent events: the in-progress list every second until the browser goes away. */
 function events(source: ConsoleSource, r: Request): void {
-  r.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  // Its data names partner files: the same headers as every page.
+  r.res.writeHead(200, { 'content-type': 'text/event-stream', ...SECURITY_HEADERS, connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  if (r.req.method === 'HEAD') {
+    r.res.end();
+    return;
+  }
   const push = () => r.res.write(`event: progress\ndata: ${JSON.stringify(source.progress.snapshot())}\n\n`);
   push();
   const timer = setInterval(push, 1000);

@@ -7,38 +7,60 @@ import { LIVE_SCRIPT } from './live-script.js';
 import { loginPage, messagePage } from './pages-misc.js';
 import type { ConsoleSource } from './source.js';
 import { ACTIONS, PAGES } from './routes.js';
+import { foreignOrigin, overHttps } from './origin.js';
+import { describeForConsole } from './paths.js';
 import { readForm, route, send, SECURITY_HEADERS, type Request } from './respond.js';
+import { targetOf } from './target.js';
 
 /** Handles /console/… on the bridge's HTTP listener; false for any other path. `auth` undefined: the console is off. */
 export function createConsoleHandler(source: ConsoleSource, auth: ConsoleAuth | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://console');
-    if (url.pathname === '/' && auth) {
+    const target = targetOf(req);
+    if (target.kind === 'refused') {
+      send(res, 400, 'not a canonical path: ask without ".", "..", "%2e" segments, backslashes or doubled slashes\n', 'text/plain; charset=utf-8');
+      return true;
+    }
+    if (target.kind === 'other') {
+      if (target.url.pathname !== '/' || !auth) return false;
       res.writeHead(303, { location: '/console' }).end();
       return true;
     }
-    if (url.pathname !== '/console' && !url.pathname.startsWith('/console/')) return false;
     if (!auth) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('the console is off: add a console: section to the configuration (docs/console.md)\n');
       return true;
     }
-    handle(source, auth, req, res, url).catch((error: unknown) => {
-      source.runtime.logger.error({ err: describeError(error), path: url.pathname }, 'console request failed');
-      if (!res.headersSent) send(res, isWisbridgeError(error, 'JOURNAL_STATE') ? 404 : 500, page({ title: 'Error', body: messagePage('bad', isWisbridgeError(error) ? describeError(error) : 'internal error (see the bridge log)', { href: '/console', label: 'overview' }) }));
+    handle(source, auth, req, res, target.url, target.path).catch((error: unknown) => {
+      source.runtime.logger.error({ err: describeError(error), path: target.path }, 'console request failed');
+      const shown = isWisbridgeError(error) ? describeForConsole(error, source.runtime.loaded) : 'internal error (see the bridge log)';
+      if (!res.headersSent) send(res, isWisbridgeError(error, 'JOURNAL_STATE') ? 404 : 500, page({ title: 'Error', body: messagePage('bad', shown, { href: '/console', label: 'overview' }) }));
       else res.end();
     });
     return true;
   };
 }
 
-async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  const path = url.pathname.replace(/\/+$/, '') || '/console';
+const refusedPage = (message: string) => page({ title: 'Refused', body: messagePage('bad', message, { href: '/console', label: 'overview' }) });
+
+async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
   if (path === '/console/static/live.js') return send(res, 200, LIVE_SCRIPT, 'text/javascript; charset=utf-8');
+  const trustProxy = source.runtime.loaded.config.console?.trust_proxy ?? false;
+  let form: URLSearchParams | undefined;
+  if (req.method === 'POST') {
+    // Before any sign-in work: an oversized form is refused (the connection closed, the rest unread), and so is a
+    // POST a page of another site made the browser send, whatever credentials came with it.
+    form = await readForm(req);
+    if (!form) return send(res, 413, 'the form is larger than the console takes (16 KiB): nothing was done\n', 'text/plain; charset=utf-8', { connection: 'close' });
+    const foreign = foreignOrigin(req, trustProxy);
+    if (foreign !== undefined) {
+      source.runtime.logger.warn({ path, origin: foreign }, 'console: a POST sent from another site was refused');
+      return send(res, 403, refusedPage(`this form was sent from another site (${foreign}), not from the console: nothing was done`));
+    }
+  }
   if (path === '/console/login' && auth.kind === 'bearer') {
-    if (req.method !== 'POST') return send(res, 200, page({ title: 'Sign in', body: loginPage(false) }));
-    const session = auth.login((await readForm(req)).get('token') ?? '');
+    if (!form) return send(res, 200, page({ title: 'Sign in', body: loginPage(false) }));
+    const session = auth.login(form.get('token') ?? '');
     if (!session) return send(res, 401, page({ title: 'Sign in', body: loginPage(true) }));
-    res.writeHead(303, { location: '/console', 'set-cookie': `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/console; Max-Age=${auth.sessionSeconds}` }).end();
+    res.writeHead(303, { location: '/console', 'set-cookie': sessionCookie(session, auth.sessionSeconds, overHttps(req, trustProxy)) }).end();
     return;
   }
   const who = auth.check(req);
@@ -51,9 +73,10 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
     return send(res, 401, 'sign in to the wisbridge console\n', 'text/plain');
   }
   const r: Request = { req, res, url, who, journal: await source.runtime.journal() };
-  if (req.method === 'POST') return post(source, auth, r, path);
+  if (form) return post(source, auth, r, path, form);
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', 'text/plain', { allow: 'GET, POST' });
-  const signOut = who.id.startsWith('session:');
+  // Sessions get a sign-out button; its form carries the session's form token.
+  const signOut = who.id.startsWith('session:') ? auth.csrfToken(who) : undefined;
   const found = route(PAGES, path);
   if (!found) return send(res, 404, page({ title: 'Not found', body: messagePage('bad', `no console page at ${path}`, { href: '/console', label: 'overview' }), who: who.name }));
   return found.route.handle({
@@ -66,17 +89,23 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
   }, found.params);
 }
 
-async function post(source: ConsoleSource, auth: ConsoleAuth, r: Request, path: string): Promise<void> {
-  const form = await readForm(r.req);
+/** The session cookie (`Secure` when the browser reached the console over HTTPS, as a trusted proxy says). */
+function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/console; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+async function post(source: ConsoleSource, auth: ConsoleAuth, r: Request, path: string, form: URLSearchParams): Promise<void> {
   if (path === '/console/logout') {
+    // A link or another site's form cannot sign an operator out: the session's form token is required.
+    if (!auth.checkCsrf(r.who, form.get('session_csrf') ?? undefined)) return send(r.res, 403, refusedPage('sign-out refused: the form is stale or came from elsewhere; open a page and use its sign-out button'));
     auth.logout(r.req);
-    r.res.writeHead(303, { location: '/console/login', 'set-cookie': `${SESSION_COOKIE}=; Path=/console; Max-Age=0` }).end();
+    r.res.writeHead(303, { location: '/console/login', 'set-cookie': sessionCookie('', 0, false) }).end();
     return;
   }
   const tokens = tokensOf(auth);
   const taken = tokens.take(r.who.id, actionKey(r.url), form.get('csrf') ?? undefined);
   if (taken.kind === 'invalid') {
-    return send(r.res, 403, page({ title: 'Refused', body: messagePage('bad', 'the form is stale or came from elsewhere (CSRF check failed): open the page again', { href: '/console', label: 'overview' }) }));
+    return send(r.res, 403, refusedPage('the form is stale or came from elsewhere (CSRF check failed): open the page again'));
   }
   if (taken.kind !== 'fresh') {
     const message = taken.kind === 'expired' ? 'This form has expired: nothing was done. Open the page again.'

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
+import { targetOf } from './target.js';
 
 /** What a refused sign-in is counted as: wrong credentials, or an attempt refused unchecked because its client was throttled. */
 export type SignInRefusal = 'refused' | 'throttled';
@@ -114,10 +115,11 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => boolean;
  */
 export function throttledSignIns(handler: Handler, throttle: SignInThrottle): Handler {
   return (req, res) => {
-    const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
-    if (path !== '/console' && !path.startsWith('/console/')) return handler(req, res);
+    // The route as the console's router sees it: a spelling it refuses is answered 400 unchecked, not throttled.
+    const target = targetOf(req);
+    if (target.kind !== 'console') return handler(req, res);
     const header = req.headers.authorization;
-    const login = path === '/console/login' && req.method === 'POST';
+    const login = target.path === '/console/login' && req.method === 'POST';
     if (!login && header === undefined) return handler(req, res);
     const wait = throttle.refuse(req);
     if (wait) {

@@ -42,8 +42,14 @@ describe('console: access', () => {
     expect(cookie).not.toContain(CONSOLE_TOKEN);
     const withCookie = await fetch(`${b.url}/console/files`, { headers: { cookie: cookie.split(';')[0] } });
     expect(withCookie.status).toBe(200);
-    expect(await withCookie.text()).toContain('id="sign-out"');
-    const out = await fetch(`${b.url}/console/logout`, { method: 'POST', headers: { cookie: cookie.split(';')[0] }, redirect: 'manual' });
+    const signedIn = await withCookie.text();
+    expect(signedIn).toContain('id="sign-out"');
+    // Signing out takes the session's own token, from the sign-out form of a page.
+    const sessionToken = /name="session_csrf" value="([^"]+)"/.exec(signedIn)![1]!;
+    const out = await fetch(`${b.url}/console/logout`, {
+      method: 'POST', redirect: 'manual', body: `session_csrf=${encodeURIComponent(sessionToken)}`,
+      headers: { cookie: cookie.split(';')[0]!, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(out.headers.get('location')).toBe('/console/login');
     expect((await fetch(`${b.url}/console/files`, { headers: { cookie: cookie.split(';')[0] } })).status).toBe(401);
     expect((await anonymous.post('/console/login', { token: 'nope' })).status).toBe(401);
