@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateJournal } from '../src/journal/copy.js';
+import { migrateJournal } from '../src/journal/admin/copy.js';
 import { openJournal, type NewItem } from '../src/journal/index.js';
 import { freshDatabase, startPostgres } from '../test/support/postgres.js';
 

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { fitName } from '../util/file-name.js';
 import { isWisbridgeError, WisbridgeError, type AtDrop, type ErrorCode, type ErrorDetailsByCode } from '../errors.js';
 
 /** The four folders of a drop; each maps to a configurable path (options `inbox`, `outbox`, `archive`, `error`). */
@@ -95,26 +95,7 @@ export function assertPlainName(drop: string, name: string): void {
   }
 }
 
-/** The longest file name (bytes) Linux file systems and OpenSSH accept. */
-export const NAME_MAX_BYTES = 255;
-
-/**
- * `base + suffix` within NAME_MAX_BYTES: a base too long is cut (on a character boundary) and marked with eight
- * hex digits of its sha256, so that two long names cut alike still get different results.
- */
-export function fitName(base: string, suffix: string): string {
-  const whole = base + suffix;
-  if (Buffer.byteLength(whole) <= NAME_MAX_BYTES) return whole;
-  const mark = `~${createHash('sha256').update(base).digest('hex').slice(0, 8)}`;
-  let room = NAME_MAX_BYTES - Buffer.byteLength(suffix) - mark.length;
-  let cut = '';
-  for (const char of base) {
-    room -= Buffer.byteLength(char);
-    if (room < 0) break;
-    cut += char;
-  }
-  return cut + mark + suffix;
-}
+export { fitName, NAME_MAX_BYTES } from '../util/file-name.js';
 
 /** The temporary name a write uses: a dot-file ending in .tmp, ignored by every watcher, never over the name limit. */
 export function temporaryNameFor(name: string): string {

@@ -1,16 +1,16 @@
-import { createBlocks, type Blocks } from './blocks.js';
-import { createConsoleQueries } from './console-queries.js';
-import { searchRows } from './search.js';
-import { activity } from './activity.js';
+import { createBlocks, type Blocks } from './core/blocks.js';
+import { createConsoleQueries } from './console/console-queries.js';
+import { searchRows } from './console/search.js';
+import { activity } from './console/activity.js';
 import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from './contract.js';
-import { createDispositions } from './dispositions.js';
-import { createInbound } from './inbound.js';
-import { createFence, createLeases, type Fence, type LeaseMode } from './leases.js';
-import { createOperator } from './operator.js';
-import { createOutbound } from './outbound.js';
-import { createPrune } from './prune.js';
-import { createReads, type StorageStats } from './reads.js';
-import type { SqlPort } from './sql.js';
+import { createDispositions } from './inbound/dispositions.js';
+import { createInbound } from './inbound/inbound.js';
+import { createFence, createLeases, type Fence, type LeaseMode } from './leases/leases.js';
+import { createOperator } from './admin/operator.js';
+import { createOutbound } from './outbound/outbound.js';
+import { createPrune } from './admin/prune.js';
+import { createReads, type StorageStats } from './admin/reads.js';
+import type { SqlPort } from './core/sql.js';
 
 /** What an engine brings to the journal's logic: its port, where it lives, and how it closes. */
 export interface Engine {
@@ -24,10 +24,36 @@ export interface Engine {
 
 type Methods = Omit<JournalContract, keyof import('./contract.js').JournalLifecycle | 'transaction' | 'console'>;
 
-/** The journal's roles, in the order their methods are merged (a later role's method of the same name wins). */
+/** The journal's roles: each builds its own methods, and no two share a name (RoleClashes below). */
 const ROLES = ['inbound', 'operator', 'outbound', 'dispositions', 'reads', 'prune', 'leases'] as const;
 type Role = (typeof ROLES)[number];
-type Roles = (role: Role) => object;
+type Roles = <R extends Role>(role: R) => RoleMethods[R];
+
+/** What each role builds. */
+interface RoleMethods {
+  inbound: ReturnType<typeof createInbound>;
+  operator: ReturnType<typeof createOperator>;
+  outbound: ReturnType<typeof createOutbound>;
+  dispositions: ReturnType<typeof createDispositions>;
+  reads: ReturnType<typeof createReads>;
+  prune: ReturnType<typeof createPrune>;
+  leases: ReturnType<typeof createLeases>;
+}
+
+/** The method names two roles both define, as `role.name` (never, when every name has one role). */
+type RoleClashes = { [A in Role]: { [B in Exclude<Role, A>]: `${A}.${keyof RoleMethods[A] & keyof RoleMethods[B] & string}` }[Exclude<Role, A>] }[Role];
+/** Every role's methods together: exactly the contract's methods (checked both ways below). */
+type AllRoleMethods = RoleMethods[Role] extends infer M ? (M extends unknown ? (x: M) => void : never) extends (x: infer I) => void ? I : never : never;
+
+/*
+ * Compile-time checks of the composition: a method name defined by two roles fails the build here (one would
+ * silently replace the other at run time), and so does a contract method no role builds or a role method the
+ * contract lacks.
+ */
+const noClash: [RoleClashes] extends [never] ? true : { clash: RoleClashes } = true;
+const complete: [Exclude<keyof Methods, keyof AllRoleMethods>] extends [never] ? true : { missing: Exclude<keyof Methods, keyof AllRoleMethods> } = true;
+const nothingExtra: [Exclude<keyof AllRoleMethods, keyof Methods>] extends [never] ? true : { extra: Exclude<keyof AllRoleMethods, keyof Methods> } = true;
+void [noClash, complete, nothingExtra];
 
 /**
  * The journal's logic over one SqlPort, the engine's own or one unit of work on it (`inUnit`), one role at a time:
@@ -41,8 +67,8 @@ function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageSt
   const blocksOf = () => (blocks ??= createBlocks(sql));
   const fenceOf = () => (fence === null ? (fence = lease && createFence(sql, lease, inUnit)) : fence);
   // Inside a unit of work the operator and prune read files' summaries through its port: the outer one would wait.
-  const inboundOn = (t: SqlPort) => (t === sql ? (role('inbound') as ReturnType<typeof createInbound>) : createInbound(t, now, createBlocks(t)));
-  const make: Record<Role, () => object> = {
+  const inboundOn = (t: SqlPort) => (t === sql ? role('inbound') : createInbound(t, now, createBlocks(t)));
+  const make: { [R in Role]: () => RoleMethods[R] } = {
     inbound: () => createInbound(sql, now, blocksOf(), fenceOf()),
     operator: () => createOperator(sql, now, inboundOn, blocksOf(), fenceOf()),
     outbound: () => createOutbound(sql, now),
@@ -51,17 +77,17 @@ function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageSt
     prune: () => createPrune(sql, now, inboundOn),
     leases: () => createLeases(sql, lease, now),
   };
-  const built = new Map<Role, object>();
-  function role(name: Role): object {
-    let made = built.get(name);
-    if (!made) built.set(name, (made = make[name]()));
-    return made;
+  const built: Partial<RoleMethods> = {};
+  function role<R extends Role>(name: R): RoleMethods[R] {
+    return (built[name] ??= make[name]());
   }
   return role;
 }
 
-/** Every method of every role, built now: the journal's own binding, made once. */
-const allMethods = (role: Roles): Methods => Object.assign({}, ...ROLES.map(role)) as Methods;
+/** Every method of every role, built now: the journal's own binding, made once (no two roles share a name: noClash). */
+const allMethods = (role: Roles): Methods => ({
+  ...role('inbound'), ...role('operator'), ...role('outbound'), ...role('dispositions'), ...role('reads'), ...role('prune'), ...role('leases'),
+});
 
 const ROLES_OF = Symbol('roles');
 

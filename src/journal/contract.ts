@@ -1,15 +1,15 @@
-import type { AllOkRequest, BlockIndexOf, PackedBatch, PackedOkOutcomes } from './block-pack.js';
+import type { AllOkRequest, BlockIndexOf, PackedBatch, PackedOkOutcomes } from './core/block-pack.js';
 import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
-} from './console-queries.js';
-import type { SearchOptions, SearchPage } from './search.js';
-import type { ActivityBucket, ActivityQuery } from './activity.js';
-import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './reads.js';
+} from './console/console-queries.js';
+import type { SearchOptions, SearchPage } from './console/search.js';
+import type { ActivityBucket, ActivityQuery } from './console/activity.js';
+import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
   ExportStatus, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
   PruneOptions, PruneReport, RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
-} from './types.js';
+} from './core/types.js';
 
 /*
  * The journal's contract: what the bridge asks of its memory, by role. The pipeline, exports, service, console and
@@ -88,8 +88,6 @@ export interface ClaimsAndRequests {
   recordDisposition(fileId: number, where: string): Promise<void>;
   /** A file met but not claimed: a re-drop of content processed before, or a file rejected before a claim. */
   recordFileEvent(event: NewFileEvent): Promise<FileEvent>;
-  /** A duplicate of that file whose move a crash interrupted, to finish under the same names. */
-  unfinishedDuplicate(drop: string, name: string, originalFileId: number): Promise<FileEvent | undefined>;
   recordEventDisposition(eventId: number, where: string): Promise<void>;
   /**
    * The handling of a re-drop, claimed once: the first to record its duplicate event (one unfinished per drop, name
@@ -122,10 +120,8 @@ export interface OutcomesAndResults {
 /** Work lists handed to the WMS, their records and acknowledgements, cursors and file sequences. */
 export interface ExportsAndAcknowledgements {
   beginExport(input: BeginExportInput & { repeatable?: boolean }): Promise<number>;
-  beginCancellationExport(input: Omit<BeginExportInput, 'kind' | 'policy'>): Promise<number>;
   addExportRecords(exportId: number, records: readonly ExportRecordInput[], options?: { repeatable?: boolean }): Promise<void>;
   markExportWritten(exportId: number): Promise<void>;
-  markCancellationExported(exportId: number): Promise<void>;
   abandonExport(exportId: number): Promise<void>;
   unwrittenExports(workType?: string): Promise<ExportFile[]>;
   listExports(options: { workType?: string; status?: ExportStatus; limit: number }): Promise<ExportFile[]>;
@@ -170,7 +166,7 @@ export interface ConsolePages {
   /** The file list: files and file events (duplicates, refusals before a claim) newest first, one keyset page. */
   listFileLines(filter: FileLineFilter): Promise<FileLinePage>;
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
-  fileRows(fileId: number, options: { status?: import('./types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
+  fileRows(fileId: number, options: { status?: import('./core/types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
   /** A file's failed rows: those a re-drive sends again (as `retryable` yields them) and those the mapping rejected. */
   failedRows(fileId: number): Promise<FailedRowCounts>;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { Journal } from './interfaces.js';
 import { openJournal } from './journal.js';
-import type { ItemOutcome, NewItem } from './types.js';
+import type { ItemOutcome, NewItem } from './core/types.js';
 
 export { rawDatabase } from './sqlite/raw.js';
 

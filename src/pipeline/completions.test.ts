@@ -9,7 +9,7 @@ import { parseMapping, type Mapping } from '../mapping/index.js';
 import { BatchesThread } from './batches-thread.js';
 import { applyUnit, COMPLETION_WAIT_MS, CompletionQueue } from './completions.js';
 import { INDEX_WAIT_MS } from './trailing-index.js';
-import { TOKEN_PARTS } from '../journal/blocks.js';
+import { TOKEN_PARTS } from '../journal/core/blocks.js';
 import { FileBatches, type FileRequests } from './file-batches.js';
 import { UndecidedShare } from './undecided.js';
 import { Limiter } from '../util/limiter.js';

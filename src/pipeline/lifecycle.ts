@@ -5,7 +5,7 @@ import { processDropOptions, processDropService, type Drop, type FolderRole } fr
 import { WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
 import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
-import { resultFileName, resultStream, type ResultRowOverride } from './result-file.js';
+import { resultStream, type ResultRowOverride } from './result-file.js';
 import { emptyRowCounts, type RowCounts } from './types.js';
 
 /*
@@ -19,12 +19,10 @@ import { emptyRowCounts, type RowCounts } from './types.js';
 type LifecycleJournal = Pick<InboundJournal, 'recordResultName' | 'finishFile'> & ResultReads;
 
 
-/**
- * The result file's name the journal recorded for the file. A file of a journal older than result names
- * (recorded as disposed 'unknown') gets the plain `NAME.result.csv` it had then.
- */
-export function recordedResultName(file: Pick<FileRecord, 'name' | 'resultName'>): string {
-  return file.resultName ?? resultFileName(file.name);
+/** The result file's name the journal recorded for the file; none yet when it was rejected whole or is being processed. */
+export function recordedResultName(file: Pick<FileRecord, 'fileId' | 'name' | 'resultName'>): string {
+  if (file.resultName === null) throw new WisbridgeError('JOURNAL_STATE', `file ${file.fileId} (${file.name}) has no result file`, { details: { fileId: file.fileId } });
+  return file.resultName;
 }
 
 /**

@@ -14,11 +14,7 @@ export const RESULT_COLUMNS = [
   'line', 'document', 'status', 'id', 'acknowledged_at', 'shipped_at', 'move_id', 'count_number', 'returned', 'message', 'check',
 ] as const;
 
-/** `KORR_20261120.csv` → `KORR_20261120.result.csv`. */
-export function resultFileName(name: string): string {
-  const dot = name.lastIndexOf('.');
-  return fitName(dot > 0 ? name.slice(0, dot) : name, '.result.csv');
-}
+export { resultFileName } from '../util/file-name.js';
 
 /** `KORR_20261120.csv` → `KORR_20261120.csv.error.txt` (within the file name limit, see fitName). */
 export function errorFileName(name: string): string {

@@ -52,7 +52,7 @@ export const MAPPING_THREADS = 2;
 
 /**
  * What a module takes of the runtime: the parts it uses (`K`) and the journal as the role it calls (`J`, from
- * src/journal/interfaces.ts), not the whole runtime and its 61-member journal. The runtime satisfies every such type,
+ * src/journal/interfaces.ts), not the whole runtime and the whole journal (every role of JournalContract). The runtime satisfies every such type,
  * so a caller passes it as it is; the compiler keeps the module to what it declared.
  */
 export type RuntimeParts<K extends Exclude<keyof Runtime, 'journal'> = never, J = never> =

@@ -42,7 +42,7 @@ const INDEX_EXCEPTIONS: Readonly<Record<string, string>> = {
   // journal/postgres/index.ts imports pg; its connection settings (connect.ts) and migrations do not, so a bridge on
   // SQLite never loads pg (journal.ts imports the index only when the journal is on PostgreSQL).
   'src/journal/index.ts': 'exports the PostgreSQL connection settings without loading pg',
-  'src/journal/reach.ts': 'checks a PostgreSQL journal, loading pg only then',
+  'src/journal/admin/reach.ts': 'checks a PostgreSQL journal, loading pg only then',
 };
 
 interface ImportEdge {

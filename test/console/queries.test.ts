@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consoleSql, fileEventListSql, fileListSql, type RowView, type SqlQuery } from '../../src/journal/console-queries.js';
+import { consoleSql, fileEventListSql, fileListSql, type RowView, type SqlQuery } from '../../src/journal/console/console-queries.js';
 import type { Journal } from '../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes, rawDatabase, useTestJournal } from '../../src/journal/test-support.js';
 

@@ -8,7 +8,7 @@
  */
 import { writeSync } from 'node:fs';
 import { openJournal } from '../../src/journal/journal.js';
-import type { NewItem } from '../../src/journal/types.js';
+import type { NewItem } from '../../src/journal/core/types.js';
 
 const [mode, path, name = 'child.csv', batchesArg = '20'] = process.argv.slice(2);
 const say = (line: string) => writeSync(1, `${line}\n`);

@@ -7,13 +7,13 @@ import {
   openJournal, packBatch, packOkOutcomes, type InstanceInfo, type Journal, type JournalContract, type JournalTarget,
 } from '../../src/journal/index.js';
 import { openPostgres } from '../../src/journal/postgres/index.js';
-import type { SqlPort, SqlValue } from '../../src/journal/sql.js';
+import type { SqlPort, SqlValue } from '../../src/journal/core/sql.js';
 import { openSqlite } from '../../src/journal/sqlite/engine.js';
 import { adjustment, claimInput, okOutcomes, tempDir } from '../../src/journal/test-support.js';
 import { freshDatabase } from '../support/postgres.js';
 
 /*
- * Several instances on one journal (src/journal/leases.ts), the same cases on both engines: a SQLite file (two journal
+ * Several instances on one journal (src/journal/leases/leases.ts), the same cases on both engines: a SQLite file (two journal
  * objects of one process, used one after the other: SQLite serves one process, and says so to a second one) and a
  * PostgreSQL database of its own per test. Leases expire by the database's clock, which the test's journals read moved
  * by the time the test let pass (openJournal's leaseClockOffsetMs): a lease of SHORT expires when the test moves that

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { JOURNAL_TABLES, migrateJournal } from '../../src/journal/copy.js';
+import { JOURNAL_TABLES, migrateJournal } from '../../src/journal/admin/copy.js';
 import { openJournal, SCHEMA_VERSION, type Journal } from '../../src/journal/index.js';
 import { openPostgres } from '../../src/journal/postgres/index.js';
 import { adjustment, okOutcomes, tempDir } from '../../src/journal/test-support.js';

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { numberedPlaceholders } from '../../src/journal/postgres/port.js';
 import { openPostgres, PG_SCHEMA_VERSION, type PostgresEngine, type PostgresJournalInput } from '../../src/journal/postgres/index.js';
 import { MIGRATIONS } from '../../src/journal/sqlite/migrations.js';
-import type { SqlPort } from '../../src/journal/sql.js';
+import type { SqlPort } from '../../src/journal/core/sql.js';
 import { asAdmin, freshDatabase, type FreshDatabase } from '../support/postgres.js';
 
 /**

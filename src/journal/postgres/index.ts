@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { WisbridgeError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { JournalTally } from '../timings.js';
+import type { JournalTally } from '../core/timings.js';
 import { journalDatabaseError, poolConfig, postgresJournalSchema, postgresTarget, type ConnectOptions, type PostgresJournalInput } from './connect.js';
 import { migrate } from './migrations.js';
 import { journalTypes, PostgresPort } from './port.js';

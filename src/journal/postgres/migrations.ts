@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import { newerSchemaError } from '../rows.js';
-import { inTransaction } from './port.js';
+import { newerSchemaError } from '../core/rows.js';
+import { upgradeLegacyRows, type MigrationStep } from '../core/upgrade.js';
+import { inTransaction, numberedPlaceholders } from './port.js';
 
 /**
  * Forward-only migrations of the journal on PostgreSQL. Index i holds the SQL that brings a journal from version i to
@@ -167,7 +168,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX operator_actions_file ON operator_actions (file_id, id);
   `,
   `
-  -- Several instances on one journal: SQLite's migration 7, column for column (src/journal/leases.ts).
+  -- Several instances on one journal: SQLite's migration 7, column for column (src/journal/leases/leases.ts).
   CREATE TABLE instances (
     id TEXT PRIMARY KEY,
     host TEXT NOT NULL,
@@ -190,7 +191,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX job_ticks_open ON job_ticks (owner) WHERE done_at IS NULL;
   `,
   `
-  -- A re-drop handled by one instance: SQLite's migration 8, column for column (src/journal/leases.ts).
+  -- A re-drop handled by one instance: SQLite's migration 8, column for column (src/journal/leases/leases.ts).
   ALTER TABLE file_events ADD COLUMN lease_owner TEXT, ADD COLUMN lease_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN lease_until TEXT;
   UPDATE file_events SET disposed_to = 'unknown' WHERE kind = 'duplicate' AND disposed_to IS NULL AND id NOT IN (
     SELECT max(id) FROM file_events WHERE kind = 'duplicate' AND disposed_to IS NULL GROUP BY drop_name, name, original_file_id);
@@ -258,9 +259,27 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (request_id, part)
   );
   `,
+  `
+  -- One format of each: every item block has a term index (blocks recorded with a Bloom filter or before any got
+  -- theirs in this migration's step, upgradeLegacyRows), and every file finished before result names were recorded
+  -- has the name its result file was written under. The Bloom filters are no longer read.
+  DROP TABLE block_terms;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
+
+/** What runs after the SQL of migration i (its index), in the same transaction: the steps SQL alone cannot do. */
+export const PG_MIGRATION_STEPS: ReadonlyMap<number, MigrationStep> = new Map([[6, upgradeLegacyRows]]);
+
+/** Runs a migration step on the migration's client, a statement at a time. */
+async function runStep(client: pg.PoolClient, step: MigrationStep): Promise<void> {
+  const run = step();
+  for (let next = run.next(); !next.done;) {
+    const { rows } = await client.query({ text: numberedPlaceholders(next.value.sql), values: [...next.value.params], rowMode: 'array' });
+    next = run.next(rows as unknown[][]);
+  }
+}
 
 /**
  * The key of the advisory lock migrations run under (the bytes of 'wisbjour'). A transaction-level lock ends with its
@@ -289,6 +308,8 @@ export async function migrate(pool: pg.Pool, options: { schema?: string } = {}):
     const from = checked(await readVersion(client) ?? 0);
     for (let version = from; version < PG_SCHEMA_VERSION; version++) {
       await client.query(PG_MIGRATIONS[version]!);
+      const step = PG_MIGRATION_STEPS.get(version);
+      if (step) await runStep(client, step);
       await client.query('INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)', [version + 1, new Date().toISOString()]);
     }
     return PG_SCHEMA_VERSION;

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { WisbridgeError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
-import type { SqlPort, SqlValue } from '../sql.js';
-import { secondsSince } from '../timings.js';
+import type { SqlPort, SqlValue } from '../core/sql.js';
+import { secondsSince } from '../core/timings.js';
 import { sqlState } from './connect.js';
 
 const INT8_OID = 20;

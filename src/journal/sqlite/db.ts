@@ -2,8 +2,9 @@ import { dirname, resolve } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { WisbridgeError } from '../../errors.js';
-import { newerSchemaError } from '../rows.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { newerSchemaError } from '../core/rows.js';
+import type { MigrationStep } from '../core/upgrade.js';
+import { MIGRATION_STEPS, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -87,9 +88,21 @@ function migrate(db: Db): void {
     const insert = db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)');
     for (let version = from; version < SCHEMA_VERSION; version++) {
       db.exec(MIGRATIONS[version]);
+      const step = MIGRATION_STEPS.get(version);
+      if (step) runStep(db, step);
       insert.run(version + 1, new Date().toISOString());
     }
   }).immediate();
+}
+
+/** Runs a migration step inside the migration's transaction, a statement at a time. */
+function runStep(db: Db, step: MigrationStep): void {
+  const run = step();
+  for (let next = run.next(); !next.done;) {
+    const statement = db.prepare(next.value.sql);
+    const rows = statement.reader ? (statement.raw().all(...next.value.params) as unknown[][]) : (statement.run(...next.value.params), []);
+    next = run.next(rows);
+  }
 }
 
 export function schemaVersion(db: Db): number {

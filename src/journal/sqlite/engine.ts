@@ -4,7 +4,7 @@ import { openDatabase, schemaVersion, type Db } from './db.js';
 import { journalFileError } from './errors.js';
 import { FileGuard, markJournal, refuseForgottenJournal } from './file-guard.js';
 import { SqlitePort } from './port.js';
-import type { JournalTally } from '../timings.js';
+import type { JournalTally } from '../core/timings.js';
 import { WalSync } from './wal-sync.js';
 
 export interface SqliteOptions {

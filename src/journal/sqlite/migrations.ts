@@ -1,3 +1,5 @@
+import { upgradeLegacyRows, type MigrationStep } from '../core/upgrade.js';
+
 /**
  * Forward-only migrations of the journal schema. Index i holds the SQL that brings a journal from
  * version i to version i + 1. Never edit a released migration: append a new one.
@@ -201,7 +203,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   `
   -- Several instances on one journal (PostgreSQL; a SQLite journal serves one, and refuses a second): who runs, the
-  -- lease each file is worked under and the scheduled ticks run once across them (src/journal/leases.ts). A lease is
+  -- lease each file is worked under and the scheduled ticks run once across them (src/journal/leases/leases.ts). A lease is
   -- an owner (instance id), a fencing token that grows with every new owner (every write for the file checks it) and
   -- an expiry by the database clock, renewed by the owner's heartbeat.
   CREATE TABLE instances (
@@ -302,6 +304,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (request_id, part)
   );
   `,
+  `
+  -- One format of each: every item block has a term index (blocks recorded with a Bloom filter or before any got
+  -- theirs in this migration's step, upgradeLegacyRows), and every file finished before result names were recorded
+  -- has the name its result file was written under. The Bloom filters are no longer read.
+  DROP TABLE block_terms;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** What runs after the SQL of migration i (its index), in the same transaction: the steps SQL alone cannot do. */
+export const MIGRATION_STEPS: ReadonlyMap<number, MigrationStep> = new Map([[11, upgradeLegacyRows]]);

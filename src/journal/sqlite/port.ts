@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { SqlPort, SqlValue } from '../sql.js';
-import { secondsSince } from '../timings.js';
+import type { SqlPort, SqlValue } from '../core/sql.js';
+import { secondsSince } from '../core/timings.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { WisbridgeError } from '../../errors.js';
-import { secondsSince } from '../timings.js';
+import { secondsSince } from '../core/timings.js';
 
 /**
  * Makes the journal's commits durable without stopping the thread that made them. The connection runs WAL with

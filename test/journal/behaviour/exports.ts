@@ -167,11 +167,11 @@ export function describeExports(suite: Suite): void {
       expect((await suite.journal.cancelledNotYetExported('customer-shipments', [2, 3, 4])).map((r) => [r.id, r.fileName])).toEqual([
         [2, 'w.csv'], [3, 'w.csv'],
       ]);
-      const cancel = await suite.journal.beginCancellationExport({ workType: 'customer-shipments', fileName: 'cancel-1.csv', records: records(2) });
+      const cancel = await suite.journal.beginExport({ workType: 'customer-shipments', fileName: 'cancel-1.csv', records: records(2), kind: 'cancellation' });
       expect((await suite.journal.cancelledNotYetExported('customer-shipments', [2, 3])).map((r) => r.id)).toEqual([3]);
-      await suite.journal.markCancellationExported(cancel);
+      await suite.journal.markExportWritten(cancel);
       expect(await suite.journal.getExport(cancel)).toMatchObject({ kind: 'cancellation', status: 'completed', policy: 'never' });
-      await expect(suite.journal.beginCancellationExport({ workType: 'customer-shipments', fileName: 'c2.csv', records: records(2, 4) }))
+      await expect(suite.journal.beginExport({ workType: 'customer-shipments', fileName: 'c2.csv', records: records(2, 4), kind: 'cancellation' }))
         .rejects.toThrow(/not exported or already cancelled: 2, 4/);
       // A cancellation list never counts as handing the work over.
       expect(await suite.journal.alreadyExported('customer-shipments', [2])).toEqual(new Set([2]));
@@ -180,7 +180,7 @@ export function describeExports(suite: Suite): void {
 
     it('cancellations: offers the record again when the cancellation file was lost in a crash', async () => {
       await suite.journal.markExportWritten(await suite.journal.beginExport({ workType: 'customer-returns', fileName: 'w.csv', records: records(7) }));
-      const cancel = await suite.journal.beginCancellationExport({ workType: 'customer-returns', fileName: 'cancel.csv', records: records(7) });
+      const cancel = await suite.journal.beginExport({ workType: 'customer-returns', fileName: 'cancel.csv', records: records(7), kind: 'cancellation' });
       await suite.reopen();
       await suite.journal.abandonExport(cancel);
       expect((await suite.journal.cancelledNotYetExported('customer-returns', [7])).map((r) => r.id)).toEqual([7]);

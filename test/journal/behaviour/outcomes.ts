@@ -206,11 +206,7 @@ export function describeOutcomes(suite: Suite): void {
       expect((await suite.journal.fileEventsNamed('KORR.csv'))[0]).toEqual(recorded);
       expect(recorded).toMatchObject({ kind: 'duplicate', resultName: 'KORR.1.result.csv', disposedTo: null });
       expect((await suite.journal.fileEventsNamed('BAD.csv'))[0]).toMatchObject({ kind: 'rejected', disposedTo: 'unknown' });
-      expect((await suite.journal.unfinishedDuplicate('wms', 'KORR.csv', fileId))?.eventId).toBe(id);
-      expect(await suite.journal.unfinishedDuplicate('other-drop', 'KORR.csv', fileId)).toBeUndefined();
-      expect(await suite.journal.unfinishedDuplicate('wms', 'KORR.csv', fileId + 1)).toBeUndefined();
       await suite.journal.recordEventDisposition(id, 'archive/KORR.1.csv');
-      expect(await suite.journal.unfinishedDuplicate('wms', 'KORR.csv', fileId)).toBeUndefined();
       expect((await suite.journal.fileEventsNamed('KORR.csv'))[0].disposedTo).toBe('archive/KORR.1.csv');
     });
 
@@ -221,7 +217,8 @@ export function describeOutcomes(suite: Suite): void {
       await suite.journal.recordEventDisposition(older.eventId, 'archive/STOCK.1.csv');
       const newer = await suite.journal.recordFileEvent({ drop: 'wms', name: 'STOCK.csv', kind: 'duplicate', originalFileId: fileId, resultName: 'STOCK.2.result.csv' });
       await suite.reopen(); // a crash between the result file and the move
-      expect(await suite.journal.unfinishedDuplicate('wms', 'STOCK.csv', fileId)).toEqual(newer);
+      expect(await suite.journal.claimDuplicate({ drop: 'wms', name: 'STOCK.csv', originalFileId: fileId, reason: 'same bytes', resultName: 'STOCK.3.result.csv' }))
+        .toEqual({ status: 'resume', event: newer });
       expect(await suite.journal.countFileEvents()).toBe(2);
       expect((await suite.journal.recentFileEvents(10)).map((e) => [e.eventId, e.disposedTo])).toEqual([[newer.eventId, null], [older.eventId, 'archive/STOCK.1.csv']]);
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { packBatch } from '../../../src/journal/block-pack.js';
+import { packBatch } from '../../../src/journal/core/block-pack.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
-import type { SearchHit, SearchPage } from '../../../src/journal/search.js';
+import type { SearchHit, SearchPage } from '../../../src/journal/console/search.js';
 import { EP, LATER, finishedFile, type Suite } from './support.js';
 
 /** Every page of a search, `limit` rows each: the pages as the console shows them, followed by their `next`. */

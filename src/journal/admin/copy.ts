@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
-import { WisbridgeError } from '../errors.js';
-import type { PostgresJournalInput } from './postgres/index.js';
-import type { SqlPort, SqlValue } from './sql.js';
-import { SCHEMA_VERSION } from './sqlite/migrations.js';
-import { journalFileError } from './sqlite/errors.js';
-import { SqlitePort } from './sqlite/port.js';
+import { WisbridgeError } from '../../errors.js';
+import type { PostgresJournalInput } from '../postgres/index.js';
+import type { SqlPort, SqlValue } from '../core/sql.js';
+import { SCHEMA_VERSION } from '../sqlite/migrations.js';
+import { journalFileError } from '../sqlite/errors.js';
+import { SqlitePort } from '../sqlite/port.js';
 
 /*
  * `wisbridge journal migrate`: a SQLite journal copied row for row into an empty journal on PostgreSQL. The one place
@@ -26,7 +26,6 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'requests', key: ['id'], identity: 'id' },
   { name: 'items', key: ['id'], identity: 'id' },
   { name: 'item_blocks', key: ['request_id'] },
-  { name: 'block_terms', key: ['request_id', 'part'] },
   { name: 'block_index', key: ['request_id', 'part'] },
   { name: 'block_tokens', key: ['part', 'request_id'] },
   { name: 'item_history', key: ['id'], identity: 'id' },
@@ -219,7 +218,7 @@ export async function migrateJournal(from: string, to: MigrationTarget, options:
     const { baseDir, ...config } = to;
     // pg is loaded for a migration only (as openJournal loads it for a PostgreSQL journal): every start would pay its
     // load otherwise (docs/performance.md, "Settings chosen by measurement").
-    const { openPostgres } = await import('./postgres/index.js');
+    const { openPostgres } = await import('../postgres/index.js');
     const target = await openPostgres(config, { baseDir });
     try {
       const report = await copyJournal(new SqlitePort(db, READ_ONLY, { translate: (error) => journalFileError(error, from) }), target.port, options);

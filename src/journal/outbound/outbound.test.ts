@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Journal } from './index.js';
-import { MIGRATIONS } from './sqlite/migrations.js';
-import { testJournal, useTestJournal, type TempDir, rawDatabase } from './test-support.js';
+import type { Journal } from '../index.js';
+import { MIGRATIONS } from '../sqlite/migrations.js';
+import { testJournal, useTestJournal, type TempDir, rawDatabase } from '../test-support.js';
 
 /*
  * The SQLite engine's own side of exports: what a write costs it, and a migration of its own. What exports do is the

@@ -1,5 +1,5 @@
-import { sqlList, type SqlPort } from './sql.js';
-import type { FileSummary } from './types.js';
+import { sqlList, type SqlPort } from '../core/sql.js';
+import type { FileSummary } from '../core/types.js';
 
 /** One bucket (an hour, or a day) of what the bridge did. */
 export interface ActivityBucket {

@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import { readlinkSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { openJournal, SCHEMA_VERSION, type Journal } from './index.js';
-import { adjustment, claimInput, useTestJournal, type TempDir, rawDatabase } from './test-support.js';
+import { openJournal, SCHEMA_VERSION, type Journal } from '../index.js';
+import { adjustment, claimInput, useTestJournal, type TempDir, rawDatabase } from '../test-support.js';
 
 /*
  * The SQLite engine's own guarantees when it opens and closes a journal file. What the journal does is the behaviour

@@ -1,8 +1,8 @@
-import { blockItemStatus, packedDocs } from './blocks.js';
-import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from './rows.js';
-import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
-import { toEvent, type EventRow } from './reads.js';
-import type { ExportStatus, FileSummary, ItemStatus, RequestStatus } from './types.js';
+import { blockItemStatus, packedDocs } from '../core/blocks.js';
+import { decodeLines, ITEM_COLUMNS, toItem, type ItemRow } from '../core/rows.js';
+import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from '../core/sql.js';
+import { toEvent, type EventRow } from '../admin/reads.js';
+import type { ExportStatus, FileSummary, ItemStatus, RequestStatus } from '../core/types.js';
 import type {
   FileFilter, FileListEntry, FileLineFilter, FileEventEntry, FileLine, FileLinePage, ExportFilter, RowView, RowPage, OperatorAction, NewOperatorAction, ExportListEntry, FailedRowCounts, StoredAlert, NewAlert, UncertainRowPage,
 } from './console-types.js';

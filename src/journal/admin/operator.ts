@@ -1,14 +1,14 @@
-import { blockItemStatus, packedDocs, type BlockRow, type Blocks } from './blocks.js';
-import { fileBusy, type Fence } from './leases.js';
+import { blockItemStatus, packedDocs, type BlockRow, type Blocks } from '../core/blocks.js';
+import { fileBusy, type Fence } from '../leases/leases.js';
 import {
   decodeLines, effectiveStatus, ITEM_COLUMNS, parseMessages, stateError, toItem, type ItemRow,
-} from './rows.js';
-import { LineHeap, Pager } from './line-merge.js';
-import type { SqlPort } from './sql.js';
+} from '../core/rows.js';
+import { LineHeap, Pager } from '../core/line-merge.js';
+import type { SqlPort } from '../core/sql.js';
 import type {
   Backlog, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemStatus, StoredItem, ItemWithBody, LineOutcome,
   Resolution, ResolveOptions, ResolveTarget,
-} from './types.js';
+} from '../core/types.js';
 
 interface FileRow {
   id: number;

@@ -105,7 +105,7 @@ const q = {
   insertIndex: rowInserts('block_index', ['request_id', 'part', 'file_id', 'entries']),
   insertTokens: rowInserts('block_tokens', ['part', 'request_id', 'tokens']),
   remove: 'DELETE FROM item_blocks WHERE request_id = ?',
-  removeIndex: ['DELETE FROM block_index WHERE request_id = ?', 'DELETE FROM block_terms WHERE request_id = ?', `DELETE FROM block_tokens WHERE ${TOKEN_PARTS} AND request_id = ?`],
+  removeIndex: ['DELETE FROM block_index WHERE request_id = ?', `DELETE FROM block_tokens WHERE ${TOKEN_PARTS} AND request_id = ?`],
   block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
   bodies: 'SELECT bodies FROM item_blocks WHERE request_id = ?',
   firstItem: 'SELECT min(seq) AS seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
@@ -117,8 +117,7 @@ const q = {
      SELECT NULL, r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
      WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`,
   unindexed: `SELECT b.request_id, b.docs, b.bodies FROM item_blocks b WHERE b.file_id = ?
-     AND NOT EXISTS (SELECT 1 FROM block_tokens t WHERE ${TOKEN_PARTS.replace('part', 't.part')} AND t.request_id = b.request_id)
-     AND NOT EXISTS (SELECT 1 FROM block_terms t WHERE t.request_id = b.request_id)`,
+     AND NOT EXISTS (SELECT 1 FROM block_tokens t WHERE ${TOKEN_PARTS.replace('part', 't.part')} AND t.request_id = b.request_id)`,
   finishedSeqs: `SELECT r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
      WHERE b.file_id = ? AND r.status IN ('done', 'failed', 'uncertain')`,
   maxSeq: 'SELECT max(last_seq) AS seq FROM item_blocks WHERE file_id = ?',
@@ -215,8 +214,8 @@ export function createBlocks(sql: SqlPort) {
   }
 
   /**
-   * Indexes the file's blocks that have no index (neither terms nor, for blocks older than the term index, a Bloom
-   * filter): those whose index was to follow their record in a later commit, which a crash prevented. Read from the
+   * Indexes the file's blocks that have no index: those whose index was to follow their record in a later commit,
+   * which a crash prevented. Read from the
    * block's stored documents and bodies, as packBatch computed it. Returns how many.
    */
   async function indexMissing(fileId: number): Promise<number> {

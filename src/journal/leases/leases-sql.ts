@@ -1,26 +1,28 @@
-import { sqlList, sqlNowIso, sqlNowPlusMsIso, type SqlDialect } from './sql.js';
+import { NamedStatement, sqlList, sqlNowIso, sqlNowPlusMsIso, type SqlDialect } from '../core/sql.js';
 
 // The leases' statements (leases.ts) as text, per dialect; every time in them is the database's clock.
 
 function leaseSql(dialect: SqlDialect, offsetMs = 0) {
   const now = sqlNowIso(dialect, offsetMs);
-  const plus = sqlNowPlusMsIso(dialect, offsetMs);
+  const plus = sqlNowPlusMsIso(dialect, '?', offsetMs);
+  const plusLease = sqlNowPlusMsIso(dialect, ':leaseMs', offsetMs);
   // SQLite has no row locks (a unit of work holds the whole journal); PostgreSQL locks the row until the commit.
   const forUpdate = dialect === 'postgres' ? ' FOR UPDATE' : '';
   // Same owner: same token; a new owner: one more. Free: never leased, given up, expired, or the file not processing.
-  const takeWhere = (id: string) => `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
-        lease_owner = ?, lease_until = ${plus}
-      WHERE id = ${id} AND (lease_owner IS NULL OR lease_owner = ? OR status <> 'processing' OR lease_until IS NULL OR lease_until <= ${now})
+  const takeWhere = (id: string) => `UPDATE files SET lease_token = CASE WHEN lease_owner = :owner THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = :owner, lease_until = ${plusLease}
+      WHERE id = ${id} AND (lease_owner IS NULL OR lease_owner = :owner OR status <> 'processing' OR lease_until IS NULL OR lease_until <= ${now})
       RETURNING id, lease_token`;
   return {
     lockFile: `SELECT status, lease_owner, lease_token FROM files WHERE id = ?${forUpdate}`,
     lockFilesOfRequests: `SELECT id, status, lease_owner, lease_token FROM files
       WHERE id IN (SELECT file_id FROM requests WHERE id IN (${sqlList(dialect, 'int')})) ORDER BY id${forUpdate}`,
     fileStatus: 'SELECT status FROM files WHERE id = ?',
-    take: takeWhere('?'),
+    take: new NamedStatement<{ owner: string; leaseMs: number; fileId: number }>(takeWhere(':fileId')),
     // A claim's new file, by its checksum: sent with the insert, before the insert's id is known. The claim holds its
     // checksum's turn and found no other processing file of it, so the newest is the one the insert made.
-    takeNewest: takeWhere(`(SELECT max(id) FROM files WHERE checksum = ? AND status = 'processing')`),
+    takeNewest: new NamedStatement<{ owner: string; leaseMs: number; checksum: string }>(
+      takeWhere(`(SELECT max(id) FROM files WHERE checksum = :checksum AND status = 'processing')`)),
     liveOwner: `SELECT lease_owner, CASE WHEN status = 'processing' AND lease_until > ${now} THEN 1 ELSE 0 END AS live
       FROM files WHERE id = ?${forUpdate}`,
     rivals: `SELECT id, host, pid, started_at FROM instances WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > ${plus}
@@ -43,11 +45,12 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     insertLeasedDuplicate: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to, lease_owner, lease_token, lease_until)
       VALUES (?, ?, 'duplicate', ?, ?, ?, ?, NULL, ?, 1, ${plus}) ON CONFLICT DO NOTHING RETURNING *`,
     unfinishedEvent: `SELECT * FROM file_events WHERE drop_name = ? AND name = ? AND original_file_id = ? AND kind = 'duplicate' AND disposed_to IS NULL`,
-    takeEvent: `UPDATE file_events SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
-        lease_owner = ?, lease_until = ${plus}
-      WHERE drop_name = ? AND name = ? AND original_file_id = ? AND kind = 'duplicate' AND disposed_to IS NULL
-        AND (lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL OR lease_until <= ${now})
-      RETURNING *`,
+    takeEvent: new NamedStatement<{ owner: string; leaseMs: number; drop: string; name: string; originalFileId: number }>(
+      `UPDATE file_events SET lease_token = CASE WHEN lease_owner = :owner THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = :owner, lease_until = ${plusLease}
+      WHERE drop_name = :drop AND name = :name AND original_file_id = :originalFileId AND kind = 'duplicate' AND disposed_to IS NULL
+        AND (lease_owner IS NULL OR lease_owner = :owner OR lease_until IS NULL OR lease_until <= ${now})
+      RETURNING *`),
     renewEvents: `UPDATE file_events SET lease_until = ${plus} WHERE lease_owner = ? AND disposed_to IS NULL AND id IN (${sqlList(dialect, 'int')})`,
     releaseEvent: `UPDATE file_events SET lease_until = NULL WHERE id = ? AND disposed_to IS NULL AND lease_owner = ? AND lease_token = ?`,
     eventDisposedToUnfenced: 'UPDATE file_events SET disposed_to = ? WHERE id = ?',
@@ -61,13 +64,16 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     releaseTicks: `UPDATE job_ticks SET lease_until = ${now} WHERE owner = ? AND done_at IS NULL`,
     // A finished file's lease is not renewed (heartbeats renew processing files): while its owner heartbeats, the
     // owner is still writing its result file or moving it. Free once the owner stopped, or once both ran out.
-    takeFinished: `UPDATE files SET lease_token = CASE WHEN lease_owner = ? THEN lease_token ELSE lease_token + 1 END,
-        lease_owner = ?, lease_until = ${plus}
-      WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ?
+    // Its owner is silent when its heartbeat is older than a lease: heartbeat_at > now - leaseMs says it is not.
+    takeFinished: new NamedStatement<{ owner: string; leaseMs: number; fileId: number; silentMs: number }>(
+      `UPDATE files SET lease_token = CASE WHEN lease_owner = :owner THEN lease_token ELSE lease_token + 1 END,
+        lease_owner = :owner, lease_until = ${plusLease}
+      WHERE id = :fileId AND (lease_owner IS NULL OR lease_owner = :owner
         OR EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NOT NULL)
         OR ((lease_until IS NULL OR lease_until <= ${now})
-          AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NULL AND i.heartbeat_at > ${plus})))
-      RETURNING lease_token`,
+          AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NULL
+            AND i.heartbeat_at > ${sqlNowPlusMsIso(dialect, ':silentMs')})))
+      RETURNING lease_token`),
     fileOwner: 'SELECT lease_owner FROM files WHERE id = ?',
     instances: `SELECT i.id, i.host, i.pid, i.version, i.started_at, i.heartbeat_at, i.stopped_at,
         (SELECT count(*) FROM files f WHERE f.status = 'processing' AND f.lease_owner = i.id AND f.lease_until > ${now}) AS files,
@@ -78,7 +84,8 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     tick: `SELECT owner, token, done_at, CASE WHEN lease_until <= ${now} THEN 1 ELSE 0 END AS expired
       FROM job_ticks WHERE job = ? AND tick = ?${forUpdate}`,
     renewTick: `UPDATE job_ticks SET lease_until = ${plus} WHERE job = ? AND tick = ?`,
-    takeTick: `UPDATE job_ticks SET owner = ?, token = token + 1, lease_until = ${plus} WHERE job = ? AND tick = ? RETURNING token`,
+    takeTick: new NamedStatement<{ owner: string; leaseMs: number; job: string; tick: string }>(
+      `UPDATE job_ticks SET owner = :owner, token = token + 1, lease_until = ${plusLease} WHERE job = :job AND tick = :tick RETURNING token`),
     forgetTicks: 'DELETE FROM job_ticks WHERE job = ? AND tick < ?',
     finishTick: `UPDATE job_ticks SET done_at = coalesce(done_at, ${now}) WHERE job = ? AND tick = ? AND owner = ? AND token = ?`,
     tickOwner: 'SELECT owner FROM job_ticks WHERE job = ? AND tick = ?',

@@ -1,6 +1,6 @@
-import type { Fence } from './leases.js';
-import { stateError } from './rows.js';
-import type { SqlPort } from './sql.js';
+import type { Fence } from '../leases/leases.js';
+import { stateError } from '../core/rows.js';
+import type { SqlPort } from '../core/sql.js';
 
 /** Where a file's result file and the file itself went (see migration 4 in schema.ts). In lease mode, the owner's only. */
 export function createDispositions(sql: SqlPort, fence?: Fence) {

@@ -1,4 +1,4 @@
-import type { SqlPort } from './sql.js';
+import type { SqlPort } from '../core/sql.js';
 
 export type FileEventKind = 'duplicate' | 'rejected';
 
@@ -90,9 +90,6 @@ export function createReads(sql: SqlPort, now: () => string, storage: () => Prom
   const q = {
     insertEvent: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    unfinishedDuplicate: `SELECT * FROM file_events WHERE name = ? AND drop_name = ? AND kind = 'duplicate' AND original_file_id = ?
-      AND disposed_to IS NULL ORDER BY id DESC LIMIT 1`,
-    eventDisposedTo: 'UPDATE file_events SET disposed_to = ? WHERE id = ?',
     recentEvents: 'SELECT * FROM file_events ORDER BY at DESC, id DESC LIMIT ?',
     eventsNamed: 'SELECT * FROM file_events WHERE name = ? ORDER BY at DESC, id DESC LIMIT ?',
     countEvents: 'SELECT count(*) AS n FROM file_events',
@@ -120,15 +117,6 @@ export function createReads(sql: SqlPort, now: () => string, storage: () => Prom
         eventId: row!.id, drop: event.drop, name: event.name, kind: event.kind, originalFileId: event.originalFileId ?? null,
         reason: event.reason ?? null, at, resultName: event.resultName ?? null, disposedTo,
       };
-    },
-    /** A duplicate of that name on that drop whose file never left the inbox (a crash in its move): finished, not repeated. */
-    unfinishedDuplicate: async (drop: string, name: string, originalFileId: number): Promise<FileEvent | undefined> => {
-      const row = await sql.get<EventRow>(q.unfinishedDuplicate, [name, drop, originalFileId]);
-      return row && toEvent(row);
-    },
-    /** `archive/NAME` once a duplicate has left its inbox. */
-    recordEventDisposition: async (eventId: number, where: string): Promise<void> => {
-      await sql.run(q.eventDisposedTo, [where, eventId]);
     },
     recentFileEvents: async (limit: number): Promise<FileEvent[]> => (await sql.all<EventRow>(q.recentEvents, [limit])).map(toEvent),
     /** The latest events of files of that name (an operator asking after a file that was never claimed). */

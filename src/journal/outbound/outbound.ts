@@ -1,8 +1,8 @@
-import { messagesJson, parseMessages, stateError } from './rows.js';
+import { messagesJson, parseMessages, stateError } from '../core/rows.js';
 import type {
   Acknowledgement, AckPolicy, AckStatus, BeginExportInput, ExportFile, ExportKind, ExportRecord, ExportRecordInput, ExportStatus,
-} from './types.js';
-import { sqlList, takeTurn, type SqlDialect, type SqlPort, type SqlValue } from './sql.js';
+} from '../core/types.js';
+import { sqlList, takeTurn, type SqlDialect, type SqlPort, type SqlValue } from '../core/sql.js';
 
 interface ExportRow {
   id: number;
@@ -200,7 +200,6 @@ export function createOutbound(sql: SqlPort, now: () => string) {
   return {
     /** Records an export file and its records before the file is written (state `recorded`). */
     beginExport: begin,
-    beginCancellationExport: (input: Omit<BeginExportInput, 'kind' | 'policy'>): Promise<number> => begin({ ...input, kind: 'cancellation' }),
     /**
      * More records for a recorded export (one of many small transactions instead of one large one, so the caller
      * can serve other work in between). Checked like beginExport's; a crash in between leaves a recorded export
@@ -216,7 +215,6 @@ export function createOutbound(sql: SqlPort, now: () => string) {
       }),
     /** The file is atomically in place: its records now wait for acknowledgement (or confirmation, per policy). */
     markExportWritten: markWritten,
-    markCancellationExported: markWritten,
     /** A recorded export whose file never reached the outbox (crash before the rename): its records are free again. */
     abandonExport: (exportId: number): Promise<void> => sql.tx(async (t) => {
       const row = await requireExport(t, exportId);

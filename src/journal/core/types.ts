@@ -243,7 +243,7 @@ export interface Acknowledgement {
   messages?: readonly string[];
 }
 
-/** What `pruneJournal` drops (journal retention, src/journal/prune.ts). */
+/** What `pruneJournal` drops (journal retention, src/journal/admin/prune.ts). */
 export interface PruneOptions {
   /** Files finished before this instant (ISO 8601) are pruned; file events before it are dropped. */
   olderThan: string;

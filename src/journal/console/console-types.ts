@@ -1,5 +1,5 @@
-import type { FileEvent } from './reads.js';
-import type { ExportFile, ExportStatus, FileRecord, FileStatus, ItemRecord } from './types.js';
+import type { FileEvent } from '../admin/reads.js';
+import type { ExportFile, ExportStatus, FileRecord, FileStatus, ItemRecord } from '../core/types.js';
 
 // What the console's queries (console-queries.ts) take and give: filters, pages, the audit trail and the alert inbox.
 

@@ -1,5 +1,5 @@
-import { ITEM_COLUMNS } from './rows.js';
-import type { SqlValue } from './sql.js';
+import { ITEM_COLUMNS } from '../core/rows.js';
+import type { SqlValue } from '../core/sql.js';
 
 /** An item row's status, reading `pending` rows through their request (see effectiveStatus in rows.ts). */
 const EFFECTIVE_STATUS = `CASE WHEN i.status != 'pending' THEN i.status WHEN r.status = 'sent' THEN 'sent'

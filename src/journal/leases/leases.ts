@@ -1,10 +1,10 @@
-import { WisbridgeError } from '../errors.js';
-import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from './contract.js';
-import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from './reads.js';
-import { stateError } from './rows.js';
+import { WisbridgeError } from '../../errors.js';
+import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from '../contract.js';
+import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from '../admin/reads.js';
+import { stateError } from '../core/rows.js';
 import { LEASE_STATEMENTS, leaseStatements, type LeaseStatements } from './leases-sql.js';
-import type { SqlDialect, SqlPort, SqlValue } from './sql.js';
-import type { FileStatus } from './types.js';
+import type { SqlDialect, SqlPort, SqlValue } from '../core/sql.js';
+import type { FileStatus } from '../core/types.js';
 
 /*
  * Several instances on one journal. A file's lease is three columns of its row: the owner (an instance id), a fencing
@@ -144,7 +144,7 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
       }
     },
     async take(t, fileId) {
-      const taken = await t.get<{ lease_token: number }>(q.take, [me, me, mode.leaseMs, fileId, me]);
+      const taken = await t.get<{ lease_token: number }>(q.take.sql, q.take.params({ owner: me, leaseMs: mode.leaseMs, fileId }));
       if (taken) {
         mode.tokens.set(fileId, taken.lease_token);
         return undefined;
@@ -152,7 +152,7 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
       return (await t.get<{ lease_owner: string | null }>(q.liveOwner, [fileId]))?.lease_owner ?? 'an unknown instance';
     },
     async takeNew(t, checksum) {
-      const taken = await t.get<{ id: number; lease_token: number }>(q.takeNewest, [me, me, mode.leaseMs, checksum, me]);
+      const taken = await t.get<{ id: number; lease_token: number }>(q.takeNewest.sql, q.takeNewest.params({ owner: me, leaseMs: mode.leaseMs, checksum }));
       if (taken) mode.tokens.set(taken.id, taken.lease_token);
       return taken?.id;
     },
@@ -275,7 +275,7 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
   const takeFinishedFile = (fileId: number) => sql.tx(async (t): Promise<{ taken: true } | { taken: false; owner: string }> => {
     const m = leasing();
     const me = m.instance.id;
-    const taken = await t.get<{ lease_token: number }>(q.takeFinished, [me, me, m.leaseMs, fileId, me, -m.leaseMs]);
+    const taken = await t.get<{ lease_token: number }>(q.takeFinished.sql, q.takeFinished.params({ owner: me, leaseMs: m.leaseMs, fileId, silentMs: -m.leaseMs }));
     if (taken) {
       m.tokens.set(fileId, taken.lease_token);
       return { taken: true };
@@ -315,7 +315,7 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
       if (inserted) return handled('new', inserted);
       // Another handler recorded it first. Without instances (one command at a time) its handling stopped: finished here.
       const taken = mode
-        ? await t.get<EventRow & { lease_token: number }>(q.takeEvent, [me, me, mode.leaseMs, ...key, me])
+        ? await t.get<EventRow & { lease_token: number }>(q.takeEvent.sql, q.takeEvent.params({ owner: mode.instance.id, leaseMs: mode.leaseMs, drop: d.drop, name: d.name, originalFileId: d.originalFileId }))
         : await t.get<EventRow & { lease_token: number }>(q.unfinishedEvent, key);
       if (taken) return handled('resume', taken);
       const live = await t.get<EventRow & { lease_owner: string | null }>(q.unfinishedEvent, key);
@@ -363,7 +363,7 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
       return { won: true, token: row.token };
     }
     if (row.expired !== 1) return { won: false, owner: row.owner, done: false };
-    return { won: true, token: (await t.get<{ token: number }>(q.takeTick, [me, leaseMs, job, tickIso]))!.token };
+    return { won: true, token: (await t.get<{ token: number }>(q.takeTick.sql, q.takeTick.params({ owner: me, leaseMs, job, tick: tickIso })))!.token };
   });
 
   const finishTick = async (job: string, tickIso: string, token: number): Promise<void> => {

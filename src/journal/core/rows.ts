@@ -1,4 +1,4 @@
-import { WisbridgeError, type JournalStateDetails } from '../errors.js';
+import { WisbridgeError, type JournalStateDetails } from '../../errors.js';
 import type { ItemStatus, RecordedRequest, RequestStatus, Resolution, StatusCounts, StoredItem } from './types.js';
 
 /** Sorted, de-duplicated seqs as [from, to] ranges: a 500-item batch is usually one range. */

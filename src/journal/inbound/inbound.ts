@@ -1,18 +1,18 @@
-import { bodiesJson, bodyValues, packBatch, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from './block-pack.js';
-import { blockItemStatus, createBlocks, refuseShared, type BlockRow, type Blocks } from './blocks.js';
-import { recordWithBlocks, type BatchToRecord } from './record-blocks.js';
-import { readResumeState } from './resume-state.js';
-import type { Fence } from './leases.js';
+import { bodiesJson, bodyValues, packBatch, type AllOkRequest, type BlockIndexOf, type PackedBatch, type PackedOkOutcomes } from '../core/block-pack.js';
+import { blockItemStatus, createBlocks, refuseShared, type BlockRow, type Blocks } from '../core/blocks.js';
+import { recordWithBlocks, type BatchToRecord } from '../core/record-blocks.js';
+import { readResumeState } from '../core/resume-state.js';
+import type { Fence } from '../leases/leases.js';
 import {
   bodyJson, effectiveStatus, emptyCounts, encodeLines, inRanges, messagesJson, stateError, toItem, toRanges, toRequest,
   type ItemRow, type RequestRow,
-} from './rows.js';
+} from '../core/rows.js';
 import { finishOpenRequests, finishOpenRequestsParams, INBOUND_STATEMENTS as q } from './inbound-sql.js';
-import { takeTurn, type SqlPort, type SqlValue } from './sql.js';
+import { takeTurn, type SqlPort, type SqlValue } from '../core/sql.js';
 import type {
   ClaimInput, ClaimResult, FileStatus, FileSummary, ItemOutcome, ItemWithBody, NewItem, RecordedRequest,
   RequestStatus, ResumeState, StatusCounts,
-} from './types.js';
+} from '../core/types.js';
 
 const PAGE = 2000;
 

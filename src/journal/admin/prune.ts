@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { TOKEN_PARTS } from './blocks.js';
+import { TOKEN_PARTS } from '../core/blocks.js';
 import type { InboundOn, InboundReads } from './operator.js';
-import type { SqlPort } from './sql.js';
-import type { PruneOptions, PruneReport } from './types.js';
+import type { SqlPort } from '../core/sql.js';
+import type { PruneOptions, PruneReport } from '../core/types.js';
 
 /** Rows deleted per transaction: each commit is short, and the event loop gets a turn between two. */
 const ROW_CHUNK = 5000;
@@ -36,7 +36,7 @@ export function createPrune(sql: SqlPort, now: () => string, inboundOn: InboundO
     items: 'DELETE FROM items WHERE id IN (SELECT id FROM items WHERE file_id = ? ORDER BY seq LIMIT ?)',
     blocks: 'DELETE FROM item_blocks WHERE request_id IN (SELECT request_id FROM item_blocks WHERE file_id = ? ORDER BY last_seq LIMIT ?)',
     // The search's index and filters of the blocks about to go (the same chunk: the same first blocks by last_seq).
-    blockSearch: ['block_index', 'block_terms', 'block_tokens'].map((table) => `DELETE FROM ${table} WHERE ${table === 'block_tokens' ? `${TOKEN_PARTS} AND ` : ''}request_id IN (SELECT request_id FROM item_blocks WHERE file_id = ? ORDER BY last_seq LIMIT ?)`),
+    blockSearch: ['block_index', 'block_tokens'].map((table) => `DELETE FROM ${table} WHERE ${table === 'block_tokens' ? `${TOKEN_PARTS} AND ` : ''}request_id IN (SELECT request_id FROM item_blocks WHERE file_id = ? ORDER BY last_seq LIMIT ?)`),
     requests: 'DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE file_id = ? ORDER BY id LIMIT ?)',
     events: 'DELETE FROM file_events WHERE id IN (SELECT id FROM file_events WHERE at < ? ORDER BY at LIMIT ?)',
   };

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS } from './sqlite/migrations.js';
+import { MIGRATIONS } from '../sqlite/migrations.js';
 
 /*
  * The SQLite engine's migration of file events. What file events do is the behaviour suite's

@@ -48,16 +48,6 @@ export function sqlPosition(dialect: SqlDialect, haystack: string): string {
   return dialect === 'sqlite' ? `instr(${haystack}, ?)` : `strpos(${haystack}, ?)`;
 }
 
-/** The larger of two values in one row (`max(a, b)` in SQLite, `greatest(a, b)` in PostgreSQL). */
-export function sqlGreatest(dialect: SqlDialect): string {
-  return dialect === 'sqlite' ? 'max' : 'greatest';
-}
-
-/** The smaller of two values in one row. */
-export function sqlLeast(dialect: SqlDialect): string {
-  return dialect === 'sqlite' ? 'min' : 'least';
-}
-
 /** The ISO 8601 text every journal timestamp has (`2026-03-01T08:00:00.000Z`), in SQL, from `stamp` (UTC). */
 const isoText = (dialect: SqlDialect, stamp: string): string => dialect === 'sqlite'
   ? `strftime('%Y-%m-%dT%H:%M:%fZ', ${stamp})`
@@ -72,11 +62,14 @@ export function sqlNowIso(dialect: SqlDialect, offsetMs = 0): string {
   return isoText(dialect, clock(dialect, offsetMs));
 }
 
-/** The database's clock plus a number of milliseconds (one `?` parameter, may be negative), as the journal's ISO text. */
-export function sqlNowPlusMsIso(dialect: SqlDialect, offsetMs = 0): string {
+/**
+ * The database's clock plus a number of milliseconds (one parameter, `?` or a named one, may be negative), as the
+ * journal's ISO text; `offsetMs` moves the clock itself (a journal's lease clock offset, for tests).
+ */
+export function sqlNowPlusMsIso(dialect: SqlDialect, param = '?', offsetMs = 0): string {
   return isoText(dialect, dialect === 'sqlite'
-    ? `${clock(dialect, offsetMs)}, (CAST(? AS REAL) / 1000) || ' seconds'`
-    : `${clock(dialect, offsetMs)} + CAST(? AS BIGINT) * interval '1 millisecond'`);
+    ? `${clock(dialect, offsetMs)}, (CAST(${param} AS REAL) / 1000) || ' seconds'`
+    : `${clock(dialect, offsetMs)} + CAST(${param} AS BIGINT) * interval '1 millisecond'`);
 }
 
 /** The database's clock, moved by a whole number of milliseconds (a journal's lease clock offset, for tests). */
@@ -84,6 +77,30 @@ function clock(dialect: SqlDialect, offsetMs: number): string {
   if (!Number.isSafeInteger(offsetMs)) throw new RangeError(`a clock offset is a whole number of milliseconds, not ${offsetMs}`);
   if (dialect === 'sqlite') return offsetMs === 0 ? "'now'" : `'now', '${offsetMs / 1000} seconds'`;
   return offsetMs === 0 ? 'clock_timestamp()' : `(clock_timestamp() + interval '${offsetMs} milliseconds')`;
+}
+
+/** Literals, quoted names, comments and casts, which a `:name` inside of is not a parameter, or a `:name`. */
+const NAMED = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|::|:([A-Za-z_]\w*)/g;
+
+/**
+ * A statement whose parameters have names (`:owner`), for one that uses a value more than once or many values:
+ * `params({ owner, fileId })` lays them out in the order of its `?` placeholders, worked out once.
+ */
+export class NamedStatement<P extends Record<string, SqlValue>> {
+  readonly sql: string;
+  readonly #order: Array<keyof P & string> = [];
+
+  constructor(text: string) {
+    this.sql = text.replace(NAMED, (token, name: string | undefined) => {
+      if (name === undefined) return token;
+      this.#order.push(name as keyof P & string);
+      return '?';
+    });
+  }
+
+  params(values: P): SqlValue[] {
+    return this.#order.map((name) => values[name]);
+  }
 }
 
 /**

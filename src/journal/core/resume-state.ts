@@ -1,5 +1,5 @@
 import { mergeRanges, type Blocks } from './blocks.js';
-import { INBOUND_STATEMENTS as q } from './inbound-sql.js';
+import { INBOUND_STATEMENTS as q } from '../inbound/inbound-sql.js';
 import { toRequest, type RequestRow } from './rows.js';
 import type { SqlPort } from './sql.js';
 import type { FileSummary, ResumeClass, ResumeState } from './types.js';

@@ -2,11 +2,11 @@ import { constants, existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { WisbridgeError } from '../errors.js';
-import type { JournalTarget } from './journal.js';
-import { journalDatabaseError, poolConfig, postgresJournalSchema, postgresTarget, type PostgresJournalInput } from './postgres/connect.js';
-import { newerSchemaError } from './rows.js';
-import { SCHEMA_VERSION } from './sqlite/migrations.js';
+import { WisbridgeError } from '../../errors.js';
+import type { JournalTarget } from '../journal.js';
+import { journalDatabaseError, poolConfig, postgresJournalSchema, postgresTarget, type PostgresJournalInput } from '../postgres/connect.js';
+import { newerSchemaError } from '../core/rows.js';
+import { SCHEMA_VERSION } from '../sqlite/migrations.js';
 
 /**
  * Checks, without changing anything, that the journal the configuration names can be opened (`wisbridge config
@@ -27,7 +27,7 @@ async function checkPostgres({ baseDir, ...input }: PostgresJournalInput & { bas
   const target = postgresTarget(config);
   const { pool, password } = await poolConfig(config, { baseDir });
   // Loaded here: checking a SQLite configuration never loads the PostgreSQL driver.
-  const [{ default: pg }, { PG_SCHEMA_VERSION }] = await Promise.all([import('pg'), import('./postgres/migrations.js')]);
+  const [{ default: pg }, { PG_SCHEMA_VERSION }] = await Promise.all([import('pg'), import('../postgres/migrations.js')]);
   const client = new pg.Client(pool);
   // A connection that fails after connecting (a server restart) reports through query(); this keeps it from throwing.
   client.on('error', () => undefined);

@@ -1,7 +1,7 @@
 import { blockIndex, type BlockIndexPart } from './search-index.js';
 import { encodeLines, stateError, toRanges } from './rows.js';
 import type { ItemOutcome, NewItem } from './types.js';
-import { JsonTextWriter } from '../util/json-text.js';
+import { JsonTextWriter } from '../../util/json-text.js';
 
 /*
  * What is packed for the journal before the transaction that stores it, on whichever thread maps the file (the main
