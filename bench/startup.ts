@@ -1,0 +1,91 @@
+// Start-up time of the CLI as production runs it (the compiled build, dist/): each command in a child process, N runs
+// each, the commands alternating so that a change of the machine's load spreads over all of them. Prints the median,
+// min and max wall time of each and its median over bare Node's.
+//   npm run build && npx tsx bench/startup.ts [runs=10]
+// BENCH_BASELINE=DIR also runs each wisbridge command of the install in DIR (another build of the bridge, e.g. of
+// the main branch, with bin/, dist/ and node_modules/), alternating with this one: a before/after in one sitting.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin/wisbridge.js');
+const runs = Number(process.argv[2] ?? 10);
+
+const { runsBuild } = (await import(join(ROOT, 'bin/build-state.js'))) as { runsBuild: () => boolean };
+if (!runsBuild()) {
+  process.stderr.write('dist/ is older than src/ (or WISBRIDGE_SOURCES=1): run `npm run build` first, the bench measures the build\n');
+  process.exit(1);
+}
+
+/** A configuration of one local drop with an empty inbox, a SQLite journal, a service nothing calls. */
+function workspace(): { dir: string; config: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'wb-startup-'));
+  for (const f of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(dir, 'drop', f), { recursive: true });
+  writeFileSync(join(dir, 'token'), 'bench-token', { mode: 0o600 });
+  const config = join(dir, 'wisbridge.yaml');
+  writeFileSync(config, [
+    `journal: ${join(dir, 'journal.sqlite')}`,
+    `mappings: ${join(ROOT, 'mappings')}`,
+    'services:',
+    '  wis: { url: "http://127.0.0.1:9", token: { file: token } }',
+    'drops:',
+    `  wms: { type: local, root: ${join(dir, 'drop')}, settle_ms: 0, watch_events: false }`,
+    'inbound:',
+    '  - { name: wms-in, drop: wms, service: wis }',
+    'log: { level: fatal }',
+    '',
+  ].join('\n'));
+  return { dir, config };
+}
+
+const ws = workspace();
+const baseline = process.env.BENCH_BASELINE;
+const cases: { name: string; args: string[]; exit: number }[] = [
+  { name: 'node -e ""', args: ['-e', ''], exit: 0 },
+  { name: 'node importing csv-parse and undici', args: ['--input-type=module', '-e', "await import('csv-parse'); await import('undici');"], exit: 0 },
+  { name: 'wisbridge --version', args: [BIN, '--version'], exit: 0 },
+  { name: 'wisbridge --help', args: [BIN, '--help'], exit: 0 },
+  { name: 'wisbridge status', args: [BIN, 'status', '--config', ws.config], exit: 0 },
+  { name: 'wisbridge batch (empty inbox)', args: [BIN, 'batch', '--config', ws.config], exit: 0 },
+  { name: 'wisbridge config check', args: [BIN, 'config', 'check', '--config', ws.config], exit: 0 },
+];
+if (baseline) {
+  const ours = cases.filter((c) => c.args[0] === BIN);
+  cases.push(...ours.map((c) => ({ ...c, name: `${c.name} (baseline)`, args: [join(baseline, 'bin/wisbridge.js'), ...c.args.slice(1)] })));
+}
+
+function once(c: (typeof cases)[number]): number {
+  const started = performance.now();
+  const r = spawnSync(process.execPath, c.args, { cwd: ROOT, encoding: 'utf8' });
+  const ms = performance.now() - started;
+  if (r.status !== c.exit) throw new Error(`${c.name}: exit ${r.status}\n${r.stderr}`);
+  return ms;
+}
+
+try {
+  // The first batch creates the journal, so that status reads an existing one.
+  once(cases.find((c) => c.name.startsWith('wisbridge batch'))!);
+  const times = new Map(cases.map((c) => [c.name, [] as number[]]));
+  const loadBefore = loadavg()[0];
+  for (let i = 0; i < runs; i++) for (const c of cases) times.get(c.name)!.push(once(c));
+  const loadAfter = loadavg()[0];
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const bare = median(times.get(cases[0].name)!);
+  const sec = (ms: number) => (ms / 1000).toFixed(2);
+  process.stdout.write(`${runs} runs each, alternating; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after\n`);
+  process.stdout.write(`${'command'.padEnd(44)}${'median'.padStart(8)}${'min'.padStart(8)}${'max'.padStart(8)}  over bare Node\n`);
+  for (const c of cases) {
+    const xs = times.get(c.name)!;
+    const m = median(xs);
+    const over = c === cases[0] ? '' : `${m >= bare ? '+' : ''}${sec(m - bare)} s`;
+    process.stdout.write(`${c.name.padEnd(44)}${sec(m).padStart(8)}${sec(Math.min(...xs)).padStart(8)}${sec(Math.max(...xs)).padStart(8)}  ${over}\n`);
+  }
+} finally {
+  rmSync(ws.dir, { recursive: true, force: true });
+}
