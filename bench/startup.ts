@@ -1,11 +1,12 @@
 // Start-up time of the CLI as production runs it (the compiled build, dist/): each command in a child process, N runs
 // each, the commands alternating so that a change of the machine's load spreads over all of them. Prints the median,
-// min and max wall time of each and its median over bare Node's.
+// min and max wall time of each and its median over bare Node's, and the median CPU time (user + system, from
+// /usr/bin/time when it is there): on a loaded machine the CPU time varies less than the wall time.
 //   npm run build && npx tsx bench/startup.ts [runs=10]
 // BENCH_BASELINE=DIR also runs each wisbridge command of the install in DIR (another build of the bridge, e.g. of
 // the main branch, with bin/, dist/ and node_modules/), alternating with this one: a before/after in one sitting.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,34 +58,48 @@ if (baseline) {
   cases.push(...ours.map((c) => ({ ...c, name: `${c.name} (baseline)`, args: [join(baseline, 'bin/wisbridge.js'), ...c.args.slice(1)] })));
 }
 
-function once(c: (typeof cases)[number]): number {
+const TIME = '/usr/bin/time';
+const hasTime = existsSync(TIME);
+
+/** Wall and CPU time (ms) of one run of a case; CPU NaN without /usr/bin/time. */
+function once(c: (typeof cases)[number]): { wall: number; cpu: number } {
+  const cpuFile = join(ws.dir, 'cpu');
+  const [command, args] = hasTime ? [TIME, ['-f', '%U %S', '-o', cpuFile, process.execPath, ...c.args]] : [process.execPath, c.args];
   const started = performance.now();
-  const r = spawnSync(process.execPath, c.args, { cwd: ROOT, encoding: 'utf8' });
-  const ms = performance.now() - started;
+  const r = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8' });
+  const wall = performance.now() - started;
   if (r.status !== c.exit) throw new Error(`${c.name}: exit ${r.status}\n${r.stderr}`);
-  return ms;
+  const cpu = hasTime ? readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-2).reduce((sum, s) => sum + Number(s) * 1000, 0) : Number.NaN;
+  return { wall, cpu };
 }
 
 try {
   // The first batch creates the journal, so that status reads an existing one.
   once(cases.find((c) => c.name.startsWith('wisbridge batch'))!);
   const times = new Map(cases.map((c) => [c.name, [] as number[]]));
+  const cpus = new Map(cases.map((c) => [c.name, [] as number[]]));
   const loadBefore = loadavg()[0];
-  for (let i = 0; i < runs; i++) for (const c of cases) times.get(c.name)!.push(once(c));
+  for (let i = 0; i < runs; i++) for (const c of cases) {
+    const { wall, cpu } = once(c);
+    times.get(c.name)!.push(wall);
+    cpus.get(c.name)!.push(cpu);
+  }
   const loadAfter = loadavg()[0];
   const median = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
   const bare = median(times.get(cases[0].name)!);
+  const bareCpu = median(cpus.get(cases[0].name)!);
   const sec = (ms: number) => (ms / 1000).toFixed(2);
   process.stdout.write(`${runs} runs each, alternating; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after\n`);
-  process.stdout.write(`${'command'.padEnd(44)}${'median'.padStart(8)}${'min'.padStart(8)}${'max'.padStart(8)}  over bare Node\n`);
+  process.stdout.write(`${'command'.padEnd(44)}${'median'.padStart(8)}${'min'.padStart(8)}${'max'.padStart(8)}  over bare Node     CPU  over bare Node\n`);
   for (const c of cases) {
     const xs = times.get(c.name)!;
     const m = median(xs);
-    const over = c === cases[0] ? '' : `${m >= bare ? '+' : ''}${sec(m - bare)} s`;
-    process.stdout.write(`${c.name.padEnd(44)}${sec(m).padStart(8)}${sec(Math.min(...xs)).padStart(8)}${sec(Math.max(...xs)).padStart(8)}  ${over}\n`);
+    const cpu = median(cpus.get(c.name)!);
+    const over = (a: number, b: number) => (c === cases[0] ? '' : `${a >= b ? '+' : ''}${sec(a - b)} s`);
+    process.stdout.write(`${c.name.padEnd(44)}${sec(m).padStart(8)}${sec(Math.min(...xs)).padStart(8)}${sec(Math.max(...xs)).padStart(8)}  ${over(m, bare).padEnd(14)}${sec(cpu).padStart(8)}  ${over(cpu, bareCpu)}\n`);
   }
 } finally {
   rmSync(ws.dir, { recursive: true, force: true });
