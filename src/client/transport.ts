@@ -106,7 +106,8 @@ function failureKind(error: unknown): { kind: string; sent: boolean } {
 
 export class Transport {
   readonly #token: string;
-  /** Opened on the first request: a command that never calls the service never loads undici (docs/operations.md). */
+  /** Opened on the first request: a command that never calls the service never loads undici (docs/conventions.md,
+   * "A command loads what it uses"). */
   #pool: Pool | undefined;
   readonly #origin: string;
   #closed = false;

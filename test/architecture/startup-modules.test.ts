@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPOSITORY } from './import-rules.js';
 
 /*
- * What a command loads decides how long it takes to start (docs/operations.md, "What a command loads"). Each command
+ * What a command loads decides how long it takes to start (docs/conventions.md, "A command loads what it uses"). Each command
  * runs as `bin/wisbridge.js` in a child process (on the sources: the compiled build has the same imports) with
  * test/support/loaded-modules.mjs recording every module it loads; no timing is asserted.
  */
