@@ -12,7 +12,7 @@
 // BENCH_ALLOC=FILE samples the pass's main-thread allocations into FILE; BENCH_LOG=FILE writes its debug log there;
 // BENCH_NODE_FLAGS passes more flags to the pass (e.g. --trace-gc-nvp), whose output then goes to $TMPDIR/wb-bench-files-N.out.
 // BENCH_FILES (300), BENCH_ROWS (1000), BENCH_LATENCY (40 ms), BENCH_BATCH (the service's default batch_size),
-// BENCH_IN_FLIGHT (the service's default requests_in_flight); BENCH_HEAP_MB / BENCH_SEMI_MB instead of production's
+// BENCH_IN_FLIGHT (8, the default of writes read back, at which the night's figures were measured; set in the config); BENCH_HEAP_MB / BENCH_SEMI_MB instead of production's
 // heap caps (bench/inbound-harness.ts). BENCH_SFTP_RTT=ms: the files come from, and their
 // results go to, an SFTP drop (OpenSSH on loopback, as the tests start it) behind a link that adds that round trip
 // (test/support/delay-proxy.ts). BENCH_JOURNAL=postgres: the journal on a PostgreSQL server of the bench's own, a fresh
@@ -24,7 +24,7 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
+import { inboundJobSchema, READ_BACK_REQUESTS_IN_FLIGHT, serviceSchema } from '../src/config/schema.js';
 // @ts-expect-error plain JavaScript module without types
 import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types
@@ -39,7 +39,7 @@ const FILES = Number(process.env.BENCH_FILES ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY ?? 40);
 const BATCH = Number(process.env.BENCH_BATCH ?? serviceSchema.shape.batch_size.parse(undefined));
-const REQUESTS_IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? serviceSchema.shape.requests_in_flight.parse(undefined));
+const REQUESTS_IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? READ_BACK_REQUESTS_IN_FLIGHT);
 const MAX_REQUESTS = serviceSchema.shape.max_requests_in_flight.parse(undefined);
 const DEFAULT_FILES_IN_FLIGHT = inboundJobSchema.shape.files_in_flight.parse(undefined);
 const settings = process.argv.length > 2 ? process.argv.slice(2).map(Number)

@@ -7,6 +7,7 @@ import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 import { fileNameProblem } from '../util/date-stamp.js';
 import { isRecord } from '../util/schema-keys.js';
+import { outcomeCanBeLearned } from '../contract/index.js';
 import { isTimeZone } from '../util/time-zone.js';
 
 /** An export file name pattern: its date placeholders' zones are checked with the configuration. */
@@ -46,10 +47,8 @@ export const serviceSchema = z
     token: secretRefSchema.describe('the JWT of this warehouse (or warehouses)'),
     warehouse: z.number().int().positive().optional().describe('warehouse id sent with inventory writes when the token is scoped to several warehouses'),
     batch_size: z.number().int().min(1).max(1000).default(100).describe('maximum items per write request'),
-    // 8: against a distant service, several times the rows/s of 2; 16 gives more again for twice the adjustment
-    // rows an operator checks by hand after a crash (docs/performance.md, "Settings chosen by measurement").
-    requests_in_flight: z.number().int().min(1).max(32).default(8)
-      .describe('write requests of one inbound file outstanding at once (each on a connection of its own): more hides the service\'s latency (a distant service, say) and records several requests in one journal commit; after a crash up to this many requests are in doubt (read back, or reported uncertain: up to requests_in_flight × batch_size rows), and the service gets up to this many requests of the file at once'),
+    requests_in_flight: z.number().int().min(1).max(32).optional()
+      .describe('write requests of one inbound file outstanding at once (each on a connection of its own), for every job of this service that does not set its own. When absent: 8 for writes the bridge can read back after a crash (ship, receive: a request in doubt is confirmed or sent again), 2 for writes the service cannot be asked about (inventory adjustments and counts: each request in doubt is up to batch_size rows an operator checks by hand). More hides the service\'s latency and records several requests in one journal commit; after a crash up to this many requests of a file are in doubt (docs/operations.md, "Requests in flight and rows in doubt")'),
     concurrency: z.number().int().min(1).max(32).default(5).describe('pages fetched at once by listings'),
     max_requests_in_flight: z.number().int().min(1).max(256).default(32)
       .describe('requests to this service outstanding at once from this bridge process, every file, job and listing together, and requests recorded as sent and not yet decided, every file and job together (what a crash leaves in doubt: read back, or reported uncertain); at the defaults the 8 files of a job of 8 requests each reach it, and files whose turn comes wait for a slot; the connections to the service are at least this many; several instances each have their own'),
@@ -132,6 +131,8 @@ export const inboundJobSchema = z
     service: z.string().min(1).describe('name of the service the requests go to'),
     mappings: z.array(z.string().min(1)).optional().describe('names of the mappings this job may use; a file is matched by their file patterns (all inbound mappings when absent)'),
     watch: z.boolean().default(true).describe('`wisbridge run`: process files as soon as they are stable'),
+    requests_in_flight: z.number().int().min(1).max(32).optional()
+      .describe('write requests of one file of this job outstanding at once; overrides the service\'s `requests_in_flight` and its defaults by kind of write (8 read back, 2 adjustments and counts)'),
     // 8: a night of files of 1,000 rows against a distant service took less time than with 4 or with 16 (a file's 10
     // requests over a window of 8 leave the service's slots idle between its two round trips unless other files fill
     // them), for little more RSS than 4; requests at once and in doubt stay within max_requests_in_flight and
@@ -277,6 +278,20 @@ export const configSchema = z
     when: () => true,
   })
   .describe('wisbridge configuration');
+
+/**
+ * Requests in flight by default, by whether a request in doubt after a crash can be resolved without a person: 8
+ * where the bridge reads the write back (or may repeat it), 2 where the service cannot be asked (each request in doubt
+ * is batch_size rows checked by hand). The trade: docs/operations.md, "Requests in flight and rows in doubt".
+ */
+export const READ_BACK_REQUESTS_IN_FLIGHT = 8;
+export const UNASKABLE_REQUESTS_IN_FLIGHT = 2;
+
+/** The window of one file: the job's setting, else the service's, else the default for its kind of write. */
+export function requestsInFlight(service: Pick<ServiceConfig, 'requests_in_flight'>, job: Pick<InboundJob, 'requests_in_flight'>, endpoint: string): number {
+  return job.requests_in_flight ?? service.requests_in_flight
+    ?? (outcomeCanBeLearned(endpoint) ? READ_BACK_REQUESTS_IN_FLIGHT : UNASKABLE_REQUESTS_IN_FLIGHT);
+}
 
 /** The jobs of a section that may itself be refused: its entries that are objects. */
 function jobsOf(section: unknown): Array<Record<string, unknown>> {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ApiReferenceIds } from '../client/index.js';
-import type { InboundJob } from '../config/schema.js';
+import { requestsInFlight, type InboundJob } from '../config/schema.js';
 import { takesWarehouse } from '../contract/index.js';
 import { isWisbridgeError } from '../errors.js';
 import { canReopen, type Journal, type ResumeState } from '../journal/index.js';
@@ -56,9 +56,9 @@ export async function streamFile(input: StreamInput): Promise<boolean> {
   const requests = await openRequests(input, service.batch_size, takesWarehouse(mapping.document) ? service.warehouse : undefined);
   const share = new UndecidedShare(input.runtime.undecided(input.job.service));
   const completions = new CompletionQueue(requests, input.sender.logger, share);
-  // Requests outstanding at once (services.<name>.requests_in_flight): the journal and the mapping work while the
+  // Requests outstanding at once (requests_in_flight of the job or the service, else by kind of write): the journal and the mapping work while the
   // service answers; a whole-file document is one request.
-  const window = new InFlight(wholeFile ? 1 : service.requests_in_flight);
+  const window = new InFlight(wholeFile ? 1 : requestsInFlight(service, input.job, mapping.document));
   try {
     for (;;) {
       const stop = options.signal?.aborted === true;

@@ -1,3 +1,4 @@
+import { ControlNumbers } from './control-numbers.js';
 import { FUNCTIONAL_IDS, REASONS, type Reason, type Refusal } from './reasons.js';
 import type { Segment } from './segment.js';
 import { ISA_LENGTH, X12_ENVELOPE, type Envelope } from './syntax.js';
@@ -85,7 +86,7 @@ export type EnvelopeEvent =
   | { kind: 'group'; group: GroupResult }
   | { kind: 'interchange'; interchange: InterchangeResult };
 
-/** Accepted sets named one by one in a group's record (and its 997); ~200 bytes each. */
+/** Accepted sets named one by one in a group's record (and its 997); beyond, they are counted (docs/x12.md). */
 export const MAX_LISTED_SETS = 10_000;
 
 const DIGITS_9 = /^\d{9}$/;
@@ -114,9 +115,9 @@ export class EnvelopeValidator {
   private group: GroupResult | undefined;
   private set: SetResult | undefined;
   private readonly interchangesSeen = new Set<string>();
-  private groupsSeen = new Set<string>();
-  /** ST02s of the open group (for set-duplicate): the one record the validator keeps per set. */
-  private setsSeen = new Set<string>();
+  private groupsSeen = new ControlNumbers();
+  /** ST02s of the open group (for set-duplicate), as ranges: consecutive ones cost nothing more. */
+  private setsSeen = new ControlNumbers();
   /** The set whose verdict was just reported: its reader may still add data errors (addSegmentErrors) until the next segment. */
   private closed: SetResult | undefined;
   private listedAccepted = 0;
@@ -172,7 +173,7 @@ export class EnvelopeValidator {
     const key = `${isa.element(5)}\u0000${isa.element(6)}\u0000${control}`;
     if (this.interchangesSeen.has(key)) refuse(refusals, 'interchange-duplicate', `ISA13 ${control} of sender ${isa.element(6).trim()} came before in this file`);
     this.interchangesSeen.add(key);
-    this.groupsSeen = new Set();
+    this.groupsSeen = new ControlNumbers();
     this.interchange = {
       index: isa.position.interchangeIndex,
       senderQualifier: isa.element(5), sender: isa.element(6), receiverQualifier: isa.element(7), receiver: isa.element(8),
@@ -204,9 +205,8 @@ export class EnvelopeValidator {
     const control = gs.element(6);
     const refusals: Refusal[] = [];
     if (!DIGITS_1_9.test(control)) refuse(refusals, 'group-control-invalid', `GS06 "${control}" is not one to nine digits`);
-    if (this.groupsSeen.has(control)) refuse(refusals, 'group-duplicate', `GS06 ${control} came before in interchange ${open.control}`);
-    this.groupsSeen.add(control);
-    this.setsSeen = new Set();
+    if (!this.groupsSeen.add(control)) refuse(refusals, 'group-duplicate', `GS06 ${control} came before in interchange ${open.control}`);
+    this.setsSeen = new ControlNumbers();
     this.listedAccepted = 0;
     this.group = {
       interchange: open.control, functionalId: gs.element(1), sender: gs.element(2), receiver: gs.element(3), control,
@@ -242,8 +242,7 @@ export class EnvelopeValidator {
       refuse(refusals, 'set-convention-mismatch', `ST03 "${convention}" is not the group's version GS08 "${group.version}"`);
     }
     if (!SET_CONTROL.test(control)) refuse(refusals, 'set-control-invalid', `ST02 "${control}" is not four to nine characters`);
-    if (this.setsSeen.has(control)) refuse(refusals, 'set-duplicate', `ST02 ${control} came before in group ${group.control}`);
-    this.setsSeen.add(control);
+    else if (!this.setsSeen.add(control)) refuse(refusals, 'set-duplicate', `ST02 ${control} came before in group ${group.control}`);
     this.set = { interchange: group.interchange, group: group.control, id, control, convention, segments: 1, refusals, segmentErrors: [] };
   }
 

@@ -21,14 +21,22 @@ export class SegmentReader implements AsyncIterable<Segment> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Segment, void, undefined> {
+    for await (const batch of this.batches()) for (let i = 0; i < batch.length; i++) yield batch[i];
+  }
+
+  /**
+   * The segments one chunk completes, as one array (reused: read it before asking for the next). Iterating segment by
+   * segment costs an await each, a cost of the order of reading the segment (docs/performance.md, *X12 readers*).
+   */
+  async *batches(): AsyncGenerator<readonly Segment[], void, undefined> {
     const out: Segment[] = [];
     for await (const chunk of this.source) {
       this.tokenizer.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), out);
-      for (let i = 0; i < out.length; i++) yield out[i];
+      if (out.length > 0) yield out;
       out.length = 0;
     }
     this.tokenizer.end(out);
-    yield* out;
+    if (out.length > 0) yield out;
   }
 }
 

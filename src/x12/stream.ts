@@ -13,11 +13,13 @@ export async function* readX12(source: ByteSource | SegmentReader, options: Toke
   const reader = source instanceof SegmentReader ? source : new SegmentReader(source, options);
   const validator = new EnvelopeValidator();
   const events: EnvelopeEvent[] = [];
-  for await (const segment of reader) {
-    yield { kind: 'segment', segment };
-    validator.push(segment, events);
-    for (let i = 0; i < events.length; i++) yield events[i];
-    events.length = 0;
+  for await (const batch of reader.batches()) {
+    for (const segment of batch) {
+      yield { kind: 'segment', segment };
+      validator.push(segment, events);
+      for (let i = 0; i < events.length; i++) yield events[i];
+      events.length = 0;
+    }
   }
   validator.end(events);
   yield* events;

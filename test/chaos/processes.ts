@@ -110,8 +110,9 @@ export async function stopAll(processes: BridgeProcess[], timeoutMs: number): Pr
 }
 
 /** The emulator in a process of its own (as bench/ runs it): its CPU and event loop are not the test's. */
-export async function startEmulatorProcess(options: { scale: 'small' | 'medium'; seed: number; logFile: string }): Promise<{ url: string; token: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--today', '2026-11-22', '--scale', options.scale, '--seed', String(options.seed)], {
+export async function startEmulatorProcess(options: { scale: 'small' | 'medium'; seed: number; logFile: string; port?: number; db?: string }): Promise<{ url: string; token: string; child: ChildProcess; stop(): Promise<void> }> {
+  const state = options.db === undefined ? [] : ['--db', options.db];
+  const child = spawn(process.execPath, [BIN, 'emulator', '--port', String(options.port ?? 0), ...state, '--today', '2026-11-22', '--scale', options.scale, '--seed', String(options.seed)], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WISBRIDGE_LOG_LEVEL: 'warn' },
   });
   child.stderr!.on('data', (chunk: Buffer) => appendFileSync(options.logFile, chunk));

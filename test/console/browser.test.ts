@@ -117,7 +117,7 @@ describe('console in a real browser', () => {
     await signIn(page, b.url);
     await follow(page, 'header a[href="/console/progress"]');
     expect(await page.$eval('#progress', (t) => t.textContent)).toContain('no file in progress');
-    // Long enough to be seen: 60 writes of one row, requests_in_flight (8 by default) at a time, 320 ms each.
+    // Long enough to be seen: 60 writes of one row, two at a time (the default for adjustments), 320 ms each.
     await setFaults(emu, { latency_ms: 320, path_prefix: '/v1/inventory/adjustments' });
     const rows = Array.from({ length: 60 }, (_, i): [string, number, string] => [`SKU-0000${(i % 5) + 1}`, 1, `L-${i}`]);
     writeFileSync(join(b.env.dir, 'drop', 'inbox', 'KORR_20261124.csv'), korrFile(rows));

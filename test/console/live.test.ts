@@ -55,7 +55,7 @@ async function firstLiveEvent(url: string): Promise<Array<Record<string, any>>> 
 describe('console: live progress of files under wisbridge run', () => {
   it('shows rows done, the estimated total and the rate while a long file is sent, over SSE and JSON; gone once done', async () => {
     const { bridge, c, inbox } = await startBridge();
-    // Long enough to be seen: 40 writes of one row, requests_in_flight (8 by default) at a time, 240 ms each.
+    // Long enough to be seen: 40 writes of one row, two at a time (the default for adjustments), 240 ms each.
     await setFaults(emu, { latency_ms: 240, path_prefix: '/v1/inventory/adjustments' });
     const rows = Array.from({ length: 40 }, (_, i): [string, number, string] => [`SKU-0000${(i % 5) + 1}`, 1, `P-${i}`]);
     writeFileSync(join(inbox, 'KORR_long.csv'), korrFile(rows));

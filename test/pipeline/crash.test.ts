@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { serviceSchema } from '../../src/config/schema.js';
+import { UNASKABLE_REQUESTS_IN_FLIGHT } from '../../src/config/schema.js';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { dropPlainAdjustments, killMidFile, restart } from './crash-support.js';
 import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
-/** The default window (services.<name>.requests_in_flight), which these runs use. */
-const IN_FLIGHT = serviceSchema.shape.requests_in_flight.parse(undefined);
+/** The default window of adjustments (services.<name>.requests_in_flight unset), which these runs use. */
+const IN_FLIGHT = UNASKABLE_REQUESTS_IN_FLIGHT;
 
 // Small files are mapped and recorded on the main thread, big ones on a thread of their own (WISBRIDGE_THREAD_FROM=1:
 // this one too); the debug log says which.

@@ -1,10 +1,13 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setFaults, useEmulator } from '../support/emulator.js';
+import { UNASKABLE_REQUESTS_IN_FLIGHT } from '../../src/config/schema.js';
+import { startEmulatorProcess } from '../chaos/processes.js';
+import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { korr, runInboundOnce, workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
@@ -92,5 +95,52 @@ describe('services.<name>.requests_in_flight: write requests of one file outstan
     expect(file.rows).toEqual({ ok: 2 * inFlight, error: 0, skipped: 0, uncertain: 0 });
     expect(proxy.writes()).toBe(2 * inFlight);
     expect(proxy.most()).toBe(inFlight);
+  });
+});
+
+describe('writes the service cannot be asked about (adjustments, counts): 2 in flight unless configured', () => {
+  it('an adjustments file with no requests_in_flight configured has at most 2 requests on the wire', async () => {
+    const proxy = await countingProxy(emu.url);
+    await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory' });
+    const ws = workspace({ url: proxy.url, token: emu.token, batchSize: 2 });
+    ws.drop('KORR_DEFAULT.csv', korr(rowsOf(20)));
+    const file = (await runInboundOnce(ws)).files[0];
+    expect(file.rows).toEqual({ ok: 20, error: 0, skipped: 0, uncertain: 0 });
+    expect(proxy.most()).toBe(UNASKABLE_REQUESTS_IN_FLIGHT);
+  });
+
+  it('the service killed mid-file: only requests on the wire are in doubt; those refused at connect are retried, never uncertain', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wb-killed-'));
+    const options = { scale: 'small' as const, seed: 1, logFile: join(dir, 'emulator.log'), db: join(dir, 'emulator.sqlite') };
+    let service = await startEmulatorProcess(options);
+    const url = service.url;
+    try {
+      await setFaults({ url }, { latency_ms: 200, path_prefix: '/v1/inventory' });
+      // Attempts enough to outlast the restart: requests refused meanwhile are retried, not given up.
+      const ws = workspace({ url, token: service.token, batchSize: 4, maxAttempts: 14 });
+      ws.drop('KORR_KILLED.csv', korr(rowsOf(60)));
+      const run = runInboundOnce(ws);
+      const applied = async () => ((await adminState({ url }, ['adjustments'])).adjustments as Array<{ reference: string }>)
+        .filter((a) => a.reference.startsWith('F-'));
+      while ((await applied()).length < 8) await new Promise((r) => setTimeout(r, 20));
+      // kill -9 with requests on the wire; back on the same port and state while the refused requests are retried.
+      service.child.kill('SIGKILL');
+      await new Promise((r) => service.child.once('exit', r));
+      service = await startEmulatorProcess({ ...options, port: Number(new URL(url).port) });
+      const file = (await run).files[0];
+      const counts = new Map<string, number>();
+      for (const a of await applied()) counts.set(a.reference, (counts.get(a.reference) ?? 0) + 1);
+      expect([...counts.values()].every((n) => n === 1)).toBe(true);
+      const result = ws.result('KORR_KILLED.result.csv');
+      expect(result).toHaveLength(60);
+      const uncertain = result.filter((r) => r.status === 'uncertain');
+      // At most the requests on the wire at the kill (2 of 4 rows); every other row went through, once.
+      expect(uncertain.length).toBeLessThanOrEqual(UNASKABLE_REQUESTS_IN_FLIGHT * 4);
+      expect(result.filter((r) => r.status !== 'uncertain').every((r) => r.status === 'ok' && counts.get(`F-${Number(r.line) - 2}`) === 1)).toBe(true);
+      expect(file.rows.error).toBe(0);
+      expect(file.rows.ok + file.rows.uncertain).toBe(60);
+    } finally {
+      await service.stop();
+    }
   });
 });

@@ -54,6 +54,15 @@ export function writeModule(endpoint: string): WriteModule | undefined {
   return isWriteEndpoint(endpoint) ? WRITES[endpoint] : undefined;
 }
 
+/**
+ * Whether a request of the endpoint whose outcome is unknown (a crash, a lost answer) can be resolved without a
+ * person: it may be repeated, or it is read back. Adjustments and counts can be neither: theirs stay uncertain.
+ */
+export function outcomeCanBeLearned(endpoint: string): boolean {
+  const policy = writeModule(endpoint)?.policy;
+  return policy === undefined || policy.retry !== 'unsafe' || policy.verify !== undefined;
+}
+
 /** Writes whose items carry a `warehouse` (the inventory writes), read from the contract's item schemas. */
 const WAREHOUSE_SCOPED: ReadonlySet<string> = new Set(WRITE_ENDPOINT_IDS.filter((id) => {
   const item = WRITES[id].contract.item;
