@@ -6,10 +6,11 @@
 // BENCH_BASELINE=DIR also runs each wisbridge command of the install in DIR (another build of the bridge, e.g. of
 // the main branch, with bin/, dist/ and node_modules/), alternating with this one: a before/after in one sitting.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startupWorkspace } from '../test/support/startup-workspace.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/wisbridge.js');
@@ -21,28 +22,7 @@ if (!runsBuild()) {
   process.exit(1);
 }
 
-/** A configuration of one local drop with an empty inbox, a SQLite journal, a service nothing calls. */
-function workspace(): { dir: string; config: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'wb-startup-'));
-  for (const f of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(dir, 'drop', f), { recursive: true });
-  writeFileSync(join(dir, 'token'), 'bench-token', { mode: 0o600 });
-  const config = join(dir, 'wisbridge.yaml');
-  writeFileSync(config, [
-    `journal: ${join(dir, 'journal.sqlite')}`,
-    `mappings: ${join(ROOT, 'mappings')}`,
-    'services:',
-    '  wis: { url: "http://127.0.0.1:9", token: { file: token } }',
-    'drops:',
-    `  wms: { type: local, root: ${join(dir, 'drop')}, settle_ms: 0, watch_events: false }`,
-    'inbound:',
-    '  - { name: wms-in, drop: wms, service: wis }',
-    'log: { level: fatal }',
-    '',
-  ].join('\n'));
-  return { dir, config };
-}
-
-const ws = workspace();
+const ws = startupWorkspace(ROOT);
 const baseline = process.env.BENCH_BASELINE;
 const cases: { name: string; args: string[]; exit: number }[] = [
   { name: 'node -e ""', args: ['-e', ''], exit: 0 },

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startupWorkspace } from '../support/startup-workspace.js';
 import { REPOSITORY } from './import-rules.js';
 
 /*
@@ -42,22 +42,7 @@ const heavyIn = (modules: string[], except: string[] = []) =>
   Object.entries(HEAVY).filter(([name, pattern]) => !except.includes(name) && modules.some((m) => pattern.test(m))).map(([name]) => name);
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'wb-startup-modules-'));
-  for (const f of ['inbox', 'outbox', 'archive', 'error']) mkdirSync(join(dir, 'drop', f), { recursive: true });
-  writeFileSync(join(dir, 'token'), 'test-token', { mode: 0o600 });
-  config = join(dir, 'wisbridge.yaml');
-  writeFileSync(config, [
-    `journal: ${join(dir, 'journal.sqlite')}`,
-    `mappings: ${join(REPOSITORY, 'mappings')}`,
-    'services:',
-    '  wis: { url: "http://127.0.0.1:9", token: { file: token } }',
-    'drops:',
-    `  wms: { type: local, root: ${join(dir, 'drop')}, settle_ms: 0, watch_events: false }`,
-    'inbound:',
-    '  - { name: wms-in, drop: wms, service: wis }',
-    'log: { level: fatal }',
-    '',
-  ].join('\n'));
+  ({ dir, config } = startupWorkspace(REPOSITORY));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
