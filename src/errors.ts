@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   MAPPING_INVALID: 'a mapping definition is invalid',
   MAPPING_NOT_FOUND: 'no mapping definition matches',
   USAGE: 'the command line is wrong',
+  FAILPOINTS: 'WISBRIDGE_FAILPOINTS (a test hook) names an unknown failpoint or action',
   // input files and rows
   FILE_UNREADABLE: 'an input file cannot be read or decoded',
   FILE_NAME: 'an input file name is not taken (a backslash or control character, not UTF-8, or over 200 bytes)',
@@ -116,6 +117,7 @@ export interface ErrorDetailsByCode {
   MAPPING_INVALID: FileProblems | undefined;
   MAPPING_NOT_FOUND: undefined;
   USAGE: ReferencesNeeded | undefined;
+  FAILPOINTS: undefined;
   FILE_UNREADABLE: undefined;
   FILE_NAME: undefined;
   ROW_INVALID: undefined;

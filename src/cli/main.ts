@@ -1,4 +1,5 @@
 import { describeError, isWisbridgeError } from '../errors.js';
+import { checkFailpoints } from '../failpoints.js';
 import { applyV8Flags } from '../runtime/v8-flags.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { version } from '../util/version.js';
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
+    checkFailpoints();
     const module = await command.load();
     return await module.run(rest);
   } catch (error) {

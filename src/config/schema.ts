@@ -249,6 +249,14 @@ export const configSchema = z
       cron: z.string().min(1).default('30 3 * * *').describe('when the retention tick runs: journal prune, then archive/outbox clean-up of drops with `archive_retention_days` / `outbox_retention_days`'),
       timezone: z.string().min(1).default('UTC').describe('IANA time zone of the cron expression'),
     }).optional().describe('`wisbridge run`: automatic retention of the journal and of the drops\' archive/ and outbox/ (see docs/operations.md)'),
+    mapping_threads: z.strictObject({
+      max: z.number().int().min(1).max(16).optional()
+        .describe('mapping threads of big files at once in this process (default 2: each takes ~25 MB and its heap, and two cores map no faster with more; docs/pipeline.md)'),
+      from_bytes: z.number().int().min(1).optional()
+        .describe('files of at least this many bytes are mapped and recorded on a thread of their own (default 16 MiB; 1: every file that can be)'),
+      heap_mb: z.number().int().min(4).max(4096).optional()
+        .describe('heap cap of a mapping thread in MB (default 64, 128 for a mapping that holds its documents until the file\'s end); raise it when GROUPING_LIMIT names the thread\'s memory'),
+    }).optional().describe('where big files are mapped: worker threads of the process (docs/pipeline.md, "Where a file is mapped")'),
     shutdown_timeout_ms: z.number().int().min(100).default(30_000).describe('how long a graceful shutdown may take before the process exits anyway'),
     instance: instanceSchema.default({ lease_ms: 30_000, heartbeat_ms: 10_000 }),
   })

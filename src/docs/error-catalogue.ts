@@ -47,6 +47,11 @@ export const ERROR_CATALOGUE: { readonly [C in ErrorCode]: CatalogueEntry<C> } =
     action: 'see `wisbridge <command> --help`',
     fields: { needs: '`references`: the mapping needs the ids of references from the API and was given no reference ids (`wisbridge map` then asks for `--references` or `--url`)', mapping: 'its name' },
   },
+  FAILPOINTS: {
+    raisedBy: 'any command, at its start',
+    action: 'unset `WISBRIDGE_FAILPOINTS` (it is for tests), or name points and actions of docs/failpoints.md',
+    fields: {},
+  },
   FILE_UNREADABLE: {
     raisedBy: 'pipeline',
     action: 'check encoding / permissions',
@@ -84,7 +89,7 @@ export const ERROR_CATALOGUE: { readonly [C in ErrorCode]: CatalogueEntry<C> } =
   },
   GROUPING_LIMIT: {
     raisedBy: 'mapping',
-    action: 'sort the file and set `grouping.sorted: true`, split the file, or raise the limit (`grouping.max_open_documents`; `WISBRIDGE_THREAD_HEAP_MB`)',
+    action: 'sort the file and set `grouping.sorted: true`, split the file, or raise the limit (`grouping.max_open_documents`; `mapping_threads.heap_mb` in the configuration)',
     fields: {},
   },
   X12_SYNTAX: {

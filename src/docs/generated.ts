@@ -2,6 +2,7 @@ import { ENVIRONMENT_OVERRIDES } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
 import { mappingJsonSchema } from '../mapping/index.js';
 import { errorCatalogue } from './error-catalogue.js';
+import { failpointsPage } from './failpoints-page.js';
 import { jsonSchemaText, markdownReference } from '../util/schema-docs.js';
 
 /**
@@ -18,6 +19,7 @@ export const GENERATED_FILES: ReadonlyArray<{ path: string; render: () => string
       `${NAMING}\n\n${markdownReference(configSchema)}\n${environmentTable()}`),
   },
   { path: 'docs/errors.md', render: errorCatalogue },
+  { path: 'docs/failpoints.md', render: failpointsPage },
 ];
 
 const NAMING = [
@@ -36,7 +38,7 @@ function environmentTable(): string {
     ['WISBRIDGE_SOURCES', '`1`: `bin/wisbridge.js` runs the TypeScript sources through tsx even when `dist/` is current'],
     ['WISBRIDGE_EMULATOR_SECRET', '`wisbridge emulator`: the secret its tokens are signed with when `--secret` is not given (else a built-in one)'],
     ['NODE_OPTIONS', 'read by Node.js itself; the systemd unit and the image set the heap caps of `src/runtime/node-options.ts`'],
-    ['WISBRIDGE_EXPORT_CRASH', 'tests only: kills the process at a named point of an export, to prove crash safety'],
+    ['WISBRIDGE_FAILPOINTS', 'tests only: kills or pauses the process at named points, to prove crash safety (docs/failpoints.md)'],
   ];
   return ['## Environment variables', '', '| variable | effect |', '|---|---|',
     ...rows.map(([name, effect]) => `| ${name.startsWith('WIS') || name === 'NODE_OPTIONS' ? `\`${name}\`` : name} | ${effect} |`), ''].join('\n');

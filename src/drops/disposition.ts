@@ -1,5 +1,6 @@
 import { isWisbridgeError } from '../errors.js';
-import { moveCrashPoint, type Drop, type FolderRole, type MoveOptions } from './drop.js';
+import { failpoint } from '../failpoints.js';
+import type { Drop, FolderRole, MoveOptions } from './drop.js';
 import type { ReadyFile } from './watcher.js';
 
 export interface Disposition {
@@ -21,7 +22,7 @@ export async function disposeFile(
   from: FolderRole = 'inbox',
 ): Promise<Disposition> {
   const name = typeof file === 'string' ? file : file.name;
-  moveCrashPoint('before-move');
+  failpoint('drop.before-move');
   const { companions, ...move } = options;
   const finalName = await drop.move(from, name, outcome, move);
   // Companions (a checksum file `NAME.sha256`) follow the file under its final name, so error/ shows what was compared.

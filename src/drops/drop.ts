@@ -133,15 +133,6 @@ export function collisionName(name: string, now: Date, attempt: number): string 
   return fitName(name.slice(0, dot), `.${suffix}${name.slice(dot)}`);
 }
 
-/**
- * Test hook for a real crash (kill -9) around a move: WISBRIDGE_MOVE_CRASH=before-move kills the process just
- * before a processed file is moved out of the inbox, `after-link` (local drops) between the link into the target
- * folder and the unlink from the inbox.
- */
-export function moveCrashPoint(point: 'before-move' | 'after-link'): void {
-  if (process.env.WISBRIDGE_MOVE_CRASH === point) process.kill(process.pid, 'SIGKILL');
-}
-
 /** Codes that say the drop itself could not be reached or listed (not that one file failed). */
 const UNREACHABLE = new Set<ErrorCode>(['DROP_CONNECT', 'DROP_AUTH', 'DROP_HOST_KEY', 'DROP_NOT_FOUND', 'DROP_PERMISSION', 'DROP_IO']);
 

@@ -4,9 +4,10 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { watch as chokidarWatch } from 'chokidar';
 import { isWisbridgeError } from '../errors.js';
+import { failpoint } from '../failpoints.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
-  assertPlainName, collisionName, dropError, moveCrashPoint, temporaryNameFor,
+  assertPlainName, collisionName, dropError, temporaryNameFor,
   type Drop, type DropEntry, type FolderRole, type MoveOptions, type OpenedFile, type WriteOptions, type WriteResult, type WriteSource,
 } from './drop.js';
 import type { LocalDropOptions } from './options.js';
@@ -199,7 +200,7 @@ export class LocalDrop implements Drop {
       await fs.unlink(to);
       throw dropError('DROP_CHANGED', { drop: this.name }, `${from} was replaced while it was being moved; the replacement stays`);
     }
-    moveCrashPoint('after-link');
+    failpoint('drop.after-link');
     await fs.unlink(from);
   }
 

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Drop, WriteResult } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
+import { failpoint } from '../failpoints.js';
 import type { ExportFile, ExportRecord, ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
@@ -11,15 +12,6 @@ import { joinMessages } from '../util/messages.js';
 /** Writes a work file's bytes to the outbox, atomically (temporary name, size check, rename). */
 export function writeWorkFile(drop: Drop, name: string, chunks: Iterable<Buffer>): Promise<WriteResult> {
   return drop.writeAtomic('outbox', name, Readable.from(chunks, { objectMode: false }));
-}
-
-/**
- * Test hook for a real crash: WISBRIDGE_EXPORT_CRASH=after-record kills the process once the journal recorded a
- * file (before it is written), `after-rename` right after the file is renamed into the outbox (before the journal
- * marks it written), `after-written` right after the journal did.
- */
-export function crashPoint(point: 'after-record' | 'after-rename' | 'after-written'): void {
-  if (process.env.WISBRIDGE_EXPORT_CRASH === point) process.kill(process.pid, 'SIGKILL');
 }
 
 /**
@@ -55,7 +47,7 @@ export async function writeRecorded(
   journal: ExportJournal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, logger: Logger,
 ): Promise<WriteResult> {
   let written: WriteResult;
-  crashPoint('after-record');
+  failpoint('export.after-record');
   try {
     try {
       written = await writeWorkFile(drop, name, chunks);
@@ -65,9 +57,9 @@ export async function writeRecorded(
       else await reconcileUnwritten(journal, drop, await journal.getExport(exportId), logger).catch(() => undefined);
       throw error;
     }
-    crashPoint('after-rename');
+    failpoint('export.after-rename');
     await writer.markWritten(exportId);
-    crashPoint('after-written');
+    failpoint('export.after-written');
   } finally {
     exportsInFlight.delete(name);
   }

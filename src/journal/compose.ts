@@ -89,6 +89,8 @@ function unitPrototype(all: Roles): object {
 export interface LeaseOptions {
   instance: InstanceInfo;
   leaseMs: number;
+  /** Tests: how far the lease clock is ahead of the database's (JournalOptions.leaseClockOffsetMs). */
+  clockOffsetMs?: () => number;
 }
 
 /**

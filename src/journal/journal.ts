@@ -25,6 +25,12 @@ export interface JournalOptions extends SqliteOptions {
   instance?: InstanceInfo;
   /** How long a claim's lease lasts before a heartbeat must renew it (default 30 s, the configuration's instance.lease_ms). */
   leaseMs?: number;
+  /**
+   * Tests, lease mode: how many milliseconds this journal's lease clock is ahead of the database's (leases are judged
+   * by the database's clock; this moves what the lease statements take as now): a lease passes at once, without
+   * waiting for it. A function is asked at each statement, so a test moves the clock while the journal is open.
+   */
+  leaseClockOffsetMs?: number | (() => number);
 }
 
 /** The configuration's default `instance.lease_ms`. */
@@ -34,7 +40,9 @@ function leaseOptions(options: JournalOptions): LeaseOptions | undefined {
   if (options.instance === undefined) return undefined;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new WisbridgeError('CONFIG_INVALID', `a lease must last a positive whole number of milliseconds, not ${leaseMs}`);
-  return { instance: options.instance, leaseMs };
+  const offset = options.leaseClockOffsetMs;
+  const clockOffsetMs = typeof offset === 'number' ? () => offset : offset;
+  return { instance: options.instance, leaseMs, clockOffsetMs };
 }
 
 /** Opens the journal on its engine and brings its schema up to date (refusing a newer one). */

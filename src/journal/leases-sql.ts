@@ -2,9 +2,9 @@ import { sqlList, sqlNowIso, sqlNowPlusMsIso, type SqlDialect } from './sql.js';
 
 // The leases' statements (leases.ts) as text, per dialect; every time in them is the database's clock.
 
-function leaseSql(dialect: SqlDialect) {
-  const now = sqlNowIso(dialect);
-  const plus = sqlNowPlusMsIso(dialect);
+function leaseSql(dialect: SqlDialect, offsetMs = 0) {
+  const now = sqlNowIso(dialect, offsetMs);
+  const plus = sqlNowPlusMsIso(dialect, offsetMs);
   // SQLite has no row locks (a unit of work holds the whole journal); PostgreSQL locks the row until the commit.
   const forUpdate = dialect === 'postgres' ? ' FOR UPDATE' : '';
   // Same owner: same token; a new owner: one more. Free: never leased, given up, expired, or the file not processing.
@@ -85,5 +85,21 @@ function leaseSql(dialect: SqlDialect) {
   };
 }
 
+export type LeaseStatements = ReturnType<typeof leaseSql>;
+
 /** The statements of each dialect, built once: the factories are composed again for every unit of work. */
 export const LEASE_STATEMENTS = { sqlite: leaseSql('sqlite'), postgres: leaseSql('postgres') };
+
+const shifted = new Map<string, LeaseStatements>();
+
+/**
+ * The statements of a journal whose lease clock is the database's moved by `offsetMs` (tests: a lease passes at once),
+ * built once per offset.
+ */
+export function leaseStatements(dialect: SqlDialect, offsetMs: number): LeaseStatements {
+  if (offsetMs === 0) return LEASE_STATEMENTS[dialect];
+  const key = `${dialect} ${offsetMs}`;
+  let statements = shifted.get(key);
+  if (!statements) shifted.set(key, (statements = leaseSql(dialect, offsetMs)));
+  return statements;
+}

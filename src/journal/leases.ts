@@ -2,8 +2,8 @@ import { WisbridgeError } from '../errors.js';
 import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from './contract.js';
 import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from './reads.js';
 import { stateError } from './rows.js';
-import { LEASE_STATEMENTS } from './leases-sql.js';
-import type { SqlPort, SqlValue } from './sql.js';
+import { LEASE_STATEMENTS, leaseStatements, type LeaseStatements } from './leases-sql.js';
+import type { SqlDialect, SqlPort, SqlValue } from './sql.js';
 import type { FileStatus } from './types.js';
 
 /*
@@ -20,6 +20,8 @@ export interface LeaseMode {
   instance: InstanceInfo;
   /** How long a claim's lease lasts before a heartbeat renews it. */
   leaseMs: number;
+  /** Tests: how far this journal's lease clock is ahead of the database's (JournalOptions.leaseClockOffsetMs). */
+  clockOffsetMs?: () => number;
   /**
    * File id → the token this journal object got when it claimed the file (or began its re-drive), or adopted at its
    * first write for a file its instance holds that it did not claim itself (a worker thread's own connection). LOST
@@ -31,6 +33,21 @@ export interface LeaseMode {
 }
 
 const LOST = -1;
+
+/**
+ * The lease statements of a journal: on the database's clock, or (tests) on that clock moved by the journal's offset,
+ * each statement read at its use so that a test may move the clock while the journal is open.
+ */
+function statementsOf(dialect: SqlDialect, mode: LeaseMode | undefined): LeaseStatements {
+  const offset = mode?.clockOffsetMs;
+  const fixed = LEASE_STATEMENTS[dialect];
+  if (offset === undefined) return fixed;
+  const moved = {} as LeaseStatements;
+  for (const key of Object.keys(fixed) as Array<keyof LeaseStatements>) {
+    Object.defineProperty(moved, key, { enumerable: true, get: () => leaseStatements(dialect, offset())[key] });
+  }
+  return moved;
+}
 /** A SQLite journal refuses a second instance while the first one's heartbeat is younger than this many leases. */
 const LIVE_LEASES = 3;
 /** Instances silent this long leave the list, and ticks this old leave job_ticks (both only grow otherwise). */
@@ -86,7 +103,7 @@ export interface Fence {
 }
 
 export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fence {
-  const q = LEASE_STATEMENTS[sql.dialect];
+  const q = statementsOf(sql.dialect, mode);
   const me = mode.instance.id;
   /**
    * Files whose row this unit of work locked and checked, or is locking (writes started together: the check under
@@ -188,7 +205,7 @@ type LeaseMethods = InstancesAndLeases & Pick<ClaimsAndRequests, 'releaseFile' |
  * filesToTakeOver and claimDuplicate answer (tools: status; one-shot commands), and the releases do nothing.
  */
 export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () => string): LeaseMethods {
-  const q = LEASE_STATEMENTS[sql.dialect];
+  const q = statementsOf(sql.dialect, mode);
   const leasing = (): LeaseMode => {
     if (!mode) throw stateError('this journal was opened without an instance: it takes no leases (openJournal\'s instance option)');
     return mode;

@@ -68,15 +68,22 @@ const isoText = (dialect: SqlDialect, stamp: string): string => dialect === 'sql
  * they are taken from the one clock they share, never an instance's. PostgreSQL: clock_timestamp(), which moves
  * within a transaction (now() is the transaction's start).
  */
-export function sqlNowIso(dialect: SqlDialect): string {
-  return isoText(dialect, dialect === 'sqlite' ? "'now'" : 'clock_timestamp()');
+export function sqlNowIso(dialect: SqlDialect, offsetMs = 0): string {
+  return isoText(dialect, clock(dialect, offsetMs));
 }
 
 /** The database's clock plus a number of milliseconds (one `?` parameter, may be negative), as the journal's ISO text. */
-export function sqlNowPlusMsIso(dialect: SqlDialect): string {
+export function sqlNowPlusMsIso(dialect: SqlDialect, offsetMs = 0): string {
   return isoText(dialect, dialect === 'sqlite'
-    ? "'now', (CAST(? AS REAL) / 1000) || ' seconds'"
-    : "clock_timestamp() + CAST(? AS BIGINT) * interval '1 millisecond'");
+    ? `${clock(dialect, offsetMs)}, (CAST(? AS REAL) / 1000) || ' seconds'`
+    : `${clock(dialect, offsetMs)} + CAST(? AS BIGINT) * interval '1 millisecond'`);
+}
+
+/** The database's clock, moved by a whole number of milliseconds (a journal's lease clock offset, for tests). */
+function clock(dialect: SqlDialect, offsetMs: number): string {
+  if (!Number.isSafeInteger(offsetMs)) throw new RangeError(`a clock offset is a whole number of milliseconds, not ${offsetMs}`);
+  if (dialect === 'sqlite') return offsetMs === 0 ? "'now'" : `'now', '${offsetMs / 1000} seconds'`;
+  return offsetMs === 0 ? 'clock_timestamp()' : `(clock_timestamp() + interval '${offsetMs} milliseconds')`;
 }
 
 /**

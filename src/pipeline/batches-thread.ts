@@ -13,7 +13,7 @@ import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-ba
 const SEMI_SPACE_MB = 16;
 /**
  * The cap of its old generation, unless the file's mapping holds its documents (HOLDING_HEAP_MB in stream.ts) or
- * WISBRIDGE_THREAD_HEAP_MB says otherwise. The thread's modules take a part of it; the bridge's peak on a million
+ * `mapping_threads.heap_mb` says otherwise. The thread's modules take a part of it; the bridge's peak on a million
  * rows was the same as with less (docs/performance.md, "Settings chosen by measurement").
  */
 export const THREAD_HEAP_MB = 64;
@@ -51,7 +51,7 @@ export type ThreadData = Omit<BatchesThreadData, 'mapping'> & { mapping: Pick<Ma
  */
 export class BatchesThread implements FileRequests {
   readonly #thread: WorkerThread;
-  readonly #fileName: string;
+  #fileName: string;
   readonly #heapMb: number;
   /** Settles once the worker has opened the journal and the file (or failed to start). */
   readonly ready: Promise<void>;
@@ -66,13 +66,10 @@ export class BatchesThread implements FileRequests {
   constructor(data: BatchesThreadData, referenceIds: ReferenceIds, onClosed?: () => void, tally?: JournalTally) {
     this.#onClosed = onClosed;
     this.#tally = tally;
-    const { name, file, definition } = data.mapping;
-    // The definition crosses, not the compiled mapping (functions cannot be cloned).
-    const cloned: ThreadData = { ...data, mapping: { name, file, definition } };
     this.#fileName = data.fileName;
     this.#heapMb = data.heapMb ?? THREAD_HEAP_MB;
     const limits = { maxOldGenerationSizeMb: this.#heapMb, semiSpaceMb: SEMI_SPACE_MB };
-    this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), cloned, 'file mapping', 'JOURNAL', limits, {
+    this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), crossing(data), 'file mapping', 'JOURNAL', limits, {
       idsOf: (kind: ReferenceKind, keys: readonly string[]) => referenceIds.idsOf(kind, keys),
     });
     this.ready = this.#thread.ready;
@@ -102,19 +99,43 @@ export class BatchesThread implements FileRequests {
       if ((error as { cause?: { code?: unknown } }).cause?.code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
       throw new WisbridgeError('GROUPING_LIMIT', `${this.#fileName}: mapping it outgrew the memory of its thread (a ${this.#heapMb} MB heap; an unsorted `
         + 'grouped file, or one with control totals, holds every document until its end): sort the file by its key and set grouping.sorted: true, '
-        + 'split the file, or raise WISBRIDGE_THREAD_HEAP_MB', { cause: error });
+        + 'split the file, or raise mapping_threads.heap_mb', { cause: error });
     }
+  }
+
+  /**
+   * Releases the file open on the thread and opens another (its journal, mapping and lease as given; the heap stays
+   * the thread's): the thread's modules, which take most of its start, load once.
+   */
+  async open(data: BatchesThreadData): Promise<void> {
+    const closed = await this.#call('open', [crossing(data)]);
+    this.#tally?.addClosed(closed);
+    this.#fileName = data.fileName;
+  }
+
+  /** Closes the file and the thread's connection to the journal, but not the thread (`open` gives it another file). */
+  async release(): Promise<void> {
+    const closed = await this.#call('release', []);
+    this.#tally?.addClosed(closed);
   }
 
   async close(): Promise<void> {
     try {
-      this.#tally?.addClosed(await this.#thread.close());
+      // Not inside `?.(…)`: without a tally, the argument would not be evaluated and the thread never closed.
+      const closed = await this.#thread.close();
+      this.#tally?.addClosed(closed);
     } finally {
       const onClosed = this.#onClosed;
       this.#onClosed = undefined;
       onClosed?.();
     }
   }
+}
+
+/** The definition crosses, not the compiled mapping (functions cannot be cloned). */
+function crossing(data: BatchesThreadData): ThreadData {
+  const { name, file, definition } = data.mapping;
+  return { ...data, mapping: { name, file, definition } };
 }
 
 /** Packed outcomes as they are (a few strings each), the others as one JSON text. */

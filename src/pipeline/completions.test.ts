@@ -1,7 +1,7 @@
 import { createReadStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { Journal } from '../journal/index.js';
 import { claimInput, okOutcomes, rawDatabase, useTestJournal, type TempDir } from '../journal/test-support.js';
 import { silentLogger } from '../log.js';
@@ -46,13 +46,22 @@ const sources: Array<[string, Open]> = [
     commit: (unit) => applyUnit(journal, silentLogger, unit), mapAhead: false,
   })],
   ['mapped and recorded on a worker thread with its own connection', async (fileId, path, mapping) => {
-    const thread = new BatchesThread({
-      journalAddress: journal.address, snapshotPath: path, fileId, fresh: true, fileName: 'KORR_1.csv', mapping, requestSize: 1,
-    }, { idsOf: async () => new Map() });
-    await thread.ready;
-    return thread;
+    const data = { journalAddress: journal.address, snapshotPath: path, fileId, fresh: true, fileName: 'KORR_1.csv', mapping, requestSize: 1 };
+    if (thread) await thread.open(data);
+    else {
+      thread = new BatchesThread(data, { idsOf: async () => new Map() });
+      await thread.ready;
+    }
+    const shared = thread;
+    // Closing the test's requests releases the file and the thread's connection to the test's journal; the thread serves the next test.
+    return { next: (...a) => shared.next(...a), store: (stores) => shared.store(stores), finish: () => shared.finish(), close: () => shared.release() };
   }],
 ];
+/** One worker thread for the file's tests: starting one (its modules loaded through tsx) is most of a test's time. */
+let thread: BatchesThread | undefined;
+afterAll(async () => {
+  await thread?.close();
+});
 
 describe.each(sources)('request outcomes wait for the next commit (group commit), %s', (_, open) => {
   async function queueOf(rows: readonly string[] = ROWS, share?: UndecidedShare): Promise<{ queue: CompletionQueue; fileId: number }> {

@@ -19,7 +19,8 @@ import type { Limiter } from '../util/limiter.js';
  * Files of at least this many bytes are mapped and recorded on a BatchesThread (~500,000 rows of five columns): the
  * thread costs time to start and memory of its own, and takes the mapping's CPU and garbage and the fsync waits off
  * the main thread: a clear gain at twice this size, none to speak of at half of it and below (docs/performance.md,
- * "Settings chosen by measurement"). WISBRIDGE_THREAD_FROM overrides it (tests of `wisbridge batch`: 1).
+ * "Settings chosen by measurement"). `mapping_threads.from_bytes` in
+ * the configuration, or the `threadFrom` option, says otherwise.
  */
 export const THREAD_FROM = 16 << 20;
 
@@ -143,7 +144,8 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   const { journal, logger, fileId, client } = input.sender;
   const { mapping, name } = input;
   const referenceIds = new ApiReferenceIds(client);
-  const from = input.options.threadFrom ?? (Number(process.env.WISBRIDGE_THREAD_FROM) || THREAD_FROM);
+  const tuning = input.runtime.loaded.config.mapping_threads;
+  const from = input.options.threadFrom ?? tuning?.from_bytes ?? THREAD_FROM;
   const slots = input.runtime.mappingThreads;
   if (canReopen(journal.address) && input.snapshotFile !== undefined && mapsOnThread(mapping, input.size, from) && await took(slots, input.options.signal)) {
     let snapshotPath: string;
@@ -158,7 +160,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
       journalAddress: journal.address, snapshotPath, fileId, fresh: input.state.maxSeq < 0, fileName: name,
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
       mapping, requestSize, warehouse,
-      heapMb: Number(process.env.WISBRIDGE_THREAD_HEAP_MB) || (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
+      heapMb: tuning?.heap_mb ?? (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
     }, referenceIds, () => {
       slots.release();
       logger.debug('the file mapping thread ended');

@@ -32,7 +32,7 @@ export interface Runtime {
    * one (src/pipeline/undecided.ts).
    */
   undecided(service: string): Limiter;
-  /** Mapping threads of big files at once in this process (MAPPING_THREADS; WISBRIDGE_MAPPING_THREADS overrides it). */
+  /** Mapping threads of big files at once in this process (`mapping_threads.max`, default MAPPING_THREADS). */
   readonly mappingThreads: Limiter;
   drop(name: string): Promise<Drop>;
   /** Told when an operator's action (re-drive, resolution) brought a finished file to a new state. */
@@ -191,7 +191,7 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
       if (!budget) undecided.set(name, (budget = new Limiter(loaded.service(name).max_requests_in_flight)));
       return budget;
     },
-    mappingThreads: new Limiter(Number(process.env.WISBRIDGE_MAPPING_THREADS) || MAPPING_THREADS),
+    mappingThreads: new Limiter(loaded.config.mapping_threads?.max ?? MAPPING_THREADS),
     // A file `wisbridge process` read has no configured drop: its recorded name says the folders (re-drive, resolve).
     drop: (name) => once(drops, name, async () => {
       // A file `wisbridge process` read has no configured drop: its recorded name says its folders (re-drive, resolve).

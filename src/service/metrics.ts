@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ClientEvent } from '../client/index.js';
 import type { Backlog, JournalStats, JournalTimings } from '../journal/index.js';
 import type { FileConcluded } from '../runtime/runtime.js';
+import type { InstanceCensus } from './instance-census.js';
 import type { JobSummary } from './types.js';
 
 /**
@@ -33,6 +34,7 @@ export class ServiceMetrics {
   readonly ticksElsewhere: Counter<'schedule'>;
   readonly leasesLost: Counter;
   readonly journalUp: Gauge;
+  readonly instances: Gauge<'state'>;
   readonly journalTimings: Counter[];
   private scrapeStats: Promise<JournalStats | undefined> | undefined;
 
@@ -44,6 +46,8 @@ export class ServiceMetrics {
     journalReachable?: () => boolean;
     /** What this process's connections to the journal spent committing and syncing (Runtime.journalTally). */
     journalTimings?: () => JournalTimings;
+    /** The instances of the journal's list, live and lost (instance-census.ts). */
+    instances?: () => Promise<InstanceCensus | undefined>;
   } = {}) {
     const registers = [this.registry];
     if (options.instance !== undefined) this.registry.setDefaultLabels({ instance: options.instance });
@@ -102,6 +106,18 @@ export class ServiceMetrics {
       name: 'wisbridge_journal_up', help: '1 while the journal answers this instance\'s heartbeats, 0 while it cannot be reached (see /healthz)', registers,
       collect() {
         if (reachable) this.set(reachable() ? 1 : 0);
+      },
+    });
+    const census = options.instances;
+    this.instances = new Gauge({
+      name: 'wisbridge_instances', help: 'Instances of the journal\'s list: live (heartbeat within a lease), lost (silent for longer than a lease without stopping, and not restarted on its host since)',
+      labelNames: ['state'], registers,
+      async collect() {
+        // Like the backlog: a journal out of reach leaves the gauge as it was (wisbridge_journal_up says why).
+        const counted = await census?.().catch(() => undefined);
+        if (!counted) return;
+        this.set({ state: 'live' }, counted.live);
+        this.set({ state: 'lost' }, counted.lost);
       },
     });
     // One journal read per scrape for the four gauges below (text() starts a scrape afresh).

@@ -15,6 +15,7 @@ import { AlertInbox } from './alert-inbox.js';
 import { InboxOffers } from './inbox-offers.js';
 import { logListening, startListener } from './listener.js';
 import { InstanceLeases, newInstance } from './instance.js';
+import { instanceCensus } from './instance-census.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
 import { SharedTicks } from './ticks.js';
@@ -42,6 +43,8 @@ export interface ServiceOptions {
   runtime?: (signal: AbortSignal, metrics: ServiceMetrics) => Runtime;
   /** This process as an instance sharing the journal (default: a new id `host-pid-random`, this bridge's version). */
   instance?: InstanceInfo;
+  /** Tests: moves the lease clock of this instance's journal (JournalOptions.leaseClockOffsetMs), so a lease passes at once. */
+  leaseClockOffsetMs?: () => number;
 }
 
 /** The bridge as a long-running service: schedules, inbox watchers, expected-file alerts, metrics, graceful stop. */
@@ -99,12 +102,13 @@ export class BridgeService {
     this.metrics = new ServiceMetrics(async () => journal?.backlog(), {
       stats: async () => journal?.journalStats(), instance: this.instance.id, journalReachable: () => this.leases.health().reachable,
       journalTimings: () => this.runtime.journalTally,
+      instances: async () => (journal ? instanceCensus(await journal.listInstances(), leaseMs) : undefined),
     });
     this.runtime = options.runtime
       ? options.runtime(this.hardController.signal, this.metrics)
       : createRuntime(loaded, {
         logger: this.logger, signal: this.hardController.signal, mappings: options.mappings,
-        journalOptions: { instance: this.instance, leaseMs }, leases: this.leases,
+        journalOptions: { instance: this.instance, leaseMs, leaseClockOffsetMs: options.leaseClockOffsetMs }, leases: this.leases,
         onClientEvent: (service, event) => this.metrics.onClientEvent(service, event),
         onFileConcluded: (event) => {
           this.metrics.onConcluded(event);

@@ -10,7 +10,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['util'],
   ['contract'],
   ['errors'],
-  ['log', 'secret'],
+  ['log', 'secret', 'failpoints'],
   ['mapping', 'drops', 'x12'],
   ['client'],
   ['journal'],

@@ -1,10 +1,12 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { records, useEmulator } from '../support/emulator.js';
 import { MAPPING_OF, admin, listOutbox, readRows, setUp, wisbridge, type Setup } from './helpers.js';
 
 // A real crash: the bridge runs as a child process (`node bin/wisbridge.js export ...`) that SIGKILLs itself at
-// a chosen point (WISBRIDGE_EXPORT_CRASH); the rerun is a fresh process on the same journal and outbox.
+// a chosen point (WISBRIDGE_FAILPOINTS, docs/failpoints.md); the rerun is a fresh process on the same journal and outbox.
 const emu = useEmulator({ resetEachTest: true });
 let setup: Setup | undefined;
 afterEach(async () => {
@@ -14,8 +16,8 @@ afterEach(async () => {
 
 const pendingOf = (family: string) => records(emu, family, (r) => r.warehouse_id === 1 && r.list_status === 'pending');
 
-async function crashAt(point: 'after-record' | 'after-rename' | 'after-written', type: string) {
-  const crashed = await wisbridge(['export', type, '--config', setup!.configFile], { WISBRIDGE_EXPORT_CRASH: point });
+async function crashAt(point: 'export.after-record' | 'export.after-rename' | 'export.after-written', type: string) {
+  const crashed = await wisbridge(['export', type, '--config', setup!.configFile], { WISBRIDGE_FAILPOINTS: `${point}=kill` });
   expect(crashed.signal).toBe('SIGKILL');
   return crashed;
 }
@@ -30,7 +32,7 @@ describe('a crash between writing the work list and acknowledging', { timeout: 1
   it('killed right after the journal marked the file written: the rerun acknowledges it without exporting again', async () => {
     const pending = await pendingOf('customer_shipments');
     setup = await setUp(emu, [{ name: 'so', work_type: 'customerShipments', mapping: MAPPING_OF.customerShipments }]);
-    await crashAt('after-written', 'customer-shipments');
+    await crashAt('export.after-written', 'customer-shipments');
 
     const files = setup.outboxFiles();
     expect(files).toHaveLength(1);
@@ -53,7 +55,7 @@ describe('a crash between writing the work list and acknowledging', { timeout: 1
   it('killed after the journal recorded the file but before it was written: the rerun frees the records and exports them in a new file', async () => {
     const pending = await pendingOf('customer_return_shipments');
     setup = await setUp(emu, [{ name: 'rma', work_type: 'customerReturns', mapping: MAPPING_OF.customerReturns }]);
-    await crashAt('after-record', 'customer-returns');
+    await crashAt('export.after-record', 'customer-returns');
     expect(setup.outboxFiles()).toEqual([]);
     const journal = await setup.journal();
     expect((await journal.unwrittenExports('customerReturns')).map((e) => e.recordCount)).toEqual([pending.length]);
@@ -69,7 +71,7 @@ describe('a crash between writing the work list and acknowledging', { timeout: 1
   it('killed after the rename but before the journal knew: the rerun finds the file, marks it written, acknowledges, no second file', async () => {
     const pending = await pendingOf('supplier_shipments');
     setup = await setUp(emu, [{ name: 'asn', work_type: 'supplierShipments', mapping: MAPPING_OF.supplierShipments }]);
-    await crashAt('after-rename', 'supplier-shipments');
+    await crashAt('export.after-rename', 'supplier-shipments');
     const journal = await setup.journal();
     expect(await journal.unwrittenExports('supplierShipments')).toHaveLength(1);
     await journal.close();
@@ -84,11 +86,46 @@ describe('a crash between writing the work list and acknowledging', { timeout: 1
   });
 });
 
+describe('a process paused at a failpoint', { timeout: 180_000 }, () => {
+  it('stops after the rename until its pause file is removed, then finishes: marked written and acknowledged', async () => {
+    const pending = await pendingOf('supplier_shipments');
+    setup = await setUp(emu, [{ name: 'asn', work_type: 'supplierShipments', mapping: MAPPING_OF.supplierShipments }]);
+    const pauseFile = join(setup.dir, 'paused');
+    const child = wisbridge(['export', 'supplier-shipments', '--config', setup.configFile], { WISBRIDGE_FAILPOINTS: `export.after-rename=pause(${pauseFile})` });
+    let exited = false;
+    void child.then(() => (exited = true));
+    while (!existsSync(pauseFile)) {
+      expect(exited).toBe(false);
+      await sleep(20);
+    }
+    expect(Number(readFileSync(pauseFile, 'utf8'))).toBeGreaterThan(0);
+    expect(setup.outboxFiles()).toHaveLength(1);
+    const journal = await setup.journal();
+    expect(await journal.unwrittenExports('supplierShipments')).toHaveLength(1);
+    await journal.close();
+    expect(exited).toBe(false);
+
+    rmSync(pauseFile);
+    const done = await child;
+    expect(done.code).toBe(0);
+    expect(await pendingOf('supplier_shipments')).toEqual([]);
+    expect(pending.length).toBeGreaterThan(0);
+  });
+
+  it('an unknown failpoint stops the command at its start with one clear line', async () => {
+    setup = await setUp(emu, [{ name: 'asn', work_type: 'supplierShipments', mapping: MAPPING_OF.supplierShipments }]);
+    const refused = await wisbridge(['export', 'supplier-shipments', '--config', setup.configFile], { WISBRIDGE_FAILPOINTS: 'export.after-renam=kill' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^wisbridge export: FAILPOINTS: WISBRIDGE_FAILPOINTS: unknown failpoint "export\.after-renam" \(did you mean "export\.after-rename"\?\)/);
+    expect(setup.outboxFiles()).toEqual([]);
+  });
+});
+
 describe('records that change between listing and acknowledging', { timeout: 180_000 }, () => {
   it('a shipment cancelled meanwhile: its acknowledgement error goes to the result file, the others are acknowledged, a cancellation list follows once', async () => {
     const pending = await pendingOf('customer_shipments');
     setup = await setUp(emu, [{ name: 'so', work_type: 'customerShipments', mapping: MAPPING_OF.customerShipments }]);
-    await crashAt('after-written', 'customer-shipments');
+    await crashAt('export.after-written', 'customer-shipments');
     const [workFile] = setup.outboxFiles();
     const victims = pending.slice(3, 5);
     await admin(emu, 'POST', 'cancel', { ids: victims.map((r) => r.id) });
@@ -114,7 +151,7 @@ describe('records that change between listing and acknowledging', { timeout: 180
   it('an outbound transfer acknowledged by someone else meanwhile: the fail-fast batch is bisected, the rest acknowledged, that one reported already acknowledged', async () => {
     const pending = await pendingOf('outbound_transfers');
     setup = await setUp(emu, [{ name: 'ot', work_type: 'outboundTransfers', mapping: MAPPING_OF.outboundTransfers }]);
-    await crashAt('after-written', 'outbound-transfers');
+    await crashAt('export.after-written', 'outbound-transfers');
     const [workFile] = setup.outboxFiles();
     const direct = await emu.request('PUT', '/v1/outbound-transfers/acknowledge.json', { shipments: [{ id: pending[2].id }] });
     expect(direct.status).toBe(200);

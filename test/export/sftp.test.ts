@@ -44,7 +44,7 @@ describe('exports to a real OpenSSH SFTP server', { timeout: 180_000 }, () => {
   it('the command line over SFTP: a crash after writing, then the rerun acknowledges without a second work list', async () => {
     const pending = await records(emu, 'inbound_transfers', (r) => r.warehouse_id === 1 && r.list_status === 'pending');
     setup = await setUp(emu, [{ name: 'it', work_type: 'inboundTransfers', mapping: MAPPING_OF.inboundTransfers }], { sftp: server });
-    const crashed = await wisbridge(['export', 'inbound-transfers', '--config', setup.configFile], { WISBRIDGE_EXPORT_CRASH: 'after-written' });
+    const crashed = await wisbridge(['export', 'inbound-transfers', '--config', setup.configFile], { WISBRIDGE_FAILPOINTS: 'export.after-written=kill' });
     expect(crashed.signal).toBe('SIGKILL');
     const files = setup.outboxFiles();
     expect(files).toHaveLength(1);

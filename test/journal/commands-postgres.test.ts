@@ -62,9 +62,9 @@ describe('the commands with the journal on PostgreSQL', () => {
   });
 
   it('batch maps a file on a thread of its own, which opens the same PostgreSQL journal by its address', async () => {
-    const ws = await pgWorkspace({ batchSize: 2 });
+    const ws = await pgWorkspace({ batchSize: 2, mappingThreads: { from_bytes: 1 } });
     ws.drop('KORR_THREAD.csv', korr(['SKU-00001;1;Fund;T-1;19.11.2026;;', 'SKU-00004;-500;Bruch;T-2;19.11.2026;;', 'SKU-00002;2;Fund;T-3;19.11.2026;;']));
-    const r = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_THREAD_FROM: '1', WISBRIDGE_LOG_LEVEL: 'debug' }));
+    const r = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_LOG_LEVEL: 'debug' }));
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain('the file is mapped and recorded on its own thread');
     expect(r.stdout).toMatch(/KORR_THREAD\.csv\s+failed\s+2\s+1\s+0\s+0\s+2/);

@@ -15,19 +15,24 @@ import { freshDatabase } from '../support/postgres.js';
 /*
  * Several instances on one journal (src/journal/leases.ts), the same cases on both engines: a SQLite file (two journal
  * objects of one process, used one after the other: SQLite serves one process, and says so to a second one) and a
- * PostgreSQL database of its own per test. Leases expire by the database's clock: a test lets one expire by giving it
- * a few milliseconds and waiting longer; a lease that must stay alive gets a minute.
+ * PostgreSQL database of its own per test. Leases expire by the database's clock, which the test's journals read moved
+ * by the time the test let pass (openJournal's leaseClockOffsetMs): a lease of SHORT expires when the test moves that
+ * clock past it, at once; a lease that must stay alive gets a minute.
  */
 
 const EP = 'inventory.adjustments';
-const SHORT = 40;
+const SHORT = 2_000;
 const LONG = 60_000;
 const A: InstanceInfo = { id: 'node-1-101-aaaaaa', host: 'node-1', pid: 101, version: '9.1.0' };
 const B: InstanceInfo = { id: 'node-2-202-bbbbbb', host: 'node-2', pid: 202, version: '9.1.0' };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Longer than SHORT by a margin: the lease has expired by the database's clock. */
-const expire = () => sleep(SHORT * 3);
+/** How far the test moved its journals' lease clock (the database's clock stays the base). */
+let passed = 0;
+/** Time passes for every journal of the test, longer than SHORT by a margin by default: a short lease has expired. */
+const expire = (ms = SHORT * 3) => {
+  passed += ms;
+};
 
 /** The code of the WisbridgeError a call rejects with ('other' for another error, undefined when it resolves). */
 async function code(call: Promise<unknown>): Promise<string | undefined> {
@@ -102,6 +107,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
     const opened: JournalContract[] = [];
     beforeEach(async () => {
       where = await place();
+      passed = 0;
     });
     afterEach(async () => {
       for (const journal of opened.splice(0)) await journal.close();
@@ -109,7 +115,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
     });
 
     async function journal(instance?: InstanceInfo, leaseMs?: number): Promise<Journal> {
-      const opened_ = await openJournal(where.target, { instance, leaseMs });
+      const opened_ = await openJournal(where.target, { instance, leaseMs, leaseClockOffsetMs: () => passed });
       opened.push(opened_);
       return opened_;
     }
@@ -216,7 +222,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const a = await journal(A, SHORT);
       const b = await journal(B, LONG);
       const { fileId, sent, unsent } = await workedFile(a);
-      await expire();
+      expire();
       expect(await claim(b)).toMatchObject({ status: 'resume', fileId });
       expect((await b.getFile(fileId)).lease).toMatchObject({ owner: B.id, token: 2 });
       // Recorded but never sent by the old owner: abandoned, its items sent again by the new one.
@@ -267,7 +273,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const a = await journal(A, SHORT);
       const b = await journal(B, LONG);
       const { fileId, sent } = await workedFile(a);
-      await expire();
+      expire();
       await claim(b);
       const state = await b.resumeState(fileId);
       expect(state.counts).toEqual({ finished: 3, sent: 2, unsent: 0 });
@@ -284,7 +290,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const { fileId } = await claim(a);
       const first = await worker.recordBatch(fileId, EP, [adjustment(0)], { sent: true });
       await worker.completeRequest(first, okOutcomes([0]));
-      await expire();
+      expire();
       await claim(b);
       expect(await code(worker.recordBatch(fileId, EP, [adjustment(1)], { sent: true }))).toBe('LEASE_LOST');
       expect(await code(a.recordBatch(fileId, EP, [adjustment(1)], { sent: true }))).toBe('LEASE_LOST');
@@ -297,7 +303,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const kept = (await claim(a, 'kept')).fileId;
       expect(await a.heartbeat(LONG)).toEqual({ lost: [] });
       const unrenewed = (await claim(a, 'unrenewed')).fileId;
-      await expire();
+      expire();
       expect(await claim(b, 'kept')).toEqual({ status: 'busy', fileId: kept, owner: A.id });
       expect(await claim(b, 'unrenewed')).toMatchObject({ status: 'resume', fileId: unrenewed });
       // The file kept is still A's to write.
@@ -309,7 +315,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const b = await journal(B, LONG);
       const lost = (await claim(a, 'lost')).fileId;
       const kept = (await claim(a, 'kept')).fileId;
-      await expire();
+      expire();
       await claim(b, 'lost');
       expect(await a.heartbeat(LONG)).toEqual({ lost: [lost] });
       expect(await a.heartbeat(LONG)).toEqual({ lost: [] });
@@ -375,7 +381,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const b = await journal(B, LONG);
       const tick = '2026-03-01T08:00:00.000Z';
       expect(await a.claimTick('exports', tick, SHORT)).toEqual({ won: true, token: 1 });
-      await expire();
+      expire();
       expect(await b.claimTick('exports', tick, LONG)).toEqual({ won: true, token: 2 });
       expect(await code(a.finishTick('exports', tick, 1))).toBe('LEASE_LOST');
       await b.finishTick('exports', tick, 2);
@@ -388,7 +394,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const tick = '2026-03-01T08:00:00.000Z';
       await a.claimTick('exports', tick, SHORT);
       await a.heartbeat(LONG);
-      await expire();
+      expire();
       expect(await b.claimTick('exports', tick, LONG)).toEqual({ won: false, owner: A.id, done: false });
     });
 
@@ -434,7 +440,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
         // B falls silent: once its heartbeat is older than three leases of the newcomer, C is taken.
         const C: InstanceInfo = { id: 'node-3-303-dddddd', host: 'node-3', pid: 303, version: '9.1.0' };
         expect(await code((await journal(C, LONG)).registerInstance())).toBe('JOURNAL');
-        await sleep(3 * SHORT + 60);
+        expire(3 * SHORT + 60);
         await (await journal(C, SHORT)).registerInstance();
         expect((await b.listInstances()).filter((i) => i.stoppedAt === null).map((i) => i.id).sort()).toEqual([B.id, C.id]);
       });
@@ -455,7 +461,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect((await a.getFile(fileId)).lease).toMatchObject({ owner: A.id, token: 1 });
 
       // A dies (no retirement): once its heartbeat and its lease are older than B's lease, B finishes the file.
-      await expire();
+      expire();
       expect(await quick.takeFinishedFile(fileId)).toEqual({ taken: true });
       expect((await quick.getFile(fileId)).lease).toMatchObject({ owner: B.id, token: 2 });
       expect(await quick.takeFinishedFile(fileId)).toEqual({ taken: true });
@@ -475,7 +481,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const { fileId } = await claim(a);
       await a.finishFile(fileId);
       // A never registered (a test's journal): its lease of a minute is what keeps the file.
-      await expire();
+      expire();
       expect(await b.takeFinishedFile(fileId)).toEqual({ taken: false, owner: A.id });
       await a.registerInstance();
       await a.retireInstance();
@@ -605,8 +611,8 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       // An expired lease is listed too; a journal without an instance gives nothing up.
       const c = await journal({ ...A, id: 'node-1-101-short' }, SHORT);
       const expiring = (await claim(c, 'expiring')).fileId;
-      await expire();
-      expect(await (await journal()).filesToTakeOver('partner-a')).toEqual([{ fileId: expiring, name: 'expiring.csv', owner: 'node-1-101-short' }]);
+      expire();
+      expect(await b.filesToTakeOver('partner-a')).toEqual([{ fileId: expiring, name: 'expiring.csv', owner: 'node-1-101-short' }]);
       await (await journal()).releaseFile(kept);
       expect(await claim(b, 'kept')).toEqual({ status: 'busy', fileId: kept, owner: A.id });
     });
@@ -619,7 +625,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(await b.claimDuplicate({ ...redrop, resultName: 'again.2.result.csv' })).toEqual({ status: 'busy', eventId, owner: A.id });
       // A's heartbeat renews the event's lease; its last one (a short lease) runs out: A died before the move.
       await a.heartbeat(SHORT);
-      await expire();
+      expire();
       const taken = await b.claimDuplicate({ ...redrop, resultName: 'again.2.result.csv' });
       expect(taken).toMatchObject({ status: 'resume', event: { eventId, resultName: 'again.result.csv', disposedTo: null } });
       expect(await a.claimDuplicate(redrop)).toEqual({ status: 'busy', eventId, owner: B.id });

@@ -1,20 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, resetEmulator, useEmulator } from '../support/emulator.js';
 import { memoryLogger } from '../service/support.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
-import { exportAckStatuses, exportAwaitingConfirmation, flatShipMapping, INBOUND_SAMPLES, korr, runInboundOnce, workspace } from './helpers.js';
+import { exportAckStatuses, exportAwaitingConfirmation, flatShipMapping, INBOUND_SAMPLES, korr, runInboundOnce, workspace as anyWorkspace, type WorkspaceOptions } from './helpers.js';
 
 // Big files are mapped and recorded on a worker thread (src/pipeline/batches-thread.ts); here every file is.
 const emu = useEmulator({ resetEachTest: true });
-beforeEach(() => {
-  process.env.WISBRIDGE_THREAD_FROM = '1';
-});
-afterEach(() => {
-  delete process.env.WISBRIDGE_THREAD_FROM;
-});
+const workspace = (options: WorkspaceOptions) => anyWorkspace({ ...options, mappingThreads: { from_bytes: 1, ...options.mappingThreads } });
 
 /** What the bridge logs (debug) when a file is mapped on its own thread. */
 const ON_THREAD = 'the file is mapped and recorded on its own thread';
@@ -79,11 +74,10 @@ describe('a file mapped and recorded on its own thread', () => {
 
   it('every sample document type gives the same result files as on the main thread, byte for byte', async () => {
     const threads: number[] = [];
-    const run = async (threadFrom: string) => {
-      process.env.WISBRIDGE_THREAD_FROM = threadFrom;
+    const run = async (threadFrom: number) => {
       await resetEmulator(emu, { seed: 1, scale: 'small' });
       // One file at a time: samples of one family touch the same shipments, and their order must not differ between the runs.
-      const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2, inboundJobs: '  - { name: wms-in, drop: wms, service: wis, files_in_flight: 1 }' });
+      const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2, inboundJobs: '  - { name: wms-in, drop: wms, service: wis, files_in_flight: 1 }', mappingThreads: { from_bytes: threadFrom } });
       for (const s of INBOUND_SAMPLES) ws.drop(s);
       const { logger, records } = memoryLogger();
       const report = await runInboundOnce(ws, logger);
@@ -92,8 +86,8 @@ describe('a file mapped and recorded on its own thread', () => {
       const result = (name: string) => readFileSync(join(ws.folder('outbox'), name), 'utf8').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00/g, 'TIME');
       return Object.fromEntries(report.files.map((f) => [f.file, { outcome: f.outcome, result: result(f.resultFile!) }]));
     };
-    const onMain = await run(String(Number.MAX_SAFE_INTEGER));
-    const onThread = await run('1');
+    const onMain = await run(Number.MAX_SAFE_INTEGER);
+    const onThread = await run(1);
     expect(Object.keys(onThread).sort()).toEqual([...INBOUND_SAMPLES].sort());
     expect(Object.values(onThread).filter((f) => f.outcome === 'failed')).not.toHaveLength(0); // refused and rejected rows are in it
     expect(onThread).toEqual(onMain);
@@ -102,44 +96,34 @@ describe('a file mapped and recorded on its own thread', () => {
   });
 
   it('a file whose documents outgrow the thread\'s memory goes to error/ with the reason, and the run goes on', async () => {
-    process.env.WISBRIDGE_THREAD_HEAP_MB = '24';
-    try {
-      const ws = workspace({
-        url: emu.url, token: emu.token,
-        extraMappings: { 'big-ship': flatShipMapping('BIGSHIP_*.csv', false) },
-      });
-      // 1,000 lines (the most a shipment may have) for each of the emulator's shipments, unsorted: every document
-      // stays open until the end of the file. The thread's modules take ~15 MB of its 24 MB.
-      const orders = ((await adminState(emu, ['customer_shipments'])).customer_shipments as Array<{ number: string }>).map((o) => o.number);
-      const rows = ['ORDER,SKU,QTY'];
-      for (let i = 0; i < orders.length * 1000; i++) rows.push(`${orders[i % orders.length]},SKU-${String(i).padStart(30, '0')},1`);
-      ws.drop('BIGSHIP_1.csv', rows.join('\n') + '\n');
-      ws.drop('KORR_AFTER.csv', korr(['SKU-00001;1;Fund;AFTER-1;19.11.2026;;ACME']));
-      const report = await runInboundOnce(ws);
-      const reason = /^GROUPING_LIMIT: BIGSHIP_1\.csv: mapping it outgrew the memory of its thread \(a 24 MB heap; .*\): sort the file by its key/;
-      expect(report.files.map((f) => [f.file, f.outcome])).toEqual([['BIGSHIP_1.csv', 'rejected'], ['KORR_AFTER.csv', 'done']]);
-      expect(report.files[0].reason).toMatch(reason);
-      expect(report.files[0].requests).toBe(0);
-      expect(ws.files('error')).toEqual(['BIGSHIP_1.csv', 'BIGSHIP_1.csv.error.txt']);
-      expect(ws.read('error', 'BIGSHIP_1.csv.error.txt')).toMatch(new RegExp(`reason: ${reason.source.slice(1)}`));
-    } finally {
-      delete process.env.WISBRIDGE_THREAD_HEAP_MB;
-    }
+    const ws = workspace({
+      url: emu.url, token: emu.token, mappingThreads: { heap_mb: 24 },
+      extraMappings: { 'big-ship': flatShipMapping('BIGSHIP_*.csv', false) },
+    });
+    // 1,000 lines (the most a shipment may have) for each of the emulator's shipments, unsorted: every document
+    // stays open until the end of the file. The thread's modules take ~15 MB of its 24 MB.
+    const orders = ((await adminState(emu, ['customer_shipments'])).customer_shipments as Array<{ number: string }>).map((o) => o.number);
+    const rows = ['ORDER,SKU,QTY'];
+    for (let i = 0; i < orders.length * 1000; i++) rows.push(`${orders[i % orders.length]},SKU-${String(i).padStart(30, '0')},1`);
+    ws.drop('BIGSHIP_1.csv', rows.join('\n') + '\n');
+    ws.drop('KORR_AFTER.csv', korr(['SKU-00001;1;Fund;AFTER-1;19.11.2026;;ACME']));
+    const report = await runInboundOnce(ws);
+    const reason = /^GROUPING_LIMIT: BIGSHIP_1\.csv: mapping it outgrew the memory of its thread \(a 24 MB heap; .*\): sort the file by its key/;
+    expect(report.files.map((f) => [f.file, f.outcome])).toEqual([['BIGSHIP_1.csv', 'rejected'], ['KORR_AFTER.csv', 'done']]);
+    expect(report.files[0].reason).toMatch(reason);
+    expect(report.files[0].requests).toBe(0);
+    expect(ws.files('error')).toEqual(['BIGSHIP_1.csv', 'BIGSHIP_1.csv.error.txt']);
+    expect(ws.read('error', 'BIGSHIP_1.csv.error.txt')).toMatch(new RegExp(`reason: ${reason.source.slice(1)}`));
   });
 
   it('a thread that cannot start (its heap too small for its own modules) leaves the file to the main thread, with a warning', async () => {
-    process.env.WISBRIDGE_THREAD_HEAP_MB = '4';
-    try {
-      const ws = workspace({ url: emu.url, token: emu.token });
-      ws.drop('KORR_FALLBACK.csv', korr(['SKU-00001;1;Fund;FB-1;19.11.2026;;ACME', 'SKU-00004;2;Fund;FB-2;19.11.2026;;ACME']));
-      const { logger, records } = memoryLogger();
-      const file = (await runInboundOnce(ws, logger)).files[0];
-      expect(records.filter((r) => r.msg === ON_THREAD)).toHaveLength(0);
-      expect(records.find((r) => r.msg === 'the file mapping thread did not start; mapping on the main thread')?.err?.message).toMatch(/memory limit/);
-      expect(file).toMatchObject({ outcome: 'done', rows: { ok: 2, error: 0, skipped: 0, uncertain: 0 } });
-    } finally {
-      delete process.env.WISBRIDGE_THREAD_HEAP_MB;
-    }
+    const ws = workspace({ url: emu.url, token: emu.token, mappingThreads: { heap_mb: 4 } });
+    ws.drop('KORR_FALLBACK.csv', korr(['SKU-00001;1;Fund;FB-1;19.11.2026;;ACME', 'SKU-00004;2;Fund;FB-2;19.11.2026;;ACME']));
+    const { logger, records } = memoryLogger();
+    const file = (await runInboundOnce(ws, logger)).files[0];
+    expect(records.filter((r) => r.msg === ON_THREAD)).toHaveLength(0);
+    expect(records.find((r) => r.msg === 'the file mapping thread did not start; mapping on the main thread')?.err?.message).toMatch(/memory limit/);
+    expect(file).toMatchObject({ outcome: 'done', rows: { ok: 2, error: 0, skipped: 0, uncertain: 0 } });
   });
 });
 

@@ -10,18 +10,19 @@ const emu = useEmulator({ resetEachTest: true });
 /** The default window of adjustments (services.<name>.requests_in_flight unset), which these runs use. */
 const IN_FLIGHT = UNASKABLE_REQUESTS_IN_FLIGHT;
 
-// Small files are mapped and recorded on the main thread, big ones on a thread of their own (WISBRIDGE_THREAD_FROM=1:
+// Small files are mapped and recorded on the main thread, big ones on a thread of their own (`mapping_threads.from_bytes: 1`:
 // this one too); the debug log says which.
 const ON_THREAD = /the file is mapped and recorded on its own thread/;
-const recorders: Array<[string, NodeJS.ProcessEnv]> = [
-  ['on the main thread', { WISBRIDGE_LOG_LEVEL: 'debug' }],
-  ['on a thread of its own', { WISBRIDGE_THREAD_FROM: '1', WISBRIDGE_LOG_LEVEL: 'debug' }],
+const env = { WISBRIDGE_LOG_LEVEL: 'debug' };
+const recorders: Array<[string, { from_bytes: number } | undefined]> = [
+  ['on the main thread', undefined],
+  ['on a thread of its own', { from_bytes: 1 }],
 ];
 
-describe.each(recorders)('kill -9 in the middle of a file, then restart; the file mapped and recorded %s', (_, env) => {
-  const onThread = env.WISBRIDGE_THREAD_FROM !== undefined;
+describe.each(recorders)('kill -9 in the middle of a file, then restart; the file mapped and recorded %s', (_, mappingThreads) => {
+  const onThread = mappingThreads !== undefined;
   it('adjustments: every row applied exactly once, or reported uncertain (applied at most once) with what to check', async () => {
-    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 4 });
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 4, mappingThreads });
     dropPlainAdjustments(ws, 'KORR_CRASH.csv', 80, 'C');
     await setFaults(emu, { latency_ms: 300, path_prefix: '/v1/inventory' });
     const applied = async () => (await adminState(emu, ['adjustments'])).adjustments as Array<{ reference: string }>;

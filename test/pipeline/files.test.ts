@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
 import { processFile } from '../../src/pipeline/index.js';
@@ -77,13 +77,7 @@ describe('the same file twice', () => {
 });
 
 // The file mapped on the main thread, and on a thread of its own (the thread's errors keep their code and text).
-describe.each([['on the main thread', undefined], ['on its own thread', '1']])('a file that fails as a whole goes to error/ with a reason file, mapped %s', (_, threadFrom) => {
-  beforeEach(() => {
-    if (threadFrom) process.env.WISBRIDGE_THREAD_FROM = threadFrom;
-  });
-  afterEach(() => {
-    delete process.env.WISBRIDGE_THREAD_FROM;
-  });
+describe.each([['on the main thread', undefined], ['on its own thread', { from_bytes: 1 }]])('a file that fails as a whole goes to error/ with a reason file, mapped %s', (_, mappingThreads) => {
   const cases: Array<[string, string | Buffer, RegExp]> = [
     ['ACK_SO_empty.csv', '', /FILE_UNREADABLE: ACK_SO_empty\.csv is empty: there is no header row/],
     ['ACK_SO_latin1.csv', Buffer.from('NUMBER\nSO-1001\nSO-10\xe902\n', 'latin1'), /is not valid UTF-8 \(near byte \d+\)/],
@@ -92,7 +86,7 @@ describe.each([['on the main thread', undefined], ['on its own thread', '1']])('
     ['ACK_SO_quote.csv', 'NUMBER\n"SO-1001\nSO-1002\n', /FILE_UNREADABLE: ACK_SO_quote\.csv, line \d+: a quoted field is not closed/],
   ];
   it.each(cases)('%s', async (name, content, reason) => {
-    const ws = workspace({ url: emu.url, token: emu.token });
+    const ws = workspace({ url: emu.url, token: emu.token, mappingThreads });
     ws.drop(name, content);
     const report = (await runInboundOnce(ws)).files[0];
     expect(report.outcome).toBe('rejected');

@@ -58,6 +58,8 @@ export interface WorkspaceOptions {
   extraMappings?: Record<string, string>;
   /** Extra top-level YAML (e.g. export jobs). */
   extraYaml?: string;
+  /** The configuration's `mapping_threads` (`from_bytes: 1`: every file that can be is mapped on a thread of its own). */
+  mappingThreads?: { max?: number; from_bytes?: number; heap_mb?: number };
 }
 
 export function workspace(options: WorkspaceOptions): Workspace {
@@ -92,6 +94,7 @@ export function workspace(options: WorkspaceOptions): Workspace {
     'inbound:',
     options.inboundJobs ?? '  - { name: wms-in, drop: wms, service: wis }',
     ...(options.extraYaml ? [options.extraYaml] : []),
+    ...(options.mappingThreads ? [`mapping_threads: ${JSON.stringify(options.mappingThreads)}`] : []),
     'log: { level: fatal }',
     '',
   ].join('\n'));

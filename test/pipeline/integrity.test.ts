@@ -152,7 +152,7 @@ describe('the archive move is crash-safe', () => {
   it('kill -9 between the link into archive/ and the unlink from the inbox: the restart finishes the move, keeps the real result file, applies nothing again', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     ws.drop('KORR_20261120.csv');
-    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_MOVE_CRASH: 'after-link' }));
+    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_FAILPOINTS: 'drop.after-link=kill' }));
     expect(crashed.signal).toBe('SIGKILL');
     expect(ws.files('inbox')).toEqual(['KORR_20261120.csv']);
     expect(ws.files('archive')).toEqual(['KORR_20261120.csv']);
@@ -179,7 +179,7 @@ describe('the archive move is crash-safe', () => {
     const ws = workspace({ url: emu.url, token: emu.token });
     writeFileSync(join(ws.folder('archive'), 'KORR_20261120.csv'), 'an older file of that name');
     ws.drop('KORR_20261120.csv');
-    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_MOVE_CRASH: 'after-link' }));
+    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_FAILPOINTS: 'drop.after-link=kill' }));
     expect(crashed.signal).toBe('SIGKILL');
     expect(ws.files('archive')).toHaveLength(2);
     await finished(cli(['batch', '--config', ws.configFile]));
@@ -196,7 +196,7 @@ describe('the archive move of a duplicate is crash-safe too', () => {
     await finished(cli(['batch', '--config', ws.configFile]));
     expect(ws.files('archive')).toEqual(['KORR_20261120.csv']);
     ws.drop('KORR_20261120.csv'); // the same bytes again, the same name: a duplicate whose archive name is taken
-    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_MOVE_CRASH: 'after-link' }));
+    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_FAILPOINTS: 'drop.after-link=kill' }));
     expect(crashed.signal).toBe('SIGKILL');
     expect(ws.files('inbox')).toEqual(['KORR_20261120.csv']);
     expect(ws.files('archive')).toHaveLength(2);

@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { memoryLogger } from '../service/support.js';
 import { korr, runInboundOnce, workspace } from './helpers.js';
 
-// A file of its own: the process's cap on mapping threads is read once, when the first big file asks for one.
 const emu = useEmulator({ resetEachTest: true });
-beforeAll(() => {
-  process.env.WISBRIDGE_THREAD_FROM = '1';
-  process.env.WISBRIDGE_MAPPING_THREADS = '1';
-});
-afterAll(() => {
-  delete process.env.WISBRIDGE_THREAD_FROM;
-  delete process.env.WISBRIDGE_MAPPING_THREADS;
-});
 
-describe('mapping threads of the process (WISBRIDGE_MAPPING_THREADS)', () => {
+describe('mapping threads of the process (mapping_threads.max)', () => {
   it('big files in flight together wait for a mapping thread: never more at once than the cap, every file done', async () => {
-    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 1 });
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 1, mappingThreads: { max: 1, from_bytes: 1 } });
     for (const n of [1, 2, 3]) ws.drop(`KORR_MT${n}.csv`, korr([1, 2, 3].map((r) => `SKU-00001;1;Fund;MT-${n}-${r};19.11.2026;;ACME`)));
     const { logger, records } = memoryLogger();
     const report = await runInboundOnce(ws, logger);

@@ -149,7 +149,7 @@ describe('inbound integrity over a real OpenSSH SFTP drop', () => {
   it('kill -9 after the result file, before the move: the restart archives the file once and keeps its result file', async () => {
     const ws = sftpWorkspace();
     ws.drop('KORR_20261120.csv');
-    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_MOVE_CRASH: 'before-move' }));
+    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_FAILPOINTS: 'drop.before-move=kill' }));
     expect(crashed.signal).toBe('SIGKILL');
     expect(ws.files('inbox')).toEqual(['KORR_20261120.csv']);
     const realResult = ws.read('outbox', 'KORR_20261120.result.csv');

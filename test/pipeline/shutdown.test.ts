@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
@@ -8,17 +8,11 @@ import { workspace } from './helpers.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
-// The file mapped on the main thread, and on a thread of its own (WISBRIDGE_THREAD_FROM=1: this small one too).
-describe.each([['on the main thread', undefined], ['on its own thread', '1']])('graceful stop between batches, the file mapped %s', (_, threadFrom) => {
-  beforeEach(() => {
-    if (threadFrom) process.env.WISBRIDGE_THREAD_FROM = threadFrom;
-  });
-  afterEach(() => {
-    delete process.env.WISBRIDGE_THREAD_FROM;
-  });
+// The file mapped on the main thread, and on a thread of its own (`mapping_threads.from_bytes: 1`: this small one too).
+describe.each([['on the main thread', undefined], ['on its own thread', { from_bytes: 1 }]])('graceful stop between batches, the file mapped %s', (_, mappingThreads) => {
 
   it('an aborted job finishes the requests in flight, leaves the journal consistent and the file in the inbox; the next run completes it once', async () => {
-    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2 });
+    const ws = workspace({ url: emu.url, token: emu.token, batchSize: 2, mappingThreads });
     dropPlainAdjustments(ws, 'KORR_STOP.csv', 40, 'G');
     await setFaults(emu, { latency_ms: 50, path_prefix: '/v1/inventory' });
     const stop = new AbortController();

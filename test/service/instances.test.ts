@@ -192,7 +192,7 @@ describe('several instances on one PostgreSQL journal', () => {
     await Promise.all(clocks.map((clock) => clock.advanceTo(Date.parse('2026-11-22T10:10:00Z'))));
     await until(async () => (await elsewhere(bridges[0].bridge)) + (await elsewhere(bridges[1].bridge)) === 2, 'the second tick elsewhere');
     await until(() => workLists().length === 2, 'the second work list');
-    await new Promise((r) => setTimeout(r, 300));
+    // Each tick was decided by both instances (one ran it, the other counted it elsewhere): no third list can come.
     expect(workLists()).toHaveLength(2);
   });
 
@@ -202,8 +202,9 @@ describe('several instances on one PostgreSQL journal', () => {
     const clock = new ManualClock(start);
     const env = await tempConfig(sharedConfig(JSON.stringify(db.config), EXPORT_JOB));
     cleanups.push(env.cleanup);
-    const { logger, records } = memoryLogger();
-    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, clock });
+    const { logger } = memoryLogger();
+    let passed = 0;
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, clock, leaseClockOffsetMs: () => passed });
     cleanups.push(() => bridge.stop('test'));
     await bridge.start();
     // An instance claims the 10:05 tick and dies before it finishes it: nobody renews its lease of one second.
@@ -215,10 +216,11 @@ describe('several instances on one PostgreSQL journal', () => {
     expect(claim).toEqual({ won: true, token: 1 });
 
     await clock.advanceTo(Date.parse(tick));
-    await until(() => records.some((r) => r.msg === 'scheduled tick claimed by another instance: it runs there'), 'the tick seen claimed');
+    const elsewhere = async () => (await bridge.metrics.ticksElsewhere.get()).values.find((v) => v.labels.schedule === 'job:nightly')?.value ?? 0;
+    await until(async () => (await elsewhere()) === 1, 'the tick seen claimed');
     expect(bridge.lastRun('nightly')).toBeUndefined();
-    // Once that lease has run out, the next look (a lease later) takes the tick over and runs it.
-    await new Promise((r) => setTimeout(r, 1100));
+    // Once that lease has run out (the bridge's lease clock moved past it), the next look (a lease later) takes the tick over and runs it.
+    passed = 1100;
     await clock.advance(3000);
     await until(() => bridge.lastRun('nightly'), 'the tick run after the takeover');
     expect(bridge.lastRun('nightly')).toMatchObject({ trigger: 'schedule', result: 'ok' });
@@ -250,7 +252,7 @@ describe('several instances on one PostgreSQL journal', () => {
     expect((await health()).body).toMatchObject({ status: 'degraded', journal: { reachable: false, since: expect.any(String), error: expect.any(String) } });
     expect(await (await fetch(`${bridge.url}/metrics`)).text()).toMatch(new RegExp(`^wisbridge_journal_up\\{instance="${bridge.instance.id}"\\} 0$`, 'm'));
     // Past lease_ms - heartbeat_ms without a heartbeat, the instance stops claiming and sending.
-    await until(() => records.some((r) => r.msg.startsWith('no heartbeat answered for too long')), 'the instance holds back');
+    await until(() => !bridge.leases.fresh, 'the instance holds back');
     const inbox = join(env.dir, 'drop', 'inbox');
     writeFileSync(join(inbox, 'KORR_outage.csv'), korrFile([['SKU-00001', 1, 'OUT-1'], ['SKU-00002', 1, 'OUT-2'], ['SKU-00001', 2, 'OUT-3']]));
     await new Promise((r) => setTimeout(r, 1500));
@@ -268,15 +270,9 @@ describe('several instances on one PostgreSQL journal', () => {
 });
 
 describe('a file whose lease another instance took over', () => {
-  it.each([['the main thread', undefined], ['a worker thread', '1']])('mapped and recorded on %s: stops at once on the instance that lost it (its request in flight aborted, no result file, no move); taken back once that lease expires, it is finished: every row applied once or uncertain', async (_where, threadFrom) => {
-    const before = process.env.WISBRIDGE_THREAD_FROM;
-    if (threadFrom !== undefined) process.env.WISBRIDGE_THREAD_FROM = threadFrom;
-    cleanups.push(() => {
-      if (before === undefined) delete process.env.WISBRIDGE_THREAD_FROM;
-      else process.env.WISBRIDGE_THREAD_FROM = before;
-    });
+  it.each([['the main thread', ''], ['a worker thread', 'mapping_threads: { from_bytes: 1 }\n']])('mapped and recorded on %s: stops at once on the instance that lost it (its request in flight aborted, no result file, no move); taken back once that lease expires, it is finished: every row applied once or uncertain', async (_where, threads) => {
     const db = await database();
-    const env = await tempConfig(sharedConfig(JSON.stringify(db.config)));
+    const env = await tempConfig(sharedConfig(JSON.stringify(db.config), threads));
     cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
     const { logger, records } = memoryLogger();
     const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
@@ -289,7 +285,7 @@ describe('a file whose lease another instance took over', () => {
     writeFileSync(join(inbox, 'KORR_taken.csv'), korrFile(Array.from({ length: rows }, (_, i) => ['SKU-00001', 1, `TAKEN-${i + 1}`] as [string, number, string])));
     const claimed = await until(() => records.find((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv'), 'the claim');
     await until(async () => (await appliedReferences(emu, 'TAKEN-')).size >= 4, 'some rows applied');
-    expect(records.some((r) => r.msg === 'the file is mapped and recorded on its own thread')).toBe(threadFrom !== undefined);
+    expect(records.some((r) => r.msg === 'the file is mapped and recorded on its own thread')).toBe(threads !== '');
 
     // Another instance takes the file over (its lease made to look expired, as after a pause longer than the lease).
     const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 3000 });
@@ -375,7 +371,7 @@ describe('an instance killed between finishing a file and moving it', () => {
     const [inbox, outbox, archive] = ['inbox', 'outbox', 'archive'].map((folder) => join(env.dir, 'drop', folder)) as [string, string, string];
     writeFileSync(join(inbox, 'KORR_dead.csv'), korrFile([['SKU-00001', 1, 'DEAD-1'], ['SKU-00002', 1, 'DEAD-2'], ['SKU-00001', 2, 'DEAD-3']]));
     // The first instance processes the file, writes its result file and is killed (SIGKILL) right before the move.
-    const first = startRun(env.file, { WISBRIDGE_MOVE_CRASH: 'before-move' });
+    const first = startRun(env.file, { WISBRIDGE_FAILPOINTS: 'drop.before-move=kill' });
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const journal = await openJournal(db.config);
     cleanups.push(() => journal.close());
@@ -465,8 +461,10 @@ describe('one instance at a time, and soon', () => {
     writeFileSync(join(env.dir, 'drop', 'inbox', 'KORR_refused.csv'), korrFile([['SKU-00001', 1, 'REFUSED-1'], ['SKU-00002', 1, 'REFUSED-2']]));
     const claimed = await until(() => records.find((r) => r.msg === 'processing file' && r.file === 'KORR_refused.csv'), 'the claim');
     await until(() => records.some((r) => r.msg === 'job run failed'), 'the run failed');
-    // The instance heartbeats meanwhile (every 500 ms), and waits a minute before it looks at the inbox again.
-    await new Promise((r) => setTimeout(r, 1200));
+    // The instance heartbeats meanwhile, and waits a minute before it looks at the inbox again: a heartbeat now renews
+    // the leases it holds, not the one it gave up.
+    await bridge.leases.beat();
+    await bridge.leases.beat();
     const other = await openJournal(db.config, { instance: { id: 'other-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 3000 });
     cleanups.push(() => other.close());
     const file = await other.getFile(claimed.fileId as number);

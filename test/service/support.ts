@@ -34,6 +34,13 @@ drops:
 
 export const BASE_CONFIG = baseConfig();
 
+/** An inbound job of stock adjustments on `drop`, as an item of `inbound:`; `extra` are lines of its own, indented. */
+export const adjustmentsJob = (name: string, drop: string, extra = '') =>
+  `  - name: ${name}\n    drop: ${drop}\n    service: main\n    mappings: [inventory-adjustments]\n${extra}`;
+
+/** A local drop whose folder does not exist (its inbox cannot be listed), as an item of `drops:`. */
+export const unlistableDrop = (name: string) => `  ${name}:\n    type: local\n    root: no-such-folder\n    poll_interval_ms: 50\n`;
+
 /** One inbound job `stock` (adjustments from the drop `wms`) and the metrics listener on a free port. */
 export const stockConfig = (url: string, batchSize = 1) => `${baseConfig(url, `\n    batch_size: ${batchSize}`)}
 inbound:

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * A configuration for starting commands: one local drop with an empty inbox, a SQLite journal (created by the first
- * `batch`), a service nothing calls. Used by bench/startup.ts and test/architecture/startup-modules.test.ts.
+ * `batch`), a service nothing calls. Used by bench/startup.ts and test/cli/startup-modules.test.ts.
  */
 export function startupWorkspace(repository: string): { dir: string; config: string } {
   const dir = mkdtempSync(join(tmpdir(), 'wb-startup-'));

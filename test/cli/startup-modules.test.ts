@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startupWorkspace } from '../support/startup-workspace.js';
-import { REPOSITORY } from './import-rules.js';
+import { REPOSITORY } from '../architecture/import-rules.js';
 
 /*
  * What a command loads decides how long it takes to start (docs/conventions.md, "A command loads what it uses"). Each command
