@@ -1,5 +1,4 @@
-import { Pool } from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { RetryClass } from '../contract/index.js';
 import { WisbridgeError, type CallFailureCode, type CallOutcome } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -107,7 +106,11 @@ function failureKind(error: unknown): { kind: string; sent: boolean } {
 
 export class Transport {
   readonly #token: string;
-  readonly #pool: Pool;
+  /** Opened on the first request: a command that never calls the service never loads undici (docs/conventions.md,
+   * "A command loads what it uses"). */
+  #pool: Pool | undefined;
+  readonly #origin: string;
+  #closed = false;
   readonly #limiter: Limiter;
   readonly #basePath: string;
   /** The client-wide shutdown signal, linked once so that requests in flight listen to a signal of ours. */
@@ -146,7 +149,27 @@ export class Transport {
     this.#limiter = new Limiter(options.maxRequestsInFlight ?? this.#opts.connections);
     // Every slot of the limiter gets a connection: a smaller pool would be a second, hidden cap.
     this.#opts.connections = Math.max(this.#opts.connections, this.#limiter.size);
-    this.#pool = new Pool(url.origin, {
+    this.#origin = url.origin;
+  }
+
+  /** Closes the pool; with `force`, in-flight requests are destroyed instead of awaited. */
+  async close(force = false): Promise<void> {
+    this.#closed = true;
+    const pool = this.#pool;
+    if (pool === undefined) return;
+    if (force) await pool.destroy();
+    else await pool.close();
+  }
+
+  /** A secret-free description, so that logging the client never prints the token. */
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.#basePath, connections: this.#opts.connections };
+  }
+
+  async #openPool(): Promise<Pool> {
+    const { Pool } = await import('undici');
+    if (this.#pool !== undefined) return this.#pool;
+    this.#pool = new Pool(this.#origin, {
       connections: this.#opts.connections,
       keepAliveTimeout: this.#opts.keepAliveTimeoutMs,
       keepAliveMaxTimeout: this.#opts.keepAliveTimeoutMs,
@@ -155,17 +178,9 @@ export class Transport {
       bodyTimeout: this.#opts.requestTimeoutMs,
       connect: { timeout: this.#opts.connectTimeoutMs },
     });
-  }
-
-  /** Closes the pool; with `force`, in-flight requests are destroyed instead of awaited. */
-  async close(force = false): Promise<void> {
-    if (force) await this.#pool.destroy();
-    else await this.#pool.close();
-  }
-
-  /** A secret-free description, so that logging the client never prints the token. */
-  toJSON(): Record<string, unknown> {
-    return { baseUrl: this.#basePath, connections: this.#opts.connections };
+    // A request after close() fails as it would on the pool closed with the transport.
+    if (this.#closed) await this.#pool.close();
+    return this.#pool;
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
@@ -243,7 +258,8 @@ export class Transport {
     this.#opts.onEvent?.({ type: 'request-start', endpoint: req.endpoint, method: req.method, attempt });
     let status: number | undefined;
     try {
-      const res = await this.#pool.request({
+      const pool = this.#pool ?? (await this.#openPool());
+      const res = await pool.request({
         path: this.#basePath + req.path,
         method: req.method as Dispatcher.HttpMethod,
         headers: {

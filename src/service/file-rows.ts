@@ -1,10 +1,8 @@
-import { WisbridgeError } from '../errors.js';
 import type { FileRecord, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
 import { findFile } from '../pipeline/index.js';
 import { formatTable, shownOf } from './status.js';
 import { joinMessages } from '../util/messages.js';
-
-export const ROW_STATUSES: readonly ItemStatus[] = ['ok', 'error', 'uncertain', 'skipped', 'sent', 'pending'];
+import { ROW_STATUSES } from './row-statuses.js';
 
 /** One input row of a file, as the result file has it. */
 export interface FileRow {
@@ -26,17 +24,6 @@ export interface FileRowsReport {
   /** Rows of the statuses asked for (all when none). */
   matching: number;
   shown: FileRow[];
-}
-
-/** Parses `--status error,uncertain` into row statuses (USAGE error on an unknown one). */
-export function parseStatuses(value: string | undefined): ItemStatus[] | undefined {
-  if (value === undefined) return undefined;
-  const statuses = value.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = statuses.filter((s) => !ROW_STATUSES.includes(s as ItemStatus));
-  if (unknown.length > 0 || statuses.length === 0) {
-    throw new WisbridgeError('USAGE', `--status takes row statuses separated by commas (${ROW_STATUSES.join(', ')}), got "${value}"`);
-  }
-  return statuses as ItemStatus[];
 }
 
 /** The rows of one journal file (by id or name) in line order: counts of all, the first `limit` of those matching `statuses`. */

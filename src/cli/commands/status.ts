@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
-import { neverClaimed } from '../../pipeline/index.js';
 import { openJournal } from '../../journal/index.js';
-import { fileRowsReport, formatFileRows, parseStatuses, ROW_STATUSES } from '../../service/file-rows.js';
+import { parseStatuses, ROW_STATUSES } from '../../service/row-statuses.js';
 import { expectedFileViews } from '../../schedule/index.js';
 import { formatExpected, formatStatus, statusReport } from '../../service/status.js';
 import { intOption, parseCommandLine } from '../args.js';
@@ -47,6 +46,8 @@ export async function run(argv: string[]): Promise<number> {
   const journal = await openJournal(loaded.journal);
   try {
     if (values.file !== undefined) {
+      // One file's rows need the pipeline's file lookup, which loads the whole pipeline: only for --file.
+      const [{ neverClaimed }, { fileRowsReport, formatFileRows }] = await Promise.all([import('../../pipeline/index.js'), import('../../service/file-rows.js')]);
       // A name the bridge met but never claimed (a duplicate, a file rejected unread) is an answer, not a usage error.
       if (!/^\d+$/.test(values.file) && !(await journal.latestFileNamed(values.file))) {
         const note = await neverClaimed(journal, values.file);
