@@ -72,7 +72,7 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
         OR EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NOT NULL)
         OR ((lease_until IS NULL OR lease_until <= ${now})
           AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = files.lease_owner AND i.stopped_at IS NULL
-            AND i.heartbeat_at > ${sqlNowPlusMsIso(dialect, ':silentMs')})))
+            AND i.heartbeat_at > ${sqlNowPlusMsIso(dialect, ':silentMs', offsetMs)})))
       RETURNING lease_token`),
     fileOwner: 'SELECT lease_owner FROM files WHERE id = ?',
     instances: `SELECT i.id, i.host, i.pid, i.version, i.started_at, i.heartbeat_at, i.stopped_at,
