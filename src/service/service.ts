@@ -380,14 +380,16 @@ export class BridgeService {
     let whole = false;
     try {
       await this.ticks.once(`job:${job.name}`, scheduledAt, async () => {
-        const outcome = await job.slot.tryRun(trigger, async () => {
-          const ok = await this.runs.execute(job, trigger, job.run);
+        // A tick claimed is run, in its turn when the job became busy meanwhile (its claim may have waited for another
+        // instance's lease while this one's next tick started): it is done only once it ran. A stop before its turn
+        // leaves it unfinished, for another instance or the catch-up.
+        ran = await job.slot.runWhenFree(trigger, async () => {
+          if (this.stopSignal.aborted) return false;
+          await this.runs.execute(job, trigger, job.run);
           whole = job.last?.result !== 'aborted' && !this.stopSignal.aborted;
-          return ok;
+          return true;
         });
-        if (outcome.skipped) this.runs.skipped(job, trigger);
-        ran = !outcome.skipped;
-        return !ran || whole;
+        return ran && whole;
       });
     } catch (error) {
       this.logger.error({ job: job.name, trigger, err: describeError(error) }, 'scheduled run not started: its tick could not be claimed in the journal');
