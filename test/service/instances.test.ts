@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -485,8 +485,13 @@ describe('one instance at a time, and soon', () => {
     for (let f = 1; f <= backlog; f++) {
       writeFileSync(join(inbox, `KORR_backlog_${f}.csv`), korrFile(Array.from({ length: 6 }, (_, r) => ['SKU-00001', 1, `BACKLOG-${f}-${r + 1}`] as [string, number, string])));
     }
-    // Last in name order: an instance claimed it and died.
-    await orphan(db, 'dead-2', join(inbox, 'KORR_zz_orphan.csv'), ['ORPHAN-1', 'ORPHAN-2']);
+    // Last in name order: an instance claimed it and died (nobody renews its lease of one second).
+    const bytes = Buffer.from(korrFile([['SKU-00001', 1, 'ORPHAN-1'], ['SKU-00002', 1, 'ORPHAN-2']]));
+    writeFileSync(join(inbox, 'KORR_zz_orphan.csv'), bytes);
+    const dead = await openJournal(db.config, { instance: { id: 'dead-2', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 1000 });
+    cleanups.push(() => dead.close());
+    const checksum = createHash('sha256').update(bytes).digest('hex');
+    expect(await dead.claimFile({ drop: 'wms', name: 'KORR_zz_orphan.csv', checksum, size: bytes.length, mapping: 'inventory-adjustments' })).toMatchObject({ status: 'new' });
 
     // Each file of the backlog takes three requests of 150 ms at least.
     await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory/adjustments' });
@@ -517,8 +522,13 @@ describe('one instance at a time, and soon', () => {
     cleanups.push(env.cleanup);
     const inbox = join(env.dir, 'drop', 'inbox');
     writeFileSync(join(inbox, 'KORR_ord_1.csv'), korrFile([['SKU-00001', 1, 'ORD-1-1'], ['SKU-00002', 1, 'ORD-1-2']]));
-    // The later name: an instance claimed it and died.
-    await orphan(db, 'dead-3', join(inbox, 'KORR_ord_2.csv'), ['ORD-2-1', 'ORD-2-2']);
+    // The later name: an instance claimed it and died (nobody renews its lease of one second).
+    const bytes = Buffer.from(korrFile([['SKU-00001', 1, 'ORD-2-1'], ['SKU-00002', 1, 'ORD-2-2']]));
+    writeFileSync(join(inbox, 'KORR_ord_2.csv'), bytes);
+    const dead = await openJournal(db.config, { instance: { id: 'dead-3', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 1000 });
+    cleanups.push(() => dead.close());
+    const checksum = createHash('sha256').update(bytes).digest('hex');
+    expect(await dead.claimFile({ drop: 'wms', name: 'KORR_ord_2.csv', checksum, size: bytes.length, mapping: 'inventory-adjustments' })).toMatchObject({ status: 'new' });
     await new Promise((r) => setTimeout(r, 1100));
 
     const { logger, records } = memoryLogger();
@@ -532,19 +542,6 @@ describe('one instance at a time, and soon', () => {
     expect([...(await appliedReferences(emu, 'ORD-')).values()]).toEqual([1, 1, 1, 1]);
   });
 });
-
-/**
- * Writes a KORR file of those references at `path` and claims it as instance `id`, which then dies: nobody renews
- * its lease of one second.
- */
-async function orphan(db: FreshDatabase, id: string, path: string, references: string[]): Promise<void> {
-  const bytes = Buffer.from(korrFile(references.map((ref, i) => [`SKU-0000${i + 1}`, 1, ref] as [string, number, string])));
-  writeFileSync(path, bytes);
-  const dead = await openJournal(db.config, { instance: { id, host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 1000 });
-  cleanups.push(() => dead.close());
-  const checksum = createHash('sha256').update(bytes).digest('hex');
-  expect(await dead.claimFile({ drop: 'wms', name: basename(path), checksum, size: bytes.length, mapping: 'inventory-adjustments' })).toMatchObject({ status: 'new' });
-}
 
 /** `wisbridge run` on a configuration file, as a child process: resolves `running` once it logs so, `exited` with its end. */
 function startRun(configFile: string, env: NodeJS.ProcessEnv = {}) {
