@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { FileQueue, type FileRunEnd, type QueuedFile } from './file-queue.js';
+import { FileQueue, type FileRunEnd } from './file-queue.js';
 import { LAST_STAGE, type FilePlace } from './file-order.js';
 
 /** A queue whose runs are ended by hand: `log` records starts and ends, `running` the names running now. */
-function harness(limit: number, before?: (name: string) => Promise<Array<QueuedFile<string>>>) {
+function harness(limit: number) {
   const log: string[] = [];
   const pending = new Map<string, (end: FileRunEnd | Error) => void>();
   const queue = new FileQueue<string>({
     limit,
-    before,
     run: (name) => new Promise<FileRunEnd>((resolve, reject) => {
       log.push(`start ${name}`);
       pending.set(name, (end) => {
@@ -102,33 +101,5 @@ describe('FileQueue', () => {
     await h.finish('b');
     await drained;
     expect(h.log).not.toContain('start c');
-  });
-
-  it('files put ahead before a start take its slot (a backlog does not hold them back), once each', async () => {
-    let offered = false;
-    const h = harness(1, async (name) => {
-      if (offered || name === 'orphan') return [];
-      offered = true;
-      return [{ file: 'orphan', name: 'orphan', place: free }];
-    });
-    for (const n of ['a', 'b']) h.queue.add(n, n, free);
-    await h.turn();
-    await h.turn();
-    expect(h.running()).toEqual(['orphan']);
-    await h.finishAll('orphan', 'a', 'b');
-    expect(h.log.filter((l) => l.startsWith('start'))).toEqual(['start orphan', 'start a', 'start b']);
-  });
-
-  it('a file put ahead keeps the order rules: of an ordered lane, it waits for the earlier name (queued or running) and never runs beside it', async () => {
-    const h = harness(2, async (name) => (name === 'KORR_1' ? [{ file: 'KORR_2', name: 'KORR_2', place: ordered('korr') }] : []));
-    h.queue.add('KORR_1', 'KORR_1', ordered('korr'));
-    h.queue.add('other', 'other', free);
-    await h.turn();
-    await h.turn();
-    expect(h.running()).toEqual(['KORR_1', 'other']);
-    await h.finish('other');
-    expect(h.running()).toEqual(['KORR_1']);
-    await h.finishAll('KORR_1', 'KORR_2');
-    expect(h.log.filter((l) => l.startsWith('start'))).toEqual(['start KORR_1', 'start other', 'start KORR_2']);
   });
 });

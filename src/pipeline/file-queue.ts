@@ -17,20 +17,13 @@ export interface FileQueueOptions<F> {
   onFailure?(error: unknown): void;
   /** A file stayed pending: the files that must follow it wait for a later pass. */
   onBlocked?(name: string): void;
-  /**
-   * Asked before a file starts: files to put ahead of it (files nobody works on any more, which would otherwise wait
-   * behind a backlog). They join the queue at its front, within the order rules; one that may start takes the slot.
-   */
-  before?(name: string): Promise<Array<QueuedFile<F>>>;
 }
 
-export interface QueuedFile<F> {
+interface Entry<F> {
   file: F;
   name: string;
   place: FilePlace;
 }
-
-type Entry<F> = QueuedFile<F>;
 
 /**
  * A job's files, up to `limit` at once, in the order they were added except where the order rules (file-order.ts)
@@ -109,7 +102,6 @@ export class FileQueue<F> {
 
   private async start(entry: Entry<F>): Promise<void> {
     try {
-      if (await this.giveWay(entry)) return;
       // Only a file others must follow holds anything back (a file held by another instance is offered again later).
       if ((await this.options.run(entry.file)) === 'pending' && bindsOthers(entry.place)) {
         this.blocked.push(entry);
@@ -124,29 +116,6 @@ export class FileQueue<F> {
       this.running.delete(entry);
       this.dispatch();
     }
-  }
-
-  /**
-   * Puts the files `before` names ahead of `entry` (a file queued already moves up; one running is left alone), and
-   * `entry` back right behind them when one of them may start now: the slot is theirs.
-   */
-  private async giveWay(entry: Entry<F>): Promise<boolean> {
-    const ahead = (await this.options.before?.(entry.name)) ?? [];
-    const moved: Entry<F>[] = [];
-    for (const file of ahead) {
-      if (file.name === entry.name || [...this.running].some((r) => r.name === file.name)) continue;
-      const at = this.queued.findIndex((q) => q.name === file.name);
-      moved.push(at === -1 ? file : this.queued.splice(at, 1)[0]);
-    }
-    if (moved.length === 0) return false;
-    this.running.delete(entry);
-    this.queued.unshift(...moved, entry);
-    if (this.halted || !moved.some((m) => this.startable(m))) {
-      this.queued.splice(moved.length, 1);
-      this.running.add(entry);
-      return false;
-    }
-    return true;
   }
 
   private checkIdle(): void {

@@ -24,10 +24,8 @@ export interface InboxOfferParts {
 export class InboxOffers {
   /** Files another instance held when they were offered here, offered again once their lease may have expired. */
   private readonly offeredAgain = new Set<unknown>();
-  /** Files offered first as nobody's (takeOvers) whose run failed here: left to the watcher's order from then on. */
+  /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
   private readonly failedTakeOvers = new Set<number>();
-  /** Files put ahead as nobody's and not run yet, by drop and name: their journal file. */
-  private readonly takenOver = new Map<string, number>();
   /** Watched files running here now, by drop and name (several run at once: files_in_flight). */
   private readonly filesRunning = new Map<string, Promise<FileRun>>();
 
@@ -58,11 +56,6 @@ export class InboxOffers {
 
   private async offerNow(job: InboundJob, file: ReadyFile): Promise<FileRun> {
     const { ok, elsewhere, end } = await this.parts.run(job, file);
-    const takenOver = this.takenOver.get(runningKey(job.drop, file.name));
-    if (takenOver !== undefined) {
-      this.takenOver.delete(runningKey(job.drop, file.name));
-      if (!ok) this.failedTakeOvers.add(takenOver);
-    }
     if (elsewhere && !this.parts.signal.aborted) {
       const timer = this.parts.clock.setTimer(() => {
         this.offeredAgain.delete(timer);
@@ -75,35 +68,31 @@ export class InboxOffers {
 
   /**
    * Before each watched file starts, the files of the job's drop that nobody works on any more (their instance died, or
-   * was paused past its lease, or gave them up): the watcher queues the inbox's files as it lists them, and behind a
-   * backlog such a file would wait for every file queued before it. They are put ahead in the job's file queue, which
-   * runs them within the order rules and files_in_flight like any other file.
+   * was paused past its lease, or gave them up) are offered: the watcher queues the inbox's files as it lists them,
+   * and behind a backlog such a file would wait for every file queued before it.
    */
-  async takeOvers(job: InboundJob, next: string): Promise<ReadyFile[]> {
-    const found: ReadyFile[] = [];
+  async takeOversFirst(job: InboundJob, next: string): Promise<void> {
     try {
       const journal = await this.parts.runtime.journal();
-      if (journal.instance === null) return found;
+      if (journal.instance === null) return;
       const files = (await journal.filesToTakeOver(job.drop))
         .filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId) && !this.filesRunning.has(runningKey(job.drop, f.name)));
-      if (files.length === 0) return found;
+      if (files.length === 0) return;
       const drop = await this.parts.runtime.drop(job.drop);
       const options = await this.parts.loaded.dropOptions(job.drop);
       // In marker mode a file comes with its marker, which leaves the inbox with it.
       const marked = options.stability === 'marker' ? await new StableFileWatcher(drop, options).scanReady(this.parts.signal) : undefined;
       for (const f of files) {
-        if (this.parts.signal.aborted) return found;
+        if (this.parts.signal.aborted) return;
         const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
         if (ready === undefined) continue;
         this.parts.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
-        this.takenOver.set(runningKey(job.drop, f.name), f.fileId);
-        found.push(ready);
+        if (!(await this.offer(job, ready)).ok) this.failedTakeOvers.add(f.fileId);
       }
     } catch (error) {
       // The journal or the drop out of reach: the next file's run says so.
       this.parts.logger.debug({ job: job.name, err: describeError(error) }, 'could not look for files nobody works on');
     }
-    return found;
   }
 
   private async offerIfStill(job: InboundJob, file: ReadyFile): Promise<void> {

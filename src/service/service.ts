@@ -227,8 +227,10 @@ export class BridgeService {
           this.alertInbox.failure(job.name, job.drop, error);
         },
         onReady: async (file) => this.expected.noteArrival(job.name, file.name),
-        ahead: (next) => this.offers.takeOvers(job, next),
-        onFile: (file) => this.offers.offer(job, file),
+        onFile: async (file) => {
+          await this.offers.takeOversFirst(job, file.name);
+          return this.offers.offer(job, file);
+        },
       }));
     }
     this.logger.info({ jobs: [...this.jobs.keys()], watching: this.loaded.config.inbound.filter((j) => j.watch).map((j) => j.name) }, 'bridge running');

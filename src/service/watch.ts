@@ -25,11 +25,6 @@ export interface WatchOptions {
   onReady?(file: ReadyFile): Promise<void>;
   /** Processes one ready file; up to the job's files_in_flight at once. */
   onFile(file: ReadyFile): Promise<FileRun>;
-  /**
-   * Before a file starts: files to run ahead of it if the order rules let them (files nobody works on any more),
-   * queued with the inbox's files (FileQueue `before`).
-   */
-  ahead?(next: string): Promise<ReadyFile[]>;
 }
 
 class RunFailed extends Error {}
@@ -60,10 +55,6 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
       onFailure: () => {
         failed = true;
         session.abort();
-      },
-      before: async (next) => {
-        const files = (await options.ahead?.(next)) ?? [];
-        return Promise.all(files.map(async (file) => ({ file, name: file.name, place: await placeOfFile(runtime, job, file.name) })));
       },
       onBlocked: (name) => {
         logger.info({ file: name }, 'file not finished: the files that must follow it wait until the inbox is looked at again');

@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -507,39 +506,6 @@ describe('one instance at a time, and soon', () => {
     expect(records.find((r) => r.msg === 'a file nobody works on any more: offered before the next new file'))
       .toMatchObject({ file: 'KORR_zz_orphan.csv', owner: 'dead-2' });
     expect([...(await appliedReferences(emu, 'ORPHAN-')).values()]).toEqual([1, 1]);
-  });
-
-  it('a file taken over runs in its job\'s file queue: of an ordered mapping, after the earlier name waiting beside it, never before or beside it', async () => {
-    const db = await database();
-    // inventory-adjustments made `ordered: true`: its files one at a time, in name order.
-    const mappings = mkdtempSync(join(tmpdir(), 'wisbridge-ordered-'));
-    cleanups.push(() => rmSync(mappings, { recursive: true, force: true }));
-    const mapping = join(mappings, 'inventory-adjustments.yaml');
-    copyFileSync(join(root, 'mappings', 'inventory-adjustments.yaml'), mapping);
-    writeFileSync(mapping, readFileSync(mapping, 'utf8').replace(/^document: /m, 'ordered: true\ndocument: '));
-    const yaml = sharedConfig(JSON.stringify(db.config), '', '    files_in_flight: 2\n').replace(JSON.stringify(join(root, 'mappings')), JSON.stringify(mappings));
-    const env = await tempConfig(yaml);
-    cleanups.push(env.cleanup);
-    const inbox = join(env.dir, 'drop', 'inbox');
-    writeFileSync(join(inbox, 'KORR_ord_1.csv'), korrFile([['SKU-00001', 1, 'ORD-1-1'], ['SKU-00002', 1, 'ORD-1-2']]));
-    // The later name: an instance claimed it and died (nobody renews its lease of one second).
-    const bytes = Buffer.from(korrFile([['SKU-00001', 1, 'ORD-2-1'], ['SKU-00002', 1, 'ORD-2-2']]));
-    writeFileSync(join(inbox, 'KORR_ord_2.csv'), bytes);
-    const dead = await openJournal(db.config, { instance: { id: 'dead-3', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 1000 });
-    cleanups.push(() => dead.close());
-    const checksum = createHash('sha256').update(bytes).digest('hex');
-    expect(await dead.claimFile({ drop: 'wms', name: 'KORR_ord_2.csv', checksum, size: bytes.length, mapping: 'inventory-adjustments' })).toMatchObject({ status: 'new' });
-    await new Promise((r) => setTimeout(r, 1100));
-
-    const { logger, records } = memoryLogger();
-    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
-    cleanups.push(() => bridge.stop('test'));
-    await bridge.start();
-    await until(() => records.filter((r) => r.msg === 'file processed').length === 2, 'both files processed');
-    const events = records.filter((r) => r.msg === 'processing file' || r.msg === 'file processed')
-      .map((r) => `${r.msg === 'processing file' ? `start (${String(r.claim)})` : 'end'} ${String(r.file)}`);
-    expect(events).toEqual(['start (new) KORR_ord_1.csv', 'end KORR_ord_1.csv', 'start (resume) KORR_ord_2.csv', 'end KORR_ord_2.csv']);
-    expect([...(await appliedReferences(emu, 'ORD-')).values()]).toEqual([1, 1, 1, 1]);
   });
 });
 
