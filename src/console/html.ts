@@ -125,7 +125,7 @@ export interface PageOptions {
   body: Html;
   /** Shown as signed-in user. */
   who?: string;
-  /** A sign-out button (bearer-token sessions), its form carrying this session's form token. */
+  /** A sign-out button (bearer-token sessions), its form carrying the form token of the signed-in session. */
   signOut?: string;
 }
 
