@@ -1,13 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { useEmulator } from '../support/emulator.js';
+import { describe, expect, it } from 'vitest';
 import { useCleanups } from '../service/support.js';
-import { bridgeWithFailures, consoleClient } from './support.js';
+import { seededConsole, seedTwoFailures } from './seeded.js';
+import { consoleClient } from './support.js';
 
-const emu = useEmulator({ resetEachTest: true });
 const cleanups = useCleanups();
-beforeAll(() => {
-  process.env.WISBRIDGE_TEST_TOKEN = emu.token;
-});
 
 /** The rows of the search page: [file, line, found in, row status, what came back or the error]. */
 function hits(page: string): string[][] {
@@ -20,7 +16,7 @@ function hits(page: string): string[][] {
 
 describe('console: search across files', () => {
   it('"where is SKU-00001?" lists every file and line that carried it, any case, with status and what the service returned', async () => {
-    const b = await bridgeWithFailures(emu);
+    const b = await seededConsole(seedTwoFailures);
     cleanups.push(() => b.close());
     const client = consoleClient(b.url);
     const sku = await client.get('/console/search?q=sku-00001');
