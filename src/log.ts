@@ -21,6 +21,29 @@ export const REDACTED_PATHS = [...SECRET_KEYS.flatMap((k) => [k, `*.${k}`]), 'he
 /** pino-pretty's time format on a terminal: ISO 8601 in local time with its offset (2026-11-24T23:10:00.123+01:00). */
 export const PRETTY_TIME_FORMAT = "SYS:yyyy-mm-dd'T'HH:MM:ss.lp";
 
+/**
+ * Stable codes of the log records that tests and log searches wait on or count, carried in a record's `event` field:
+ * the message is for people and may be reworded, the code stays. A call site writes `event: 'file.claimed'` in the
+ * record's object; test/architecture/log-events.test.ts refuses a code not listed here and a code no call site logs.
+ */
+export const LOG_EVENTS = [
+  /** The service started its schedules and watchers (`wisbridge run` is ready). */
+  'bridge.running',
+  /** A watched inbox holds a file that stopped changing: it is offered to its job. */
+  'file.ready',
+  /** A file was claimed in the journal (`claim`: new or resume) and is processed now. */
+  'file.claimed',
+  /** Another instance holds the file's lease: this one leaves it alone. */
+  'file.busy',
+  /** Another instance took the file over: its run stopped here. */
+  'file.lease-lost',
+  /** A job run ended with an error. */
+  'job.run.failed',
+  /** The journal answers heartbeats again after an outage: the instance claims and sends again. */
+  'journal.answers-again',
+] as const;
+export type LogEvent = (typeof LOG_EVENTS)[number];
+
 export interface LogOptions {
   level?: string;
   /** Human-readable output (pino-pretty); defaults to true on a TTY. */

@@ -114,11 +114,11 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   if (claim.status === 'duplicate') return duplicate(ctx, journal, claim.fileId);
   report.fileId = claim.fileId;
   if (claim.status === 'busy') {
-    ctx.logger.debug({ fileId: claim.fileId, owner: claim.owner }, 'another instance works on this file: left to it');
+    ctx.logger.debug({ event: 'file.busy', fileId: claim.fileId, owner: claim.owner }, 'another instance works on this file: left to it');
     return { ...report, outcome: 'busy', reason: `instance ${claim.owner} works on it` };
   }
   report.resumed = claim.status === 'resume';
-  ctx.logger.info({ fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: snapshot.size }, 'processing file');
+  ctx.logger.info({ event: 'file.claimed', fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: snapshot.size }, 'processing file');
   ctx.lease = runtime.leases?.hold(claim.fileId);
   const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 }, lease: ctx.lease };
   // A first run writes its result rows as they are decided; a resumed one reads them all back from the journal.
@@ -142,7 +142,7 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
  * was in flight, writes the result file and moves the file; nothing more is done here.
  */
 function lost(ctx: FileContext, error: unknown): FileReport {
-  ctx.logger.warn({ fileId: ctx.report.fileId, err: describeError(error) }, 'lease lost: another instance took this file over and finishes it; stopped here');
+  ctx.logger.warn({ event: 'file.lease-lost', fileId: ctx.report.fileId, err: describeError(error) }, 'lease lost: another instance took this file over and finishes it; stopped here');
   return { ...ctx.report, outcome: 'lost', reason: describeError(ctx.lease?.signal.reason ?? error) };
 }
 

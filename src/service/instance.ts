@@ -164,7 +164,7 @@ export class InstanceLeases implements LeaseGuard {
       const { lost } = await (await this.#journal()).heartbeat(this.#timing.leaseMs);
       const was = this.#failure;
       this.#good();
-      if (was !== undefined || this.#holding) this.#logger.info({ unreachableSince: was?.since }, 'the journal answers again: claiming and sending again');
+      if (was !== undefined || this.#holding) this.#logger.info({ event: 'journal.answers-again', unreachableSince: was?.since }, 'the journal answers again: claiming and sending again');
       this.#holding = false;
       for (const fileId of lost) this.lose(fileId);
       this.#wake();

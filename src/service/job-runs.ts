@@ -81,7 +81,7 @@ export class JobRuns {
       error = describeError(e);
       if (job.drop !== undefined && isDropUnreachable(e)) drops.failed(job.drop, e);
       if (result === 'failed') {
-        log.error({ trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
+        log.error({ event: 'job.run.failed', trigger, err: isWisbridgeError(e) ? error : e }, 'job run failed');
         alertLog.noteFailure(job.name, e);
         const config = [...this.to.config.inbound, ...this.to.config.exports].find((j) => j.name === job.name);
         alerts?.onJobFailed(job.name, config?.drop, e);

@@ -233,7 +233,7 @@ export class BridgeService {
         },
       }));
     }
-    this.logger.info({ jobs: [...this.jobs.keys()], watching: this.loaded.config.inbound.filter((j) => j.watch).map((j) => j.name) }, 'bridge running');
+    this.logger.info({ event: 'bridge.running', jobs: [...this.jobs.keys()], watching: this.loaded.config.inbound.filter((j) => j.watch).map((j) => j.name) }, 'bridge running');
   }
 
   /** Runs a job now (tests, tools); skipped, counted and logged when the job is busy. */

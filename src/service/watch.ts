@@ -70,7 +70,7 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
       for await (const files of watcher.watchListings(session.signal)) {
         const places: FilePlace[] = [];
         for (const file of files) {
-          logger.info({ file: file.name, size: file.size }, 'file ready');
+          logger.info({ event: 'file.ready', file: file.name, size: file.size }, 'file ready');
           await options.onReady?.(file);
           places.push(await placeOfFile(runtime, job, file.name));
         }

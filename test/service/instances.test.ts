@@ -16,7 +16,7 @@ import { formatStatus, statusReport } from '../../src/service/status.js';
 import { CONSOLE_TOKEN, consoleClient } from '../console/support.js';
 import { appliedReferences, setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
-import { korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
+import { eventsOf, korrFile, memoryLogger, tempConfig, until, useCleanups, waitForEvent } from './support.js';
 
 /**
  * Several `wisbridge run` instances on one PostgreSQL journal and one local drop: each file is worked on
@@ -237,7 +237,8 @@ describe('several instances on one PostgreSQL journal', () => {
     cleanups.push(() => proxy.close());
     const env = await tempConfig(sharedConfig(JSON.stringify({ ...db.config, url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`) })));
     cleanups.push(env.cleanup);
-    const { logger, records } = memoryLogger();
+    const log = memoryLogger();
+    const { logger, records } = log;
     const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
     cleanups.push(() => bridge.stop('test'));
     await bridge.start();
@@ -255,13 +256,16 @@ describe('several instances on one PostgreSQL journal', () => {
     await until(() => !bridge.leases.fresh, 'the instance holds back');
     const inbox = join(env.dir, 'drop', 'inbox');
     writeFileSync(join(inbox, 'KORR_outage.csv'), korrFile([['SKU-00001', 1, 'OUT-1'], ['SKU-00002', 1, 'OUT-2'], ['SKU-00001', 2, 'OUT-3']]));
-    await new Promise((r) => setTimeout(r, 1500));
+    // Seen during the outage, and claimed only once the journal answers again (below).
+    await waitForEvent(log, 'file.ready', (r) => r.file === 'KORR_outage.csv');
     expect((await appliedReferences(emu, 'OUT-')).size).toBe(0);
     expect(existsSync(join(inbox, 'KORR_outage.csv'))).toBe(true);
 
     proxy.restore();
     await until(async () => (await health()).code === 200, '/healthz ok again');
-    expect(records.some((r) => r.msg === 'the journal answers again: claiming and sending again')).toBe(true);
+    const answers = await waitForEvent(log, 'journal.answers-again');
+    const claim = await waitForEvent(log, 'file.claimed', (r) => r.file === 'KORR_outage.csv');
+    expect(records.indexOf(claim)).toBeGreaterThan(records.indexOf(answers));
     const outbox = join(env.dir, 'drop', 'outbox');
     await until(() => existsSync(join(outbox, 'KORR_outage.result.csv')), 'the file processed after the outage');
     const applied = await appliedReferences(emu, 'OUT-');
@@ -274,8 +278,10 @@ describe('a file whose lease another instance took over', () => {
     const db = await database();
     const env = await tempConfig(sharedConfig(JSON.stringify(db.config), threads));
     cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
-    const { logger, records } = memoryLogger();
-    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
+    const log = memoryLogger();
+    const { logger, records } = log;
+    let passed = 0;
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200, leaseClockOffsetMs: () => passed });
     cleanups.push(() => bridge.stop('test'));
     await bridge.start();
     await setFaults(emu, { latency_ms: 400, path_prefix: '/v1/inventory/adjustments' });
@@ -283,12 +289,14 @@ describe('a file whose lease another instance took over', () => {
     const inbox = join(env.dir, 'drop', 'inbox');
     const outbox = join(env.dir, 'drop', 'outbox');
     writeFileSync(join(inbox, 'KORR_taken.csv'), korrFile(Array.from({ length: rows }, (_, i) => ['SKU-00001', 1, `TAKEN-${i + 1}`] as [string, number, string])));
-    const claimed = await until(() => records.find((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv'), 'the claim');
+    const claimed = await waitForEvent(log, 'file.claimed', (r) => r.file === 'KORR_taken.csv');
     await until(async () => (await appliedReferences(emu, 'TAKEN-')).size >= 4, 'some rows applied');
     expect(records.some((r) => r.msg === 'the file is mapped and recorded on its own thread')).toBe(threads !== '');
 
     // Another instance takes the file over (its lease made to look expired, as after a pause longer than the lease).
-    const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 3000 });
+    // Its lease outlasts the test unless the bridge's lease clock is moved past it.
+    const thiefLeaseMs = 600_000;
+    const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: thiefLeaseMs });
     cleanups.push(() => thief.close());
     await thief.registerInstance();
     const file = await thief.getFile(claimed.fileId as number);
@@ -296,23 +304,27 @@ describe('a file whose lease another instance took over', () => {
     const taken = await thief.claimFile({ drop: file.drop, name: file.name, checksum: file.checksum, size: file.size, mapping: file.mapping });
     expect(taken).toMatchObject({ status: 'resume', fileId: file.fileId });
 
-    const lost = await until(() => records.find((r) => r.msg.startsWith('lease lost')), 'the bridge to stop the file');
+    const lost = await waitForEvent(log, 'file.lease-lost', (r) => r.fileId === file.fileId);
     expect(lost).toMatchObject({ level: 40, file: 'KORR_taken.csv', fileId: file.fileId });
     const appliedWhenLost = (await appliedReferences(emu, 'TAKEN-')).size;
     expect(appliedWhenLost).toBeLessThan(rows);
     expect(existsSync(join(inbox, 'KORR_taken.csv'))).toBe(true);
     expect(existsSync(join(outbox, 'KORR_taken.result.csv'))).toBe(false);
     expect(await bridge.metrics.text()).toContain(`wisbridge_file_leases_lost_total{instance="${bridge.instance.id}"} 1`);
-    // Nothing more goes out for the file from the instance that lost it.
-    await new Promise((r) => setTimeout(r, 1000));
+    // Nothing more goes out for the file from the instance that lost it: a write sent now waits out the same latency,
+    // so once it is answered every request of the stopped run that reached the service was applied or dropped.
+    const probe = await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00001', quantity: 1, company_code: 'ACME', reference: 'PROBE-1' }] });
+    expect(probe.status).toBe(200);
     expect((await appliedReferences(emu, 'TAKEN-')).size).toBe(appliedWhenLost);
 
-    // The thief never renews its lease: once it runs out, the bridge takes the file back, reconciles what was in flight, finishes it.
+    // The thief never renews its lease: once it runs out (the bridge's lease clock moved past it), the bridge takes the
+    // file back, reconciles what was in flight, finishes it.
     await setFaults(emu, {});
+    passed = thiefLeaseMs;
     await until(() => existsSync(join(outbox, 'KORR_taken.result.csv')), 'the file finished after the takeover');
     // Claimed new, then resumed here once, after the thief's lease ran out. A second resume here meant a heartbeat that
     // read the file's row before the resume's claim committed had stopped the resumed run (test/journal/leases.test.ts).
-    expect(records.filter((r) => r.msg === 'processing file' && r.file === 'KORR_taken.csv').map((r) => r.claim)).toEqual(['new', 'resume']);
+    expect(eventsOf(records, 'file.claimed').filter((r) => r.file === 'KORR_taken.csv').map((r) => r.claim)).toEqual(['new', 'resume']);
     const applied = await appliedReferences(emu, 'TAKEN-');
     expect([...applied.values()].every((n) => n === 1)).toBe(true);
     const result = readFileSync(join(outbox, 'KORR_taken.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(','));
@@ -453,14 +465,14 @@ describe('one instance at a time, and soon', () => {
     const db = await database();
     const env = await tempConfig(sharedConfig(JSON.stringify(db.config)));
     cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
-    const { logger, records } = memoryLogger();
-    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 60_000 });
+    const log = memoryLogger();
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger: log.logger, watchRetryMs: 60_000 });
     cleanups.push(() => bridge.stop('test'));
     await bridge.start();
     await setFaults(emu, { error_rate: 1, error_status: 401, path_prefix: '/v1/inventory/adjustments' });
     writeFileSync(join(env.dir, 'drop', 'inbox', 'KORR_refused.csv'), korrFile([['SKU-00001', 1, 'REFUSED-1'], ['SKU-00002', 1, 'REFUSED-2']]));
-    const claimed = await until(() => records.find((r) => r.msg === 'processing file' && r.file === 'KORR_refused.csv'), 'the claim');
-    await until(() => records.some((r) => r.msg === 'job run failed'), 'the run failed');
+    const claimed = await waitForEvent(log, 'file.claimed', (r) => r.file === 'KORR_refused.csv');
+    await waitForEvent(log, 'job.run.failed');
     // The instance heartbeats meanwhile, and waits a minute before it looks at the inbox again: a heartbeat now renews
     // the leases it holds, not the one it gave up.
     await bridge.leases.beat();
@@ -499,7 +511,7 @@ describe('one instance at a time, and soon', () => {
     cleanups.push(() => bridge.stop('test'));
     await bridge.start();
     await until(() => existsSync(join(outbox, 'KORR_zz_orphan.result.csv')), 'the orphan finished');
-    const claims = records.filter((r) => r.msg === 'processing file').map((r) => [r.file, r.claim]);
+    const claims = eventsOf(records, 'file.claimed').map((r) => [r.file, r.claim]);
     const at = claims.findIndex(([file]) => file === 'KORR_zz_orphan.csv');
     expect(claims[at]).toEqual(['KORR_zz_orphan.csv', 'resume']);
     expect(at).toBeLessThanOrEqual(backlog / 2);
@@ -520,7 +532,7 @@ function startRun(configFile: string, env: NodeJS.ProcessEnv = {}) {
   });
   let log = '';
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
-  return { child, pid: child.pid!, exited, running: () => until(() => log.includes('"bridge running"'), 'the child instance running') };
+  return { child, pid: child.pid!, exited, running: () => until(() => log.includes('"event":"bridge.running"'), 'the child instance running') };
 }
 
 /** One statement on the test's database as its owner (what no journal call does: moving a lease back in time). */

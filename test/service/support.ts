@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { EventEmitter } from 'node:events';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import { createLogger, type LogEvent, type Logger } from '../../src/log.js';
 
 /** A temp folder with a configuration file (YAML text) beside a local drop `wms` under `drop/`. */
 export async function tempConfig(yaml: string, options: { load?: boolean } = {}): Promise<{ dir: string; file: string; loaded: LoadedConfig; cleanup(): void }> {
@@ -66,17 +67,47 @@ export async function until<T>(fn: () => T | Promise<T>, what: string, intervalM
   }
 }
 
-/** A JSON logger whose records are collected in memory. */
-export function memoryLogger(): { logger: Logger; records: Array<Record<string, any>> } {
-  const records: Array<Record<string, any>> = [];
+/** A log record as the JSON logger writes it. */
+export type LogRecord = Record<string, any>;
+
+/** A JSON logger whose records are collected in memory, in order; `waitForEvent` waits on them. */
+export function memoryLogger(): { logger: Logger; records: LogRecord[]; added: EventEmitter<{ record: [LogRecord] }> } {
+  const records: LogRecord[] = [];
+  const added = new EventEmitter<{ record: [LogRecord] }>();
   const destination = new Writable({
     write(chunk, _encoding, callback) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) records.push(JSON.parse(line));
+      for (const line of String(chunk).split('\n')) {
+        if (!line.trim()) continue;
+        const record = JSON.parse(line) as LogRecord;
+        records.push(record);
+        added.emit('record', record);
+      }
       callback();
     },
   });
-  return { logger: createLogger({ level: 'debug', pretty: false, destination }), records };
+  return { logger: createLogger({ level: 'debug', pretty: false, destination }), records, added };
 }
+
+/**
+ * The first record of `log` with the event code `event` (src/log.ts, LOG_EVENTS) that `match` accepts, logged already
+ * or once it is (no timing: the test's own timeout bounds the wait).
+ */
+export function waitForEvent(log: Pick<ReturnType<typeof memoryLogger>, 'records' | 'added'>, event: LogEvent, match: (record: LogRecord) => boolean = () => true): Promise<LogRecord> {
+  const wanted = (record: LogRecord) => record.event === event && match(record);
+  const found = log.records.find(wanted);
+  if (found) return Promise.resolve(found);
+  return new Promise((resolve) => {
+    const listener = (record: LogRecord) => {
+      if (!wanted(record)) return;
+      log.added.off('record', listener);
+      resolve(record);
+    };
+    log.added.on('record', listener);
+  });
+}
+
+/** The records of `log` with the event code `event`, in the order they were logged. */
+export const eventsOf = (records: readonly LogRecord[], event: LogEvent): LogRecord[] => records.filter((r) => r.event === event);
 
 /** A promise with its resolve function exposed. */
 export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
