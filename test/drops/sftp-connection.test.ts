@@ -4,6 +4,7 @@ import { createDrop, type Drop } from '../../src/drops/index.js';
 import { isWisbridgeError, type WisbridgeError } from '../../src/errors.js';
 import { startDelayProxy } from '../support/delay-proxy.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
+import { memoryLogger, waitForEvent } from '../service/support.js';
 import { capturingLogger, sftpBacking, sftpOptions, type Backing } from './fixtures.js';
 
 let server: SftpServer;
@@ -161,12 +162,12 @@ describe('SFTP dead and unreachable servers', () => {
   });
 
   it('closes an idle connection and reopens it on demand', async () => {
-    const { logger, lines } = capturingLogger();
-    const drop = open({ idleCloseMs: 100 }, logger);
+    const log = memoryLogger();
+    const drop = open({ idleCloseMs: 100 }, log.logger);
     expect((await drop.list('inbox')).length).toBe(1);
-    while (!lines.some((l) => l.includes('SFTP connection idle; closing'))) await new Promise((r) => setTimeout(r, 20));
+    await waitForEvent(log, 'sftp.idle-closed');
     expect((await drop.list('inbox')).length).toBe(1);
-    expect(lines.filter((l) => l.includes('"msg":"SFTP connected"'))).toHaveLength(2);
+    expect(log.records.filter((r) => r.msg === 'SFTP connected')).toHaveLength(2);
   });
 
   it('gives DROP_CONNECT after the configured attempts when nothing listens', async () => {

@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
-import { appliedReferences, multiLineRecord, recordById, setFaults, useEmulator } from '../support/emulator.js';
-import { korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
+import { appliedReferences, multiLineRecord, probeWrite, recordById, setFaults, useEmulator } from '../support/emulator.js';
+import { eventsOf, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
 /**
  * Several files of a job at once (`files_in_flight`), within the order rules (ordered mappings, acknowledgements
@@ -83,12 +83,11 @@ function dropKorr(inbox: string, prefix: string, count: number, rows: number): s
 }
 
 /**
- * Until the watched runs of `count` files are over: a run logs 'job run finished' once its file's bookkeeping (live
+ * Until the watched runs of `count` files are over: a run logs `job.run.finished` once its file's bookkeeping (live
  * view, metrics) is done, which comes after the file's result file, its archiving and its 'file processed' line.
  */
 async function watchedRunsOver(records: ReturnType<typeof memoryLogger>['records'], count: number): Promise<void> {
-  const files = () => records.filter((r) => r.trigger === 'watch' && typeof r.msg === 'string' && r.msg.startsWith('job run finished'))
-    .reduce((n, r) => n + Number(r.files ?? 0), 0);
+  const files = () => eventsOf(records, 'job.run.finished').filter((r) => r.trigger === 'watch').reduce((n, r) => n + Number(r.files ?? 0), 0);
   await until(() => files() >= count, `${count} watched runs over`);
 }
 
@@ -153,7 +152,7 @@ describe('several files of a job at once (files_in_flight)', () => {
     await setFaults(emu, { latency_ms: 150, path_prefix: '/v1/inventory/adjustments' });
     const names = dropKorr(folder('inbox'), 'STOP', 4, 12);
     await bridge.start();
-    await until(() => new Set(records.filter((r) => r.msg === 'processing file').map((r) => r.file)).size === 4, 'four files claimed');
+    await until(() => new Set(eventsOf(records, 'file.claimed').map((r) => r.file)).size === 4, 'four files claimed');
     await until(async () => (await appliedReferences(emu, 'STOP-')).size >= 4, 'some rows applied');
     await bridge.stop('test');
     // Stopped: every file in flight ended between requests and stays in the inbox without a result file; nothing goes out after.
@@ -162,7 +161,7 @@ describe('several files of a job at once (files_in_flight)', () => {
     for (const name of left) expect(existsSync(join(folder('outbox'), name.replace('.csv', '.result.csv')))).toBe(false);
     const appliedAtStop = (await appliedReferences(emu, 'STOP-')).size;
     expect(appliedAtStop).toBeLessThan(4 * 12);
-    await new Promise((r) => setTimeout(r, 500));
+    await probeWrite(emu, 'PROBE-STOP');
     expect((await appliedReferences(emu, 'STOP-')).size).toBe(appliedAtStop);
     expect(records.some((r) => r.msg?.startsWith('row uncertain'))).toBe(false);
 

@@ -88,6 +88,16 @@ export async function appliedReferences(emu: { url: string }, prefix: string): P
   return counts;
 }
 
+/**
+ * One adjustment (SKU-00001, reference `reference`) written through the emulator and answered: it waits out the same
+ * injected latency as every write before it, so once it is answered each write that reached the emulator earlier was
+ * applied or dropped. What a test waits for to show nothing more is applied after some point, instead of a pause.
+ */
+export async function probeWrite(emu: EmulatorHandle, reference: string): Promise<void> {
+  const probe = await emu.request('POST', '/v1/inventory/adjustments.json', { adjustments: [{ product_code: 'SKU-00001', quantity: 1, company_code: 'ACME', reference }] });
+  if (probe.status !== 200) throw new Error(`the probe write ${reference} answered ${probe.status}: ${JSON.stringify(probe.body)}`);
+}
+
 /** PUT /_admin/faults: the given faults replace the current ones (missing fields are off). */
 export function setFaults(emu: { url: string }, faults: Partial<Faults>): Promise<Faults> {
   return admin(emu, 'PUT', 'faults', faults);
