@@ -37,8 +37,14 @@ export const LOG_EVENTS = [
   'file.busy',
   /** Another instance took the file over: its run stopped here. */
   'file.lease-lost',
+  /** A file's run ended with its result file written and the file moved (`outcome`: done or failed). */
+  'file.processed',
+  /** A job run ended (`result`: ok or partial; `files`: how many files it processed). */
+  'job.run.finished',
   /** A job run ended with an error. */
   'job.run.failed',
+  /** An SFTP drop closed its connection after it was idle (it reopens on demand). */
+  'sftp.idle-closed',
   /** The journal answers heartbeats again after an outage: the instance claims and sends again. */
   'journal.answers-again',
 ] as const;

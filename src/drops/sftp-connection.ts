@@ -279,7 +279,7 @@ export class SftpConnection {
       const live = this.live;
       if (!live) return;
       this.live = undefined;
-      this.logger.debug({ drop: this.dropName }, 'SFTP connection idle; closing');
+      this.logger.debug({ event: 'sftp.idle-closed', drop: this.dropName }, 'SFTP connection idle; closing');
       void this.endSafely(live);
     }, this.options.idleCloseMs);
     this.idleTimer.unref?.();

@@ -175,7 +175,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   report.outcome = status === 'done' ? 'done' : 'failed';
   await writeResult(ctx, journal, file, spool);
   await dispose(ctx, 'archive', fileDisposition(journal, file));
-  ctx.logger.info({ outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
+  ctx.logger.info({ event: 'file.processed', outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return report;
 }
 

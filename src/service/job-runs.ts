@@ -99,7 +99,7 @@ export class JobRuns {
     };
     metrics.jobRuns.inc({ job: job.name, trigger, result });
     metrics.lastRun.set({ job: job.name }, clock.now() / 1000);
-    const finished = { trigger, result, files: job.last.files, rows, exports: job.last.exports, records: job.last.records };
+    const finished = { event: 'job.run.finished', trigger, result, files: job.last.files, rows, exports: job.last.exports, records: job.last.records };
     if (result === 'partial') log.warn(finished, 'job run finished: some files were rejected or some rows need attention');
     else if (result !== 'failed') log.info(finished, 'job run finished');
     return result === 'ok' || result === 'partial';

@@ -133,7 +133,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const current = new Map<number, BridgeProcess>();
     for (let slot = 1; slot <= o.instances; slot++) current.set(slot, start(slot));
     for (const p of current.values()) {
-      const ready = await p.waitForLog((r) => r.msg === 'bridge running', 90_000);
+      const ready = await p.waitForLog((r) => r.event === 'bridge.running', 90_000);
       if (!ready) throw new Error(`${p.label} ${p.running ? 'did not start within 90 s' : 'exited at start'}:\n${p.tail()}`);
     }
     await admin(emulator.url, 'PUT', 'faults', { latency_ms: 10, path_prefix: '/v1/' });
