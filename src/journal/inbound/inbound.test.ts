@@ -49,7 +49,10 @@ describe('SQLite engine: opening', () => {
     const synced: string[] = [];
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const syncing = new Promise<void>((r) => (reached = r));
     fileHandle.datasync = async function heldDatasync(this: FileHandle) {
+      reached();
       await held;
       await datasync.call(this);
       synced.push(readlinkSync(`/proc/self/fd/${this.fd}`));
@@ -57,7 +60,10 @@ describe('SQLite engine: opening', () => {
     try {
       let resolved = false;
       const claim = journal.claimFile(claimInput('synced.csv', 'c-synced')).then((c) => ((resolved = true), c));
-      await new Promise((r) => setTimeout(r, 50));
+      // The write has reached its sync, which is held: it must not resolve before the sync ends, not even a turn of
+      // the event loop later (a write that did not wait for its sync resolves in that turn).
+      await syncing;
+      await new Promise((r) => setImmediate(r));
       expect(resolved).toBe(false);
       release();
       expect((await claim).status).toBe('new');
