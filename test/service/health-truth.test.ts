@@ -8,7 +8,7 @@ import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { useEmulator } from '../support/emulator.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
-import { baseConfig, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
+import { baseConfig, eventsOf, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const emu = useEmulator({ resetEachTest: true });
@@ -112,7 +112,7 @@ describe('a job run says what happened', () => {
     writeFileSync(join(env.dir, 'drop', 'inbox', 'KORR_bad.csv'), korrFile([['SKU-00001', 1, 'P-1'], ['SKU-99999', 1, 'P-2']]));
     await until(() => bridge.lastRun('stock'), 'the watched file');
     expect(bridge.lastRun('stock')).toMatchObject({ result: 'partial', rows: { ok: 1, error: 1 } });
-    const finished = records.find((r) => r.msg?.startsWith('job run finished') && r.job === 'stock');
+    const finished = eventsOf(records, 'job.run.finished').find((r) => r.job === 'stock');
     expect(finished).toMatchObject({ level: 40, result: 'partial' });
     expect((await bridge.metrics.text())).toMatch(/wisbridge_job_runs_total\{job="stock",trigger="watch",result="partial",instance="[^"]+"\} 1/);
     expect(await bridge.runNow('acks')).toMatchObject({ result: 'ok', files: 0 });
