@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
-import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
-import { useConsoleBrowser } from './browser-support.js';
+import { seededConsole, seedTwoFailures } from './seeded.js';
+import { CONSOLE_TOKEN } from './support.js';
+import { useBrowser } from './browser-support.js';
 
 /** Charts drawn by the bridge (inline SVG), read in Debian's chromium with JavaScript off. */
-const { emu, shots, cleanups, newPage } = useConsoleBrowser();
+const { shots, cleanups, newPage } = useBrowser();
 
 /** The hover texts of a chart's bars that have something in them. */
 const bars = (page: Page, chart: string) => page.$$eval(`#${chart} g.bar`, (gs) => gs
@@ -13,7 +14,7 @@ const bars = (page: Page, chart: string) => page.$$eval(`#${chart} g.bar`, (gs) 
 
 describe('console charts', () => {
   it('files and rows per hour by status, the uncertain backlog and export records, for 24 h, 7 and 30 days, per job, without JavaScript', async () => {
-    const b = await bridgeWithFailures(emu);
+    const b = await seededConsole(seedTwoFailures);
     cleanups.push(() => b.close());
     const page = await newPage();
     await page.setJavaScriptEnabled(false);

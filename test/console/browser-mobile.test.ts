@@ -2,11 +2,12 @@
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
-import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
-import { useConsoleBrowser } from './browser-support.js';
+import { seededConsole, seedTwoFailures } from './seeded.js';
+import { CONSOLE_TOKEN } from './support.js';
+import { useBrowser } from './browser-support.js';
 
 /** The console on a phone (390 px) and at the narrowest width it supports (360 px), in Debian's chromium. */
-const { emu, shots, cleanups, newPage } = useConsoleBrowser();
+const { shots, cleanups, newPage } = useBrowser();
 
 /** Whether the element is on screen and is what a tap at its centre hits (not hidden, cut off or covered). */
 async function tappable(page: Page, selector: string): Promise<boolean> {
@@ -24,9 +25,9 @@ const overflow = (page: Page) => page.evaluate(() => document.documentElement.sc
 
 describe('console on a narrow screen', () => {
   it('at 390 px and 360 px every navigation link and sign-out can be reached and tapped, and no page scrolls sideways', async () => {
-    const b = await bridgeWithFailures(emu);
+    const b = await seededConsole(seedTwoFailures);
     cleanups.push(() => b.close());
-    const fileId = (await (await b.bridge.runtime.journal()).listFiles({ limit: 1 }))[0].fileId;
+    const fileId = (await b.journal.listFiles({ limit: 1 }))[0].fileId;
     const page = await newPage();
     for (const width of [390, 360]) {
       await page.setViewport({ width, height: 800, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

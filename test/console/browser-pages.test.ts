@@ -1,17 +1,18 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bridgeWithFailures, CONSOLE_TOKEN } from './support.js';
-import { useConsoleBrowser } from './browser-support.js';
+import { seededConsole, seedTwoFailures } from './seeded.js';
+import { CONSOLE_TOKEN } from './support.js';
+import { useBrowser } from './browser-support.js';
 
 /**
  * Every page of the console once, in Debian's chromium: each answers, has its heading, and (with
  * WISBRIDGE_SCREENSHOTS=docs) is photographed into docs/console-<page>.png for the documentation.
  */
-const { emu, shots, cleanups, newPage } = useConsoleBrowser();
+const { shots, cleanups, newPage } = useBrowser();
 
 describe('every console page', () => {
   it('answers with its heading, and is photographed for docs/', async () => {
-    const b = await bridgeWithFailures(emu);
+    const b = await seededConsole(seedTwoFailures);
     cleanups.push(() => b.close());
     const page = await newPage();
     await page.setViewport({ width: 1280, height: 720 });
