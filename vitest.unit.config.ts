@@ -11,5 +11,9 @@ export default defineConfig({
     ...suite.test,
     include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts'],
     globalSetup: [],
+    // The files of a worker share their modules: each worker loads the sources through vite once, not once per file,
+    // which was most of the unit suite's time (docs/performance.md, "Settings chosen by measurement"). A test that
+    // changes a module's state (a setting, an environment variable) puts it back after itself.
+    isolate: false,
   },
 });
