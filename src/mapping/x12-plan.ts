@@ -117,7 +117,9 @@ export function planX12(def: MappingDefinition): X12Plan {
       const type = m ? byKey.get(m[1]) : undefined;
       if (!m || !type) {
         const written = m?.[1] ?? ref;
-        const near = closestWord(written, [...byKey.keys()]);
+        // Swapped characters are the usual slip (W21 for W12): such candidates go first among those as close.
+        const sorted = (w: string) => [...w].sort().join('');
+        const near = closestWord(written, [...byKey.keys()].sort((a, b) => Number(sorted(b) === sorted(written)) - Number(sorted(a) === sorted(written))));
         const suffix = m ? ref.slice(m[1].length) : '-NN';
         throw new DefinitionError(`column "${ref}" is not an element of a listed segment (write SEGMENT-NN, SEGMENT one of ${[...byKey.keys()].join(', ')})${near ? `; did you mean ${near}${suffix}?` : ''}`, path);
       }
