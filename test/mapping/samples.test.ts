@@ -133,7 +133,7 @@ describe('commands', () => {
     expect(check.status).toBe(0);
     expect(check.stdout).toMatch(/^\d+ mapping\(s\) valid, 0 problem\(s\)/);
     const test = cli('mappings', 'test');
-    expect(test.stdout).toMatch(/26 passed, 0 failed/);
+    expect(test.stdout).toMatch(/28 passed, 0 failed/);
     expect(test.status).toBe(0);
   });
   it('map prints the requests of a dry run and exits 1 when a document is rejected', () => {
