@@ -60,6 +60,7 @@ export function planX12(def: MappingDefinition): X12Plan {
     const present = key === 'columns' || key === 'control_totals' ? def[key] !== undefined : key === 'skip_lines' ? def.dialect.skip_lines !== 0 : def.dialect.comment !== undefined;
     if (present) throw new DefinitionError(`${where.join('.')} is not for x12 files: elements are named SEGMENT-NN, and the envelope (SE01, GE01, IEA01) carries the counts`, where);
   }
+  if (def.dialect.encoding !== 'utf-8') throw new DefinitionError('x12 files are read as UTF-8 (their character sets are ASCII)', ['dialect', 'encoding']);
   const types: X12Type[] = [];
   let slots = 1;
   const bySegment = new Map<string, X12Type[]>();

@@ -30,11 +30,16 @@ interface OpenSet {
   rows: number;
   /** Errors met before the set's first row: they go with it. */
   errors: RowError[] | undefined;
+  /** An ST outside any group: the envelope gives it no verdict of its own (it refuses the interchange). */
+  stray: boolean;
 }
 
 interface OpenInterchange {
   index: number;
   sets: OpenSet[];
+  /** The sets before these have their own verdict, and their group's (each verdict comes in the order of the sets). */
+  judged: number;
+  grouped: number;
   /** ISA, GS, GE, IEA and segments outside any set: reported only when their envelope is refused. */
   envelope: number[];
 }
@@ -55,6 +60,7 @@ export class X12Rows extends Transform {
   private out: X12Item[] = [];
   private line = 0;
   private set: OpenSet | undefined;
+  private inGroup = false;
   /** The carried values and the current row. */
   private row: string[];
   /** Per type: the row count when its segment was last read, -1 when cleared. */
@@ -118,10 +124,12 @@ export class X12Rows extends Transform {
     switch (segment.id) {
       case 'ISA':
         if (this.set) this.endSet();
-        this.interchanges.push({ index: segment.position.interchangeIndex, sets: [], envelope: [line] });
+        this.inGroup = false;
+        this.interchanges.push({ index: segment.position.interchangeIndex, sets: [], envelope: [line], judged: 0, grouped: 0 });
         return;
       case 'GS': case 'GE': case 'IEA':
         if (this.set) this.endSet();
+        this.inGroup = segment.id === 'GS';
         this.interchangeOf(segment).envelope.push(line);
         return;
       case 'ST':
@@ -224,7 +232,7 @@ export class X12Rows extends Transform {
 
   private startSet(st: Segment, line: number): void {
     const place = describePlace({ file: this.file, interchange: st.position.interchange, set: st.position.set });
-    this.set = { place, id: st.element(1), lines: [line], items: [], rows: 0, errors: undefined };
+    this.set = { place, id: st.element(1), lines: [line], items: [], rows: 0, errors: undefined, stray: !this.inGroup };
     this.interchangeOf(st).sets.push(this.set);
     this.row.fill('');
     this.row[SET_PLACE_SLOT] = place;
@@ -257,7 +265,7 @@ export class X12Rows extends Transform {
   private interchangeOf(segment: Segment): OpenInterchange {
     const index = segment.position.interchangeIndex;
     let open = this.interchanges[this.interchanges.length - 1];
-    if (!open || open.index !== index) this.interchanges.push((open = { index, sets: [], envelope: [] }));
+    if (!open || open.index !== index) this.interchanges.push((open = { index, sets: [], envelope: [], judged: 0, grouped: 0 }));
     return open;
   }
 
@@ -265,15 +273,11 @@ export class X12Rows extends Transform {
   private verdicts(): void {
     for (const event of this.events) {
       if (event.kind === 'set') {
-        for (const open of this.interchanges) {
-          const set = open.sets.find((s) => s.result === undefined);
-          if (set) {
-            set.result = event.set;
-            break;
-          }
-        }
+        for (const open of this.interchanges) while (open.judged < open.sets.length && open.sets[open.judged].stray) open.judged++;
+        const open = this.interchanges.find((i) => i.judged < i.sets.length);
+        if (open) open.sets[open.judged++].result = event.set;
       } else if (event.kind === 'group') {
-        for (const open of this.interchanges) for (const set of open.sets) if (set.result && !set.group) set.group = event.group;
+        for (const open of this.interchanges) while (open.grouped < open.judged) open.sets[open.grouped++].group = event.group;
       } else {
         const at = this.interchanges.findIndex((i) => i.index === event.interchange.index);
         if (at >= 0) this.release(this.interchanges.splice(at, 1)[0], event.interchange);

@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { writeInterchange, type SegmentData, type SetData } from '../x12/index.js';
+import { X12Writer, segmentsOf, writeInterchange, type SegmentData, type SetData } from '../x12/index.js';
 import { mapInbound, type InboundOutcome } from './inbound.js';
-import { formatProblem, parseMapping } from './load.js';
+import { checkMappings, formatProblem, parseMapping } from './load.js';
 import type { Mapping } from './mapping.js';
 import { TableReferenceIds } from './reference-ids.js';
 
@@ -139,6 +141,41 @@ describe('the x12 dialect', () => {
       ['NWL_4711.edi, interchange 000004711, set 0003: a 947 transaction set; mapping test reads 945'],
       ['NWL_4711.edi, interchange 000004711, set 0001, segment 7 (N9): a second N9[LT] in one W12 row; to take several, set record_types.types.N9[LT].join'],
     ]);
+  });
+  it('refuses an ST outside any group with its interchange; the interchange before it goes on', async () => {
+    const good = interchange(4711, [order(1, 'SO-1', [w12('SKU-1', '1')])]);
+    const writer = new X12Writer(SEPARATORS);
+    const group = (control: number) => ({ functionalId: 'SW', sender: 'NWLWMS', receiver: 'WISBRIDGE', at: AT, control, version: '004010' });
+    const loose = order(3, 'SO-3', [w12('SKU-3', '1')]);
+    const strayText = [['ST', '945', '0003'] as SegmentData, ...loose.segments, ['SE', String(loose.segments.length + 2), '0003'] as SegmentData].map((d) => writer.segment(d)).join('');
+    const broken = writer.interchangeStart({ senderQualifier: 'ZZ', sender: 'NWLWMS', receiverQualifier: 'ZZ', receiver: 'WISBRIDGE', at: AT, control: 4712 })
+      + writer.groupStart(group(1)) + writer.set(order(2, 'SO-2', [w12('SKU-2', '1')])) + writer.groupEnd()
+      + strayText
+      + writer.groupStart(group(2)) + writer.set(order(4, 'SO-3', [w12('SKU-4', '1')])) + writer.groupEnd() + writer.interchangeEnd();
+    const outcomes = await run(good + broken);
+    expect(sent(outcomes).map((s) => s.id)).toEqual([1]);
+    const errors = rejected(outcomes).map((r) => r.errors);
+    expect(errors).toHaveLength(4); // three sets and the envelope of the refused interchange
+    for (const e of errors) expect(e).toEqual([expect.stringMatching(/^NWL_4711\.edi, interchange 000004712: segment ST at offset \d+ stands outside any group; refused \(interchange-content, code 024\)$/)]);
+  });
+
+  it('puts every segment of every set of the shipped samples in exactly one outcome', async () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const { mappings } = await checkMappings(resolve(root, 'mappings'));
+    const x12 = mappings.filter((m) => m.dialect.format === 'x12');
+    expect(x12.map((m) => m.document).sort()).toEqual(['customerShipments.ship', 'inventory.adjustments', 'inventory.counts', 'supplierShipments.receive']);
+    for (const m of x12) {
+      const file = resolve(root, 'mappings', m.definition.samples![0]);
+      const bytes = await readFile(file);
+      const inSets = segmentsOf(bytes).flatMap((segment, i) => (segment.position.set === undefined ? [] : [i + 1]));
+      const lines: number[] = [];
+      for await (const o of mapInbound(Readable.from([bytes]), m, { fileName: 'sample.edi', referenceIds: new TableReferenceIds(JSON.parse(await readFile(resolve(root, 'samples/references.json'), 'utf8'))) })) {
+        if (o.kind === 'batch') for (const d of o.documents) lines.push(...d.lines);
+        else if (o.kind === 'rejected') lines.push(...o.lines);
+        else lines.push(o.line);
+      }
+      expect(lines.sort((a, b) => a - b), m.name).toEqual(inSets);
+    }
   });
 });
 
