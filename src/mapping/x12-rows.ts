@@ -205,11 +205,15 @@ export class X12Rows extends Transform {
     return `${this.set!.place}, segment ${segment.position.index} (${segment.id})`;
   }
 
-  /** Clears the values of a type and of every type listed after it. */
+  /**
+   * Clears the values of a type and of the types listed after it that a row took already (a new LX clears the last
+   * W12's lot). One no row took yet stays: a head segment sent out of the standard's order (W27 before N9) is kept.
+   */
   private clearFrom(index: number): void {
     const types = this.plan.types;
+    const rows = this.set!.rows;
     for (let i = index; i < types.length; i++) {
-      if (this.filledAt[i] < 0) continue;
+      if (this.filledAt[i] < 0 || (i > index && this.filledAt[i] === rows)) continue;
       this.filledAt[i] = -1;
       this.row[types[i].placeSlot] = '';
       for (const e of types[i].elements) this.row[e.slot] = '';

@@ -91,6 +91,14 @@ describe('the x12 dialect', () => {
     ]);
   });
 
+  it('keeps a head segment sent out of the listed order, and clears only what a row took', async () => {
+    const text = interchange(4711, [order(1, 'SO-1', [['LX', '1'], w12('SKU-1', '2'), ['N9', 'LT', 'LOT-A'], ['LX', '2'], w12('SKU-2', '4')], [['W27', 'M', 'UPSN'], ['N9', 'CN', '1Z999']])]);
+    expect(sent(await run(text))).toEqual([{
+      id: 1, carrier: 'UPS', tracking_number: '1Z999',
+      lines: [{ product_code: 'SKU-1', quantity: 2, lot: { number: 'LOT-A' } }, { product_code: 'SKU-2', quantity: 4 }],
+    }]);
+  });
+
   it('accounts for every segment of a set in its document, a segment\'s number in the file standing for its line', async () => {
     const text = interchange(4711, [order(1, 'SO-1', [['LX', '1'], w12('SKU-1', '2'), ['LX', '2'], w12('SKU-2', '4')])]);
     const outcomes = await run(text);
