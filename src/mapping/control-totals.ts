@@ -41,7 +41,7 @@ export function planControlTotals(def: MappingDefinition, ownerOf: (column: stri
   if (spec.trailer !== undefined && !types?.[spec.trailer]) throw new DefinitionError(`trailer "${spec.trailer}" is not one of the record types (${Object.keys(types ?? {}).join(', ') || 'none: use footer'})`, [...path, 'trailer']);
   if (spec.footer !== undefined && def.dialect.format === 'fixed') throw new DefinitionError('a fixed-width file carries its totals in a trailer record type (record_types + trailer), not a footer', [...path, 'footer']);
   if (spec.footer !== undefined && types) throw new DefinitionError('with record_types, name the trailer record type (trailer: T), not a footer', [...path, 'footer']);
-  const trailerColumns = spec.trailer !== undefined ? types![spec.trailer].columns.map(columnName) : spec.footer ?? [];
+  const trailerColumns = spec.trailer !== undefined ? (types![spec.trailer].columns ?? []).map(columnName) : spec.footer ?? [];
   const number = (c: CheckSpec | Spec['documents'][number], p: (string | number)[]) => compileParse({ type: 'number', decimal: c.decimal, thousands: c.thousands }, p);
   const fileChecks = spec.checks.map((c, i) => {
     const p = [...path, 'checks', i];

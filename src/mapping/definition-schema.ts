@@ -146,8 +146,10 @@ const columnDefs = z.array(z.union([z.string().min(1), fixedColumnSchema])).min(
 
 export const dialectSchema = z
   .strictObject({
-    format: z.enum(['csv', 'fixed']).default('csv')
-      .describe('csv: delimited fields; fixed: fixed-width records (AS/400, mainframe exports), columns by start and length (`columns`, `record_types.types.X.columns`; exports: `length` per column)'),
+    format: z.enum(['csv', 'fixed', 'x12']).default('csv')
+      .describe('csv: delimited fields; fixed: fixed-width records (AS/400, mainframe exports), columns by start and length (`columns`, `record_types.types.X.columns`; exports: `length` per column); x12: ANSI X12 EDI, record types are segments (`N9[LT]`), columns their elements (`W12-03`), one transaction set (`transaction_set`) a document'),
+    transaction_set: z.string().regex(/^[0-9A-Z]{3}$/, 'is a transaction set identifier (ST01) such as 945').optional()
+      .describe('x12: the transaction set (ST01) the mapping reads, e.g. 945; a set of another kind in the file is rejected'),
     delimiter: z.string().min(1).default(',').describe('field delimiter, one or more characters (";", "|", "\t" for tabs, "||")'),
     quote: z.union([z.string().length(1), z.literal(false)]).default('"')
       .describe('quote character around fields that hold the delimiter or a line break; false: quotes are ordinary characters and every line is one record'),
@@ -171,9 +173,13 @@ export const recordTypesSchema = z
     types: z.record(
       z.string(),
       z.strictObject({
-        columns: columnDefs.describe('names of this record type\'s columns by position (the type column included; with format fixed { name, start, length }); unique across types'),
+        columns: columnDefs.optional().describe('names of this record type\'s columns by position (the type column included; with format fixed { name, start, length }); unique across types. Required for csv and fixed; x12 names elements as SEGMENT-NN instead'),
         emit: z.boolean().optional().describe('rows of this type are mapped (default: the last type listed that is not skipped); others only set context, and one with no mapped record below it is a row error'),
         skip: z.boolean().optional().describe('records of this type are left out and reported skipped (trailers, notes, records the API has no field for)'),
+        qualifier_element: z.number().int().min(1).max(99).optional()
+          .describe('x12: the element a type written SEG[A,B] tests for its qualifier values (default 1: N9-01, N1-01; HL[I] tests HL-03 with 3)'),
+        join: z.string().optional()
+          .describe('x12: a segment of this type that repeats within one row (several N9[SE] serial numbers after one W12) adds its values to the row\'s, joined with this text (read them with split); without it a repeat is a row error'),
       }),
     ).describe('record types in nesting order (H before P before D): a record resets the context of the types after it'),
   })

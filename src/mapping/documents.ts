@@ -19,6 +19,8 @@ export interface PendingRef {
   line: number;
   label: string;
   raw: string;
+  /** The row the value came from (names its place in a message). */
+  row: readonly string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -42,8 +44,24 @@ export interface DocState {
 
 export const rowCount = (doc: DocState) => doc.rows.length >> 1;
 
-export function cellMessage(file: string, line: number, label: string, raw: string, reason: string): string {
-  return label ? `${file}, line ${line}, column ${label}: "${raw}" ${reason}` : `${file}, line ${line}: "${raw}" ${reason}`;
+/**
+ * How a message names where a value came from: a CSV file by line and column (`FILE, line 4, column QTY`), an X12 file
+ * by interchange, set, segment and element (x12-plan.ts). `row` is the mapped row when the caller has it.
+ */
+export interface Places {
+  cell(line: number, row: readonly string[] | undefined, label: string): string;
+  line(line: number, row: readonly string[] | undefined): string;
+}
+
+export function csvPlaces(file: string): Places {
+  return {
+    cell: (line, _row, label) => (label ? `${file}, line ${line}, column ${label}` : `${file}, line ${line}`),
+    line: (line) => `${file}, line ${line}`,
+  };
+}
+
+export function cellMessage(places: Places, line: number, row: readonly string[] | undefined, label: string, raw: string, reason: string): string {
+  return `${places.cell(line, row, label)}: "${raw}" ${reason}`;
 }
 
 /** Evaluates a key (several columns joined); a Fail carries the failing field. */
@@ -63,7 +81,11 @@ export function evalKey(fields: BoundField[], row: readonly string[]): string | 
 
 /** Builds request items from rows, following the bound node tree. */
 export class DocumentBuilder {
-  constructor(readonly root: BoundNode, readonly fileName: string) {}
+  readonly places: Places;
+
+  constructor(readonly root: BoundNode, readonly fileName: string, places?: Places) {
+    this.places = places ?? csvPlaces(fileName);
+  }
 
   start(key: string, trace = false): DocState {
     const doc: DocState = { key, item: {}, lines: [], rows: [] };
@@ -88,7 +110,7 @@ export class DocumentBuilder {
       const lists = whenLists(this.root);
       (doc.errors ??= []).push({
         line,
-        message: `${this.fileName}, line ${line}: the row goes into no list of the request${lists.length ? ` (it passes none of the when conditions of ${lists.join(', ')})` : ''}, so nothing of it would be sent: map it in a list, or leave such rows out with skip`,
+        message: `${this.places.line(line, row)}: the row goes into no list of the request${lists.length ? ` (it passes none of the when conditions of ${lists.join(', ')})` : ''}, so nothing of it would be sent: map it in a list, or leave such rows out with skip`,
       });
     }
   }
@@ -111,7 +133,7 @@ export class DocumentBuilder {
       const b = f.get(firstRow);
       if (!(a instanceof Fail) && (a === b || (a !== null && typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b)))) continue;
       const reason = a instanceof Fail ? a.reason : `differs from "${was}" on line ${firstLine}, the first row of the document: ${f.path.join('.')} comes from the first row, so this value would be lost`;
-      (doc.errors ??= []).push({ line, column: f.label, raw, message: cellMessage(this.fileName, line, f.label, raw, reason) });
+      (doc.errors ??= []).push({ line, column: f.label, raw, message: cellMessage(this.places, line, row, f.label, raw, reason) });
     }
   }
 
@@ -124,7 +146,7 @@ export class DocumentBuilder {
       if (v === undefined) continue;
       if (v instanceof Fail) {
         const raw = f.raw(row);
-        (doc.errors ??= []).push({ line, column: f.label || undefined, raw, message: cellMessage(this.fileName, line, f.label, raw, v.reason) });
+        (doc.errors ??= []).push({ line, column: f.label || undefined, raw, message: cellMessage(this.places, line, row, f.label, raw, v.reason) });
         continue;
       }
       // A field read only for a check (send: false) writes into a scratch object that is dropped.
@@ -133,9 +155,9 @@ export class DocumentBuilder {
       if (f.ref) {
         const field = f.path[f.path.length - 1];
         if (Array.isArray(v)) {
-          (doc.errors ??= []).push({ line, column: f.label, message: `${this.fileName}, line ${line}, column ${f.label}: a list has no reference id` });
+          (doc.errors ??= []).push({ line, column: f.label, message: `${this.places.cell(line, row, f.label)}: a list has no reference id` });
         } else {
-          (doc.refs ??= []).push({ kind: f.ref.kind, key: String(v), target, field, keep: f.ref.keep, line, label: f.label, raw: f.raw(row) });
+          (doc.refs ??= []).push({ kind: f.ref.kind, key: String(v), target, field, keep: f.ref.keep, line, label: f.label, raw: f.raw(row), row });
         }
       }
     }
@@ -163,7 +185,7 @@ export class DocumentBuilder {
     const key = evalKey(node.key, row);
     if (typeof key !== 'string') {
       const raw = key.field.raw(row);
-      (doc.errors ??= []).push({ line, column: key.field.label, raw, message: cellMessage(this.fileName, line, key.field.label, raw, key.fail.reason) });
+      (doc.errors ??= []).push({ line, column: key.field.label, raw, message: cellMessage(this.places, line, row, key.field.label, raw, key.fail.reason) });
       return true; // reported
     }
     if (key === '' && node.optionalLevel) {

@@ -31,7 +31,7 @@ export function planFixedLayout(def: MappingDefinition): FixedLayout | undefined
   const fixed = def.dialect.format === 'fixed';
   const types = def.record_types?.types;
   if (!fixed) {
-    const positioned = [...(def.columns ?? []).map((c, i) => ({ c, path: ['columns', i] })), ...Object.entries(types ?? {}).flatMap(([code, t]) => t.columns.map((c, i) => ({ c, path: ['record_types', 'types', code, 'columns', i] })))]
+    const positioned = [...(def.columns ?? []).map((c, i) => ({ c, path: ['columns', i] })), ...Object.entries(types ?? {}).flatMap(([code, t]) => (t.columns ?? []).map((c, i) => ({ c, path: ['record_types', 'types', code, 'columns', i] })))]
       .find(({ c }) => typeof c !== 'string');
     if (positioned) throw new DefinitionError('start and length are for fixed-width files: set dialect.format: fixed, or name the column only', positioned.path);
     return undefined;
@@ -46,7 +46,7 @@ export function planFixedLayout(def: MappingDefinition): FixedLayout | undefined
   const layouts = new Map<string, Slice[]>();
   for (const [type, t] of Object.entries(types)) {
     const path = ['record_types', 'types', type, 'columns'];
-    const s = slices(t.columns, path);
+    const s = slices(t.columns ?? [], path);
     const own = s[codeIndex];
     if (!own) throw new DefinitionError(`record type ${type} has no column ${codeIndex + 1} (record_types.column): the type code's place`, path);
     if (code && (own.start !== code.start || own.end !== code.end)) throw new DefinitionError(`the type code column must have the same start and length in every record type (${type} differs)`, [...path, codeIndex]);

@@ -4,7 +4,7 @@ import { LIMITS } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { InboundDocument, ReferenceKind } from './definition-schema.js';
 import { HeaderProblem, type BoundNode, type RowTest } from './compile.js';
-import { DocumentBuilder, rowCount, type DocState } from './documents.js';
+import { DocumentBuilder, csvPlaces, rowCount, type DocState, type Places, type RowError } from './documents.js';
 import type { InboundOutcome, MapInboundOptions, MappedDocument } from './inbound-types.js';
 import type { Mapping } from './mapping.js';
 import { cachedReferenceIds, describeKind, type ReferenceIds } from './reference-ids.js';
@@ -12,6 +12,8 @@ import { contractTarget, locateIssues } from './validate.js';
 import { TotalsTracker } from './control-totals.js';
 import { isEmpty, lineBreaks } from './record-lines.js';
 import { RecordBatch } from './csv-records.js';
+import { X12Batch, type X12Item } from './x12-rows.js';
+import { x12Places } from './x12-plan.js';
 
 function hasRefs(node: BoundNode): boolean {
   return node.fields.some((f) => f.ref) || node.lists.some((l) => hasRefs(l.node));
@@ -31,6 +33,9 @@ export class InboundMapper extends Transform {
   private skip?: RowTest;
   private width?: number;
   private builder?: DocumentBuilder;
+  private places: Places;
+  /** X12: a transaction set is a document, completed at its end (X12Rows says when). */
+  private readonly x12: boolean;
   private prevEnd = 0;
   private lineSkew = 0;
   private current?: DocState;
@@ -64,6 +69,8 @@ export class InboundMapper extends Transform {
     this.referenceIds = options.referenceIds && cachedReferenceIds(options.referenceIds);
     this.maxBatch = Math.min(Math.max(1, options.maxBatchItems ?? 100), LIMITS.maxItemsPerRequest);
     const plan = mapping.inbound!;
+    this.x12 = plan.x12 !== undefined;
+    this.places = plan.x12 ? x12Places(plan.x12, this.file) : csvPlaces(this.file);
     if (plan.positional) this.bind(undefined);
   }
 
@@ -72,7 +79,7 @@ export class InboundMapper extends Transform {
     this.root = bound.root;
     this.skip = bound.skip;
     this.width = bound.width;
-    this.builder = new DocumentBuilder(bound.root, this.file);
+    this.builder = new DocumentBuilder(bound.root, this.file, this.places);
     const plan = this.mapping.inbound!.totals;
     if (plan && bound.totals) {
       this.totals = new TotalsTracker(plan, bound.totals, this.file);
@@ -84,8 +91,32 @@ export class InboundMapper extends Transform {
     }
   }
 
-  override _transform(chunk: RecordChunk | RecordBatch, _enc: BufferEncoding, cb: TransformCallback): void {
-    this.mapRecords(chunk instanceof RecordBatch ? chunk.records : [chunk], 0, cb);
+  override _transform(chunk: RecordChunk | RecordBatch | X12Batch, _enc: BufferEncoding, cb: TransformCallback): void {
+    if (chunk instanceof X12Batch) this.mapX12(chunk.items, 0, cb);
+    else this.mapRecords(chunk instanceof RecordBatch ? chunk.records : [chunk], 0, cb);
+  }
+
+  /** The items of an X12 file from `from` on (x12-rows.ts), the documents completed finalized every maxBatch items. */
+  private mapX12(items: readonly X12Item[], from: number, cb: TransformCallback): void {
+    try {
+      for (let i = from; i < items.length; i++) {
+        const item = items[i];
+        if (item.kind === 'row') this.row(item.row, item.line, item.extra.length > 0 ? item.extra : undefined, item.errors);
+        else if (item.kind === 'skip') this.out({ kind: 'skipped', line: item.line, reason: item.reason });
+        else if (item.kind === 'reject') this.out({ kind: 'rejected', endpoint: this.endpoint, key: '', lines: item.lines, errors: item.errors });
+        else if (this.current && !this.mapping.inbound!.wholeFile) {
+          this.complete(this.current);
+          this.current = undefined;
+        }
+        if (this.pendingItems() >= this.maxBatch) {
+          this.finalize().then(() => this.mapX12(items, i + 1, cb), cb);
+          return;
+        }
+      }
+      cb();
+    } catch (error) {
+      cb(error as Error);
+    }
   }
 
   /** The records from `from` on, the documents completed finalized every maxBatch items. */
@@ -242,7 +273,7 @@ export class InboundMapper extends Transform {
     this.contextCodes = [];
   }
 
-  private row(row: readonly string[], line: number, extraLines: number[] | undefined): void {
+  private row(row: readonly string[], line: number, extraLines: number[] | undefined, errors?: RowError[]): void {
     if (this.skip && this.skip(row)) {
       if (extraLines) for (const l of extraLines) this.out({ kind: 'skipped', line: l, reason: 'all its detail records were skipped' });
       this.out({ kind: 'skipped', line, reason: 'skip condition' });
@@ -257,24 +288,25 @@ export class InboundMapper extends Transform {
       doc = this.current ??= this.builder!.start('');
     } else if (root.key.length === 0) {
       doc = this.builder!.start('');
-      this.add(doc, row, line, extraLines);
+      this.add(doc, row, line, extraLines, errors);
       this.complete(doc);
       return;
     } else {
       const key = keyOf(root, row);
       if (typeof key !== 'string') {
-        this.rejectLine(line, `${this.file}, line ${line}, column ${key.label}: "${key.raw}" ${key.reason}`, extraLines);
+        this.rejectLine(line, `${this.places.cell(line, row, key.label)}: "${key.raw}" ${key.reason}`, extraLines);
         return;
       }
-      if (grouping.sorted) {
+      // X12: each set is a document of its own (its end completes it), so a key may come back in a later set.
+      if (grouping.sorted || this.x12) {
         if (this.current?.key !== key) {
-          if (this.current) {
+          if (this.current && !this.x12) {
             // Detection of a key coming back is kept for the last million documents (bounded memory).
             if (this.closedKeys.size >= 1_000_000) this.closedKeys.clear();
             this.closedKeys.add(this.current.key);
             this.complete(this.current);
-          }
-          if (this.closedKeys.has(key)) {
+          } else if (this.current) this.complete(this.current);
+          if (!this.x12 && this.closedKeys.has(key)) {
             this.current = undefined;
             this.rejectLine(line, `${this.file}, line ${line}: document "${key}" appears again after other documents; the file is not sorted by its key (set grouping.sorted: false)`, extraLines, key);
             return;
@@ -293,11 +325,12 @@ export class InboundMapper extends Transform {
         doc = open;
       }
     }
-    this.add(doc, row, line, extraLines);
+    this.add(doc, row, line, extraLines, errors);
   }
 
-  private add(doc: DocState, row: readonly string[], line: number, extraLines: number[] | undefined): void {
+  private add(doc: DocState, row: readonly string[], line: number, extraLines: number[] | undefined, errors?: RowError[]): void {
     if (extraLines) doc.lines.push(...extraLines);
+    if (errors) (doc.errors ??= []).push(...errors);
     const rows = rowCount(doc);
     if (rows >= this.mapping.definition.grouping.max_rows_per_document) {
       if (rows === this.mapping.definition.grouping.max_rows_per_document) {
@@ -354,7 +387,7 @@ export class InboundMapper extends Transform {
           good.push({ endpoint: this.endpoint, key: doc.key, item: r.data as Record<string, unknown>, lines: doc.lines });
           continue;
         }
-        (doc.errors ??= []).push(...locateIssues(doc, this.root!, this.file, r.error.issues));
+        (doc.errors ??= []).push(...locateIssues(doc, this.root!, this.file, r.error.issues, this.places));
       }
       this.out({ kind: 'rejected', endpoint: this.endpoint, key: doc.key, lines: doc.lines, errors: doc.errors ?? [], item: doc.item });
     }
@@ -385,7 +418,7 @@ export class InboundMapper extends Transform {
     for (const doc of docs) for (const ref of doc.refs ?? []) {
       const id = found.get(ref.kind)?.get(ref.key);
       if (id === undefined) {
-        (doc.errors ??= []).push({ line: ref.line, column: ref.label, raw: ref.raw, message: `${this.file}, line ${ref.line}, column ${ref.label}: "${ref.raw}" is not a known ${describeKind(ref.kind)}` });
+        (doc.errors ??= []).push({ line: ref.line, column: ref.label, raw: ref.raw, message: `${this.places.cell(ref.line, ref.row, ref.label)}: "${ref.raw}" is not a known ${describeKind(ref.kind)}` });
       } else if (!ref.keep) {
         ref.target[ref.field] = id;
       }

@@ -6,13 +6,14 @@ import { WisbridgeError } from '../errors.js';
 import { createDecoder } from './decode.js';
 import { InboundMapper } from './inbound-mapper.js';
 import { FixedRecords } from './fixed-width.js';
+import { X12Rows } from './x12-rows.js';
 import type { Mapping } from './mapping.js';
 import type { InboundOutcome, MapInboundOptions } from './inbound-types.js';
 
 export type { InboundOutcome, MapInboundOptions, MappedBatch, MappedDocument, RejectedDocument, SkippedRow } from './inbound-types.js';
 
 /**
- * Streams a CSV file through a mapping: rows are parsed, grouped, given their reference ids, validated and batched. One bad row
+ * Streams a CSV, fixed-width or X12 file through a mapping: rows are parsed, grouped, given their reference ids, validated and batched. One bad row
  * rejects only its document; file-level problems (undecodable CSV, missing columns, limits) throw WisbridgeError.
  */
 export async function* mapInbound(source: Readable, mapping: Mapping, options: MapInboundOptions): AsyncGenerator<InboundOutcome> {
@@ -23,7 +24,10 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
   const decode = d.encoding === 'utf-8' ? [] : [createDecoder(d.encoding)];
   const quote = d.quote === false ? '' : d.quote;
   // The watch sees the bytes before decoding (quote and CR are ASCII in every encoding read here).
-  const stages = fixed
+  const x12 = mapping.inbound.x12;
+  const stages = x12
+    ? [source, new X12Rows(x12, options.fileName, mapping.name), mapper]
+    : fixed
     ? [source, ...decode, new FixedRecords(fixed, d.skip_lines, d.max_record_size, options.fileName), mapper]
     : [source, breakWatch(quote, mapper), ...decode, csvParser(mapping, quote), mapper];
   const done = pipeline(stages as [Readable, Transform, Transform]);

@@ -5,6 +5,7 @@ import { checkTargets } from './targets.js';
 import { planControlTotals, type ControlTotalsPlan, type TotalCheck } from './control-totals.js';
 import { columnName, planFixedLayout, type FixedLayout } from './fixed-width.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
+import { planX12, type X12Plan } from './x12-plan.js';
 import { isSingleObjectWrite } from '../contract/index.js';
 import { closestWord } from '../util/did-you-mean.js';
 import type { YamlProblem } from '../util/yaml-document.js';
@@ -43,6 +44,8 @@ export interface InboundPlan {
   readonly totals?: ControlTotalsPlan;
   /** Fixed-width files: where each column is in the line. */
   readonly fixed?: FixedLayout;
+  /** X12 files: the segments that make a row and the elements it reads. */
+  readonly x12?: X12Plan;
   /** Columns are known before the file is read (no header row): record types, header: false, fixed width. */
   readonly positional: boolean;
   /** The whole file is one request (all or nothing): cycle counts, grouping.whole_file. */
@@ -67,6 +70,7 @@ export function compileMapping(definition: MappingDefinition, name: string, file
     if (!definition.export) throw new DefinitionError(`${definition.document} is an export and needs an export section`, ['document']);
     if (definition.ordered) throw new DefinitionError('ordered is for inbound files: an export writes its own files, one at a time', ['ordered']);
     if (definition.dialect.quote === false) throw new DefinitionError('quote: false is for inbound files: an export quotes the values that hold the delimiter or a line break', ['dialect', 'quote']);
+    if (definition.dialect.format === 'x12') throw new DefinitionError('x12 is read, not written: an export writes csv or fixed', ['dialect', 'format']);
     if (definition.dialect.bom && definition.dialect.encoding !== 'utf-8') throw new DefinitionError('a byte order mark is only written with encoding utf-8', ['dialect', 'bom']);
     return { ...base, direction: 'export', export: compileExport(definition.export, definition.dialect, ['export']) };
   }
@@ -79,13 +83,15 @@ export function compileMapping(definition: MappingDefinition, name: string, file
   const unknownTargets = checkTargets(definition.request, definition.document as InboundDocument);
   if (unknownTargets.length > 0) throw new DefinitionErrors(unknownTargets);
   const skip = compileConditions(definition.skip, ['skip'], 'any');
-  const recordTypes = definition.record_types ? planRecordTypes(definition) : undefined;
+  const x12 = definition.dialect.format === 'x12' ? planX12(definition) : undefined;
+  if (!x12) checkX12Options(definition);
+  const recordTypes = definition.record_types && !x12 ? planRecordTypes(definition) : undefined;
   const fixed = planFixedLayout(definition);
-  const positional = !definition.dialect.header || fixed !== undefined;
-  const staticBinder = recordTypes ? namedBinder(recordTypesColumns(definition), 'record_types') : positional ? positionalBinder(definition.columns?.map(columnName)) : undefined;
+  const positional = !definition.dialect.header || fixed !== undefined || x12 !== undefined;
+  const staticBinder = x12 ? x12.binder : recordTypes ? namedBinder(recordTypesColumns(definition), 'record_types') : positional ? positionalBinder(definition.columns?.map(columnName)) : undefined;
   if (definition.dialect.header && definition.columns && !fixed) throw new DefinitionError('columns names positional columns: set dialect.header to false, or remove columns', ['columns']);
   const columnsOfTypes = definition.record_types ? Object.entries(definition.record_types.types) : [];
-  const totals = planControlTotals(definition, (column) => columnsOfTypes.find(([, t]) => t.columns.some((c) => columnName(c) === column))?.[0]);
+  const totals = planControlTotals(definition, (column) => columnsOfTypes.find(([, t]) => (t.columns ?? []).some((c) => columnName(c) === column))?.[0]);
   const bindWith = (bind: Binder) => ({ root: root(bind), skip: skip?.(bind), totals: totals?.bind(bind) });
   // Positional and record-type files can be bound now, so their column mistakes show at load time.
   const prebound = staticBinder ? bindWith(staticBinder) : (bindWith(lenientBinder), undefined);
@@ -97,6 +103,7 @@ export function compileMapping(definition: MappingDefinition, name: string, file
       wholeFile,
       totals,
       fixed,
+      x12,
       positional: recordTypes !== undefined || positional,
       bind(header) {
         if (prebound) return { ...prebound, width: recordTypes?.width };
@@ -151,7 +158,18 @@ function namedBinder(names: string[], what: string): Binder {
 }
 
 function recordTypesColumns(def: MappingDefinition): string[] {
-  return Object.values(def.record_types!.types).flatMap((t) => t.columns.map(columnName));
+  return Object.values(def.record_types!.types).flatMap((t) => (t.columns ?? []).map(columnName));
+}
+
+/** The x12 options of a definition that reads csv or fixed width, and record types without their columns. */
+function checkX12Options(def: MappingDefinition): void {
+  if (def.dialect.transaction_set !== undefined) throw new DefinitionError('transaction_set is for x12 files (dialect.format: x12)', ['dialect', 'transaction_set']);
+  for (const [code, t] of Object.entries(def.record_types?.types ?? {})) {
+    const path = ['record_types', 'types', code];
+    if (!t.columns) throw new DefinitionError(`record type ${code} needs its columns`, path);
+    if (t.join !== undefined) throw new DefinitionError('join is for x12 segments that repeat within a row', [...path, 'join']);
+    if (t.qualifier_element !== undefined) throw new DefinitionError('qualifier_element is for x12 segments', [...path, 'qualifier_element']);
+  }
 }
 
 function planRecordTypes(def: MappingDefinition): RecordTypePlan {
@@ -167,14 +185,14 @@ function planRecordTypes(def: MappingDefinition): RecordTypePlan {
   const lastMapped = entries.findLastIndex(([code, t]) => !t.skip && code !== trailer);
   for (const [code, t] of entries) if (t.skip && t.emit) throw new DefinitionError(`record type ${code}: skip and emit exclude each other`, ['record_types', 'types', code]);
   entries.forEach(([code, t], level) => {
-    for (const c of t.columns.map(columnName)) {
+    for (const c of t.columns!.map(columnName)) {
       const other = seen.get(c);
       if (other !== undefined) throw new DefinitionError(`column "${c}" appears in record types ${other} and ${code}: names must be unique`, ['record_types', 'types', code, 'columns']);
       seen.set(c, code);
     }
     levelOffsets.push(offset);
-    types.set(code, { level, offset, count: t.columns.length, emit: anyEmit ? t.emit === true : level === lastMapped, skip: t.skip === true || code === trailer });
-    offset += t.columns.length;
+    types.set(code, { level, offset, count: t.columns!.length, emit: anyEmit ? t.emit === true : level === lastMapped, skip: t.skip === true || code === trailer });
+    offset += t.columns!.length;
   });
   return { codeIndex: rt.column - 1, width: offset, types, levelOffsets };
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { endpoints, fastValidator } from '../contract/index.js';
 import type { InboundDocument } from './definition-schema.js';
-import { cellMessage, DocumentBuilder, type DocState, type RowError } from './documents.js';
+import { cellMessage, DocumentBuilder, type DocState, type Places, type RowError } from './documents.js';
 import type { BoundNode } from './compile.js';
 
 interface Target { schema: { safeParse(value: unknown): z.ZodSafeParseResult<unknown> }; bodyKey?: 'shipments' | 'adjustments' }
@@ -19,8 +19,9 @@ const pathText = (path: readonly PropertyKey[]) =>
  * Turns contract issues into row errors. The document is rebuilt with origin tracing (only on this failure
  * path) so each issue can name the line, column and raw value it came from.
  */
-export function locateIssues(doc: DocState, root: BoundNode, fileName: string, issues: readonly z.core.$ZodIssue[]): RowError[] {
-  const builder = new DocumentBuilder(root, fileName);
+export function locateIssues(doc: DocState, root: BoundNode, fileName: string, issues: readonly z.core.$ZodIssue[], places?: Places): RowError[] {
+  const builder = new DocumentBuilder(root, fileName, places);
+  const at = builder.places;
   const traced = builder.start(doc.key, true);
   for (let i = 0; i < doc.rows.length; i += 2) builder.add(traced, doc.rows[i + 1] as readonly string[], doc.rows[i] as number);
   const firstLine = (doc.rows[0] as number | undefined) ?? 0;
@@ -44,12 +45,12 @@ export function locateIssues(doc: DocState, root: BoundNode, fileName: string, i
     if (field && field.label) {
       const raw = field.raw(origin!.row);
       const message = missing && raw.trim() === ''
-        ? `${fileName}, line ${line}, column ${field.label}: the cell is empty, but ${where} is required`
-        : cellMessage(fileName, line, field.label, raw, `is refused: ${plainIssue(issue, where)}`);
+        ? `${at.cell(line, origin!.row, field.label)}: the cell is empty, but ${where} is required`
+        : cellMessage(at, line, origin!.row, field.label, raw, `is refused: ${plainIssue(issue, where)}`);
       return { line, column: field.label, raw, message };
     }
-    if (missing) return { line, message: `${fileName}, line ${line}: ${where} is required, but ${field ? 'its value is empty' : 'no field of the mapping fills it'}` };
-    return { line, message: `${fileName}, line ${line}: ${plainIssue(issue, where)}` };
+    if (missing) return { line, message: `${at.line(line, origin?.row)}: ${where} is required, but ${field ? 'its value is empty' : 'no field of the mapping fills it'}` };
+    return { line, message: `${at.line(line, origin?.row)}: ${plainIssue(issue, where)}` };
   });
 }
 

@@ -57,7 +57,7 @@ describe('wisbridge demo', () => {
       expect(text.trim().split(/\r?\n/).length, name).toBeGreaterThan(Number(records));
     }
 
-    const samples = readdirSync(join(root, 'samples')).filter((n) => /^[A-Z].*\.(csv|txt)$/.test(n) && !n.includes('.expected.'));
+    const samples = readdirSync(join(root, 'samples')).filter((n) => /^[A-Z].*\.(csv|txt|edi)$/.test(n) && !n.includes('.expected.'));
     const files = table(out, '2. inbound pass');
     const total = files.pop()!;
     expect(total[0]).toBe('total');

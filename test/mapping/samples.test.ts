@@ -28,7 +28,7 @@ describe('default mappings', () => {
   it('cover every write, every acknowledgement and every work-list export, with samples', () => {
     const documents = new Set(mappings.map((m) => m.document));
     for (const d of [...INBOUND_DOCUMENTS, ...EXPORT_DOCUMENTS]) expect(documents, d).toContain(d);
-    expect(mappings.filter((m) => m.document === 'customerShipments.ship')).toHaveLength(2);
+    expect(mappings.filter((m) => m.document === 'customerShipments.ship')).toHaveLength(3);
     for (const m of mappings) expect(m.definition.samples?.length, m.name).toBeGreaterThan(0);
   });
   it('samples use at least two dialects, including semicolon/windows-1252/decimal comma/dd.MM.yyyy and a BOM', async () => {
@@ -133,7 +133,7 @@ describe('commands', () => {
     expect(check.status).toBe(0);
     expect(check.stdout).toMatch(/^\d+ mapping\(s\) valid, 0 problem\(s\)/);
     const test = cli('mappings', 'test');
-    expect(test.stdout).toMatch(/24 passed, 0 failed/);
+    expect(test.stdout).toMatch(/28 passed, 0 failed/);
     expect(test.status).toBe(0);
   });
   it('map prints the requests of a dry run and exits 1 when a document is rejected', () => {

@@ -1,0 +1,316 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import {
+  EnvelopeValidator, SegmentTokenizer, describePlace, envelopeErrors, isAccepted,
+  type EnvelopeEvent, type GroupResult, type InterchangeResult, type Segment, type SetResult,
+} from '../x12/index.js';
+import type { RowError } from './documents.js';
+import { SET_PLACE_SLOT, type X12Plan, type X12Type } from './x12-plan.js';
+
+/** What the X12 reader hands the mapper: a row with the segments it covers, a refusal, a skipped segment, a set's end. */
+export type X12Item =
+  | { kind: 'row'; row: string[]; line: number; extra: number[]; errors: RowError[] | undefined }
+  | { kind: 'reject'; lines: number[]; errors: RowError[] }
+  | { kind: 'skip'; line: number; reason: string }
+  | { kind: 'end' };
+
+/** The items of one chunk of bytes, handed on together. */
+export class X12Batch {
+  constructor(readonly items: readonly X12Item[]) {}
+}
+
+/** One transaction set as read: its items are held until its interchange's verdict accepts it. */
+interface OpenSet {
+  place: string;
+  id: string;
+  lines: number[];
+  items: X12Item[];
+  result?: SetResult;
+  group?: GroupResult;
+  /** Rows given so far. */
+  rows: number;
+  /** Errors met before the set's first row: they go with it. */
+  errors: RowError[] | undefined;
+  /** An ST outside any group: the envelope gives it no verdict of its own (it refuses the interchange). */
+  stray: boolean;
+}
+
+interface OpenInterchange {
+  index: number;
+  sets: OpenSet[];
+  /** The sets before these have their own verdict, and their group's (each verdict comes in the order of the sets). */
+  judged: number;
+  grouped: number;
+  /** ISA, GS, GE, IEA and segments outside any set: reported only when their envelope is refused. */
+  envelope: number[];
+}
+
+/**
+ * X12 bytes → rows of a mapping (x12-plan.ts), a segment's number in the file standing for a line. Within a set, the
+ * segments of types listed before the row start are carried into each row (a type clears those listed after it); the
+ * row start opens a row that the segments of later types join, until the next row start, a carried segment or the SE.
+ * Segments the mapping does not name go with the row (or the set) they stand in. Rows of an interchange are held until
+ * its verdict (the IEA): a set its envelope refuses gives no row, only a refusal naming why.
+ */
+export class X12Rows extends Transform {
+  private readonly tokenizer: SegmentTokenizer;
+  private readonly validator = new EnvelopeValidator();
+  private readonly segments: Segment[] = [];
+  private readonly events: EnvelopeEvent[] = [];
+  private readonly interchanges: OpenInterchange[] = [];
+  private out: X12Item[] = [];
+  private line = 0;
+  private set: OpenSet | undefined;
+  private inGroup = false;
+  /** The carried values and the current row. */
+  private row: string[];
+  /** Per type: the row count when its segment was last read, -1 when cleared. */
+  private readonly filledAt: Int32Array;
+  private pending = false;
+  private rowLine = 0;
+  private rowLines: number[] = [];
+  private rowErrors: RowError[] | undefined;
+  private contextLines: number[] = [];
+  /** The last row, given once the segments after it are known (they join its lines). */
+  private last: Extract<X12Item, { kind: 'row' }> | undefined;
+
+  constructor(private readonly plan: X12Plan, private readonly file: string, private readonly mapping: string) {
+    super({ readableObjectMode: true, readableHighWaterMark: 4 });
+    this.tokenizer = new SegmentTokenizer({ file });
+    this.row = new Array<string>(plan.width).fill('');
+    this.filledAt = new Int32Array(plan.types.length).fill(-1);
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    try {
+      this.tokenizer.push(chunk, this.segments);
+      this.readSegments();
+      cb();
+    } catch (error) {
+      cb(error as Error);
+    }
+  }
+
+  override _flush(cb: TransformCallback): void {
+    try {
+      this.tokenizer.end(this.segments);
+      this.readSegments();
+      if (this.set) this.endSet();
+      this.validator.end(this.events);
+      this.verdicts();
+      this.hand();
+      cb();
+    } catch (error) {
+      cb(error as Error);
+    }
+  }
+
+  private readSegments(): void {
+    for (const segment of this.segments) {
+      this.segment(segment, ++this.line);
+      this.validator.push(segment, this.events);
+      this.verdicts();
+    }
+    this.segments.length = 0;
+    this.hand();
+  }
+
+  private hand(): void {
+    if (this.out.length === 0) return;
+    this.push(new X12Batch(this.out));
+    this.out = [];
+  }
+
+  private segment(segment: Segment, line: number): void {
+    switch (segment.id) {
+      case 'ISA':
+        if (this.set) this.endSet();
+        this.inGroup = false;
+        this.interchanges.push({ index: segment.position.interchangeIndex, sets: [], envelope: [line], judged: 0, grouped: 0 });
+        return;
+      case 'GS': case 'GE': case 'IEA':
+        if (this.set) this.endSet();
+        this.inGroup = segment.id === 'GS';
+        this.interchangeOf(segment).envelope.push(line);
+        return;
+      case 'ST':
+        if (this.set) this.endSet();
+        this.startSet(segment, line);
+        return;
+      case 'SE':
+        if (!this.set) return void this.interchangeOf(segment).envelope.push(line);
+        this.set.lines.push(line);
+        (this.pending ? this.rowLines : this.contextLines).push(line);
+        this.endSet();
+        return;
+    }
+    const set = this.set;
+    if (!set) return void this.interchangeOf(segment).envelope.push(line);
+    set.lines.push(line);
+    if (set.id !== this.plan.transactionSet && this.plan.transactionSet !== undefined) return;
+    const type = this.plan.typeOf(segment);
+    if (!type) return void (this.pending ? this.rowLines : this.contextLines).push(line);
+    if (type.skip) return void set.items.push({ kind: 'skip', line, reason: `segment ${type.key} is skipped (record_types.types.${type.key}.skip)` });
+    const start = this.plan.start;
+    if (type.index > start.index) return this.rowSegment(type, segment, line);
+    this.flushRow();
+    const repeated = this.filledAt[type.index] === set.rows && type !== start;
+    if (repeated) {
+      (set.errors ??= []).push({ line, message: `${this.placeOf(segment)}: a second ${type.key} before any ${start.key} took the first one's values, which would be lost` });
+    }
+    this.clearFrom(type.index);
+    this.fill(type, segment);
+    if (type === start) {
+      this.pending = true;
+      this.rowLine = line;
+      this.rowLines = [];
+      this.rowErrors = set.errors;
+      set.errors = undefined;
+    } else {
+      this.contextLines.push(line);
+    }
+  }
+
+  /** A segment of a type listed after the row start: it belongs to the current row. */
+  private rowSegment(type: X12Type, segment: Segment, line: number): void {
+    const set = this.set!;
+    if (!this.pending) {
+      (set.errors ??= []).push({ line, message: `${this.placeOf(segment)}: a ${type.key} before any ${this.plan.start.key}, so it belongs to no row` });
+      this.contextLines.push(line);
+      return;
+    }
+    this.rowLines.push(line);
+    if (this.filledAt[type.index] === set.rows) {
+      if (type.join === undefined) {
+        (this.rowErrors ??= []).push({ line, message: `${this.placeOf(segment)}: a second ${type.key} in one ${this.plan.start.key} row; to take several, set record_types.types.${type.key}.join` });
+        return;
+      }
+      const row = this.row;
+      for (const e of type.elements) {
+        const v = valueOf(segment, e.element, e.component);
+        if (v !== '') row[e.slot] = row[e.slot] === '' ? v : row[e.slot] + type.join + v;
+      }
+      return;
+    }
+    this.fill(type, segment);
+  }
+
+  private fill(type: X12Type, segment: Segment): void {
+    const row = this.row;
+    row[type.placeSlot] = this.placeOf(segment);
+    for (const e of type.elements) row[e.slot] = valueOf(segment, e.element, e.component);
+    this.filledAt[type.index] = this.set!.rows;
+  }
+
+  private placeOf(segment: Segment): string {
+    return `${this.set!.place}, segment ${segment.position.index} (${segment.id})`;
+  }
+
+  /**
+   * Clears the values of a type and of the types listed after it that a row took already (a new LX clears the last
+   * W12's lot). One no row took yet stays: a head segment sent out of the standard's order (W27 before N9) is kept.
+   */
+  private clearFrom(index: number): void {
+    const types = this.plan.types;
+    const rows = this.set!.rows;
+    for (let i = index; i < types.length; i++) {
+      if (this.filledAt[i] < 0 || (i > index && this.filledAt[i] === rows)) continue;
+      this.filledAt[i] = -1;
+      this.row[types[i].placeSlot] = '';
+      for (const e of types[i].elements) this.row[e.slot] = '';
+    }
+  }
+
+  /** Gives the current row (the one before it first, now that no segment can join it). */
+  private flushRow(): void {
+    if (!this.pending) return;
+    const set = this.set!;
+    if (this.last) set.items.push(this.last);
+    const extra = this.contextLines.length === 0 ? this.rowLines : [...this.contextLines, ...this.rowLines];
+    this.last = { kind: 'row', row: this.row.slice(), line: this.rowLine, extra, errors: this.rowErrors };
+    this.contextLines = [];
+    this.rowLines = [];
+    this.rowErrors = undefined;
+    this.pending = false;
+    set.rows++;
+  }
+
+  private startSet(st: Segment, line: number): void {
+    const place = describePlace({ file: this.file, interchange: st.position.interchange, set: st.position.set });
+    this.set = { place, id: st.element(1), lines: [line], items: [], rows: 0, errors: undefined, stray: !this.inGroup };
+    this.interchangeOf(st).sets.push(this.set);
+    this.row.fill('');
+    this.row[SET_PLACE_SLOT] = place;
+    this.filledAt.fill(-1);
+    this.contextLines = [line];
+  }
+
+  private endSet(): void {
+    const set = this.set!;
+    this.flushRow();
+    const last = this.last;
+    this.last = undefined;
+    this.set = undefined;
+    if (this.plan.transactionSet !== undefined && set.id !== this.plan.transactionSet) {
+      set.items = [{ kind: 'reject', lines: set.lines, errors: [{ line: set.lines[0], message: `${set.place}: a ${set.id} transaction set; mapping ${this.mapping} reads ${this.plan.transactionSet}` }] }];
+    } else if (!last) {
+      const errors = [...(set.errors ?? []), { line: set.lines[0], message: `${set.place}: the set has no ${this.plan.start.key} segment, so nothing of it would be sent` }];
+      set.items = [{ kind: 'reject', lines: set.lines, errors }];
+    } else {
+      const leftover = this.contextLines;
+      if (leftover.length > 0) {
+        last.extra = [...last.extra, ...leftover];
+        last.errors = [...(last.errors ?? []), ...(set.errors ?? []), { line: leftover[0], message: `${set.place}: segments after the last ${this.plan.start.key} that no ${this.plan.start.key} follows (from segment ${leftover[0]} of the file), so nothing of them would be sent` }];
+      }
+      set.items.push(last);
+    }
+    this.contextLines = [];
+  }
+
+  private interchangeOf(segment: Segment): OpenInterchange {
+    const index = segment.position.interchangeIndex;
+    let open = this.interchanges[this.interchanges.length - 1];
+    if (!open || open.index !== index) this.interchanges.push((open = { index, sets: [], envelope: [], judged: 0, grouped: 0 }));
+    return open;
+  }
+
+  /** The envelope's verdicts: a set's and a group's are noted, an interchange's releases or refuses what it holds. */
+  private verdicts(): void {
+    for (const event of this.events) {
+      if (event.kind === 'set') {
+        for (const open of this.interchanges) while (open.judged < open.sets.length && open.sets[open.judged].stray) open.judged++;
+        const open = this.interchanges.find((i) => i.judged < i.sets.length);
+        if (open) open.sets[open.judged++].result = event.set;
+      } else if (event.kind === 'group') {
+        for (const open of this.interchanges) while (open.grouped < open.judged) open.sets[open.grouped++].group = event.group;
+      } else {
+        const at = this.interchanges.findIndex((i) => i.index === event.interchange.index);
+        if (at >= 0) this.release(this.interchanges.splice(at, 1)[0], event.interchange);
+      }
+    }
+    this.events.length = 0;
+  }
+
+  private release(open: OpenInterchange, interchange: InterchangeResult): void {
+    const errors = envelopeErrors(interchange, this.file);
+    for (const set of open.sets) {
+      const { result, group } = set;
+      if (result && group && isAccepted(result, group, interchange)) {
+        this.out.push(...set.items, END);
+        continue;
+      }
+      const own = errors.filter((e) => e.details!.set === undefined ? e.details!.group === undefined || e.details!.group === result?.group : e.details!.set === result?.control && e.details!.group === result?.group);
+      const messages = own.length > 0 ? own.map((e) => e.message) : [`${set.place}: refused by its envelope`];
+      this.out.push({ kind: 'reject', lines: set.lines, errors: messages.map((message) => ({ line: set.lines[0], message })) });
+    }
+    const above = errors.filter((e) => e.details!.set === undefined);
+    if (above.length > 0 && open.envelope.length > 0) {
+      this.out.push({ kind: 'reject', lines: open.envelope, errors: above.map((e) => ({ line: open.envelope[0], message: e.message })) });
+    }
+  }
+}
+
+const END: X12Item = { kind: 'end' };
+
+function valueOf(segment: Segment, element: number, component: number): string {
+  return component === 0 ? segment.element(element) : segment.component(element, component);
+}
