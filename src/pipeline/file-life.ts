@@ -117,6 +117,13 @@ export class FileLife {
     return value;
   }
 
+  /** Ends the run by the operation the report's outcome stands for (a run that ends in one place for several outcomes). */
+  ended<T extends { outcome: FileOutcome }>(report: T): T {
+    if (report.outcome === 'dry-run') return this.settled(report);
+    this.move(ENDING_OF[report.outcome]);
+    return report;
+  }
+
   /** The run is over, and ended by the operation its report's outcome stands for; throws FileLifeError otherwise. */
   settled<T extends { outcome: FileOutcome }>(report: T): T {
     const expected = report.outcome === 'dry-run' ? undefined : ENDING_OF[report.outcome];
