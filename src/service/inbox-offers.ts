@@ -36,7 +36,7 @@ export class InboxOffers {
    * most, so one that cannot be taken here (another job's, or held again) is not put ahead of every next file.
    */
   private readonly putAt = new Map<string, number>();
-  /** How many times each journal file was put first as nobody's (tests and the debug log read it). */
+  /** How many times each journal file was put first as nobody's: what the bound above keeps low (tests read it). */
   readonly takeOverOffers = new Map<number, number>();
   /** The job's file queue while its watcher looks at the inbox. */
   private readonly queues = new Map<string, (file: ReadyFile) => Promise<void>>();
@@ -60,8 +60,8 @@ export class InboxOffers {
 
   /**
    * A file the watcher found, run in the job's turn. A file another instance holds (or took over from this one) is
-   * left to it; the watcher offers a file once while it stays in the inbox, so it is offered again here once a
-   * lease has passed: still there then, its owner may have died, and the claim takes it over.
+   * left to it; the watcher offers a file once while it stays in the inbox, so it is put into the job's queue again
+   * once a lease has passed: still there then, its owner may have died, and the claim takes it over.
    */
   async offer(job: InboundJob, file: ReadyFile): Promise<FileRun> {
     // The same owner may claim a file it holds again: one run of a file at a time in this process, or it would be sent twice.

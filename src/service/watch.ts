@@ -67,7 +67,11 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
         session.abort();
       },
     });
-    const detach = options.takeOvers?.(async (file) => queue.add(file, file.name, await placeOfFile(runtime, job, file.name), true));
+    const detach = options.takeOvers?.(async (file) => {
+      const place = await placeOfFile(runtime, job, file.name);
+      // Once this look ended its queue only drains: the next look lists the file.
+      if (!session.signal.aborted) queue.add(file, file.name, place, true);
+    });
     try {
       const drop = await runtime.drop(job.drop);
       const dropOptions = await runtime.loaded.dropOptions(job.drop);
