@@ -38,6 +38,8 @@ export class InboxOffers {
   private readonly putAt = new Map<string, number>();
   /** How many times each journal file was put first as nobody's: what the bound above keeps low (tests read it). */
   readonly takeOverOffers = new Map<number, number>();
+  /** Jobs whose files nobody works on are being looked for now. */
+  private readonly looking = new Set<string>();
   /** The job's file queue while its watcher looks at the inbox. */
   private readonly queues = new Map<string, (file: ReadyFile) => Promise<void>>();
   /** Watched files running here now, by drop and name (several run at once: files_in_flight). */
@@ -101,7 +103,9 @@ export class InboxOffers {
    */
   async takeOvers(job: InboundJob, next: string): Promise<void> {
     const put = this.queues.get(job.name);
-    if (put === undefined) return;
+    // One look per job at a time: files_in_flight files start at once, and each would find the same files.
+    if (put === undefined || this.looking.has(job.name)) return;
+    this.looking.add(job.name);
     try {
       const journal = await this.parts.runtime.journal();
       if (journal.instance === null) return;
@@ -111,6 +115,8 @@ export class InboxOffers {
       const files = (await journal.filesToTakeOver(job.drop))
         .filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId) && !this.putAt.has(`${f.fileId}\n${f.owner}`)
           && !this.filesRunning.has(runningKey(job.drop, f.name)));
+      // Counted as put once looked at, whether or not it is still in the inbox: at most once a lease either way.
+      for (const f of files) this.putAt.set(`${f.fileId}\n${f.owner}`, now);
       if (files.length === 0) return;
       const drop = await this.parts.runtime.drop(job.drop);
       const options = await this.parts.loaded.dropOptions(job.drop);
@@ -120,7 +126,6 @@ export class InboxOffers {
         if (this.parts.signal.aborted) return;
         const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
         if (ready === undefined) continue;
-        this.putAt.set(`${f.fileId}\n${f.owner}`, now);
         this.takeOverOffers.set(f.fileId, (this.takeOverOffers.get(f.fileId) ?? 0) + 1);
         this.parts.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: queued before the files waiting');
         this.takenOver.set(runningKey(job.drop, f.name), f.fileId);
@@ -129,6 +134,8 @@ export class InboxOffers {
     } catch (error) {
       // The journal or the drop out of reach: the next file's run says so.
       this.parts.logger.debug({ job: job.name, err: describeError(error) }, 'could not look for files nobody works on');
+    } finally {
+      this.looking.delete(job.name);
     }
   }
 
