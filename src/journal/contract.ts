@@ -246,7 +246,7 @@ export interface InstancesAndLeases {
   takeFinishedFile(fileId: number): Promise<{ taken: true } | { taken: false; owner: string }>;
   /**
    * Processing files of a drop that no instance works on: their owner's lease ran out (it died, or was paused past
-   * it) or was given up. The watchers offer them before new files, so a backlog does not keep them waiting.
+   * it) or was given up. The watchers put them into their job's file queue ahead of the files waiting, so a backlog does not keep them waiting.
    */
   filesToTakeOver(drop: string): Promise<Array<{ fileId: number; name: string; owner: string }>>;
   listInstances(): Promise<InstanceRecord[]>;

@@ -8,6 +8,7 @@ import { decryptTo, encryptedMemberName, loadPgpKeys, type PgpKeys } from '../dr
 import { describeError, isWisbridgeError } from '../errors.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import { processFile, snapshotFolder, type FileRuntime } from './process-file.js';
+import { FileLife, FileLifeError } from './file-life.js';
 import { errorFileName } from './result-file.js';
 import { rejectUnclaimed, type RejectionJournal } from './rejection.js';
 import { checkSidecar } from './sidecar.js';
@@ -25,6 +26,21 @@ export async function processInboxFile(runtime: FileRuntime, job: InboundJob, fi
   const dropOptions = runtime.loaded.config.drops[job.drop];
   const kind: Kind | undefined = dropOptions?.pgp?.private_key && encryptedMemberName(name) ? 'pgp' : dropOptions?.decompress !== false ? containerKind(name) : undefined;
   if (!kind) return [await processFile(runtime, job, file, options)];
+  // The container's own life: never claimed (its members are), decided once its members ran or it was refused.
+  const life = new FileLife(name);
+  let reports: FileReport[];
+  try {
+    reports = await processContainer(runtime, job, file, name, kind, life, options);
+  } catch (error) {
+    if (life.ending === undefined) life.rollback(undefined);
+    throw error;
+  }
+  if (life.ending === undefined) throw new FileLifeError(life.state, undefined, name, `file ${name}: its run ended without an ending (in ${life.state})`);
+  return reports;
+}
+
+async function processContainer(runtime: FileRuntime, job: InboundJob, file: FileRef, name: string, kind: Kind, life: FileLife, options: ProcessFileOptions): Promise<FileReport[]> {
+  const dropOptions = runtime.loaded.config.drops[job.drop];
   const drop = options.drop ?? (await runtime.drop(job.drop));
   const limits: ExpansionLimits = { maxBytes: dropOptions.maxExpandedBytes, maxRatio: dropOptions.maxExpansionRatio, maxEntries: dropOptions.maxZipEntries };
   const logger = runtime.logger.child({ job: job.name, file: name });
@@ -33,16 +49,16 @@ export async function processInboxFile(runtime: FileRuntime, job: InboundJob, fi
     raw = await takeSnapshot(drop, name, snapshotFolder(runtime), false);
   } catch (error) {
     if (isWisbridgeError(error, 'DROP_NOT_FOUND') || isWisbridgeError(error, 'DROP_CHANGED')) {
-      return [{ job: job.name, file: name, outcome: isWisbridgeError(error, 'DROP_CHANGED') ? 'changed' : 'vanished', rows: emptyRowCounts(), requests: 0, reason: describeError(error) }];
+      return [life.ended({ job: job.name, file: name, outcome: isWisbridgeError(error, 'DROP_CHANGED') ? 'changed' : 'vanished', rows: emptyRowCounts(), requests: 0, reason: describeError(error) })];
     }
     throw error;
   }
   const dir = (await privateFile(snapshotFolder(runtime), 'members')) + '.d';
-  const container = new Container(runtime, job, drop, file, name, raw, options);
+  const container = new Container(runtime, job, drop, file, name, raw, options, life);
   try {
     const checked = await checkSidecar(drop, dropOptions, name, raw);
     if (checked.sidecar) container.companions.push(checked.sidecar.name);
-    if (checked.verdict === 'wait') return [container.report('waiting', checked.reason)];
+    if (checked.verdict === 'wait') return [life.rollback(container.report('waiting', checked.reason))];
     if (checked.verdict === 'error') return [await container.reject(checked.reason)];
     await mkdir(dir, { mode: 0o700 }).catch((error: unknown) => {
       throw workFolderError(error, snapshotFolder(runtime), `the folder of ${name}'s members`);
@@ -61,11 +77,11 @@ export async function processInboxFile(runtime: FileRuntime, job: InboundJob, fi
     const reports: FileReport[] = [];
     try {
       for (const member of members) {
-        if (options.signal?.aborted) return reports;
+        if (options.signal?.aborted) return life.rollback(reports);
         const report = await processFile(runtime, job, member, { ...options, drop: memberDrop, dispose: false, member: true });
         reports.push(report);
         // Stopped, or another instance works on a member: the container stays in the inbox for whoever finishes it.
-        if (report.outcome === 'interrupted' || report.outcome === 'busy' || report.outcome === 'lost') return reports;
+        if (report.outcome === 'interrupted' || report.outcome === 'busy' || report.outcome === 'lost') return life.rollback(reports);
       }
     } finally {
       await memberDrop.close();
@@ -74,8 +90,9 @@ export async function processInboxFile(runtime: FileRuntime, job: InboundJob, fi
       return [...reports, await container.reject(`every member was refused: ${reports.map((r) => `${r.file}: ${r.reason ?? ''}`).join('; ')}`)];
     }
     if (reports.length === 0) return [await container.reject(`FILE_ARCHIVE: ${name} holds no file`)];
+    life.decide();
     await container.dispose('archive');
-    return reports;
+    return life.commit(reports);
   } finally {
     await rm(dir, { recursive: true, force: true });
     await raw.remove();
@@ -125,6 +142,7 @@ class Container {
   constructor(
     private readonly runtime: RuntimeParts<'logger', RejectionJournal>, private readonly job: InboundJob, private readonly drop: Drop, private readonly file: FileRef,
     private readonly name: string, private readonly read: Pick<Snapshot, 'identity' | 'open'>, private readonly options: ProcessFileOptions,
+    private readonly life: FileLife,
   ) {}
 
   report(outcome: FileReport['outcome'], reason?: string): FileReport {
@@ -140,23 +158,24 @@ class Container {
 
   async reject(reason: string): Promise<FileReport> {
     const report = this.report('rejected', reason);
+    this.life.decide();
     this.runtime.logger.child({ job: this.job.name, file: this.name }).warn({ reason }, 'compressed file rejected as a whole');
     const journal = await this.runtime.journal();
     const text = `file: ${this.name}\nrejected at: ${new Date().toISOString()}\nreason: ${reason}\n`;
     if (this.options.dispose === false) {
       await journal.recordFileEvent({ drop: this.drop.name, name: this.name, kind: 'rejected', reason });
       await this.drop.writeAtomic('outbox', errorFileName(this.name), text, { overwrite: true });
-      return report;
+      return this.life.commit(report);
     }
     let moved: string | undefined;
     const where = await rejectUnclaimed(journal, this.drop, this.name, reason, async () => {
       moved = await this.dispose('error');
     });
-    if (where === 'gone') return { ...report, outcome: 'vanished', reason: `${reason}; moved to error/ by another instance meanwhile` };
+    if (where === 'gone') return this.life.abort({ ...report, outcome: 'vanished', reason: `${reason}; moved to error/ by another instance meanwhile` });
     if (moved !== undefined) {
       report.movedTo = `error/${moved}`;
       await this.drop.writeAtomic('error', errorFileName(moved), text, { overwrite: true });
     }
-    return report;
+    return this.life.commit(report);
   }
 }

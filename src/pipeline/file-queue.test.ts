@@ -102,4 +102,40 @@ describe('FileQueue', () => {
     await drained;
     expect(h.log).not.toContain('start c');
   });
+  it('a file put first goes before the files waiting, is moved up when queued already, never queued twice or beside its own run', async () => {
+    const h = harness(1);
+    for (const n of ['a', 'b', 'orphan']) h.queue.add(n, n, free);
+    await h.turn();
+    expect(h.running()).toEqual(['a']);
+    h.queue.add('orphan', 'orphan', free, true);
+    h.queue.add('a', 'a', free, true);
+    expect(h.queue.left).toBe(2);
+    await h.finish('a');
+    expect(h.running()).toEqual(['orphan']);
+    await h.finishAll('orphan', 'b');
+    expect(h.log.filter((l) => l.startsWith('start'))).toEqual(['start a', 'start orphan', 'start b']);
+  });
+
+  it('a file put first keeps the order rules: of an ordered lane, it waits for the earlier name running and never runs beside it', async () => {
+    const h = harness(2);
+    h.queue.add('KORR_1', 'KORR_1', ordered('korr'));
+    h.queue.add('other', 'other', free);
+    await h.turn();
+    expect(h.running()).toEqual(['KORR_1', 'other']);
+    h.queue.add('KORR_2', 'KORR_2', ordered('korr'), true);
+    await h.finish('other');
+    expect(h.running()).toEqual(['KORR_1']);
+    await h.finishAll('KORR_1', 'KORR_2');
+    expect(h.log.filter((l) => l.startsWith('start'))).toEqual(['start KORR_1', 'start other', 'start KORR_2']);
+  });
+
+  it('a file put first of an ordered lane waits for an earlier name queued behind it', async () => {
+    const h = harness(2);
+    h.queue.add('KORR_1', 'KORR_1', ordered('korr'));
+    h.queue.add('KORR_2', 'KORR_2', ordered('korr'), true);
+    await h.turn();
+    expect(h.running()).toEqual(['KORR_1']);
+    await h.finishAll('KORR_1', 'KORR_2');
+    expect(h.log.filter((l) => l.startsWith('start'))).toEqual(['start KORR_1', 'start KORR_2']);
+  });
 });

@@ -41,8 +41,19 @@ export class FileQueue<F> {
 
   constructor(private readonly options: FileQueueOptions<F>) {}
 
-  add(file: F, name: string, place: FilePlace): void {
-    this.queued.push({ file, name, place });
+  /**
+   * Queues a file; `first`: ahead of the files queued (a file nobody works on any more, which a backlog would
+   * otherwise hold back), or moved there when it is queued already, and left alone while it runs. The order rules
+   * hold for it all the same.
+   */
+  add(file: F, name: string, place: FilePlace, first = false): void {
+    if (!first) {
+      this.queued.push({ file, name, place });
+    } else {
+      if ([...this.running].some((r) => r.name === name)) return;
+      const at = this.queued.findIndex((q) => q.name === name);
+      this.queued.unshift(at === -1 ? { file, name, place } : this.queued.splice(at, 1)[0]);
+    }
     this.schedule();
   }
 

@@ -5,6 +5,7 @@ import { processDropOptions, processDropService, type Drop, type FolderRole } fr
 import { WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
 import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
+import type { FileLife } from './file-life.js';
 import { resultStream, type ResultRowOverride } from './result-file.js';
 import { emptyRowCounts, type RowCounts } from './types.js';
 
@@ -104,19 +105,21 @@ export type ConcludingJournal = Pick<InboundJournal, 'finishFile'> & ResultReads
 
 /**
  * After an operator's action changed a finished file's rows (re-drive, resolution): records its status (`finish`:
- * a re-drive leaves it processing until this point), rewrites its result file in its job's outbox under the recorded name,
- * and tells whoever listens. The file itself left its inbox on the first pass and stays where it went.
+ * a re-drive leaves it processing until this point: `life` decides), rewrites its result file in its job's outbox under
+ * the recorded name (`life` commits), and tells whoever listens. The file itself left its inbox on the first pass and stays where it went.
  */
 export async function concludeAgain(
-  runtime: RuntimeParts<'drop' | 'loaded' | 'onFileConcluded', ConcludingJournal>, fileId: number, via: FileConcluded['via'], options: { finish: boolean },
+  runtime: RuntimeParts<'drop' | 'loaded' | 'onFileConcluded', ConcludingJournal>, fileId: number, via: FileConcluded['via'], options: { finish: boolean; life: FileLife },
 ): Promise<FileConcluded> {
   const journal = await runtime.journal();
   const status = options.finish ? await journal.finishFile(fileId) : (await journal.getFile(fileId)).status;
+  options.life.decide();
   const file = await journal.getFile(fileId);
   const job = jobOfFile(runtime.loaded.config, file);
   const resultFile = recordedResultName(file);
   await writeResultFile(journal, await runtime.drop(job.drop), 'outbox', fileId, resultFile);
   const concluded: FileConcluded = { fileId, name: file.name, job: job.name, via, status, resultFile, resultAt: resultLocation(file.drop, resultFile) };
+  options.life.commit(undefined);
   runtime.onFileConcluded?.(concluded);
   return concluded;
 }

@@ -1,47 +1,26 @@
 import type { InboundJob } from '../config/schema.js';
-import type { Readable } from 'node:stream';
-import { collisionName, disposeFile, type Drop, type FolderRole } from '../drops/index.js';
-import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
-import type { FileRecord, InboundJournal, Journal, ResultReads } from '../journal/index.js';
+import { describeError, isWisbridgeError } from '../errors.js';
+import type { FileRecord } from '../journal/index.js';
 import { freshState } from '../journal/index.js';
-import type { Logger } from '../log.js';
 import type { Mapping } from '../mapping/index.js';
-import type { HeldLease, RuntimeParts } from '../runtime/runtime.js';
+import type { RuntimeParts } from '../runtime/runtime.js';
+import {
+  dispose, fileDisposition, fillCounts, freeResultName, lost, rejectWhole, writeResult, writeResultAs,
+  type FileContext, type FileJournal, type FileRuntime, type LeaseJournal,
+} from './file-endings.js';
 import { FILE_LEVEL, inboundNameProblem, pickMapping } from './file-checks.js';
-import { errorFileName, resultFileName } from './result-file.js';
-import { settleResultName, writeResultFile } from './lifecycle.js';
+import { FileLife } from './file-life.js';
+import { resultFileName } from './result-file.js';
 import { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import { reconcileSentRequest } from './reconcile.js';
-import { rejectUnclaimed, type RejectionJournal } from './rejection.js';
 import { checkSidecar } from './sidecar.js';
 import { inTurnOfBytes } from './same-bytes.js';
 import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 
-/** What a file's flow takes of the runtime: its drop, mapping and client, the leases, and the inbound journal. */
-export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal>;
-
-interface FileContext {
-  runtime: FileRuntime;
-  job: InboundJob;
-  drop: Drop;
-  name: string;
-  file: FileRef;
-  options: ProcessFileOptions;
-  logger: Logger;
-  report: FileReport;
-  resultFolder: FolderRole;
-  /** The inbox file's identity as it was read: it is moved only while it is still that file. */
-  identity?: string;
-  /** The bytes as they were read: archived under a name of their own when the inbox file was replaced meanwhile. */
-  read?: () => Readable;
-  /** Files that follow it to archive/ or error/ (its checksum file). */
-  companions: string[];
-  /** Under `wisbridge run`: the claimed file's lease; the drop is changed only while it is this instance's. */
-  lease?: HeldLease;
-}
+export type { FileRuntime } from './file-endings.js';
 
 /**
  * One file through the whole flow: name and mapping → private copy and checksum → claim → reconcile what an earlier
@@ -54,8 +33,22 @@ export async function processFile(runtime: FileRuntime, job: InboundJob, file: F
   const report: FileReport = { job: job.name, file: name, outcome: 'done', rows: emptyRowCounts(), requests: 0 };
   const ctx: FileContext = {
     runtime, job, drop, name, file, options, report, resultFolder: options.resultFolder ?? 'outbox',
-    logger: runtime.logger.child({ job: job.name, file: name }), companions: [],
+    logger: runtime.logger.child({ job: job.name, file: name }), companions: [], life: new FileLife(name),
   };
+  let ended: FileReport;
+  try {
+    ended = await runFile(ctx);
+  } catch (error) {
+    // A fatal error: the file stays in the inbox and resumes on a later run.
+    if (ctx.life.ending === undefined) ctx.life.rollback(undefined);
+    throw error;
+  }
+  // Every way out of the flow is one transition, the one the report's outcome stands for.
+  return ctx.life.settled(ended);
+}
+
+async function runFile(ctx: FileContext): Promise<FileReport> {
+  const { runtime, job, drop, name, options, report } = ctx;
   const nameProblem = inboundNameProblem(name);
   if (nameProblem !== undefined) return rejectWhole(ctx, `FILE_NAME: ${nameProblem}`);
   let mapping: Mapping;
@@ -70,8 +63,8 @@ export async function processFile(runtime: FileRuntime, job: InboundJob, file: F
   try {
     snapshot = await takeSnapshot(drop, name, snapshotFolder(runtime), mapping.dialect.encoding === 'utf-8');
   } catch (error) {
-    if (isWisbridgeError(error, 'DROP_NOT_FOUND')) return { ...report, outcome: 'vanished', reason: describeError(error) };
-    if (isWisbridgeError(error, 'DROP_CHANGED')) return { ...report, outcome: 'changed', reason: describeError(error) };
+    if (isWisbridgeError(error, 'DROP_NOT_FOUND')) return ctx.life.abort({ ...report, outcome: 'vanished', reason: describeError(error) });
+    if (isWisbridgeError(error, 'DROP_CHANGED')) return ctx.life.rollback({ ...report, outcome: 'changed', reason: describeError(error) });
     if (isWisbridgeError(error, 'DROP_NOT_REGULAR')) return rejectWhole(ctx, describeError(error));
     throw error;
   }
@@ -83,7 +76,7 @@ export async function processFile(runtime: FileRuntime, job: InboundJob, file: F
     if (checked.verdict === 'error') return await rejectWhole(ctx, checked.reason);
     if (checked.verdict === 'wait') {
       ctx.logger.warn({ reason: checked.reason }, 'file left in the inbox until its checksum file matches');
-      return { ...report, outcome: 'waiting', reason: checked.reason };
+      return ctx.life.rollback({ ...report, outcome: 'waiting', reason: checked.reason });
     }
     return await inTurnOfBytes(runtime, snapshot.checksum, () => processSnapshot(ctx, mapping, snapshot));
   } finally {
@@ -108,15 +101,16 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   try {
     await runtime.leases?.live(options.signal);
   } catch {
-    return { ...report, outcome: 'interrupted', reason: 'stopped while waiting for the journal' };
+    return ctx.life.rollback({ ...report, outcome: 'interrupted', reason: 'stopped while waiting for the journal' });
   }
   const claim = await journal.claimFile({ drop: drop.name, name, checksum: snapshot.checksum, size: snapshot.size, mapping: mapping.name, force: options.force });
   if (claim.status === 'duplicate') return duplicate(ctx, journal, claim.fileId);
   report.fileId = claim.fileId;
   if (claim.status === 'busy') {
     ctx.logger.debug({ event: 'file.busy', fileId: claim.fileId, owner: claim.owner }, 'another instance works on this file: left to it');
-    return { ...report, outcome: 'busy', reason: `instance ${claim.owner} works on it` };
+    return ctx.life.abort({ ...report, outcome: 'busy', reason: `instance ${claim.owner} works on it` });
   }
+  ctx.life.begin();
   report.resumed = claim.status === 'resume';
   ctx.logger.info({ event: 'file.claimed', fileId: claim.fileId, claim: claim.status, mapping: mapping.name, size: snapshot.size }, 'processing file');
   ctx.lease = runtime.leases?.hold(claim.fileId);
@@ -136,20 +130,12 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   }
 }
 
-/**
- * Another instance took the file over (this one's lease expired: the journal was out of reach, or the process was
- * paused): its sends were aborted and the journal refuses this instance's writes for it. The new owner reconciles what
- * was in flight, writes the result file and moves the file; nothing more is done here.
- */
-function lost(ctx: FileContext, error: unknown): FileReport {
-  ctx.logger.warn({ event: 'file.lease-lost', fileId: ctx.report.fileId, err: describeError(error) }, 'lease lost: another instance took this file over and finishes it; stopped here');
-  return { ...ctx.report, outcome: 'lost', reason: describeError(ctx.lease?.signal.reason ?? error) };
-}
 
 async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Snapshot, journal: FileJournal & SenderContext['journal'], sender: SenderContext, spool: ResultSpool | undefined): Promise<FileReport> {
   const { runtime, job, name, options, report } = ctx;
   const fileId = sender.fileId;
   try {
+    ctx.life.read();
     // A crash may have kept the search index of the last blocks from following them (TrailingIndex).
     if (report.resumed) await journal.indexMissingBlocks(fileId);
     const state = report.resumed ? await journal.resumeState(fileId) : freshState(fileId);
@@ -158,8 +144,9 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
     if (!completed) {
       report.outcome = 'interrupted';
       await fillCounts(report, journal, fileId);
-      return report;
+      return ctx.life.rollback(report);
     }
+    ctx.life.sent();
   } catch (error) {
     if (isWisbridgeError(error) && FILE_LEVEL.has(error.code)) {
       await journal.rejectFile(fileId, describeError(error));
@@ -173,115 +160,13 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   // distant journal a round trip less a file.
   const [status, file] = await Promise.all([journal.finishFile(fileId), journal.getFile(fileId)]);
   report.outcome = status === 'done' ? 'done' : 'failed';
+  ctx.life.decide();
   await writeResult(ctx, journal, file, spool);
   await dispose(ctx, 'archive', fileDisposition(journal, file));
   ctx.logger.info({ event: 'file.processed', outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
-  return report;
+  return ctx.life.commit(report);
 }
 
-/** A file's claim, requests and result: the inbound side of the journal. */
-type FileJournal = InboundJournal & ResultReads;
-
-async function fillCounts(report: FileReport, journal: FileJournal, fileId: number): Promise<void> {
-  const s = await journal.fileSummary(fileId);
-  report.rows = { ok: s.ok, error: s.error, skipped: s.skipped, uncertain: s.uncertain + s.sent };
-}
-
-/**
- * The file's result file. Its name is recorded in the journal before it is written: a later run of the same file
- * (after a crash) rewrites that name, while a result file of another file of the same name is never replaced — a
- * new name with the archive's timestamp suffix is taken instead.
- */
-async function writeResult(ctx: FileContext, journal: FileJournal, file: FileRecord, spool?: ResultSpool): Promise<void> {
-  const name = await settleResultName(journal, file, () => freeResultName(ctx));
-  const spooled = spool?.finish();
-  await writeResultAs(ctx, name, journal, file.fileId, spooled ? { rows: spooled, counts: spool!.counts } : {});
-}
-
-async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, options: Parameters<typeof writeResultFile>[5]): Promise<void> {
-  await ctx.lease?.ready();
-  ctx.report.rows = await writeResultFile(journal, ctx.drop, ctx.resultFolder, fileId, name, options);
-  ctx.report.resultFile = name;
-}
-
-/** `NAME.result.csv`, or `NAME.<timestamp>.result.csv` when that one is taken. */
-async function freeResultName(ctx: FileContext): Promise<string> {
-  const now = new Date();
-  for (let attempt = 0; attempt <= 20; attempt++) {
-    const candidate = resultFileName(attempt === 0 ? ctx.name : collisionName(ctx.name, now, attempt));
-    if ((await ctx.drop.stat(ctx.resultFolder, candidate)) === undefined) return candidate;
-  }
-  throw new WisbridgeError('DROP_EXISTS', `cannot find a free result file name for ${ctx.name} in ${ctx.resultFolder}`);
-}
-
-/** Where a move is recorded: the time its collision suffix takes (the same on a retry), and what it says once done. */
-interface DispositionRecord {
-  stampAt: Date;
-  done(where: string): Promise<void>;
-}
-
-/** A claimed file's move: suffixed with the claim's time, recorded on the file. */
-function fileDisposition(journal: FileJournal, file: Pick<FileRecord, 'fileId' | 'claimedAt'>): DispositionRecord {
-  return { stampAt: new Date(file.claimedAt), done: (where) => journal.recordDisposition(file.fileId, where) };
-}
-
-/**
- * Moves the file out of the inbox, only while it is still the file that was read. With a record (a claimed file, a
- * duplicate), a collision suffix is the time recorded, and where the file went is recorded: a move a crash
- * interrupted tries the same names again and finishes instead of making a second copy. A file replaced meanwhile
- * stays: it is processed as a file of its own, and the bytes read go to the folder as `NAME.<stamp>.replaced.EXT`.
- */
-async function dispose(ctx: FileContext, outcome: 'archive' | 'error', record?: DispositionRecord): Promise<void> {
-  if (ctx.options.dispose === false) return;
-  await ctx.lease?.ready();
-  const moved = await disposeFile(ctx.drop, ctx.file, outcome, { expect: ctx.identity, stampAt: record?.stampAt, companions: ctx.companions, read: ctx.read });
-  ctx.report.movedTo = `${moved.folder}/${moved.name}`;
-  if (moved.replaced) {
-    ctx.logger.warn({ err: describeError(moved.replaced), keptAs: ctx.report.movedTo }, 'the file was replaced while it was processed: the bytes read are kept under a name of their own, the replacement stays in the inbox and is read as a file of its own');
-    ctx.report.reason = `${ctx.report.reason ? `${ctx.report.reason}; ` : ''}${describeError(moved.replaced)}; the bytes read are kept as ${ctx.report.movedTo}`;
-  }
-  await record?.done(ctx.report.movedTo);
-}
-
-/** The file failed as a whole: to error/ with NAME.error.txt beside it (and its result file when rows were recorded). */
-async function rejectWhole(ctx: FileContext, reason: string, journal?: FileJournal): Promise<FileReport> {
-  const { report } = ctx;
-  report.outcome = 'rejected';
-  report.reason = reason;
-  ctx.logger.warn({ reason }, 'file rejected as a whole');
-  const file = journal && report.fileId !== undefined ? await journal.getFile(report.fileId) : undefined;
-  if (journal && file) {
-    await fillCounts(report, journal, file.fileId);
-    if (report.rows.ok + report.rows.error + report.rows.uncertain + report.rows.skipped > 0) await writeResult(ctx, journal, file);
-  }
-  const text = [`file: ${ctx.name}`, report.mapping ? `mapping: ${report.mapping}` : undefined, `rejected at: ${new Date().toISOString()}`, `reason: ${reason}`, '']
-    .filter((l) => l !== undefined).join('\n');
-  // Never claimed: recorded as an event, so the recent list (status, console) still shows it.
-  const events = await ctx.runtime.journal();
-  if (ctx.options.dispose === false) {
-    if (!file) await events.recordFileEvent({ drop: ctx.drop.name, name: ctx.name, kind: 'rejected', reason });
-    await ctx.drop.writeAtomic(ctx.resultFolder, errorFileName(ctx.name), text, { overwrite: true });
-    return report;
-  }
-  const where = journal && file
-    ? await dispose(ctx, 'error', fileDisposition(journal, file)).then(() => 'moved' as const, (error: unknown) => {
-      if (!isWisbridgeError(error, 'DROP_NOT_FOUND')) throw error;
-      return 'stayed' as const;
-    })
-    : await rejectUnclaimed(events, ctx.drop, ctx.name, reason, () => dispose(ctx, 'error'));
-  if (where === 'gone') {
-    ctx.logger.debug('the rejected file was moved out of the inbox meanwhile by another instance, which recorded it');
-    return { ...report, outcome: 'vanished', reason: `${reason}; moved to error/ by another instance meanwhile` };
-  }
-  if (where === 'stayed') {
-    // A name the drop cannot address (not UTF-8): nothing to move; said once per run, the others go on.
-    ctx.logger.warn('the rejected file cannot be moved to error/: it is left in the inbox');
-    return report;
-  }
-  const finalName = report.movedTo!.slice('error/'.length);
-  await ctx.drop.writeAtomic('error', errorFileName(finalName), text, { overwrite: true });
-  return report;
-}
 
 /**
  * Several instances watch one inbox: the file read here may be the very file another instance processed and has
@@ -293,8 +178,6 @@ async function movedByOwner(ctx: FileContext, prev: FileRecord): Promise<boolean
   return (await ctx.drop.stat('inbox', ctx.name)) === undefined;
 }
 
-/** A journal that may lease files (`wisbridge run`: its instance; null for one-shot commands). */
-type LeaseJournal = Pick<Journal, 'instance' | 'takeFinishedFile'>;
 
 /**
  * A processed file that never left the inbox: its instance stopped between finishing it and moving it (a crash, a
@@ -309,19 +192,21 @@ async function finishUnmoved(ctx: FileContext, journal: FileJournal & LeaseJourn
     const take = await journal.takeFinishedFile(prev.fileId);
     if (!take.taken) {
       ctx.logger.debug({ fileId: prev.fileId, owner: take.owner }, 'another instance is finishing this file (result file, move): left to it');
-      return { ...report, outcome: 'busy', reason: `instance ${take.owner} is finishing it` };
+      return ctx.life.abort({ ...report, outcome: 'busy', reason: `instance ${take.owner} is finishing it` });
     }
     ctx.lease = ctx.runtime.leases?.hold(prev.fileId);
   }
+  ctx.life.begin();
   try {
     if (prev.status === 'rejected') return await rejectWhole(ctx, prev.reason ?? 'rejected', journal);
     report.outcome = prev.status === 'done' ? 'done' : 'failed';
+    ctx.life.decide();
     await fillCounts(report, journal, prev.fileId);
     // Read again: its owner may have recorded a result name since `prev` was read, before its lease ran out.
     const file = await journal.getFile(prev.fileId);
     await writeResult(ctx, journal, file);
     await dispose(ctx, 'archive', fileDisposition(journal, file));
-    return report;
+    return ctx.life.commit(report);
   } catch (error) {
     if (ctx.lease?.lost || isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);
     throw error;
@@ -345,7 +230,7 @@ async function duplicate(ctx: FileContext, journal: FileJournal & LeaseJournal, 
   }
   if (await movedByOwner(ctx, prev)) {
     ctx.logger.debug({ fileId: previousId }, 'the instance that processed this file moved it meanwhile: nothing to do');
-    return { ...report, outcome: 'vanished', reason: `processed as file ${previousId} and moved by the instance that did` };
+    return ctx.life.abort({ ...report, outcome: 'vanished', reason: `processed as file ${previousId} and moved by the instance that did` });
   }
   report.outcome = 'duplicate';
   const when = prev.finishedAt ?? prev.claimedAt;
@@ -356,8 +241,9 @@ async function duplicate(ctx: FileContext, journal: FileJournal & LeaseJournal, 
   const claim = await journal.claimDuplicate({ drop: ctx.drop.name, name: ctx.name, originalFileId: previousId, reason: message, resultName: await freeResultName(ctx) });
   if (claim.status === 'busy') {
     ctx.logger.debug({ eventId: claim.eventId, owner: claim.owner }, 'another instance handles this duplicate: left to it');
-    return { ...report, outcome: 'busy', reason: `instance ${claim.owner} handles this duplicate` };
+    return ctx.life.abort({ ...report, outcome: 'busy', reason: `instance ${claim.owner} handles this duplicate` });
   }
+  ctx.life.begin();
   const { eventId, at, resultName } = claim.event;
   let unused = false;
   try {
@@ -365,18 +251,19 @@ async function duplicate(ctx: FileContext, journal: FileJournal & LeaseJournal, 
     if (ctx.options.dispose !== false && (await ctx.drop.stat('inbox', ctx.name)) === undefined) {
       unused = claim.status === 'new';
       if (!unused) await journal.recordEventDisposition(eventId, 'unknown');
-      return { ...report, outcome: 'vanished', reason: 'moved out of the inbox by another instance meanwhile' };
+      return ctx.life.abort({ ...report, outcome: 'vanished', reason: 'moved out of the inbox by another instance meanwhile' });
     }
     if (claim.status === 'new') ctx.logger.warn({ previous: prev.name, previousFileId: previousId }, 'duplicate file: not applied again');
     // The drop is changed while this instance's leases are alive (its heartbeat renews the event's).
     try {
       await ctx.runtime.leases?.live(ctx.options.signal);
     } catch {
-      return { ...report, outcome: 'interrupted', reason: 'stopped while waiting for the journal' };
+      return ctx.life.rollback({ ...report, outcome: 'interrupted', reason: 'stopped while waiting for the journal' });
     }
+    ctx.life.decide();
     await writeResultAs(ctx, resultName ?? resultFileName(ctx.name), journal, previousId, { override: { status: 'skipped', message } });
     await dispose(ctx, 'archive', { stampAt: new Date(at), done: (where) => journal.recordEventDisposition(eventId, where) });
-    return report;
+    return ctx.life.commit(report);
   } catch (error) {
     // Another instance took this re-drop over meanwhile (this one was paused past its lease): its handling counts.
     if (isWisbridgeError(error, 'LEASE_LOST')) return lost(ctx, error);

@@ -1,11 +1,12 @@
 import { isSingleObjectWrite } from '../contract/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { FileRecord, FileStatus, ItemOutcome, ItemWithBody, OperatorJournal } from '../journal/index.js';
+import { FileLife } from './file-life.js';
 import { concludeAgain, jobOfFile, type ConcludingJournal } from './lifecycle.js';
 import { storeOutcomes } from './outcomes.js';
 import { deliver, type SendDoc } from './sender.js';
 import type { SenderContext } from './types.js';
-import type { RuntimeParts } from '../runtime/runtime.js';
+import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
 
 export interface RedriveReport {
   fileId: number;
@@ -64,7 +65,9 @@ export async function redriveFile(runtime: RuntimeParts<'loaded' | 'logger' | 'c
   const journal = await runtime.journal();
   const file = await findFile(journal, ref);
   const job = jobOfFile(runtime.loaded.config, file);
+  const life = new FileLife(file.name);
   const attempt = await journal.beginRedrive(file.fileId);
+  life.begin();
   const batchSize = runtime.loaded.service(job.service).batch_size;
   const log = runtime.logger.child({ job: job.name, file: file.name, fileId: file.fileId, attempt });
   const ctx: SenderContext = { journal, client: await runtime.client(job.service), fileId: file.fileId, logger: log, stats: { requests: 0 } };
@@ -76,16 +79,25 @@ export async function redriveFile(runtime: RuntimeParts<'loaded' | 'logger' | 'c
     if (!list) byEndpoint.set(item.endpoint, (list = []));
     list.push(item);
   }
+  life.read();
   log.info({ items: [...byEndpoint.values()].reduce((n, l) => n + l.length, 0) }, 're-driving failed items');
-  for (const [endpoint, items] of byEndpoint) {
-    const size = isSingleObjectWrite(endpoint) ? 1 : batchSize;
-    for (let i = 0; i < items.length; i += size) {
-      const outcomes = await send(ctx, attempt, endpoint, items.slice(i, i + size));
-      report.sent += outcomes.length;
-      for (const o of outcomes) report[o.status] += 1;
+  let concluded: FileConcluded;
+  try {
+    for (const [endpoint, items] of byEndpoint) {
+      const size = isSingleObjectWrite(endpoint) ? 1 : batchSize;
+      for (let i = 0; i < items.length; i += size) {
+        const outcomes = await send(ctx, attempt, endpoint, items.slice(i, i + size));
+        report.sent += outcomes.length;
+        for (const o of outcomes) report[o.status] += 1;
+      }
     }
+    life.sent();
+    concluded = await concludeAgain(runtime, file.fileId, 'redrive', { finish: true, life });
+  } catch (error) {
+    // The file stays processing: a later re-drive sends what is still failed.
+    if (life.ending === undefined) life.rollback(undefined);
+    throw error;
   }
-  const concluded = await concludeAgain(runtime, file.fileId, 'redrive', { finish: true });
   report.status = concluded.status;
   report.resultFile = concluded.resultFile;
   report.resultAt = concluded.resultAt;

@@ -1,7 +1,8 @@
 import { WisbridgeError } from '../errors.js';
 import type { FileStatus, OperatorJournal, StoredItem, Resolution } from '../journal/index.js';
+import { FileLife } from './file-life.js';
 import { concludeAgain, type ConcludingJournal } from './lifecycle.js';
-import type { RuntimeParts } from '../runtime/runtime.js';
+import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
 import { findFile } from './redrive.js';
 
 export interface ResolveReport {
@@ -37,8 +38,17 @@ export async function resolveRows(
     }
   }
   if (items.length === 0) throw new WisbridgeError('USAGE', `file ${file.fileId} (${file.name}) has no uncertain rows`);
+  // The operator's resolution takes the file (begin); the resolution stays recorded when the result file cannot be written.
+  const life = new FileLife(file.name);
+  life.begin();
   const result = await journal.resolveUncertain({ itemIds: items.map((i) => i.itemId) }, { resolution: options.resolution, note: options.note, by: options.by });
   runtime.logger.info({ fileId: file.fileId, file: file.name, items: result.resolved, resolution: options.resolution, by: options.by }, 'uncertain rows resolved');
-  const concluded = await concludeAgain(runtime, file.fileId, 'resolve', { finish: false });
+  let concluded: FileConcluded;
+  try {
+    concluded = await concludeAgain(runtime, file.fileId, 'resolve', { finish: false, life });
+  } catch (error) {
+    if (life.ending === undefined) life.rollback(undefined);
+    throw error;
+  }
   return { fileId: file.fileId, name: file.name, resolved: result.resolved, status: concluded.status, resultFile: concluded.resultFile, resultAt: concluded.resultAt };
 }

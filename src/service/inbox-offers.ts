@@ -20,16 +20,40 @@ export interface InboxOfferParts {
   run(job: InboundJob, file: ReadyFile): Promise<{ ok: boolean; elsewhere: boolean; end: FileRunEnd }>;
 }
 
-/** The files the watchers found, offered to their job, and the files other instances held or gave up, offered again. */
+/**
+ * The files the watchers found, offered to their job, and the files other instances held or gave up, put into their
+ * job's file queue again (watch.ts `takeOvers`): they run in the queue's order rules and files_in_flight like any file.
+ */
 export class InboxOffers {
   /** Files another instance held when they were offered here, offered again once their lease may have expired. */
   private readonly offeredAgain = new Set<unknown>();
-  /** Files offered first as nobody's (takeOversFirst) whose run failed here: left to the watcher's order from then on. */
+  /** Files put first as nobody's (takeOvers) whose run failed here: left to the watcher's order from then on. */
   private readonly failedTakeOvers = new Set<number>();
+  /** Files put first as nobody's and not run to their end yet, by drop and name: their journal file. */
+  private readonly takenOver = new Map<string, number>();
+  /**
+   * When each file nobody works on was last put first, by file and the owner whose lease ran out: once a lease at
+   * most, so one that cannot be taken here (another job's, or held again) is not put ahead of every next file.
+   */
+  private readonly putAt = new Map<string, number>();
+  /** How many times each journal file was put first as nobody's: what the bound above keeps low (tests read it). */
+  readonly takeOverOffers = new Map<number, number>();
+  /** Jobs whose files nobody works on are being looked for now. */
+  private readonly looking = new Set<string>();
+  /** The job's file queue while its watcher looks at the inbox. */
+  private readonly queues = new Map<string, (file: ReadyFile) => Promise<void>>();
   /** Watched files running here now, by drop and name (several run at once: files_in_flight). */
   private readonly filesRunning = new Map<string, Promise<FileRun>>();
 
   constructor(private readonly parts: InboxOfferParts) {}
+
+  /** The job's watcher looks at its inbox: files nobody works on go into its queue (`put`) until the returned call. */
+  attach(job: InboundJob, put: (file: ReadyFile) => Promise<void>): () => void {
+    this.queues.set(job.name, put);
+    return () => {
+      if (this.queues.get(job.name) === put) this.queues.delete(job.name);
+    };
+  }
 
   /** No file is offered again from now on. */
   stop(): void {
@@ -38,8 +62,8 @@ export class InboxOffers {
 
   /**
    * A file the watcher found, run in the job's turn. A file another instance holds (or took over from this one) is
-   * left to it; the watcher offers a file once while it stays in the inbox, so it is offered again here once a
-   * lease has passed: still there then, its owner may have died, and the claim takes it over.
+   * left to it; the watcher offers a file once while it stays in the inbox, so it is put into the job's queue again
+   * once a lease has passed: still there then, its owner may have died, and the claim takes it over.
    */
   async offer(job: InboundJob, file: ReadyFile): Promise<FileRun> {
     // The same owner may claim a file it holds again: one run of a file at a time in this process, or it would be sent twice.
@@ -56,6 +80,11 @@ export class InboxOffers {
 
   private async offerNow(job: InboundJob, file: ReadyFile): Promise<FileRun> {
     const { ok, elsewhere, end } = await this.parts.run(job, file);
+    const takenOver = this.takenOver.get(runningKey(job.drop, file.name));
+    if (takenOver !== undefined) {
+      this.takenOver.delete(runningKey(job.drop, file.name));
+      if (!ok) this.failedTakeOvers.add(takenOver);
+    }
     if (elsewhere && !this.parts.signal.aborted) {
       const timer = this.parts.clock.setTimer(() => {
         this.offeredAgain.delete(timer);
@@ -68,15 +97,26 @@ export class InboxOffers {
 
   /**
    * Before each watched file starts, the files of the job's drop that nobody works on any more (their instance died, or
-   * was paused past its lease, or gave them up) are offered: the watcher queues the inbox's files as it lists them,
-   * and behind a backlog such a file would wait for every file queued before it.
+   * was paused past its lease, or gave them up) are put into the job's queue ahead of the files waiting: the watcher
+   * queues the inbox's files as it lists them, and behind a backlog such a file would wait for every file queued
+   * before it. The file about to start goes on; each of them is put once a lease at most.
    */
-  async takeOversFirst(job: InboundJob, next: string): Promise<void> {
+  async takeOvers(job: InboundJob, next: string): Promise<void> {
+    const put = this.queues.get(job.name);
+    // One look per job at a time: files_in_flight files start at once, and each would find the same files.
+    if (put === undefined || this.looking.has(job.name)) return;
+    this.looking.add(job.name);
     try {
       const journal = await this.parts.runtime.journal();
       if (journal.instance === null) return;
+      const now = this.parts.clock.now();
+      const leaseMs = this.parts.loaded.config.instance.lease_ms;
+      for (const [key, at] of this.putAt) if (now - at >= leaseMs) this.putAt.delete(key);
       const files = (await journal.filesToTakeOver(job.drop))
-        .filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId) && !this.filesRunning.has(runningKey(job.drop, f.name)));
+        .filter((f) => f.name !== next && !this.failedTakeOvers.has(f.fileId) && !this.putAt.has(`${f.fileId}\n${f.owner}`)
+          && !this.filesRunning.has(runningKey(job.drop, f.name)));
+      // Counted as put once looked at, whether or not it is still in the inbox: at most once a lease either way.
+      for (const f of files) this.putAt.set(`${f.fileId}\n${f.owner}`, now);
       if (files.length === 0) return;
       const drop = await this.parts.runtime.drop(job.drop);
       const options = await this.parts.loaded.dropOptions(job.drop);
@@ -86,21 +126,27 @@ export class InboxOffers {
         if (this.parts.signal.aborted) return;
         const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
         if (ready === undefined) continue;
-        this.parts.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: offered before the next new file');
-        if (!(await this.offer(job, ready)).ok) this.failedTakeOvers.add(f.fileId);
+        this.takeOverOffers.set(f.fileId, (this.takeOverOffers.get(f.fileId) ?? 0) + 1);
+        this.parts.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: queued before the files waiting');
+        this.takenOver.set(runningKey(job.drop, f.name), f.fileId);
+        await put(ready);
       }
     } catch (error) {
       // The journal or the drop out of reach: the next file's run says so.
       this.parts.logger.debug({ job: job.name, err: describeError(error) }, 'could not look for files nobody works on');
+    } finally {
+      this.looking.delete(job.name);
     }
   }
 
+  /** A file another instance held, still in the inbox a lease later: into the job's queue again (its owner may have died). */
   private async offerIfStill(job: InboundJob, file: ReadyFile): Promise<void> {
-    if (this.parts.signal.aborted) return;
+    const put = this.queues.get(job.name);
+    if (this.parts.signal.aborted || put === undefined) return;
     try {
       const drop = await this.parts.runtime.drop(job.drop);
       if ((await drop.stat('inbox', file.name)) === undefined) return;
-      await this.offer(job, file);
+      await put(file);
     } catch (error) {
       this.parts.logger.warn({ job: job.name, file: file.name, err: describeError(error) }, 'could not look at a file another instance held');
     }

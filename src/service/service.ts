@@ -86,7 +86,8 @@ export class BridgeService {
   readonly leases: InstanceLeases;
   private readonly ticks: SharedTicks;
   /** What the watchers found, offered to their job: new files, and files another instance held or gave up. */
-  private readonly offers: InboxOffers;
+  /** Watched files offered to their job's queue, and files nobody works on any more put into it. */
+  readonly offers: InboxOffers;
   /** Each run's summary, metrics, log lines and alerts. */
   private readonly runs: JobRuns;
 
@@ -227,8 +228,9 @@ export class BridgeService {
           this.alertInbox.failure(job.name, job.drop, error);
         },
         onReady: async (file) => this.expected.noteArrival(job.name, file.name),
+        takeOvers: (put) => this.offers.attach(job, put),
         onFile: async (file) => {
-          await this.offers.takeOversFirst(job, file.name);
+          await this.offers.takeOvers(job, file.name);
           return this.offers.offer(job, file);
         },
       }));

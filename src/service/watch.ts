@@ -25,6 +25,11 @@ export interface WatchOptions {
   onReady?(file: ReadyFile): Promise<void>;
   /** Processes one ready file; up to the job's files_in_flight at once. */
   onFile(file: ReadyFile): Promise<FileRun>;
+  /**
+   * While a look at the inbox lasts: `put` queues a file nobody works on any more ahead of the others, within the
+   * order rules and files_in_flight. Returns what ends it (a file put later waits for the next look, which lists it).
+   */
+  takeOvers?(put: (file: ReadyFile) => Promise<void>): () => void;
 }
 
 class RunFailed extends Error {}
@@ -62,6 +67,11 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
         session.abort();
       },
     });
+    const detach = options.takeOvers?.(async (file) => {
+      const place = await placeOfFile(runtime, job, file.name);
+      // Once this look ended its queue only drains: the next look lists the file.
+      if (!session.signal.aborted) queue.add(file, file.name, place, true);
+    });
     try {
       const drop = await runtime.drop(job.drop);
       const dropOptions = await runtime.loaded.dropOptions(job.drop);
@@ -85,6 +95,7 @@ export async function watchInbox(options: WatchOptions): Promise<void> {
       signal.removeEventListener('abort', endSession);
     }
     session.abort();
+    detach?.();
     await queue.drained().catch(() => undefined);
     if ((failed || relist) && !signal.aborted) {
       logger.info({ retryInMs: options.retryMs }, 'looking at the inbox again after a pause');

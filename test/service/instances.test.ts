@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -514,9 +515,83 @@ describe('one instance at a time, and soon', () => {
     const at = claims.findIndex(([file]) => file === 'KORR_zz_orphan.csv');
     expect(claims[at]).toEqual(['KORR_zz_orphan.csv', 'resume']);
     expect(at).toBeLessThanOrEqual(backlog / 2);
-    expect(records.find((r) => r.msg === 'a file nobody works on any more: offered before the next new file'))
+    expect(records.find((r) => r.msg === 'a file nobody works on any more: queued before the files waiting'))
       .toMatchObject({ file: 'KORR_zz_orphan.csv', owner: 'dead-2' });
+    const orphanId = records.find((r) => r.msg === 'processing file' && r.file === 'KORR_zz_orphan.csv')!.fileId as number;
+    expect(bridge.offers.takeOverOffers.get(orphanId)).toBe(1);
     expect([...(await appliedReferences(emu, 'ORPHAN-')).values()]).toEqual([1, 1]);
+  });
+
+  it('a file taken over runs in its job\'s file queue: of an ordered mapping, after the earlier name waiting beside it, never before or beside it', async () => {
+    const db = await database();
+    // inventory-adjustments made `ordered: true`: its files one at a time, in name order.
+    const mappings = mkdtempSync(join(tmpdir(), 'wisbridge-ordered-'));
+    cleanups.push(() => rmSync(mappings, { recursive: true, force: true }));
+    const mapping = join(mappings, 'inventory-adjustments.yaml');
+    copyFileSync(join(root, 'mappings', 'inventory-adjustments.yaml'), mapping);
+    writeFileSync(mapping, readFileSync(mapping, 'utf8').replace(/^document: /m, 'ordered: true\ndocument: '));
+    const yaml = sharedConfig(JSON.stringify(db.config), '', '    files_in_flight: 2\n').replace(JSON.stringify(join(root, 'mappings')), JSON.stringify(mappings));
+    const env = await tempConfig(yaml);
+    cleanups.push(env.cleanup);
+    const inbox = join(env.dir, 'drop', 'inbox');
+    writeFileSync(join(inbox, 'KORR_ord_1.csv'), korrFile([['SKU-00001', 1, 'ORD-1-1'], ['SKU-00002', 1, 'ORD-1-2']]));
+    // The later name: an instance claimed it and died (nobody renews its lease of one second).
+    const bytes = Buffer.from(korrFile([['SKU-00001', 1, 'ORD-2-1'], ['SKU-00002', 1, 'ORD-2-2']]));
+    writeFileSync(join(inbox, 'KORR_ord_2.csv'), bytes);
+    const dead = await openJournal(db.config, { instance: { id: 'dead-3', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 1000 });
+    cleanups.push(() => dead.close());
+    const checksum = createHash('sha256').update(bytes).digest('hex');
+    const orphan = await dead.claimFile({ drop: 'wms', name: 'KORR_ord_2.csv', checksum, size: bytes.length, mapping: 'inventory-adjustments' });
+    expect(orphan).toMatchObject({ status: 'new' });
+    await until(async () => (await dead.filesToTakeOver('wms')).length === 1, 'the dead instance\'s lease ran out');
+
+    const { logger, records } = memoryLogger();
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, watchRetryMs: 200 });
+    cleanups.push(() => bridge.stop('test'));
+    await bridge.start();
+    await until(() => records.filter((r) => r.msg === 'file processed').length === 2, 'both files processed');
+    const events = records.filter((r) => r.msg === 'processing file' || r.msg === 'file processed')
+      .map((r) => `${r.msg === 'processing file' ? `start (${String(r.claim)})` : 'end'} ${String(r.file)}`);
+    expect(events).toEqual(['start (new) KORR_ord_1.csv', 'end KORR_ord_1.csv', 'start (resume) KORR_ord_2.csv', 'end KORR_ord_2.csv']);
+    // It was put into the queue as nobody's (before KORR_ord_1 started), and still waited for it.
+    expect(bridge.offers.takeOverOffers.get(orphan.fileId)).toBe(1);
+    expect([...(await appliedReferences(emu, 'ORD-')).values()]).toEqual([1, 1, 1, 1]);
+  });
+
+  it('a file nobody works on that this job cannot take is put into the queue once a lease, and new files go on meanwhile (no livelock)', async () => {
+    const db = await database();
+    const env = await tempConfig(sharedConfig(JSON.stringify(db.config), '', '    files_in_flight: 1\n'));
+    cleanups.push(env.cleanup);
+    const [inbox, outbox] = ['inbox', 'outbox'].map((folder) => join(env.dir, 'drop', folder)) as [string, string];
+    // Another job's file (the stock job reads only KORR_ files), claimed by an instance that died: this job's run
+    // leaves it alone, so it stays a file nobody works on.
+    const bytes = Buffer.from('NUMBER\r\nSO-1\r\n');
+    writeFileSync(join(inbox, 'ACK_SO_orphan.csv'), bytes);
+    const dead = await openJournal(db.config, { instance: { id: 'dead-4', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 1000 });
+    cleanups.push(() => dead.close());
+    const checksum = createHash('sha256').update(bytes).digest('hex');
+    const orphan = await dead.claimFile({ drop: 'wms', name: 'ACK_SO_orphan.csv', checksum, size: bytes.length, mapping: 'customer-shipment-acknowledge' });
+    await until(async () => (await dead.filesToTakeOver('wms')).length === 1, 'the dead instance\'s lease ran out');
+
+    // The service's clock stands still: no lease passes for it until the test moves it.
+    const clock = new ManualClock(Date.now());
+    const { logger } = memoryLogger();
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger, clock, watchRetryMs: 200 });
+    cleanups.push(() => bridge.stop('test'));
+    await bridge.start();
+    const news = 5;
+    for (let f = 1; f <= news; f++) writeFileSync(join(inbox, `KORR_new_${f}.csv`), korrFile([['SKU-00001', 1, `NEW-${f}`]]));
+    await until(() => Array.from({ length: news }, (_, f) => `KORR_new_${f + 1}.result.csv`).every((n) => existsSync(join(outbox, n))), 'every new file processed');
+    // Put once, not before each of the five new files.
+    expect(bridge.offers.takeOverOffers.get(orphan.fileId)).toBe(1);
+
+    // A lease later it is put once more, and the next new file still goes through.
+    await clock.advance(3000);
+    writeFileSync(join(inbox, 'KORR_new_late.csv'), korrFile([['SKU-00001', 1, 'NEW-late']]));
+    await until(() => existsSync(join(outbox, 'KORR_new_late.result.csv')), 'the late file processed');
+    expect(bridge.offers.takeOverOffers.get(orphan.fileId)).toBe(2);
+    expect(readdirSync(inbox)).toEqual(['ACK_SO_orphan.csv']);
+    expect((await dead.getFile(orphan.fileId)).status).toBe('processing');
   });
 });
 
