@@ -95,9 +95,10 @@ function docsOf(request: CommittedRequest): OutgoingDoc[] {
 
 async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): Promise<ItemOutcome> {
   try {
-    await ctx.lease?.ready();
+    const { lease } = ctx;
+    await lease?.ready();
     // eslint-disable-next-line no-restricted-syntax -- a mapped body of inventory.counts, typed loosely like every body here; cycleCount checks it with the contract
-    const count = await ctx.client.cycleCount(doc.item as never, { signal: ctx.lease?.signal });
+    const count = await ctx.client.cycleCount(doc.item as never, { signal: lease?.signal, beforeAttempt: lease && (() => lease.check()) });
     return { seq: doc.seq, status: 'ok', result: count };
   } catch (error) {
     if (isWisbridgeError(error, 'BAD_REQUEST') || isWisbridgeError(error, 'INVALID_REQUEST')) {

@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,7 +15,7 @@ import { formatStatus, statusReport } from '../../src/service/status.js';
 import { CONSOLE_TOKEN, consoleClient } from '../console/support.js';
 import { appliedReferences, setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
-import { korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
+import { korrFile, memoryLogger, tcpProxy, tempConfig, until, useCleanups } from './support.js';
 
 /**
  * Several `wisbridge run` instances on one PostgreSQL journal and one local drop: each file is worked on
@@ -533,38 +532,4 @@ async function ownerQuery(db: FreshDatabase, statement: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/** A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored on the same port. */
-async function tcpProxy(targetPort: number): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server;
-  let port = 0;
-  const listen = async () => {
-    server = createServer((client) => {
-      const upstream = connect(targetPort, '127.0.0.1');
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => { client.destroy(); upstream.destroy(); });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
-    port = (server.address() as { port: number }).port;
-  };
-  await listen();
-  const cut = () => {
-    server.close();
-    for (const s of sockets) s.destroy();
-  };
-  return {
-    port,
-    cut,
-    restore: () => void listen(),
-    close: async () => {
-      cut();
-      await new Promise((done) => setTimeout(done, 10));
-    },
-  };
 }
