@@ -9,7 +9,7 @@ import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase } from '../support/postgres.js';
-import { deferred, memoryLogger, tcpProxy, tempConfig, until, useCleanups } from './support.js';
+import { baseConfig, deferred, memoryLogger, tcpProxy, tempConfig, until, useCleanups } from './support.js';
 
 /**
  * An instance sends under a lease only while its last heartbeat was sent recently enough for the lease to be sure
@@ -143,5 +143,37 @@ describe('what makes an instance fresh', () => {
     await leases.retire();
     expect(leases.fresh).toBe(false);
     await expect(held.ready()).rejects.toMatchObject({ code: 'LEASE_LOST', message: expect.stringMatching(/this instance is stopping/) });
+  });
+});
+
+describe('a stop whose run outlives the shutdown bound', () => {
+  it('does not retire the instance (a run of it is undecided): its leases run out by themselves, and it sends nothing more', async () => {
+    const env = await tempConfig(`${baseConfig(emu.url)}
+exports:
+  - name: slow
+    work_type: customerShipments
+    drop: wms
+    service: main
+    mapping: customer-shipments-export
+shutdown_timeout_ms: 200
+`);
+    cleanups.push(env.cleanup);
+    // A run that ends neither when asked nor when its requests are aborted.
+    const busy = deferred();
+    const none = async () => ({ files: [], exports: [] });
+    const { logger, records } = memoryLogger();
+    const bridge = new BridgeService(env.loaded, {
+      runners: { inboundPass: none, inboundFile: none, exportRun: async () => { await busy.promise; return { files: [], exports: [] }; } }, logger, httpServer: false,
+    });
+    await bridge.start();
+    const running = bridge.runNow('slow');
+    await bridge.stop('test');
+    expect(records.some((r) => r.msg.startsWith('shutdown: runs still busy after the requests in flight were aborted; the instance is not retired'))).toBe(true);
+    expect(bridge.leases.fresh).toBe(false);
+    busy.resolve();
+    await running;
+    const journal = await openJournal(env.loaded.journal);
+    cleanups.push(() => journal.close());
+    expect((await journal.listInstances()).map((i) => [i.id, i.stoppedAt])).toEqual([[bridge.instance.id, null]]);
   });
 });
