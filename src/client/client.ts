@@ -144,7 +144,7 @@ export class WisClient {
     if (!parsed.success) throw new WisbridgeError('INVALID_REQUEST', `${def.id}: ${describeIssues(parsed.error).join('; ')}`, { details: { endpoint: def.id } });
     const res = await this.#core.transport.send({
       endpoint: def.id, method: def.method, path: def.path, body: parsed.data, retry: 'unsafe',
-      signal: options?.signal, deadline: deadlineOf(this.#core, options),
+      signal: options?.signal, deadline: deadlineOf(this.#core, options), beforeAttempt: options?.beforeAttempt,
     });
     if (res.status < 200 || res.status >= 300) {
       throw new WisbridgeError('BAD_REQUEST', `${def.id}: the service answered ${res.status}: ${serviceMessage(res.json, res.status)}`, {

@@ -1,6 +1,6 @@
 import type { Dispatcher, Pool } from 'undici';
 import type { RetryClass } from '../contract/index.js';
-import { WisbridgeError, type CallFailureCode, type CallOutcome } from '../errors.js';
+import { describeError, WisbridgeError, type CallFailureCode, type CallOutcome } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { backoffDelay, linkSignals, parseRetryAfter, sleep } from './backoff.js';
 import { redact } from '../secret.js';
@@ -73,6 +73,8 @@ export interface TransportRequest {
   signal?: AbortSignal;
   /** Absolute time (epoch ms) after which the call fails with TIMEOUT. */
   deadline?: number;
+  /** Before each attempt, its slot taken: a throw stops the call (WriteOptions.beforeAttempt). */
+  beforeAttempt?: () => void;
   /**
    * A 2xx body is handed back as `bytes`, neither decoded nor parsed: the caller does both, e.g. on a worker
    * thread (copying bytes there costs less than decoding them here).
@@ -197,6 +199,7 @@ export class Transport {
       this.#checkStop(req, userSignals, deadline, lastOutcome, attempt - 1);
       attempts = attempt;
       await this.#slot(req, userSignals, deadline, lastOutcome, attempt - 1);
+      this.#mayAttempt(req, lastOutcome, attempt - 1);
       let result: AttemptResult;
       try {
         result = await this.#attempt(req, attempt, userSignals, deadline);
@@ -242,6 +245,21 @@ export class Transport {
     } catch {
       this.#checkStop(req, userSignals, deadline, outcome, attempts);
       throw this.#error('TIMEOUT', req, 'the overall deadline passed', attempts, outcome);
+    }
+  }
+
+  /**
+   * The caller's check before an attempt (WriteOptions.beforeAttempt); its slot is given back when it refuses. Its
+   * error ends the call as it is when nothing was applied yet; after an attempt of unknown outcome the call is uncertain.
+   */
+  #mayAttempt(req: TransportRequest, outcome: CallOutcome, attempts: number): void {
+    if (!req.beforeAttempt) return;
+    try {
+      req.beforeAttempt();
+    } catch (error) {
+      this.#limiter.release();
+      if (outcome !== 'unknown') throw error;
+      throw this.#error('UNCERTAIN_OUTCOME', req, `${describeError(error)}; an earlier attempt may have been applied`, attempts, outcome);
     }
   }
 

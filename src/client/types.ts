@@ -21,6 +21,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Absolute deadline for the whole operation (epoch ms or Date). */
   deadline?: number | Date;
+  /**
+   * Called before every attempt of a write (the first and each retry, of every request), once it has its connection slot, right
+   * before its bytes go out: a throw stops the call there, that attempt not made, the call's outcome what the earlier
+   * attempts left (e.g. a lease that may have passed to another instance: nothing more goes out under it).
+   */
+  beforeAttempt?: () => void;
 }
 
 export interface WriteOptions extends CallOptions {

@@ -111,6 +111,7 @@ async function writeAll<K extends BatchEndpointId>(
       res = await core.transport.send({
         endpoint, method: def.method, path: def.path, retry: policy.retry,
         body: requestBody(def.bodyKey, batch, items, options.validate === false ? options.itemsJson : undefined), signal, deadline,
+        beforeAttempt: options.beforeAttempt,
       });
     } catch (error) {
       if (isWisbridgeError(error, 'UNCERTAIN_OUTCOME')) return onUnknown(batch, error, sentAt, repeated);

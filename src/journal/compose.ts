@@ -5,7 +5,7 @@ import { activity } from './console/activity.js';
 import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from './contract.js';
 import { createDispositions } from './inbound/dispositions.js';
 import { createInbound } from './inbound/inbound.js';
-import { createFence, createLeases, type Fence, type LeaseMode } from './leases/leases.js';
+import { createFence, createLeases, type Fence, type InstanceLockState, type LeaseMode } from './leases/leases.js';
 import { createOperator } from './admin/operator.js';
 import { createOutbound } from './outbound/outbound.js';
 import { createPrune } from './admin/prune.js';
@@ -20,6 +20,8 @@ export interface Engine {
   schemaVersion: number;
   storage(): Promise<StorageStats>;
   close(): Promise<void>;
+  /** SQLite: takes the journal for this process's instance alone until it closes (InstanceLock); see LeaseMode. */
+  lockInstance?(): InstanceLockState;
 }
 
 type Methods = Omit<JournalContract, keyof import('./contract.js').JournalLifecycle | 'transaction' | 'console'>;
@@ -125,7 +127,7 @@ export interface LeaseOptions {
  */
 export function composeJournal(engine: Engine, clock: () => Date = () => new Date(), lease?: LeaseOptions): JournalContract {
   const now = (): string => clock().toISOString();
-  const mode: LeaseMode | undefined = lease && { ...lease, tokens: new Map(), events: new Map() };
+  const mode: LeaseMode | undefined = lease && { ...lease, lockInstance: engine.lockInstance, tokens: new Map(), events: new Map() };
   let pages: ConsolePages | undefined;
   let closed: Promise<void> | undefined;
   const own = roles(engine.port, now, engine.storage, mode, false);

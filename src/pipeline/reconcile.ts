@@ -1,23 +1,11 @@
 import type { BatchEndpointId } from '../client/index.js';
 import { uncertainHint, writeModule } from '../contract/index.js';
 import { WisbridgeError } from '../errors.js';
-import type { InboundJournal, ItemOutcome } from '../journal/index.js';
+import type { ItemOutcome } from '../journal/index.js';
 import { storeOutcomes, toOutcome } from './outcomes.js';
 import type { SenderContext } from './types.js';
-import { resendUntouched } from './untouched.js';
+import { requestSentAt, resendUntouched } from './untouched.js';
 import { writeBodies } from './write.js';
-
-/**
- * How long ago a request whose send time the journal lacks is taken to have gone out. Earlier is the safe side: the
- * read-back looks further back, and the untouched-since check (untouched.ts) counts more records as touched, so fewer
- * are sent again.
- */
-const UNKNOWN_SEND_AGE_MS = 3_600_000;
-
-async function sentAt(journal: InboundJournal, requestId: number): Promise<Date> {
-  const at = (await journal.getRequest(requestId)).sentAt;
-  return at === null ? new Date(Date.now() - UNKNOWN_SEND_AGE_MS) : new Date(at);
-}
 
 /**
  * A request left `sent` by a crash (or a lost answer): reconciled per endpoint policy before the file goes on.
@@ -44,7 +32,7 @@ export async function reconcileSentRequest(ctx: SenderContext, requestId: number
     resend = items.map((_, i) => i);
   } else if (policy.verify) {
     const ids = bodies.map((b) => b.id).filter((id): id is number => typeof id === 'number');
-    const confirmed = await ctx.client.verify(endpoint as BatchEndpointId, ids, await sentAt(journal, requestId), { signal: ctx.lease?.signal });
+    const confirmed = await ctx.client.verify(endpoint as BatchEndpointId, ids, await requestSentAt(journal, requestId), { signal: ctx.lease?.signal });
     items.forEach((item, i) => {
       if (confirmed.has(bodies[i].id as number)) outcomes[i] = { seq: item.seq, status: 'ok', result: { id: bodies[i].id, verified: 'read back from the service' } };
       else if (policy.resendUnconfirmed) resend.push(i);
@@ -64,7 +52,7 @@ export async function reconcileSentRequest(ctx: SenderContext, requestId: number
   if (outcomes.some((o) => o === undefined)) throw new WisbridgeError('JOURNAL_STATE', `request ${requestId}: an item was left undecided`);
   const final = outcomes as ItemOutcome[];
   if (final.some((o) => o.status === 'uncertain')) {
-    await resendUntouched(ctx, endpoint, final, bodies, items.map((i) => i.docKey ?? ''), await sentAt(journal, requestId));
+    await resendUntouched(ctx, requestId, endpoint, final, bodies, items.map((i) => i.docKey ?? ''));
   }
   await storeOutcomes(ctx, requestId, endpoint, bodies, final);
   ctx.logger.info({ requestId, endpoint, items: items.length, uncertain: final.filter((o) => o.status === 'uncertain').length }, 'reconciled a request left in flight by an earlier run');

@@ -53,7 +53,6 @@ export async function deliver(ctx: SenderContext, request: SentRequest): Promise
   const keys: string[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) keys[i] = docs[i].docKey ?? '';
   let results: WriteOutcome[];
-  const sentAt = new Date();
   try {
     results = await writeBodies(ctx, endpoint, bodies, { batchSize: bodies.length, itemsJson: request.itemsJson });
   } catch (error) {
@@ -61,7 +60,7 @@ export async function deliver(ctx: SenderContext, request: SentRequest): Promise
     throw error;
   }
   const outcomes = results.map((o, i) => toOutcome(docs[i].seq, o, endpoint, keys[i], bodies[i]));
-  if (outcomes.some((o) => o.status === 'uncertain')) await resendUntouched(ctx, endpoint, outcomes, bodies, keys, sentAt);
+  if (outcomes.some((o) => o.status === 'uncertain')) await resendUntouched(ctx, request.requestId, endpoint, outcomes, bodies, keys);
   return outcomes;
 }
 
@@ -96,9 +95,10 @@ function docsOf(request: CommittedRequest): OutgoingDoc[] {
 
 async function sendCount(ctx: SenderContext, requestId: number, doc: SendDoc): Promise<ItemOutcome> {
   try {
-    await ctx.lease?.ready();
+    const { lease } = ctx;
+    await lease?.ready();
     // eslint-disable-next-line no-restricted-syntax -- a mapped body of inventory.counts, typed loosely like every body here; cycleCount checks it with the contract
-    const count = await ctx.client.cycleCount(doc.item as never, { signal: ctx.lease?.signal });
+    const count = await ctx.client.cycleCount(doc.item as never, { signal: lease?.signal, beforeAttempt: lease && (() => lease.check()) });
     return { seq: doc.seq, status: 'ok', result: count };
   } catch (error) {
     if (isWisbridgeError(error, 'BAD_REQUEST') || isWisbridgeError(error, 'INVALID_REQUEST')) {

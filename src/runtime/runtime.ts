@@ -77,6 +77,11 @@ export interface HeldLease {
   readonly lost: boolean;
   /** Resolves when a request of the file may go out (heartbeat fresh); throws LEASE_LOST once the file is lost. */
   ready(): Promise<void>;
+  /**
+   * Right before an attempt's bytes go out (each retry too): throws LEASE_LOST when the file is lost, or when the last
+   * heartbeat answered was sent too long ago for the lease to be sure (it may have passed to another instance).
+   */
+  check(): void;
   /** The journal refused a write for the file (LEASE_LOST): the lease is gone, whatever the last heartbeat said. */
   lose(): void;
   release(): void;

@@ -30,10 +30,12 @@ type LeaseJournal = Pick<Journal, 'instance' | 'registerInstance' | 'heartbeat' 
 /**
  * The instance's membership of the journal under `wisbridge run`: registers it, renews its leases by a heartbeat
  * every `heartbeatMs`, and gives them up on a graceful stop. The pipeline asks it before it claims or sends
- * (LeaseGuard): an instance whose last good heartbeat is older than `leaseMs - heartbeatMs` may already have lost its
- * files to another instance (the journal unreachable, the process paused), so it waits until a heartbeat succeeds
- * again; a heartbeat that reports a file lost aborts that file's flow at once. Times are the process's monotonic
- * clock: a lease is real time, whatever clock drives the schedules.
+ * (LeaseGuard), and again before every attempt of a request (retries too): an instance whose last good heartbeat was
+ * *sent* more than `leaseMs - heartbeatMs` ago may already have lost its files to another instance (the journal
+ * unreachable, the process paused, an answer that took its time), so it sends nothing more: a new request waits until
+ * a heartbeat succeeds again, a call retrying stops. A heartbeat that reports a file lost aborts that file's flow at
+ * once. Once the instance retired, or stopped without retiring, nothing is fresh any more. Times are the process's
+ * monotonic clock: a lease is real time, whatever clock drives the schedules.
  */
 export class InstanceLeases implements LeaseGuard {
   readonly #journal: () => Promise<LeaseJournal>;
@@ -53,6 +55,8 @@ export class InstanceLeases implements LeaseGuard {
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
   #stopped = false;
+  /** Retired, or stopped without retiring (halt): this instance sends nothing more, whatever its last heartbeat. */
+  #done = false;
 
   constructor(journal: () => Promise<LeaseJournal>, timing: LeaseTiming, logger: Logger, hardStop: AbortSignal, onLost: (fileId: number) => void = () => undefined) {
     this.#journal = journal;
@@ -66,15 +70,17 @@ export class InstanceLeases implements LeaseGuard {
   async start(): Promise<void> {
     const journal = await this.#journal();
     if (journal.instance === null) return;
+    const sent = performance.now();
     await journal.registerInstance();
-    this.#good();
+    this.#good(sent);
     this.#on = true;
     this.#logger.info({ instance: journal.instance.id, leaseMs: this.#timing.leaseMs, heartbeatMs: this.#timing.heartbeatMs }, 'instance registered');
     this.#schedule();
   }
 
-  /** Whether the last good heartbeat is recent enough to claim and send. */
+  /** Whether the last good heartbeat was sent recently enough to claim and send. */
   get fresh(): boolean {
+    if (this.#done) return false;
     return !this.#on || performance.now() - this.#lastGood < this.#timing.leaseMs - this.#timing.heartbeatMs;
   }
 
@@ -111,11 +117,22 @@ export class InstanceLeases implements LeaseGuard {
       },
       ready: async () => {
         for (;;) {
+          this.#refuseDone(fileId);
           if (lost()) throw held.controller.signal.reason;
           if (this.fresh) return;
           this.#announceHolding();
           await this.#nextGood(signal);
         }
+      },
+      check: () => {
+        if (lost()) throw held.controller.signal.reason;
+        this.#refuseDone(fileId);
+        if (this.fresh) return;
+        this.#announceHolding();
+        const sinceMs = Math.round(performance.now() - this.#lastGood);
+        this.#logger.warn({ fileId, lastHeartbeat: this.#lastGoodIso }, 'a request of the file is not sent (again): its lease may have passed to another instance');
+        throw new WisbridgeError('LEASE_LOST', `file ${fileId}: no heartbeat answered since one sent ${sinceMs} ms ago: `
+          + 'its lease may have passed to another instance; nothing more is sent for it from here', { details: { fileId } });
       },
       lose: () => this.lose(fileId),
       release: () => {
@@ -143,11 +160,12 @@ export class InstanceLeases implements LeaseGuard {
     return this.#beating;
   }
 
-  /** Stops the heartbeat and gives the leases up (a graceful stop: other instances take the files over at once). */
+  /**
+   * Stops the heartbeat and gives the leases up (a graceful stop, every run ended: other instances take the files over
+   * at once). Nothing is sent from here on.
+   */
   async retire(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#beating?.catch(() => undefined);
+    await this.halt();
     if (!this.#on) return;
     this.#on = false;
     try {
@@ -158,12 +176,31 @@ export class InstanceLeases implements LeaseGuard {
     this.#wake();
   }
 
+  /**
+   * Stops the heartbeat without retiring (a stop whose runs did not all end: their requests are undecided, so their
+   * leases must run out by themselves rather than be handed over at once). Nothing is sent from here on.
+   */
+  async halt(): Promise<void> {
+    this.#stopped = true;
+    this.#done = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#beating?.catch(() => undefined);
+    this.#wake();
+  }
+
+  #refuseDone(fileId: number): void {
+    if (this.#done) throw new WisbridgeError('LEASE_LOST', `file ${fileId}: this instance is stopping; nothing more is sent for it from here`, { details: { fileId } });
+  }
+
   async #beat(): Promise<void> {
-    if (!this.#on) return;
+    if (!this.#on || this.#done) return;
     try {
-      const { lost } = await (await this.#journal()).heartbeat(this.#timing.leaseMs);
+      const journal = await this.#journal();
+      // The lease the server renews is good from when the heartbeat left, not from when its answer came.
+      const sent = performance.now();
+      const { lost } = await journal.heartbeat(this.#timing.leaseMs);
       const was = this.#failure;
-      this.#good();
+      this.#good(sent);
       if (was !== undefined || this.#holding) this.#logger.info({ event: 'journal.answers-again', unreachableSince: was?.since }, 'the journal answers again: claiming and sending again');
       this.#holding = false;
       for (const fileId of lost) this.lose(fileId);
@@ -177,9 +214,9 @@ export class InstanceLeases implements LeaseGuard {
     }
   }
 
-  #good(): void {
-    this.#lastGood = performance.now();
-    this.#lastGoodIso = new Date().toISOString();
+  #good(sent: number): void {
+    this.#lastGood = sent;
+    this.#lastGoodIso = new Date(Date.now() - (performance.now() - sent)).toISOString();
     this.#failure = undefined;
   }
 

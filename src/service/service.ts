@@ -268,11 +268,16 @@ export class BridgeService {
         ...this.loops, ...[...this.jobs.values()].map((j) => j.slot.idle()), this.retentionSlot.idle(), this.consoleActions.close(),
       ]);
       const abort = () => this.hardController.abort(new Error(`shutdown (${reason})`));
-      await drainOrAbort(drained, timeout, abort, () => this.logger.warn('shutdown: runs still busy; aborting the requests in flight'));
+      const ended = await drainOrAbort(drained, timeout, abort, () => this.logger.warn('shutdown: runs still busy; aborting the requests in flight'));
       abort();
       this.offers.stop();
-      // The leases are given up once nothing runs any more: the other instances take this one's files at once.
-      await this.leases.retire();
+      // The leases are given up once nothing runs any more: the other instances take this one's files at once. A run
+      // still busy may have a request undecided: its leases run out by themselves instead, and nothing more is sent.
+      if (ended) await this.leases.retire();
+      else {
+        this.logger.warn('shutdown: runs still busy after the requests in flight were aborted; the instance is not retired, its leases run out by themselves');
+        await this.leases.halt();
+      }
       await this.runtime.close().catch((error: unknown) => this.logger.error({ err: describeError(error) }, 'closing the runtime failed'));
       await this.health?.close();
       if (this.webhook) {

@@ -12,11 +12,12 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
 /**
  * The shutdown bound of `wisbridge run` and `wisbridge console`: the work under way gets 70 % of
  * `shutdown_timeout_ms` to finish its requests; past that, `late` is called, what is still in flight is aborted and
- * gets 15 % more to end (an aborted write is recorded `sent` and reconciled at the next start). Resolves either way.
+ * gets 15 % more to end (an aborted write is recorded `sent` and reconciled at the next start). Resolves either way:
+ * true once the work ended, false when it still runs.
  */
-export async function drainOrAbort(work: Promise<unknown>, timeoutMs: number, abort: () => void, late: () => void): Promise<void> {
-  if (await within(work, timeoutMs * 0.7)) return;
+export async function drainOrAbort(work: Promise<unknown>, timeoutMs: number, abort: () => void, late: () => void): Promise<boolean> {
+  if (await within(work, timeoutMs * 0.7)) return true;
   late();
   abort();
-  await within(work, timeoutMs * 0.15);
+  return within(work, timeoutMs * 0.15);
 }

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError, WisbridgeError } from '../../src/errors.js';
@@ -13,8 +12,8 @@ import { adjustment, claimInput, okOutcomes, tempDir } from '../../src/journal/t
 import { freshDatabase } from '../support/postgres.js';
 
 /*
- * Several instances on one journal (src/journal/leases/leases.ts), the same cases on both engines: a SQLite file (two journal
- * objects of one process, used one after the other: SQLite serves one process, and says so to a second one) and a
+ * Several instances on one journal (src/journal/leases/leases.ts), the same cases on both engines: a SQLite file (journal
+ * objects of one process; one of them registered holds the file's lock: SQLite serves one instance) and a
  * PostgreSQL database of its own per test. Leases expire by the database's clock, which the test's journals read moved
  * by the time the test let pass (openJournal's leaseClockOffsetMs): a lease of SHORT expires when the test moves that
  * clock past it, at once; a lease that must stay alive gets a minute.
@@ -419,7 +418,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
     }
 
     if (engine === 'sqlite') {
-      it('SQLite refuses a second live instance, and takes one after the first retired or fell silent', async () => {
+      it('SQLite refuses a second instance while the first one\'s journal is open, however long it was silent; takes one once it closed', async () => {
         const a = await journal(A, LONG);
         await a.registerInstance();
         const b = await journal(B, LONG);
@@ -430,19 +429,20 @@ for (const [engine, place] of Object.entries(ENGINES)) {
           '^another wisbridge instance \\(node-1, pid 101, started \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\) uses this SQLite journal: '
           + 'a SQLite journal serves one instance; stop it, or put the journal on PostgreSQL to run several \\(docs/operations\\.md\\)$'));
         expect((await b.listInstances()).map((i) => i.id)).toEqual([A.id]);
-        // The same process registering again (a new id, same host and pid) is not a second instance.
-        await (await journal({ ...A, id: 'node-1-101-cccccc' }, LONG)).registerInstance();
-
+        // Another connection of this process with A's host and pid is a second instance all the same.
+        expect(await code((await journal({ ...A, id: 'node-1-101-cccccc' }, LONG)).registerInstance())).toBe('JOURNAL');
+        // A retired but still open (draining, closing): the journal stays its process's until it closes.
         await a.retireInstance();
-        await (await journal({ ...A, id: 'node-1-101-cccccc' }, LONG)).retireInstance();
+        expect(await code(b.registerInstance())).toBe('JOURNAL');
+        await a.close();
         await b.registerInstance();
 
-        // B falls silent: once its heartbeat is older than three leases of the newcomer, C is taken.
+        // B falls silent (a process paused for many leases): it lives, so C is refused all the same.
         const C: InstanceInfo = { id: 'node-3-303-dddddd', host: 'node-3', pid: 303, version: '9.1.0' };
-        expect(await code((await journal(C, LONG)).registerInstance())).toBe('JOURNAL');
-        expire(3 * SHORT + 60);
-        await (await journal(C, SHORT)).registerInstance();
-        expect((await b.listInstances()).filter((i) => i.stoppedAt === null).map((i) => i.id).sort()).toEqual([B.id, C.id]);
+        expire(100 * LONG);
+        const refused = await (await journal(C, SHORT)).registerInstance().then(() => undefined, (error: unknown) => error);
+        expect((refused as WisbridgeError).message).toMatch(/^another process \(it holds \S+\.lock\) uses this SQLite journal: /);
+        expect((await b.listInstances()).filter((i) => i.stoppedAt === null).map((i) => i.id)).toEqual([B.id]);
       });
     }
 
@@ -493,15 +493,16 @@ for (const [engine, place] of Object.entries(ENGINES)) {
     });
 
     if (engine === 'sqlite') {
-      it('SQLite: an instance of this host whose process is gone (killed) is no rival: the next one registers at once and takes its files', async () => {
+      it('SQLite: an instance whose journal closed without retiring (killed) is no rival, even when its pid runs: the next one registers at once and takes its files', async () => {
         const here = hostname();
-        const gone = spawnSync(process.execPath, ['-e', '']).pid;
-        const killed: InstanceInfo = { id: `${here}-${gone}-eeeeee`, host: here, pid: gone, version: '9.1.0' };
+        // Its pid is the test runner's parent, which runs: a process that died and whose pid was given to another.
+        const killed: InstanceInfo = { id: `${here}-${process.ppid}-eeeeee`, host: here, pid: process.ppid, version: '9.1.0' };
         const before = await journal(killed, LONG);
         await before.registerInstance();
         const { fileId } = await claim(before);
         const finished = (await claim(before, 'c2')).fileId;
         await before.finishFile(finished);
+        await before.close();
 
         const next = await journal({ id: `${here}-${process.pid}-ffffff`, host: here, pid: process.pid, version: '9.1.0' }, LONG);
         await next.registerInstance();
@@ -509,10 +510,6 @@ for (const [engine, place] of Object.entries(ENGINES)) {
         expect(await claim(next)).toMatchObject({ status: 'resume', fileId });
         expect((await next.getFile(fileId)).lease).toMatchObject({ owner: next.instance!.id, token: 2 });
         expect(await next.takeFinishedFile(finished)).toEqual({ taken: true });
-
-        // A process of this host that runs (here: the test runner's parent) is a rival.
-        const running = await journal({ id: `${here}-${process.ppid}-gggggg`, host: here, pid: process.ppid, version: '9.1.0' }, LONG);
-        expect(await code(running.registerInstance())).toBe('JOURNAL');
       });
     }
 

@@ -13,9 +13,12 @@ const emu = useEmulator({ resetEachTest: true });
  * Leaves the journal as a crash right after a request was marked sent would: the file claimed, one request
  * recorded and `sent` with the given items (seq = first line), nothing else.
  */
-async function crashedWith(ws: Workspace, name: string, mapping: string, endpoint: string, items: Array<{ seq: number; key?: string; body: unknown }>, options: { indexLost?: boolean } = {}) {
+async function crashedWith(ws: Workspace, name: string, mapping: string, endpoint: string, items: Array<{ seq: number; key?: string; body: unknown }>,
+  options: { indexLost?: boolean; clockAheadMs?: number } = {}) {
   const bytes = readFileSync(join(ws.folder('inbox'), name));
-  const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
+  // clockAheadMs: the crashed process's clock was that far ahead (what the journal stamps from the process's clock).
+  const ahead = options.clockAheadMs;
+  const journal = await openJournal(join(ws.dir, 'journal.sqlite'), ahead === undefined ? {} : { now: () => new Date(Date.now() + ahead) });
   const claim = await journal.claimFile({ drop: 'wms', name, checksum: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, mapping });
   if (claim.status !== 'new') throw new Error('expected a new claim');
   const newItems = items.map((i) => ({ seq: i.seq, docKey: i.key ?? null, lines: [i.seq], body: i.body }));
@@ -88,6 +91,25 @@ describe('resuming a file whose request was marked sent before a crash', () => {
     const after = await adminState(emu, ['customer_shipments']);
     expect(after.customer_shipments.find((x: any) => x.id === s.id).state).toBe('shipped');
     expect(after.customer_shipments.filter((x: any) => x.origin_id === s.id)).toEqual([]);
+  });
+
+  it('ship held by the service before the crash of an instance whose clock was 10 minutes ahead: touched since the send, so uncertain and not shipped twice', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    const state = await adminState(emu, ['customer_shipments']);
+    const s = state.customer_shipments.find((x: any) => x.state === 'assigned' && x.lines.length === 1 && !x.lines[0].lot_number && x.lines[0].quantity >= 2);
+    const line = s.lines[0];
+    // One of the line's units, all together: the service holds the shipment open (not every item shipped), touched.
+    const body = { id: s.id, carrier: 'DHL', carrier_service: 'DHL_EXPRESS', tracking_number: 'T1', ship_strategy: 'ship_all_together', lines: [{ product_code: line.product_code, quantity: 1 }] };
+    ws.drop('SHIP_SKEW.csv', `ORDER_NO,CARRIER,SERVICE,TRACKING,STRATEGY,SKU,QTY,LOT,SERIALS\n${s.number},DHL,DHL_EXPRESS,T1,ship_all_together,${line.product_code},1,,\n`);
+    await crashedWith(ws, 'SHIP_SKEW.csv', 'customer-shipment-ship', 'customerShipments.ship', [{ seq: 2, key: s.number, body }], { clockAheadMs: 600_000 });
+    // The request that crashed reached the service (its answer was lost).
+    expect((await emu.request('PUT', '/v1/customer-shipments/ship.json', { shipments: [body] })).status).toBe(200);
+    const file = await runOnce(ws);
+    expect(file).toMatchObject({ resumed: true, outcome: 'failed', requests: 0, rows: { ok: 0, uncertain: 1 } });
+    expect(ws.result('SHIP_SKEW.result.csv')[0]).toMatchObject({ document: s.number, status: 'uncertain' });
+    const after = (await adminState(emu, ['customer_shipments'])).customer_shipments.find((x: any) => x.id === s.id);
+    expect(after.writes.filter((w: any) => w.endpoint === 'customerShipments.ship')).toHaveLength(1);
+    expect(after.lines[0].done_quantity).toBe(1);
   });
 
   it('ship already applied before the crash: confirmed by reading back, not sent again', async () => {

@@ -2,7 +2,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,7 +16,7 @@ import { formatStatus, statusReport } from '../../src/service/status.js';
 import { CONSOLE_TOKEN, consoleClient } from '../console/support.js';
 import { appliedReferences, probeWrite, setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
-import { eventsOf, korrFile, memoryLogger, tempConfig, until, useCleanups, waitForEvent, type LogRecord } from './support.js';
+import { eventsOf, korrFile, memoryLogger, tcpProxy, tempConfig, until, useCleanups, waitForEvent, type LogRecord } from './support.js';
 
 /**
  * Several `wisbridge run` instances on one PostgreSQL journal and one local drop: each file is worked on
@@ -619,38 +618,4 @@ async function ownerQuery(db: FreshDatabase, statement: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/** A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored on the same port. */
-async function tcpProxy(targetPort: number): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server;
-  let port = 0;
-  const listen = async () => {
-    server = createServer((client) => {
-      const upstream = connect(targetPort, '127.0.0.1');
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => { client.destroy(); upstream.destroy(); });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
-    port = (server.address() as { port: number }).port;
-  };
-  await listen();
-  const cut = () => {
-    server.close();
-    for (const s of sockets) s.destroy();
-  };
-  return {
-    port,
-    cut,
-    restore: () => void listen(),
-    close: async () => {
-      cut();
-      await new Promise((done) => setTimeout(done, 10));
-    },
-  };
 }

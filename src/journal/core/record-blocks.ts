@@ -1,5 +1,5 @@
 import type { PackedBatch } from './block-pack.js';
-import type { SqlPort, SqlValue } from './sql.js';
+import { sqlNowIso, type SqlPort, type SqlValue } from './sql.js';
 
 /*
  * PostgreSQL: a commit's new requests and their item blocks recorded in one statement, with what refusing them needs
@@ -36,7 +36,7 @@ function recordText(n: number): string {
   v (ord, endpoint, seqs, n, first_seq, last_seq, first_line, docs, bodies) AS (VALUES
     ${Array(n).fill('(?::bigint, ?::text, ?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::text, ?::text)').join(', ')}),
   new_requests AS (INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at, sent_at)
-    SELECT ?::bigint, v.endpoint, 1, v.seqs, v.n, ?::text, ?::text, ?::text FROM v, file_row WHERE file_row.status = 'processing'
+    SELECT ?::bigint, v.endpoint, 1, v.seqs, v.n, ?::text, ?::text, CASE WHEN ?::int = 1 THEN ${sqlNowIso('postgres')} END FROM v, file_row WHERE file_row.status = 'processing'
     ORDER BY v.ord RETURNING id, seqs),
   new_blocks AS (INSERT INTO item_blocks (request_id, file_id, first_seq, last_seq, first_line, docs, bodies)
     SELECT r.id, ?::bigint, v.first_seq, v.last_seq, v.first_line, v.docs, v.bodies FROM new_requests r JOIN v ON v.seqs = r.seqs)
@@ -48,7 +48,7 @@ function recordText(n: number): string {
   return texts[n];
 }
 
-/** Records the batches' requests (`sent`: marked sent at `at`) and blocks; see above for what the caller checks after. */
+/** Records the batches' requests (`sent`: marked sent, by the database's clock) and blocks; see above for what the caller checks after. */
 export async function recordWithBlocks(sql: SqlPort, fileId: number, request: { sent: boolean; at: string }, batches: readonly BatchToRecord[]): Promise<RecordedBlocks> {
   const params: SqlValue[] = [fileId];
   let first = Number.POSITIVE_INFINITY;
@@ -61,7 +61,7 @@ export async function recordWithBlocks(sql: SqlPort, fileId: number, request: { 
     last = Math.max(last, to);
     params.push(ord, packed.endpoint, seqsOf[ord], packed.count, from, to, packed.firstLine, packed.docs, bodies);
   });
-  params.push(fileId, request.sent ? 'sent' : 'pending', request.at, request.sent ? request.at : null, fileId);
+  params.push(fileId, request.sent ? 'sent' : 'pending', request.at, request.sent ? 1 : 0, fileId);
   batches.forEach(({ packed }, ord) => params.push(ord, fileId, packed.ranges[0][0], packed.ranges[0][1]));
   params.push(fileId, first, last);
   const rows = await sql.values<[number, string | null, number | null, string | null, number | null]>(recordText(batches.length), params);

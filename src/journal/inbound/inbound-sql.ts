@@ -1,5 +1,5 @@
 import { ITEM_COLUMNS } from '../core/rows.js';
-import type { SqlValue } from '../core/sql.js';
+import { sqlNowIso, type SqlDialect, type SqlValue } from '../core/sql.js';
 
 /** An item row's status, reading `pending` rows through their request (see effectiveStatus in rows.ts). */
 const EFFECTIVE_STATUS = `CASE WHEN i.status != 'pending' THEN i.status WHEN r.status = 'sent' THEN 'sent'
@@ -23,9 +23,6 @@ export const INBOUND_STATEMENTS = {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (file_id, seq) DO NOTHING`,
   insertRequest: `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at)
      VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING id`,
-  // Recorded and marked sent in one statement: one round trip less a request on a distant PostgreSQL.
-  insertSentRequest: `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at, sent_at)
-     VALUES (?, ?, ?, ?, ?, 'sent', ?, ?) RETURNING id`,
   linkRange: `UPDATE items SET request_id = ?, attempt = ? WHERE file_id = ? AND seq BETWEEN ? AND ?
        AND status = 'pending' AND request_id IS NULL AND rejected = 0 AND endpoint = ?`,
   saveHistoryRange: `INSERT INTO item_history (item_id, request_id, attempt, status, messages, hint, recorded_at)
@@ -35,7 +32,6 @@ export const INBOUND_STATEMENTS = {
      WHERE file_id = ? AND seq BETWEEN ? AND ? AND rejected = 0 AND endpoint = ?
        AND (status = 'error' OR (status = 'pending' AND request_id IS NULL))`,
   request: 'SELECT * FROM requests WHERE id = ?',
-  sendRequest: `UPDATE requests SET status = 'sent', sent_at = ? WHERE id = ? AND status = 'pending'`,
   outcome: `UPDATE items SET status = ?, messages = ?, hint = ?
      WHERE file_id = ? AND seq = ? AND request_id = ? AND status IN ('pending', 'sent')`,
   // Once the exceptions are stored, the rest of the request is ok: one range update, not one per item.
@@ -61,6 +57,23 @@ export const INBOUND_STATEMENTS = {
   itemsInRange: `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ?`,
   itemsOfRequestRange: `SELECT ${ITEM_COLUMNS}, body FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? AND request_id = ? ORDER BY seq`,
 };
+
+/**
+ * A request marked sent, stamped by the database's clock: `sent_at` is compared with the service's `updated_at` when
+ * a write's outcome is unknown (pipeline/untouched.ts), and the instance that compares may not be the one that sent,
+ * nor have its clock. The commit comes before the bytes go out, so the stamp is never later than the send.
+ */
+function sentStatements(dialect: SqlDialect) {
+  const now = sqlNowIso(dialect);
+  return {
+    // Recorded and marked sent in one statement (SQLite; PostgreSQL records a commit's requests in record-blocks.ts).
+    insertSentRequest: `INSERT INTO requests (file_id, endpoint, attempt, seqs, item_count, status, created_at, sent_at)
+       VALUES (?, ?, ?, ?, ?, 'sent', ?, ${now}) RETURNING id`,
+    sendRequest: `UPDATE requests SET status = 'sent', sent_at = ${now} WHERE id = ? AND status = 'pending'`,
+  };
+}
+
+export const SENT_STATEMENTS = { sqlite: sentStatements('sqlite'), postgres: sentStatements('postgres') };
 
 const finishTexts: string[] = [];
 

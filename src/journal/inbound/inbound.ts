@@ -7,7 +7,7 @@ import {
   bodyJson, effectiveStatus, emptyCounts, encodeLines, inRanges, messagesJson, stateError, toItem, toRanges, toRequest,
   type ItemRow, type RequestRow,
 } from '../core/rows.js';
-import { finishOpenRequests, finishOpenRequestsParams, INBOUND_STATEMENTS as q } from './inbound-sql.js';
+import { finishOpenRequests, finishOpenRequestsParams, INBOUND_STATEMENTS as q, SENT_STATEMENTS } from './inbound-sql.js';
 import { takeTurn, type SqlPort, type SqlValue } from '../core/sql.js';
 import type {
   ClaimInput, ClaimResult, FileStatus, FileSummary, ItemOutcome, ItemWithBody, NewItem, RecordedRequest,
@@ -160,7 +160,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     const ids: number[] = [];
     for (const { packed, bodies } of batches) {
       const requestId = sent
-        ? await insertedId(t, q.insertSentRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at, at])
+        ? await insertedId(t, SENT_STATEMENTS.sqlite.insertSentRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at])
         : await insertedId(t, q.insertRequest, [fileId, packed.endpoint, 1, JSON.stringify(packed.ranges), packed.count, at]);
       await itemBlocks.insert(fileId, requestId, packed, bodies);
       ids.push(requestId);
@@ -176,7 +176,7 @@ export function createInbound(sql: SqlPort, now: () => string, blocks: Blocks, f
     const row = await requireRequest(t, requestId);
     await fence?.hold(t, row.file_id);
     // Items stay `pending` in their rows: they read as `sent` through their request (no write per item).
-    if ((await t.run(q.sendRequest, [now(), requestId])) !== 1) throw stateError(`request ${requestId} is ${row.status}, not pending`);
+    if ((await t.run(SENT_STATEMENTS[t.dialect].sendRequest, [requestId])) !== 1) throw stateError(`request ${requestId} is ${row.status}, not pending`);
   });
 
   // A request known not to have reached the service (refused before processing): its items are free again.

@@ -26,7 +26,7 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     liveOwner: `SELECT lease_owner, CASE WHEN status = 'processing' AND lease_until > ${now} THEN 1 ELSE 0 END AS live
       FROM files WHERE id = ?${forUpdate}`,
     rivals: `SELECT id, host, pid, started_at FROM instances WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > ${plus}
-      AND NOT (host = ? AND pid = ?) ORDER BY heartbeat_at DESC`,
+      ORDER BY heartbeat_at DESC`,
     forgetInstances: `DELETE FROM instances WHERE id <> ? AND heartbeat_at < ${plus}`,
     register: `INSERT INTO instances (id, host, pid, version, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, ${now}, ${now}, NULL)
       ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,

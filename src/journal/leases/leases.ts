@@ -22,6 +22,8 @@ export interface LeaseMode {
   leaseMs: number;
   /** Tests: how far this journal's lease clock is ahead of the database's (JournalOptions.leaseClockOffsetMs). */
   clockOffsetMs?: () => number;
+  /** SQLite: the engine's lock of the journal for one instance, taken when the instance registers. */
+  lockInstance?: () => InstanceLockState;
   /**
    * File id → the token this journal object got when it claimed the file (or began its re-drive), or adopted at its
    * first write for a file its instance holds that it did not claim itself (a worker thread's own connection). LOST
@@ -33,6 +35,12 @@ export interface LeaseMode {
 }
 
 const LOST = -1;
+
+/** Whether this process holds the engine's instance lock, and the lock's file (for the refusal). */
+export interface InstanceLockState {
+  taken: boolean;
+  lockFile: string;
+}
 
 /**
  * The lease statements of a journal: on the database's clock, or (tests) on that clock moved by the journal's offset,
@@ -48,7 +56,7 @@ function statementsOf(dialect: SqlDialect, mode: LeaseMode | undefined): LeaseSt
   }
   return moved;
 }
-/** A SQLite journal refuses a second instance while the first one's heartbeat is younger than this many leases. */
+/** Instances younger than this many leases may hold leases still: a SQLite journal retires them once its lock is taken. */
 const LIVE_LEASES = 3;
 /** Instances silent this long leave the list, and ticks this old leave job_ticks (both only grow otherwise). */
 const HISTORY_MS = 7 * 24 * 3600_000;
@@ -175,15 +183,11 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
   };
 }
 
-/** Whether a process of this host runs with that pid (EPERM: it does, as another user). */
-function running(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
+/** The refusal of a second instance on a SQLite journal, naming the holder by the instances' list when it is there. */
+function anotherInstance(holder: { host: string; pid: number; started_at: string } | undefined, lockFile: string): WisbridgeError {
+  const who = holder ? `another wisbridge instance (${holder.host}, pid ${holder.pid}, started ${holder.started_at})` : `another process (it holds ${lockFile})`;
+  return new WisbridgeError('JOURNAL', `${who} uses this SQLite journal: `
+    + 'a SQLite journal serves one instance; stop it, or put the journal on PostgreSQL to run several (docs/operations.md)');
 }
 
 interface InstanceRow {
@@ -221,18 +225,14 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
 
   const registerInstance = () => sql.tx(async (t): Promise<void> => {
     const m = leasing();
-    const { id, host, pid } = m.instance;
-    if (t.dialect === 'sqlite') {
-      for (const other of await t.all<{ id: string; host: string; pid: number; started_at: string }>(q.rivals, [id, -LIVE_LEASES * m.leaseMs, host, pid])) {
-        // A process of this host that is gone was killed before it could retire (kill -9, a crash): a restart of the
-        // bridge, not a rival. It is retired here, so its files are resumed at once. (Hosts must have names of their own.)
-        if (other.host === host && !running(other.pid)) {
-          await retire(t, other.id);
-          continue;
-        }
-        throw new WisbridgeError('JOURNAL', `another wisbridge instance (${other.host}, pid ${other.pid}, started ${other.started_at}) uses this SQLite journal: `
-          + 'a SQLite journal serves one instance; stop it, or put the journal on PostgreSQL to run several (docs/operations.md)');
-      }
+    const { id } = m.instance;
+    if (m.lockInstance) {
+      const lock = m.lockInstance();
+      const others = await t.all<{ id: string; host: string; pid: number; started_at: string }>(q.rivals, [id, -LIVE_LEASES * m.leaseMs]);
+      if (!lock.taken) throw anotherInstance(others[0], lock.lockFile);
+      // With the lock held, an instance still listed as running is a process that ended without retiring (kill -9, a
+      // crash): retired here, so that its files are resumed at once.
+      for (const other of others) await retire(t, other.id);
     }
     await t.run(q.forgetInstances, [id, -HISTORY_MS]);
     await t.run(q.register, info(m));

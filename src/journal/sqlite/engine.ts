@@ -3,6 +3,7 @@ import type { Engine } from '../compose.js';
 import { openDatabase, schemaVersion, type Db } from './db.js';
 import { journalFileError } from './errors.js';
 import { FileGuard, markJournal, refuseForgottenJournal } from './file-guard.js';
+import { InstanceLock } from './instance-lock.js';
 import { SqlitePort } from './port.js';
 import type { JournalTally } from '../core/timings.js';
 import { WalSync } from './wal-sync.js';
@@ -25,6 +26,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Engine & 
   const { tally } = options;
   const wal = new WalSync(`${path}-wal`, undefined, tally && ((seconds) => tally.sync(seconds)));
   const guard = new FileGuard(path);
+  const lock = path === ':memory:' ? undefined : new InstanceLock(path);
   return {
     db,
     port: new SqlitePort(db, () => wal.durable(), {
@@ -38,12 +40,14 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Engine & 
       bytes: fileBytes(path) + fileBytes(`${path}-wal`),
       freeBytes: (db.pragma('freelist_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number),
     }),
+    lockInstance: () => ({ taken: lock?.take() ?? true, lockFile: lock?.path ?? path }),
     close: async () => {
       if (!db.open) return;
       // A journal whose file is gone or replaced keeps its log: the file put back beside it (FileGuard's advice) lacks
       // nothing. Left alone, SQLite discards a log that does not belong to the file it opens.
       if (options.checkpointOnClose !== false && guard.state() === 'same') db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
+      lock?.release();
       await wal.close();
     },
   };
