@@ -5,6 +5,7 @@ import { activity } from './console/activity.js';
 import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from './contract.js';
 import { createDispositions } from './inbound/dispositions.js';
 import { createInbound } from './inbound/inbound.js';
+import { InboundReads } from './inbound/inbound-reads.js';
 import { createFence, createLeases, type Fence, type LeaseMode } from './leases/leases.js';
 import { createOperator } from './admin/operator.js';
 import { createOutbound } from './outbound/outbound.js';
@@ -63,13 +64,15 @@ void [noClash, complete, nothingExtra];
  */
 function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>, lease: LeaseMode | undefined, inUnit: boolean): Roles {
   let blocks: Blocks | undefined;
+  let reads: InboundReads | undefined;
   let fence: Fence | undefined | null = null;
   const blocksOf = () => (blocks ??= createBlocks(sql));
+  const readsOf = () => (reads ??= new InboundReads(sql, blocksOf()));
   const fenceOf = () => (fence === null ? (fence = lease && createFence(sql, lease, inUnit)) : fence);
   // Inside a unit of work the operator and prune read files' summaries through its port: the outer one would wait.
-  const inboundOn = (t: SqlPort) => (t === sql ? role('inbound') : createInbound(t, now, createBlocks(t)));
+  const inboundOn = (t: SqlPort) => (t === sql ? readsOf() : new InboundReads(t, createBlocks(t)));
   const make: { [R in Role]: () => RoleMethods[R] } = {
-    inbound: () => createInbound(sql, now, blocksOf(), fenceOf()),
+    inbound: () => createInbound(sql, now, blocksOf(), readsOf(), fenceOf()),
     operator: () => createOperator(sql, now, inboundOn, blocksOf(), fenceOf()),
     outbound: () => createOutbound(sql, now),
     dispositions: () => createDispositions(sql, fenceOf()),
@@ -90,6 +93,17 @@ const allMethods = (role: Roles): Methods => ({
 });
 
 const ROLES_OF = Symbol('roles');
+const PORT = Symbol('port');
+
+/**
+ * The port a composed journal (or a unit of work's journal) runs on. For the test hooks only (testing.ts): what no
+ * production code calls stays off the contract, yet tests read it through the same port and unit of work.
+ */
+export function portOf(journal: object): SqlPort {
+  const port = (journal as { [PORT]?: SqlPort })[PORT];
+  if (!port) throw new Error('not a journal built by composeJournal');
+  return port;
+}
 
 /**
  * What a unit of work's journal inherits: each method a getter that builds its role for that unit on first use. The
@@ -143,9 +157,10 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
   const unitMethods = Object.defineProperties(unitPrototype(own), shared);
   const bind = (sql: SqlPort): JournalContract => {
     const transaction = { value: <T>(fn: (tx: JournalContract) => Promise<T>): Promise<T> => sql.tx((t) => fn(t === sql ? journal : bind(t))), writable: true, enumerable: true, configurable: true };
+    const port = { value: sql };
     const journal = (sql === engine.port
-      ? Object.defineProperties(allMethods(own), { ...shared, transaction })
-      : Object.create(unitMethods, { [ROLES_OF]: { value: roles(sql, now, engine.storage, mode, true) }, transaction })) as JournalContract;
+      ? Object.defineProperties(allMethods(own), { ...shared, transaction, [PORT]: port })
+      : Object.create(unitMethods, { [ROLES_OF]: { value: roles(sql, now, engine.storage, mode, true) }, [PORT]: port, transaction })) as JournalContract;
     return journal;
   };
   return bind(engine.port);

@@ -10,6 +10,7 @@ import { korrFile, tempConfig, until, useCleanups } from '../service/support.js'
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { bridgeWithFailures, CONSOLE_TOKEN, consoleClient } from './support.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 const emu = useEmulator({ resetEachTest: true });
 const cleanups = useCleanups();
@@ -198,7 +199,7 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
         { action: 'resolve applied', file_id: bFile.fileId, actor: 'Maria (console token)', via: 'console', outcome: 'ok', at: expect.any(String) },
         { action: 'resolve applied', file_id: bFile.fileId, actor: 'console token', via: 'console', outcome: 'failed', at: expect.any(String) },
       ]);
-      expect((await raw.itemHistory(item.itemId))[0]).toMatchObject({ status: 'uncertain', hint: expect.stringContaining('SKU-00005') });
+      expect((await testHooks(raw).itemHistory(item.itemId))[0]).toMatchObject({ status: 'uncertain', hint: expect.stringContaining('SKU-00005') });
     } finally {
       await raw.close();
     }

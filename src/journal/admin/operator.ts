@@ -87,6 +87,14 @@ export interface ResolveResult {
 /** Blocks read at a time for the result file (each holds up to a request's worth of items). */
 const BLOCK_PAGE = 16;
 
+/** An item's earlier outcomes, oldest first (the test hooks' itemHistory, testing.ts: the console shows the latest only). */
+export async function itemHistory(sql: SqlPort, itemId: number): Promise<HistoryEntry[]> {
+  return (await sql.all<Record<string, never>>('SELECT * FROM item_history WHERE item_id = ? ORDER BY id', [itemId])).map((row) => ({
+    requestId: row.request_id, attempt: row.attempt, status: row.status,
+    messages: parseMessages(row.messages), hint: row.hint, recordedAt: row.recorded_at,
+  }));
+}
+
 /** `fence`: in lease mode (leases.ts), a re-drive takes the file's lease and a resolution waits for its owner to finish. */
 export function createOperator(sql: SqlPort, now: () => string, inboundOn: InboundOn, itemBlocks: Blocks, fence?: Fence) {
   const inbound = inboundOn(sql);
@@ -119,7 +127,6 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
     resolve: `UPDATE items SET status = ?, messages = ?, hint = NULL, resolution = ?, resolution_note = ?, resolved_by = ?, resolved_at = ?
       WHERE id = ? AND status = 'uncertain'`,
     refreshFileStatus: `UPDATE files SET status = ?, summary = ? WHERE id = ? AND status IN ('done', 'failed')`,
-    history: 'SELECT * FROM item_history WHERE item_id = ? ORDER BY id',
     // Only the columns of a LineOutcome, as arrays (no object per row from the driver); the request status is
     // looked up once per request per page instead of by a subquery per row.
     linePage: `SELECT id, seq, endpoint, doc_key, first_line, last_line, lines, status, request_id, messages, hint, resolution
@@ -343,11 +350,6 @@ export function createOperator(sql: SqlPort, now: () => string, inboundOn: Inbou
     beginRedrive,
     /** A person checked uncertain items: applied → ok, not-applied → error (so retry can re-drive them). */
     resolveUncertain,
-    itemHistory: async (itemId: number): Promise<HistoryEntry[]> =>
-      (await sql.all<Record<string, never>>(q.history, [itemId])).map((row) => ({
-        requestId: row.request_id, attempt: row.attempt, status: row.status,
-        messages: parseMessages(row.messages), hint: row.hint, recordedAt: row.recorded_at,
-      })),
     /** One outcome per input line, in line order, for the result file. Safe to interleave with journal writes. */
     iterateLineOutcomes,
     backlog,

@@ -125,20 +125,21 @@ function exportListSql(filter: ExportFilter): SqlQuery {
   return list.build('*', 'exports', filter.limit);
 }
 
+/** Files newest first, one keyset page (the file list's files; the test hooks' consoleFiles, testing.ts). */
+export async function listFiles(sql: SqlPort, filter: FileFilter): Promise<FileListEntry[]> {
+  const list = fileListSql(sql.dialect, filter);
+  return (await sql.all<Record<string, never>>(list.sql, list.params)).map((r) => ({
+    fileId: r.id, drop: r.drop_name, name: r.name, mapping: r.mapping, size: r.size, status: r.status, reason: r.reason,
+    summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at, processedAt: r.processed_at,
+  }));
+}
+
 /**
  * The console's queries over a SqlPort. `storage` is the engine's word on the journal's size (file and WAL for
  * SQLite, the database for PostgreSQL): it is not something SQL both engines share can tell.
  */
 export function createConsoleQueries(sql: SqlPort, now: () => string, storage: () => Promise<{ bytes: number }>) {
   const q = consoleSql(sql.dialect);
-
-  async function listFiles(filter: FileFilter): Promise<FileListEntry[]> {
-    const list = fileListSql(sql.dialect, filter);
-    return (await sql.all<Record<string, never>>(list.sql, list.params)).map((r) => ({
-      fileId: r.id, drop: r.drop_name, name: r.name, mapping: r.mapping, size: r.size, status: r.status, reason: r.reason,
-      summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at, processedAt: r.processed_at,
-    }));
-  }
 
   async function listFileEvents(filter: FileLineFilter): Promise<FileEventEntry[]> {
     const list = fileEventListSql(sql.dialect, filter);
@@ -152,7 +153,7 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
    */
   async function listFileLines(filter: FileLineFilter): Promise<FileLinePage> {
     const { status, beforeEvent: _e, ...rest } = filter;
-    const files = status === 'duplicate' ? [] : await listFiles({ ...rest, status, limit: filter.limit + 1 });
+    const files = status === 'duplicate' ? [] : await listFiles(sql, { ...rest, status, limit: filter.limit + 1 });
     const events = status && status !== 'rejected' && status !== 'duplicate' ? [] : await listFileEvents({ ...filter, limit: filter.limit + 1 });
     // A merge, not a sort: what a page takes of each stream is a prefix of it (in id order), so its cursor is exact.
     const lines: FileLine[] = [];
@@ -339,7 +340,6 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
   }
 
   return {
-    listFiles,
     listFileLines,
     listExports,
     fileRows,

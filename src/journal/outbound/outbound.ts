@@ -109,6 +109,11 @@ async function requireExport(t: SqlPort, exportId: number): Promise<ExportRow> {
   return row;
 }
 
+/** An export's records in record order (the test hooks' exportRecords, testing.ts: no production code reads a whole export). */
+export async function recordsOfExport(sql: SqlPort, exportId: number): Promise<ExportRecord[]> {
+  return (await sql.all<RecordRow>(`${RECORD_SELECT} WHERE r.export_id = ? ORDER BY r.record_id`, [exportId])).map(toRecord);
+}
+
 export function createOutbound(sql: SqlPort, now: () => string) {
   const q = outboundSql(sql.dialect);
   const ids = async (t: SqlPort, text: string, params: SqlValue[]): Promise<number[]> =>
@@ -226,7 +231,6 @@ export function createOutbound(sql: SqlPort, now: () => string) {
     listExports: (options: { workType?: string; status?: ExportStatus; limit: number }): Promise<ExportFile[]> =>
       exports(options.workType ?? null, options.status ?? null, options.limit),
     getExport: async (exportId: number): Promise<ExportFile> => toExport(await requireExport(sql, exportId)),
-    exportRecords: (exportId: number): Promise<ExportRecord[]> => records(`${RECORD_SELECT} WHERE r.export_id = ? ORDER BY r.record_id`, [exportId]),
     /** An export's records after record id `afterId`, at most `limit`, in id order (to read a large one in parts). */
     exportRecordsAfter: (exportId: number, afterId: number, limit: number): Promise<ExportRecord[]> =>
       records(`${RECORD_SELECT} WHERE r.export_id = ? AND r.record_id > ? ORDER BY r.record_id LIMIT ?`, [exportId, afterId, limit]),
