@@ -69,15 +69,13 @@ function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageSt
   const blocksOf = () => (blocks ??= createBlocks(sql));
   const readsOf = () => (reads ??= new InboundReads(sql, blocksOf()));
   const fenceOf = () => (fence === null ? (fence = lease && createFence(sql, lease, inUnit)) : fence);
-  // Inside a unit of work the operator and prune read files' summaries through its port: the outer one would wait.
-  const inboundOn = (t: SqlPort) => (t === sql ? readsOf() : new InboundReads(t, createBlocks(t)));
   const make: { [R in Role]: () => RoleMethods[R] } = {
     inbound: () => createInbound(sql, now, blocksOf(), readsOf(), fenceOf()),
-    operator: () => createOperator(sql, now, inboundOn, blocksOf(), fenceOf()),
+    operator: () => createOperator(sql, now, readsOf(), blocksOf(), fenceOf()),
     outbound: () => createOutbound(sql, now),
     dispositions: () => createDispositions(sql, fenceOf()),
     reads: () => createReads(sql, now, storage),
-    prune: () => createPrune(sql, now, inboundOn),
+    prune: () => createPrune(sql, now),
     leases: () => createLeases(sql, lease, now),
   };
   const built: Partial<RoleMethods> = {};

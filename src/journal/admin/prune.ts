@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { TOKEN_PARTS } from '../core/blocks.js';
-import type { InboundOn, InboundReads } from './operator.js';
+import { fileSummaryOn } from '../inbound/inbound-reads.js';
 import type { SqlPort } from '../core/sql.js';
 import type { PruneOptions, PruneReport } from '../core/types.js';
 
@@ -17,7 +17,7 @@ const DRAINING = 'prune:draining';
  * dropped again is still a duplicate. Deletes run in bounded chunks, one unit of work each; the file is marked
  * first (a re-drive of it is refused from then on), and a prune cut short finishes the file next time.
  */
-export function createPrune(sql: SqlPort, now: () => string, inboundOn: InboundOn<Pick<InboundReads, 'fileSummary'>>) {
+export function createPrune(sql: SqlPort, now: () => string) {
   const attention = sql.dialect === 'sqlite' ? 'INDEXED BY items_attention' : '';
   const q = {
     candidates: `SELECT f.id FROM files f WHERE f.id > ? AND f.status IN ('done', 'failed', 'rejected') AND f.finished_at < ?
@@ -46,7 +46,7 @@ export function createPrune(sql: SqlPort, now: () => string, inboundOn: InboundO
     if ((await t.get<{ pruned_at: string | null }>(q.prunedAt, [fileId]))?.pruned_at !== null) return 'prune';
     if ((await t.get<{ open: number }>(q.open, [fileId, fileId]))?.open === 1) return 'open';
     const at = now();
-    await t.run(q.mark, [at, fileId, JSON.stringify(await inboundOn(t).fileSummary(fileId)), fileId]);
+    await t.run(q.mark, [at, fileId, JSON.stringify(await fileSummaryOn(t, fileId)), fileId]);
     await t.run(q.setDraining, [String(fileId), at]);
     return 'prune';
   });
