@@ -6,7 +6,8 @@ import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from
 import { createDispositions } from './inbound/dispositions.js';
 import { createInbound } from './inbound/inbound.js';
 import { InboundReads } from './inbound/inbound-reads.js';
-import { createFence, createLeases, type Fence, type LeaseMode } from './leases/leases.js';
+import { createFence, type Fence, type LeaseMode } from './leases/leases.js';
+import { createLeases } from './leases/instances.js';
 import { createOperator } from './admin/operator.js';
 import { createOutbound } from './outbound/outbound.js';
 import { createPrune } from './admin/prune.js';
