@@ -60,7 +60,7 @@ void [noClash, complete, nothingExtra];
 /**
  * The journal's logic over one SqlPort, the engine's own or one unit of work on it (`inUnit`), one role at a time:
  * each role is built on first use and kept. A unit of work calls one or two roles (a batch's commit: inbound only);
- * building all of them for every unit (some hundred closures, two objects of 80 properties) cost more CPU and garbage
+ * building all of them for every unit (some hundred closures, two objects holding every method) cost more CPU and garbage
  * than the unit's own statements on SQLite (docs/performance.md, "Settings chosen by measurement").
  */
 function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>, lease: LeaseMode | undefined, inUnit: boolean): Roles {
