@@ -16,6 +16,7 @@ import { rawDatabase } from '../src/journal/sqlite/raw.js';
 import { createRuntime } from '../src/runtime/runtime.js';
 import { startHealthServer } from '../src/service/health.js';
 import { ServiceMetrics } from '../src/service/metrics.js';
+import { testHooks } from '../src/journal/testing.js';
 
 const [rows = 1_000_000, files = 10_000] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
 const dir = mkdtempSync(join(tmpdir(), 'wisbridge-bench-console-'));
@@ -45,7 +46,7 @@ async function build(): Promise<{ bigId: number; middleId: number }> {
         else outcomes.push({ seq, status: 'ok', result: { move_id: seq } });
       }
       await into.transaction(async (tx) => {
-        const id = await tx.recordBatch(fileId, endpoint, items, { sent: true, bodies: `[${bodies.join(',')}]` });
+        const id = await testHooks(tx).recordBatch(fileId, endpoint, items, { sent: true, bodies: `[${bodies.join(',')}]` });
         await tx.completeRequest(id, outcomes);
       });
     }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { migrateJournal } from '../src/journal/admin/copy.js';
 import { openJournal, type NewItem } from '../src/journal/index.js';
 import { freshDatabase, startPostgres } from '../test/support/postgres.js';
+import { testHooks } from '../src/journal/testing.js';
 
 const args = process.argv.slice(2);
 const chunkKiB = args.includes('--chunk-kib') ? Number(args[args.indexOf('--chunk-kib') + 1]) : 4096;
@@ -35,7 +36,7 @@ for (let first = 0; first < files; first += 500) {
         const sku = `SKU-${String((f * 31 + seq) % 50_000).padStart(6, '0')}`;
         items.push({ seq, endpoint, docKey: sku, lines: [seq + 2], body: { product_code: sku, quantity: (seq % 7) - 3, reference: `ADJ-${f}-${seq}`, company_code: 'ACME' } });
       }
-      const requestId = await tx.recordBatch(fileId, endpoint, items, { sent: true });
+      const requestId = await testHooks(tx).recordBatch(fileId, endpoint, items, { sent: true });
       await tx.completeRequest(requestId, items.map((item) => ({ seq: item.seq, status: 'ok' as const, result: { move_id: f * 100 + item.seq } })));
       await tx.addItems(fileId, Array.from({ length: REFUSED_PER_FILE }, (_, i) => ({
         seq: ITEMS_PER_REQUEST + i, lines: [ITEMS_PER_REQUEST + i + 2], docKey: `BAD-${i}`, status: 'error' as const, messages: [`KORR_${f}.csv, line ${i}: "3x" is not a number`],

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJournal, type ItemOutcome, type NewItem } from '../src/journal/index.js';
+import { testHooks } from '../src/journal/testing.js';
 
 const args = process.argv.slice(2);
 // --fewer-commits: recordBatch(..., { sent: true }) — two commits per batch instead of three.
@@ -39,7 +40,7 @@ for (let first = 0; first < total; first += batchSize) {
     outcomes.push({ seq, status: 'ok', result: { move_id: 1_000_000 + seq } });
   }
   let t = process.hrtime.bigint();
-  const requestId = await journal.recordBatch(fileId, endpoint, items, { sent: fewerCommits });
+  const requestId = await testHooks(journal).recordBatch(fileId, endpoint, items, { sent: fewerCommits });
   phases.record += ms(t);
   t = process.hrtime.bigint();
   if (!fewerCommits) await journal.markSent(requestId);

@@ -10,6 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openJournal, type ItemOutcome, type NewItem } from '../src/journal/index.js';
+import { testHooks } from '../src/journal/testing.js';
 
 const [files = 100, perFile = 10_000] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
 const batchSize = 500;
@@ -33,7 +34,7 @@ for (let f = 0; f < files; f++) {
         body: JSON.stringify({ product_code: sku, quantity: (seq % 7) - 3, reference: `ADJ-${seq}`, company_code: 'ACME' }) });
       outcomes.push(seq % 50 === 7 ? { seq, status: 'error', messages: ['insufficient stock'] } : { seq, status: 'ok', result: { move_id: seq } });
     }
-    const requestId = await journal.recordBatch(fileId, endpoint, items, { sent: true });
+    const requestId = await testHooks(journal).recordBatch(fileId, endpoint, items, { sent: true });
     await journal.completeRequest(requestId, outcomes);
   }
   await journal.finishFile(fileId);

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJournal, packBatch, type NewItem } from '../src/journal/index.js';
+import { testHooks } from '../src/journal/testing.js';
 
 const BLOCKS = 200;
 const blocks = Array.from({ length: BLOCKS }, (_, b) => {
@@ -38,7 +39,7 @@ async function run(withIndex: boolean): Promise<{ pack: number; record: number }
     const packed = packBatch('inventory.adjustments', block.items, withIndex ? block.bodies : undefined);
     pack += cpuMs(since);
     since = process.cpuUsage();
-    await journal.recordBatch(fileId, 'inventory.adjustments', packed, { sent: true, bodies: block.text });
+    await testHooks(journal).recordBatch(fileId, 'inventory.adjustments', packed, { sent: true, bodies: block.text });
     record += cpuMs(since);
   }
   await journal.close();

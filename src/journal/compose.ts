@@ -5,7 +5,9 @@ import { activity } from './console/activity.js';
 import type { ConsolePages, InstanceInfo, JournalAddress, JournalContract } from './contract.js';
 import { createDispositions } from './inbound/dispositions.js';
 import { createInbound } from './inbound/inbound.js';
-import { createFence, createLeases, type Fence, type InstanceLockState, type LeaseMode } from './leases/leases.js';
+import { InboundReads } from './inbound/inbound-reads.js';
+import { createFence, type Fence, type InstanceLockState, type LeaseMode } from './leases/leases.js';
+import { createLeases } from './leases/instances.js';
 import { createOperator } from './admin/operator.js';
 import { createOutbound } from './outbound/outbound.js';
 import { createPrune } from './admin/prune.js';
@@ -60,23 +62,23 @@ void [noClash, complete, nothingExtra];
 /**
  * The journal's logic over one SqlPort, the engine's own or one unit of work on it (`inUnit`), one role at a time:
  * each role is built on first use and kept. A unit of work calls one or two roles (a batch's commit: inbound only);
- * building all of them for every unit (some hundred closures, two objects of 80 properties) cost more CPU and garbage
+ * building all of them for every unit (some hundred closures, two objects holding every method) cost more CPU and garbage
  * than the unit's own statements on SQLite (docs/performance.md, "Settings chosen by measurement").
  */
 function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>, lease: LeaseMode | undefined, inUnit: boolean): Roles {
   let blocks: Blocks | undefined;
+  let reads: InboundReads | undefined;
   let fence: Fence | undefined | null = null;
   const blocksOf = () => (blocks ??= createBlocks(sql));
+  const readsOf = () => (reads ??= new InboundReads(sql, blocksOf()));
   const fenceOf = () => (fence === null ? (fence = lease && createFence(sql, lease, inUnit)) : fence);
-  // Inside a unit of work the operator and prune read files' summaries through its port: the outer one would wait.
-  const inboundOn = (t: SqlPort) => (t === sql ? role('inbound') : createInbound(t, now, createBlocks(t)));
   const make: { [R in Role]: () => RoleMethods[R] } = {
-    inbound: () => createInbound(sql, now, blocksOf(), fenceOf()),
-    operator: () => createOperator(sql, now, inboundOn, blocksOf(), fenceOf()),
+    inbound: () => createInbound(sql, now, blocksOf(), readsOf(), fenceOf()),
+    operator: () => createOperator(sql, now, readsOf(), blocksOf(), fenceOf()),
     outbound: () => createOutbound(sql, now),
     dispositions: () => createDispositions(sql, fenceOf()),
     reads: () => createReads(sql, now, storage),
-    prune: () => createPrune(sql, now, inboundOn),
+    prune: () => createPrune(sql, now),
     leases: () => createLeases(sql, lease, now),
   };
   const built: Partial<RoleMethods> = {};
@@ -92,6 +94,17 @@ const allMethods = (role: Roles): Methods => ({
 });
 
 const ROLES_OF = Symbol('roles');
+const PORT = Symbol('port');
+
+/**
+ * The port a composed journal (or a unit of work's journal) runs on. For the test hooks only (testing.ts): what no
+ * production code calls stays off the contract, yet tests read it through the same port and unit of work.
+ */
+export function portOf(journal: object): SqlPort {
+  const port = (journal as { [PORT]?: SqlPort })[PORT];
+  if (!port) throw new Error('not a journal built by composeJournal');
+  return port;
+}
 
 /**
  * What a unit of work's journal inherits: each method a getter that builds its role for that unit on first use. The
@@ -145,9 +158,10 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
   const unitMethods = Object.defineProperties(unitPrototype(own), shared);
   const bind = (sql: SqlPort): JournalContract => {
     const transaction = { value: <T>(fn: (tx: JournalContract) => Promise<T>): Promise<T> => sql.tx((t) => fn(t === sql ? journal : bind(t))), writable: true, enumerable: true, configurable: true };
+    const port = { value: sql };
     const journal = (sql === engine.port
-      ? Object.defineProperties(allMethods(own), { ...shared, transaction })
-      : Object.create(unitMethods, { [ROLES_OF]: { value: roles(sql, now, engine.storage, mode, true) }, transaction })) as JournalContract;
+      ? Object.defineProperties(allMethods(own), { ...shared, transaction, [PORT]: port })
+      : Object.create(unitMethods, { [ROLES_OF]: { value: roles(sql, now, engine.storage, mode, true) }, [PORT]: port, transaction })) as JournalContract;
     return journal;
   };
   return bind(engine.port);

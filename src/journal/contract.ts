@@ -7,7 +7,7 @@ import type { ActivityBucket, ActivityQuery } from './console/activity.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
-  ExportStatus, FileRecord, FileStatus, FileSummary, HistoryEntry, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
+  ExportStatus, FileRecord, FileStatus, FileSummary, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
   PruneOptions, PruneReport, RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
 } from './core/types.js';
 
@@ -40,16 +40,12 @@ export interface ClaimsAndRequests {
    */
   recordRequest(fileId: number, endpoint: string, seqs: readonly number[], options?: { attempt?: number }): Promise<number>;
   /**
-   * The hot path: records a request and its new items in one write. Items may come prepared with `prepareBatch`
-   * (on the thread that mapped them), then with their bodies as one JSON array text. `sent: true` also marks the
-   * request sent in the same commit: call it only right before sending (a crash in between makes the batch look
-   * sent: read back or reported uncertain on resume, never applied twice).
-   */
-  recordBatch(fileId: number, endpoint: string, items: readonly NewItem[] | PackedBatch, options?: { sent?: boolean; bodies?: string }): Promise<number>;
-  /**
-   * Records a commit's new requests, each as recordBatch records a packed one, in one unit of work (on PostgreSQL in
-   * one statement: the round trips are the commit's, not each request's); their ids in order. All are refused when
-   * one would be, or when two share a seq.
+   * The hot path: records a commit's new requests, each with its new items as one packed block (`packBatch`, on the
+   * thread that mapped them, with their bodies as one JSON array text), in one unit of work (on PostgreSQL in one
+   * statement: the round trips are the commit's, not each request's); their ids in order. All are refused when one
+   * would be, or when two share a seq. `sent: true` also marks the requests sent in the same commit: call it only
+   * right before sending (a crash in between makes a batch look sent: read back or reported uncertain on resume,
+   * never applied twice).
    */
   recordBatches(fileId: number, batches: ReadonlyArray<{ endpoint: string; packed: PackedBatch; bodies: string }>, options?: { sent?: boolean }): Promise<number[]>;
   /**
@@ -79,7 +75,6 @@ export interface ClaimsAndRequests {
   rejectFile(fileId: number, reason: string): Promise<void>;
   /** Where a crash left a file: which seqs are finished, sent (outcome unknown) or never sent. */
   resumeState(fileId: number): Promise<ResumeState>;
-  itemsInRange(fileId: number, fromSeq: number, toSeq: number): Promise<ItemWithBody[]>;
   requestItems(requestId: number): Promise<ItemWithBody[]>;
   getRequest(requestId: number): Promise<RecordedRequest>;
   /** Recorded before the result file is written, so that a crash in between rewrites that name, not a new one. */
@@ -106,13 +101,8 @@ export interface ClaimsAndRequests {
 export interface OutcomesAndResults {
   getFile(fileId: number): Promise<FileRecord>;
   fileSummary(fileId: number): Promise<FileSummary>;
-  /** What the service returned for an ok item. */
-  resultOf(requestId: number | null, seq: number): Promise<unknown>;
-  /** A request's stored results as [seq, result] pairs. */
-  resultList(requestId: number): Promise<ReadonlyArray<[number, unknown]>>;
   /** One outcome per input line, in line order (result files). Safe to interleave with journal writes. */
   iterateLineOutcomes(fileId: number): AsyncIterable<LineOutcome>;
-  itemHistory(itemId: number): Promise<HistoryEntry[]>;
   failedItems(fileId: number, options?: { limit?: number }): Promise<StoredItem[]>;
   uncertainItems(fileId?: number, options?: { limit?: number }): Promise<StoredItem[]>;
 }
@@ -126,7 +116,6 @@ export interface ExportsAndAcknowledgements {
   unwrittenExports(workType?: string): Promise<ExportFile[]>;
   listExports(options: { workType?: string; status?: ExportStatus; limit: number }): Promise<ExportFile[]>;
   getExport(exportId: number): Promise<ExportFile>;
-  exportRecords(exportId: number): Promise<ExportRecord[]>;
   exportRecordsAfter(exportId: number, afterId: number, limit: number): Promise<ExportRecord[]>;
   pendingAcknowledgements(workType: string): Promise<ExportRecord[]>;
   exportsDueForAcknowledgement(workType: string): Promise<number[]>;
@@ -162,7 +151,6 @@ export interface OperatorActions {
 
 /** The operations console's pages: keyset pages that stay fast on millions of rows, and the audit trail. */
 export interface ConsolePages {
-  listFiles(filter: FileFilter): Promise<FileListEntry[]>;
   /** The file list: files and file events (duplicates, refusals before a claim) newest first, one keyset page. */
   listFileLines(filter: FileLineFilter): Promise<FileLinePage>;
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;

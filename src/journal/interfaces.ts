@@ -17,7 +17,7 @@ type Reopenable = { readonly address: JournalAddress };
 export type InboundJournal = ClaimsAndRequests & UnitOfWork & Reopenable;
 
 /** What a file's rows came to: result files, `status --file`, the summary of a file. */
-export type ResultReads = Pick<OutcomesAndResults, 'fileSummary' | 'resultOf' | 'resultList' | 'getFile' | 'iterateLineOutcomes' | 'itemHistory'>;
+export type ResultReads = Pick<OutcomesAndResults, 'fileSummary' | 'getFile' | 'iterateLineOutcomes'>;
 
 /** Operator actions and the views behind them: status, metrics, retry, resolve, alerts, retention. */
 export type OperatorJournal = Omit<OperatorActions, 'console'> & Pick<OutcomesAndResults, 'getFile' | 'failedItems' | 'uncertainItems'>

@@ -13,6 +13,7 @@ import { TOKEN_PARTS } from '../journal/core/blocks.js';
 import { FileBatches, type FileRequests } from './file-batches.js';
 import { UndecidedShare } from './undecided.js';
 import { Limiter } from '../util/limiter.js';
+import { testHooks } from '../journal/testing.js';
 
 let journal: Journal;
 let tmp: TempDir;
@@ -85,7 +86,7 @@ describe.each(sources)('request outcomes wait for the next commit (group commit)
     const second = (await queue.next(false)).requests[0].requestId;
     expect((await journal.getRequest(first)).status).toBe('done');
     expect((await journal.getRequest(second)).status).toBe('sent');
-    expect(await journal.resultOf(first, 2)).toEqual({ move_id: 1002 });
+    expect(await testHooks(journal).resultOf(first, 2)).toEqual({ move_id: 1002 });
   });
 
   it('each request carries its documents as the journal recorded them', async () => {

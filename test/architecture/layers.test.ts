@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { posix } from 'node:path';
 import { checkImports, importsOf, REPOSITORY, sourceModules } from './import-rules.js';
 
 /** A tree of modules to check: the real src/ plus the given files (path → text). */
@@ -59,5 +60,21 @@ describe('the import graph of src/', () => {
     expect(checkImports(withFiles({ 'src/reports/x.ts': 'export const x = 1;\n' }))).toEqual([
       'reports: not in the layer order (test/architecture/import-rules.ts, docs/conventions.md)',
     ]);
+  });
+});
+
+describe("the journal's test hooks (src/journal/testing.ts)", () => {
+  const HOOKS = 'src/journal/testing.ts';
+  /** The modules of src/ (tests and their helpers aside) that import the test hooks. */
+  const importersOfHooks = (modules: Map<string, string>): string[] =>
+    [...modules].filter(([path, text]) => path !== HOOKS && importsOf(text).some((spec) =>
+      spec.startsWith('.') && posix.join(posix.dirname(path), spec).replace(/\.js$/, '.ts') === HOOKS)).map(([path]) => path);
+
+  it('are imported by tests only, never by a module of the bridge', () => {
+    expect(importersOfHooks(sourceModules(REPOSITORY))).toEqual([]);
+  });
+
+  it('refuses an import of them from a module of the bridge', () => {
+    expect(importersOfHooks(withFiles({ 'src/pipeline/bad.ts': "import { testHooks } from '../journal/testing.js';\n" }))).toEqual(['src/pipeline/bad.ts']);
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { rawDatabase } from '../../src/journal/test-support.js';
+import { testHooks } from '../../src/journal/testing.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { parseCsv, ROOT } from '../pipeline/helpers.js';
 import { until, useCleanups } from '../service/support.js';
@@ -64,7 +65,7 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
         { action: 'resolve applied', file_id: bFile.fileId, actor: 'Maria (console token)', via: 'console', outcome: 'ok', at: expect.any(String) },
         { action: 'resolve applied', file_id: bFile.fileId, actor: 'console token', via: 'console', outcome: 'failed', at: expect.any(String) },
       ]);
-      expect((await raw.itemHistory(item.itemId))[0]).toMatchObject({ status: 'uncertain', hint: expect.stringContaining('SKU-00005') });
+      expect((await testHooks(raw).itemHistory(item.itemId))[0]).toMatchObject({ status: 'uncertain', hint: expect.stringContaining('SKU-00005') });
     } finally {
       await raw.close();
     }

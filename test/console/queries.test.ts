@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { consoleSql, fileEventListSql, fileListSql, type RowView, type SqlQuery } from '../../src/journal/console/console-queries.js';
 import type { Journal } from '../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes, rawDatabase, useTestJournal } from '../../src/journal/test-support.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 let journal: Journal;
 useTestJournal((j) => { journal = j; });
@@ -19,7 +20,7 @@ async function mixedFile(): Promise<number> {
   const odds = Array.from({ length: 10 }, (_, i) => i * 2 + 1);
   for (let i = 0; i < evens.length; i += 5) {
     const seqs = evens.slice(i, i + 5);
-    const id = await journal.recordBatch(fileId, 'inventory.adjustments', seqs.map((s) => adjustment(s)), { sent: true });
+    const id = await testHooks(journal).recordBatch(fileId, 'inventory.adjustments', seqs.map((s) => adjustment(s)), { sent: true });
     const outcomes = okOutcomes(seqs);
     if (i === 5) {
       outcomes[1] = { seq: seqs[1], status: 'error', messages: ['insufficient stock'] };
@@ -29,7 +30,7 @@ async function mixedFile(): Promise<number> {
   }
   for (let i = 0; i < odds.length; i += 5) {
     const seqs = odds.slice(i, i + 5);
-    const id = await journal.recordBatch(fileId, MOVE, seqs.map(move), { sent: true });
+    const id = await testHooks(journal).recordBatch(fileId, MOVE, seqs.map(move), { sent: true });
     if (i === 0) await journal.completeRequest(id, okOutcomes(seqs));
   }
   await journal.addItems(fileId, [
@@ -56,7 +57,7 @@ async function allPages(fileId: number, status: RowView['status'] | undefined, l
 describe('console queries: one file\'s rows in keyset pages', () => {
   it('pages through items and blocks in seq order, each row once, with the status the journal gives it', async () => {
     const fileId = await mixedFile();
-    const expected = (await journal.itemsInRange(fileId, 0, 1000)).map((i) => `${i.seq}:${i.status}`);
+    const expected = (await testHooks(journal).itemsInRange(fileId, 0, 1000)).map((i) => `${i.seq}:${i.status}`);
     expect(expected).toHaveLength(28);
     for (const limit of [1, 3, 7, 100]) {
       expect((await allPages(fileId, undefined, limit)).map((r) => `${r.seq}:${r.status}`), `limit ${limit}`).toEqual(expected);
@@ -79,15 +80,15 @@ describe('console queries: one file\'s rows in keyset pages', () => {
       if (i % 3 === 0) await journal.rejectFile(fileId, 'bad header');
     }
     const names = (list: Array<{ name: string }>) => list.map((f) => f.name);
-    expect(names(await queries.listFiles({ limit: 3 }))).toEqual(['F_6.csv', 'F_5.csv', 'F_4.csv']);
-    const second = await queries.listFiles({ limit: 3, before: (await queries.listFiles({ limit: 3 }))[2].fileId });
+    expect(names(await testHooks(journal).consoleFiles({ limit: 3 }))).toEqual(['F_6.csv', 'F_5.csv', 'F_4.csv']);
+    const second = await testHooks(journal).consoleFiles({ limit: 3, before: (await testHooks(journal).consoleFiles({ limit: 3 }))[2].fileId });
     expect(names(second)).toEqual(['F_3.csv', 'F_2.csv', 'F_1.csv']);
-    expect(names(await queries.listFiles({ limit: 10, status: 'rejected' }))).toEqual(['F_6.csv', 'F_3.csv', 'F_0.csv']);
-    expect(names(await queries.listFiles({ limit: 10, drop: 'b', status: 'processing' }))).toEqual(['F_5.csv', 'F_1.csv']);
-    expect(names(await queries.listFiles({ limit: 10, name: 'f_4' }))).toEqual(['F_4.csv']);
-    expect(names(await queries.listFiles({ limit: 10, name: 'f%4' }))).toEqual([]); // a wildcard in the name matches only itself
-    expect(names(await queries.listFiles({ limit: 10, mappings: ['other'] }))).toEqual([]);
-    expect(await queries.listFiles({ limit: 10, from: '2100-01-01T00:00:00Z' })).toEqual([]);
+    expect(names(await testHooks(journal).consoleFiles({ limit: 10, status: 'rejected' }))).toEqual(['F_6.csv', 'F_3.csv', 'F_0.csv']);
+    expect(names(await testHooks(journal).consoleFiles({ limit: 10, drop: 'b', status: 'processing' }))).toEqual(['F_5.csv', 'F_1.csv']);
+    expect(names(await testHooks(journal).consoleFiles({ limit: 10, name: 'f_4' }))).toEqual(['F_4.csv']);
+    expect(names(await testHooks(journal).consoleFiles({ limit: 10, name: 'f%4' }))).toEqual([]); // a wildcard in the name matches only itself
+    expect(names(await testHooks(journal).consoleFiles({ limit: 10, mappings: ['other'] }))).toEqual([]);
+    expect(await testHooks(journal).consoleFiles({ limit: 10, from: '2100-01-01T00:00:00Z' })).toEqual([]);
 
     const id = await queries.recordAction({ action: 'redrive', fileId: 1, target: null, actor: 'ops', via: 'console', detail: 'x', outcome: 'ok' });
     expect(await queries.listActions({ limit: 5 })).toEqual([expect.objectContaining({ id, action: 'redrive', actor: 'ops', at: expect.stringMatching(/^\d{4}-/) })]);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
 import { AlertLog, startConsole } from '../../src/console/index.js';
 import type { ItemOutcome, Journal } from '../../src/journal/index.js';
+import { testHooks } from '../../src/journal/testing.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { standaloneSource } from '../../src/service/standalone-console.js';
 import { tempConfig } from '../service/support.js';
@@ -45,7 +46,7 @@ export async function seedKorrFile(journal: Journal, name: string, rows: readonl
   for (const [i, [sku, quantity, reference, outcome]] of rows.entries()) {
     const seq = i + 2;
     const body = { product_code: sku, quantity, company_code: 'ACME', reference };
-    const requestId = await journal.recordBatch(fileId, 'inventory.adjustments', [{ seq, endpoint: 'inventory.adjustments', docKey: sku, lines: [seq], body }], { sent: true });
+    const requestId = await testHooks(journal).recordBatch(fileId, 'inventory.adjustments', [{ seq, endpoint: 'inventory.adjustments', docKey: sku, lines: [seq], body }], { sent: true });
     await journal.completeRequest(requestId, [{ seq, ...outcome }]);
   }
   await journal.finishFile(fileId);

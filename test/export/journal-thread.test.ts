@@ -2,6 +2,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { JournalThread } from '../../src/export/journal-writer.js';
 import { JournalTally, openJournal } from '../../src/journal/index.js';
 import { tempDir } from '../../src/journal/test-support.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -26,7 +27,7 @@ it("an export's journal thread records on its own connection, and its commits an
     expect(tally.commitSeconds).toBeGreaterThan(0);
     expect(tally.syncs).toBeGreaterThanOrEqual(1);
     expect(tally.syncSeconds).toBeGreaterThan(0);
-    expect((await journal.exportRecords(exportId)).map((r) => r.number)).toEqual(['SO-0', 'SO-1', 'SO-2']);
+    expect((await testHooks(journal).exportRecords(exportId)).map((r) => r.number)).toEqual(['SO-0', 'SO-1', 'SO-2']);
   } finally {
     await thread.close();
     await journal.close();

@@ -5,6 +5,7 @@ import { cli, finished, korr, parseCsv, SAMPLES, type Workspace } from '../pipel
 import { useCleanups } from '../service/support.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { pgWorkspace as workspaceOn } from './pg-workspace.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 /**
  * The operator's commands through the CLI (`bin/wisbridge.js` as a child process) with the journal on the run's real
@@ -124,7 +125,7 @@ describe('the commands with the journal on PostgreSQL', () => {
       await journal.markExportWritten(id);
       return id;
     });
-    const acks = () => ws.withJournal(async (journal) => (await journal.exportRecords(exportId)).map((r) => r.ackStatus));
+    const acks = () => ws.withJournal(async (journal) => (await testHooks(journal).exportRecords(exportId)).map((r) => r.ackStatus));
     await setFaults(emu, { error_rate: 1, error_status: 422, path_prefix: '/v1/customer-shipments/acknowledge' });
     ws.drop('ACK_SO_20261120.csv');
     const batch = await ws.run('batch');

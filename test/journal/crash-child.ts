@@ -9,6 +9,7 @@
 import { writeSync } from 'node:fs';
 import { openJournal } from '../../src/journal/journal.js';
 import type { NewItem } from '../../src/journal/core/types.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 const [mode, path, name = 'child.csv', batchesArg = '20'] = process.argv.slice(2);
 const say = (line: string) => writeSync(1, `${line}\n`);
@@ -22,12 +23,12 @@ const { fileId } = await journal.claimFile({ drop: 'd', name, checksum: `sum-${n
 
 if (mode === 'crash') {
   for (let b = 0; b < 3; b++) {
-    const id = await journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 100, 100));
+    const id = await testHooks(journal).recordBatch(fileId, 'inventory.adjustments', batch(b * 100, 100));
     await journal.markSent(id);
     await journal.completeRequest(id, batch(b * 100, 100).map((i) => ({ seq: i.seq, status: 'ok' as const, result: { move_id: i.seq } })));
   }
-  await journal.markSent(await journal.recordBatch(fileId, 'inventory.adjustments', batch(300, 100)));
-  await journal.recordBatch(fileId, 'inventory.adjustments', batch(400, 100));
+  await journal.markSent(await testHooks(journal).recordBatch(fileId, 'inventory.adjustments', batch(300, 100)));
+  await testHooks(journal).recordBatch(fileId, 'inventory.adjustments', batch(400, 100));
   say(`committed ${fileId}`);
   await journal.transaction(async (tx) => {
     let seq = 1000;
@@ -49,7 +50,7 @@ if (mode === 'crash') {
   for (let b = 0; b < batches && !last; b++) {
     last = untilPeer && (await journal.getCursor('peer-done')) !== null;
     if (Date.now() > giveUpAt) throw new Error('the peer never set peer-done');
-    const id = await journal.recordBatch(fileId, 'inventory.adjustments', batch(b * 50, 50));
+    const id = await testHooks(journal).recordBatch(fileId, 'inventory.adjustments', batch(b * 50, 50));
     await journal.markSent(id);
     await journal.completeRequest(id, batch(b * 50, 50).map((i) => ({ seq: i.seq, status: 'ok' as const })));
     sequences.push(await journal.nextFileSequence('shared'));

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal, SCHEMA_VERSION } from '../../src/journal/index.js';
 import { rawDatabase, tempDir } from '../../src/journal/test-support.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -83,7 +84,7 @@ describe('concurrent connections', () => {
         const items = Array.from({ length: 50 }, (_, i) => ({
           seq: b * 50 + i, endpoint: 'e', lines: [b * 50 + i + 2], body: '{}',
         }));
-        const id = await journal.recordBatch(fileId, 'e', items);
+        const id = await testHooks(journal).recordBatch(fileId, 'e', items);
         await journal.markSent(id);
         await journal.completeRequest(id, items.map((i) => ({ seq: i.seq, status: 'ok' as const })));
         mine.push(await journal.nextFileSequence('shared'));

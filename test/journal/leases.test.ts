@@ -10,6 +10,7 @@ import type { SqlPort, SqlValue } from '../../src/journal/core/sql.js';
 import { openSqlite } from '../../src/journal/sqlite/engine.js';
 import { adjustment, claimInput, okOutcomes, tempDir } from '../../src/journal/test-support.js';
 import { freshDatabase } from '../support/postgres.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 /*
  * Several instances on one journal (src/journal/leases/leases.ts), the same cases on both engines: a SQLite file (journal
@@ -126,10 +127,10 @@ for (const [engine, place] of Object.entries(ENGINES)) {
     /** A file worked on by `owner`: seqs 0-2 finished, 3-4 sent (outcome unknown), 5-6 recorded but not sent. */
     async function workedFile(owner: Journal) {
       const { fileId } = await claim(owner);
-      const done = await owner.recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
+      const done = await testHooks(owner).recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
       await owner.completeRequest(done, okOutcomes([0, 1, 2]));
-      const sent = await owner.recordBatch(fileId, EP, [3, 4].map((s) => adjustment(s)), { sent: true });
-      const unsent = await owner.recordBatch(fileId, EP, [5, 6].map((s) => adjustment(s)));
+      const sent = await testHooks(owner).recordBatch(fileId, EP, [3, 4].map((s) => adjustment(s)), { sent: true });
+      const unsent = await testHooks(owner).recordBatch(fileId, EP, [5, 6].map((s) => adjustment(s)));
       return { fileId, sent, unsent };
     }
 
@@ -155,7 +156,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       // A tool writes to a file an instance holds: nothing is checked.
       const a = await journal(A, LONG);
       const leased = await claim(a, 'c2');
-      await plain.recordBatch(leased.fileId, EP, [adjustment(0)]);
+      await testHooks(plain).recordBatch(leased.fileId, EP, [adjustment(0)]);
       expect((await plain.resumeState(leased.fileId)).maxSeq).toBe(0);
     });
 
@@ -167,7 +168,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(first.status).toBe('new');
       const { fileId } = first;
       expect((await a.getFile(fileId)).lease).toMatchObject({ owner: A.id, token: 1, until: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
-      const pending = await a.recordBatch(fileId, EP, [adjustment(0)]);
+      const pending = await testHooks(a).recordBatch(fileId, EP, [adjustment(0)]);
 
       expect(await claim(b)).toEqual({ status: 'busy', fileId, owner: A.id });
       expect((await a.getRequest(pending)).status).toBe('pending');
@@ -230,7 +231,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const rows = async () => ({
         file: await b.getFile(fileId),
         summary: await b.fileSummary(fileId),
-        items: await b.itemsInRange(fileId, 0, 1000),
+        items: await testHooks(b).itemsInRange(fileId, 0, 1000),
         sent: await b.getRequest(sent),
         unsent: await b.getRequest(unsent),
         counts: (await b.resumeState(fileId)).counts,
@@ -238,7 +239,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const before = await rows();
       const stale: Array<[string, () => Promise<unknown>]> = [
         ['addItems', () => a.addItems(fileId, [{ seq: 20, lines: [30], status: 'error', messages: ['bad row'] }])],
-        ['recordBatch', () => a.recordBatch(fileId, EP, [adjustment(7)], { sent: true })],
+        ['recordBatch', () => testHooks(a).recordBatch(fileId, EP, [adjustment(7)], { sent: true })],
         ['recordBatches', () => a.recordBatches(fileId, [{ endpoint: EP, packed: packBatch(EP, [adjustment(7)]), bodies: JSON.stringify([adjustment(7).body]) }], { sent: true })],
         ['recordRequest', () => a.recordRequest(fileId, EP, [5, 6])],
         ['markSent', () => a.markSent(unsent)],
@@ -252,7 +253,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
         ['recordDisposition', () => a.recordDisposition(fileId, 'archive/c1.csv')],
         ['a unit of work', () => a.transaction(async (tx) => {
           await tx.completeRequest(sent, okOutcomes([3, 4]));
-          return tx.recordBatch(fileId, EP, [adjustment(7)], { sent: true });
+          return testHooks(tx).recordBatch(fileId, EP, [adjustment(7)], { sent: true });
         })],
       ];
       for (const [call, write] of stale) expect([call, await code(write())]).toEqual([call, 'LEASE_LOST']);
@@ -260,7 +261,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
 
       // The new owner carries on as after a crash.
       expect(await b.completeRequest(sent, okOutcomes([3, 4]))).toBe('done');
-      const again = await b.recordBatch(fileId, EP, [5, 6].map((s) => adjustment(s)), { sent: true });
+      const again = await testHooks(b).recordBatch(fileId, EP, [5, 6].map((s) => adjustment(s)), { sent: true });
       await b.completeRequest(again, okOutcomes([5, 6]));
       expect(await b.finishFile(fileId)).toBe('done');
       await b.recordResultName(fileId, 'c1.csv.result.csv');
@@ -287,12 +288,12 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const worker = await journal(A, SHORT);
       const b = await journal(B, LONG);
       const { fileId } = await claim(a);
-      const first = await worker.recordBatch(fileId, EP, [adjustment(0)], { sent: true });
+      const first = await testHooks(worker).recordBatch(fileId, EP, [adjustment(0)], { sent: true });
       await worker.completeRequest(first, okOutcomes([0]));
       expire();
       await claim(b);
-      expect(await code(worker.recordBatch(fileId, EP, [adjustment(1)], { sent: true }))).toBe('LEASE_LOST');
-      expect(await code(a.recordBatch(fileId, EP, [adjustment(1)], { sent: true }))).toBe('LEASE_LOST');
+      expect(await code(testHooks(worker).recordBatch(fileId, EP, [adjustment(1)], { sent: true }))).toBe('LEASE_LOST');
+      expect(await code(testHooks(a).recordBatch(fileId, EP, [adjustment(1)], { sent: true }))).toBe('LEASE_LOST');
       expect((await b.resumeState(fileId)).counts).toEqual({ finished: 1, sent: 0, unsent: 0 });
     });
 
@@ -306,7 +307,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(await claim(b, 'kept')).toEqual({ status: 'busy', fileId: kept, owner: A.id });
       expect(await claim(b, 'unrenewed')).toMatchObject({ status: 'resume', fileId: unrenewed });
       // The file kept is still A's to write.
-      await a.recordBatch(kept, EP, [adjustment(0)]);
+      await testHooks(a).recordBatch(kept, EP, [adjustment(0)]);
     });
 
     it('a heartbeat reports the files taken over from it, once, and renews the others', async () => {
@@ -319,8 +320,8 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(await a.heartbeat(LONG)).toEqual({ lost: [lost] });
       expect(await a.heartbeat(LONG)).toEqual({ lost: [] });
       expect(await claim(b, 'kept')).toEqual({ status: 'busy', fileId: kept, owner: A.id });
-      expect(await code(a.recordBatch(lost, EP, [adjustment(0)]))).toBe('LEASE_LOST');
-      await a.recordBatch(kept, EP, [adjustment(0)]);
+      expect(await code(testHooks(a).recordBatch(lost, EP, [adjustment(0)]))).toBe('LEASE_LOST');
+      await testHooks(a).recordBatch(kept, EP, [adjustment(0)]);
     });
 
     it('a heartbeat that read a file\'s row before its own claim of the file committed does not report it lost; a higher token does', async () => {
@@ -333,7 +334,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       seen = -1;
       expect(await a.heartbeat(LONG)).toEqual({ lost: [] });
       seen = 0;
-      await a.recordBatch(fileId, EP, [adjustment(0)]);
+      await testHooks(a).recordBatch(fileId, EP, [adjustment(0)]);
       seen = 1;
       expect(await a.heartbeat(LONG)).toEqual({ lost: [fileId] });
     });
@@ -530,7 +531,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const a = await journal(A, LONG);
       const b = await journal(B, LONG);
       const { fileId } = await claim(a);
-      const id = await a.recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
+      const id = await testHooks(a).recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
       await a.completeRequest(id, [{ seq: 0, status: 'ok' }, { seq: 1, status: 'error', messages: ['no'] }, { seq: 2, status: 'uncertain', hint: 'check' }]);
       expect(await a.finishFile(fileId)).toBe('failed');
 
@@ -554,14 +555,14 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const count = (sql: string) => void statements.push(sql);
       const unitOfWork = async (j: JournalContract, checksum: string) => {
         const { fileId } = await j.claimFile(claimInput(`${checksum}.csv`, checksum));
-        const r1 = await j.recordBatch(fileId, EP, [adjustment(0)], { sent: true });
-        const r2 = await j.recordBatch(fileId, EP, [adjustment(1)], { sent: true });
+        const r1 = await testHooks(j).recordBatch(fileId, EP, [adjustment(0)], { sent: true });
+        const r2 = await testHooks(j).recordBatch(fileId, EP, [adjustment(1)], { sent: true });
         statements.length = 0;
         // As the pipeline commits: outcomes of earlier requests with the next request, in one unit of work.
         await j.transaction(async (tx) => {
           await tx.completeRequest(r1, okOutcomes([0]));
           await tx.completeRequest(r2, okOutcomes([1]));
-          await tx.recordBatch(fileId, EP, [adjustment(2)], { sent: true });
+          await testHooks(tx).recordBatch(fileId, EP, [adjustment(2)], { sent: true });
         });
         return [...statements];
       };

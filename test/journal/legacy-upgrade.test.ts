@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openJournal, type Journal, type JournalTarget } from '../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes, tempDir, type TempDir } from '../../src/journal/test-support.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 /**
  * A journal of the format before schema version 12 (PostgreSQL 7): a block searched through a Bloom filter
@@ -23,7 +24,7 @@ const OLD_FORMAT = [
 async function finishedFile(journal: Journal): Promise<number> {
   const { fileId } = await journal.claimFile(claimInput('KORR_20261120.csv', 'legacy'));
   const items = [0, 1, 2].map((seq) => adjustment(seq, { body: { product_code: `SKU-${seq}`, order: 'SO-77' } }));
-  const requestId = await journal.recordBatch(fileId, 'inventory.adjustments', items, { sent: true });
+  const requestId = await testHooks(journal).recordBatch(fileId, 'inventory.adjustments', items, { sent: true });
   await journal.completeRequest(requestId, okOutcomes([0, 1, 2]));
   await journal.finishFile(fileId);
   await journal.recordResultName(fileId, 'KORR_20261120.result.csv');

@@ -11,6 +11,7 @@ import { adjustment, okOutcomes, tempDir } from '../../src/journal/test-support.
 import { adminState, useEmulator } from '../support/emulator.js';
 import { freshDatabase, TEST_PG_PASSWORD_ENV, type FreshDatabase } from '../support/postgres.js';
 import { ROOT, runInboundOnce, workspace, type Workspace } from '../pipeline/helpers.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 /**
  * `wisbridge journal migrate`: a SQLite journal written by the real pipeline and the journal's own calls, copied into
@@ -81,7 +82,7 @@ async function buildSource(): Promise<Source> {
   const path = join(ws.dir, 'journal.sqlite');
   const old = await openJournal(path, { now: () => new Date('2020-01-01T00:00:00Z') });
   const pruned = (await old.claimFile({ drop: 'wms', name: 'OLD.csv', checksum: 'old', size: 10, mapping: 'adjustments' })).fileId;
-  const oldRequest = await old.recordBatch(pruned, EP, [adjustment(0)], { sent: true });
+  const oldRequest = await testHooks(old).recordBatch(pruned, EP, [adjustment(0)], { sent: true });
   await old.completeRequest(oldRequest, okOutcomes([0]));
   await old.finishFile(pruned);
   await old.close();
@@ -115,7 +116,7 @@ async function buildSource(): Promise<Source> {
 /** A finished file: seq 0 ok, 1 uncertain, 2 refused. */
 async function withUncertainRow(journal: Journal, name: string): Promise<number> {
   const { fileId } = await journal.claimFile({ drop: 'wms', name, checksum: `sum-${name}`, size: 100, mapping: 'adjustments' });
-  const requestId = await journal.recordBatch(fileId, EP, [0, 1, 2].map((seq) => adjustment(seq)), { sent: true });
+  const requestId = await testHooks(journal).recordBatch(fileId, EP, [0, 1, 2].map((seq) => adjustment(seq)), { sent: true });
   await journal.completeRequest(requestId, [...okOutcomes([0]), { seq: 1, status: 'uncertain', hint: 'look for ADJ-1' }, { seq: 2, status: 'error', messages: ['unknown product'] }]);
   expect(await journal.finishFile(fileId)).toBe('failed');
   return fileId;
@@ -200,7 +201,7 @@ describe('wisbridge journal migrate', () => {
   it('new ids after the move come after the copied ones, in every table with an identity', async () => {
     const { fileId } = await pg.claimFile({ drop: 'wms', name: 'NEW.csv', checksum: 'new', size: 10, mapping: 'adjustments' });
     await pg.addItems(fileId, [{ seq: 5, lines: [7], docKey: 'bad', status: 'error', messages: ['no SKU'] }]);
-    const requestId = await pg.recordBatch(fileId, EP, [adjustment(0)], { sent: true });
+    const requestId = await testHooks(pg).recordBatch(fileId, EP, [adjustment(0)], { sent: true });
     const exportId = await pg.beginExport({ workType: 'customerShipments', fileName: 'SO_WORK_2.csv', records: [{ id: 5001, number: 'SO-5001' }] });
     const event = await pg.recordFileEvent({ drop: 'wms', name: 'EMPTY2.csv', kind: 'rejected', reason: 'empty file' });
     const action = await pg.console.recordAction({ action: 'retry', fileId, target: null, actor: 'ops', via: 'console', detail: null, outcome: 'ok' });

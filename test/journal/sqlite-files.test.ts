@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWisbridgeError } from '../../src/errors.js';
 import { JournalTally, openJournal, type Journal } from '../../src/journal/index.js';
 import { rawDatabase, tempDir } from '../../src/journal/test-support.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 const PROBE = fileURLToPath(new URL('./temp-files-probe.ts', import.meta.url));
 
@@ -65,7 +66,7 @@ describe("SQLite's failures as the journal reports them", () => {
     // The file may not grow past its size now (a setting of this connection): SQLite answers as for a full disk.
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
     const items = Array.from({ length: 2000 }, (_, i) => ({ seq: i + 2, lines: [i + 2], body: { reference: `R-${i}`.padEnd(200, '.') } }));
-    const failure = await journal.recordBatch(claim.fileId, 'inventory.adjustments', items, { sent: true }).catch((error: unknown) => error);
+    const failure = await testHooks(journal).recordBatch(claim.fileId, 'inventory.adjustments', items, { sent: true }).catch((error: unknown) => error);
     expect(isWisbridgeError(failure, 'JOURNAL')).toBe(true);
     expect((failure as Error).message).toBe(`the journal ${tmp.path} cannot grow: database or disk is full (SQLITE_FULL). Free space on its disk; nothing of the failed write was recorded`);
     expect(db.prepare('SELECT count(*) AS n FROM requests').get()).toEqual({ n: 0 });

@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { openJournal, packOkOutcomes } from '../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes } from '../../src/journal/test-support.js';
 import { openDatabase } from '../../src/journal/sqlite/db.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 const [file, mode] = process.argv.slice(2);
 const folder = dirname(file);
@@ -40,7 +41,7 @@ if (mode === 'units') {
       if (packed) await tx.completeRequests([allOk(packed), allOk(other)]);
       if (given) await tx.completeRequest(given.id, okOutcomes(given.seqs));
       const ids: Array<{ id: number; seqs: number[] }> = [];
-      for (const { seqs, items } of next) ids.push({ id: await tx.recordBatch(fileId, 'inventory.adjustments', items, { sent: true }), seqs });
+      for (const { seqs, items } of next) ids.push({ id: await testHooks(tx).recordBatch(fileId, 'inventory.adjustments', items, { sent: true }), seqs });
       return ids;
     });
   }

@@ -7,6 +7,7 @@ import { openJournal } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import type { Logger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SAMPLES = join(ROOT, 'samples');
@@ -182,7 +183,7 @@ export async function exportAwaitingConfirmation(ws: Workspace): Promise<number>
 export async function exportAckStatuses(ws: Workspace, exportId: number): Promise<Array<[number, string, boolean]>> {
   const journal = await openJournal(join(ws.dir, 'journal.sqlite'));
   try {
-    return (await journal.exportRecords(exportId)).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
+    return (await testHooks(journal).exportRecords(exportId)).map((r) => [r.id, r.ackStatus, r.acknowledgedAt !== null]);
   } finally {
     await journal.close();
   }

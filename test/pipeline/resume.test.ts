@@ -6,6 +6,7 @@ import { openJournal, packBatch } from '../../src/journal/index.js';
 import { runInboundJob } from '../../src/pipeline/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { korr, type Workspace, workspace } from './helpers.js';
+import { testHooks } from '../../src/journal/testing.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
@@ -24,8 +25,8 @@ async function crashedWith(ws: Workspace, name: string, mapping: string, endpoin
   const newItems = items.map((i) => ({ seq: i.seq, docKey: i.key ?? null, lines: [i.seq], body: i.body }));
   // indexLost: the crash came before the block's search index followed it (the flow writes it in a later commit)
   const requestId = options.indexLost
-    ? await journal.recordBatch(claim.fileId, endpoint, { ...packBatch(endpoint, newItems, items.map((i) => i.body)), index: undefined }, { bodies: JSON.stringify(items.map((i) => i.body)) })
-    : await journal.recordBatch(claim.fileId, endpoint, newItems);
+    ? await testHooks(journal).recordBatch(claim.fileId, endpoint, { ...packBatch(endpoint, newItems, items.map((i) => i.body)), index: undefined }, { bodies: JSON.stringify(items.map((i) => i.body)) })
+    : await testHooks(journal).recordBatch(claim.fileId, endpoint, newItems);
   await journal.markSent(requestId);
   await journal.close();
 }

@@ -89,30 +89,3 @@ export function packOkOutcomes(outcomes: readonly ItemOutcome[]): PackedOkOutcom
   }
   return { ok: outcomes.length, results: json.raw(']').end() };
 }
-
-/** The request's bodies as one JSON array text, from the items' own bodies (a JSON text each, or a value). */
-export function bodiesJson(fileId: number, items: readonly Pick<NewItem, 'seq' | 'body'>[]): string {
-  const parts: string[] = new Array(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const body = items[i].body;
-    if (body === undefined || body === null) throw stateError(`item ${items[i].seq} of file ${fileId} has no body`);
-    parts[i] = typeof body === 'string' ? body : JSON.stringify(body);
-  }
-  return `[${parts.join(',')}]`;
-}
-
-/** The items' bodies as values, for the search terms of their block (JSON text is parsed; unreadable: no terms). */
-export function bodyValues(items: readonly NewItem[], bodiesText: string | undefined): unknown[] {
-  const parse = (text: string): unknown => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return undefined;
-    }
-  };
-  if (bodiesText !== undefined) {
-    const all = parse(bodiesText);
-    return Array.isArray(all) ? all : [];
-  }
-  return items.map((item) => (typeof item.body === 'string' ? parse(item.body) : item.body));
-}

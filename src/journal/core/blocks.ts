@@ -146,10 +146,13 @@ function insertBothPostgres(n: number): string {
   return bothTexts[n];
 }
 
-export function createBlocks(sql: SqlPort) {
+/** A file's item blocks over a port (the journal's own, or a unit of work's): one row a request, its items packed. */
+export class Blocks {
+  constructor(private readonly sql: SqlPort) {}
+
   /** A request's bodies, in request order (undefined: the request has no block). */
-  async function bodiesOf(requestId: number): Promise<unknown[] | undefined> {
-    const row = await sql.get<{ bodies: string }>(q.bodies, [requestId]);
+  async bodiesOf(requestId: number): Promise<unknown[] | undefined> {
+    const row = await this.sql.get<{ bodies: string }>(q.bodies, [requestId]);
     return row ? (JSON.parse(row.bodies) as unknown[]) : undefined;
   }
 
@@ -157,23 +160,23 @@ export function createBlocks(sql: SqlPort) {
    * Stores the items of a new request, packed (inside the caller's unit of work). Refuses seqs already recorded for
    * the file, in a block or as an item row: a seq is sent at most once per claim.
    */
-  async function insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): Promise<void> {
+  async insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): Promise<void> {
     const { first, last } = span(packed);
-    const rows = await sql.values<[number | null, string | null]>(q.recorded, recordedParams(fileId, packed));
+    const rows = await this.sql.values<[number | null, string | null]>(q.recorded, recordedParams(fileId, packed));
     const blockSeqs = rows.flatMap(([, seqs]) => (seqs === null ? [] : [JSON.parse(seqs) as Array<[number, number]>]));
-    await refuseRecorded(fileId, packed.ranges, rows.find(([seq]) => seq !== null)?.[0] ?? null, blockSeqs);
-    await sql.run(q.insert, [requestId, fileId, first, last, packed.firstLine, packed.docs, bodies]);
-    if (packed.index !== undefined) await insertIndex(fileId, requestId, packed.index);
+    await this.refuseRecorded(fileId, packed.ranges, rows.find(([seq]) => seq !== null)?.[0] ?? null, blockSeqs);
+    await this.sql.run(q.insert, [requestId, fileId, first, last, packed.firstLine, packed.docs, bodies]);
+    if (packed.index !== undefined) await this.insertIndex(fileId, requestId, packed.index);
   }
 
   /**
    * Throws when a seq of `ranges` is recorded already: `firstItem`, the first item row in the first range;
    * an item row in a later range; a seq of `blockSeqs`, the seqs (ranges) of blocks that reach their span.
    */
-  async function refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, firstItem: number | null, blockSeqs: ReadonlyArray<ReadonlyArray<[number, number]>>): Promise<void> {
+  async refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, firstItem: number | null, blockSeqs: ReadonlyArray<ReadonlyArray<[number, number]>>): Promise<void> {
     if (firstItem !== null) throw alreadyRecorded(fileId, firstItem);
     for (const [moreFrom, moreTo] of ranges.slice(1)) {
-      const seq = (await sql.get<{ seq: number | null }>(q.firstItem, [fileId, moreFrom, moreTo]))?.seq ?? null;
+      const seq = (await this.sql.get<{ seq: number | null }>(q.firstItem, [fileId, moreFrom, moreTo]))?.seq ?? null;
       if (seq !== null) throw alreadyRecorded(fileId, seq);
     }
     for (const seqs of blockSeqs) {
@@ -183,9 +186,9 @@ export function createBlocks(sql: SqlPort) {
   }
 
   /** The console search's index of blocks (their rows in block_index and block_tokens); on PostgreSQL several a statement. */
-  async function insertIndexes(fileId: number, indexes: ReadonlyArray<{ requestId: number; index: readonly BlockIndexPart[] }>): Promise<void> {
-    if (sql.dialect !== 'postgres') {
-      for (const { requestId, index } of indexes) await insertIndex(fileId, requestId, index);
+  async insertIndexes(fileId: number, indexes: ReadonlyArray<{ requestId: number; index: readonly BlockIndexPart[] }>): Promise<void> {
+    if (this.sql.dialect !== 'postgres') {
+      for (const { requestId, index } of indexes) await this.insertIndex(fileId, requestId, index);
       return;
     }
     const rows = indexes.flatMap(({ requestId, index }) => index.map((part) => ({ requestId, part })));
@@ -195,22 +198,22 @@ export function createBlocks(sql: SqlPort) {
       const chunk = rows.slice(from, from + ROWS_A_STATEMENT);
       const indexRows = chunk.flatMap(({ requestId, part: p }) => [requestId, p.part, fileId, p.entries]);
       const tokenRows = chunk.flatMap(({ requestId, part: p }) => [p.part, requestId, p.tokens]);
-      statements.push(sql.run(insertBothPostgres(chunk.length), [...indexRows, ...tokenRows]));
+      statements.push(this.sql.run(insertBothPostgres(chunk.length), [...indexRows, ...tokenRows]));
     }
     await Promise.all(statements);
   }
 
   /** The console search's index of one block (its rows in block_index and block_tokens). */
-  async function insertIndex(fileId: number, requestId: number, index: readonly BlockIndexPart[]): Promise<void> {
+  async insertIndex(fileId: number, requestId: number, index: readonly BlockIndexPart[]): Promise<void> {
     if (index.length === 0) return;
-    if (sql.dialect === 'postgres') {
-      await insertIndexes(fileId, [{ requestId, index }]);
+    if (this.sql.dialect === 'postgres') {
+      await this.insertIndexes(fileId, [{ requestId, index }]);
       return;
     }
     const indexRows = index.flatMap((p) => [requestId, p.part, fileId, p.entries]);
     const tokenRows = index.flatMap((p) => [p.part, requestId, p.tokens]);
-    await sql.run(q.insertIndex[index.length], indexRows);
-    await sql.run(q.insertTokens[index.length], tokenRows);
+    await this.sql.run(q.insertIndex[index.length], indexRows);
+    await this.sql.run(q.insertTokens[index.length], tokenRows);
   }
 
   /**
@@ -218,23 +221,23 @@ export function createBlocks(sql: SqlPort) {
    * which a crash prevented. Read from the
    * block's stored documents and bodies, as packBatch computed it. Returns how many.
    */
-  async function indexMissing(fileId: number): Promise<number> {
-    const missing = await sql.all<Pick<BlockRow, 'request_id' | 'docs'> & { bodies: string }>(q.unindexed, [fileId]);
+  async indexMissing(fileId: number): Promise<number> {
+    const missing = await this.sql.all<Pick<BlockRow, 'request_id' | 'docs'> & { bodies: string }>(q.unindexed, [fileId]);
     for (const block of missing) {
       const entries = unpackDocs(block);
-      await insertIndex(fileId, block.request_id, blockIndex(entries, JSON.parse(block.bodies) as unknown[]));
+      await this.insertIndex(fileId, block.request_id, blockIndex(entries, JSON.parse(block.bodies) as unknown[]));
     }
     return missing.length;
   }
 
-  function get(requestId: number): Promise<BlockRow | undefined> {
-    return sql.get<BlockRow>(q.block, [requestId]);
+  get(requestId: number): Promise<BlockRow | undefined> {
+    return this.sql.get<BlockRow>(q.block, [requestId]);
   }
 
   /** The items of a block with their bodies (JSON text each), in request order; `results`: of its ok items, by seq. */
-  async function items(block: BlockRow, results: ReadonlyMap<number, unknown>): Promise<ItemWithBody[]> {
-    const bodies = (await bodiesOf(block.request_id))!;
-    const skip = await copiedSeqs(block);
+  async items(block: BlockRow, results: ReadonlyMap<number, unknown>): Promise<ItemWithBody[]> {
+    const bodies = (await this.bodiesOf(block.request_id))!;
+    const skip = await this.copiedSeqs(block);
     const status = blockItemStatus(block.status);
     const out: ItemWithBody[] = [];
     unpackDocs(block).forEach((entry, i) => {
@@ -250,7 +253,7 @@ export function createBlocks(sql: SqlPort) {
   }
 
   /** Copies the items that did not come back ok into `items` (with their bodies, for retry and resolve: bodiesOf). */
-  async function storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[], bodies: readonly unknown[]): Promise<void> {
+  async storeExceptions(block: BlockRow, outcomes: readonly ItemOutcome[], bodies: readonly unknown[]): Promise<void> {
     const failed = outcomes.filter((o) => o.status !== 'ok');
     if (failed.length === 0) return;
     const entries = unpackDocs(block);
@@ -260,53 +263,48 @@ export function createBlocks(sql: SqlPort) {
       ...failed.map((o) => {
         const i = index.get(o.seq)!;
         const e = entries[i];
-        return sql.run(q.insertException, [block.file_id, e.seq, block.endpoint, e.docKey, e.firstLine, e.lastLine,
+        return this.sql.run(q.insertException, [block.file_id, e.seq, block.endpoint, e.docKey, e.firstLine, e.lastLine,
           e.lines === null ? null : JSON.stringify(e.lines), JSON.stringify(bodies[i]), o.status, block.request_id, block.attempt,
           messagesJson(o.messages), o.hint ?? null]);
       }),
-      sql.run(q.setExceptions, [failed.length, block.request_id]),
+      this.sql.run(q.setExceptions, [failed.length, block.request_id]),
     ]);
   }
 
-  async function finishedRanges(fileId: number): Promise<Array<[number, number]>> {
-    return (await sql.values<[string]>(q.finishedSeqs, [fileId])).flatMap(([seqs]) => JSON.parse(seqs) as Array<[number, number]>);
+  async finishedRanges(fileId: number): Promise<Array<[number, number]>> {
+    return (await this.sql.values<[string]>(q.finishedSeqs, [fileId])).flatMap(([seqs]) => JSON.parse(seqs) as Array<[number, number]>);
   }
 
   /** Pages of blocks in line order, after (firstLine, requestId). */
-  function pageByLine(fileId: number, afterLine: number, afterRequest: number, limit: number): Promise<BlockRow[]> {
-    return sql.all<BlockRow>(q.byLine, [fileId, afterLine, afterRequest, limit]);
+  pageByLine(fileId: number, afterLine: number, afterRequest: number, limit: number): Promise<BlockRow[]> {
+    return this.sql.all<BlockRow>(q.byLine, [fileId, afterLine, afterRequest, limit]);
   }
 
   /** Seqs of `items` rows within a block's span: its items copied there (they win over the block). */
-  async function copiedSeqs(block: BlockRow): Promise<Set<number> | undefined> {
+  async copiedSeqs(block: BlockRow): Promise<Set<number> | undefined> {
     if (block.exceptions === 0) return undefined;
-    return new Set((await sql.values<[number]>(q.itemSeqs, [block.file_id, block.first_seq, block.last_seq])).map(([seq]) => seq));
+    return new Set((await this.sql.values<[number]>(q.itemSeqs, [block.file_id, block.first_seq, block.last_seq])).map(([seq]) => seq));
   }
 
-  return {
-    insert,
-    refuseRecorded,
-    insertIndex,
-    insertIndexes,
-    indexMissing,
-    get,
-    bodiesOf,
-    items,
-    storeExceptions,
-    finishedRanges,
-    pageByLine,
-    copiedSeqs,
-    inSeqRange: (fileId: number, from: number, to: number): Promise<BlockRow[]> => sql.all<BlockRow>(q.inSeqRange, [fileId, from, to]),
-    maxSeq: async (fileId: number): Promise<number | null> => (await sql.get<{ seq: number | null }>(q.maxSeq, [fileId]))?.seq ?? null,
-    /** A request that never left (or was refused before processing): its items are unrecorded again. */
-    remove: async (requestId: number): Promise<boolean> => {
-      for (const statement of q.removeIndex) await sql.run(statement, [requestId]);
-      return (await sql.run(q.remove, [requestId])) === 1;
-    },
-  };
+  inSeqRange(fileId: number, from: number, to: number): Promise<BlockRow[]> {
+    return this.sql.all<BlockRow>(q.inSeqRange, [fileId, from, to]);
+  }
+
+  async maxSeq(fileId: number): Promise<number | null> {
+    return (await this.sql.get<{ seq: number | null }>(q.maxSeq, [fileId]))?.seq ?? null;
+  }
+
+  /** A request that never left (or was refused before processing): its items are unrecorded again. */
+  async remove(requestId: number): Promise<boolean> {
+    for (const statement of q.removeIndex) await this.sql.run(statement, [requestId]);
+    return (await this.sql.run(q.remove, [requestId])) === 1;
+  }
 }
 
-export type Blocks = ReturnType<typeof createBlocks>;
+export function createBlocks(sql: SqlPort): Blocks {
+  return new Blocks(sql);
+}
+
 
 /** A block's first and last seq. */
 function span(packed: PackedBatch): { first: number; last: number } {

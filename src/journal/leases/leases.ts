@@ -1,7 +1,5 @@
 import { WisbridgeError } from '../../errors.js';
-import type { ClaimsAndRequests, InstanceInfo, InstanceRecord, InstancesAndLeases, TickClaim } from '../contract.js';
-import { toEvent, type DuplicateClaim, type EventRow, type NewDuplicate } from '../admin/reads.js';
-import { stateError } from '../core/rows.js';
+import type { InstanceInfo } from '../contract.js';
 import { LEASE_STATEMENTS, leaseStatements, type LeaseStatements } from './leases-sql.js';
 import type { SqlDialect, SqlPort, SqlValue } from '../core/sql.js';
 import type { FileStatus } from '../core/types.js';
@@ -14,6 +12,12 @@ import type { FileStatus } from '../core/types.js';
  * unit of work of every write (its row locked), so an instance that wakes after another took its file over writes
  * nothing more for it. Scheduled ticks are leased the same way, one row per (job, tick).
  */
+
+/** Whether this process holds the engine's instance lock, and the lock's file (for the refusal). */
+export interface InstanceLockState {
+  taken: boolean;
+  lockFile: string;
+}
 
 /** A journal opened with an instance: what it leases as, and the token it holds per file. */
 export interface LeaseMode {
@@ -34,19 +38,13 @@ export interface LeaseMode {
   events: Map<number, number>;
 }
 
-const LOST = -1;
-
-/** Whether this process holds the engine's instance lock, and the lock's file (for the refusal). */
-export interface InstanceLockState {
-  taken: boolean;
-  lockFile: string;
-}
+export const LOST = -1;
 
 /**
  * The lease statements of a journal: on the database's clock, or (tests) on that clock moved by the journal's offset,
  * each statement read at its use so that a test may move the clock while the journal is open.
  */
-function statementsOf(dialect: SqlDialect, mode: LeaseMode | undefined): LeaseStatements {
+export function statementsOf(dialect: SqlDialect, mode: LeaseMode | undefined): LeaseStatements {
   const offset = mode?.clockOffsetMs;
   const fixed = LEASE_STATEMENTS[dialect];
   if (offset === undefined) return fixed;
@@ -56,12 +54,7 @@ function statementsOf(dialect: SqlDialect, mode: LeaseMode | undefined): LeaseSt
   }
   return moved;
 }
-/** Instances younger than this many leases may hold leases still: a SQLite journal retires them once its lock is taken. */
-const LIVE_LEASES = 3;
-/** Instances silent this long leave the list, and ticks this old leave job_ticks (both only grow otherwise). */
-const HISTORY_MS = 7 * 24 * 3600_000;
-
-interface LeaseRow {
+export interface LeaseRow {
   status: FileStatus;
   lease_owner: string | null;
   lease_token: number;
@@ -180,202 +173,5 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
         throw error;
       }
     }),
-  };
-}
-
-/** The refusal of a second instance on a SQLite journal, naming the holder by the instances' list when it is there. */
-function anotherInstance(holder: { host: string; pid: number; started_at: string } | undefined, lockFile: string): WisbridgeError {
-  const who = holder ? `another wisbridge instance (${holder.host}, pid ${holder.pid}, started ${holder.started_at})` : `another process (it holds ${lockFile})`;
-  return new WisbridgeError('JOURNAL', `${who} uses this SQLite journal: `
-    + 'a SQLite journal serves one instance; stop it, or put the journal on PostgreSQL to run several (docs/operations.md)');
-}
-
-interface InstanceRow {
-  id: string;
-  host: string;
-  pid: number;
-  version: string;
-  started_at: string;
-  heartbeat_at: string;
-  stopped_at: string | null;
-  files: number;
-  jobs: number;
-}
-
-type LeaseMethods = InstancesAndLeases & Pick<ClaimsAndRequests, 'releaseFile' | 'claimDuplicate' | 'releaseFileEvent' | 'recordEventDisposition'>;
-
-/**
- * The InstancesAndLeases role over a port, and the claims' lease ends; without a lease mode only listInstances,
- * filesToTakeOver and claimDuplicate answer (tools: status; one-shot commands), and the releases do nothing.
- */
-export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () => string): LeaseMethods {
-  const q = statementsOf(sql.dialect, mode);
-  const leasing = (): LeaseMode => {
-    if (!mode) throw stateError('this journal was opened without an instance: it takes no leases (openJournal\'s instance option)');
-    return mode;
-  };
-  const info = (m: LeaseMode) => [m.instance.id, m.instance.host, m.instance.pid, m.instance.version];
-
-  /** The instance stops and its leases are free at once: files and ticks it held are taken by the next claim. */
-  const retire = async (t: SqlPort, id: string): Promise<void> => {
-    await t.run(q.stop, [id]);
-    await t.run(q.releaseFiles, [id]);
-    await t.run(q.releaseTicks, [id]);
-  };
-
-  const registerInstance = () => sql.tx(async (t): Promise<void> => {
-    const m = leasing();
-    const { id } = m.instance;
-    if (m.lockInstance) {
-      const lock = m.lockInstance();
-      const others = await t.all<{ id: string; host: string; pid: number; started_at: string }>(q.rivals, [id, -LIVE_LEASES * m.leaseMs]);
-      if (!lock.taken) throw anotherInstance(others[0], lock.lockFile);
-      // With the lock held, an instance still listed as running is a process that ended without retiring (kill -9, a
-      // crash): retired here, so that its files are resumed at once.
-      for (const other of others) await retire(t, other.id);
-    }
-    await t.run(q.forgetInstances, [id, -HISTORY_MS]);
-    await t.run(q.register, info(m));
-  });
-
-  const heartbeat = (leaseMs: number) => sql.tx(async (t): Promise<{ lost: number[] }> => {
-    const m = leasing();
-    const me = m.instance.id;
-    await t.run(q.beat, info(m));
-    const working = [...m.tokens].filter(([, token]) => token !== LOST).map(([id]) => id);
-    if (working.length > 0) await t.run(q.renewFiles, [leaseMs, me, JSON.stringify(working)]);
-    if (m.events.size > 0) await t.run(q.renewEvents, [leaseMs, me, JSON.stringify([...m.events.keys()])]);
-    await t.run(q.renewTicks, [leaseMs, me]);
-    const lost: number[] = [];
-    if (m.tokens.size === 0) return { lost };
-    const rows = await t.all<LeaseRow & { id: number; disposed_to: string | null }>(q.heldFiles, [JSON.stringify([...m.tokens.keys()])]);
-    const found = new Set<number>();
-    for (const row of rows) {
-      found.add(row.id);
-      const held = m.tokens.get(row.id);
-      if (held === LOST) continue;
-      // A token lower than the one held is a row read before this instance's own claim of the file committed (a claim
-      // sets its token inside its unit of work; on PostgreSQL this read runs beside it): not a loss. Tokens only grow.
-      if (held !== undefined && row.lease_token < held) continue;
-      if (row.lease_owner !== me || row.lease_token !== held) {
-        lost.push(row.id);
-        m.tokens.set(row.id, LOST);
-      } else if (row.status !== 'processing' && row.disposed_to !== null) {
-        // Finished and moved: a later write for it (a re-drive) takes or adopts a token again. Until it is moved, the
-        // token stays, so that the file is reported lost should another instance take its last steps over.
-        m.tokens.delete(row.id);
-      }
-    }
-    for (const id of m.tokens.keys()) if (!found.has(id)) m.tokens.delete(id);
-    return { lost: lost.sort((a, b) => a - b) };
-  });
-
-  const retireInstance = () => sql.tx((t) => retire(t, leasing().instance.id));
-
-  const takeFinishedFile = (fileId: number) => sql.tx(async (t): Promise<{ taken: true } | { taken: false; owner: string }> => {
-    const m = leasing();
-    const me = m.instance.id;
-    const taken = await t.get<{ lease_token: number }>(q.takeFinished.sql, q.takeFinished.params({ owner: me, leaseMs: m.leaseMs, fileId, silentMs: -m.leaseMs }));
-    if (taken) {
-      m.tokens.set(fileId, taken.lease_token);
-      return { taken: true };
-    }
-    const row = await t.get<{ lease_owner: string | null }>(q.fileOwner, [fileId]);
-    if (!row) throw stateError(`file ${fileId} is not in the journal`);
-    return { taken: false, owner: row.lease_owner ?? 'an unknown instance' };
-  });
-
-  const releaseFile = async (fileId: number): Promise<void> => {
-    if (!mode) return;
-    const held = mode.tokens.get(fileId);
-    // Forgotten first: heartbeats renew only the files this journal holds, so the lease runs out by itself should the
-    // database not answer now (a run that failed because it is out of reach).
-    mode.tokens.delete(fileId);
-    if (held !== undefined && held !== LOST) await sql.run(q.releaseFile, [fileId, mode.instance.id, held]);
-  };
-
-  const filesToTakeOver = async (drop: string) => (await sql.all<{ id: number; name: string; lease_owner: string }>(q.toTakeOver, [drop]))
-    .map((row) => ({ fileId: row.id, name: row.name, owner: row.lease_owner }));
-
-  /** The event's handling is this journal's: its token kept (heartbeats renew its lease). */
-  const handled = (status: 'new' | 'resume', row: EventRow & { lease_token: number }): DuplicateClaim => {
-    if (mode) mode.events.set(row.id, row.lease_token);
-    return { status, event: toEvent(row) };
-  };
-
-  const claimDuplicate = (d: NewDuplicate) => sql.tx(async (t): Promise<DuplicateClaim> => {
-    const key = [d.drop, d.name, d.originalFileId];
-    const me = mode?.instance.id ?? null;
-    // An unfinished event that finishes between the insert and the take leaves room for a new one: looked at again.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const fields = [d.drop, d.name, d.originalFileId, d.reason, now(), d.resultName];
-      const inserted = mode
-        ? await t.get<EventRow & { lease_token: number }>(q.insertLeasedDuplicate, [...fields, me, mode.leaseMs])
-        : await t.get<EventRow & { lease_token: number }>(q.insertDuplicate, fields);
-      if (inserted) return handled('new', inserted);
-      // Another handler recorded it first. Without instances (one command at a time) its handling stopped: finished here.
-      const taken = mode
-        ? await t.get<EventRow & { lease_token: number }>(q.takeEvent.sql, q.takeEvent.params({ owner: mode.instance.id, leaseMs: mode.leaseMs, drop: d.drop, name: d.name, originalFileId: d.originalFileId }))
-        : await t.get<EventRow & { lease_token: number }>(q.unfinishedEvent, key);
-      if (taken) return handled('resume', taken);
-      const live = await t.get<EventRow & { lease_owner: string | null }>(q.unfinishedEvent, key);
-      if (live) return { status: 'busy', eventId: live.id, owner: live.lease_owner ?? 'an unknown instance' };
-    }
-    throw stateError(`the duplicate ${d.name} of file ${d.originalFileId} could not be recorded: its event kept changing`);
-  });
-
-  const releaseFileEvent = async (eventId: number, options: { unused?: boolean } = {}): Promise<void> => {
-    const held = mode?.events.get(eventId);
-    mode?.events.delete(eventId);
-    if (options.unused) await sql.run(q.forgetEvent, [eventId, mode?.instance.id ?? null, held ?? 0]);
-    else if (mode && held !== undefined) await sql.run(q.releaseEvent, [eventId, mode.instance.id, held]);
-  };
-
-  /** A re-drop's move, fenced like a file's writes when this journal handles it (claimDuplicate gave it a token). */
-  const recordEventDisposition = async (eventId: number, where: string): Promise<void> => {
-    const held = mode?.events.get(eventId);
-    if (mode === undefined || held === undefined) {
-      await sql.run(q.eventDisposedToUnfenced, [where, eventId]);
-      return;
-    }
-    if ((await sql.run(q.eventDisposedTo, [where, eventId, mode.instance.id, held])) !== 1) {
-      throw new WisbridgeError('LEASE_LOST', `the re-drop of file event ${eventId}: instance ${mode.instance.id} no longer holds its lease; its move is not recorded`);
-    }
-  };
-
-  const listInstances = async (): Promise<InstanceRecord[]> => (await sql.all<InstanceRow>(q.instances)).map((row) => ({
-    id: row.id, host: row.host, pid: row.pid, version: row.version, startedAt: row.started_at, heartbeatAt: row.heartbeat_at,
-    stoppedAt: row.stopped_at, files: row.files, jobs: row.jobs,
-  }));
-
-  const claimTick = (job: string, tickIso: string, leaseMs: number) => sql.tx(async (t): Promise<TickClaim> => {
-    const me = leasing().instance.id;
-    const first = await t.get<{ token: number }>(q.insertTick, [job, tickIso, me, leaseMs]);
-    if (first) {
-      const at = Date.parse(tickIso);
-      if (Number.isFinite(at)) await t.run(q.forgetTicks, [job, new Date(at - HISTORY_MS).toISOString()]);
-      return { won: true, token: first.token };
-    }
-    const row = (await t.get<{ owner: string; token: number; done_at: string | null; expired: number }>(q.tick, [job, tickIso]))!;
-    if (row.done_at !== null) return { won: false, owner: row.owner, done: true };
-    if (row.owner === me) {
-      await t.run(q.renewTick, [leaseMs, job, tickIso]);
-      return { won: true, token: row.token };
-    }
-    if (row.expired !== 1) return { won: false, owner: row.owner, done: false };
-    return { won: true, token: (await t.get<{ token: number }>(q.takeTick.sql, q.takeTick.params({ owner: me, leaseMs, job, tick: tickIso })))!.token };
-  });
-
-  const finishTick = async (job: string, tickIso: string, token: number): Promise<void> => {
-    const me = leasing().instance.id;
-    if ((await sql.run(q.finishTick, [job, tickIso, me, token])) === 1) return;
-    const owner = (await sql.get<{ owner: string }>(q.tickOwner, [job, tickIso]))?.owner;
-    throw new WisbridgeError('LEASE_LOST', `job ${job}, tick ${tickIso}: instance ${me} no longer holds it with token ${token} `
-      + `(${owner === undefined ? 'it was never claimed' : `held by ${owner}`}); not marked done`);
-  };
-
-  return {
-    instance: mode?.instance ?? null, registerInstance, heartbeat, retireInstance, takeFinishedFile, listInstances, claimTick, finishTick,
-    releaseFile, filesToTakeOver, claimDuplicate, releaseFileEvent, recordEventDisposition,
   };
 }

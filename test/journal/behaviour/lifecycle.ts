@@ -3,6 +3,7 @@ import { isWisbridgeError } from '../../../src/errors.js';
 import { type InboundJournal, type OperatorJournal, type ResultReads } from '../../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 import { type Connection, EP, LATER, collect, stateCode, itemRows, records, failedFile, finishedFile, abortedFromLook, type Suite } from './support.js';
+import { testHooks } from '../../../src/journal/testing.js';
 
 export function describeLifecycle(suite: Suite): void {
   describe('retention that keeps checksums', () => {
@@ -10,20 +11,20 @@ export function describeLifecycle(suite: Suite): void {
       const { fileId: done, requests } = await finishedFile(suite.journal, 'done', { redriven: true });
       const { fileId: open } = await finishedFile(suite.journal, 'open', { uncertain: true });
       const { fileId: processing } = await suite.journal.claimFile(claimInput('busy.csv', 'busy'));
-      await suite.journal.recordBatch(processing, EP, [adjustment(0)]);
+      await testHooks(suite.journal).recordBatch(processing, EP, [adjustment(0)]);
       const redriven = (await itemRows(suite.journal, done)).find((i) => i.seq === 2)!;
       expect(await itemRows(suite.journal, done)).toHaveLength(2);
-      expect(await suite.journal.itemHistory(redriven.itemId!)).toHaveLength(1);
+      expect(await testHooks(suite.journal).itemHistory(redriven.itemId!)).toHaveLength(1);
       const before = await suite.journal.getFile(done);
 
       const report = await suite.journal.pruneJournal({ olderThan: LATER });
       expect(report).toMatchObject({ files: 1, keptOpen: 1, items: 2, blocks: 1, requests: 2 });
       // The file's item rows and its block are gone, its history too, and its requests.
-      expect(await suite.journal.itemsInRange(done, 0, 1_000_000)).toEqual([]);
-      expect(await suite.journal.itemHistory(redriven.itemId!)).toEqual([]);
+      expect(await testHooks(suite.journal).itemsInRange(done, 0, 1_000_000)).toEqual([]);
+      expect(await testHooks(suite.journal).itemHistory(redriven.itemId!)).toEqual([]);
       for (const id of requests) await expect(suite.journal.getRequest(id)).rejects.toThrow(/not in the journal/);
       expect((await itemRows(suite.journal, open)).length).toBeGreaterThan(0);
-      expect((await suite.journal.itemsInRange(processing, 0, 10)).map((i) => [i.seq, i.itemId, i.status])).toEqual([[0, null, 'pending']]);
+      expect((await testHooks(suite.journal).itemsInRange(processing, 0, 10)).map((i) => [i.seq, i.itemId, i.status])).toEqual([[0, null, 'pending']]);
       const after = await suite.journal.getFile(done);
       expect(after).toMatchObject({ checksum: before.checksum, status: 'failed', summary: before.summary });
       expect(after.prunedAt).not.toBeNull();
@@ -39,7 +40,7 @@ export function describeLifecycle(suite: Suite): void {
     it('keeps files finished after the cut-off, and a rejected file that reached the service stays a duplicate', async () => {
       const { fileId: rejected, request } = await (async () => {
         const { fileId } = await suite.journal.claimFile(claimInput('half.csv', 'half'));
-        const id = await suite.journal.recordBatch(fileId, EP, [adjustment(0)], { sent: true });
+        const id = await testHooks(suite.journal).recordBatch(fileId, EP, [adjustment(0)], { sent: true });
         await suite.journal.completeRequest(id, okOutcomes([0]));
         await suite.journal.rejectFile(fileId, 'FILE_LAYOUT: broken quote on line 40');
         return { fileId, request: id };
@@ -51,7 +52,7 @@ export function describeLifecycle(suite: Suite): void {
       expect(await suite.journal.getFile(rejected)).toMatchObject({ status: 'rejected', summary: { ok: 1 } });
       await expect(suite.journal.getRequest(request)).rejects.toThrow(/not in the journal/);
       expect(await suite.journal.claimFile(claimInput('half-again.csv', 'half'))).toMatchObject({ status: 'duplicate', fileId: rejected });
-      expect((await suite.journal.itemsInRange(recent, 0, 10)).length).toBeGreaterThan(0);
+      expect((await testHooks(suite.journal).itemsInRange(recent, 0, 10)).length).toBeGreaterThan(0);
     });
 
     it('a prune cut short finishes its file first next time; old file events go too', async () => {
@@ -107,7 +108,7 @@ export function describeLifecycle(suite: Suite): void {
       const boom = new Error('the caller gave up');
       await expect(suite.journal.transaction(async (tx) => {
         const claimed = await tx.claimFile(claimInput('b.csv', 'def'));
-        await tx.recordBatch(claimed.fileId, EP, [adjustment(0)], { sent: true });
+        await testHooks(tx).recordBatch(claimed.fileId, EP, [adjustment(0)], { sent: true });
         await tx.recordResultName(fileId, 'a.result.csv');
         await tx.beginExport({ workType: 'customer-shipments', fileName: 'cs.csv', records: records(1) });
         await tx.setCursor('k', 'v');
@@ -129,7 +130,7 @@ export function describeLifecycle(suite: Suite): void {
 
     it('commits every call of the unit together and resolves what fn returns', async () => {
       const result = await suite.journal.transaction(async (tx) => {
-        const id = await tx.recordBatch(fileId, EP, [0, 1].map((s) => adjustment(s)), { sent: true });
+        const id = await testHooks(tx).recordBatch(fileId, EP, [0, 1].map((s) => adjustment(s)), { sent: true });
         await tx.completeRequest(id, okOutcomes([0, 1]));
         await tx.addItems(fileId, [{ seq: 2, lines: [4], status: 'skipped' }]);
         return { id, status: await tx.finishFile(fileId) };
@@ -142,14 +143,14 @@ export function describeLifecycle(suite: Suite): void {
     it('a call that fails inside a unit fails the whole unit, even when the unit catches its error', async () => {
       await suite.journal.addItems(fileId, [adjustment(0), adjustment(1)]);
       const unit = suite.journal.transaction(async (tx) => {
-        await tx.recordBatch(fileId, EP, [adjustment(5)]);
+        await testHooks(tx).recordBatch(fileId, EP, [adjustment(5)]);
         // Fails after recording its request row; caught, and the unit goes on.
         expect(await stateCode(tx.recordRequest(fileId, EP, [0, 2]))).toBe('JOURNAL_STATE');
         return tx.recordRequest(fileId, EP, [0, 1]);
       });
       expect(await stateCode(unit)).toBe('JOURNAL_STATE');
       expect(await suite.journal.backlog()).toMatchObject({ pendingRequests: 0, pendingItems: 0 });
-      expect((await suite.journal.itemsInRange(fileId, 0, 10)).map((i) => [i.seq, i.requestId])).toEqual([[0, null], [1, null]]);
+      expect((await testHooks(suite.journal).itemsInRange(fileId, 0, 10)).map((i) => [i.seq, i.requestId])).toEqual([[0, null], [1, null]]);
       // A fresh unit of work commits: the failed one left nothing behind.
       const id = await suite.journal.transaction((tx) => tx.recordRequest(fileId, EP, [0, 1]));
       expect(await suite.journal.getRequest(id)).toMatchObject({ seqs: [0, 1], status: 'pending' });
@@ -185,7 +186,7 @@ export function describeLifecycle(suite: Suite): void {
 
     it('units of work from one journal at once each commit whole', async () => {
       const units = Array.from({ length: 6 }, (_, i) => suite.journal.transaction(async (tx) => {
-        const id = await tx.recordBatch(fileId, EP, [adjustment(i * 2), adjustment(i * 2 + 1)], { sent: true });
+        const id = await testHooks(tx).recordBatch(fileId, EP, [adjustment(i * 2), adjustment(i * 2 + 1)], { sent: true });
         await tx.completeRequest(id, i === 3 ? [{ seq: 6, status: 'error', messages: ['x'] }, ...okOutcomes([7])] : okOutcomes([i * 2, i * 2 + 1]));
         if (i === 4) throw new Error('unit 4 fails');
         return id;
@@ -219,7 +220,7 @@ export function describeLifecycle(suite: Suite): void {
       const write = async (connection: Connection, fileId: number) => {
         for (let from = 0; from < 100; from += 10) {
           const seqs = Array.from({ length: 10 }, (_, i) => from + i);
-          const id = await connection.recordBatch(fileId, EP, seqs.map((s) => adjustment(s)), { sent: true });
+          const id = await testHooks(connection).recordBatch(fileId, EP, seqs.map((s) => adjustment(s)), { sent: true });
           await connection.completeRequest(id, okOutcomes(seqs));
           await connection.setCursor(`cursor-${fileId}`, String(from));
         }
@@ -247,7 +248,7 @@ export function describeLifecycle(suite: Suite): void {
         const refused = outcomes.find((o) => o.status === 'rejected')!;
         expect(isWisbridgeError(refused.reason, 'JOURNAL_STATE') && refused.reason.message).toMatch(/already exported/);
         const held = outcomes.find((o): o is PromiseFulfilledResult<number> => o.status === 'fulfilled')!.value;
-        expect((await suite.journal.exportRecords(held)).map((r) => r.id)).toEqual(ids);
+        expect((await testHooks(suite.journal).exportRecords(held)).map((r) => r.id)).toEqual(ids);
       }
       expect(await suite.journal.countExports()).toBe(3);
     });
@@ -263,10 +264,10 @@ export function describeLifecycle(suite: Suite): void {
       expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
       const refused = outcomes.find((o) => o.status === 'rejected')!;
       expect(isWisbridgeError(refused.reason, 'JOURNAL_STATE') && refused.reason.message).toMatch(/not uncertain items/);
-      const [item] = await suite.journal.itemsInRange(fileId, 4, 4);
+      const [item] = await testHooks(suite.journal).itemsInRange(fileId, 4, 4);
       const winner = outcomes[0].status === 'fulfilled' ? 'ops-a' : 'ops-b';
       expect(item).toMatchObject({ resolvedBy: winner, resolution: winner === 'ops-a' ? 'applied' : 'not-applied' });
-      expect(await suite.journal.itemHistory(item.itemId!)).toEqual([expect.objectContaining({ status: 'uncertain', hint: 'look for move of SKU-4' })]);
+      expect(await testHooks(suite.journal).itemHistory(item.itemId!)).toEqual([expect.objectContaining({ status: 'uncertain', hint: 'look for move of SKU-4' })]);
     });
   });
 
@@ -279,10 +280,21 @@ export function describeLifecycle(suite: Suite): void {
       const operator: OperatorJournal = suite.journal;
       // The narrowing is by type: at run time it is the same object, so the calls below exist but do not compile.
       // @ts-expect-error the operator side cannot record requests
-      expect(operator.recordBatch).toBeDefined();
+      expect(operator.recordBatches).toBeDefined();
       // @ts-expect-error the inbound side cannot resolve uncertain rows
       expect(inbound.resolveUncertain).toBeDefined();
       expect(await reads.fileSummary(fileId)).toMatchObject({ fileId, total: 0 });
+    });
+
+    it('offers the calls only tests make through the test hooks, not on the journal or a unit of work', async () => {
+      const testOnly = ['recordBatch', 'itemsInRange', 'itemHistory', 'exportRecords', 'resultOf', 'resultList'];
+      const { fileId } = await suite.journal.claimFile(claimInput('a.csv', 'abc'));
+      const inUnit = await suite.journal.transaction(async (tx) => {
+        await testHooks(tx).recordBatch(fileId, EP, [adjustment(0)]);
+        return testOnly.filter((name) => name in tx);
+      });
+      expect([...testOnly.filter((name) => name in suite.journal), ...inUnit, ...('listFiles' in suite.journal.console ? ['console.listFiles'] : [])]).toEqual([]);
+      expect((await testHooks(suite.journal).itemsInRange(fileId, 0, 0)).map((item) => item.seq)).toEqual([0]);
     });
 
     it('says where it is without a secret, and can be reached again by its address', async () => {

@@ -3,6 +3,7 @@ import { isWisbridgeError } from '../../../src/errors.js';
 
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 import { EP, collect, records, failedFile, type Suite } from './support.js';
+import { testHooks } from '../../../src/journal/testing.js';
 
 export function describeOperators(suite: Suite): void {
   describe('operators: listing and inspecting', () => {
@@ -31,9 +32,9 @@ export function describeOperators(suite: Suite): void {
     it('reports backlog gauges for metrics', async () => {
       await failedFile(suite.journal);
       const { fileId } = await suite.journal.claimFile(claimInput('live.csv', 'live'));
-      const sent = await suite.journal.recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)));
+      const sent = await testHooks(suite.journal).recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)));
       await suite.journal.markSent(sent);
-      await suite.journal.recordBatch(fileId, EP, [adjustment(3)]);
+      await testHooks(suite.journal).recordBatch(fileId, EP, [adjustment(3)]);
       expect(await suite.journal.backlog()).toMatchObject({
         processingFiles: 1, pendingRequests: 1, pendingItems: 1, sentRequests: 1, sentItems: 3, uncertainItems: 1, errorItems: 3,
         exportsUnwritten: 0, acknowledgementsPending: 0, awaitingConfirmation: 0,
@@ -74,11 +75,11 @@ export function describeOperators(suite: Suite): void {
       await suite.journal.completeRequest(id, [...okOutcomes([2]), { seq: 3, status: 'error', messages: ['still closed'] }]);
       const [item2] = await suite.journal.requestItems(id);
       expect(item2).toMatchObject({ status: 'ok', attempt: 2, result: { move_id: 1002 } });
-      expect(await suite.journal.itemHistory(item2.itemId!)).toEqual([
+      expect(await testHooks(suite.journal).itemHistory(item2.itemId!)).toEqual([
         expect.objectContaining({ attempt: 1, status: 'error', messages: ['unknown product'] }),
       ]);
       // The ok items of the first attempt were not touched.
-      expect([...await suite.journal.itemsInRange(fileId, 0, 1)].map((i) => [i.status, i.attempt, i.result])).toEqual([
+      expect([...await testHooks(suite.journal).itemsInRange(fileId, 0, 1)].map((i) => [i.status, i.attempt, i.result])).toEqual([
         ['ok', 1, { move_id: 1000 }], ['ok', 1, { move_id: 1001 }],
       ]);
       expect(await suite.journal.finishFile(fileId)).toBe('failed');
@@ -121,12 +122,12 @@ export function describeOperators(suite: Suite): void {
       const result = await suite.journal.resolveUncertain({ fileId, seqs: [4] }, { resolution: 'applied', note: 'move 88 found', by: 'ops@3pl' });
       // Mapping-rejected row 5 keeps the file failed; the uncertain one is now ok.
       expect(result).toEqual({ resolved: 1, files: [{ fileId, status: 'failed' }] });
-      const [item] = [...await suite.journal.itemsInRange(fileId, 4, 4)];
+      const [item] = [...await testHooks(suite.journal).itemsInRange(fileId, 4, 4)];
       expect(item).toMatchObject({ status: 'ok', resolution: 'applied', resolutionNote: 'move 88 found', resolvedBy: 'ops@3pl' });
       // The note replaces the uncertain message and hint (the result file shows it); the history keeps them.
       expect(item).toMatchObject({ messages: ['applied: move 88 found'], hint: null });
       expect(item.resolvedAt).toMatch(/^2026-03-01T/);
-      expect(await suite.journal.itemHistory(item.itemId!)).toEqual([expect.objectContaining({ status: 'uncertain', hint: 'look for move of SKU-4' })]);
+      expect(await testHooks(suite.journal).itemHistory(item.itemId!)).toEqual([expect.objectContaining({ status: 'uncertain', hint: 'look for move of SKU-4' })]);
       expect(await suite.journal.uncertainItems(fileId)).toEqual([]);
     });
 
@@ -155,7 +156,7 @@ export function describeOperators(suite: Suite): void {
 
     it('refreshes a file\'s status to done when the last open item is resolved', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('u.csv', 'u'));
-      const id = await suite.journal.recordBatch(fileId, EP, [adjustment(0), adjustment(1)]);
+      const id = await testHooks(suite.journal).recordBatch(fileId, EP, [adjustment(0), adjustment(1)]);
       await suite.journal.markSent(id);
       await suite.journal.completeRequest(id, [...okOutcomes([0]), { seq: 1, status: 'uncertain', hint: 'check' }]);
       expect(await suite.journal.finishFile(fileId)).toBe('failed');
@@ -167,7 +168,7 @@ export function describeOperators(suite: Suite): void {
     it('resolves uncertain rows of several files at once and refreshes the status of each, still uncertain after a restart until then', async () => {
       const a = await failedFile(suite.journal, 'a');
       const { fileId: b } = await suite.journal.claimFile(claimInput('b.csv', 'b'));
-      const id = await suite.journal.recordBatch(b, EP, [adjustment(0)], { sent: true });
+      const id = await testHooks(suite.journal).recordBatch(b, EP, [adjustment(0)], { sent: true });
       await suite.journal.completeRequest(id, [{ seq: 0, status: 'uncertain', hint: 'check SKU-0' }]);
       await suite.journal.finishFile(b);
       await suite.reopen();
@@ -219,23 +220,23 @@ export function describeOperators(suite: Suite): void {
         await suite.journal.addItems(fileId, [adjustment(0)]);
         if (i % 3 === 0) await suite.journal.rejectFile(fileId, 'bad header');
       }
-      const pages = suite.journal.console;
+      const hooks = testHooks(suite.journal);
       const names = (list: Array<{ name: string }>) => list.map((f) => f.name);
-      const first = await pages.listFiles({ limit: 3 });
+      const first = await hooks.consoleFiles({ limit: 3 });
       expect(names(first)).toEqual(['F_6.csv', 'F_5.csv', 'F_4.csv']);
-      expect(names(await pages.listFiles({ limit: 3, before: first[2].fileId }))).toEqual(['F_3.csv', 'F_2.csv', 'F_1.csv']);
-      expect(names(await pages.listFiles({ limit: 10, status: 'rejected' }))).toEqual(['F_6.csv', 'F_3.csv', 'F_0.csv']);
-      expect(names(await pages.listFiles({ limit: 10, drop: 'b', status: 'processing' }))).toEqual(['F_5.csv', 'F_1.csv']);
-      expect(names(await pages.listFiles({ limit: 10, name: 'f_4' }))).toEqual(['F_4.csv']);
-      expect(names(await pages.listFiles({ limit: 10, name: 'f%4' }))).toEqual([]); // a wildcard in the name matches only itself
-      expect(names(await pages.listFiles({ limit: 10, name: '_' }))).toHaveLength(7);
-      expect(names(await pages.listFiles({ limit: 10, mappings: ['counts'] }))).toEqual(['F_2.csv']);
-      expect(names(await pages.listFiles({ limit: 10, mappings: ['counts', 'adjustments'], drop: 'a' }))).toEqual(['F_6.csv', 'F_4.csv', 'F_2.csv', 'F_0.csv']);
-      expect(await pages.listFiles({ limit: 10, mappings: ['other'] })).toEqual([]);
-      expect(await pages.listFiles({ limit: 10, from: '2100-01-01T00:00:00Z' })).toEqual([]);
-      const f3 = (await pages.listFiles({ limit: 10, name: 'F_3' }))[0];
+      expect(names(await hooks.consoleFiles({ limit: 3, before: first[2].fileId }))).toEqual(['F_3.csv', 'F_2.csv', 'F_1.csv']);
+      expect(names(await hooks.consoleFiles({ limit: 10, status: 'rejected' }))).toEqual(['F_6.csv', 'F_3.csv', 'F_0.csv']);
+      expect(names(await hooks.consoleFiles({ limit: 10, drop: 'b', status: 'processing' }))).toEqual(['F_5.csv', 'F_1.csv']);
+      expect(names(await hooks.consoleFiles({ limit: 10, name: 'f_4' }))).toEqual(['F_4.csv']);
+      expect(names(await hooks.consoleFiles({ limit: 10, name: 'f%4' }))).toEqual([]); // a wildcard in the name matches only itself
+      expect(names(await hooks.consoleFiles({ limit: 10, name: '_' }))).toHaveLength(7);
+      expect(names(await hooks.consoleFiles({ limit: 10, mappings: ['counts'] }))).toEqual(['F_2.csv']);
+      expect(names(await hooks.consoleFiles({ limit: 10, mappings: ['counts', 'adjustments'], drop: 'a' }))).toEqual(['F_6.csv', 'F_4.csv', 'F_2.csv', 'F_0.csv']);
+      expect(await hooks.consoleFiles({ limit: 10, mappings: ['other'] })).toEqual([]);
+      expect(await hooks.consoleFiles({ limit: 10, from: '2100-01-01T00:00:00Z' })).toEqual([]);
+      const f3 = (await hooks.consoleFiles({ limit: 10, name: 'F_3' }))[0];
       expect(f3).toMatchObject({ drop: 'b', mapping: 'adjustments', size: 100, status: 'rejected', reason: 'bad header', redrives: 0, finishedAt: expect.stringMatching(/^2026-03-01T/) });
-      expect(names(await pages.listFiles({ limit: 10, from: f3.claimedAt, to: first[1].claimedAt }))).toEqual(['F_4.csv', 'F_3.csv']);
+      expect(names(await hooks.consoleFiles({ limit: 10, from: f3.claimedAt, to: first[1].claimedAt }))).toEqual(['F_4.csv', 'F_3.csv']);
     });
 
     it('lists files and file events (duplicates naming their original, refusals before a claim) in one keyset page', async () => {
@@ -297,14 +298,14 @@ export function describeOperators(suite: Suite): void {
 
     it('pages through a file\'s rows, blocks and item rows merged in seq order, each row once, optionally of one status', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('mixed.csv', 'mixed'));
-      const done = await suite.journal.recordBatch(fileId, EP, [0, 1, 2, 3].map((s) => adjustment(s)), { sent: true });
+      const done = await testHooks(suite.journal).recordBatch(fileId, EP, [0, 1, 2, 3].map((s) => adjustment(s)), { sent: true });
       await suite.journal.completeRequest(done, [
         { seq: 0, status: 'ok', result: { move_id: 1000 } },
         { seq: 1, status: 'error', messages: ['insufficient stock'] },
         { seq: 2, status: 'uncertain', messages: ['connection reset'], hint: 'look for the move' },
         ...okOutcomes([3]),
       ]);
-      await suite.journal.recordBatch(fileId, EP, [5, 6, 8].map((s) => adjustment(s)), { sent: true }); // in flight
+      await testHooks(suite.journal).recordBatch(fileId, EP, [5, 6, 8].map((s) => adjustment(s)), { sent: true }); // in flight
       await suite.journal.addItems(fileId, [
         { seq: 4, lines: [6], status: 'error', messages: ['not a number'] },
         { seq: 7, lines: [9], status: 'skipped', messages: ['blank row'] },
@@ -321,7 +322,7 @@ export function describeOperators(suite: Suite): void {
         }
         throw new Error('paging did not end');
       };
-      const expected = (await suite.journal.itemsInRange(fileId, 0, 100)).map((i) => `${i.seq}:${i.status}`);
+      const expected = (await testHooks(suite.journal).itemsInRange(fileId, 0, 100)).map((i) => `${i.seq}:${i.status}`);
       expect(expected).toEqual(['0:ok', '1:error', '2:uncertain', '3:ok', '4:error', '5:sent', '6:sent', '7:skipped', '8:sent']);
       for (const limit of [1, 2, 4, 100]) expect(await pageAll(undefined, limit), `limit ${limit}`).toEqual(expected);
       for (const status of ['ok', 'error', 'uncertain', 'skipped', 'sent'] as const) {
@@ -337,7 +338,7 @@ export function describeOperators(suite: Suite): void {
     it('pages through the uncertain rows of every file, oldest file first, with their hints', async () => {
       const a = await failedFile(suite.journal, 'a');
       const { fileId: b } = await suite.journal.claimFile(claimInput('b.csv', 'b'));
-      const id = await suite.journal.recordBatch(b, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
+      const id = await testHooks(suite.journal).recordBatch(b, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
       await suite.journal.completeRequest(id, [{ seq: 0, status: 'uncertain', hint: 'h0' }, ...okOutcomes([1]), { seq: 2, status: 'uncertain', hint: 'h2' }]);
       const first = await suite.journal.console.uncertainRows({ limit: 2 });
       expect(first.rows.map((r) => [r.fileId, r.file, r.seq, r.hint, r.status])).toEqual([

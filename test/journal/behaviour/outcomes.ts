@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { packOkOutcomes } from '../../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 import { EP, collect, stateCode, itemRows, type Suite } from './support.js';
+import { testHooks } from '../../../src/journal/testing.js';
 
 export function describeOutcomes(suite: Suite): void {
   describe('outcomes and result reading', () => {
@@ -37,7 +38,7 @@ export function describeOutcomes(suite: Suite): void {
       const { fileId } = await suite.journal.claimFile(claimInput('big.csv', 'abc'));
       const items = Array.from({ length: 4500 }, (_, s) => adjustment(s));
       for (let s = 0; s < items.length; s += 500) {
-        const id = await suite.journal.recordBatch(fileId, EP, items.slice(s, s + 500));
+        const id = await testHooks(suite.journal).recordBatch(fileId, EP, items.slice(s, s + 500));
         await suite.journal.markSent(id);
         await suite.journal.completeRequest(id, okOutcomes(items.slice(s, s + 500).map((i) => i.seq)));
       }
@@ -49,31 +50,31 @@ export function describeOutcomes(suite: Suite): void {
         if (outcome.seq === 4499) expect(outcome.result).toEqual({ move_id: 1000 + 4499 });
       }
       expect(count).toBe(4500);
-      expect(await suite.journal.itemsInRange(fileId, 1000, 3999)).toHaveLength(3000);
+      expect(await testHooks(suite.journal).itemsInRange(fileId, 1000, 3999)).toHaveLength(3000);
     });
 
     it('reads what the service returned per item (resultOf) and per request (resultList), packed or given item by item', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('results.csv', 'abc'));
-      const given = await suite.journal.recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
-      expect(await suite.journal.resultOf(given, 0)).toBeNull(); // nothing before the outcome
+      const given = await testHooks(suite.journal).recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
+      expect(await testHooks(suite.journal).resultOf(given, 0)).toBeNull(); // nothing before the outcome
       await suite.journal.completeRequest(given, [
         { seq: 0, status: 'ok', result: { move_id: 10, lines: [{ sku: 'A', qty: 1.5 }] } },
         { seq: 1, status: 'ok' },
         { seq: 2, status: 'error', messages: ['unknown product'] },
       ]);
-      expect(await suite.journal.resultOf(given, 0)).toEqual({ move_id: 10, lines: [{ sku: 'A', qty: 1.5 }] });
-      expect(await suite.journal.resultOf(given, 1)).toBeNull();
-      expect(await suite.journal.resultOf(given, 2)).toBeNull();
-      expect(await suite.journal.resultOf(null, 0)).toBeNull();
-      expect(await suite.journal.resultList(given)).toEqual([[0, { move_id: 10, lines: [{ sku: 'A', qty: 1.5 }] }]]);
+      expect(await testHooks(suite.journal).resultOf(given, 0)).toEqual({ move_id: 10, lines: [{ sku: 'A', qty: 1.5 }] });
+      expect(await testHooks(suite.journal).resultOf(given, 1)).toBeNull();
+      expect(await testHooks(suite.journal).resultOf(given, 2)).toBeNull();
+      expect(await testHooks(suite.journal).resultOf(null, 0)).toBeNull();
+      expect(await testHooks(suite.journal).resultList(given)).toEqual([[0, { move_id: 10, lines: [{ sku: 'A', qty: 1.5 }] }]]);
 
-      const packed = await suite.journal.recordBatch(fileId, EP, [3, 4].map((s) => adjustment(s)), { sent: true });
+      const packed = await testHooks(suite.journal).recordBatch(fileId, EP, [3, 4].map((s) => adjustment(s)), { sent: true });
       await suite.journal.completeRequest(packed, packOkOutcomes([{ seq: 4, status: 'ok', result: { move_id: 14 } }, { seq: 3, status: 'ok', result: 'text' }])!);
-      expect(await suite.journal.resultList(packed)).toEqual([[4, { move_id: 14 }], [3, 'text']]); // in outcome order
-      expect(await suite.journal.resultOf(packed, 3)).toBe('text');
-      const empty = await suite.journal.recordBatch(fileId, EP, [adjustment(5)], { sent: true });
+      expect(await testHooks(suite.journal).resultList(packed)).toEqual([[4, { move_id: 14 }], [3, 'text']]); // in outcome order
+      expect(await testHooks(suite.journal).resultOf(packed, 3)).toBe('text');
+      const empty = await testHooks(suite.journal).recordBatch(fileId, EP, [adjustment(5)], { sent: true });
       await suite.journal.completeRequest(empty, packOkOutcomes([{ seq: 5, status: 'ok' }])!);
-      expect(await suite.journal.resultList(empty)).toEqual([]);
+      expect(await testHooks(suite.journal).resultList(empty)).toEqual([]);
       expect(await suite.journal.fileSummary(fileId)).toEqual({ fileId, total: 6, pending: 0, sent: 0, ok: 5, error: 1, uncertain: 0, skipped: 0 });
       expect((await suite.journal.requestItems(given)).map((i) => [i.seq, i.status, i.result])).toEqual([
         [0, 'ok', { move_id: 10, lines: [{ sku: 'A', qty: 1.5 }] }], [1, 'ok', null], [2, 'error', null],
@@ -82,7 +83,7 @@ export function describeOutcomes(suite: Suite): void {
 
     it('stores several all-ok requests at once (completeRequests) as one by one, and refuses them all when one does not fit', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('adj.csv', 'abc'));
-      const record = (seqs: number[]) => suite.journal.recordBatch(fileId, EP, seqs.map((s) => adjustment(s)), { sent: true });
+      const record = (seqs: number[]) => testHooks(suite.journal).recordBatch(fileId, EP, seqs.map((s) => adjustment(s)), { sent: true });
       const [a, b, c] = [await record([0, 1]), await record([2]), await record([3, 4])];
       const okA = packOkOutcomes([{ seq: 0, status: 'ok', result: { move_id: 10 } }, { seq: 1, status: 'ok' }])!;
       const okB = packOkOutcomes([{ seq: 2, status: 'ok' }])!;
@@ -99,8 +100,8 @@ export function describeOutcomes(suite: Suite): void {
 
       await suite.journal.completeRequests([{ requestId: c, outcomes: okC }, { requestId: a, outcomes: okA }]);
       expect([(await suite.journal.getRequest(a)).status, (await suite.journal.getRequest(c)).status]).toEqual(['done', 'done']);
-      expect(await suite.journal.resultList(a)).toEqual([[0, { move_id: 10 }]]);
-      expect(await suite.journal.resultList(c)).toEqual([[4, { move_id: 14 }]]);
+      expect(await testHooks(suite.journal).resultList(a)).toEqual([[0, { move_id: 10 }]]);
+      expect(await testHooks(suite.journal).resultList(c)).toEqual([[4, { move_id: 14 }]]);
       expect(await suite.journal.fileSummary(fileId)).toMatchObject({ total: 5, ok: 5, sent: 0 });
       await suite.journal.completeRequests([]);
     });
@@ -112,8 +113,8 @@ export function describeOutcomes(suite: Suite): void {
       // Two interleaved requests (grouped documents may complete out of line order), a rejected row between them,
       // a document spread over non-contiguous lines, and one that comes back with an error.
       await suite.journal.addItems(fileId, [{ seq: 4, docKey: 'SO-X', lines: [4], status: 'error', messages: ['no id'] }]);
-      const a = await suite.journal.recordBatch(fileId, 'customer-shipments.ship', [ship(2, [2, 6], 'SO-1'), ship(7, [7], 'SO-3')], { sent: true });
-      const b = await suite.journal.recordBatch(fileId, 'customer-shipments.ship', [ship(3, [3, 5], 'SO-2'), ship(8, [8], 'SO-4')], { sent: true });
+      const a = await testHooks(suite.journal).recordBatch(fileId, 'customer-shipments.ship', [ship(2, [2, 6], 'SO-1'), ship(7, [7], 'SO-3')], { sent: true });
+      const b = await testHooks(suite.journal).recordBatch(fileId, 'customer-shipments.ship', [ship(3, [3, 5], 'SO-2'), ship(8, [8], 'SO-4')], { sent: true });
       await suite.journal.completeRequest(a, [{ seq: 2, status: 'ok', result: { shipped_at: '2026-03-01T09:00:00Z' } }, { seq: 7, status: 'error', messages: ['closed'] }]);
       expect((await collect(suite.journal.iterateLineOutcomes(fileId))).map((o) => [o.line, o.docKey, o.status])).toEqual([
         [2, 'SO-1', 'ok'], [3, 'SO-2', 'sent'], [4, 'SO-X', 'error'], [5, 'SO-2', 'sent'], [6, 'SO-1', 'ok'],
@@ -143,7 +144,7 @@ export function describeOutcomes(suite: Suite): void {
 
     it('re-drives an error copied out of a block and resolves an uncertain one without touching the ok items', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('adj.csv', 'abc'));
-      const id = await suite.journal.recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
+      const id = await testHooks(suite.journal).recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
       await suite.journal.completeRequest(id, [
         { seq: 0, status: 'ok', result: { move_id: 10 } },
         { seq: 1, status: 'error', messages: ['insufficient stock'] },
@@ -164,11 +165,11 @@ export function describeOutcomes(suite: Suite): void {
 
     it('refuses a seq already in another block, naming it, and leaves nothing behind', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('dup.csv', 'abc'));
-      await suite.journal.recordBatch(fileId, EP, [10, 11, 12].map((s) => adjustment(s)));
-      await expect(suite.journal.recordBatch(fileId, EP, [8, 9, 12, 13].map((s) => adjustment(s)))).rejects.toThrow(/item 12 of file/);
+      await testHooks(suite.journal).recordBatch(fileId, EP, [10, 11, 12].map((s) => adjustment(s)));
+      await expect(testHooks(suite.journal).recordBatch(fileId, EP, [8, 9, 12, 13].map((s) => adjustment(s)))).rejects.toThrow(/item 12 of file/);
       expect(await suite.journal.fileSummary(fileId)).toMatchObject({ total: 3, pending: 3 });
       // No block of the refused request: its seqs 8, 9 and 13 are nowhere.
-      expect((await suite.journal.itemsInRange(fileId, 0, 20)).map((i) => i.seq)).toEqual([10, 11, 12]);
+      expect((await testHooks(suite.journal).itemsInRange(fileId, 0, 20)).map((i) => i.seq)).toEqual([10, 11, 12]);
       expect((await suite.journal.resumeState(fileId)).maxSeq).toBe(12);
     });
   });

@@ -3,6 +3,7 @@ import { packBatch } from '../../../src/journal/core/block-pack.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 import type { SearchHit, SearchPage } from '../../../src/journal/console/search.js';
 import { EP, LATER, finishedFile, type Suite } from './support.js';
+import { testHooks } from '../../../src/journal/testing.js';
 
 /** Every page of a search, `limit` rows each: the pages as the console shows them, followed by their `next`. */
 async function allPages(suite: Suite, text: string, limit: number): Promise<SearchPage[]> {
@@ -25,7 +26,7 @@ export function describeSearch(suite: Suite): void {
       const items = [first, first + 1].map((seq) => adjustment(seq, { body: { product_code: `SKU-${seq}`, quantity: 1, reference: ref } }));
       const bodies = items.map((i) => i.body);
       const packed = packBatch(EP, items, bodies);
-      const requestId = await suite.journal.recordBatch(fileId, EP, { ...packed, index: undefined }, { sent: true, bodies: JSON.stringify(bodies) });
+      const requestId = await testHooks(suite.journal).recordBatch(fileId, EP, { ...packed, index: undefined }, { sent: true, bodies: JSON.stringify(bodies) });
       return { requestId, index: packed.index! };
     }
 
@@ -48,7 +49,7 @@ export function describeSearch(suite: Suite): void {
         const bodies = items.map((i) => i.body);
         const packed = packBatch(EP, items, bodies);
         expect(packed.index!.length).toBeGreaterThan(8);
-        blocks.push({ requestId: await suite.journal.recordBatch(fileId, EP, { ...packed, index: undefined }, { sent: true, bodies: JSON.stringify(bodies) }), index: packed.index! });
+        blocks.push({ requestId: await testHooks(suite.journal).recordBatch(fileId, EP, { ...packed, index: undefined }, { sent: true, bodies: JSON.stringify(bodies) }), index: packed.index! });
       }
       expect(blocks.reduce((n, b) => n + b.index.length, 0)).toBeGreaterThan(64);
       await suite.journal.indexBlocks(fileId, blocks);
@@ -78,12 +79,12 @@ export function describeSearch(suite: Suite): void {
     async function twoFiles() {
       const order = (seq: number, number: string) => adjustment(seq, { body: { product_code: `SKU-${seq}`, quantity: 1, order: number } });
       const { fileId: first } = await suite.journal.claimFile(claimInput('first.csv', 'first'));
-      const a = await suite.journal.recordBatch(first, EP, [order(0, 'SO-7'), order(1, 'SO-7'), order(2, 'SO-7')], { sent: true });
+      const a = await testHooks(suite.journal).recordBatch(first, EP, [order(0, 'SO-7'), order(1, 'SO-7'), order(2, 'SO-7')], { sent: true });
       await suite.journal.completeRequest(a, [...okOutcomes([0, 1]), { seq: 2, status: 'error', messages: ['unknown product'] }]);
       await suite.journal.finishFile(first);
       const { fileId: second } = await suite.journal.claimFile(claimInput('second.csv', 'second'));
       await suite.journal.addItems(second, [{ seq: 2, docKey: 'so-7', lines: [4], status: 'error', messages: ['quantity is not a number'] }]);
-      const b = await suite.journal.recordBatch(second, EP, [order(0, 'so-7'), order(1, 'So-7')], { sent: true });
+      const b = await testHooks(suite.journal).recordBatch(second, EP, [order(0, 'so-7'), order(1, 'So-7')], { sent: true });
       await suite.journal.completeRequest(b, okOutcomes([0, 1]));
       return { first, second };
     }
@@ -127,9 +128,9 @@ export function describeSearch(suite: Suite): void {
       const after = await suite.journal.console.search('so-7', { limit: 50 });
       expect(after).toMatchObject({ total: 3, totalAtLeast: false, next: null });
       expect(after.hits.map((h) => h.file)).toEqual(['second.csv', 'second.csv', 'second.csv']);
-      const released = await suite.journal.recordBatch(second, EP, [adjustment(5), adjustment(6)], { sent: true });
+      const released = await testHooks(suite.journal).recordBatch(second, EP, [adjustment(5), adjustment(6)], { sent: true });
       await suite.journal.releaseRequest(released);
-      const again = await suite.journal.recordBatch(second, EP, [adjustment(5), adjustment(6)], { sent: true });
+      const again = await testHooks(suite.journal).recordBatch(second, EP, [adjustment(5), adjustment(6)], { sent: true });
       await suite.journal.completeRequest(again, okOutcomes([5, 6]));
       expect(await suite.journal.console.search('ADJ-5', { limit: 50 })).toMatchObject({ total: 1, hits: [{ seq: 5, status: 'ok', matched: 'body' }] });
     });

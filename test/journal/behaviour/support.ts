@@ -2,12 +2,13 @@ import { expect } from 'vitest';
 import { isWisbridgeError } from '../../../src/errors.js';
 import { type ItemWithBody, type Journal, type JournalTally } from '../../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
+import { testHooks } from '../../../src/journal/testing.js';
 
 /* Fixtures and helpers of the journal behaviour suite (test/journal/behaviour.ts). */
 
 /** The calls the suite makes on a second connection: plain data in and out (the SQLite fixture serves them from a thread). */
 export const CONNECTION_CALLS = [
-  'claimFile', 'recordBatch', 'completeRequest', 'finishFile', 'fileSummary', 'nextFileSequence', 'setCursor', 'getCursor', 'beginExport',
+  'claimFile', 'recordBatches', 'completeRequest', 'finishFile', 'fileSummary', 'nextFileSequence', 'setCursor', 'getCursor', 'beginExport',
   'resolveUncertain', 'close',
 ] as const;
 export type Connection = Pick<Journal, (typeof CONNECTION_CALLS)[number]>;
@@ -54,7 +55,7 @@ export async function stateCode(call: Promise<unknown>): Promise<string | undefi
 
 /** The items of a file that have a row of their own (rejected rows and exceptions; a block's other items have none). */
 export async function itemRows(journal: Journal, fileId: number): Promise<ItemWithBody[]> {
-  return (await journal.itemsInRange(fileId, 0, 1_000_000)).filter((item) => item.itemId !== null);
+  return (await testHooks(journal).itemsInRange(fileId, 0, 1_000_000)).filter((item) => item.itemId !== null);
 }
 
 export const records = (...ids: number[]) => ids.map((id) => ({ id, number: `SO-${id}`, updatedAt: '2026-03-01T07:00:00Z' }));
@@ -63,7 +64,7 @@ export const records = (...ids: number[]) => ids.map((id) => ({ id, number: `SO-
 export async function failedFile(journal: Journal, checksum = 'abc'): Promise<number> {
   const { fileId } = await journal.claimFile(claimInput(`${checksum}.csv`, checksum));
   await journal.addItems(fileId, [{ seq: 5, lines: [7], docKey: 'bad', status: 'error', messages: ['no SKU'] }]);
-  const id = await journal.recordBatch(fileId, EP, [0, 1, 2, 3, 4].map((s) => adjustment(s)));
+  const id = await testHooks(journal).recordBatch(fileId, EP, [0, 1, 2, 3, 4].map((s) => adjustment(s)));
   await journal.markSent(id);
   await journal.completeRequest(id, [
     ...okOutcomes([0, 1]),
@@ -82,7 +83,7 @@ export async function failedFile(journal: Journal, checksum = 'abc'): Promise<nu
 export async function finishedFile(journal: Journal, checksum: string, options: { uncertain?: boolean; redriven?: boolean } = {}) {
   const { fileId } = await journal.claimFile(claimInput(`${checksum}.csv`, checksum));
   await journal.addItems(fileId, [{ seq: 3, lines: [5], docKey: 'bad', status: 'error', messages: ['no SKU'] }]);
-  const id = await journal.recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
+  const id = await testHooks(journal).recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
   await journal.completeRequest(id, [...okOutcomes([0, 1]), options.uncertain
     ? { seq: 2, status: 'uncertain', hint: 'look for SKU-2' } : { seq: 2, status: 'error', messages: ['unknown product'] }]);
   await journal.finishFile(fileId);
