@@ -64,7 +64,8 @@ export async function recordedCli<T>(runtime: RuntimeParts<'logger', { readonly 
 
 /** The status a file was left in, from the detail redrive and resolve below write (`file is now …`); undefined for other actions. */
 export function fileStatusAfter(detail: string | null): string | undefined {
-  return detail?.match(/; file is now (\w+);/)?.[1];
+  // The last match: a resolution's note, earlier in the text, is the operator's own words.
+  return detail?.match(/^[^]*; file is now (\w+);/)?.[1];
 }
 
 /** Whether an action's detail says its file was left failed. */
