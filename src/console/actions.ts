@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import type { ConsoleJournal, Resolution } from '../journal/index.js';
 import { errorFileName, openResultFile, redriveFile, resolveRows } from '../pipeline/index.js';
+import type { RedriveReport } from '../pipeline/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import { describeForConsole } from './paths.js';
 import type { ConsoleSource } from './source.js';
@@ -61,6 +62,15 @@ export async function recordedCli<T>(runtime: RuntimeParts<'logger', { readonly 
   }
 }
 
+/** The status a file was left in, from the detail redrive and resolve below write (`file is now …`); undefined for other actions. */
+export function fileStatusAfter(detail: string | null): string | undefined {
+  // The last match: a resolution's note, earlier in the text, is the operator's own words.
+  return detail?.match(/^[^]*; file is now (\w+);/)?.[1];
+}
+
+/** Whether an action's detail says its file was left failed. */
+export const fileLeftFailed = (detail: string | null): boolean => fileStatusAfter(detail) === 'failed';
+
 export function redrive(source: ConsoleSource, fileId: number, actor: string): Promise<ActionResult> {
   return recorded(source, { action: 'redrive', fileId, target: null, actor }, async () => {
     const journal = await source.runtime.journal();
@@ -70,9 +80,13 @@ export function redrive(source: ConsoleSource, fileId: number, actor: string): P
       const rejected = unsendable > 0 ? `; ${unsendable} row(s) were rejected by the mapping: fix them in the file and drop the corrected rows again` : '';
       throw new WisbridgeError('USAGE', `nothing to re-drive: no row of ${file.name} (file ${fileId}) can be sent again (the file is ${file.status})${rejected}`);
     }
-    const r = await redriveFile(source.runtime, String(fileId));
-    return `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}; result file rewritten: ${r.resultAt}`;
+    return redriveDetail(await redriveFile(source.runtime, String(fileId)));
   });
+}
+
+/** A re-drive's entry in the actions log (fileStatusAfter reads the file's status back from it). */
+export function redriveDetail(r: Pick<RedriveReport, 'attempt' | 'sent' | 'ok' | 'error' | 'uncertain' | 'status' | 'resultAt'>): string {
+  return `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}; result file rewritten: ${r.resultAt}`;
 }
 
 export async function resolve(source: ConsoleSource, fileId: number, itemId: number, resolution: Resolution, note: string, actor: string): Promise<ActionResult> {

@@ -92,13 +92,16 @@ export function bytes(n: number): string {
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
 header{background:#1d2433;color:#fff;padding:8px 16px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
+header nav{display:flex;flex-wrap:wrap;gap:6px 18px}
 header a{color:#cfd8ea;text-decoration:none;white-space:nowrap}header a:hover{color:#fff}header strong{margin-right:12px}
-header .who{margin-left:auto;margin-right:6px}header form.search{margin:0}header form.search input{width:13em;max-width:100%;box-sizing:border-box}
+header .who{margin-left:auto;margin-right:6px}header form.search{margin:0}header form.search input{width:15em;max-width:100%;box-sizing:border-box}
 main{padding:12px 16px}h1{font-size:20px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:16px;margin:18px 0 8px}
 table{border-collapse:collapse;background:#fff;width:100%;margin-bottom:8px}
 .box,p{overflow-wrap:anywhere}
 @media (max-width:900px){
-header{padding:6px 10px;gap:4px 0}header strong{flex-basis:100%}
+header{padding:4px 8px;gap:4px 8px;flex-wrap:nowrap;display:grid;grid-template-columns:auto minmax(0,1fr) auto}header strong{margin:0}
+header nav{grid-column:1/-1;grid-row:2;flex-wrap:nowrap;gap:0;overflow-x:auto;scrollbar-width:none}
+header form.search input{width:100%}header .who{display:none}
 header a{padding:6px 8px;min-height:24px}
 main{padding:10px}
 table{display:block;overflow-x:auto;width:auto;max-width:100%}
@@ -108,14 +111,14 @@ th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:to
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .s-done,.s-ok,.s-completed,.s-written{color:#17703a}.s-failed,.s-error,.s-rejected{color:#b3261e;font-weight:600}
 .s-uncertain,.s-processing,.s-sent,.s-pending,.s-recorded{color:#9a5b00;font-weight:600}
-.s-duplicate{color:#5a6372;font-weight:600}
+.s-duplicate{color:#5a6372;font-weight:600}.s-check{color:#7a4a00;background:#fff4e0;border:1px solid #f0c36d;border-radius:3px;padding:0 4px;font-weight:600;white-space:nowrap}
 form.filters{display:flex;gap:8px;flex-wrap:wrap;align-items:end;margin-bottom:10px}
 form.filters label{display:flex;flex-direction:column;font-size:12px}
 input,select,textarea,button{font:inherit;padding:3px 6px}button{cursor:pointer}
 .box{background:#fff;border:1px solid #dde1e8;padding:10px 14px;margin-bottom:12px}
 .warn{background:#fff4e0;border-color:#f0c36d}.bad{background:#fdecea;border-color:#f1a9a0}.good{background:#e8f5ec;border-color:#9fd3b0}
 .muted{color:#667}.small{font-size:12px}code{font-size:12px}
-figure.chart{background:#fff;border:1px solid #dde1e8;margin:0 0 12px;padding:8px 10px;max-width:760px}figure.chart svg{width:100%;height:auto;display:block}
+figure.chart{background:#fff;border:1px solid #dde1e8;margin:0 0 12px;padding:8px 10px}figure.chart svg{width:100%;height:auto;display:block}
 figure.chart .key{margin-left:10px;font-size:12px}figure.chart .swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
 .bar{background:#e3e7ee;height:10px;width:160px;display:inline-block}.bar>span{background:#2f6fde;height:10px;display:block}
 `;
@@ -138,10 +141,10 @@ export function page(options: PageOptions): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${options.title} · wisbridge console</title><style>${raw(STYLE)}</style></head>
-<body><header><strong>wisbridge</strong>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}
-<form method="get" action="/console/search" class="search" role="search"><input type="search" name="q" placeholder="where is… (key, SKU, order, reference)" aria-label="search rows across files" maxlength="64"></form>
+<body><header><strong>wisbridge</strong><nav>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}</nav>
+<form method="get" action="/console/search" class="search" role="search"><input type="search" name="q" placeholder="find a key, SKU, order…" aria-label="search rows across files" maxlength="64"></form>
 <span class="small who">${options.who ?? ''}</span>${options.signOut
-    ? html`<form method="post" action="/console/logout" style="margin:0"><input type="hidden" name="session_csrf" value="${options.signOut}"><button type="submit" class="small" id="sign-out">sign out</button></form>` : ''}</header>
+    ? html`<form method="post" action="/console/logout" style="margin:0"><input type="hidden" name="session_csrf" value="${options.signOut}"><button type="submit" class="small" id="sign-out" title="${options.who ? `signed in as ${options.who}` : ''}">sign out</button></form>` : ''}</header>
 <main><h1>${options.title}</h1>${options.body}</main></body></html>`.text;
 }
 

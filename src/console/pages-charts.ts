@@ -1,5 +1,6 @@
 import type { ActivityBucket } from '../journal/index.js';
 import { html, num, query, raw, when, zoneLabel, type Html } from './html.js';
+import { labelledBars, niceTicks } from './chart-axes.js';
 
 export const RANGES = {
   '24h': { label: 'last 24 hours', unit: 'hour', buckets: 24 },
@@ -14,15 +15,16 @@ interface Series {
   value: (b: ActivityBucket) => number;
 }
 
-const W = 720;
-const H = 150;
+const W = 1000;
+const H = 170;
 const LEFT = 48;
 const BOTTOM = 20;
 
 /** A stacked bar chart as inline SVG: readable without JavaScript; each bar's `<title>` (hover) gives its numbers. */
 function barChart(id: string, title: string, buckets: readonly ActivityBucket[], series: readonly Series[], unit: 'hour' | 'day'): Html {
   const totals = buckets.map((b) => series.reduce((n, s) => n + s.value(b), 0));
-  const max = Math.max(1, ...totals);
+  const yTicks = niceTicks(Math.max(0, ...totals));
+  const max = yTicks[yTicks.length - 1];
   const plotW = W - LEFT - 8;
   const plotH = H - BOTTOM - 8;
   const slot = plotW / buckets.length;
@@ -45,16 +47,29 @@ function barChart(id: string, title: string, buckets: readonly ActivityBucket[],
     bars.push(`<g class="bar" data-start="${b.start}" data-total="${totals[i]}"><title>${escapeText(label)}</title>`
       + `<rect x="${x.toFixed(1)}" y="8" width="${slot.toFixed(1)}" height="${plotH}" fill="transparent"/>${rects.join('')}</g>`);
   });
-  const ticks = [...new Set([0, Math.round(max / 2), max])].map((v) => {
+  const ticks = yTicks.map((v) => {
     const y = 8 + plotH - (v / max) * plotH;
     return `<text x="${LEFT - 4}" y="${(y + 4).toFixed(1)}" text-anchor="end">${num(v)}</text><line x1="${LEFT}" x2="${W - 8}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}" stroke="#dde1e8"/>`;
   });
-  const every = Math.max(1, Math.ceil(buckets.length / 8));
-  const xLabels = buckets.map((b, i) => (i % every === 0
-    ? `<text x="${(LEFT + i * slot).toFixed(1)}" y="${H - 6}">${escapeText(unit === 'hour' ? when(b.start).slice(5, 13).replace(' ', ' ') + 'h' : when(b.start).slice(5, 10))}</text>` : '')).join('');
+  const xLabels = xAxis(buckets, totals, slot, unit);
   const legend = series.map((s) => html`<span class="key"><span class="swatch" style="background:${s.color}"></span>${s.label}</span>`);
   return html`<figure class="chart" id="${id}"><figcaption><b>${title}</b> ${legend}</figcaption>
 <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${title}" font-size="10" font-family="system-ui,sans-serif" fill="#1d2433">${raw(ticks.join(''))}${raw(bars.join(''))}${raw(xLabels)}</svg></figure>`;
+}
+
+/** X labels under the bars' centres, each the bar's hour (or day) in the console's zone. */
+function xAxis(buckets: readonly ActivityBucket[], totals: readonly number[], slot: number, unit: 'hour' | 'day'): string {
+  const text = (b: ActivityBucket) => (unit === 'hour' ? `${when(b.start).slice(5, 13)}h` : when(b.start).slice(5, 10));
+  // A label is about 50 units wide at this font size; a regular one every 3rd, 6th, 12th … hour of the zone.
+  const gap = Math.ceil(60 / slot);
+  const hourStep = [1, 3, 6, 12, 24].find((h) => h >= gap) ?? 24;
+  const regular = (i: number) => (unit === 'hour' ? Number(when(buckets[i].start).slice(11, 13)) % hourStep === 0 : i % gap === 0);
+  return labelledBars(totals, regular, gap).map((i) => {
+    const centre = LEFT + (i + 0.5) * slot;
+    // Centred under its bar unless half a label would not fit inside the chart.
+    const anchor = centre < 26 ? 'start' : centre > W - 26 ? 'end' : 'middle';
+    return `<text class="x" data-bar="${i}" x="${centre.toFixed(1)}" y="${H - 6}" text-anchor="${anchor}">${escapeText(text(buckets[i]))}</text>`;
+  }).join('');
 }
 
 function escapeText(text: string): string {

@@ -17,6 +17,8 @@ export interface FileListView {
   next: FileLinePage['next'];
   /** Rows read so far of files still processing (from the progress registry). */
   live: Map<string, number>;
+  /** The instance that holds or last held a listed file's lease, by file id (lease mode only). */
+  instances: Map<number, string>;
 }
 
 function options(values: readonly string[], selected: string | undefined, any = 'any'): Html {
@@ -36,18 +38,18 @@ export function filtersForm(action: string, view: { jobs: string[]; statuses: re
 const count = (n: number | undefined) => html`<td class="num">${num(n)}</td>`;
 
 export function fileListPage(view: FileListView): Html {
-  const rows = view.lines.map((line) => (line.file ? fileLine(line.file, view.live) : eventLine(line.event)));
+  const rows = view.lines.map((line) => (line.file ? fileLine(line.file, view.live, view.instances) : eventLine(line.event)));
   return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_LIST_STATUSES, filter: view.filter })}
-<table id="files"><thead><tr><th title="a file's id; E and a number: a file event (a file met but never claimed)">id</th><th>file</th><th>drop</th><th>mapping</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th title="when the file was claimed; for a file event, when the bridge met the file">claimed (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="14" class="muted">no files match</td></tr>`}</tbody></table>
+<table id="files"><thead><tr><th title="a file's id; E and a number: a file event (a file met but never claimed)">id</th><th>file</th><th>drop</th><th>mapping</th><th title="the instance that holds the file's lease (processing) or held it last">instance</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th title="when the file was claimed; for a file event, when the bridge met the file">claimed (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="15" class="muted">no files match</td></tr>`}</tbody></table>
 ${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next.before, before_event: view.next.beforeEvent })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
 }
 
-function fileLine(f: FileListEntry, live: Map<string, number>): Html {
+function fileLine(f: FileListEntry, live: Map<string, number>, instances: Map<number, string>): Html {
   const s = f.summary;
   const total = s ? s.total : live.get(f.name);
   return html`<tr data-file="${f.fileId}"><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
-<td>${statusCell(f.status)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
+<td class="small instance">${instances.get(f.fileId) ?? ''}</td><td>${fileStatusCell(f)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
 <td>${at(f.claimedAt)}</td><td>${duration(f.claimedAt, processedAt(f))}</td><td class="small">${lastAction(f)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
 }
 
@@ -58,8 +60,19 @@ function eventLine(e: FileEventEntry): Html {
   const what = e.kind === 'rejected' ? 'refused before its claim' : '';
   const reason = [what, e.reason ?? ''].filter(Boolean).join(': ');
   return html`<tr data-event="${e.eventId}" data-kind="${e.kind}"><td class="num" title="file event ${e.eventId}">E${e.eventId}</td><td>${e.name}</td><td>${e.drop}</td><td></td>
-<td>${statusCell(e.kind)}</td><td colspan="5" class="small muted">${e.resultName ? `result file ${e.resultName}` : ''}</td>
+<td></td><td>${statusCell(e.kind)}</td><td colspan="5" class="small muted">${e.resultName ? `result file ${e.resultName}` : ''}</td>
 <td>${at(e.at)}</td><td></td><td></td><td class="small">${original}${original && reason ? ' · ' : ''}${reason}</td></tr>`;
+}
+
+/**
+ * A concluded file's status as work for an operator: rows the service refused (failed, fixed in the file or
+ * re-driven) and rows whose outcome is unknown (needs a check in the service, then a resolution) are different work.
+ */
+export function fileStatusCell(f: Pick<FileRecord, 'status' | 'summary'>): Html {
+  const s = f.summary;
+  if (f.status !== 'failed' || !s || s.uncertain === 0) return statusCell(f.status);
+  const check = html`<span class="s-check" title="${num(s.uncertain)} row(s) whose outcome is unknown: check them in the service, then resolve them">needs a check</span>`;
+  return s.error > 0 ? html`${statusCell('failed')} · ${check}` : check;
 }
 
 /** When its processing ended: kept across re-drives (processedAt); for older journals the finish, if never re-driven. */
@@ -91,7 +104,7 @@ function rowLine(fileId: number, r: RowView, canResolve: boolean): Html {
     ? html`<a class="resolve" href="/console/files/${fileId}/resolve?item=${r.itemId}">resolve…</a>` : '';
   return html`<tr data-seq="${r.seq}" data-status="${r.status}"><td class="num">${linesText(r.lines)}</td><td>${r.docKey ?? ''}</td><td class="small">${r.endpoint ?? ''}</td>
 <td>${statusCell(r.status)}</td><td class="small"><code>${returned(r.result)}</code></td><td>${joinMessages(r.messages)}</td><td class="small">${r.hint ?? ''}</td>
-<td class="small">${resolution}</td><td>${action}</td></tr>`;
+<td class="small">${resolution}${action}</td></tr>`;
 }
 
 /** What to do about rows the mapping rejected: re-drive never sends them, the file has to be corrected. */
@@ -120,16 +133,17 @@ export function filePage(view: FileView): Html {
   const redrive = f.status === 'failed' && view.failed.sendable > 0
     ? html`<a class="button" id="redrive" href="/console/files/${f.fileId}/redrive">Re-drive ${view.failed.sendable} failed row(s)…</a>` : '';
   const rowsTable = rows.rows.map((r) => rowLine(f.fileId, r, f.status !== 'processing'));
-  return html`<div class="box ${f.status === 'failed' || f.status === 'rejected' ? 'bad' : f.status === 'done' ? 'good' : 'warn'}">
-<b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${statusCell(f.status)}
+  const onlyChecks = f.status === 'failed' && s !== null && s.uncertain > 0 && s.error === 0;
+  return html`<div class="box ${(f.status === 'failed' && !onlyChecks) || f.status === 'rejected' ? 'bad' : f.status === 'done' ? 'good' : 'warn'}">
+<b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${fileStatusCell(f)}
 ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
 <div class="small">claimed ${when(f.claimedAt)} · processed <span id="processing-time">${processedAt(f) ? `in ${duration(f.claimedAt, processedAt(f))}` : '–'}</span>
 · last action <span id="last-action">${lastAction(f) || '–'}</span> · re-drives ${f.redrives}${leaseText(f)}
 ${s ? ` · ${num(s.total)} documents: ${num(s.ok)} ok, ${num(s.error)} error, ${num(s.uncertain)} uncertain, ${num(s.skipped)} skipped` : ''}</div>
 ${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
-<table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th><th></th></tr></thead>
-<tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="9" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>
+<table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th></tr></thead>
+<tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="8" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>
 ${rows.next !== null ? html`<a id="next" href="/console/files/${f.fileId}${query({ status: view.status, after: rows.next })}">next rows →</a>` : html`<span class="muted small">end of the rows</span>`}
 ${actionsTable(view.actions, 'Operator actions on this file')}`;
 }

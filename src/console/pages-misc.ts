@@ -4,6 +4,7 @@ import { at, bytes, html, num, when, zoneLabel, type Html } from './html.js';
 import type { ExpectedFileView } from '../schedule/index.js';
 import type { FileProgress } from './progress.js';
 import type { JobView } from './source.js';
+import { fileLeftFailed } from './actions.js';
 
 export interface OverviewView {
   mode: 'run' | 'console';
@@ -154,15 +155,23 @@ export function resolveExtra(item: StoredItem): Html {
 <label>note (what you checked; it goes into the result file)<br><textarea name="note" required rows="2" cols="60" maxlength="500"></textarea></label><br>`;
 }
 
+/** The page title of an action's result: a re-drive or resolution that left its file failed is not plainly done. */
+export function actionResultTitle(a: OperatorAction): string {
+  if (a.outcome !== 'ok') return 'Not done';
+  return fileLeftFailed(a.detail) ? 'Done, but the file is still failed' : 'Done';
+}
+
 /** What an action did, from its audit entry: the page a confirmed action redirects to (a reload only shows it again). */
 export function actionResultPage(a: OperatorAction): Html {
   const back = a.fileId !== null ? { href: `/console/files/${a.fileId}`, label: 'back to the file' }
     : a.action === 'reprocess' ? { href: '/console/rejected', label: 'back to the rejected files' } : { href: '/console/actions', label: 'actions log' };
-  return html`${messagePage(a.outcome === 'ok' ? 'good' : 'bad', a.detail ?? a.outcome, back)}
+  const left = a.outcome === 'ok' ? fileLeftFailed(a.detail) : false;
+  return html`${messagePage(a.outcome !== 'ok' ? 'bad' : left ? 'warn' : 'good', a.detail ?? a.outcome, back)}
+${left ? html`<p class="box warn" id="still-failed">The action ran, but the file is still <b>failed</b>: rows that failed or need a check remain. Open <a href="${back.href}">the file</a> for what is left.</p>` : ''}
 <p class="small muted" id="action-entry">${a.action} by ${a.actor}, ${when(a.at)} ${zoneLabel()}, ${a.outcome === 'ok' ? 'done' : 'not done'} · entry ${a.id} of the <a href="/console/actions">actions log</a></p>`;
 }
 
-export function messagePage(kind: 'good' | 'bad', message: string, back: { href: string; label: string }): Html {
+export function messagePage(kind: 'good' | 'warn' | 'bad', message: string, back: { href: string; label: string }): Html {
   return html`<div class="box ${kind}" id="message">${message}</div><a href="${back.href}">${back.label}</a>`;
 }
 

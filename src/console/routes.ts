@@ -1,13 +1,13 @@
 import { pipeline } from 'node:stream/promises';
 import { isWisbridgeError } from '../errors.js';
-import type { ItemStatus } from '../journal/index.js';
+import type { FileLine, ItemStatus } from '../journal/index.js';
 import { findJobOfFile } from '../pipeline/index.js';
 import * as actions from './actions.js';
 import { html, page, when, zoneLabel } from './html.js';
 import { chartsPageOf, overviewCharts, searchPageOf } from './insights.js';
 import { expectedFileViews } from '../schedule/index.js';
 import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
-import { actionResultPage, alertsPage, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import { actionResultPage, actionResultTitle, alertsPage, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
 import { enumParam, intParam, SECURITY_HEADERS, send, type ConsoleSide, type Request, type Route } from './respond.js';
 import type { PageRequest } from './page-request.js';
 import { describeForConsole } from './paths.js';
@@ -45,7 +45,7 @@ export const PAGES: readonly Route<PageRequest>[] = [
       const id = Number(param);
       const [action] = await c.journal.console.listActions({ before: id + 1, limit: 1 });
       if (action?.id !== id) return c.notFound(`no action ${id} in the actions log`, { href: '/console/actions', label: 'actions log' });
-      c.show(action.outcome === 'ok' ? 'Done' : 'Not done', actionResultPage(action));
+      c.show(actionResultTitle(action), actionResultPage(action));
     },
   },
   {
@@ -226,7 +226,14 @@ async function files(source: ConsoleSource, r: Request) {
   const live = new Map(source.progress.snapshot().map((p) => [p.file, p.rows]));
   return fileListPage({
     jobs: config.inbound.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name }, live, lines: page.lines, next: page.next,
+    instances: await instancesOf(r.journal, page.lines),
   });
+}
+
+/** The lease owner of each listed file: the list's query does not read it, a file's record does (a page is PAGE_SIZE files). */
+async function instancesOf(journal: Request['journal'], lines: readonly FileLine[]): Promise<Map<number, string>> {
+  const files = await Promise.all(lines.flatMap((l) => (l.file ? [journal.getFile(l.file.fileId)] : [])));
+  return new Map(files.flatMap((f) => (f.lease ? [[f.fileId, f.lease.owner] as const] : [])));
 }
 
 async function exportsList(source: ConsoleSource, r: Request) {

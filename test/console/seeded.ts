@@ -28,7 +28,7 @@ export async function seededConsole(seed: (journal: Journal) => Promise<void>, a
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, journal,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, journal, journalPath: join(env.dir, 'journal.sqlite'),
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
