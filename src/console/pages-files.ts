@@ -17,8 +17,6 @@ export interface FileListView {
   next: FileLinePage['next'];
   /** Rows read so far of files still processing (from the progress registry). */
   live: Map<string, number>;
-  /** The instance that holds or last held a listed file's lease, by file id (lease mode only). */
-  instances: Map<number, string>;
 }
 
 function options(values: readonly string[], selected: string | undefined, any = 'any'): Html {
@@ -38,18 +36,18 @@ export function filtersForm(action: string, view: { jobs: string[]; statuses: re
 const count = (n: number | undefined) => html`<td class="num">${num(n)}</td>`;
 
 export function fileListPage(view: FileListView): Html {
-  const rows = view.lines.map((line) => (line.file ? fileLine(line.file, view.live, view.instances) : eventLine(line.event)));
+  const rows = view.lines.map((line) => (line.file ? fileLine(line.file, view.live) : eventLine(line.event)));
   return html`${filtersForm('/console/files', { jobs: view.jobs, statuses: FILE_LIST_STATUSES, filter: view.filter })}
 <table id="files"><thead><tr><th title="a file's id; E and a number: a file event (a file met but never claimed)">id</th><th>file</th><th>drop</th><th>mapping</th><th title="the instance that holds the file's lease (processing) or held it last">instance</th><th>status</th><th title="documents, and rows the mapping rejected or skipped">documents</th><th>ok</th><th>error</th><th>uncertain</th><th>skipped</th><th title="when the file was claimed; for a file event, when the bridge met the file">claimed (${zoneLabel()})</th><th title="from its claim to the end of its first processing">processing time</th><th>last action</th><th>reason</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="15" class="muted">no files match</td></tr>`}</tbody></table>
 ${view.next !== null ? html`<a id="next" href="/console/files${query({ ...view.filter, before: view.next.before, before_event: view.next.beforeEvent })}">older files →</a>` : html`<span class="muted small">end of the list</span>`}`;
 }
 
-function fileLine(f: FileListEntry, live: Map<string, number>, instances: Map<number, string>): Html {
+function fileLine(f: FileListEntry, live: Map<string, number>): Html {
   const s = f.summary;
   const total = s ? s.total : live.get(f.name);
   return html`<tr data-file="${f.fileId}"><td class="num">${f.fileId}</td><td><a href="/console/files/${f.fileId}">${f.name}</a></td><td>${f.drop}</td><td>${f.mapping}</td>
-<td class="small instance">${instances.get(f.fileId) ?? ''}</td><td>${fileStatusCell(f)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
+<td class="small instance">${f.instance ?? ''}</td><td>${fileStatusCell(f)}</td>${count(total)}${count(s?.ok)}${count(s?.error)}${count(s?.uncertain)}${count(s?.skipped)}
 <td>${at(f.claimedAt)}</td><td>${duration(f.claimedAt, processedAt(f))}</td><td class="small">${lastAction(f)}</td><td class="small">${f.reason ?? ''}</td></tr>`;
 }
 

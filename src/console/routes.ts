@@ -226,14 +226,7 @@ async function files(source: ConsoleSource, r: Request) {
   const live = new Map(source.progress.snapshot().map((p) => [p.file, p.rows]));
   return fileListPage({
     jobs: config.inbound.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name }, live, lines: page.lines, next: page.next,
-    instances: await instancesOf(r.journal, page.lines),
   });
-}
-
-/** The lease owner of each listed file: the list's query does not read it, a file's record does (a page is PAGE_SIZE files). */
-async function instancesOf(journal: Request['journal'], lines: readonly FileLine[]): Promise<Map<number, string>> {
-  const files = await Promise.all(lines.flatMap((l) => (l.file ? [journal.getFile(l.file.fileId)] : [])));
-  return new Map(files.flatMap((f) => (f.lease ? [[f.fileId, f.lease.owner] as const] : [])));
 }
 
 async function exportsList(source: ConsoleSource, r: Request) {

@@ -10,7 +10,7 @@ import type {
  * OFFSET or a count of the whole table).
  */
 
-const FILE_COLUMNS = 'id, drop_name, name, mapping, size, status, reason, summary, redrive, claimed_at, finished_at, processed_at';
+const FILE_COLUMNS = 'id, drop_name, name, mapping, size, status, reason, summary, redrive, claimed_at, finished_at, processed_at, lease_owner';
 
 /** A statement and its positional parameters. */
 export interface SqlQuery {
@@ -89,6 +89,7 @@ export async function listFiles(sql: SqlPort, filter: FileFilter): Promise<FileL
   return (await sql.all<Record<string, never>>(list.sql, list.params)).map((r) => ({
     fileId: r.id, drop: r.drop_name, name: r.name, mapping: r.mapping, size: r.size, status: r.status, reason: r.reason,
     summary: r.summary === null ? null : (JSON.parse(r.summary) as FileSummary), redrives: r.redrive, claimedAt: r.claimed_at, finishedAt: r.finished_at, processedAt: r.processed_at,
+    instance: r.lease_owner,
   }));
 }
 

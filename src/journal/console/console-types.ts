@@ -21,7 +21,10 @@ export interface FileFilter {
 
 /** One file of the console's list: the journal's file record without what only one file's page shows. */
 export type FileListEntry = Pick<FileRecord,
-  'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt' | 'processedAt'>;
+  'fileId' | 'drop' | 'name' | 'mapping' | 'size' | 'status' | 'reason' | 'summary' | 'redrives' | 'claimedAt' | 'finishedAt' | 'processedAt'> & {
+  /** The instance that holds or last held the file's lease (FileRecord's lease.owner); null without lease mode. */
+  instance: string | null;
+};
 
 /**
  * The file list's filter: a FileFilter whose status may also be `duplicate` (re-drops only), and the next page's
