@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { isWisbridgeError, WisbridgeError } from '../../src/errors.js';
 import { composeJournal } from '../../src/journal/compose.js';
 import {
@@ -9,7 +9,7 @@ import { openPostgres } from '../../src/journal/postgres/index.js';
 import type { SqlPort, SqlValue } from '../../src/journal/core/sql.js';
 import { openSqlite } from '../../src/journal/sqlite/engine.js';
 import { adjustment, claimInput, okOutcomes, tempDir } from '../../src/journal/test-support.js';
-import { freshDatabase } from '../support/postgres.js';
+import { asAdmin, freshDatabase } from '../support/postgres.js';
 import { testHooks } from '../../src/journal/testing.js';
 
 /*
@@ -26,7 +26,16 @@ const LONG = 60_000;
 const A: InstanceInfo = { id: 'node-1-101-aaaaaa', host: 'node-1', pid: 101, version: '9.1.0' };
 const B: InstanceInfo = { id: 'node-2-202-bbbbbb', host: 'node-2', pid: 202, version: '9.1.0' };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves once a statement on the database of `target` waits for a row lock (pg_stat_activity): a positive event. */
+async function untilWaitingOnLock(target: JournalTarget): Promise<void> {
+  const name = new URL((target as { url: string }).url).pathname.slice(1);
+  for (let tries = 0; tries < 500; tries++) {
+    const { rows } = await asAdmin(inject('postgres'), `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}' AND wait_event_type = 'Lock'`);
+    if (rows[0].n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no statement waited for a lock on ${name}`);
+}
 /** How far the test moved its journals' lease clock (the database's clock stays the base). */
 let passed = 0;
 /** Time passes for every journal of the test, longer than SHORT by a margin by default: a short lease has expired. */
@@ -209,7 +218,7 @@ for (const [engine, place] of Object.entries(ENGINES)) {
           await tx.finishFile(fileId);
           // The other instance claims the same bytes before the finish is committed (a test may hold the unit of work).
           claimed = claim(b);
-          await sleep(300);
+          await untilWaitingOnLock(where.target);
         });
         expect((await claimed!).status).toBe('duplicate');
         await a.recordResultName(fileId, 'c1.result.csv');
