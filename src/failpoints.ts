@@ -13,6 +13,7 @@ export const FAILPOINTS = {
   'export.after-rename': 'an export: the file was renamed into the outbox, before the journal marks it written',
   'export.after-written': 'an export: the journal marked the file written, before its records are acknowledged',
   'drop.before-move': 'an inbound file was processed and its result written, just before it is moved out of the inbox (archive/ or error/)',
+  'send.after-answer': 'an inbound request: the service answered it, before its outcomes are stored in the journal (the request stays sent)',
   'drop.after-link': 'a move on a local drop: the file was linked into the target folder, not yet unlinked from the source folder',
 } as const;
 

@@ -1,6 +1,7 @@
 import type { WriteOutcome } from '../client/index.js';
 import { isSingleObjectWrite, uncertainHint } from '../contract/index.js';
 import { callOutcomeOf, describeError, isWisbridgeError, writeStopOf } from '../errors.js';
+import { failpoint } from '../failpoints.js';
 import { decodeLines, packOkOutcomes, type ItemOutcome, type PackedDoc } from '../journal/index.js';
 import type { CompletionQueue } from './completions.js';
 import type { CommittedRequest } from './file-batches.js';
@@ -59,6 +60,7 @@ export async function deliver(ctx: SenderContext, request: SentRequest): Promise
     await onFatal(ctx, request, keys, error);
     throw error;
   }
+  failpoint('send.after-answer');
   const outcomes = results.map((o, i) => toOutcome(docs[i].seq, o, endpoint, keys[i], bodies[i]));
   if (outcomes.some((o) => o.status === 'uncertain')) await resendUntouched(ctx, request.requestId, endpoint, outcomes, bodies, keys);
   return outcomes;

@@ -197,6 +197,30 @@ describe('the archive move is crash-safe', () => {
   });
 });
 
+describe('a file left by a crash with rows in doubt', () => {
+  it('kill -9 after the service answered, before the journal stored it: the next batch finishes the file, reports its uncertain rows and exits 1', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    ws.drop('KORR_20261120.csv');
+    const crashed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_FAILPOINTS: 'send.after-answer=kill' }));
+    expect(crashed.signal).toBe('SIGKILL');
+    const applied = await adjustmentRefs();
+    expect(applied.length).toBeGreaterThan(0);
+
+    const restart = await finished(cli(['batch', '--config', ws.configFile]));
+    expect(restart.code, restart.stderr).toBe(1);
+    const line = restart.stdout.split('\n').find((l) => l.includes('KORR_20261120.csv'))!;
+    // job, file, outcome, ok, error, skipped, uncertain
+    const [, , outcome, , , , uncertain] = line.trim().split(/\s{2,}|\s+/);
+    expect(outcome).toBe('failed');
+    expect(Number(uncertain)).toBeGreaterThan(0);
+    expect(ws.result('KORR_20261120.result.csv').map((r) => r.status)).toContain('uncertain');
+    expect(ws.files('inbox')).toEqual([]);
+    // Adjustments are never sent twice: what the crashed run applied is all there is, whatever was left in doubt.
+    expect((await adjustmentRefs()).length).toBeLessThanOrEqual(3);
+    expect(await adjustmentRefs()).toEqual(expect.arrayContaining(applied));
+  });
+});
+
 describe('the archive move of a duplicate is crash-safe too', () => {
   it('kill -9 between the link and the unlink of a re-drop\'s move (its name taken in archive/): the restart finishes it, one copy, one result file', async () => {
     const ws = workspace({ url: emu.url, token: emu.token });
