@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { isWisbridgeError } from '../errors.js';
-import type { FileLine, ItemStatus } from '../journal/index.js';
+import type { ItemStatus } from '../journal/index.js';
 import { findJobOfFile } from '../pipeline/index.js';
 import * as actions from './actions.js';
 import { html, page, when, zoneLabel } from './html.js';
