@@ -45,7 +45,12 @@ describe('count-based paging (sliding window)', () => {
     const requested = requestsTo(client.events, 'customerShipments.list');
     expect(pages).toBeGreaterThan(2 + 2 * 17);
     expect(requested).toBeLessThanOrEqual(2 + 2 * 17); // taken + concurrency × (1 + look-ahead per request)
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Shown by a positive event: every request started has ended (answered or aborted), and the window's callbacks
+    // that run on an end have run; only they could start another request.
+    const ended = () => client.events.filter((e) => e.type === 'request-end' && e.endpoint === 'customerShipments.list').length;
+    for (let tries = 0; ended() < requested && tries < 1000; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(ended()).toBe(requested);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(requestsTo(client.events, 'customerShipments.list')).toBe(requested);
   });
 
