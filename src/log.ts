@@ -47,6 +47,10 @@ export const LOG_EVENTS = [
   'sftp.idle-closed',
   /** The journal answers heartbeats again after an outage: the instance claims and sends again. */
   'journal.answers-again',
+  /** An instance of the journal's list has had no heartbeat for longer than a lease and never stopped: alerted. */
+  'instance.lost',
+  /** A lost instance's alert was cleared (`why`: it heartbeats again, its host runs an instance again, or it was forgotten). */
+  'instance.lost-cleared',
 ] as const;
 export type LogEvent = (typeof LOG_EVENTS)[number];
 

@@ -128,7 +128,7 @@ describe('several instances on one PostgreSQL journal', () => {
     // status lists both instances, and which instance held each file.
     const journal = await openJournal(db.config);
     cleanups.push(() => journal.close());
-    const report = await statusReport(journal, { limit: 50, rows: 10 });
+    const report = await statusReport(journal, { limit: 50, rows: 10, leaseMs: 3000 });
     expect(report.instances.map((i) => i.id).sort()).toEqual([a.bridge.instance.id, b.bridge.instance.id].sort());
     for (const i of report.instances) expect(i).toMatchObject({ host: a.bridge.instance.host, pid: process.pid, stoppedAt: null });
     const owners = new Map(report.files.map((f) => [f.name, f.instance]));
@@ -162,7 +162,7 @@ describe('several instances on one PostgreSQL journal', () => {
 
     // A graceful stop retires the instance: status says when.
     await b.bridge.stop('test');
-    const after = await statusReport(journal, { limit: 1, rows: 0 });
+    const after = await statusReport(journal, { limit: 1, rows: 0, leaseMs: 3000 });
     expect(after.instances.find((i) => i.id === b.bridge.instance.id)?.stoppedAt).toEqual(expect.any(String));
     expect(after.instances.find((i) => i.id === a.bridge.instance.id)?.stoppedAt).toBeNull();
   });
