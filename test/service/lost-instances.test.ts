@@ -43,6 +43,7 @@ describe('a lost instance', () => {
     const dead = await openJournal(db.config, { instance: DEAD, leaseMs: LEASE_MS, leaseClockOffsetMs: () => passed });
     cleanups.push(() => dead.close());
     await dead.registerInstance();
+    const claimed = await dead.claimFile({ drop: 'wms', name: 'KORR_left.csv', checksum: 'c'.repeat(64), size: 10, mapping: 'inventory-adjustments' });
     const journal = await openJournal(db.config);
     cleanups.push(() => journal.close());
     const stateOf = async () => (await statusReport(journal, { limit: 1, rows: 0, leaseMs: LEASE_MS })).instances.find((i) => i.id === DEAD.id)?.state;
@@ -75,6 +76,13 @@ describe('a lost instance', () => {
     expect(row?.[1]).toBe('lost');
     expect(row?.[0]).toContain('<span class="bad">lost</span>');
     expect(overview.text).toContain(`instance ${DEAD.id} (vm-7852, pid 4242) is lost`);
+
+    // The file it worked on is taken over once its lease ran out: from whom, with the next fencing token; the file's page says so.
+    const resumed = await (await bridge.runtime.journal()).claimFile({ drop: 'wms', name: 'KORR_left.csv', checksum: 'c'.repeat(64), size: 10, mapping: 'inventory-adjustments' });
+    expect(resumed).toMatchObject({ status: 'resume', fileId: claimed.fileId, from: DEAD.id, token: 2 });
+    const filePage = await consoleClient(bridge.url!).get(`/console/files/${claimed.fileId}`);
+    expect(filePage.text).toContain(`held by instance ${bridge.instance.id}`);
+    expect(filePage.text).toContain('fencing token 2: taken over 1 time(s) from another instance');
 
     // It comes back: live again, its alert cleared by the bridge.
     await dead.heartbeat(LEASE_MS);
