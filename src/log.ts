@@ -31,7 +31,7 @@ export const LOG_EVENTS = [
   'bridge.running',
   /** A watched inbox holds a file that stopped changing: it is offered to its job. */
   'file.ready',
-  /** A file was claimed in the journal (`claim`: new or resume) and is processed now. */
+  /** A file was claimed in the journal (`claim`: new or resume; a resume under leases names `from` whom and the fencing token taken, `leaseToken`). */
   'file.claimed',
   /** Another instance holds the file's lease: this one leaves it alone. */
   'file.busy',
@@ -47,6 +47,10 @@ export const LOG_EVENTS = [
   'sftp.idle-closed',
   /** The journal answers heartbeats again after an outage: the instance claims and sends again. */
   'journal.answers-again',
+  /** An instance of the journal's list has had no heartbeat for longer than a lease and never stopped: alerted. */
+  'instance.lost',
+  /** A lost instance's alert was cleared (`why`: it heartbeats again, its host runs an instance again, or it was forgotten). */
+  'instance.lost-cleared',
 ] as const;
 export type LogEvent = (typeof LOG_EVENTS)[number];
 

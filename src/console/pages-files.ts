@@ -146,10 +146,15 @@ ${rows.next !== null ? html`<a id="next" href="/console/files/${f.fileId}${query
 ${actionsTable(view.actions, 'Operator actions on this file')}`;
 }
 
-/** Which instance holds the file's lease (processing) or held it last (finished). */
+/**
+ * Which instance holds the file's lease (processing) or held it last (finished), and whether another held it before:
+ * the fencing token counts the owners (the bridge log's file.claimed records name each takeover's previous owner).
+ */
 function leaseText(f: FileRecord): Html | string {
   if (!f.lease) return '';
-  return html` · <span id="instance">${f.status === 'processing' ? 'held by' : 'processed by'} instance ${f.lease.owner}</span>`;
+  const { owner, token } = f.lease;
+  const before = token > 1 ? html` <span id="takeovers" class="small">(fencing token ${token}: taken over ${token - 1} time(s) from another instance; the log's file.claimed records say from whom)</span>` : '';
+  return html` · <span id="instance">${f.status === 'processing' ? 'held by' : 'processed by'} instance ${owner}</span>${before}`;
 }
 
 export function actionsTable(actions: OperatorAction[], title: string): Html {

@@ -1,4 +1,4 @@
-import type { Backlog, InstanceRecord, StoredItem } from '../journal/index.js';
+import type { Backlog, InstanceView, StoredItem } from '../journal/index.js';
 import type { OperatorAction, StoredAlert } from '../journal/index.js';
 import { at, bytes, html, num, when, zoneLabel, type Html } from './html.js';
 import type { ExpectedFileView } from '../schedule/index.js';
@@ -16,7 +16,7 @@ export interface OverviewView {
   progress: FileProgress[];
   expected: ExpectedFileView[];
   /** The bridge instances registered in the journal; `self` is the one serving this page (under `wisbridge run`). */
-  instances: InstanceRecord[];
+  instances: InstanceView[];
   self?: string;
 }
 
@@ -72,14 +72,20 @@ ${expected.map((e) => html`<tr><td>${e.job}</td><td><code>${e.pattern}</code></t
 </tbody></table>`;
 }
 
-/** The instances sharing the journal: live ones are those whose heartbeat is recent and that did not stop. */
-export function instancesTable(instances: InstanceRecord[], self?: string): Html {
-  const rows = instances.map((i) => html`<tr data-instance="${i.id}"><td>${i.id}${i.id === self ? html` <span class="muted small">(this one)</span>` : ''}</td><td>${i.host}</td>
+const STATE_TITLES = {
+  live: 'a heartbeat within a lease', stopped: 'it stopped gracefully', replaced: 'silent, but an instance started on its host since',
+  lost: 'no heartbeat for longer than a lease and never stopped (killed, crashed, host gone): other instances take its files over',
+};
+
+/** The instances sharing the journal with their state (instanceStates): a lost one is marked bad. */
+export function instancesTable(instances: InstanceView[], self?: string): Html {
+  const rows = instances.map((i) => html`<tr data-instance="${i.id}" data-state="${i.state}"><td>${i.id}${i.id === self ? html` <span class="muted small">(this one)</span>` : ''}</td>
+<td title="${STATE_TITLES[i.state]}">${i.state === 'lost' ? html`<span class="bad">lost</span>` : i.state}</td><td>${i.host}</td>
 <td class="num">${i.pid}</td><td>${i.version}</td><td>${at(i.startedAt)}</td><td>${at(i.heartbeatAt)}</td><td>${at(i.stoppedAt)}</td>
 <td class="num">${i.files}</td><td class="num">${i.jobs}</td></tr>`);
-  return html`<table id="instances"><thead><tr><th>instance</th><th>host</th><th>pid</th><th>version</th><th>started (${zoneLabel()})</th><th>last heartbeat</th><th>stopped</th>
+  return html`<table id="instances"><thead><tr><th>instance</th><th>state</th><th>host</th><th>pid</th><th>version</th><th>started (${zoneLabel()})</th><th>last heartbeat</th><th>stopped</th>
 <th title="files whose lease it holds now">files</th><th title="scheduled ticks it holds now">jobs</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="9" class="muted">no instance registered</td></tr>`}</tbody></table>`;
+<tbody>${rows.length ? rows : html`<tr><td colspan="10" class="muted">no instance registered</td></tr>`}</tbody></table>`;
 }
 
 export function progressTable(progress: FileProgress[]): Html {

@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { isWisbridgeError } from '../errors.js';
-import type { ItemStatus } from '../journal/index.js';
+import { instanceStates, type ItemStatus } from '../journal/index.js';
 import { findJobOfFile } from '../pipeline/index.js';
 import * as actions from './actions.js';
 import { html, page, when, zoneLabel } from './html.js';
@@ -208,7 +208,7 @@ async function overview(source: ConsoleSource, journal: ConsoleSide) {
     mode: source.mode, jobs: await source.jobs(), backlog: await journal.backlog(), journal: await journal.console.stats(journal.location),
     alerts: (await journal.console.listAlerts({ limit: 200 })).open, progress: source.progress.snapshot(),
     expected: expectedFileViews(source.runtime.loaded.config, Date.now()),
-    instances: await journal.listInstances(), self: journal.instance?.id,
+    instances: instanceStates(await journal.listInstances(), source.runtime.loaded.config.instance.lease_ms), self: journal.instance?.id,
   });
 }
 

@@ -238,6 +238,11 @@ export interface InstancesAndLeases {
    */
   filesToTakeOver(drop: string): Promise<Array<{ fileId: number; name: string; owner: string }>>;
   listInstances(): Promise<InstanceRecord[]>;
+  /**
+   * An operator forgets an instance that is gone for good: its row leaves the list, unless it heartbeated since the
+   * list was read (`heartbeatAt` as read there). Resolves whether it was removed.
+   */
+  forgetInstance(id: string, heartbeatAt: string): Promise<boolean>;
   /** Runs a scheduled job's tick once across instances: the first to claim (job, tick) wins, with a fencing token. */
   claimTick(job: string, tickIso: string, leaseMs: number): Promise<TickClaim>;
   /** The tick ran to its end (done = true for others' claims afterwards). Refused (LEASE_LOST) with a stale token. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InstanceRecord } from '../journal/index.js';
+import { instanceStates, type InstanceRecord } from '../journal/index.js';
 import { instanceCensus } from './instance-census.js';
 
 const LEASE_MS = 30_000;
@@ -26,5 +26,18 @@ describe('instanceCensus', () => {
 
   it('counts nothing for an empty list', () => {
     expect(instanceCensus([], LEASE_MS)).toEqual({ live: 0, lost: 0 });
+  });
+});
+
+describe('instanceStates', () => {
+  it('names each instance live, stopped, lost or replaced', () => {
+    const list = [
+      instance('a', 'bridge-1', 0, 100),
+      instance('b', 'bridge-2', 0, 10, 10),
+      instance('c', 'bridge-3', 0, 20),
+      instance('d', 'bridge-3', 50, 99),
+      instance('e', 'bridge-4', 0, 60),
+    ];
+    expect(instanceStates(list, LEASE_MS).map((i) => [i.id, i.state])).toEqual([['a', 'live'], ['b', 'stopped'], ['c', 'replaced'], ['d', 'live'], ['e', 'lost']]);
   });
 });

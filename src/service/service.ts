@@ -16,6 +16,7 @@ import { InboxOffers } from './inbox-offers.js';
 import { logListening, startListener } from './listener.js';
 import { InstanceLeases, newInstance } from './instance.js';
 import { instanceCensus } from './instance-census.js';
+import { LostInstanceAlerts } from './lost-instances.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
 import { SharedTicks } from './ticks.js';
@@ -78,6 +79,8 @@ export class BridgeService {
   private readonly alerts: AlertNotifier | undefined;
   /** The console's alert inbox in the journal. */
   private readonly alertInbox: AlertInbox;
+  /** Alerts instances of the journal's list that were lost (tests: look() now). */
+  readonly lostInstances: LostInstanceAlerts;
   /** What the last retention tick did (tests, the console). */
   lastRetention: RetentionReport | undefined;
   /** This process among the instances sharing the journal. */
@@ -144,6 +147,8 @@ export class BridgeService {
     this.drops = new DropHealth(this.metrics, this.logger, this.clock);
     const alerting = webhookAlerts(loaded, this.runtime, { logger: this.logger, now: () => this.clock.now(), metrics: this.metrics, inbox: this.alertInbox });
     this.webhook = alerting?.webhook;
+    const webhook = alerting?.webhook;
+    this.lostInstances = new LostInstanceAlerts(() => this.runtime.journal(), leaseMs, this.logger, webhook && ((alert) => webhook.send(alert)));
     this.alerts = alerting?.notifier;
     this.runs = new JobRuns({
       config: loaded.config, clock: this.clock, logger: this.logger, metrics: this.metrics, drops: this.drops, progress: this.progress,
@@ -172,6 +177,7 @@ export class BridgeService {
     const journal = await this.runtime.journal();
     // First: a SQLite journal another live instance uses refuses this one before anything is served or run.
     await this.leases.start();
+    if (!this.stopSignal.aborted) this.lostInstances.start(this.loaded.config.instance.heartbeat_ms);
     const health = this.options.httpServer === false ? undefined : await startListener(this.loaded, {
       mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
       jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
@@ -271,6 +277,7 @@ export class BridgeService {
       const ended = await drainOrAbort(drained, timeout, abort, () => this.logger.warn('shutdown: runs still busy; aborting the requests in flight'));
       abort();
       this.offers.stop();
+      await this.lostInstances.stop();
       // The leases are given up once nothing runs any more: the other instances take this one's files at once. A run
       // still busy may have a request undecided: its leases run out by themselves instead, and nothing more is sent.
       if (ended) await this.leases.retire();

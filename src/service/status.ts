@@ -1,4 +1,5 @@
-import type { Backlog, ExportFile, FileStatus, InstanceRecord, ItemRecord, Journal, JournalStats, OperatorJournal, ResultReads } from '../journal/index.js';
+import { instanceStates, type Backlog, type ExportFile, type FileStatus, type InstanceView, type ItemRecord, type Journal, type JournalStats, type OperatorJournal, type ResultReads } from '../journal/index.js';
+import { WisbridgeError } from '../errors.js';
 import { joinMessages } from '../util/messages.js';
 
 export type DocumentCounts = { ok: number; error: number; skipped: number; uncertain: number };
@@ -22,8 +23,8 @@ export interface RecentFile {
 
 export interface StatusReport {
   journal: string;
-  /** The bridge instances that registered in the journal (`wisbridge run`), newest heartbeat first. */
-  instances: InstanceRecord[];
+  /** The bridge instances that registered in the journal (`wisbridge run`), newest heartbeat first, each with its state. */
+  instances: InstanceView[];
   stats: JournalStats;
   backlog: Backlog;
   files: RecentFile[];
@@ -67,8 +68,11 @@ async function recentFiles(journal: StatusJournal, limit: number): Promise<Recen
 /** The journal `wisbridge status` reads. */
 export type StatusJournal = OperatorJournal & ResultReads & Pick<Journal, 'listInstances'>;
 
-/** What `wisbridge status` shows: instances, backlog, recent files with counts, failed and uncertain rows. */
-export async function statusReport(journal: StatusJournal, options: { limit: number; rows: number }): Promise<StatusReport> {
+/**
+ * What `wisbridge status` shows: instances, backlog, recent files with counts, failed and uncertain rows. `leaseMs`:
+ * the configuration's lease (`instance.lease_ms`), beyond which a silent instance that did not stop is lost.
+ */
+export async function statusReport(journal: StatusJournal, options: { limit: number; rows: number; leaseMs: number }): Promise<StatusReport> {
   const files = await recentFiles(journal, options.limit);
   const names = new Map<number, string>();
   const nameOf = async (fileId: number) => {
@@ -92,21 +96,35 @@ export async function statusReport(journal: StatusJournal, options: { limit: num
     });
   }
   return {
-    journal: journal.location, instances: await journal.listInstances(), stats: await journal.journalStats(), backlog: await journal.backlog(),
+    journal: journal.location, instances: instanceStates(await journal.listInstances(), options.leaseMs), stats: await journal.journalStats(), backlog: await journal.backlog(),
     files, filesTotal: await journal.countFiles() + await journal.countFileEvents(),
     exports: await journal.listExports({ limit: options.limit }), exportsTotal: await journal.countExports(), failed, uncertain,
   };
 }
 
-/** The instances table: live ones (heartbeat, not stopped) first, as the journal lists them. */
-function formatInstances(instances: InstanceRecord[]): string[] {
+/**
+ * An operator forgets an instance gone for good (`status --forget-instance`): refused while it is live, since a live
+ * instance would only register again at its next heartbeat. Its open lost alert is cleared at the next look.
+ */
+export async function forgetInstance(journal: Pick<Journal, 'listInstances' | 'forgetInstance'>, id: string, leaseMs: number): Promise<InstanceView> {
+  const instance = instanceStates(await journal.listInstances(), leaseMs).find((i) => i.id === id);
+  if (!instance) throw new WisbridgeError('USAGE', `no instance ${id} in the journal's list (wisbridge status lists them)`);
+  if (instance.state === 'live') throw new WisbridgeError('USAGE', `instance ${id} is live (heartbeat ${instance.heartbeatAt}): stop it first`);
+  if (!(await journal.forgetInstance(id, instance.heartbeatAt))) throw new WisbridgeError('USAGE', `instance ${id} heartbeated just now: it is live again`);
+  return instance;
+}
+
+/** The instances table as the journal lists them (newest heartbeat first), and what a lost one calls for. */
+function formatInstances(instances: InstanceView[]): string[] {
   const title = `instances (${instances.length}); files and jobs are the leases each holds now:`;
   if (instances.length === 0) return [title, '  (none registered: no wisbridge run has used this journal yet)'];
+  const lost = instances.filter((i) => i.state === 'lost');
   return [title, formatTable(
-    ['id', 'host', 'pid', 'version', 'started', 'last heartbeat', 'stopped', 'files', 'jobs'],
-    instances.map((i) => [i.id, i.host, String(i.pid), i.version, i.startedAt.slice(0, 19), i.heartbeatAt.slice(0, 19), i.stoppedAt?.slice(0, 19) ?? '-', String(i.files), String(i.jobs)]),
+    ['id', 'state', 'host', 'pid', 'version', 'started', 'last heartbeat', 'stopped', 'files', 'jobs'],
+    instances.map((i) => [i.id, i.state, i.host, String(i.pid), i.version, i.startedAt.slice(0, 19), i.heartbeatAt.slice(0, 19), i.stoppedAt?.slice(0, 19) ?? '-', String(i.files), String(i.jobs)]),
     80,
-  )];
+  ), ...(lost.length === 0 ? [] : [`${lost.length} instance(s) lost: no heartbeat for longer than a lease, never stopped (killed, crashed, host gone); `
+    + 'other instances take their files over. Once its host is gone for good: wisbridge status --config FILE --forget-instance ID'])];
 }
 
 export function formatTable(header: string[], rows: string[][], maxWidth = 60): string {

@@ -128,7 +128,7 @@ describe('several instances on one PostgreSQL journal', () => {
     // status lists both instances, and which instance held each file.
     const journal = await openJournal(db.config);
     cleanups.push(() => journal.close());
-    const report = await statusReport(journal, { limit: 50, rows: 10 });
+    const report = await statusReport(journal, { limit: 50, rows: 10, leaseMs: 3000 });
     expect(report.instances.map((i) => i.id).sort()).toEqual([a.bridge.instance.id, b.bridge.instance.id].sort());
     for (const i of report.instances) expect(i).toMatchObject({ host: a.bridge.instance.host, pid: process.pid, stoppedAt: null });
     const owners = new Map(report.files.map((f) => [f.name, f.instance]));
@@ -162,7 +162,7 @@ describe('several instances on one PostgreSQL journal', () => {
 
     // A graceful stop retires the instance: status says when.
     await b.bridge.stop('test');
-    const after = await statusReport(journal, { limit: 1, rows: 0 });
+    const after = await statusReport(journal, { limit: 1, rows: 0, leaseMs: 3000 });
     expect(after.instances.find((i) => i.id === b.bridge.instance.id)?.stoppedAt).toEqual(expect.any(String));
     expect(after.instances.find((i) => i.id === a.bridge.instance.id)?.stoppedAt).toBeNull();
   });
@@ -302,7 +302,8 @@ describe('a file whose lease another instance took over', () => {
     const file = await thief.getFile(claimed.fileId as number);
     await ownerQuery(db, `UPDATE files SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = ${file.fileId}`);
     const taken = await thief.claimFile({ drop: file.drop, name: file.name, checksum: file.checksum, size: file.size, mapping: file.mapping });
-    expect(taken).toMatchObject({ status: 'resume', fileId: file.fileId });
+    // The takeover says from whom, and the fencing token it took: one more than the bridge's.
+    expect(taken).toMatchObject({ status: 'resume', fileId: file.fileId, from: bridge.instance.id, token: 2 });
 
     const lost = await waitForEvent(log, 'file.lease-lost', (r) => r.fileId === file.fileId);
     expect(lost).toMatchObject({ level: 40, file: 'KORR_taken.csv', fileId: file.fileId });
@@ -323,7 +324,8 @@ describe('a file whose lease another instance took over', () => {
     await until(() => existsSync(join(outbox, 'KORR_taken.result.csv')), 'the file finished after the takeover');
     // Claimed new, then resumed here once, after the thief's lease ran out. A second resume here meant a heartbeat that
     // read the file's row before the resume's claim committed had stopped the resumed run (test/journal/leases.test.ts).
-    expect(eventsOf(records, 'file.claimed').filter((r) => r.file === 'KORR_taken.csv').map((r) => r.claim)).toEqual(['new', 'resume']);
+    expect(eventsOf(records, 'file.claimed').filter((r) => r.file === 'KORR_taken.csv').map((r) => [r.claim, r.from, r.leaseToken]))
+      .toEqual([['new', undefined, undefined], ['resume', 'thief-1', 3]]);
     const applied = await appliedReferences(emu, 'TAKEN-');
     expect([...applied.values()].every((n) => n === 1)).toBe(true);
     const result = readFileSync(join(outbox, 'KORR_taken.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(','));
@@ -513,6 +515,7 @@ describe('one instance at a time, and soon', () => {
     const claims = eventsOf(records, 'file.claimed').map((r) => [r.file, r.claim]);
     const at = claims.findIndex(([file]) => file === 'KORR_zz_orphan.csv');
     expect(claims[at]).toEqual(['KORR_zz_orphan.csv', 'resume']);
+    expect(eventsOf(records, 'file.claimed')[at]).toMatchObject({ from: 'dead-2', leaseToken: 2 });
     expect(at).toBeLessThanOrEqual(backlog / 2);
     expect(records.find((r) => r.msg === 'a file nobody works on any more: queued before the files waiting'))
       .toMatchObject({ file: 'KORR_zz_orphan.csv', owner: 'dead-2' });

@@ -110,7 +110,7 @@ describe('operator commands: status, retry, resolve', () => {
     const runtime = createRuntime(env.loaded);
     cleanups.push(() => runtime.close());
     const journal = await runtime.journal();
-    const report = await statusReport(journal, { limit: 10, rows: 10 });
+    const report = await statusReport(journal, { limit: 10, rows: 10, leaseMs: 30_000 });
     expect(report.files.map((f) => [f.name, f.status, f.counts])).toEqual([
       ['KORR_b.csv', 'failed', { ok: 1, error: 0, skipped: 0, uncertain: 1 }],
       ['KORR_a.csv', 'failed', { ok: 2, error: 1, skipped: 0, uncertain: 0 }],

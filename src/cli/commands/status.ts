@@ -4,10 +4,11 @@ import { WisbridgeError } from '../../errors.js';
 import { openJournal } from '../../journal/index.js';
 import { parseStatuses, ROW_STATUSES } from '../../service/row-statuses.js';
 import { expectedFileViews } from '../../schedule/index.js';
-import { formatExpected, formatStatus, statusReport } from '../../service/status.js';
+import { forgetInstance, formatExpected, formatStatus, statusReport } from '../../service/status.js';
 import { intOption, parseCommandLine } from '../args.js';
 
 const HELP = `usage: wisbridge status [--config FILE] [--limit N] [--rows N] [--json]
+       wisbridge status [--config FILE] --forget-instance ID
        wisbridge status [--config FILE] --file NAME|ID [--status S[,S...]] [--rows N] [--json]
 
 Summarizes the journal: its size and oldest entry, the backlog, the N most recent files (default 20; duplicates
@@ -17,13 +18,18 @@ uncertain documents with file, line, key and message. Cut lists say "showing N o
 --file: the input rows of one file in line order (line, document key, status, what the service returned, error),
 as its result file has them; --status keeps rows of those statuses (${ROW_STATUSES.join(', ')}).
 
+Instances are live (a heartbeat within instance.lease_ms), stopped, lost (no heartbeat for longer than a lease and
+never stopped: killed, crashed, host gone; alerted) or replaced (silent, but an instance started on its host since).
+--forget-instance: removes a lost, stopped or replaced instance from the list (its host is gone for good); its
+lost alert is cleared. A live instance is refused.
+
 With expected files configured (inbound \`expect\`), also lists each one with its next due time and the time a
 missing file is alerted (business calendars and grace periods applied).`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandLine(argv, {
     config: { type: 'string', short: 'c' }, limit: { type: 'string' }, rows: { type: 'string' }, json: { type: 'boolean' },
-    file: { type: 'string' }, status: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    file: { type: 'string' }, status: { type: 'string' }, 'forget-instance': { type: 'string' }, help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     process.stdout.write(HELP + '\n');
@@ -45,6 +51,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   const journal = await openJournal(loaded.journal);
   try {
+    const forget = values['forget-instance'];
+    if (forget !== undefined) {
+      const gone = await forgetInstance(journal, forget, loaded.config.instance.lease_ms);
+      process.stdout.write(`instance ${gone.id} (${gone.host}, pid ${gone.pid}, ${gone.state}, last heartbeat ${gone.heartbeatAt}) forgotten\n`);
+      return 0;
+    }
     if (values.file !== undefined) {
       // One file's rows need the pipeline's file lookup, which loads the whole pipeline: only for --file.
       const [{ neverClaimed }, { fileRowsReport, formatFileRows }] = await Promise.all([import('../../pipeline/index.js'), import('../../service/file-rows.js')]);
@@ -60,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatFileRows(report)) + '\n');
       return 0;
     }
-    const report = { ...(await statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows })), expected };
+    const report = { ...(await statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows, leaseMs: loaded.config.instance.lease_ms })), expected };
     process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatStatus(report) + (expected.length ? `\n\n${formatExpected(expected)}` : '')) + '\n');
   } finally {
     await journal.close();

@@ -15,8 +15,8 @@ export interface ResolveResult {
 
 /** Lease mode: the re-drive's writes are this instance's, unless another one works on the file. */
 async function takeLease(c: OperatorContext, t: SqlPort, fileId: number): Promise<void> {
-  const owner = await c.fence?.take(t, fileId);
-  if (owner !== undefined) throw fileBusy(fileId, owner);
+  const taken = await c.fence?.take(t, fileId);
+  if (taken && 'busy' in taken) throw fileBusy(fileId, taken.busy);
 }
 
 /** Opens a re-drive of a failed file: resolves the attempt number to pass to recordRequest. */

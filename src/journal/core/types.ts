@@ -17,7 +17,8 @@ export interface ClaimInput {
 
 export type ClaimResult =
   | { status: 'new'; fileId: number; generation: number }
-  | { status: 'resume'; fileId: number; generation: number }
+  /** Lease mode: `from` the instance whose lease was taken over (null: none held it), `token` the fencing token taken. */
+  | { status: 'resume'; fileId: number; generation: number; from?: string | null; token?: number }
   | { status: 'duplicate'; fileId: number; previousName: string; finishedAt: string | null; previousStatus: FileStatus }
   /** Lease mode: another instance holds a live lease on the file; leave it alone, its owner works on it. */
   | { status: 'busy'; fileId: number; owner: string };

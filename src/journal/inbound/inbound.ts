@@ -62,11 +62,11 @@ function claimFile(c: InboundContext, input: ClaimInput): Promise<ClaimResult> {
     ]);
     if (processing) {
       // Lease mode: a file another instance works on is left alone; an expired lease is taken over, as after a crash.
-      const owner = await c.fence?.take(t, processing.id);
-      if (owner !== undefined) return { status: 'busy', fileId: processing.id, owner };
+      const taken = await c.fence?.take(t, processing.id);
+      if (taken && 'busy' in taken) return { status: 'busy', fileId: processing.id, owner: taken.busy };
       // Requests recorded but never marked sent did not leave the process: they are sent again.
       await abandonPendingRequests(c, t, processing.id);
-      return { status: 'resume', fileId: processing.id, generation: processing.generation };
+      return { status: 'resume', fileId: processing.id, generation: processing.generation, ...(taken ? { from: taken.from, token: taken.token } : {}) };
     }
     if (done) return { status: 'duplicate', fileId: done.id, previousName: done.name, finishedAt: done.finished_at, previousStatus: done.status };
     // Lease mode: the lease taken in the insert's round trip (the server runs the take after it).

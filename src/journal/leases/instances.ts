@@ -179,6 +179,7 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
     retireInstance: () => sql.tx((t) => retire(c, t, leasing(c).instance.id)),
     takeFinishedFile: (fileId) => takeFinishedFile(c, fileId),
     listInstances: () => listInstances(c),
+    forgetInstance: async (id, heartbeatAt) => (await sql.run('DELETE FROM instances WHERE id = ? AND heartbeat_at = ?', [id, heartbeatAt])) > 0,
     claimTick: (job, tickIso, leaseMs) => claimTick(c, job, tickIso, leaseMs),
     finishTick: (job, tickIso, token) => finishTick(c, job, tickIso, token),
     releaseFile: (fileId) => releaseFile(c, fileId),

@@ -84,8 +84,11 @@ export interface Fence {
   hold(t: SqlPort, fileId: number): Promise<void>;
   /** hold for the files of requests, found in the same statement; nothing for a request that does not exist. */
   holdRequests(t: SqlPort, requestIds: readonly number[]): Promise<void>;
-  /** Takes the file's lease (or renews this instance's own); resolves the instance holding a live one instead. */
-  take(t: SqlPort, fileId: number): Promise<string | undefined>;
+  /**
+   * Takes the file's lease (or renews this instance's own): resolves whom from (the owner before, null when it had
+   * none) and the fencing token taken; or `busy`, the instance holding a live lease on it.
+   */
+  take(t: SqlPort, fileId: number): Promise<LeaseTake>;
   /**
    * Takes the lease of the file a claim is inserting, sent with its insert (the newest processing file of the
    * checksum, under the claim's turn); resolves its id.
@@ -102,6 +105,8 @@ export interface Fence {
    */
   condition(fileId: number): { clause: string; params: SqlValue[] } | undefined;
 }
+
+export type LeaseTake = { busy: string } | { from: string | null; token: number };
 
 export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fence {
   const q = statementsOf(sql.dialect, mode);
@@ -145,12 +150,14 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
       }
     },
     async take(t, fileId) {
+      // The owner before, read under the row's lock (PostgreSQL) so that the take below is from that owner.
+      const before = await t.get<LeaseRow>(q.lockFile, [fileId]);
       const taken = await t.get<{ lease_token: number }>(q.take.sql, q.take.params({ owner: me, leaseMs: mode.leaseMs, fileId }));
       if (taken) {
         mode.tokens.set(fileId, taken.lease_token);
-        return undefined;
+        return { from: before?.lease_owner ?? null, token: taken.lease_token };
       }
-      return (await t.get<{ lease_owner: string | null }>(q.liveOwner, [fileId]))?.lease_owner ?? 'an unknown instance';
+      return { busy: (await t.get<{ lease_owner: string | null }>(q.liveOwner, [fileId]))?.lease_owner ?? 'an unknown instance' };
     },
     async takeNew(t, checksum) {
       const taken = await t.get<{ id: number; lease_token: number }>(q.takeNewest.sql, q.takeNewest.params({ owner: me, leaseMs: mode.leaseMs, checksum }));
