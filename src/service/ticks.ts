@@ -6,7 +6,7 @@ import { pause, type Clock } from './clock.js';
 import type { InstanceLeases } from './instance.js';
 import type { ServiceMetrics } from './metrics.js';
 
-/** Tries of a tick's finish within its lease: several heartbeats' worth, so that a short outage does not lose it. */
+/** A tick's finish that failed is tried again this many times a lease. */
 const FINISH_TRIES = 10;
 
 type TickJournal = Pick<Journal, 'instance' | 'claimTick' | 'finishTick' | 'releaseTick'>;
@@ -28,7 +28,7 @@ type TickJournal = Pick<Journal, 'instance' | 'claimTick' | 'finishTick' | 'rele
 export class SharedTicks {
   constructor(
     private readonly journal: () => Promise<TickJournal>,
-    private readonly leases: Pick<InstanceLeases, 'holdTick'>,
+    private readonly leases: Pick<InstanceLeases, 'holdTick' | 'fresh'>,
     private readonly leaseMs: number,
     private readonly metrics: ServiceMetrics,
     private readonly logger: Logger,
@@ -82,28 +82,35 @@ export class SharedTicks {
   }
 
   /**
-   * Marks the tick done, tried again while its lease may still be this instance's (the heartbeat renews it meanwhile,
-   * and reports it lost should another instance take it): a tick left held would be renewed for as long as this
-   * instance lives and run again once it stops. Given up after a lease, or once lost: then run again elsewhere.
+   * Marks the tick done, tried again while the tick is still this instance's: while the journal is out of reach (the
+   * heartbeat cannot renew the tick either, and reports it lost once the journal answers, should another instance
+   * have taken it), and for a lease while the journal answers heartbeats but not the finish: a tick left held then
+   * would be renewed for as long as this instance lives, and run again once it stops. Given up after that, or on a
+   * stop: another instance may run it again.
    */
   async #finish(journal: TickJournal, schedule: string, tick: string, token: number, held: { signal: AbortSignal; lost: boolean }): Promise<void> {
-    const since = performance.now();
+    const wait = AbortSignal.any([held.signal, this.stop]);
+    let refusedMs = 0;
+    let last = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
         await journal.finishTick(schedule, tick, token);
         if (attempt > 1) this.logger.info({ event: 'tick.finished-late', schedule, tick, attempts: attempt }, 'scheduled tick recorded as run');
         return;
       } catch (error) {
-        const refused = isWisbridgeError(error, 'LEASE_LOST') || held.lost;
-        if (refused || held.signal.aborted || performance.now() - since >= this.leaseMs) {
-          this.logger.warn({ schedule, tick, err: describeError(error) }, refused
+        const now = performance.now();
+        if (this.leases.fresh) refusedMs += now - last;
+        last = now;
+        const taken = isWisbridgeError(error, 'LEASE_LOST') || held.lost;
+        if (taken || wait.aborted || refusedMs >= this.leaseMs) {
+          this.logger.warn({ schedule, tick, err: describeError(error) }, taken
             ? 'could not record the scheduled tick as run: another instance took it over'
-            : 'could not record the scheduled tick as run within its lease: given up, it may run again on another instance');
-          if (!refused) await this.#release(journal, schedule, tick, token);
+            : 'could not record the scheduled tick as run: given up, another instance may run it again');
+          if (!taken) await this.#release(journal, schedule, tick, token);
           return;
         }
-        if (attempt === 1) this.logger.warn({ schedule, tick, err: describeError(error) }, 'could not record the scheduled tick as run: tried again while its lease lasts');
-        await sleep(this.leaseMs / FINISH_TRIES, undefined, { signal: held.signal }).catch(() => undefined);
+        if (attempt === 1) this.logger.warn({ schedule, tick, err: describeError(error) }, 'could not record the scheduled tick as run: tried again while the tick is held');
+        await sleep(this.leaseMs / FINISH_TRIES, undefined, { signal: wait }).catch(() => undefined);
       }
     }
   }

@@ -122,7 +122,7 @@ describe('a scheduled tick another instance took over', () => {
 });
 
 describe('a scheduled tick whose finish did not reach the journal', () => {
-  it('is tried again while its lease lasts: marked done once the journal answers, so that no other instance runs it again', async () => {
+  it('is tried again while the tick is held: marked done once the journal answers, so that no other instance runs it again', async () => {
     const db = await database();
     const server = inject('postgres');
     const proxy = await tcpProxy(server.port);
@@ -141,7 +141,7 @@ describe('a scheduled tick whose finish did not reach the journal', () => {
     cleanups.push(() => bridge.stop('test'));
     await bridge.start();
     await clock.advanceTo(Date.parse(TICK));
-    await until(() => log.records.some((r) => r.msg === 'could not record the scheduled tick as run: tried again while its lease lasts'), 'the finish refused');
+    await until(() => log.records.some((r) => r.msg === 'could not record the scheduled tick as run: tried again while the tick is held'), 'the finish refused');
     expect(workLists(env.dir)).toHaveLength(1);
 
     proxy.restore();
