@@ -1,4 +1,6 @@
-import { readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -24,7 +26,7 @@ beforeAll(() => {
 const TICK = '2026-11-22T10:05:00.000Z';
 
 /** An export job every five minutes that writes a work list each run (a header only when there is no work). */
-const config = (journal: string) => `
+const config = (journal: string, cron = '*/5 * * * *') => `
 journal: ${journal}
 mappings: ${JSON.stringify(join(root, 'mappings'))}
 services:
@@ -46,7 +48,7 @@ exports:
     mapping: customer-shipments-export
     acknowledge: never
     empty_files: true
-    schedule: { cron: "*/5 * * * *", timezone: UTC }
+    schedule: { cron: "${cron}", timezone: UTC }
 instance: { lease_ms: 3000, heartbeat_ms: 500 }
 `;
 
@@ -56,13 +58,13 @@ async function database(): Promise<FreshDatabase> {
   return db;
 }
 
-async function tickRow(db: FreshDatabase): Promise<{ owner: string; token: number; done: boolean } | undefined> {
+async function tickRow(db: FreshDatabase, tick = TICK): Promise<{ owner: string; token: number; done: boolean } | undefined> {
   const server = inject('postgres');
   const client = new pg.Client({ host: server.host, port: server.port, user: server.owner.user, password: server.owner.password, database: db.name });
   await client.connect();
   try {
     const { rows } = await client.query<{ owner: string; token: number; done_at: string | null }>(
-      'SELECT owner, token, done_at FROM job_ticks WHERE job = $1 AND tick = $2', ['job:nightly', TICK]);
+      'SELECT owner, token, done_at FROM job_ticks WHERE job = $1 AND tick = $2', ['job:nightly', tick]);
     return rows[0] && { owner: rows[0].owner, token: Number(rows[0].token), done: rows[0].done_at !== null };
   } finally {
     await client.end();
@@ -154,5 +156,55 @@ describe('a scheduled tick whose finish did not reach the journal', () => {
     await bridge.stop('test');
     expect(await other.claimTick('job:nightly', TICK, 600_000)).toEqual({ won: false, owner: bridge.instance.id, done: true });
     expect(workLists(env.dir)).toHaveLength(1);
+  });
+});
+
+describe('a `wisbridge run` paused past its tick\'s lease', () => {
+  it('writes nothing more once it resumes: the work list it had recorded never reaches the outbox, the tick stays the taker\'s', async () => {
+    const db = await database();
+    // Every two seconds: the first tick's export stops at the failpoint, with its work list recorded, not written.
+    const env = await tempConfig(config(JSON.stringify(db.config), '*/2 * * * * *'));
+    cleanups.push(env.cleanup);
+    const pauses = mkdtempSync(join(tmpdir(), 'wisbridge-pause-'));
+    const pauseFile = join(pauses, 'paused');
+    const child = spawn(process.execPath, [join(root, 'bin/wisbridge.js'), 'run', '--config', env.file], {
+      cwd: env.dir, env: { ...process.env, WISBRIDGE_FAILPOINTS: `export.after-record=pause(${pauseFile})` }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    cleanups.push(() => {
+      child.kill('SIGKILL');
+      rmSync(pauses, { recursive: true, force: true });
+    });
+    await until(() => existsSync(pauseFile) || /"level":50/.test(out) || child.exitCode !== null, 'the run paused after recording its work list', 100);
+    expect(out).not.toMatch(/"level":50/);
+    expect(existsSync(pauseFile)).toBe(true);
+    const journal = await openJournal(db.config);
+    cleanups.push(() => journal.close());
+    const [recorded] = await journal.unwrittenExports('customerShipments');
+    expect(recorded).toBeDefined();
+
+    // Another instance takes the tick over once its lease ran out while the process is stalled.
+    const server = inject('postgres');
+    const client = new pg.Client({ host: server.host, port: server.port, user: server.owner.user, password: server.owner.password, database: db.name });
+    await client.connect();
+    const { rows } = await client.query<{ tick: string }>("SELECT tick FROM job_ticks WHERE job = 'job:nightly' AND done_at IS NULL");
+    await client.end();
+    expect(rows).toHaveLength(1);
+    const tick = rows[0]!.tick;
+    const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 600_000 });
+    cleanups.push(() => thief.close());
+    await thief.registerInstance();
+    expect(await until(async () => {
+      const claim = await thief.claimTick('job:nightly', tick, 600_000);
+      return claim.won ? claim : undefined;
+    }, 'the tick taken over', 200)).toEqual({ won: true, token: 2 });
+
+    rmSync(pauseFile);
+    await until(() => out.includes('"event":"tick.lease-lost"'), 'the resumed process told its tick was lost');
+    await until(async () => !(await journal.unwrittenExports('customerShipments')).some((e) => e.exportId === recorded!.exportId), 'the recorded work list settled');
+    expect(existsSync(join(env.dir, 'drop', 'outbox', recorded!.fileName))).toBe(false);
+    expect(await tickRow(db, tick)).toEqual({ owner: 'thief-1', token: 2, done: false });
   });
 });
