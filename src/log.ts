@@ -37,6 +37,10 @@ export const LOG_EVENTS = [
   'file.busy',
   /** Another instance took the file over: its run stopped here. */
   'file.lease-lost',
+  /** Another instance took a scheduled tick over: its run stopped here (`schedule`, `tick`). */
+  'tick.lease-lost',
+  /** A scheduled tick's finish that failed was recorded on a later try (`schedule`, `tick`, `attempts`). */
+  'tick.finished-late',
   /** A file's run ended with its result file written and the file moved (`outcome`: done or failed). */
   'file.processed',
   /** A job run ended (`result`: ok or partial; `files`: how many files it processed). */

@@ -41,15 +41,19 @@ export const exportsInFlight = new Set<string>();
 
 /**
  * Writes a work file for an export recorded in the journal, then marks it written through `writer`; reconciles it
- * on failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here.
+ * on failure. Its name is in exportsInFlight since its FileRecording named it; it leaves here. `fence` is asked
+ * right before the write: it throws once the run may no longer write (its tick taken over), and the file is then
+ * never written.
  */
 export async function writeRecorded(
   journal: ExportJournal, writer: ExportJournalWriter, drop: Drop, exportId: number, name: string, chunks: Iterable<Buffer>, logger: Logger,
+  fence?: () => Promise<void>,
 ): Promise<WriteResult> {
   let written: WriteResult;
   failpoint('export.after-record');
   try {
     try {
+      await fence?.();
       written = await writeWorkFile(drop, name, chunks);
     } catch (error) {
       // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.

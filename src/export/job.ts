@@ -5,7 +5,7 @@ import type { ExportJournal } from '../journal/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 
 /** What an export pass uses of the runtime: the service's client, the drop, the mapping, and the exports' journal. */
-export type ExportRuntime = RuntimeParts<'loaded' | 'logger' | 'signal' | 'client' | 'drop' | 'mapping' | 'journalTally', ExportJournal>;
+export type ExportRuntime = RuntimeParts<'loaded' | 'logger' | 'signal' | 'client' | 'drop' | 'mapping' | 'journalTally' | 'leases', ExportJournal>;
 import { acknowledgeDue, emptyTally, type AckTally } from './acknowledge.js';
 import { exportCancellations } from './cancellations.js';
 import { exportsInFlight, reconcileUnwritten } from './files.js';
@@ -65,8 +65,13 @@ export async function runExportJob(runtime: ExportRuntime, job: ExportJob, optio
   const signal = options.signal ?? runtime.signal;
   const mapping = await exportMapping(runtime, job.mapping, job);
   const [journal, client, drop] = await Promise.all([runtime.journal(), runtime.client(job.service), runtime.drop(job.drop)]);
+  // After a pause the heartbeat is stale: the next one, which reports the tick lost if it was taken over, is waited for.
+  const fence = async (): Promise<void> => {
+    await runtime.leases?.live(signal);
+    signal.throwIfAborted();
+  };
   const ctx: FileContext = {
-    job, client, journal, drop, logger, signal, now: options.now ?? (() => new Date()),
+    job, client, journal, drop, logger, signal, fence, now: options.now ?? (() => new Date()),
     concurrency: runtime.loaded.service(job.service).concurrency, tuning: options.tuning, journalTally: runtime.journalTally,
   };
   const summary: ExportSummary = {
@@ -91,13 +96,17 @@ export async function runExportJob(runtime: ExportRuntime, job: ExportJob, optio
   const spec = WORK_TYPE_SPECS[job.work_type];
   const ackCtx = { job, spec, client, journal, drop, logger, signal, concurrency: ctx.concurrency };
   // Due from an earlier run (a crash after writing, an uncertain answer, records the WMS confirmed).
+  await fence();
   await acknowledgeDue(ackCtx, summary.acknowledgements);
 
   const work = await exportPending(ctx, mapping, spec.list, spec.pending);
   Object.assign(summary, { listed: work.listed, skipped: work.skipped });
   summary.files.push(...work.files);
   summary.exported = work.files.reduce((n, f) => n + f.records, 0);
-  if (job.acknowledge === 'on-export') await acknowledgeDue(ackCtx, summary.acknowledgements);
+  if (job.acknowledge === 'on-export') {
+    await fence();
+    await acknowledgeDue(ackCtx, summary.acknowledgements);
+  }
   summary.awaitingConfirmation = (await journal.awaitingConfirmation(job.work_type)).length;
 
   if (spec.cancellable && job.cancellations) {

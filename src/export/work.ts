@@ -28,6 +28,11 @@ export interface FileContext {
   logger: Logger;
   concurrency: number;
   signal?: AbortSignal;
+  /**
+   * Resolves when this run may write to the outbox (the instance's heartbeat is fresh); throws once `signal` aborted
+   * (a scheduled run whose tick another instance took over writes nothing more).
+   */
+  fence?: () => Promise<void>;
   now: () => Date;
   tuning?: ExportTuning;
   /** Where a journal thread's commits and syncs are added when it ends (the process's, Runtime.journalTally). */
@@ -212,7 +217,7 @@ export class FileBatcher {
     const kept = left.size === 0 ? records : records.filter((r) => !left.has(r.id));
     const keptTexts = left.size === 0 ? texts : texts.filter((_, i) => !left.has(records[i]!.id));
     const name = file.name;
-    const written = await writeRecorded(journal, await file.writer, drop, exportId, name, encodeChunks(this.#renderer, keptTexts), logger);
+    const written = await writeRecorded(journal, await file.writer, drop, exportId, name, encodeChunks(this.#renderer, keptTexts), logger, this.ctx.fence);
     this.files.push({ name, kind: this.spec.kind, records: kept.length, bytes: written.size });
     logger.info({ file: name, kind: this.spec.kind, records: kept.length, bytes: written.size }, 'export: file written');
   }

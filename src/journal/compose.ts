@@ -140,7 +140,7 @@ export interface LeaseOptions {
  */
 export function composeJournal(engine: Engine, clock: () => Date = () => new Date(), lease?: LeaseOptions): JournalContract {
   const now = (): string => clock().toISOString();
-  const mode: LeaseMode | undefined = lease && { ...lease, lockInstance: engine.lockInstance, tokens: new Map(), events: new Map() };
+  const mode: LeaseMode | undefined = lease && { ...lease, lockInstance: engine.lockInstance, tokens: new Map(), events: new Map(), ticks: new Map() };
   let pages: ConsolePages | undefined;
   let closed: Promise<void> | undefined;
   const own = roles(engine.port, now, engine.storage, mode, false);

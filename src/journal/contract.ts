@@ -209,6 +209,18 @@ export interface InstanceRecord extends InstanceInfo {
 
 export type TickClaim = { won: true; token: number } | { won: false; owner: string; done: boolean };
 
+/** A scheduled job's tick (claimTick). */
+export interface TickRef {
+  job: string;
+  tick: string;
+}
+
+/** What a heartbeat found: the files, and the ticks (only when there are some), another instance took over. */
+export interface Heartbeat {
+  lost: number[];
+  lostTicks?: TickRef[];
+}
+
 /**
  * Several instances on one journal (PostgreSQL; SQLite serves one). A journal opened with an `instance` is in lease
  * mode: claimFile takes a lease on the file (owner, fencing token, expiry by the database clock) and every write
@@ -220,10 +232,11 @@ export interface InstancesAndLeases {
   /** Registers or re-registers this instance; heartbeat_at = the database clock. SQLite refuses a second live instance. */
   registerInstance(): Promise<void>;
   /**
-   * Renews this instance's heartbeat and the leases of every file it holds (until = db clock + leaseMs). Resolves the
-   * ids of files whose lease it no longer holds (taken over by another instance): the pipeline stops them.
+   * Renews this instance's heartbeat and the leases of every file and tick it holds (until = db clock + leaseMs).
+   * Resolves the ids of files, and the ticks, whose lease it no longer holds (taken over by another instance): their
+   * runs stop.
    */
-  heartbeat(leaseMs: number): Promise<{ lost: number[] }>;
+  heartbeat(leaseMs: number): Promise<Heartbeat>;
   /** Marks the instance stopped and gives up its leases (a graceful stop: others take its files at once). */
   retireInstance(): Promise<void>;
   /**
@@ -245,8 +258,13 @@ export interface InstancesAndLeases {
   forgetInstance(id: string, heartbeatAt: string): Promise<boolean>;
   /** Runs a scheduled job's tick once across instances: the first to claim (job, tick) wins, with a fencing token. */
   claimTick(job: string, tickIso: string, leaseMs: number): Promise<TickClaim>;
-  /** The tick ran to its end (done = true for others' claims afterwards). Refused (LEASE_LOST) with a stale token. */
+  /**
+   * The tick ran to its end (done = true for others' claims afterwards); no longer held (heartbeats stop renewing it)
+   * once the journal answered. Refused (LEASE_LOST) with a stale token.
+   */
   finishTick(job: string, tickIso: string, token: number): Promise<void>;
+  /** Gives a tick up unfinished (its run stopped): no longer held, and free for the next claim. */
+  releaseTick(job: string, tickIso: string, token: number): Promise<void>;
 }
 
 /** Opening, identifying and closing a journal. */

@@ -1,7 +1,7 @@
 export { DEFAULT_LEASE_MS, openJournal, type JournalOptions, type JournalTarget } from './journal.js';
 export { JournalTally, type JournalTimings } from './core/timings.js';
 export {
-  canReopen, type InstanceInfo, type InstanceRecord, type InstancesAndLeases, type JournalAddress, type JournalContract, type TickClaim,
+  canReopen, type InstanceInfo, type InstanceRecord, type InstancesAndLeases, type JournalAddress, type JournalContract, type TickClaim, type TickRef, type Heartbeat,
 } from './contract.js';
 export { instanceStates, type InstanceState, type InstanceView } from './leases/instance-states.js';
 export type {

@@ -34,8 +34,9 @@ type LeaseJournal = Pick<Journal, 'instance' | 'registerInstance' | 'heartbeat' 
  * *sent* more than `leaseMs - heartbeatMs` ago may already have lost its files to another instance (the journal
  * unreachable, the process paused, an answer that took its time), so it sends nothing more: a new request waits until
  * a heartbeat succeeds again, a call retrying stops. A heartbeat that reports a file lost aborts that file's flow at
- * once. Once the instance retired, or stopped without retiring, nothing is fresh any more. Times are the process's
- * monotonic clock: a lease is real time, whatever clock drives the schedules.
+ * once, and one that reports a scheduled tick lost aborts that tick's run. Once the instance retired, or stopped
+ * without retiring, nothing is fresh any more. Times are the process's monotonic clock: a lease is real time,
+ * whatever clock drives the schedules.
  */
 export class InstanceLeases implements LeaseGuard {
   readonly #journal: () => Promise<LeaseJournal>;
@@ -45,6 +46,8 @@ export class InstanceLeases implements LeaseGuard {
   readonly #hardStop: AbortSignal;
   readonly #onLost: (fileId: number) => void;
   readonly #held = new Map<number, { controller: AbortController; holders: number }>();
+  /** The ticks this instance runs now (tickKey) → what aborts their run once another instance took one over. */
+  readonly #ticks = new Map<string, AbortController>();
   readonly #waiters = new Set<() => void>();
   /** Off until start() registered the instance (and for a journal without an instance): nothing is waited for. */
   #on = false;
@@ -144,6 +147,32 @@ export class InstanceLeases implements LeaseGuard {
     };
   }
 
+  /**
+   * A scheduled tick this instance claimed, while its run runs: `signal` aborts (LEASE_LOST) once a heartbeat reports
+   * the tick taken over by another instance, or when the process stops hard. `release()` once the run is over.
+   */
+  holdTick(job: string, tick: string): { signal: AbortSignal; readonly lost: boolean; release(): void } {
+    const key = `${job}\n${tick}`;
+    const controller = new AbortController();
+    this.#ticks.set(key, controller);
+    return {
+      signal: AbortSignal.any([controller.signal, this.#hardStop]),
+      get lost() {
+        return controller.signal.aborted;
+      },
+      release: () => {
+        if (this.#ticks.get(key) === controller) this.#ticks.delete(key);
+      },
+    };
+  }
+
+  #loseTick(job: string, tick: string): void {
+    const controller = this.#ticks.get(`${job}\n${tick}`);
+    if (!controller || controller.signal.aborted) return;
+    this.#logger.warn({ event: 'tick.lease-lost', schedule: job, tick }, 'scheduled tick taken over by another instance (its lease expired here): its run stops on this instance');
+    controller.abort(new WisbridgeError('LEASE_LOST', `job ${job}, tick ${tick}: another instance took it over (its lease expired here); its run stops on this instance`));
+  }
+
   /** A write of the file was refused (LEASE_LOST): its lease is gone whatever the heartbeat said. */
   lose(fileId: number): void {
     const entry = this.#held.get(fileId);
@@ -198,12 +227,13 @@ export class InstanceLeases implements LeaseGuard {
       const journal = await this.#journal();
       // The lease the server renews is good from when the heartbeat left, not from when its answer came.
       const sent = performance.now();
-      const { lost } = await journal.heartbeat(this.#timing.leaseMs);
+      const { lost, lostTicks = [] } = await journal.heartbeat(this.#timing.leaseMs);
       const was = this.#failure;
       this.#good(sent);
       if (was !== undefined || this.#holding) this.#logger.info({ event: 'journal.answers-again', unreachableSince: was?.since }, 'the journal answers again: claiming and sending again');
       this.#holding = false;
       for (const fileId of lost) this.lose(fileId);
+      for (const { job, tick } of lostTicks) this.#loseTick(job, tick);
       this.#wake();
     } catch (error) {
       if (this.#failure === undefined) {

@@ -59,9 +59,12 @@ export interface RunReporting {
 export class JobRuns {
   constructor(private readonly to: RunReporting) {}
 
-  /** One run of a job; `file`: the one file it works on (a watched file), whose live progress ends with it. */
-  async execute(job: JobState, trigger: Trigger, run: JobState['run'], file?: string): Promise<boolean> {
-    const { clock, metrics, drops, alertLog, alertInbox, alerts, stopSignal } = this.to;
+  /**
+   * One run of a job; `file`: the one file it works on (a watched file), whose live progress ends with it; `signal`:
+   * what stops it (the soft stop, and a scheduled run's tick taken over by another instance).
+   */
+  async execute(job: JobState, trigger: Trigger, run: JobState['run'], file?: string, signal = this.to.stopSignal): Promise<boolean> {
+    const { clock, metrics, drops, alertLog, alertInbox, alerts } = this.to;
     const log = this.to.logger.child({ job: job.name });
     const startedAt = new Date(clock.now()).toISOString();
     log.info({ trigger }, 'job run started');
@@ -69,7 +72,7 @@ export class JobRuns {
     let result: LastRun['result'] = 'ok';
     let error: string | undefined;
     try {
-      summary = await run(stopSignal);
+      summary = await run(signal);
       if (job.drop !== undefined && trigger !== 'watch') drops.listed(job.drop);
       metrics.onSummary(job.name, summary);
       await logRowsNeedingAttention(this.to.journal, log, summary);
@@ -77,7 +80,7 @@ export class JobRuns {
       await alerts?.onSummary(job.name, summary);
       alertInbox.summary(job.name, summary);
     } catch (e) {
-      result = stopSignal.aborted && (isWisbridgeError(e, 'ABORTED') || isAbort(e)) ? 'aborted' : 'failed';
+      result = signal.aborted && (isWisbridgeError(e, 'ABORTED') || isWisbridgeError(e, 'LEASE_LOST') || isAbort(e)) ? 'aborted' : 'failed';
       error = describeError(e);
       if (job.drop !== undefined && isDropUnreachable(e)) drops.failed(job.drop, e);
       if (result === 'failed') {

@@ -119,7 +119,7 @@ export class BridgeService {
           this.logger.info({ ...event }, 'file concluded again');
         },
       });
-    this.ticks = new SharedTicks(() => this.runtime.journal(), leaseMs, this.metrics, this.logger, this.clock, this.stopController.signal);
+    this.ticks = new SharedTicks(() => this.runtime.journal(), this.leases, leaseMs, this.metrics, this.logger, this.clock, this.stopController.signal);
     void this.runtime.journal().then((j) => { journal = j; }, () => undefined);
     this.scheduler = new Scheduler(this.clock, this.logger);
     this.alertInbox = new AlertInbox(() => this.runtime.journal(), this.logger);
@@ -395,13 +395,13 @@ export class BridgeService {
     // tick is written, say) does not make it count as cut short, to be caught up again at the next start.
     let whole = false;
     try {
-      await this.ticks.once(`job:${job.name}`, scheduledAt, async () => {
+      await this.ticks.once(`job:${job.name}`, scheduledAt, async (tickSignal) => {
         // A tick claimed is run, in its turn when the job became busy meanwhile (its claim may have waited for another
         // instance's lease while this one's next tick started): it is done only once it ran. A stop before its turn
         // leaves it unfinished, for another instance or the catch-up.
         ran = await job.slot.runWhenFree(trigger, async () => {
           if (this.stopSignal.aborted) return false;
-          await this.runs.execute(job, trigger, job.run);
+          await this.runs.execute(job, trigger, job.run, undefined, AbortSignal.any([this.stopSignal, tickSignal]));
           whole = job.last?.result !== 'aborted' && !this.stopSignal.aborted;
           return true;
         });

@@ -407,6 +407,47 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(await b.claimTick('exports', tick, LONG)).toEqual({ won: false, owner: A.id, done: false });
     });
 
+    it('a heartbeat reports a tick taken over from it, once, and no longer renews it; a finished or given-up tick is not renewed either', async () => {
+      const a = await journal(A, LONG);
+      const b = await journal(B, LONG);
+      const [taken, finished, given, kept] = ['08:00', '08:05', '08:10', '08:15'].map((t) => `2026-03-01T${t}:00.000Z`) as [string, string, string, string];
+      for (const tick of [taken, finished, given, kept]) expect(await a.claimTick('exports', tick, SHORT)).toEqual({ won: true, token: 1 });
+      expire();
+      expect(await b.claimTick('exports', taken, LONG)).toEqual({ won: true, token: 2 });
+      await a.finishTick('exports', finished, 1);
+      await a.releaseTick('exports', given, 1);
+      expect(await a.heartbeat(SHORT)).toEqual({ lost: [], lostTicks: [{ job: 'exports', tick: taken }] });
+      expect(await a.heartbeat(SHORT)).toEqual({ lost: [] });
+      // The tick given up is free at once; the one still held was renewed, the one taken over stays the taker's.
+      expect(await b.claimTick('exports', given, LONG)).toEqual({ won: true, token: 2 });
+      expect(await b.claimTick('exports', kept, LONG)).toEqual({ won: false, owner: A.id, done: false });
+      expect(await b.claimTick('exports', taken, LONG)).toEqual({ won: true, token: 2 });
+      expect(await b.claimTick('exports', finished, LONG)).toEqual({ won: false, owner: A.id, done: true });
+      // A finish of a tick lost is refused, and leaves it unfinished: it is done only when its new owner ran it.
+      expect(await code(a.finishTick('exports', taken, 1))).toBe('LEASE_LOST');
+      expect(await a.claimTick('exports', taken, LONG)).toEqual({ won: false, owner: B.id, done: false });
+    });
+
+    it('a tick whose finish did not reach the journal stays held (renewed) until a finish does', async () => {
+      let refuse = false;
+      // On the database's clock (no offset): the expiry below is the other instance's.
+      const a = await where.compose((sql) => {
+        if (refuse && sql.includes('SET done_at')) throw new Error('the journal cannot be reached');
+      }, A);
+      opened.push(a);
+      const b = await journal(B, LONG);
+      const tick = '2026-03-01T08:00:00.000Z';
+      expect(await a.claimTick('exports', tick, LONG)).toEqual({ won: true, token: 1 });
+      refuse = true;
+      await expect(a.finishTick('exports', tick, 1)).rejects.toThrow('the journal cannot be reached');
+      expire(LONG * 2);
+      expect(await a.heartbeat(LONG * 3)).toEqual({ lost: [] });
+      expect(await b.claimTick('exports', tick, LONG)).toEqual({ won: false, owner: A.id, done: false });
+      refuse = false;
+      await a.finishTick('exports', tick, 1);
+      expect(await b.claimTick('exports', tick, LONG)).toEqual({ won: false, owner: A.id, done: true });
+    });
+
     if (engine === 'postgres') {
       it('a tick claimed by several instances at once has one winner', async () => {
         const a = await journal(A, LONG);

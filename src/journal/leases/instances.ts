@@ -1,10 +1,10 @@
 import { WisbridgeError } from '../../errors.js';
-import type { ClaimsAndRequests, InstanceRecord, InstancesAndLeases, TickClaim } from '../contract.js';
+import type { ClaimsAndRequests, Heartbeat, InstanceRecord, InstancesAndLeases, TickClaim, TickRef } from '../contract.js';
 import { stateError } from '../core/rows.js';
 import type { SqlPort } from '../core/sql.js';
 import { claimDuplicate, recordEventDisposition, releaseFileEvent } from './duplicates.js';
 import { leasing, type LeaseContext } from './lease-context.js';
-import { LOST, statementsOf, type LeaseMode, type LeaseRow } from './leases.js';
+import { LOST, statementsOf, tickKey, type LeaseMode, type LeaseRow } from './leases.js';
 
 /* The instances on a journal, their heartbeats, the files they take over, and scheduled ticks run once among them. */
 
@@ -85,16 +85,34 @@ async function lostFiles(c: LeaseContext, t: SqlPort, m: LeaseMode): Promise<num
   return lost.sort((a, b) => a - b);
 }
 
-function heartbeat(c: LeaseContext, leaseMs: number): Promise<{ lost: number[] }> {
-  return c.sql.tx(async (t): Promise<{ lost: number[] }> => {
+/**
+ * Renews the ticks this journal holds: the ones whose row no longer has this owner and token were taken over (or
+ * finished by whoever took them), reported once and forgotten.
+ */
+async function renewTicks(c: LeaseContext, t: SqlPort, m: LeaseMode, leaseMs: number): Promise<TickRef[]> {
+  const lost: TickRef[] = [];
+  for (const [key, token] of [...m.ticks]) {
+    const [job, tick] = key.split('\n') as [string, string];
+    if ((await t.run(c.q.renewHeldTick, [leaseMs, job, tick, m.instance.id, token])) === 1) continue;
+    // Finished or given up meanwhile (its run's own statement, beside this one): not a loss.
+    if (m.ticks.get(key) !== token) continue;
+    m.ticks.delete(key);
+    lost.push({ job, tick });
+  }
+  return lost;
+}
+
+function heartbeat(c: LeaseContext, leaseMs: number): Promise<Heartbeat> {
+  return c.sql.tx(async (t): Promise<Heartbeat> => {
     const m = leasing(c);
     const me = m.instance.id;
     await t.run(c.q.beat, info(m));
     const working = [...m.tokens].filter(([, token]) => token !== LOST).map(([id]) => id);
     if (working.length > 0) await t.run(c.q.renewFiles, [leaseMs, me, JSON.stringify(working)]);
     if (m.events.size > 0) await t.run(c.q.renewEvents, [leaseMs, me, JSON.stringify([...m.events.keys()])]);
-    await t.run(c.q.renewTicks, [leaseMs, me]);
-    return { lost: await lostFiles(c, t, m) };
+    const ticks = await renewTicks(c, t, m, leaseMs);
+    const lost = await lostFiles(c, t, m);
+    return ticks.length === 0 ? { lost } : { lost, lostTicks: ticks };
   });
 }
 
@@ -135,10 +153,11 @@ async function listInstances(c: LeaseContext): Promise<InstanceRecord[]> {
   }));
 }
 
-function claimTick(c: LeaseContext, job: string, tickIso: string, leaseMs: number): Promise<TickClaim> {
+async function claimTick(c: LeaseContext, job: string, tickIso: string, leaseMs: number): Promise<TickClaim> {
   const { q } = c;
-  return c.sql.tx(async (t): Promise<TickClaim> => {
-    const me = leasing(c).instance.id;
+  const m = leasing(c);
+  const claim = await c.sql.tx(async (t): Promise<TickClaim> => {
+    const me = m.instance.id;
     const first = await t.get<{ token: number }>(q.insertTick, [job, tickIso, me, leaseMs]);
     if (first) {
       const at = Date.parse(tickIso);
@@ -154,14 +173,30 @@ function claimTick(c: LeaseContext, job: string, tickIso: string, leaseMs: numbe
     if (row.expired !== 1) return { won: false, owner: row.owner, done: false };
     return { won: true, token: (await t.get<{ token: number }>(q.takeTick.sql, q.takeTick.params({ owner: me, leaseMs, job, tick: tickIso })))!.token };
   });
+  // Held once the claim committed: a heartbeat that read the row before would not find it this journal's.
+  if (claim.won) m.ticks.set(tickKey(job, tickIso), claim.token);
+  return claim;
 }
 
 async function finishTick(c: LeaseContext, job: string, tickIso: string, token: number): Promise<void> {
-  const me = leasing(c).instance.id;
-  if ((await c.sql.run(c.q.finishTick, [job, tickIso, me, token])) === 1) return;
+  const m = leasing(c);
+  const me = m.instance.id;
+  const key = tickKey(job, tickIso);
+  // Forgotten only once the journal answered: a finish that did not reach it is tried again with the tick still held.
+  const finished = (await c.sql.run(c.q.finishTick, [job, tickIso, me, token])) === 1;
+  if (m.ticks.get(key) === token) m.ticks.delete(key);
+  if (finished) return;
   const owner = (await c.sql.get<{ owner: string }>(c.q.tickOwner, [job, tickIso]))?.owner;
   throw new WisbridgeError('LEASE_LOST', `job ${job}, tick ${tickIso}: instance ${me} no longer holds it with token ${token} `
     + `(${owner === undefined ? 'it was never claimed' : `held by ${owner}`}); not marked done`);
+}
+
+async function releaseTick(c: LeaseContext, job: string, tickIso: string, token: number): Promise<void> {
+  const m = leasing(c);
+  const key = tickKey(job, tickIso);
+  // Forgotten first: the heartbeat no longer renews it, so its lease runs out by itself should the journal not answer now.
+  if (m.ticks.get(key) === token) m.ticks.delete(key);
+  await c.sql.run(c.q.releaseTick, [job, tickIso, m.instance.id, token]);
 }
 
 type LeaseMethods = InstancesAndLeases & Pick<ClaimsAndRequests, 'releaseFile' | 'claimDuplicate' | 'releaseFileEvent' | 'recordEventDisposition'>;
@@ -182,6 +217,7 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
     forgetInstance: async (id, heartbeatAt) => (await sql.run('DELETE FROM instances WHERE id = ? AND heartbeat_at = ?', [id, heartbeatAt])) > 0,
     claimTick: (job, tickIso, leaseMs) => claimTick(c, job, tickIso, leaseMs),
     finishTick: (job, tickIso, token) => finishTick(c, job, tickIso, token),
+    releaseTick: (job, tickIso, token) => releaseTick(c, job, tickIso, token),
     releaseFile: (fileId) => releaseFile(c, fileId),
     filesToTakeOver: (drop) => filesToTakeOver(c, drop),
     claimDuplicate: (d) => claimDuplicate(c, d),

@@ -57,7 +57,8 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     // The move of a re-drop recorded only by the handler that still holds its event's lease.
     eventDisposedTo: 'UPDATE file_events SET disposed_to = ? WHERE id = ? AND lease_owner = ? AND lease_token = ?',
     forgetEvent: 'DELETE FROM file_events WHERE id = ? AND disposed_to IS NULL AND (lease_owner IS NULL OR (lease_owner = ? AND lease_token = ?))',
-    renewTicks: `UPDATE job_ticks SET lease_until = ${plus} WHERE owner = ? AND done_at IS NULL`,
+    // A tick held here whose owner or token changed was taken over: no row is renewed, and the tick is lost.
+    renewHeldTick: `UPDATE job_ticks SET lease_until = ${plus} WHERE job = ? AND tick = ? AND owner = ? AND token = ? AND done_at IS NULL`,
     heldFiles: `SELECT id, status, lease_owner, lease_token, disposed_to FROM files WHERE id IN (${sqlList(dialect, 'int')})`,
     stop: `UPDATE instances SET stopped_at = ${now} WHERE id = ?`,
     releaseFiles: `UPDATE files SET lease_until = NULL WHERE status = 'processing' AND lease_owner = ?`,
@@ -89,6 +90,7 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     forgetTicks: 'DELETE FROM job_ticks WHERE job = ? AND tick < ?',
     finishTick: `UPDATE job_ticks SET done_at = coalesce(done_at, ${now}) WHERE job = ? AND tick = ? AND owner = ? AND token = ?`,
     tickOwner: 'SELECT owner FROM job_ticks WHERE job = ? AND tick = ?',
+    releaseTick: `UPDATE job_ticks SET lease_until = ${now} WHERE job = ? AND tick = ? AND owner = ? AND token = ? AND done_at IS NULL`,
   };
 }
 

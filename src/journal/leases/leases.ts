@@ -36,7 +36,15 @@ export interface LeaseMode {
   tokens: Map<number, number>;
   /** Duplicate events whose re-drop this journal handles now (claimDuplicate) → their token: heartbeats renew them. */
   events: Map<number, number>;
+  /**
+   * Ticks this journal claimed and has not finished or given up (tickKey) → their token: heartbeats renew only these,
+   * so that a tick whose run ended is not kept busy by a live owner.
+   */
+  ticks: Map<string, number>;
 }
+
+/** A held tick's key in LeaseMode.ticks. */
+export const tickKey = (job: string, tick: string): string => `${job}\n${tick}`;
 
 export const LOST = -1;
 
