@@ -93,7 +93,7 @@ describe('a file mapped and recorded on its own thread', () => {
     expect(onThread).toEqual(onMain);
     // Every file on its own thread but the cycle count (a whole-file document: mapsOnThread).
     expect(threads).toEqual([0, INBOUND_SAMPLES.length - 1]);
-  });
+  }, 180_000); // two whole runs of every sample, one with a thread per file: a minute alone on two busy cores
 
   it('a file whose documents outgrow the thread\'s memory goes to error/ with the reason, and the run goes on', async () => {
     const ws = workspace({
