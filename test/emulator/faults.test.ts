@@ -69,8 +69,9 @@ describe('fault injection', () => {
     const [first] = await records(emu, 'customer_shipments', (r) => r.warehouse_id === 1 && r.list_status === 'pending');
     await setFaults(emu, { latency_ms: 1500, path_prefix: '/v1/customer-shipments' });
     const acknowledging = emu.request('PUT', '/v1/customer-shipments/acknowledge.json', { shipments: [{ id: first.id }] });
-    // The admin API is not delayed: the write is still inside its wait.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The admin API is not delayed: once the write is being answered (in flight), it is still inside its wait.
+    for (let tries = 0; (await emu.get('/_admin/concurrency')).body.in_flight < 1 && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await emu.get('/_admin/concurrency')).body.in_flight).toBe(1);
     expect((await records(emu, 'customer_shipments', (r) => r.id === first.id))[0].acknowledged_at).toBeNull();
     // Arrives before the write is applied and answers as of then, although its answer leaves after the write's.
     const listing = emu.get(`/v1/customer-shipments.json?ids=${first.id}`);
