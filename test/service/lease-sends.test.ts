@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { tempDir } from '../../src/journal/test-support.js';
@@ -17,28 +17,12 @@ import { baseConfig, deferred, memoryLogger, tcpProxy, tempConfig, until, useCle
  */
 const emu = useEmulator({ resetEachTest: true });
 const cleanups = useCleanups();
-const root = resolve(import.meta.dirname, '../..');
 beforeAll(() => {
   process.env.WISBRIDGE_TEST_TOKEN = emu.token;
 });
 
 // Many attempts: a call retrying 503s goes on for a minute, longer than the lease.
-const shipConfig = (journal: string) => `
-journal: ${journal}
-mappings: ${JSON.stringify(join(root, 'mappings'))}
-services:
-  main:
-    url: ${emu.url}
-    token: { env: WISBRIDGE_TEST_TOKEN }
-    max_attempts: 20
-drops:
-  wms:
-    type: local
-    root: drop
-    settle_ms: 0
-    watch_events: false
-    poll_interval_ms: 50
-inbound:
+const shipConfig = (journal: string) => `${baseConfig(emu.url, '\n    max_attempts: 20', journal)}inbound:
   - name: ship
     drop: wms
     service: main

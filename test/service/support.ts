@@ -18,8 +18,9 @@ export async function tempConfig(yaml: string, options: { load?: boolean } = {})
   return { dir, file, loaded, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export const baseConfig = (url = 'http://127.0.0.1:9', extra = '') => `
-journal: journal.sqlite
+/** A service `main` at `url` (`extra`: lines of its own) and the local drop `wms`, on `journal` (a path or a PostgreSQL URL). */
+export const baseConfig = (url = 'http://127.0.0.1:9', extra = '', journal = 'journal.sqlite') => `
+journal: ${journal}
 mappings: ${JSON.stringify(join(process.cwd(), 'mappings'))}
 services:
   main:

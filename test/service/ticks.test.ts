@@ -10,7 +10,7 @@ import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
-import { memoryLogger, tcpProxy, tempConfig, until, useCleanups, waitForEvent } from './support.js';
+import { baseConfig, memoryLogger, tcpProxy, tempConfig, until, useCleanups, waitForEvent } from './support.js';
 
 /**
  * Scheduled ticks are fenced like files: a tick another instance took over stops its run here (nothing more is
@@ -26,21 +26,7 @@ beforeAll(() => {
 const TICK = '2026-11-22T10:05:00.000Z';
 
 /** An export job every five minutes that writes a work list each run (a header only when there is no work). */
-const config = (journal: string, cron = '*/5 * * * *') => `
-journal: ${journal}
-mappings: ${JSON.stringify(join(root, 'mappings'))}
-services:
-  main:
-    url: ${emu.url}
-    token: { env: WISBRIDGE_TEST_TOKEN }
-drops:
-  wms:
-    type: local
-    root: drop
-    settle_ms: 0
-    watch_events: false
-    poll_interval_ms: 50
-exports:
+const config = (journal: string, cron = '*/5 * * * *') => `${baseConfig(emu.url, '', journal)}exports:
   - name: nightly
     work_type: customerShipments
     drop: wms
