@@ -227,6 +227,19 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       });
     }
 
+    it('a claim without an instance (a one-shot command) leaves a file a live instance holds to it, and resumes one whose lease was given up', async () => {
+      const a = await journal(A, LONG);
+      const oneShot = await journal();
+      const { fileId, unsent } = await workedFile(a);
+      expect(await claim(oneShot)).toEqual({ status: 'busy', fileId, owner: A.id });
+      // Left alone: the owner's request recorded but not sent is not abandoned, and the owner writes on.
+      expect((await a.getRequest(unsent)).status).toBe('pending');
+      expect((await a.getFile(fileId)).lease).toMatchObject({ owner: A.id, token: 1 });
+      await a.releaseFile(fileId);
+      expect(await claim(oneShot)).toMatchObject({ status: 'resume', fileId });
+      expect((await oneShot.getRequest(unsent)).status).toBe('abandoned');
+    });
+
     it('an expired lease is taken over with a higher token; the old owner\'s writes are refused and change nothing', async () => {
       const a = await journal(A, SHORT);
       const b = await journal(B, LONG);

@@ -75,6 +75,15 @@ function sentStatements(dialect: SqlDialect) {
 
 export const SENT_STATEMENTS = { sqlite: sentStatements('sqlite'), postgres: sentStatements('postgres') };
 
+/**
+ * The instance whose lease on a processing file is live (the database's clock), for a claim that takes no lease (a
+ * journal opened without an instance: `batch`, `process`): such a claim leaves the file to that instance.
+ */
+const liveLeaseHolder = (dialect: SqlDialect) =>
+  `SELECT lease_owner FROM files WHERE id = ? AND status = 'processing' AND lease_owner IS NOT NULL AND lease_until > ${sqlNowIso(dialect)}`;
+
+export const LIVE_LEASE_HOLDER = { sqlite: liveLeaseHolder('sqlite'), postgres: liveLeaseHolder('postgres') };
+
 const finishTexts: string[] = [];
 
 /**

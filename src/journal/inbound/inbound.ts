@@ -3,7 +3,7 @@ import { refuseShared, type Blocks } from '../core/blocks.js';
 import { recordWithBlocks, type BatchToRecord } from '../core/record-blocks.js';
 import type { Fence } from '../leases/leases.js';
 import { bodyJson, encodeLines, messagesJson, stateError, toRanges, type RequestRow } from '../core/rows.js';
-import { INBOUND_STATEMENTS as q, SENT_STATEMENTS } from './inbound-sql.js';
+import { INBOUND_STATEMENTS as q, LIVE_LEASE_HOLDER, SENT_STATEMENTS } from './inbound-sql.js';
 import { blocksOn, requireOpen, write, type InboundContext } from './inbound-context.js';
 import { completeRequest, finishAllOk } from './inbound-outcomes.js';
 import { fileSummaryOn, requireRequest, type InboundReads } from './inbound-reads.js';
@@ -61,6 +61,11 @@ function claimFile(c: InboundContext, input: ClaimInput): Promise<ClaimResult> {
       input.force ? undefined : t.get<{ id: number; name: string; status: FileStatus; finished_at: string | null }>(q.processedByChecksum, [input.checksum]),
     ]);
     if (processing) {
+      if (!c.fence) {
+        // No lease of its own (a one-shot command beside running instances): a file a live instance holds is its alone.
+        const holder = await t.get<{ lease_owner: string }>(LIVE_LEASE_HOLDER[t.dialect], [processing.id]);
+        if (holder) return { status: 'busy', fileId: processing.id, owner: holder.lease_owner };
+      }
       // Lease mode: a file another instance works on is left alone; an expired lease is taken over, as after a crash.
       const taken = await c.fence?.take(t, processing.id);
       if (taken && 'busy' in taken) return { status: 'busy', fileId: processing.id, owner: taken.busy };
