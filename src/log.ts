@@ -39,10 +39,14 @@ export const LOG_EVENTS = [
   'file.lease-lost',
   /** Another instance took a scheduled tick over: its run stopped here (`schedule`, `tick`). */
   'tick.lease-lost',
+  /** A scheduled tick's finish did not reach the journal: it is tried again while the tick is held (`schedule`, `tick`). */
+  'tick.finish-retried',
   /** A scheduled tick's finish that failed was recorded on a later try (`schedule`, `tick`, `attempts`). */
   'tick.finished-late',
   /** A file's run ended with its result file written and the file moved (`outcome`: done or failed). */
   'file.processed',
+  /** A job run started (`trigger`: schedule, watch, takeover, …). */
+  'job.run.started',
   /** A job run ended (`result`: ok or partial; `files`: how many files it processed). */
   'job.run.finished',
   /** A job run ended with an error. */

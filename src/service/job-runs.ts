@@ -67,7 +67,7 @@ export class JobRuns {
     const { clock, metrics, drops, alertLog, alertInbox, alerts } = this.to;
     const log = this.to.logger.child({ job: job.name });
     const startedAt = new Date(clock.now()).toISOString();
-    log.info({ trigger }, 'job run started');
+    log.info({ event: 'job.run.started', trigger }, 'job run started');
     let summary: JobSummary = { files: [], exports: [] };
     let result: LastRun['result'] = 'ok';
     let error: string | undefined;

@@ -109,7 +109,7 @@ export class SharedTicks {
           if (!taken) await this.#release(journal, schedule, tick, token);
           return;
         }
-        if (attempt === 1) this.logger.warn({ schedule, tick, err: describeError(error) }, 'could not record the scheduled tick as run: tried again while the tick is held');
+        if (attempt === 1) this.logger.warn({ event: 'tick.finish-retried', schedule, tick, err: describeError(error) }, 'could not record the scheduled tick as run: tried again while the tick is held');
         await sleep(this.leaseMs / FINISH_TRIES, undefined, { signal: wait }).catch(() => undefined);
       }
     }

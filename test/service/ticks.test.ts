@@ -84,7 +84,7 @@ describe('a scheduled tick another instance took over', () => {
     await setFaults(emu, { latency_ms: 20_000, path_prefix: '/v1/customer-shipments' });
     await clock.advanceTo(Date.parse(TICK));
     await until(async () => (await tickRow(db))?.owner === bridge.instance.id, 'the tick claimed by the bridge');
-    await until(() => log.records.some((r) => r.msg === 'job run started'), 'the run started');
+    await waitForEvent(log, 'job.run.started');
 
     // Another instance takes the tick over (its lease made to look expired, as after a pause longer than the lease).
     const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 600_000 });
@@ -129,7 +129,7 @@ describe('a scheduled tick whose finish did not reach the journal', () => {
     cleanups.push(() => bridge.stop('test'));
     await bridge.start();
     await clock.advanceTo(Date.parse(TICK));
-    await until(() => log.records.some((r) => r.msg === 'could not record the scheduled tick as run: tried again while the tick is held'), 'the finish refused');
+    await waitForEvent(log, 'tick.finish-retried');
     expect(workLists(env.dir)).toHaveLength(1);
 
     proxy.restore();
