@@ -16,7 +16,7 @@ import { formatStatus, statusReport } from '../../src/service/status.js';
 import { CONSOLE_TOKEN, consoleClient } from '../console/support.js';
 import { appliedReferences, probeWrite, setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
-import { eventsOf, korrFile, memoryLogger, tcpProxy, tempConfig, until, useCleanups, waitForEvent, type LogRecord } from './support.js';
+import { eventsOf, korrFile, memoryLogger, proxiedJournal, tempConfig, until, useCleanups, waitForEvent, type LogRecord } from './support.js';
 
 /**
  * Several `wisbridge run` instances on one PostgreSQL journal and one local drop: each file is worked on
@@ -233,9 +233,8 @@ describe('several instances on one PostgreSQL journal', () => {
   it('/healthz is degraded while the journal cannot be reached, and the instance claims nothing then; ok again once it answers, and the file is processed once', async () => {
     const db = await database();
     const server = inject('postgres');
-    const proxy = await tcpProxy(server.port);
-    cleanups.push(() => proxy.close());
-    const env = await tempConfig(sharedConfig(JSON.stringify({ ...db.config, url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`) })));
+    const { proxy, journal } = await proxiedJournal(db, server.port, cleanups);
+    const env = await tempConfig(sharedConfig(journal));
     cleanups.push(env.cleanup);
     const log = memoryLogger();
     const { logger, records } = log;

@@ -9,7 +9,7 @@ import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase } from '../support/postgres.js';
-import { baseConfig, deferred, memoryLogger, tcpProxy, tempConfig, until, useCleanups } from './support.js';
+import { baseConfig, deferred, memoryLogger, proxiedJournal, tempConfig, until, useCleanups } from './support.js';
 
 /**
  * An instance sends under a lease only while its last heartbeat was sent recently enough for the lease to be sure
@@ -39,9 +39,9 @@ describe('a request retrying while its lease passes to another instance', () => 
     const db = await freshDatabase();
     cleanups.push(() => db.drop());
     const server = inject('postgres');
-    const proxy = await tcpProxy(server.port);
-    cleanups.push(() => proxy.close());
-    const env = await tempConfig(shipConfig(JSON.stringify({ ...db.config, url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`) })));
+    const proxied = await proxiedJournal(db, server.port, cleanups);
+    const { proxy } = proxied;
+    const env = await tempConfig(shipConfig(proxied.journal));
     cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
     // One unit of a line of two or more, all together: the service holds the shipment open, so a second ship lands too.
     const s = (await adminState(emu, ['customer_shipments'])).customer_shipments

@@ -127,6 +127,16 @@ export function useCleanups(): Array<() => void | Promise<void>> {
   return cleanups;
 }
 
+/**
+ * A test database reached through a cuttable proxy: `journal` is its configuration value (JSON, the proxy's port in
+ * its URL), `proxy` cuts and restores the way to it. Closed after the test.
+ */
+export async function proxiedJournal(db: { config: object; url: string }, serverPort: number, cleanups: Array<() => void | Promise<void>>) {
+  const proxy = await tcpProxy(serverPort);
+  cleanups.push(() => proxy.close());
+  return { proxy, journal: JSON.stringify({ ...db.config, url: db.url.replace(`:${serverPort}/`, `:${proxy.port}/`) }) };
+}
+
 /** A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored on the same port. */
 export async function tcpProxy(targetPort: number): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();

@@ -10,7 +10,7 @@ import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
-import { baseConfig, memoryLogger, tcpProxy, tempConfig, until, useCleanups, waitForEvent } from './support.js';
+import { baseConfig, memoryLogger, proxiedJournal, tempConfig, until, useCleanups, waitForEvent } from './support.js';
 
 /**
  * Scheduled ticks are fenced like files: a tick another instance took over stops its run here (nothing more is
@@ -113,9 +113,8 @@ describe('a scheduled tick whose finish did not reach the journal', () => {
   it('is tried again while the tick is held: marked done once the journal answers, so that no other instance runs it again', async () => {
     const db = await database();
     const server = inject('postgres');
-    const proxy = await tcpProxy(server.port);
-    cleanups.push(() => proxy.close());
-    const env = await tempConfig(config(JSON.stringify({ ...db.config, url: db.url.replace(`:${server.port}/`, `:${proxy.port}/`) })));
+    const { proxy, journal } = await proxiedJournal(db, server.port, cleanups);
+    const env = await tempConfig(config(journal));
     cleanups.push(env.cleanup);
     const log = memoryLogger();
     const clock = new ManualClock(Date.parse('2026-11-22T10:01:00Z'));
