@@ -36,7 +36,7 @@ const korrLines = (rows: Array<[string, string, string]>) =>
 async function processed(b: Awaited<ReturnType<typeof bridgeWithFailures>>, name: string, content: string) {
   const journal = await b.bridge.runtime.journal();
   writeFileSync(join(b.env.dir, 'drop', 'inbox', name), content);
-  const file = await until(async () => (await journal.listFiles({ limit: 20 })).find((f) => f.name === name && f.status !== 'processing'), name);
+  const file = await until(async () => (await journal.listFiles({ limit: 20 })).find((f) => f.name === name && f.disposedTo !== null), name);
   await until(() => !b.bridge.jobViews()[0].running, 'the run to end');
   return file;
 }

@@ -16,7 +16,7 @@ describe('console search in the browser', () => {
     const inbox = join(b.env.dir, 'drop', 'inbox');
     for (const name of ['KORR_c1.csv', 'KORR_c2.csv', 'KORR_c3.csv']) {
       writeFileSync(join(inbox, name), korrFile(Array.from({ length: 25 }, (_, i) => ['SKU-00009', 1, `${name}-${i}`] as [string, number, string])));
-      await until(async () => (await journal.listFiles({ limit: 10 })).some((f) => f.name === name && f.status !== 'processing'), name);
+      await until(async () => (await journal.listFiles({ limit: 10 })).some((f) => f.name === name && f.disposedTo !== null), name);
     }
     const page = await newPage();
     await page.setViewport({ width: 1280, height: 720 });

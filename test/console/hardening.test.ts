@@ -206,7 +206,7 @@ describe('console hardening: downloads', () => {
     const name = 'KORR_€_日本_ü.csv';
     writeFileSync(join(b.env.dir, 'drop', 'inbox', name), korrFile([['SKU-00001', 1, 'U-1']]));
     const journal = await b.bridge.runtime.journal();
-    const file = await until(async () => (await journal.listFiles({ limit: 10 })).find((f) => f.name === name && f.status !== 'processing'), name);
+    const file = await until(async () => (await journal.listFiles({ limit: 10 })).find((f) => f.name === name && f.disposedTo !== null), name);
     const downloads = async () => (await journal.console.listActions({ fileId: file.fileId, limit: 10 })).filter((a) => a.action === 'download');
 
     const head = await raw(b.url, 'HEAD', `/console/files/${file.fileId}/result`, { headers: bearer });
