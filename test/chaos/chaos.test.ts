@@ -5,7 +5,9 @@ import { runChaos, type ChaosOptions } from './harness.js';
 
 /**
  * Several `wisbridge run` instances on one PostgreSQL journal and one drop, while instances are
- * killed (kill -9) and restarted, one is paused past its lease (SIGSTOP … SIGCONT) and PostgreSQL restarts. At the
+ * killed (kill -9) and restarted, one is paused past its lease (SIGSTOP … SIGCONT) and PostgreSQL restarts; or
+ * while the service is down (503s) and requests retry, one instance is paused in its retries, one is cut from the
+ * journal, and one runs with its clock off. At the
  * end every row is applied once or reported uncertain (never twice), every file has one result file and one
  * archived copy, every export tick ran once, and no stale write got through (test/chaos/checks.ts).
  *
@@ -43,6 +45,21 @@ describe('chaos: several instances on one journal', () => {
       pgRestartAtMs: 15_000,
       exportEverySeconds: 3,
       deadlineMs: 150_000,
+    });
+  });
+
+  it('three instances through a service outage (503s): one paused in its retries\' sleep past its lease, one cut from the journal while its requests retry, one whose clock runs 10 minutes ahead', { timeout: 300_000 }, async () => {
+    await run({
+      name: 'faults', seed: seed + 2, instances: 3, lease, scale: 'small',
+      plan: { adjustments: { files: 30, rows: 12_000 }, counts: { files: 4, items: [10, 40] }, ships: { files: 6, perFile: 4 }, receipts: { files: 3, perFile: 2 }, duplicates: 1, rejected: 1 },
+      dropOverMs: 10_000,
+      kills: { everyMs: [9000, 9000], restartAfterMs: [1000, 1000], max: 1 },
+      outage: { atMs: 3000, forMs: 6000, pauseOne: true },
+      journalCut: { slot: 1, atMs: 3500, forMs: 6000 },
+      clockSkew: { slot: 3, offset: '+10m' },
+      maxAttempts: 20,
+      exportEverySeconds: 3,
+      deadlineMs: 120_000,
     });
   });
 

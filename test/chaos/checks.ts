@@ -5,7 +5,7 @@ import type { BridgeProcess, LogRecord } from './processes.js';
 /** What the harness saw and did, in the order it happened. */
 export interface ChaosEvent {
   at: number;
-  kind: 'drop' | 'kill' | 'start' | 'sigstop' | 'sigcont' | 'pg-restart' | 'pg-back' | 'chaos-end' | 'drained' | 'stop';
+  kind: 'drop' | 'kill' | 'start' | 'sigstop' | 'sigcont' | 'pg-restart' | 'pg-back' | 'outage' | 'service-back' | 'journal-cut' | 'journal-back' | 'chaos-end' | 'drained' | 'stop';
   label?: string;
   pid?: number;
   detail?: string;
@@ -231,12 +231,12 @@ export function checkRun(ev: Evidence): Verdict {
   figures['failed job runs in logs'] = failedRuns.length === 0 ? 0
     : `${failedRuns.length}: ${[...new Set(failedRuns.map(({ record }) => String(record.err).replace(/ \S+\.csv.*| \d+.*/, '…')))].join('; ')}`;
   figures['LEASE_LOST in logs'] = `${leaseLost.length} lines from ${new Set(leaseLost.map(({ p }) => p.label)).size} processes`;
-  const claims = all.filter(({ record }) => record.msg === 'processing file').sort((a, b) => (a.record.time ?? 0) - (b.record.time ?? 0));
+  const claims = all.filter(({ record }) => record.msg === 'processing file').sort((a, b) => a.record.seenAt - b.record.seenAt);
   const byFile = new Map<string, Array<{ p: BridgeProcess; record: LogRecord }>>();
   for (const c of claims) byFile.set(c.record.file, [...(byFile.get(c.record.file) ?? []), c]);
   const takeovers: Array<{ file: string; from: BridgeProcess; to: BridgeProcess; at: number }> = [];
   for (const [file, list] of byFile) {
-    for (let i = 1; i < list.length; i++) if (list[i]!.p !== list[i - 1]!.p) takeovers.push({ file, from: list[i - 1]!.p, to: list[i]!.p, at: list[i]!.record.time! });
+    for (let i = 1; i < list.length; i++) if (list[i]!.p !== list[i - 1]!.p) takeovers.push({ file, from: list[i - 1]!.p, to: list[i]!.p, at: list[i]!.record.seenAt });
   }
   figures.takeovers = takeovers.length;
   // Time to takeover: from the kill (and from the killed instance's last heartbeat, when the journal has it) to the
@@ -262,7 +262,7 @@ export function checkRun(ev: Evidence): Verdict {
     if (!paused || !cont) continue;
     for (const t of takeovers.filter((t) => t.from === paused && t.at >= stop.at && t.at <= cont.at)) {
       afterStop.push(t.at - stop.at);
-      const finished = paused.logs.find((r) => r.file === t.file && (r.time ?? 0) >= cont.at && /^(file processed|file rejected|duplicate file)/.test(r.msg ?? ''));
+      const finished = paused.logs.find((r) => r.file === t.file && r.seenAt >= cont.at && /^(file processed|file rejected|duplicate file)/.test(r.msg ?? ''));
       if (finished) problem(`${paused.label} was paused while ${t.file} was taken over by ${t.to.label}, and still logged "${finished.msg}" for it after SIGCONT`);
     }
   }

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { stringify } from 'yaml';
 import { freshDatabase, type PostgresServer } from '../support/postgres.js';
+import { throughProxy } from '../support/delay-proxy.js';
+import { skewedClockEnv } from '../support/faketime.js';
 import type { SftpServer } from '../support/sftp-server.js';
+import { tcpProxy } from '../support/tcp-proxy.js';
 import { checkRun, type ChaosEvent, type Evidence, type Verdict } from './checks.js';
 import { dropOrder, generateFiles, runTag, seededRandom, type GeneratedFile, type Plan, type Random } from './generate.js';
 import { BridgeProcess, ROOT, sleep, startEmulatorProcess, stopAll } from './processes.js';
@@ -31,6 +34,22 @@ export interface ChaosOptions {
   pauseAtMs?: number;
   /** Restart PostgreSQL this long after the first drop. */
   pgRestartAtMs?: number;
+  /**
+   * The service down (every /v1 request answered 503) `atMs` after the first drop, for `forMs`; requests retry
+   * meanwhile. With `pauseOne`, an instance working on a file is stopped (SIGSTOP) a second into the outage, in its
+   * retries' sleep, and resumed (SIGCONT) three leases and 2 s later, after the service is back and another
+   * instance took its files over: what it still held in hand must not reach the service beside the taker's sends.
+   */
+  outage?: { atMs: number; forMs: number; pauseOne?: boolean };
+  /**
+   * The instance of this slot reaches the journal through a proxy that is cut `atMs` after the first drop, for
+   * `forMs` (its heartbeats and writes fail while its requests retry), then restored.
+   */
+  journalCut?: { slot: number; atMs: number; forMs: number };
+  /** The instance of this slot runs with its wall clock `offset` off (libfaketime's syntax: `+10m`). */
+  clockSkew?: { slot: number; offset: string };
+  /** The service's `max_attempts` of a request (default 4): an outage scenario retries long enough to outlast it. */
+  maxAttempts?: number;
   /** The export job runs every this many seconds (a 6-field cron). */
   exportEverySeconds: number;
   /** Bound of everything from the first drop to the last file out of the inbox. */
@@ -64,6 +83,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const journalClient = () => new pg.Client({ host: o.server.host, port: o.server.port, user: o.server.owner.user, password: o.server.owner.password, database: db.name });
   let emulator: Awaited<ReturnType<typeof startEmulatorProcess>> | undefined;
   let failed = true;
+  const cleanups: Array<() => Promise<void>> = [];
   try {
     emulator = await startEmulatorProcess({ scale: o.scale, seed: 1, logFile: join(dir, 'emulator.log') });
     // ---- the drop ----
@@ -94,6 +114,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
     // ---- the bridges ----
     const env = { ...process.env, [TOKEN_ENV]: emulator.token, WISBRIDGE_LOG_LEVEL: 'info' };
+    const skewedEnv = o.clockSkew ? { ...env, ...(await skewedClockEnv(o.clockSkew.offset)) } : env;
+    const journalProxy = o.journalCut ? await tcpProxy(o.server.port) : undefined;
+    if (journalProxy) cleanups.push(() => journalProxy.close());
     const configFiles: string[] = [];
     for (let slot = 1; slot <= o.instances; slot++) {
       const home = join(dir, `i${slot}`);
@@ -104,10 +127,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           host_key_fingerprint: o.sftp.hostKeyFingerprint, root: dropRoot, settle_ms: 300, poll_interval_ms: 500, idle_close_ms: 0,
         }
         : { type: 'local', root: dropRoot, settle_ms: 300, poll_interval_ms: 500, fsync: false };
+      const journal = journalProxy && o.journalCut?.slot === slot ? { ...db.config, url: throughProxy(db.url, o.server, journalProxy) } : db.config;
       const config = {
-        journal: db.config,
+        journal,
         mappings: join(ROOT, 'mappings'),
-        services: { wis: { url: emulator.url, token: { env: TOKEN_ENV }, batch_size: 100, requests_in_flight: 2, request_timeout_ms: 15_000, max_attempts: 4 } },
+        services: { wis: { url: emulator.url, token: { env: TOKEN_ENV }, batch_size: 100, requests_in_flight: 2, request_timeout_ms: 15_000, max_attempts: o.maxAttempts ?? 4 } },
         drops: { wms: drop },
         inbound: [{ name: 'wms-in', drop: 'wms', service: 'wis', watch: true }],
         exports: [{
@@ -125,7 +149,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const start = (slot: number) => {
       const generation = (generations.get(slot) ?? 0) + 1;
       generations.set(slot, generation);
-      const p = new BridgeProcess(slot, generation, configFiles[slot - 1]!, join(dir, `i${slot}.${generation}.log`), env);
+      const p = new BridgeProcess(slot, generation, configFiles[slot - 1]!, join(dir, `i${slot}.${generation}.log`), o.clockSkew?.slot === slot ? skewedEnv : env);
       processes.push(p);
       event({ kind: 'start', label: p.label, pid: p.pid });
       return p;
@@ -136,7 +160,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const ready = await p.waitForLog((r) => r.event === 'bridge.running', 90_000);
       if (!ready) throw new Error(`${p.label} ${p.running ? 'did not start within 90 s' : 'exited at start'}:\n${p.tail()}`);
     }
-    await admin(emulator.url, 'PUT', 'faults', { latency_ms: 10, path_prefix: '/v1/' });
+    const calmService = { latency_ms: 10, path_prefix: '/v1/' };
+    await admin(emulator.url, 'PUT', 'faults', calmService);
 
     // ---- files into the inbox while the chaos goes on ----
     const chaosStart = Date.now();
@@ -189,6 +214,41 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       event({ kind: 'sigcont', label: victim.label, pid: victim.pid });
       paused.delete(victim);
     })();
+    const serviceOutage = (async () => {
+      if (o.outage === undefined) return;
+      const outage = o.outage;
+      await sleep(outage.atMs);
+      if (chaosOver) return;
+      await admin(emulator!.url, 'PUT', 'faults', { ...calmService, error_rate: 1, error_status: 503 });
+      event({ kind: 'outage', detail: `the service answers 503 for ${outage.forMs} ms` });
+      const pause = (async () => {
+        if (!outage.pauseOne) return;
+        await sleep(1000);
+        const victim = pickVictim(candidates(), random, true);
+        if (!victim || chaosOver) return;
+        paused.add(victim);
+        victim.signal('SIGSTOP');
+        event({ kind: 'sigstop', label: victim.label, pid: victim.pid, detail: `in the outage, ${inProgress(victim)}` });
+        await sleep(3 * (o.lease?.lease_ms ?? 30_000) + 2000);
+        victim.signal('SIGCONT');
+        event({ kind: 'sigcont', label: victim.label, pid: victim.pid });
+        paused.delete(victim);
+      })();
+      await sleep(outage.forMs);
+      await admin(emulator!.url, 'PUT', 'faults', calmService);
+      event({ kind: 'service-back' });
+      await pause;
+    })();
+    const cuttingJournal = (async () => {
+      if (o.journalCut === undefined || journalProxy === undefined) return;
+      await sleep(o.journalCut.atMs);
+      if (chaosOver) return;
+      journalProxy.cut();
+      event({ kind: 'journal-cut', label: current.get(o.journalCut.slot)?.label, detail: `for ${o.journalCut.forMs} ms` });
+      await sleep(o.journalCut.forMs);
+      journalProxy.restore();
+      event({ kind: 'journal-back', label: current.get(o.journalCut.slot)?.label });
+    })();
     const restartingPg = (async () => {
       if (o.pgRestartAtMs === undefined) return;
       await sleep(o.pgRestartAtMs);
@@ -204,7 +264,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     while (Date.now() < deadline && !(await drained())) await sleep(500);
     chaosOver = true;
     event({ kind: 'chaos-end', detail: `${Math.round((Date.now() - chaosStart) / 1000)} s after the first drop` });
-    await Promise.all([dropping, pausing, restartingPg]);
+    await Promise.all([dropping, pausing, restartingPg, serviceOutage, cuttingJournal]);
     await killing;
     // Every slot running again, none paused; then the rest of the work, within what is left of the deadline (at
     // least 30 s after the chaos, so that a takeover and a last export tick have time).
@@ -252,6 +312,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       instances: `${o.instances} configured, ${processes.length} processes started`,
       kills: count('kill'),
       SIGSTOPs: count('sigstop'),
+      'service outages': count('outage'),
+      'journal cuts': count('journal-cut'),
+      ...(o.clockSkew ? { 'clock skew': `i${o.clockSkew.slot} ${o.clockSkew.offset}` } : {}),
       'PostgreSQL restarts': count('pg-restart'),
       ...verdict.figures,
       elapsed: `${((Date.now() - t0) / 1000).toFixed(1)} s (chaos ${((events.find((e) => e.kind === 'chaos-end')!.at - chaosStart) / 1000).toFixed(1)} s)`,
@@ -268,6 +331,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     return { ...verdict, figures, dir, events, text };
   } finally {
     await stopAll(processes, 5000);
+    for (const cleanup of cleanups) await cleanup();
     await emulator?.stop();
     await db.drop().catch(() => undefined);
     if (!failed && process.env.WISBRIDGE_CHAOS_KEEP !== '1') rmSync(dir, { recursive: true, force: true });

@@ -5,8 +5,11 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/wisbridge.js');
 
-/** One pino record of a bridge (JSON line on stderr); lines that are not JSON keep their text in `msg`. */
-export type LogRecord = Record<string, any> & { time?: number; msg?: string };
+/**
+ * One pino record of a bridge (JSON line on stderr); lines that are not JSON keep their text in `msg`. `seenAt` is
+ * when the harness read it, on the harness's clock: a bridge's own `time` is its clock's, which may run off.
+ */
+export type LogRecord = Record<string, any> & { time?: number; msg?: string; seenAt: number };
 
 export interface Exit {
   code: number | null;
@@ -36,9 +39,9 @@ export class BridgeProcess {
         this.buffer = this.buffer.slice(nl + 1);
         if (line.trim() === '') continue;
         try {
-          this.logs.push(JSON.parse(line) as LogRecord);
+          this.logs.push({ ...(JSON.parse(line) as Record<string, any>), seenAt: Date.now() });
         } catch {
-          this.logs.push({ msg: line, raw: true, time: Date.now() });
+          this.logs.push({ msg: line, raw: true, seenAt: Date.now() });
         }
       }
     };

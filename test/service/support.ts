@@ -1,12 +1,12 @@
 import { afterEach } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { EventEmitter } from 'node:events';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { createLogger, type LogEvent, type Logger } from '../../src/log.js';
+import { tcpProxy } from '../support/tcp-proxy.js';
 
 /** A temp folder with a configuration file (YAML text) beside a local drop `wms` under `drop/`. */
 export async function tempConfig(yaml: string, options: { load?: boolean } = {}): Promise<{ dir: string; file: string; loaded: LoadedConfig; cleanup(): void }> {
@@ -135,38 +135,4 @@ export async function proxiedJournal(db: { config: object; url: string }, server
   const proxy = await tcpProxy(serverPort);
   cleanups.push(() => proxy.close());
   return { proxy, journal: JSON.stringify({ ...db.config, url: db.url.replace(`:${serverPort}/`, `:${proxy.port}/`) }) };
-}
-
-/** A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored on the same port. */
-export async function tcpProxy(targetPort: number): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server;
-  let port = 0;
-  const listen = async () => {
-    server = createServer((client) => {
-      const upstream = connect(targetPort, '127.0.0.1');
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => { client.destroy(); upstream.destroy(); });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
-    port = (server.address() as { port: number }).port;
-  };
-  await listen();
-  const cut = () => {
-    server.close();
-    for (const s of sockets) s.destroy();
-  };
-  return {
-    port,
-    cut,
-    restore: () => void listen(),
-    close: async () => {
-      cut();
-      await new Promise((done) => setTimeout(done, 10));
-    },
-  };
 }
