@@ -39,6 +39,8 @@ export const LOG_EVENTS = [
   'file.lease-lost',
   /** Another instance took a scheduled tick over: its run stopped here (`schedule`, `tick`). */
   'tick.lease-lost',
+  /** The run of a tick another instance took over has ended here, having stopped at the takeover (`schedule`, `tick`). */
+  'tick.run-stopped',
   /** A scheduled tick's finish did not reach the journal: it is tried again while the tick is held (`schedule`, `tick`). */
   'tick.finish-retried',
   /** A scheduled tick's finish that failed was recorded on a later try (`schedule`, `tick`, `attempts`). */

@@ -24,7 +24,8 @@ interface Expectation {
  * or lying in the inbox. Otherwise an alert goes to the log (warn) and the metrics.
  */
 export class ExpectedFiles {
-  private readonly expectations: Expectation[] = [];
+  /** One per `expect:` entry of every inbound job, in the order of the configuration. */
+  readonly expectations: Expectation[] = [];
   private readonly arrivals = new Map<string, Array<{ name: string; at: number }>>();
   readonly alerts: MissedFileAlert[] = [];
   /** Cut-offs checked so far (tests wait on it). */
@@ -47,7 +48,7 @@ export class ExpectedFiles {
       };
       this.expectations.push(expectation);
       this.metrics.expectedMissing.set({ job: job.name, pattern: e.pattern }, 0);
-      return { key: `expect:${job.name}#${i}`, schedule: expectation.cutoff, onTick: async (at: number) => { await this.check(expectation, at); } };
+      return { key: `expect:${job.name}#${i}`, schedule: expectation.cutoff, onTick: async (at: number, signal?: AbortSignal) => { await this.check(expectation, at, signal); } };
     });
   }
 
@@ -64,7 +65,8 @@ export class ExpectedFiles {
     }
   }
 
-  async check(e: Expectation, cutoffAt: number): Promise<MissedFileAlert | undefined> {
+  /** `signal`: the check's tick was taken over by another instance, which checks and alerts in its place. */
+  async check(e: Expectation, cutoffAt: number, signal?: AbortSignal): Promise<MissedFileAlert | undefined> {
     // The window runs from the previous alert time (the previous working day's, over weekends and holidays).
     const since = e.cutoff.previous(cutoffAt - 1) ?? cutoffAt - 24 * 3600_000;
     if (await this.arrivedSince(e, since)) {
@@ -73,6 +75,7 @@ export class ExpectedFiles {
       return undefined;
     }
     this.checked += 1;
+    if (signal?.aborted) return undefined;
     const alert: MissedFileAlert = { job: e.job.name, pattern: e.pattern, cutoff: new Date(cutoffAt).toISOString(), since: new Date(since).toISOString() };
     this.alerts.push(alert);
     if (this.alerts.length > 100) this.alerts.shift();

@@ -38,13 +38,20 @@ type LeaseJournal = Pick<Journal, 'instance' | 'registerInstance' | 'heartbeat' 
  * without retiring, nothing is fresh any more. Times are the process's monotonic clock: a lease is real time,
  * whatever clock drives the schedules.
  */
+/** Told of every lease this instance lost while it worked under it (the metrics count them). */
+export interface LostLeases {
+  file(fileId: number): void;
+  /** `schedule`: the tick's schedule key (`job:NAME`, `retention`, `expect:JOB#i`). */
+  tick(schedule: string): void;
+}
+
 export class InstanceLeases implements LeaseGuard {
   readonly #journal: () => Promise<LeaseJournal>;
   readonly #timing: LeaseTiming;
   readonly #logger: Logger;
   /** The process's hard stop: waits end and leases abort with it. */
   readonly #hardStop: AbortSignal;
-  readonly #onLost: (fileId: number) => void;
+  readonly #onLost: LostLeases;
   readonly #held = new Map<number, { controller: AbortController; holders: number }>();
   /** The ticks this instance runs now (tickKey) → what aborts their run once another instance took one over. */
   readonly #ticks = new Map<string, AbortController>();
@@ -61,7 +68,7 @@ export class InstanceLeases implements LeaseGuard {
   /** Retired, or stopped without retiring (halt): this instance sends nothing more, whatever its last heartbeat. */
   #done = false;
 
-  constructor(journal: () => Promise<LeaseJournal>, timing: LeaseTiming, logger: Logger, hardStop: AbortSignal, onLost: (fileId: number) => void = () => undefined) {
+  constructor(journal: () => Promise<LeaseJournal>, timing: LeaseTiming, logger: Logger, hardStop: AbortSignal, onLost: LostLeases = { file: () => undefined, tick: () => undefined }) {
     this.#journal = journal;
     this.#timing = timing;
     this.#logger = logger;
@@ -170,6 +177,7 @@ export class InstanceLeases implements LeaseGuard {
     const controller = this.#ticks.get(`${job}\n${tick}`);
     if (!controller || controller.signal.aborted) return;
     this.#logger.warn({ event: 'tick.lease-lost', schedule: job, tick }, 'scheduled tick taken over by another instance (its lease expired here): its run stops on this instance');
+    this.#onLost.tick(job);
     controller.abort(new WisbridgeError('LEASE_LOST', `job ${job}, tick ${tick}: another instance took it over (its lease expired here); its run stops on this instance`));
   }
 
@@ -178,7 +186,7 @@ export class InstanceLeases implements LeaseGuard {
     const entry = this.#held.get(fileId);
     if (!entry || entry.controller.signal.aborted) return;
     entry.controller.abort(new WisbridgeError('LEASE_LOST', `file ${fileId}: another instance took it over (its lease expired here); it stops on this instance`));
-    this.#onLost(fileId);
+    this.#onLost.file(fileId);
   }
 
   /** One heartbeat now (tests; the timer calls it too). */

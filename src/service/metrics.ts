@@ -33,6 +33,7 @@ export class ServiceMetrics {
   readonly signInFailures: Counter<'area' | 'result'>;
   readonly ticksElsewhere: Counter<'schedule'>;
   readonly leasesLost: Counter;
+  readonly tickLeasesLost: Counter<'schedule'>;
   readonly journalUp: Gauge;
   readonly instances: Gauge<'state'>;
   readonly journalTimings: Counter[];
@@ -101,6 +102,9 @@ export class ServiceMetrics {
       name: 'wisbridge_scheduled_ticks_elsewhere_total', help: 'Scheduled ticks (jobs, retention, expected-file checks) another instance claimed first and ran', labelNames: ['schedule'], registers,
     });
     this.leasesLost = new Counter({ name: 'wisbridge_file_leases_lost_total', help: 'Files another instance took over while this one worked on them (its lease had expired here)', registers });
+    this.tickLeasesLost = new Counter({
+      name: 'wisbridge_tick_leases_lost_total', help: 'Scheduled ticks another instance took over while this one ran them (its lease had expired here): their run stopped', labelNames: ['schedule'], registers,
+    });
     const reachable = options.journalReachable;
     this.journalUp = new Gauge({
       name: 'wisbridge_journal_up', help: '1 while the journal answers this instance\'s heartbeats, 0 while it cannot be reached (see /healthz)', registers,

@@ -9,8 +9,12 @@ export interface ScheduleEntry {
   /** Unique key, e.g. `job:nightly-export` or `expect:inventory#0`. */
   key: string;
   schedule: Schedule;
-  /** Called at each due time with that time (epoch ms); a rejected promise is logged, never fatal. */
-  onTick(scheduledAt: number): void | Promise<void>;
+  /**
+   * Called at each due time with that time (epoch ms); a rejected promise is logged, never fatal. `signal`, for a
+   * tick shared by the instances of a journal, aborts when another instance took the tick over: stop, leave its
+   * effects to that instance.
+   */
+  onTick(scheduledAt: number, signal?: AbortSignal): void | Promise<void>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { LoadedConfig } from '../config/load.js';
 import type { ExportJob, InboundJob, Schedule } from '../config/schema.js';
 import { ActionsInFlight, AlertLog, ProgressRegistry, type JobView } from '../console/index.js';
@@ -102,7 +103,10 @@ export class BridgeService {
     this.instance = options.instance ?? newInstance();
     const { lease_ms: leaseMs, heartbeat_ms: heartbeatMs } = loaded.config.instance;
     let journal: Journal | undefined;
-    this.leases = new InstanceLeases(() => this.runtime.journal(), { leaseMs, heartbeatMs }, this.logger, this.hardController.signal, () => this.metrics.leasesLost.inc());
+    this.leases = new InstanceLeases(() => this.runtime.journal(), { leaseMs, heartbeatMs }, this.logger, this.hardController.signal, {
+      file: () => this.metrics.leasesLost.inc(),
+      tick: (schedule) => this.metrics.tickLeasesLost.inc({ schedule }),
+    });
     this.metrics = new ServiceMetrics(async () => journal?.backlog(), {
       stats: async () => journal?.journalStats(), instance: this.instance.id, journalReachable: () => this.leases.health().reachable,
       journalTimings: () => this.runtime.journalTally,
@@ -218,7 +222,7 @@ export class BridgeService {
     }
     const retention = this.loaded.config.retention;
     if (retention) {
-      this.scheduler.add(this.shared({ key: 'retention', schedule: new CronSchedule(retention.cron, retention.timezone), onTick: () => this.retentionTick() }));
+      this.scheduler.add(this.shared({ key: 'retention', schedule: new CronSchedule(retention.cron, retention.timezone), onTick: (_at, tickSignal) => this.retentionTick(tickSignal) }));
     }
     this.scheduler.start();
     for (const job of this.loaded.config.inbound) {
@@ -324,17 +328,19 @@ export class BridgeService {
    * The retention tick: once no job is running (prune only touches finished files, but a run's writes go first),
    * the journal is pruned and the drops' archive/ and outbox/ cleaned. Never overlaps itself.
    */
-  private async retentionTick(): Promise<void> {
+  private async retentionTick(tickSignal?: AbortSignal): Promise<void> {
     const days = this.loaded.config.retention?.journal_days;
+    // A stop, or the tick taken over by another instance (which then prunes in its place), ends it.
+    const signal = tickSignal ? AbortSignal.any([this.stopSignal, tickSignal]) : this.stopSignal;
     await this.retentionSlot.tryRun('schedule', async () => {
-      for (let busy = [...this.jobs.values()].filter((j) => j.slot.busy); busy.length > 0 && !this.stopSignal.aborted;
+      for (let busy = [...this.jobs.values()].filter((j) => j.slot.busy); busy.length > 0 && !signal.aborted;
         busy = [...this.jobs.values()].filter((j) => j.slot.busy)) {
-        await Promise.race(busy.map((j) => j.slot.idle()));
+        await Promise.race([...busy.map((j) => j.slot.idle()), once(signal, 'abort')]);
       }
-      if (this.stopSignal.aborted) return;
+      if (signal.aborted) return;
       try {
         this.lastRetention = await runRetention(this.runtime, {
-          journalAgeMs: days === undefined ? undefined : days * 24 * 3600 * 1000, drops: true, now: this.clock.now(), signal: this.stopSignal, logger: this.logger,
+          journalAgeMs: days === undefined ? undefined : days * 24 * 3600 * 1000, drops: true, now: this.clock.now(), signal, logger: this.logger,
         });
       } catch (error) {
         this.logger.error({ err: describeError(error) }, 'retention failed');
@@ -375,9 +381,9 @@ export class BridgeService {
     return {
       ...entry,
       onTick: async (at) => {
-        await this.ticks.once(entry.key, at, async () => {
-          await entry.onTick(at);
-          return !this.stopSignal.aborted;
+        await this.ticks.once(entry.key, at, async (tickSignal) => {
+          await entry.onTick(at, tickSignal);
+          return !this.stopSignal.aborted && !tickSignal.aborted;
         });
       },
     };

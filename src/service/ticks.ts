@@ -77,6 +77,7 @@ export class SharedTicks {
       // Taken over: the instance that took it runs it and marks it done.
       if (!held.lost && finished) await this.#finish(journal, schedule, tick, token, held);
       else if (!held.lost) await this.#release(journal, schedule, tick, token);
+      else this.logger.info({ event: 'tick.run-stopped', schedule, tick }, 'the run of the scheduled tick taken over has stopped on this instance');
       held.release();
     }
   }

@@ -227,6 +227,9 @@ inbound:
     // 06:00 Berlin = 05:00 UTC; nothing arrived since the previous cut-off.
     await clock.advanceTo(Date.parse('2026-11-22T04:59:59Z'));
     expect(records.filter((r) => r.alert === 'missed-file')).toEqual([]);
+    // A check whose tick another instance took over meanwhile leaves the alert to that instance.
+    expect(await bridge.expected.check(bridge.expected.expectations[0]!, Date.parse('2026-11-22T05:00:00Z'), AbortSignal.abort())).toBeUndefined();
+    expect(records.filter((r) => r.alert === 'missed-file')).toEqual([]);
     await clock.advanceTo(Date.parse('2026-11-22T05:00:00Z'));
     await until(() => records.some((r) => r.alert === 'missed-file'), 'the alert');
     expect(records.filter((r) => r.alert === 'missed-file')).toMatchObject([
@@ -242,7 +245,7 @@ inbound:
     writeFileSync(join(env.dir, 'drop', 'inbox', 'STOCK_20261123.csv'), 'SKU;QTY\n');
     writeFileSync(join(env.dir, 'drop', 'inbox', 'OTHER_20261123.csv'), 'SKU;QTY\n');
     await clock.advanceTo(Date.parse('2026-11-23T05:00:00Z'));
-    await until(() => bridge.expected.checked === 2, 'the second cut-off check');
+    await until(() => bridge.expected.checked === 3, 'the second cut-off check');
     expect(records.filter((r) => r.alert === 'missed-file')).toHaveLength(1);
     text = await bridge.metrics.text();
     expect(text).toContain(`wisbridge_missed_file_alerts_total{job="stock",pattern="^STOCK_\\\\d{8}\\\\.csv$",instance="${bridge.instance.id}"} 1`);

@@ -44,25 +44,14 @@ async function database(): Promise<FreshDatabase> {
   return db;
 }
 
-async function tickRow(db: FreshDatabase, tick = TICK): Promise<{ owner: string; token: number; done: boolean } | undefined> {
+async function tickRow(db: FreshDatabase, tick = TICK, schedule = 'job:nightly'): Promise<{ owner: string; token: number; done: boolean } | undefined> {
   const server = inject('postgres');
   const client = new pg.Client({ host: server.host, port: server.port, user: server.owner.user, password: server.owner.password, database: db.name });
   await client.connect();
   try {
     const { rows } = await client.query<{ owner: string; token: number; done_at: string | null }>(
-      'SELECT owner, token, done_at FROM job_ticks WHERE job = $1 AND tick = $2', ['job:nightly', tick]);
+      'SELECT owner, token, done_at FROM job_ticks WHERE job = $1 AND tick = $2', [schedule, tick]);
     return rows[0] && { owner: rows[0].owner, token: Number(rows[0].token), done: rows[0].done_at !== null };
-  } finally {
-    await client.end();
-  }
-}
-
-async function expireTick(db: FreshDatabase): Promise<void> {
-  const server = inject('postgres');
-  const client = new pg.Client({ host: server.host, port: server.port, user: server.owner.user, password: server.owner.password, database: db.name });
-  await client.connect();
-  try {
-    await client.query(`UPDATE job_ticks SET lease_until = '2000-01-01T00:00:00.000Z' WHERE job = 'job:nightly' AND tick = '${TICK}'`);
   } finally {
     await client.end();
   }
@@ -86,11 +75,11 @@ describe('a scheduled tick another instance took over', () => {
     await until(async () => (await tickRow(db))?.owner === bridge.instance.id, 'the tick claimed by the bridge');
     await waitForEvent(log, 'job.run.started');
 
-    // Another instance takes the tick over (its lease made to look expired, as after a pause longer than the lease).
-    const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 600_000 });
+    // Another instance takes the tick over: its lease clock is ahead by more than a lease, so the bridge's lease
+    // looks run out to it, as after a pause of the bridge longer than the lease.
+    const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 600_000, leaseClockOffsetMs: 60_000 });
     cleanups.push(() => thief.close());
     await thief.registerInstance();
-    await expireTick(db);
     expect(await thief.claimTick('job:nightly', TICK, 600_000)).toEqual({ won: true, token: 2 });
 
     const lost = await waitForEvent(log, 'tick.lease-lost');
@@ -101,11 +90,44 @@ describe('a scheduled tick another instance took over', () => {
     expect(workLists(env.dir)).toEqual([]);
     expect(await tickRow(db)).toEqual({ owner: 'thief-1', token: 2, done: false });
     expect(log.records.some((r) => r.msg === 'could not record the scheduled tick as run: another instance took it over')).toBe(false);
+    expect(await bridge.metrics.text()).toContain(`wisbridge_tick_leases_lost_total{schedule="job:nightly",instance="${bridge.instance.id}"} 1`);
     // The bridge's heartbeats leave the taker's lease alone: still the taker's, which marks it done once it ran it.
     await bridge.leases.beat();
     expect(await thief.claimTick('job:nightly', TICK, 600_000)).toEqual({ won: true, token: 2 });
     await thief.finishTick('job:nightly', TICK, 2);
     expect(await tickRow(db)).toEqual({ owner: 'thief-1', token: 2, done: true });
+  });
+});
+
+describe('a retention tick another instance took over', () => {
+  it('stops waiting for the busy jobs and prunes nothing here; the tick stays the taker\'s', async () => {
+    const db = await database();
+    const env = await tempConfig(`${config(JSON.stringify(db.config))}retention: { journal_days: 1, cron: "5 10 * * *", timezone: UTC }\n`);
+    cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
+    const log = memoryLogger();
+    const clock = new ManualClock(Date.parse('2026-11-22T10:01:00Z'));
+    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger: log.logger, clock });
+    cleanups.push(() => bridge.stop('test'));
+    await bridge.start();
+    // The export of the same minute lists slowly: the retention tick, claimed, waits for it (prune follows the runs).
+    await setFaults(emu, { latency_ms: 20_000, path_prefix: '/v1/customer-shipments' });
+    await clock.advanceTo(Date.parse(TICK));
+    await until(async () => (await tickRow(db, TICK, 'retention'))?.owner === bridge.instance.id, 'the retention tick claimed by the bridge');
+
+    // Another instance whose lease clock is ahead by more than a lease: the bridge's lease looks run out to it, as
+    // after a pause of the bridge longer than the lease.
+    const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 600_000, leaseClockOffsetMs: 60_000 });
+    cleanups.push(() => thief.close());
+    await thief.registerInstance();
+    expect(await thief.claimTick('retention', TICK, 600_000)).toEqual({ won: true, token: 2 });
+
+    expect(await waitForEvent(log, 'tick.lease-lost')).toMatchObject({ schedule: 'retention', tick: TICK });
+    // The run ends while the export still lists: it stopped at the takeover, not when the jobs went idle.
+    expect(await waitForEvent(log, 'tick.run-stopped')).toMatchObject({ schedule: 'retention', tick: TICK });
+    expect(bridge.jobViews().find((j) => j.name === 'nightly')?.running).toBe(true);
+    expect(bridge.lastRetention).toBeUndefined();
+    expect(await tickRow(db, TICK, 'retention')).toEqual({ owner: 'thief-1', token: 2, done: false });
+    expect(await bridge.metrics.text()).toContain(`wisbridge_tick_leases_lost_total{schedule="retention",instance="${bridge.instance.id}"} 1`);
   });
 });
 
