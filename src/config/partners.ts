@@ -51,7 +51,7 @@ export const partnerSchema = z.strictObject({
     .describe('answer each interchange received from this partner with a 997 (999 for 005010 groups) and, where the interchange is refused, a TA1, written to the outbox'),
 }).superRefine((p, ctx) => {
   // Run beside the other problems of the profile (when: below), so its fields may be malformed here.
-  const given = isRecord(p.separators) ? p.separators : {};
+  const given: Record<string, unknown> = isRecord(p.separators) ? p.separators : {};
   const seps = (['element', 'component', 'segment', 'repetition'] as const).map((k) => given[k]).filter((s): s is string => typeof s === 'string' && s.length === 1);
   const fields: Array<[string[], unknown]> = [
     [['them', 'id'], isRecord(p.them) ? p.them.id : undefined], [['us', 'id'], isRecord(p.us) ? p.us.id : undefined],
