@@ -275,6 +275,18 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (partner, kind)
   );
   `,
+  `
+  -- The X12 control numbers an export's interchange was written with (outbound/control-numbers.ts): its ISA13,
+  -- its group's GS06 and its sets' ST02 (first_set, first_set + 1, ...).
+  CREATE TABLE export_controls (
+    export_id BIGINT PRIMARY KEY,
+    partner TEXT NOT NULL,
+    interchange BIGINT NOT NULL,
+    group_control BIGINT NOT NULL,
+    first_set BIGINT NOT NULL,
+    sets INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

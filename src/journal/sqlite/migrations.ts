@@ -320,6 +320,18 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (partner, kind)
   );
   `,
+  `
+  -- The X12 control numbers an export's interchange was written with (outbound/control-numbers.ts): its ISA13,
+  -- its group's GS06 and its sets' ST02 (first_set, first_set + 1, ...).
+  CREATE TABLE export_controls (
+    export_id INTEGER PRIMARY KEY,
+    partner TEXT NOT NULL,
+    interchange INTEGER NOT NULL,
+    group_control INTEGER NOT NULL,
+    first_set INTEGER NOT NULL,
+    sets INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
