@@ -266,9 +266,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   DROP TABLE block_terms;
   `,
   `
+  -- (IF NOT EXISTS: a journal set back to an older version in tests runs this again.)
   -- X12 control numbers (ISA13, GS06, ST02) handed out per trading partner and kind (interchange, group, set):
   -- the last one allocated (outbound/control-numbers.ts).
-  CREATE TABLE control_numbers (
+  CREATE TABLE IF NOT EXISTS control_numbers (
     partner TEXT NOT NULL,
     kind TEXT NOT NULL,
     value BIGINT NOT NULL,
@@ -278,7 +279,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   -- The X12 control numbers an export's interchange was written with (outbound/control-numbers.ts): its ISA13,
   -- its group's GS06 and its sets' ST02 (first_set, first_set + 1, ...).
-  CREATE TABLE export_controls (
+  CREATE TABLE IF NOT EXISTS export_controls (
     export_id BIGINT PRIMARY KEY,
     partner TEXT NOT NULL,
     interchange BIGINT NOT NULL,
