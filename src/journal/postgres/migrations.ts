@@ -278,7 +278,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   `,
   `
   -- The X12 control numbers an export's interchange was written with (outbound/control-numbers.ts): its ISA13,
-  -- its group's GS06 and its sets' ST02 (first_set, first_set + 1, ...).
+  -- its group's GS06 and its sets' ST02 (first_set, first_set + 1, ...); found by GS06 when a 997 names it.
   CREATE TABLE IF NOT EXISTS export_controls (
     export_id BIGINT PRIMARY KEY,
     partner TEXT NOT NULL,
@@ -287,6 +287,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     first_set BIGINT NOT NULL,
     sets INTEGER NOT NULL
   );
+  CREATE INDEX IF NOT EXISTS export_controls_group ON export_controls (partner, group_control);
   `,
 ];
 
