@@ -45,13 +45,21 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   const names = [
     ...config.inbound.flatMap((job, i) =>
       (job.mappings ?? []).map((m, j) => ({ mapping: m, direction: 'inbound' as const, path: ['inbound', i, 'mappings', j] }))),
+    ...config.inbound.flatMap((job, i) =>
+      (job.x12 ?? []).map((r, j) => ({ mapping: r.mapping, direction: 'inbound' as const, path: ['inbound', i, 'x12', j, 'mapping'], set: r.transaction_set }))),
     ...config.exports.map((job, i) => ({ mapping: job.mapping, direction: 'export' as const, path: ['exports', i, 'mapping'] })),
   ];
-  for (const { mapping, direction, path } of names) {
+  for (const entry of names) {
+    const { mapping, direction, path } = entry;
     const found = known.get(mapping);
     const at = { file, ...doc.positionOf(path) };
     if (!found) missing.push({ ...at, message: `${path.join('.')}: no mapping named "${mapping}" in ${loaded.mappingsDir}${didYouMean(mapping, [...known.keys()])}` });
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
+    else if ('set' in entry) {
+      const reads = found.dialect.format === 'x12' ? found.dialect.transaction_set : undefined;
+      if (found.dialect.format !== 'x12') missing.push({ ...at, message: `${path.join('.')}: "${mapping}" reads ${found.dialect.format} files, not x12` });
+      else if (reads !== undefined && reads !== entry.set) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" reads ${reads} transaction sets, the route takes ${entry.set}` });
+    }
   }
   const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];
   if (options.folders === true) secrets.push(...await inboxProblems(loaded, doc));

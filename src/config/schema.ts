@@ -9,6 +9,7 @@ import { fileNameProblem } from '../util/date-stamp.js';
 import { isRecord } from '../util/schema-keys.js';
 import { outcomeCanBeLearned } from '../contract/index.js';
 import { isTimeZone } from '../util/time-zone.js';
+import { partnersSchema } from './partners.js';
 
 /** An export file name pattern: its date placeholders' zones are checked with the configuration. */
 const fileNamePattern = z.string().min(1).superRefine((pattern, ctx) => {
@@ -124,6 +125,13 @@ export const calendarSchema = z
   })
   .describe('A business calendar: working days and holidays, for expected files and schedules.');
 
+/** One X12 route of an inbound job: the transaction sets (ST01) one mapping reads, from one partner or any. */
+export const x12RouteSchema = z.strictObject({
+  transaction_set: z.string().regex(/^[0-9A-Z]{3}$/, { error: 'a transaction set identifier (ST01), e.g. "945"' }).describe('ST01 of the sets this route takes, e.g. "945"'),
+  mapping: z.string().min(1).describe('the inbound x12 mapping that reads them'),
+  partner: z.string().min(1).optional().describe('only sets from this partner (`partners`); a route naming the partner wins over one that names none'),
+}).describe('Which mapping reads the transaction sets of one type (docs/x12.md, "Routing by content").');
+
 export const inboundJobSchema = z
   .strictObject({
     name: z.string().min(1).describe('job name in logs, metrics and the journal'),
@@ -141,8 +149,13 @@ export const inboundJobSchema = z
       .describe('files of this job processed at once (a nightly batch of many small files waits on the service\'s latency otherwise); files of a mapping with `ordered: true` still go one at a time in name order, and acknowledgements before the ship or receive files of the same family (docs/pipeline.md, "Several files at once, and the order of files")'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: also process the inbox at these times (a nightly batch)'),
     expect: z.array(expectedFileSchema).default([]).describe('files that must arrive by a cut-off, or an alert is raised'),
+    x12: z.array(x12RouteSchema).min(1).optional()
+      .describe('X12 routing: a file that starts with ISA (whatever its name) is read by the mapping its transaction sets (ST01) and partner (ISA06/GS02) name here, not by its name; the job then takes every file of its inbox (docs/x12.md, "Routing by content")'),
   })
   .describe('Inbound: files in a drop inbox become requests; a result file per input is written to the outbox.');
+
+/** The work types an export job writes as X12 (940 or 943). */
+export const X12_WORK_TYPES: readonly string[] = ['customerShipments', 'outboundTransfers', 'supplierShipments', 'inboundTransfers'];
 
 export const exportJobSchema = z
   .strictObject({
@@ -150,7 +163,10 @@ export const exportJobSchema = z
     work_type: z.enum(WORK_TYPES).describe('what is exported'),
     drop: z.string().min(1).describe('name of the drop whose outbox receives the work lists'),
     service: z.string().min(1).describe('name of the service the work is read from'),
-    mapping: z.string().min(1).describe('name of the export mapping'),
+    mapping: z.string().min(1).describe('name of the export mapping (with format x12: of the cancellation lists, which stay CSV)'),
+    format: z.enum(['csv', 'x12']).default('csv')
+      .describe('csv: work lists through `mapping`; x12: one interchange per work list to `partner`, customer shipments and outbound transfers as 940, supplier shipments and inbound transfers as 943 (docs/x12.md, "Writing work lists")'),
+    partner: z.string().min(1).optional().describe('format x12: the partner profile (under `partners`) the work lists go to'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: when to export'),
     acknowledge: z.enum(['on-export', 'on-confirmation', 'never']).default('on-export')
       .describe('on-export: acknowledge what a written file holds; on-confirmation: wait for the WMS confirmation file; never'),
@@ -217,6 +233,7 @@ export const configSchema = z
       .describe('the service accounts, by name'),
     drops: z.record(z.string().min(1), dropConfigSchema).refine((d) => Object.keys(d).length > 0, { error: 'at least one drop is required' })
       .describe('the file drops, by name'),
+    partners: partnersSchema.default({}),
     calendars: z.record(z.string().min(1), calendarSchema).default({}).describe('business calendars by name, used by schedules and expected files (`calendar: NAME`)'),
     inbound: z.array(inboundJobSchema).default([]).describe('inbound jobs: files a drop\'s inbox receives become requests to a service'),
     exports: z.array(exportJobSchema).default([]).describe('export jobs: pending work of a service becomes work-list files in a drop\'s outbox'),
@@ -263,7 +280,7 @@ export const configSchema = z
   .superRefine((config, ctx) => {
     const inbound = jobsOf(config.inbound);
     const jobs = [...inbound, ...jobsOf(config.exports)];
-    const [drops, services, calendars] = [namesOf(config.drops), namesOf(config.services), namesOf(config.calendars)];
+    const [drops, services, calendars, partners] = [namesOf(config.drops), namesOf(config.services), namesOf(config.calendars), namesOf(config.partners)];
     const seen = new Set<string>();
     jobs.forEach((job, i) => {
       const where = i < inbound.length ? ['inbound', i] : ['exports', i - inbound.length];
@@ -271,6 +288,23 @@ export const configSchema = z
       if (typeof job.name === 'string') seen.add(job.name);
       if (drops && typeof job.drop === 'string' && !drops.includes(job.drop)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${drops.join(', ')})` });
       if (services && typeof job.service === 'string' && !services.includes(job.service)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${services.join(', ')})` });
+      if (job.format === 'x12') {
+        if (!X12_WORK_TYPES.includes(job.work_type as string)) {
+          ctx.addIssue({ code: 'custom', path: [...where, 'format'], message: `format x12 writes ${X12_WORK_TYPES.join(', ')}, not ${String(job.work_type)}` });
+        }
+        if (typeof job.partner !== 'string') ctx.addIssue({ code: 'custom', path: [...where, 'partner'], message: 'format x12 names the partner profile the work lists go to' });
+        else if (partners && !partners.includes(job.partner)) {
+          ctx.addIssue({ code: 'custom', path: [...where, 'partner'], message: `unknown partner "${job.partner}" (known: ${partners.join(', ') || 'none: add a partners section'})` });
+        }
+      }
+      if (Array.isArray(job.x12)) {
+        job.x12.forEach((route: unknown, k) => {
+          const partner = isRecord(route) ? route.partner : undefined;
+          if (partners && typeof partner === 'string' && !partners.includes(partner)) {
+            ctx.addIssue({ code: 'custom', path: [...where, 'x12', k, 'partner'], message: `unknown partner "${partner}" (known: ${partners.join(', ') || 'none: add a partners section'})` });
+          }
+        });
+      }
       const schedules: Array<[(string | number)[], unknown]> = [[[...where, 'schedule'], job.schedule]];
       if (Array.isArray(job.expect)) job.expect.forEach((e: unknown, k) => schedules.push([[...where, 'expect', k, 'cutoff'], isRecord(e) ? e.cutoff : undefined]));
       for (const [path, schedule] of schedules) {
@@ -315,6 +349,7 @@ export type Config = z.output<typeof configSchema>;
 export type ServiceConfig = z.output<typeof serviceSchema>;
 export type DropConfig = z.output<typeof dropConfigSchema>;
 export type InboundJob = z.output<typeof inboundJobSchema>;
+export type X12Route = z.output<typeof x12RouteSchema>;
 export type ExportJob = z.output<typeof exportJobSchema>;
 export type Schedule = z.output<typeof scheduleSchema>;
 export type SecretRef = z.output<typeof secretRefSchema>;

@@ -310,6 +310,30 @@ export const MIGRATIONS: readonly string[] = [
   -- has the name its result file was written under. The Bloom filters are no longer read.
   DROP TABLE block_terms;
   `,
+  `
+  -- (IF NOT EXISTS: a journal set back to an older version in tests runs this again.)
+  -- X12 control numbers (ISA13, GS06, ST02) handed out per trading partner and kind (interchange, group, set):
+  -- the last one allocated (outbound/control-numbers.ts).
+  CREATE TABLE IF NOT EXISTS control_numbers (
+    partner TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    value INTEGER NOT NULL,
+    PRIMARY KEY (partner, kind)
+  );
+  `,
+  `
+  -- The X12 control numbers an export's interchange was written with (outbound/control-numbers.ts): its ISA13,
+  -- its group's GS06 and its sets' ST02 (first_set, first_set + 1, ...); found by GS06 when a 997 names it.
+  CREATE TABLE IF NOT EXISTS export_controls (
+    export_id INTEGER PRIMARY KEY,
+    partner TEXT NOT NULL,
+    interchange INTEGER NOT NULL,
+    group_control INTEGER NOT NULL,
+    first_set INTEGER NOT NULL,
+    sets INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS export_controls_group ON export_controls (partner, group_control);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

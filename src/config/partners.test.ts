@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { checkConfigText } from './load.js';
+import { partnerOf, partnerSchema, writerSeparatorsOf } from './partners.js';
+
+const BASE = `
+services:
+  main: { url: http://127.0.0.1:8080, token: { env: WIS_TEST_TOKEN } }
+drops:
+  nwl: { type: local, root: ./drop }
+`;
+
+const PARTNERS = `partners:
+  NWL:
+    them: { qualifier: ZZ, id: NWLWMS }
+    us: { qualifier: ZZ, id: WISBRIDGE }
+    application_code: NWL
+    version: "005010"
+    separators: { element: "|", component: ":", segment: "~" }
+    usage: T
+  ACME:
+    them: { qualifier: "01", id: "123456789" }
+    us: { qualifier: ZZ, id: WISBRIDGE }
+    acknowledgements: false
+inbound:
+  - name: edi
+    drop: nwl
+    service: main
+    x12:
+      - { transaction_set: "945", mapping: x12-945, partner: NWL }
+      - { transaction_set: "947", mapping: x12-947 }
+`;
+
+describe('partner profiles', () => {
+  it('reads a profile with its defaults, and finds the sender by ISA05/06 or GS02', () => {
+    const { config, problems } = checkConfigText(BASE + PARTNERS, 'wisbridge.yaml');
+    expect(problems).toEqual([]);
+    const nwl = config!.partners.NWL!;
+    expect(nwl).toMatchObject({ version: '005010', usage: 'T', acknowledgements: true, separators: { element: '|', component: ':', segment: '~', repetition: '^' } });
+    expect(writerSeparatorsOf(nwl)).toEqual({ element: '|', component: ':', segment: '~', repetition: '^', lineBreak: '\n' });
+    expect(config!.partners.ACME!.version).toBe('004010');
+    expect(partnerOf(config!.partners, { senderQualifier: 'ZZ', sender: 'NWLWMS         ' })?.name).toBe('NWL');
+    expect(partnerOf(config!.partners, { senderQualifier: '01', sender: '123456789      ' })?.name).toBe('ACME');
+    expect(partnerOf(config!.partners, { senderQualifier: 'ZZ', sender: 'OTHER', applicationSender: 'NWL' })?.name).toBe('NWL');
+    expect(partnerOf(config!.partners, { senderQualifier: 'ZZ', sender: 'OTHER', applicationSender: 'X' })).toBeUndefined();
+    expect(config!.inbound[0]!.x12).toEqual([
+      { transaction_set: '945', mapping: 'x12-945', partner: 'NWL' }, { transaction_set: '947', mapping: 'x12-947' },
+    ]);
+  });
+
+  it('reports every problem of a bad profile at its line and column', () => {
+    const bad = PARTNERS
+      .replace('id: NWLWMS', 'id: NWL-WAREHOUSE-SYSTEMS')
+      .replace('qualifier: "01"', 'qualifier: Z')
+      .replace('component: ":"', 'component: "|"')
+      .replace('usage: T', 'usage: X')
+      .replace('application_code: NWL', 'application_code: N~L')
+      .replace('partner: NWL', 'partner: NWK')
+      .replace('transaction_set: "947"', 'transaction_set: "94"');
+    const { problems } = checkConfigText(BASE + bad, 'wisbridge.yaml');
+    const lines = (BASE + bad).split('\n');
+    const at = (text: string) => lines.findIndex((l) => l.includes(text)) + 1;
+    const found = problems.map((p) => `${p.line}: ${p.message}`);
+    expect(found).toEqual(expect.arrayContaining([
+      expect.stringMatching(new RegExp(`^${at('NWL-WAREHOUSE')}: .*at most 15 characters`)),
+      expect.stringMatching(new RegExp(`^${at('qualifier: Z, id: "123')}: .*two characters`)),
+      expect.stringMatching(new RegExp(`^${at('component: "|"')}: .*already the element separator`)),
+      expect.stringMatching(new RegExp(`^${at('usage: X')}: `)),
+      expect.stringMatching(new RegExp(`^${at('application_code: N~L')}: .*holds the separator "~"`)),
+      expect.stringMatching(new RegExp(`^${at('partner: NWK')}: .*unknown partner "NWK"`)),
+      expect.stringMatching(new RegExp(`^${at('transaction_set: "94"')}: .*transaction set identifier`)),
+    ]));
+    expect(problems.every((p) => p.file === 'wisbridge.yaml' && p.col > 0)).toBe(true);
+    expect(problems).toHaveLength(7);
+  });
+
+  it('refuses separators that are letters, digits or spaces', () => {
+    const parsed = partnerSchema.safeParse({ them: { qualifier: 'ZZ', id: 'A' }, us: { qualifier: 'ZZ', id: 'B' }, separators: { element: 'A' } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]!.path).toEqual(['separators', 'element']);
+  });
+});
