@@ -1,6 +1,7 @@
 import { parseMessages, stateError } from '../core/rows.js';
 import type { AckPolicy, AckStatus, ExportFile, ExportKind, ExportRecord, ExportStatus } from '../core/types.js';
 import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from '../core/sql.js';
+import type { ExportOwnership } from './export-lease.js';
 
 /* The rows of exports and their records, the statements over them, and what the outbound functions share. */
 
@@ -95,10 +96,12 @@ export interface OutboundContext {
   readonly sql: SqlPort;
   readonly now: () => string;
   readonly q: OutboundStatements;
+  /** The exports this journal owns (export-lease.ts). */
+  readonly own: ExportOwnership;
 }
 
-export function outboundContext(sql: SqlPort, now: () => string): OutboundContext {
-  return { sql, now, q: (STATEMENTS[sql.dialect] ??= outboundSql(sql.dialect)) };
+export function outboundContext(sql: SqlPort, now: () => string, own: ExportOwnership): OutboundContext {
+  return { sql, now, own, q: (STATEMENTS[sql.dialect] ??= outboundSql(sql.dialect)) };
 }
 
 const SET_EXPORT_STATUS = 'UPDATE exports SET status = ?, written_at = coalesce(written_at, ?), completed_at = ? WHERE id = ?';

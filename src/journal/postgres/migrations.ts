@@ -265,6 +265,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   -- has the name its result file was written under. The Bloom filters are no longer read.
   DROP TABLE block_terms;
   `,
+  `
+  -- An export owned like a file: SQLite's export-lease migration, column for column (src/journal/outbound/export-lease.ts).
+  ALTER TABLE exports ADD COLUMN lease_owner TEXT, ADD COLUMN lease_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN staged_name TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

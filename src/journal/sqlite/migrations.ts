@@ -310,6 +310,14 @@ export const MIGRATIONS: readonly string[] = [
   -- has the name its result file was written under. The Bloom filters are no longer read.
   DROP TABLE block_terms;
   `,
+  `
+  -- An export owned like a file (src/journal/outbound/export-lease.ts): the instance that recorded it (NULL: a process
+  -- without an instance) and a fencing token that grows with every owner; staged_name is the temporary name its work
+  -- list waits under in the outbox once the owner's last fenced step before the rename committed.
+  ALTER TABLE exports ADD COLUMN lease_owner TEXT;
+  ALTER TABLE exports ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE exports ADD COLUMN staged_name TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
