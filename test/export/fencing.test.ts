@@ -120,3 +120,34 @@ describe('a `wisbridge run` paused past its lease while it exports', { timeout: 
     });
   }
 });
+
+describe('an unwritten work list of a live instance', () => {
+  it('is left to it by another instance\'s export: none of its orders goes into a second list; it is written once its owner gets to it', async () => {
+    const db = await freshDatabase();
+    cleanups.push(() => db.drop());
+    const env = await tempConfig(config(JSON.stringify(db.config)));
+    cleanups.push(env.cleanup);
+    const outbox = join(env.dir, 'drop', 'outbox');
+    // Instance A, live, has recorded a list of three orders and is still writing it (a slow outbox).
+    const a = await openJournal(db.config, { instance: { id: 'a-1', host: 'here', pid: 1, version: 'test' }, leaseMs: LEASE_MS });
+    cleanups.push(() => a.close());
+    await a.registerInstance();
+    const mine = (await pending()).slice(0, 3).map((r) => ({ id: r.id as number, number: r.number as string, updatedAt: r.updated_at as string }));
+    const exportId = await a.beginExport({ workType: 'customerShipments', fileName: 'nightly_slow.csv', records: mine, policy: 'on-export' });
+
+    const log = memoryLogger();
+    const b = createRuntime(env.loaded, { logger: log.logger, journalOptions: { instance: { id: 'b-1', host: 'there', pid: 2, version: 'test' }, leaseMs: LEASE_MS } });
+    cleanups.push(() => b.close());
+    await (await b.journal()).registerInstance();
+    const summary = await runExportJob(b, env.loaded.config.exports[0]!);
+    expect(summary.recovered).toEqual({ markedWritten: 0, abandoned: 0 });
+    expect(log.records.find((r) => r.event === 'export.held')).toMatchObject({ file: 'nightly_slow.csv', owner: 'a-1' });
+    const lists = workLists(outbox);
+    expect(lists.size).toBe(1);
+    for (const order of mine) expect([...lists.values()][0]!.has(String(order.id))).toBe(false);
+    // The owner's fenced step and its mark are still its own.
+    await a.stageExport(exportId, '.nightly_slow.csv.tmp');
+    await a.markExportWritten(exportId);
+    expect((await a.getExport(exportId)).status).toBe('written');
+  });
+});
