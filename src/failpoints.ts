@@ -25,9 +25,11 @@ export const FAILPOINT_ACTIONS = {
   kill: '`kill`: SIGKILL the process (a crash: no handler, no cleanup, nothing flushed)',
   pause: '`pause(FILE)`: write the process id into FILE, then block the whole process (timers, heartbeats and I/O included, '
     + 'as a stalled machine would) until FILE is removed',
+  stall: '`stall(MS)`: block the whole process for MS milliseconds, every time the point is reached (a slow step; '
+    + 'shorter than the lease, the instance stays live)',
 } as const;
 
-export type FailpointAction = { kind: 'kill' } | { kind: 'pause'; file: string };
+export type FailpointAction = { kind: 'kill' } | { kind: 'pause'; file: string } | { kind: 'stall'; ms: number };
 
 /** The environment variable read once, when this module is first loaded (in each thread that loads it). */
 export const FAILPOINTS_VARIABLE = 'WISBRIDGE_FAILPOINTS';
@@ -62,8 +64,10 @@ function parseAction(name: string, action: string): FailpointAction {
   if (action === 'kill') return { kind: 'kill' };
   const pause = /^pause\((.+)\)$/.exec(action);
   if (pause) return { kind: 'pause', file: pause[1].trim() };
+  const stall = /^stall\((\d+)\)$/.exec(action);
+  if (stall) return { kind: 'stall', ms: Number(stall[1]) };
   throw new WisbridgeError('FAILPOINTS', `${FAILPOINTS_VARIABLE}: failpoint "${name}" has ${action === '' ? 'no action' : `the unknown action "${action}"`}; `
-    + 'actions: kill, pause(FILE) (docs/failpoints.md)');
+    + 'actions: kill, pause(FILE), stall(MS) (docs/failpoints.md)');
 }
 
 /**
@@ -94,6 +98,7 @@ export function failpoint(point: Failpoint): void {
   const action = active.get(point);
   if (action === undefined) return;
   if (action.kind === 'kill') process.kill(process.pid, 'SIGKILL');
+  else if (action.kind === 'stall') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, action.ms);
   else pauseUntilRemoved(action.file);
 }
 
