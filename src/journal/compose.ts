@@ -10,7 +10,7 @@ import { createFence, type Fence, type InstanceLockState, type LeaseMode } from 
 import { createLeases } from './leases/instances.js';
 import { createOperator } from './admin/operator.js';
 import { createOutbound } from './outbound/outbound.js';
-import { exportOwnership, type ExportOwnership } from './outbound/export-lease.js';
+import { exportOwnership, type ExportOwnership } from './outbound/outbound-rows.js';
 import { createPrune } from './admin/prune.js';
 import { createReads, type StorageStats } from './admin/reads.js';
 import type { SqlPort } from './core/sql.js';

@@ -2,7 +2,7 @@ import { WisbridgeError } from '../../errors.js';
 import { stateError } from '../core/rows.js';
 import { NamedStatement, sqlNowPlusMsIso, type SqlDialect, type SqlPort } from '../core/sql.js';
 import type { ExportStatus, ExportTake } from '../core/types.js';
-import type { ExportRow } from './outbound-rows.js';
+import type { ExportOwnership, ExportRow } from './outbound-rows.js';
 
 /*
  * An export is owned like a file. Its row carries the instance that recorded it (NULL: a process without an
@@ -14,22 +14,6 @@ import type { ExportRow } from './outbound-rows.js';
  * per export: the heartbeat renews it whatever the export does, so a live owner's export is never taken, however long
  * its run lasts.
  */
-
-/** What a journal object knows of the exports it owns: shared by the journal and its units of work. */
-export interface ExportOwnership {
-  /** The instance this journal records exports as; null without an instance. */
-  readonly owner: string | null;
-  /** How long an owner stays live after its last heartbeat. */
-  readonly leaseMs: number;
-  /** Tests: how far this journal's lease clock is ahead of the database's. */
-  readonly clockOffsetMs?: () => number;
-  /** Export id → the token this journal holds it with (recorded or taken here; adopted for its own instance's). */
-  readonly tokens: Map<number, number>;
-}
-
-export function exportOwnership(owner: string | null, leaseMs: number, clockOffsetMs?: () => number): ExportOwnership {
-  return { owner, leaseMs, clockOffsetMs, tokens: new Map() };
-}
 
 const lockSql = (dialect: SqlDialect) => `SELECT * FROM exports WHERE id = ?${dialect === 'postgres' ? ' FOR UPDATE' : ''}`;
 

@@ -1,7 +1,6 @@
 import { parseMessages, stateError } from '../core/rows.js';
 import type { AckPolicy, AckStatus, ExportFile, ExportKind, ExportRecord, ExportStatus } from '../core/types.js';
 import { sqlList, type SqlDialect, type SqlPort, type SqlValue } from '../core/sql.js';
-import type { ExportOwnership } from './export-lease.js';
 
 /* The rows of exports and their records, the statements over them, and what the outbound functions share. */
 
@@ -91,12 +90,28 @@ type OutboundStatements = ReturnType<typeof outboundSql>;
 /** The statements as text, built once per dialect (the role is composed again for each unit of work). */
 const STATEMENTS: { [D in SqlDialect]?: OutboundStatements } = {};
 
+/** What a journal object knows of the exports it owns (export-lease.ts): shared by the journal and its units of work. */
+export interface ExportOwnership {
+  /** The instance this journal records exports as; null without an instance. */
+  readonly owner: string | null;
+  /** How long an owner stays live after its last heartbeat. */
+  readonly leaseMs: number;
+  /** Tests: how far this journal's lease clock is ahead of the database's. */
+  readonly clockOffsetMs?: () => number;
+  /** Export id → the token this journal holds it with (recorded or taken here; adopted for its own instance's). */
+  readonly tokens: Map<number, number>;
+}
+
+export function exportOwnership(owner: string | null, leaseMs: number, clockOffsetMs?: () => number): ExportOwnership {
+  return { owner, leaseMs, clockOffsetMs, tokens: new Map() };
+}
+
 /** What the outbound functions work on: the port (the journal's own, or a unit of work's), the clock, the statements. */
 export interface OutboundContext {
   readonly sql: SqlPort;
   readonly now: () => string;
   readonly q: OutboundStatements;
-  /** The exports this journal owns (export-lease.ts). */
+  /** The exports this journal owns. */
   readonly own: ExportOwnership;
 }
 

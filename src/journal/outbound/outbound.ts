@@ -3,8 +3,8 @@ import type { SqlPort } from '../core/sql.js';
 import {
   abandonExport, addExportRecords, beginExport, cancellable, confirmRecords, exportedIds, markExportWritten, recordAcknowledgements, stageExport,
 } from './export-writes.js';
-import { takeExport, type ExportOwnership } from './export-lease.js';
-import { exportFiles, ids, outboundContext, RECORD_SELECT, records, requireExport, toExport, toRecord, type RecordRow } from './outbound-rows.js';
+import { takeExport } from './export-lease.js';
+import { exportFiles, ids, outboundContext, type ExportOwnership, RECORD_SELECT, records, requireExport, toExport, toRecord, type RecordRow } from './outbound-rows.js';
 
 /*
  * The outbound role: work lists handed to the WMS, their records and acknowledgements (the writes: export-writes.ts;
