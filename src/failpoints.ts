@@ -25,11 +25,11 @@ export const FAILPOINT_ACTIONS = {
   kill: '`kill`: SIGKILL the process (a crash: no handler, no cleanup, nothing flushed)',
   pause: '`pause(FILE)`: write the process id into FILE, then block the whole process (timers, heartbeats and I/O included, '
     + 'as a stalled machine would) until FILE is removed',
-  stall: '`stall(MS)`: block the whole process for MS milliseconds, every time the point is reached (a slow step; '
-    + 'shorter than the lease, the instance stays live)',
+  delay: '`delay(MS)`: wait MS milliseconds every time the point is reached, the process going on meanwhile (a slow '
+    + 'step: heartbeats and other work continue) at the export points; the other points block the process that long',
 } as const;
 
-export type FailpointAction = { kind: 'kill' } | { kind: 'pause'; file: string } | { kind: 'stall'; ms: number };
+export type FailpointAction = { kind: 'kill' } | { kind: 'pause'; file: string } | { kind: 'delay'; ms: number };
 
 /** The environment variable read once, when this module is first loaded (in each thread that loads it). */
 export const FAILPOINTS_VARIABLE = 'WISBRIDGE_FAILPOINTS';
@@ -64,10 +64,10 @@ function parseAction(name: string, action: string): FailpointAction {
   if (action === 'kill') return { kind: 'kill' };
   const pause = /^pause\((.+)\)$/.exec(action);
   if (pause) return { kind: 'pause', file: pause[1].trim() };
-  const stall = /^stall\((\d+)\)$/.exec(action);
-  if (stall) return { kind: 'stall', ms: Number(stall[1]) };
+  const delay = /^delay\((\d+)\)$/.exec(action);
+  if (delay) return { kind: 'delay', ms: Number(delay[1]) };
   throw new WisbridgeError('FAILPOINTS', `${FAILPOINTS_VARIABLE}: failpoint "${name}" has ${action === '' ? 'no action' : `the unknown action "${action}"`}; `
-    + 'actions: kill, pause(FILE), stall(MS) (docs/failpoints.md)');
+    + 'actions: kill, pause(FILE), delay(MS) (docs/failpoints.md)');
 }
 
 /**
@@ -98,8 +98,15 @@ export function failpoint(point: Failpoint): void {
   const action = active.get(point);
   if (action === undefined) return;
   if (action.kind === 'kill') process.kill(process.pid, 'SIGKILL');
-  else if (action.kind === 'stall') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, action.ms);
+  else if (action.kind === 'delay') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, action.ms);
   else pauseUntilRemoved(action.file);
+}
+
+/** A named point in async code: as failpoint, but `delay` waits without blocking the process. */
+export async function failpointAsync(point: Failpoint): Promise<void> {
+  const action = active?.get(point);
+  if (action?.kind === 'delay' && !refused) await new Promise((resolve) => setTimeout(resolve, action.ms));
+  else failpoint(point);
 }
 
 /** Blocks this thread, its event loop included, until `file` is gone. */

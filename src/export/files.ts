@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Drop, WriteResult } from '../drops/index.js';
 import { isWisbridgeError } from '../errors.js';
-import { failpoint } from '../failpoints.js';
+import { failpointAsync } from '../failpoints.js';
 import type { ExportFile, ExportRecord, ExportJournal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
@@ -67,13 +67,13 @@ export async function writeRecorded(
   fence?: () => Promise<void>,
 ): Promise<WriteResult> {
   let written: WriteResult;
-  failpoint('export.after-record');
+  await failpointAsync('export.after-record');
   try {
     try {
       await fence?.();
       written = await writeWorkFile(drop, name, chunks, async (tempName) => {
         await writer.stage(exportId, tempName);
-        failpoint('export.after-stage');
+        await failpointAsync('export.after-stage');
       });
     } catch (error) {
       // DROP_EXISTS: the name belongs to another file, ours was never renamed into place.
@@ -81,9 +81,9 @@ export async function writeRecorded(
       else if (!isWisbridgeError(error, 'LEASE_LOST')) await reconcileUnwritten(journal, drop, await journal.getExport(exportId), logger).catch(() => undefined);
       throw error;
     }
-    failpoint('export.after-rename');
+    await failpointAsync('export.after-rename');
     await writer.markWritten(exportId);
-    failpoint('export.after-written');
+    await failpointAsync('export.after-written');
   } finally {
     exportsInFlight.delete(name);
   }

@@ -34,8 +34,8 @@ export interface ChaosOptions {
   /** The export job runs every this many seconds (a 6-field cron). */
   exportEverySeconds: number;
   /**
-   * Each export stalls this long once its list is recorded and again once it is staged (failpoints `stall`), short of
-   * the lease: its runs outlast the schedule's interval, so that the next tick runs on another instance beside it.
+   * Each export waits this long once its list is recorded and again once it is staged (failpoints `delay`, the process
+   * going on meanwhile): its runs outlast the schedule's interval, so that the next tick runs on another instance beside it.
    */
   slowExportMs?: number;
   /** Bound of everything from the first drop to the last file out of the inbox. */
@@ -98,7 +98,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const order = dropOrder(files, random);
 
     // ---- the bridges ----
-    const slow = o.slowExportMs === undefined ? {} : { WISBRIDGE_FAILPOINTS: `export.after-record=stall(${o.slowExportMs});export.after-stage=stall(${o.slowExportMs})` };
+    const slow = o.slowExportMs === undefined ? {} : { WISBRIDGE_FAILPOINTS: `export.after-record=delay(${o.slowExportMs});export.after-stage=delay(${o.slowExportMs})` };
     const env = { ...process.env, [TOKEN_ENV]: emulator.token, WISBRIDGE_LOG_LEVEL: 'info', ...slow };
     const configFiles: string[] = [];
     for (let slot = 1; slot <= o.instances; slot++) {
