@@ -43,8 +43,8 @@ describe('chaos: several instances on one journal', () => {
       kills: { everyMs: [4000, 7000], restartAfterMs: [500, 2000], max: 30 },
       pauseAtMs: 7000,
       pgRestartAtMs: 15_000,
-      exportEverySeconds: 2,
-      slowExportMs: 1000,
+      exportEverySeconds: 3,
+      slowExportMs: 1600,
       deadlineMs: 150_000,
     });
   });
