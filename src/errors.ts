@@ -49,7 +49,7 @@ export const ERROR_CODES = {
   JOURNAL: 'the journal database failed',
   WORK_FOLDER: 'the bridge\'s working folder (private copies of input files, their expanded or decrypted members) cannot be written: full, read-only or failing',
   JOURNAL_STATE: 'a journal operation does not fit the recorded state',
-  LEASE_LOST: 'another wisbridge instance holds the lease of the file or scheduled tick (it took over an expired lease, with a newer fencing token): this instance\'s write was refused and nothing of it was written',
+  LEASE_LOST: 'another wisbridge instance holds the lease of the file, unwritten export or scheduled tick (it took over an expired lease, with a newer fencing token): this instance\'s write was refused and nothing of it was written',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -14,9 +14,10 @@ function refusal(spec: string): string {
 
 describe('WISBRIDGE_FAILPOINTS', () => {
   it('names points and their actions, separated by semicolons', () => {
-    expect([...parseFailpoints('export.after-rename=kill; drop.before-move=pause(/tmp/x y);')]).toEqual([
+    expect([...parseFailpoints('export.after-rename=kill; drop.before-move=pause(/tmp/x y); export.after-stage=delay(800)')]).toEqual([
       ['export.after-rename', { kind: 'kill' }],
       ['drop.before-move', { kind: 'pause', file: '/tmp/x y' }],
+      ['export.after-stage', { kind: 'delay', ms: 800 }],
     ]);
     expect(parseFailpoints('').size).toBe(0);
   });
@@ -28,8 +29,9 @@ describe('WISBRIDGE_FAILPOINTS', () => {
   });
 
   it('refuses a point without an action or with an unknown one', () => {
-    expect(refusal('drop.after-link')).toContain('failpoint "drop.after-link" has no action; actions: kill, pause(FILE)');
+    expect(refusal('drop.after-link')).toContain('failpoint "drop.after-link" has no action; actions: kill, pause(FILE), delay(MS)');
     expect(refusal('drop.after-link=explode')).toContain('the unknown action "explode"');
     expect(refusal('drop.after-link=pause()')).toContain('the unknown action "pause()"');
+    expect(refusal('drop.after-link=delay(soon)')).toContain('the unknown action "delay(soon)"');
   });
 });

@@ -11,6 +11,7 @@ import { closestWord } from './util/did-you-mean.js';
 export const FAILPOINTS = {
   'export.after-record': 'an export: the journal recorded the work-list file and its records, before the file is written',
   'export.after-control-numbers': 'an X12 export: the journal recorded the work list and allocated its control numbers, before the interchange is written',
+  'export.after-stage': 'an export: the work-list file is whole under its temporary name in the outbox and the journal recorded that (its owner\'s fenced step), before the rename',
   'export.after-rename': 'an export: the file was renamed into the outbox, before the journal marks it written',
   'export.after-written': 'an export: the journal marked the file written, before its records are acknowledged',
   'drop.before-move': 'an inbound file was processed and its result written, just before it is moved out of the inbox (archive/ or error/)',
@@ -25,9 +26,11 @@ export const FAILPOINT_ACTIONS = {
   kill: '`kill`: SIGKILL the process (a crash: no handler, no cleanup, nothing flushed)',
   pause: '`pause(FILE)`: write the process id into FILE, then block the whole process (timers, heartbeats and I/O included, '
     + 'as a stalled machine would) until FILE is removed',
+  delay: '`delay(MS)`: wait MS milliseconds every time the point is reached, the process going on meanwhile (a slow '
+    + 'step: heartbeats and other work continue) at the export points; the other points block the process that long',
 } as const;
 
-export type FailpointAction = { kind: 'kill' } | { kind: 'pause'; file: string };
+export type FailpointAction = { kind: 'kill' } | { kind: 'pause'; file: string } | { kind: 'delay'; ms: number };
 
 /** The environment variable read once, when this module is first loaded (in each thread that loads it). */
 export const FAILPOINTS_VARIABLE = 'WISBRIDGE_FAILPOINTS';
@@ -62,8 +65,10 @@ function parseAction(name: string, action: string): FailpointAction {
   if (action === 'kill') return { kind: 'kill' };
   const pause = /^pause\((.+)\)$/.exec(action);
   if (pause) return { kind: 'pause', file: pause[1].trim() };
+  const delay = /^delay\((\d+)\)$/.exec(action);
+  if (delay) return { kind: 'delay', ms: Number(delay[1]) };
   throw new WisbridgeError('FAILPOINTS', `${FAILPOINTS_VARIABLE}: failpoint "${name}" has ${action === '' ? 'no action' : `the unknown action "${action}"`}; `
-    + 'actions: kill, pause(FILE) (docs/failpoints.md)');
+    + 'actions: kill, pause(FILE), delay(MS) (docs/failpoints.md)');
 }
 
 /**
@@ -94,7 +99,15 @@ export function failpoint(point: Failpoint): void {
   const action = active.get(point);
   if (action === undefined) return;
   if (action.kind === 'kill') process.kill(process.pid, 'SIGKILL');
+  else if (action.kind === 'delay') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, action.ms);
   else pauseUntilRemoved(action.file);
+}
+
+/** A named point in async code: as failpoint, but `delay` waits without blocking the process. */
+export async function failpointAsync(point: Failpoint): Promise<void> {
+  const action = active?.get(point);
+  if (action?.kind === 'delay' && !refused) await new Promise((resolve) => setTimeout(resolve, action.ms));
+  else failpoint(point);
 }
 
 /** Blocks this thread, its event loop included, until `file` is gone. */

@@ -45,6 +45,10 @@ export const LOG_EVENTS = [
   'tick.finish-retried',
   /** A scheduled tick's finish that failed was recorded on a later try (`schedule`, `tick`, `attempts`). */
   'tick.finished-late',
+  /** An unwritten export of a live instance (`owner`) is left to it, not taken over (`file`). */
+  'export.held',
+  /** An unwritten export was taken over from an owner no longer live (`file`, `from`, `outcome`: written or abandoned). */
+  'export.taken-over',
   /** A file's run ended with its result file written and the file moved (`outcome`: done or failed). */
   'file.processed',
   /** A job run started (`trigger`: schedule, watch, takeover, …). */

@@ -37,6 +37,11 @@ export interface MoveOptions {
 export interface WriteOptions {
   /** Replace an existing file of that name (default false: DROP_EXISTS). */
   overwrite?: boolean;
+  /**
+   * Called once the file is whole under its temporary name (`tempName`, in the same folder), right before the rename;
+   * when it throws, the temporary file is removed and nothing is renamed (an export's fenced step, src/export/files.ts).
+   */
+  beforeRename?: (tempName: string) => Promise<void>;
 }
 
 export interface WriteResult {

@@ -1,5 +1,5 @@
 import { constants, promises as fs } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { watch as chokidarWatch } from 'chokidar';
@@ -114,6 +114,7 @@ export class LocalDrop implements Drop {
       if (written !== sent) {
         throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: wrote ${sent} bytes, found ${written}`);
       }
+      await options.beforeRename?.(basename(tempPath));
       if (options.overwrite) await fs.rename(tempPath, finalPath);
       else await this.linkNoClobber(tempPath, finalPath);
       if (this.options.fsync) await this.syncFolder(dir);

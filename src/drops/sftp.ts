@@ -117,6 +117,7 @@ export class SftpDrop implements Drop {
       if (size !== counter.bytes) {
         throw dropError('DROP_IO', { drop: this.name }, `size check failed for ${folder}/${name}: sent ${counter.bytes} bytes, the server has ${size}`);
       }
+      await options.beforeRename?.(posix.basename(temp));
       await this.connection.run(`rename ${folder}/${name}`, (c, live) => this.commit(c, live.extensions, temp, target, folder, name, options.overwrite === true));
       uploaded = false;
       this.logger.debug({ drop: this.name, folder, file: name, size }, 'file written');

@@ -84,7 +84,7 @@ export async function runExportJob(runtime: ExportRuntime, job: ExportJob, optio
   for (const unwritten of (await journal.unwrittenExports(job.work_type)).filter((e) => !exportsInFlight.has(e.fileName))) {
     const outcome = await reconcileUnwritten(journal, drop, unwritten, logger);
     if (outcome === 'written') summary.recovered.markedWritten += unwritten.recordCount;
-    else summary.recovered.abandoned += unwritten.recordCount;
+    else if (outcome === 'abandoned') summary.recovered.abandoned += unwritten.recordCount;
   }
 
   if (job.work_type === 'products') {

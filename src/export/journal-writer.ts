@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { BeginExportInput, ExportRecordInput, ExportJournal, JournalAddress, JournalTally } from '../journal/index.js';
+import type { BeginExportInput, ExportRecordInput, ExportJournal, InstanceInfo, JournalAddress, JournalTally } from '../journal/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 
 /**
@@ -9,6 +9,8 @@ import { WorkerThread } from '../runtime/worker-thread.js';
 export interface ExportJournalWriter {
   begin(input: BeginExportInput & { repeatable?: boolean }): Promise<number>;
   add(exportId: number, records: readonly ExportRecordInput[], options: { repeatable?: boolean }): Promise<void>;
+  /** The fenced step before the rename (journal stageExport). */
+  stage(exportId: number, stagedName: string): Promise<void>;
   markWritten(exportId: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -25,6 +27,7 @@ export function inlineJournalWriter(journal: ExportJournal): ExportJournalWriter
   return {
     begin: async (input) => after(await journal.beginExport(input)),
     add: async (exportId, records, options) => after(await journal.addExportRecords(exportId, records, options)),
+    stage: (exportId, stagedName) => journal.stageExport(exportId, stagedName),
     markWritten: (exportId) => journal.markExportWritten(exportId),
     close: async () => undefined,
   };
@@ -43,9 +46,12 @@ export class JournalThread implements ExportJournalWriter {
 
   readonly #tally: JournalTally | undefined;
 
-  /** `tally`: where the thread's commits and syncs are added once it closes. */
-  constructor(address: JournalAddress, tally?: JournalTally) {
-    this.#thread = new WorkerThread(new URL('./journal-worker', import.meta.url), { address }, 'journal', 'JOURNAL');
+  /**
+   * `tally`: where the thread's commits and syncs are added once it closes; `instance`: the journal's instance, which
+   * the thread's exports are recorded as (their owner).
+   */
+  constructor(address: JournalAddress, tally?: JournalTally, instance?: InstanceInfo | null) {
+    this.#thread = new WorkerThread(new URL('./journal-worker', import.meta.url), { address, instance: instance ?? undefined }, 'journal', 'JOURNAL');
     this.#tally = tally;
     this.ready = this.#thread.ready;
   }
@@ -58,6 +64,10 @@ export class JournalThread implements ExportJournalWriter {
 
   async add(exportId: number, records: readonly ExportRecordInput[], options: { repeatable?: boolean }): Promise<void> {
     await this.#thread.call('add', [exportId, JSON.stringify(records), options]);
+  }
+
+  async stage(exportId: number, stagedName: string): Promise<void> {
+    await this.#thread.call('stage', [exportId, stagedName]);
   }
 
   async markWritten(exportId: number): Promise<void> {

@@ -206,7 +206,7 @@ export class FileBatcher {
 
   #startThread(): void {
     if (this.#thread || this.#threadFailed || !canReopen(this.ctx.journal.address)) return;
-    this.#thread = new JournalThread(this.ctx.journal.address, this.ctx.journalTally);
+    this.#thread = new JournalThread(this.ctx.journal.address, this.ctx.journalTally, this.ctx.journal.instance);
   }
 
   async #write(file: FileRecording, records: ExportRecordInput[], texts: string[]): Promise<void> {

@@ -10,6 +10,7 @@ import { createFence, type Fence, type InstanceLockState, type LeaseMode } from 
 import { createLeases } from './leases/instances.js';
 import { createOperator } from './admin/operator.js';
 import { createOutbound } from './outbound/outbound.js';
+import { exportOwnership, type ExportOwnership } from './outbound/outbound-rows.js';
 import { createPrune } from './admin/prune.js';
 import { createReads, type StorageStats } from './admin/reads.js';
 import type { SqlPort } from './core/sql.js';
@@ -65,7 +66,7 @@ void [noClash, complete, nothingExtra];
  * building all of them for every unit (some hundred closures, two objects holding every method) cost more CPU and garbage
  * than the unit's own statements on SQLite (docs/performance.md, "Settings chosen by measurement").
  */
-function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>, lease: LeaseMode | undefined, inUnit: boolean): Roles {
+function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageStats>, lease: LeaseMode | undefined, own: ExportOwnership, inUnit: boolean): Roles {
   let blocks: Blocks | undefined;
   let reads: InboundReads | undefined;
   let fence: Fence | undefined | null = null;
@@ -75,7 +76,7 @@ function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageSt
   const make: { [R in Role]: () => RoleMethods[R] } = {
     inbound: () => createInbound(sql, now, blocksOf(), readsOf(), fenceOf()),
     operator: () => createOperator(sql, now, readsOf(), blocksOf(), fenceOf()),
-    outbound: () => createOutbound(sql, now),
+    outbound: () => createOutbound(sql, now, own),
     dispositions: () => createDispositions(sql, fenceOf()),
     reads: () => createReads(sql, now, storage),
     prune: () => createPrune(sql, now),
@@ -126,6 +127,9 @@ function unitPrototype(all: Roles): object {
   return proto;
 }
 
+/** The configuration's default `instance.lease_ms`. */
+export const DEFAULT_LEASE_MS = 30_000;
+
 /** Lease mode (several instances on one journal, leases.ts): this process's instance and how long a claim's lease lasts. */
 export interface LeaseOptions {
   instance: InstanceInfo;
@@ -143,7 +147,8 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
   const mode: LeaseMode | undefined = lease && { ...lease, lockInstance: engine.lockInstance, tokens: new Map(), events: new Map(), ticks: new Map() };
   let pages: ConsolePages | undefined;
   let closed: Promise<void> | undefined;
-  const own = roles(engine.port, now, engine.storage, mode, false);
+  const exports = exportOwnership(lease?.instance.id ?? null, lease?.leaseMs ?? DEFAULT_LEASE_MS, lease?.clockOffsetMs);
+  const own = roles(engine.port, now, engine.storage, mode, exports, false);
   // The same for the journal and every unit of work bound from it.
   const shared = Object.getOwnPropertyDescriptors({
     location: engine.location,
@@ -161,7 +166,7 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
     const port = { value: sql };
     const journal = (sql === engine.port
       ? Object.defineProperties(allMethods(own), { ...shared, transaction, [PORT]: port })
-      : Object.create(unitMethods, { [ROLES_OF]: { value: roles(sql, now, engine.storage, mode, true) }, [PORT]: port, transaction })) as JournalContract;
+      : Object.create(unitMethods, { [ROLES_OF]: { value: roles(sql, now, engine.storage, mode, exports, true) }, [PORT]: port, transaction })) as JournalContract;
     return journal;
   };
   return bind(engine.port);

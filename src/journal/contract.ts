@@ -7,7 +7,7 @@ import type { ControlNumberKind, ExportControls } from './outbound/control-numbe
 import type { ActivityBucket, ActivityQuery } from './console/activity.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
 import type {
-  Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput,
+  Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput, ExportTake,
   ExportStatus, FileRecord, FileStatus, FileSummary, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
   PruneOptions, PruneReport, RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
 } from './core/types.js';
@@ -114,6 +114,10 @@ export interface ExportsAndAcknowledgements {
   addExportRecords(exportId: number, records: readonly ExportRecordInput[], options?: { repeatable?: boolean }): Promise<void>;
   markExportWritten(exportId: number): Promise<void>;
   abandonExport(exportId: number): Promise<void>;
+  /** The owner's fenced step before the rename: its work list is whole under `stagedName` in the outbox. */
+  stageExport(exportId: number, stagedName: string): Promise<void>;
+  /** Takes a recorded export over when its owner is not live (or is this journal's own instance): see export-lease.ts. */
+  takeExport(exportId: number): Promise<ExportTake>;
   unwrittenExports(workType?: string): Promise<ExportFile[]>;
   listExports(options: { workType?: string; status?: ExportStatus; limit: number }): Promise<ExportFile[]>;
   getExport(exportId: number): Promise<ExportFile>;

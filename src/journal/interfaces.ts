@@ -1,5 +1,5 @@
 import type {
-  ClaimsAndRequests, ConsolePages, ExportsAndAcknowledgements, JournalAddress, JournalContract, OperatorActions,
+  ClaimsAndRequests, ConsolePages, ExportsAndAcknowledgements, InstancesAndLeases, JournalAddress, JournalContract, OperatorActions,
   OutcomesAndResults, RetentionAndStatistics, UnitOfWork,
 } from './contract.js';
 
@@ -25,7 +25,7 @@ export type OperatorJournal = Omit<OperatorActions, 'console'> & Pick<OutcomesAn
   & { readonly location: string };
 
 /** Exports and their acknowledgements (src/export), and the confirmations an inbound acknowledgement brings. */
-export type ExportJournal = ExportsAndAcknowledgements & UnitOfWork & Reopenable;
+export type ExportJournal = ExportsAndAcknowledgements & UnitOfWork & Reopenable & Pick<InstancesAndLeases, 'instance'>;
 
 /** The part of ExportJournal the inbound acknowledgement endpoint uses (pipeline/confirmations.ts). */
 export type ExportConfirmations = Pick<ExportsAndAcknowledgements, 'confirmRecords' | 'pendingAcknowledgements' | 'recordAcknowledgements'>

@@ -1,5 +1,5 @@
 import { WisbridgeError } from '../errors.js';
-import { composeJournal, type LeaseOptions } from './compose.js';
+import { composeJournal, DEFAULT_LEASE_MS, type LeaseOptions } from './compose.js';
 import type { InstanceInfo, JournalAddress } from './contract.js';
 import type { Journal } from './interfaces.js';
 import type { PostgresJournalInput } from './postgres/index.js';
@@ -33,8 +33,7 @@ export interface JournalOptions extends SqliteOptions {
   leaseClockOffsetMs?: number | (() => number);
 }
 
-/** The configuration's default `instance.lease_ms`. */
-export const DEFAULT_LEASE_MS = 30_000;
+export { DEFAULT_LEASE_MS };
 
 function leaseOptions(options: JournalOptions): LeaseOptions | undefined {
   if (options.instance === undefined) return undefined;

@@ -223,6 +223,7 @@ export function checkRun(ev: Evidence): Verdict {
     figures['export ticks'] = `${ticks.length} claimed (${runs - ticks.length} taken over), ${done} done, by ${new Set(ticks.map((t) => t.owner)).size} instances`;
   }
   figures['export work lists'] = `${workLists.length} files, ${listedIn.size} shipments (${deferred.length} deferred shipments were created by the ship files)`;
+  checkExportOwners(ev, problem, figures);
 
   // ---- logs: takeovers, refused stale writes ----
   const all = ev.processes.flatMap((p) => p.logs.map((record) => ({ p, record })));
@@ -279,4 +280,24 @@ function spread(values: number[]): string {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
   return `${values.length}×, min ${(sorted[0]! / 1000).toFixed(1)} s, median ${(at(0.5) / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Unwritten exports are taken over only from an owner that was not live: one killed, SIGSTOPped, stopped, or whose own
+ * log says its heartbeat went unanswered past what a lease allows; another instance's export run left the others to
+ * them (`export.held`), whatever the ticks' overlap.
+ */
+function checkExportOwners(ev: Evidence, problem: (text: string) => void, figures: Record<string, string | number>): void {
+  const byInstance = new Map(ev.processes.filter((p) => p.instanceId).map((p) => [p.instanceId!, p]));
+  const stopped = new Set(ev.events.filter((e) => e.kind === 'kill' || e.kind === 'sigstop').map((e) => e.pid));
+  const held = ev.processes.flatMap((p) => p.logs.filter((r) => r.event === 'export.held'));
+  const taken = ev.processes.flatMap((p) => p.logs.filter((r) => r.event === 'export.taken-over').map((r) => ({ p, r })));
+  for (const { p, r } of taken) {
+    const owner = r.from === null || r.from === undefined ? undefined : byInstance.get(r.from);
+    if (!owner || owner === p || stopped.has(owner.pid)) continue;
+    const silent = owner.logs.some((x) => typeof x.msg === 'string' && x.msg.startsWith('no heartbeat answered for too long'));
+    if (!silent) problem(`export: ${p.label} took ${r.file} over (${r.outcome}) from ${owner.label}, which was never killed, paused or silent`);
+  }
+  figures['unwritten exports'] = `${held.length} left to a live owner, ${taken.length} taken over `
+    + `(${taken.filter(({ r }) => r.outcome === 'abandoned').length} abandoned, ${taken.filter(({ r }) => r.outcome === 'written').length} found written)`;
 }

@@ -52,6 +52,11 @@ export interface ChaosOptions {
   maxAttempts?: number;
   /** The export job runs every this many seconds (a 6-field cron). */
   exportEverySeconds: number;
+  /**
+   * Each export waits this long once its list is recorded and again once it is staged (failpoints `delay`, the process
+   * going on meanwhile): its runs outlast the schedule's interval, so that the next tick runs on another instance beside it.
+   */
+  slowExportMs?: number;
   /** Bound of everything from the first drop to the last file out of the inbox. */
   deadlineMs: number;
   scale: 'small' | 'medium';
@@ -113,7 +118,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const order = dropOrder(files, random);
 
     // ---- the bridges ----
-    const env = { ...process.env, [TOKEN_ENV]: emulator.token, WISBRIDGE_LOG_LEVEL: 'info' };
+    const slow = o.slowExportMs === undefined ? {} : { WISBRIDGE_FAILPOINTS: `export.after-record=delay(${o.slowExportMs});export.after-stage=delay(${o.slowExportMs})` };
+    const env = { ...process.env, [TOKEN_ENV]: emulator.token, WISBRIDGE_LOG_LEVEL: 'info', ...slow };
     const skewedEnv = o.clockSkew ? { ...env, ...(await skewedClockEnv(o.clockSkew.offset)) } : env;
     const journalProxy = o.journalCut ? await tcpProxy(o.server.port) : undefined;
     if (journalProxy) cleanups.push(() => journalProxy.close());

@@ -225,6 +225,12 @@ export interface ExportFile {
   completedAt: string | null;
 }
 
+/**
+ * A recorded export taken over (journal takeExport): from whom (null: a process without an instance), the temporary name its owner staged its work list under, if it got
+ * that far; or refused, with the owner (a live instance) or the status it has now (no longer recorded).
+ */
+export type ExportTake = { taken: true; from: string | null; stagedName: string | null } | { taken: false; owner: string | null; status: ExportStatus };
+
 export interface ExportRecord {
   exportId: number;
   fileName: string;

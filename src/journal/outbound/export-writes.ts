@@ -1,6 +1,7 @@
 import { messagesJson, stateError } from '../core/rows.js';
 import type { Acknowledgement, AckPolicy, AckStatus, BeginExportInput, ExportKind, ExportRecordInput } from '../core/types.js';
 import { takeTurn, type SqlPort, type SqlValue } from '../core/sql.js';
+import { ownedExport, ownerOf } from './export-lease.js';
 import { ids, requireExport, setExportStatus, WRITTEN_STATUS, type OutboundContext, type RecordRow } from './outbound-rows.js';
 
 /* The writes of exports: an export and its records, written, abandoned, acknowledged, confirmed. */
@@ -87,11 +88,16 @@ export function beginExport(c: OutboundContext, input: BeginExportInput & { repe
   return c.sql.tx(async (t) => {
     const kind = input.kind ?? 'work';
     const policy: AckPolicy = kind === 'cancellation' ? 'never' : input.policy ?? 'on-export';
+    const { owner, token } = ownerOf(c.own);
     const row = await t.get<{ id: number }>(
-      `INSERT INTO exports (work_type, file_name, kind, policy, status, record_count, created_at)
-       VALUES (?, ?, ?, ?, 'recorded', ?, ?) RETURNING id`, [input.workType, input.fileName, kind, policy, input.records.length, c.now()]);
+      `INSERT INTO exports (work_type, file_name, kind, policy, status, record_count, created_at, lease_owner, lease_token)
+       VALUES (?, ?, ?, ?, 'recorded', ?, ?, ?, ?) RETURNING id`, [input.workType, input.fileName, kind, policy, input.records.length, c.now(), owner, token]);
     const exportId = row!.id;
     await insertRecords(c, t, exportId, input, kind, WRITTEN_STATUS[policy]);
+    return exportId;
+  }).then((exportId) => {
+    // Held once the insert committed, as a claim's token is.
+    c.own.tokens.set(exportId, ownerOf(c.own).token);
     return exportId;
   });
 }
@@ -103,7 +109,7 @@ export function beginExport(c: OutboundContext, input: BeginExportInput & { repe
  */
 export function addExportRecords(c: OutboundContext, exportId: number, added: readonly ExportRecordInput[], repeatable: boolean): Promise<void> {
   return c.sql.tx(async (t) => {
-    const row = await requireExport(t, exportId);
+    const row = await ownedExport(c.own, t, exportId);
     if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}: records can only be added before it is written`);
     const input = { workType: row.work_type, fileName: row.file_name, records: added, repeatable };
     await insertRecords(c, t, exportId, input, row.kind, WRITTEN_STATUS[row.policy]);
@@ -112,23 +118,38 @@ export function addExportRecords(c: OutboundContext, exportId: number, added: re
 }
 
 /** The file is atomically in place: its records now wait for acknowledgement (or confirmation, per policy). */
-export function markExportWritten(c: OutboundContext, exportId: number): Promise<void> {
-  return c.sql.tx(async (t) => {
-    const row = await requireExport(t, exportId);
+export async function markExportWritten(c: OutboundContext, exportId: number): Promise<void> {
+  await c.sql.tx(async (t) => {
+    const row = await ownedExport(c.own, t, exportId);
     if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}, not recorded`);
     // The records have their status since they were recorded (RECORD_SELECT): only the export row changes.
     await setExportStatus(t, exportId, row.policy === 'never' || row.record_count === 0 ? 'completed' : 'written', c.now());
   });
+  c.own.tokens.delete(exportId);
+}
+
+/**
+ * The owner's last step before its work list is renamed into the outbox: the file is whole under `stagedName` (a
+ * temporary name in the outbox). Once this committed, whoever takes the export over removes that file before it
+ * decides (export-lease.ts): the rename and the removal exclude each other, so the list is in the outbox once or not at all.
+ */
+export function stageExport(c: OutboundContext, exportId: number, stagedName: string): Promise<void> {
+  return c.sql.tx(async (t) => {
+    const row = await ownedExport(c.own, t, exportId);
+    if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}, not recorded`);
+    await t.run('UPDATE exports SET staged_name = ? WHERE id = ?', [stagedName, exportId]);
+  });
 }
 
 /** A recorded export whose file never reached the outbox (crash before the rename): its records are free again. */
-export function abandonExport(c: OutboundContext, exportId: number): Promise<void> {
-  return c.sql.tx(async (t) => {
-    const row = await requireExport(t, exportId);
+export async function abandonExport(c: OutboundContext, exportId: number): Promise<void> {
+  await c.sql.tx(async (t) => {
+    const row = await ownedExport(c.own, t, exportId);
     if (row.status !== 'recorded') throw stateError(`export ${exportId} is ${row.status}: only an unwritten export can be abandoned`);
     await t.run('UPDATE export_records SET ack_status = ? WHERE export_id = ?', ['abandoned', exportId]);
     await setExportStatus(t, exportId, 'abandoned', c.now());
   });
+  c.own.tokens.delete(exportId);
 }
 
 /** Stores acknowledgement outcomes; resolves true when the export has no open record left. */

@@ -90,15 +90,33 @@ type OutboundStatements = ReturnType<typeof outboundSql>;
 /** The statements as text, built once per dialect (the role is composed again for each unit of work). */
 const STATEMENTS: { [D in SqlDialect]?: OutboundStatements } = {};
 
+/** What a journal object knows of the exports it owns (export-lease.ts): shared by the journal and its units of work. */
+export interface ExportOwnership {
+  /** The instance this journal records exports as; null without an instance. */
+  readonly owner: string | null;
+  /** How long an owner stays live after its last heartbeat. */
+  readonly leaseMs: number;
+  /** Tests: how far this journal's lease clock is ahead of the database's. */
+  readonly clockOffsetMs?: () => number;
+  /** Export id → the token this journal holds it with (recorded or taken here; adopted for its own instance's). */
+  readonly tokens: Map<number, number>;
+}
+
+export function exportOwnership(owner: string | null, leaseMs: number, clockOffsetMs?: () => number): ExportOwnership {
+  return { owner, leaseMs, clockOffsetMs, tokens: new Map() };
+}
+
 /** What the outbound functions work on: the port (the journal's own, or a unit of work's), the clock, the statements. */
 export interface OutboundContext {
   readonly sql: SqlPort;
   readonly now: () => string;
   readonly q: OutboundStatements;
+  /** The exports this journal owns. */
+  readonly own: ExportOwnership;
 }
 
-export function outboundContext(sql: SqlPort, now: () => string): OutboundContext {
-  return { sql, now, q: (STATEMENTS[sql.dialect] ??= outboundSql(sql.dialect)) };
+export function outboundContext(sql: SqlPort, now: () => string, own: ExportOwnership): OutboundContext {
+  return { sql, now, own, q: (STATEMENTS[sql.dialect] ??= outboundSql(sql.dialect)) };
 }
 
 const SET_EXPORT_STATUS = 'UPDATE exports SET status = ?, written_at = coalesce(written_at, ?), completed_at = ? WHERE id = ?';

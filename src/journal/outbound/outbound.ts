@@ -1,10 +1,11 @@
-import type { Acknowledgement, BeginExportInput, ExportFile, ExportRecord, ExportRecordInput, ExportStatus } from '../core/types.js';
+import type { Acknowledgement, BeginExportInput, ExportFile, ExportTake, ExportRecord, ExportRecordInput, ExportStatus } from '../core/types.js';
 import type { SqlPort } from '../core/sql.js';
 import {
-  abandonExport, addExportRecords, beginExport, cancellable, confirmRecords, exportedIds, markExportWritten, recordAcknowledgements,
+  abandonExport, addExportRecords, beginExport, cancellable, confirmRecords, exportedIds, markExportWritten, recordAcknowledgements, stageExport,
 } from './export-writes.js';
 import { allocateExportControls, exportControls, exportOfGroup, nextControlNumber, type ControlNumberKind, type ExportControls } from './control-numbers.js';
-import { exportFiles, ids, outboundContext, RECORD_SELECT, records, requireExport, toExport, toRecord, type RecordRow } from './outbound-rows.js';
+import { takeExport } from './export-lease.js';
+import { exportFiles, ids, outboundContext, type ExportOwnership, RECORD_SELECT, records, requireExport, toExport, toRecord, type RecordRow } from './outbound-rows.js';
 
 /*
  * The outbound role: work lists handed to the WMS, their records and acknowledgements (the writes: export-writes.ts;
@@ -35,8 +36,8 @@ async function nextFileSequence(sql: SqlPort, workType: string): Promise<number>
   return row!.value;
 }
 
-export function createOutbound(sql: SqlPort, now: () => string) {
-  const c = outboundContext(sql, now);
+export function createOutbound(sql: SqlPort, now: () => string, own: ExportOwnership) {
+  const c = outboundContext(sql, now, own);
   const { q } = c;
   return {
     beginExport: (input: BeginExportInput & { repeatable?: boolean }): Promise<number> => beginExport(c, input),
@@ -44,6 +45,8 @@ export function createOutbound(sql: SqlPort, now: () => string) {
       addExportRecords(c, exportId, added, options.repeatable ?? false),
     markExportWritten: (exportId: number): Promise<void> => markExportWritten(c, exportId),
     abandonExport: (exportId: number): Promise<void> => abandonExport(c, exportId),
+    stageExport: (exportId: number, stagedName: string): Promise<void> => stageExport(c, exportId, stagedName),
+    takeExport: (exportId: number): Promise<ExportTake> => takeExport(own, sql, exportId),
     unwrittenExports: (workType?: string): Promise<ExportFile[]> => exportFiles(c, workType ?? null, 'recorded', 1_000_000),
     listExports: (options: { workType?: string; status?: ExportStatus; limit: number }): Promise<ExportFile[]> =>
       exportFiles(c, options.workType ?? null, options.status ?? null, options.limit),

@@ -289,6 +289,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS export_controls_group ON export_controls (partner, group_control);
   `,
+  `
+  -- An export owned like a file: SQLite's export-lease migration, column for column (src/journal/outbound/export-lease.ts).
+  ALTER TABLE exports ADD COLUMN IF NOT EXISTS lease_owner TEXT, ADD COLUMN IF NOT EXISTS lease_token BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN IF NOT EXISTS staged_name TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -334,9 +334,28 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS export_controls_group ON export_controls (partner, group_control);
   `,
+  `
+  -- An export owned like a file (src/journal/outbound/export-lease.ts): the instance that recorded it (NULL: a process
+  -- without an instance) and a fencing token that grows with every owner; staged_name is the temporary name its work
+  -- list waits under in the outbox once the owner's last fenced step before the rename committed. The columns are
+  -- added by its step (MIGRATION_STEPS), only where missing: SQLite has no ADD COLUMN IF NOT EXISTS, and a journal set
+  -- back to an older version in tests runs this again.
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** Adds the columns a table lacks: SQLite's ADD COLUMN has no IF NOT EXISTS. */
+function addMissingColumns(table: string, columns: ReadonlyArray<readonly [name: string, declaration: string]>): MigrationStep {
+  return function* () {
+    const present = new Set((yield { sql: `SELECT name FROM pragma_table_info('${table}')`, params: [] }).map((row) => row[0]));
+    for (const [name, declaration] of columns) {
+      if (!present.has(name)) yield { sql: `ALTER TABLE ${table} ADD COLUMN ${name} ${declaration}`, params: [] };
+    }
+  };
+}
+
+const EXPORT_LEASE_COLUMNS = addMissingColumns('exports', [['lease_owner', 'TEXT'], ['lease_token', 'INTEGER NOT NULL DEFAULT 0'], ['staged_name', 'TEXT']]);
+
 /** What runs after the SQL of migration i (its index), in the same transaction: the steps SQL alone cannot do. */
-export const MIGRATION_STEPS: ReadonlyMap<number, MigrationStep> = new Map([[11, upgradeLegacyRows]]);
+export const MIGRATION_STEPS: ReadonlyMap<number, MigrationStep> = new Map([[11, upgradeLegacyRows], [14, EXPORT_LEASE_COLUMNS]]);
