@@ -140,6 +140,17 @@ export function reprocess(source: ConsoleSource, dropKey: string, name: string, 
   });
 }
 
+/** An operator saw to several alerts at once (a selection, an incident): one entry in the actions log names them all. */
+export async function acknowledgeAlerts(source: ConsoleSource, ids: readonly number[], actor: string): Promise<ActionResult> {
+  return recorded(source, { action: 'acknowledge alerts', fileId: null, target: `alerts ${ids.join(', ')}`, actor }, async () => {
+    if (ids.length === 0) throw new WisbridgeError('USAGE', 'no alert was chosen');
+    const done = await (await source.runtime.journal()).console.acknowledgeAlerts(ids, actor);
+    if (done.length === 0) throw new WisbridgeError('JOURNAL_STATE', `alerts ${ids.join(', ')} were acknowledged already`);
+    const left = ids.filter((id) => !done.includes(id));
+    return `${done.length} alert(s) acknowledged: ${done.join(', ')}${left.length ? `; acknowledged already: ${left.join(', ')}` : ''}`;
+  });
+}
+
 /** An operator saw to an alert: it leaves the open alerts (recorded in the actions log). */
 export async function acknowledge(source: ConsoleSource, alertId: number, actor: string): Promise<ActionResult> {
   const alert = await (await source.runtime.journal()).console.getAlert(alertId);

@@ -7,10 +7,11 @@ import { html, page, when, zoneLabel } from './html.js';
 import { chartsPageOf, overviewCharts, searchPageOf } from './insights.js';
 import { expectedFileViews } from '../schedule/index.js';
 import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
-import { actionResultPage, actionResultTitle, alertsPage, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import { actionResultPage, actionResultTitle, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
 import { enumParam, intParam, SECURITY_HEADERS, send, type ConsoleSide, type Request, type Route } from './respond.js';
 import type { PageRequest } from './page-request.js';
 import { describeForConsole } from './paths.js';
+import { acknowledgeHref, acknowledgeQuestion, alertsPage, ALERTS_PER_ACTION } from './pages-alerts.js';
 import { contentDisposition } from './disposition.js';
 import type { ConsoleSource } from './source.js';
 
@@ -36,6 +37,7 @@ export const PAGES: readonly Route<PageRequest>[] = [
   },
   { path: '/console/alerts', handle: async (c) => c.show('Alerts', alertsPage(await c.journal.console.listAlerts({ before: intParam(c.url, 'before'), limit: 200 }))) },
   { path: /^\/console\/alerts\/(\d+)\/acknowledge$/, handle: (c, [id]) => acknowledgePage(c, Number(id)) },
+  { path: '/console/alerts/acknowledge', handle: acknowledgeChosenPage },
   { path: '/console/progress', handle: (c) => c.show('In progress', progressPage(c.source.progress.snapshot())) },
   { path: '/console/progress.json', handle: (c) => send(c.res, 200, JSON.stringify(c.source.progress.snapshot()), 'application/json') },
   { path: '/console/events', handle: (c) => events(c.source, c) },
@@ -74,6 +76,24 @@ async function acknowledgePage(c: PageRequest, id: number): Promise<void> {
   c.show('Acknowledge an alert', confirmPage({
     action, csrf: c.once(action), who: c.actor, button: 'Acknowledge', back: '/console/alerts',
     question: html`Acknowledge <b>${alert.kind}</b>: ${alert.message} (seen ${alert.times} time(s), last ${when(alert.lastSeen)} ${zoneLabel()})? It leaves the open alerts; the next occurrence opens a new one.`,
+  }));
+}
+
+/** The alerts a form or link chose: `id` once per alert (checkboxes) or `ids` as a list; at most ALERTS_PER_ACTION. */
+function chosenAlerts(url: URL): number[] {
+  const raw = [...url.searchParams.getAll('id'), ...(url.searchParams.get('ids') ?? '').split(',')];
+  const ids = raw.map((v) => Number(v.trim())).filter((n) => Number.isSafeInteger(n) && n > 0);
+  return [...new Set(ids)].slice(0, ALERTS_PER_ACTION);
+}
+
+async function acknowledgeChosenPage(c: PageRequest): Promise<void> {
+  const back = { href: '/console/alerts', label: 'alerts' };
+  const found = await Promise.all(chosenAlerts(c.url).map((id) => c.journal.console.getAlert(id)));
+  const open = found.filter((a) => a !== undefined && !a.acknowledgedAt) as NonNullable<(typeof found)[number]>[];
+  if (open.length === 0) return c.show('Acknowledge alerts', messagePage('bad', 'no open alert was chosen (acknowledged already?)', back));
+  const action = acknowledgeHref(open.map((a) => a.id));
+  c.show('Acknowledge alerts', confirmPage({
+    action, csrf: c.once(action), who: c.actor, button: `Acknowledge ${open.length} alert(s)`, back: '/console/alerts', ...acknowledgeQuestion(open),
   }));
 }
 
@@ -182,6 +202,10 @@ export const ACTIONS: readonly Route<ActionRequest>[] = [
   {
     path: /^\/console\/alerts\/(\d+)\/acknowledge$/,
     handle: async (c, [id]) => c.done(await actions.acknowledge(c.source, Number(id), c.actor), { href: '/console/alerts', label: 'back to the alerts' }),
+  },
+  {
+    path: '/console/alerts/acknowledge',
+    handle: async (c) => c.done(await actions.acknowledgeAlerts(c.source, chosenAlerts(c.url), c.actor), { href: '/console/alerts', label: 'back to the alerts' }),
   },
   {
     path: '/console/rejected/reprocess',

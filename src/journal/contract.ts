@@ -160,11 +160,13 @@ export interface ConsolePages {
   failedRows(fileId: number): Promise<FailedRowCounts>;
   /** The alert inbox (kept across restarts): an occurrence opens an alert of its kind and subject, or counts one more. */
   raiseAlert(alert: NewAlert): Promise<number>;
-  /** Open alerts newest seen first; acknowledged ones newest first, `before` an id for the next page. */
+  /** Open alerts the most severe first, then newest seen first; acknowledged ones newest first, `before` an id for the next page. */
   listAlerts(options: { before?: number; limit: number }): Promise<{ open: StoredAlert[]; acknowledged: StoredAlert[] }>;
   getAlert(id: number): Promise<StoredAlert | undefined>;
   /** Resolves false when it was acknowledged already. */
   acknowledgeAlert(id: number, by: string): Promise<boolean>;
+  /** Several at once, in one unit of work: resolves the ids acknowledged here (not those acknowledged already or not there). */
+  acknowledgeAlerts(ids: readonly number[], by: string): Promise<number[]>;
   stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
   /** "Where is SO-1011?": rows of every file whose document key or request body carried the term, a page at a time, and how many (search.ts). */
   search(text: string, options: SearchOptions): Promise<SearchPage>;

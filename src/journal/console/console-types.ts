@@ -1,4 +1,5 @@
 import type { FileEvent } from '../admin/reads.js';
+import type { AlertSeverity } from './alert-severity.js';
 import type { ExportFile, ExportStatus, FileRecord, FileStatus, ItemRecord } from '../core/types.js';
 
 // What the console's queries (console-queries.ts) take and give: filters, pages, the audit trail and the alert inbox.
@@ -96,6 +97,8 @@ export interface FailedRowCounts {
 export interface StoredAlert {
   id: number;
   kind: string;
+  /** Told by its kind (alert-severity.ts). */
+  severity: AlertSeverity;
   /** What it concerns, and its key for deduplication: `file:12`, `drop:wms`, `expect:stock:^KORR`, `webhook`. */
   subject: string;
   job: string | null;
