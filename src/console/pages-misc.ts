@@ -134,7 +134,12 @@ export function confirmPage(o: { action: string; csrf: string; question: Html; b
 export function resolveExtra(item: StoredItem): Html {
   return html`<table><tr><th>lines</th><td>${item.lines.join(', ')}</td></tr><tr><th>document</th><td>${item.docKey ?? ''}</td></tr>
 <tr><th>message</th><td>${item.messages.join(' | ')}</td></tr><tr><th>what to check</th><td>${item.hint ?? ''}</td></tr></table>
-<p><label><input type="radio" name="resolution" value="applied" required> applied: the change is in the service (the row becomes ok)</label><br>
+${resolutionFields()}`;
+}
+
+/** Applied or not applied, and the note: what every resolution asks (one row, or many at once). */
+export function resolutionFields(): Html {
+  return html`<p><label><input type="radio" name="resolution" value="applied" required> applied: the change is in the service (the row becomes ok)</label><br>
 <label><input type="radio" name="resolution" value="not-applied"> not applied: it is not (the row becomes failed; re-drive can send it again)</label></p>
 <label>note (what you checked; it goes into the result file)<br><textarea name="note" required rows="2" cols="60" maxlength="500"></textarea></label><br>`;
 }

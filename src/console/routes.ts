@@ -7,7 +7,8 @@ import { html, page, when, zoneLabel } from './html.js';
 import { chartsPageOf, overviewCharts, searchPageOf } from './insights.js';
 import { expectedFileViews } from '../schedule/index.js';
 import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
-import { actionResultPage, actionResultTitle, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import { actionResultPage, actionResultTitle, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolutionFields, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import { chosenRequests, resolveChoiceHref, resolveChoiceQuestion, uncertainChoiceOf, uncertainGroupsTable } from './pages-uncertain.js';
 import { enumParam, intParam, SECURITY_HEADERS, send, type ConsoleSide, type Request, type Route } from './respond.js';
 import type { PageRequest } from './page-request.js';
 import { describeForConsole } from './paths.js';
@@ -32,9 +33,10 @@ export const PAGES: readonly Route<PageRequest>[] = [
     path: '/console/uncertain',
     handle: async (c) => {
       const p = await c.journal.console.uncertainRows({ afterFile: intParam(c.url, 'afterFile'), afterSeq: intParam(c.url, 'afterSeq'), limit: PAGE_SIZE });
-      c.show('Uncertain rows', uncertainPage(p.rows, p.next));
+      c.show('Uncertain rows', html`${uncertainGroupsTable(await c.journal.console.uncertainRequests())}<h2>Rows</h2>${uncertainPage(p.rows, p.next)}`);
     },
   },
+  { path: '/console/uncertain/resolve', handle: resolveChoicePage },
   { path: '/console/alerts', handle: async (c) => c.show('Alerts', alertsPage(await c.journal.console.listAlerts({ before: intParam(c.url, 'before'), limit: 200 }))) },
   { path: /^\/console\/alerts\/(\d+)\/acknowledge$/, handle: (c, [id]) => acknowledgePage(c, Number(id)) },
   { path: '/console/alerts/acknowledge', handle: acknowledgeChosenPage },
@@ -94,6 +96,18 @@ async function acknowledgeChosenPage(c: PageRequest): Promise<void> {
   const action = acknowledgeHref(open.map((a) => a.id));
   c.show('Acknowledge alerts', confirmPage({
     action, csrf: c.once(action), who: c.actor, button: `Acknowledge ${open.length} alert(s)`, back: '/console/alerts', ...acknowledgeQuestion(open),
+  }));
+}
+
+async function resolveChoicePage(c: PageRequest): Promise<void> {
+  const choice = uncertainChoiceOf(c.url);
+  const requests = chosenRequests(await c.journal.console.uncertainRequests(), choice);
+  const back = { href: '/console/uncertain', label: 'back to the uncertain rows' };
+  if (requests.length === 0) return c.show('Resolve uncertain rows', messagePage('bad', 'none of the chosen rows is uncertain (resolved already?)', back));
+  const action = resolveChoiceHref(choice);
+  const { question, list } = resolveChoiceQuestion(requests);
+  c.show('Resolve uncertain rows', confirmPage({
+    action, csrf: c.once(action), who: c.actor, button: 'Record the resolution', back: '/console/uncertain', question, extra: html`${list}${resolutionFields()}`,
   }));
 }
 
@@ -197,6 +211,18 @@ export const ACTIONS: readonly Route<ActionRequest>[] = [
         return c.done({ ok: false, message: 'choose applied or not applied, and say in the note what you checked' }, back);
       }
       c.done(await actions.resolve(c.source, fileId, itemId, resolution, note, c.actor), back);
+    },
+  },
+  {
+    path: '/console/uncertain/resolve',
+    handle: async (c) => {
+      const back = { href: '/console/uncertain', label: 'back to the uncertain rows' };
+      const resolution = c.form.get('resolution');
+      const note = (c.form.get('note') ?? '').trim();
+      if ((resolution !== 'applied' && resolution !== 'not-applied') || !note) {
+        return c.done({ ok: false, message: 'choose applied or not applied, and say in the note what you checked' }, back);
+      }
+      c.done(await actions.resolveChoice(c.source, uncertainChoiceOf(c.url), resolution, note, c.actor), back);
     },
   },
   {

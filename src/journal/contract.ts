@@ -1,6 +1,6 @@
 import type { AllOkRequest, BlockIndexOf, PackedBatch, PackedOkOutcomes } from './core/block-pack.js';
 import type {
-  ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
+  ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, UncertainRequest, ExportListEntry,
 } from './console/console-queries.js';
 import type { SearchOptions, SearchPage } from './console/search.js';
 import type { ActivityBucket, ActivityQuery } from './console/activity.js';
@@ -156,6 +156,8 @@ export interface ConsolePages {
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
   fileRows(fileId: number, options: { status?: import('./core/types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
+  /** The uncertain rows counted by file and request (a request was sent whole: its rows are checked and resolved together). */
+  uncertainRequests(): Promise<UncertainRequest[]>;
   /** A file's failed rows: those a re-drive sends again (as `retryable` yields them) and those the mapping rejected. */
   failedRows(fileId: number): Promise<FailedRowCounts>;
   /** The alert inbox (kept across restarts): an occurrence opens an alert of its kind and subject, or counts one more. */

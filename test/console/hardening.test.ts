@@ -86,8 +86,8 @@ describe('console hardening: one meaning per path', () => {
   });
 });
 
-/** Actions on one thing and on many at once (a selection of alerts): every one checks the origin, then the one-time token. */
-const BULK_AND_SINGLE_ACTIONS = ['/console/alerts/1/acknowledge', '/console/alerts/acknowledge?ids=1,2'];
+/** Actions on one thing and on many at once (a selection of alerts, of uncertain requests): every one checks the origin, then the one-time token. */
+const BULK_AND_SINGLE_ACTIONS = ['/console/alerts/1/acknowledge', '/console/alerts/acknowledge?ids=1,2', '/console/uncertain/resolve?file=1&request=2'];
 
 describe('console hardening: forms and headers', () => {
   it('a form over 16 KiB is answered 413 before any sign-in work, declared or chunked, signed in or not; no stack trace', async () => {

@@ -2,7 +2,7 @@ import type { SqlPort } from '../core/sql.js';
 import { listExports, listFileLines } from './console-lists.js';
 import { ConsoleRows, consoleSql } from './console-rows.js';
 import type { ItemStatus } from '../core/types.js';
-import type { NewAlert, NewOperatorAction, OperatorAction, StoredAlert } from './console-types.js';
+import type { NewAlert, NewOperatorAction, OperatorAction, StoredAlert, UncertainRequest } from './console-types.js';
 import { alertSeverity, severityRankSql } from './alert-severity.js';
 
 /**
@@ -26,6 +26,25 @@ const ALERT_SQL = {
   one: 'SELECT * FROM alerts WHERE id = ?',
   acknowledge: 'UPDATE alerts SET acknowledged_by = ?, acknowledged_at = ? WHERE id = ? AND acknowledged_at IS NULL',
 };
+/** Uncertain requests listed at most (a kill -9 leaves one per request in flight: far fewer). */
+const UNCERTAIN_REQUESTS = 1000;
+
+/** The uncertain rows counted by file and request: a range of the partial index of rows that need attention. */
+function uncertainRequestsSql(dialect: SqlPort['dialect']): string {
+  const indexed = dialect === 'sqlite' ? 'INDEXED BY items_attention' : '';
+  return `SELECT i.file_id, f.name, i.request_id, min(i.endpoint) AS endpoint, count(*) AS rows
+    FROM items i ${indexed} JOIN files f ON f.id = i.file_id
+    WHERE i.status IN ('error', 'uncertain') AND i.status = 'uncertain'
+    GROUP BY i.file_id, f.name, i.request_id ORDER BY i.file_id, i.request_id LIMIT ${UNCERTAIN_REQUESTS}`;
+}
+
+async function uncertainRequests(sql: SqlPort): Promise<UncertainRequest[]> {
+  const rows = await sql.all<{ file_id: number; name: string; request_id: number | null; endpoint: string | null; rows: number }>(uncertainRequestsSql(sql.dialect));
+  return rows.map((r) => ({
+    fileId: Number(r.file_id), file: r.name, requestId: r.request_id === null ? null : Number(r.request_id), endpoint: r.endpoint, rows: Number(r.rows),
+  }));
+}
+
 const toAlert = (r: Record<string, never>): StoredAlert => ({
   id: r.id, kind: r.kind, severity: alertSeverity(r.kind), subject: r.subject, job: r.job, fileId: r.file_id, message: r.message, times: Number(r.times),
   firstSeen: r.first_seen, lastSeen: r.last_seen, acknowledgedBy: r.acknowledged_by, acknowledgedAt: r.acknowledged_at,
@@ -88,6 +107,7 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     fileRows: (fileId: number, options: { status?: ItemStatus; after?: number; limit: number }) => rows.fileRows(fileId, options),
     uncertainRows: (options: { afterFile?: number; afterSeq?: number; limit: number }) => rows.uncertainRows(options),
     failedRows: (fileId: number) => rows.failedRows(fileId),
+    uncertainRequests: () => uncertainRequests(sql),
     raiseAlert: (alert: NewAlert) => raiseAlert(sql, now, alert),
     listAlerts: (options: { before?: number; limit: number }) => listAlerts(sql, options),
     acknowledgeAlert: (id: number, by: string) => acknowledgeAlert(sql, now, id, by),

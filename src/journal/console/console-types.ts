@@ -114,6 +114,16 @@ export interface StoredAlert {
 
 export type NewAlert = Pick<StoredAlert, 'kind' | 'subject' | 'message'> & { job?: string | null; fileId?: number | null };
 
+/** The uncertain rows of one request: what an operator checks and resolves at once (a request was sent whole). */
+export interface UncertainRequest {
+  fileId: number;
+  file: string;
+  /** Null for rows recorded without a request. */
+  requestId: number | null;
+  endpoint: string | null;
+  rows: number;
+}
+
 /** A page of uncertain rows across files, oldest file first. */
 export interface UncertainRowPage {
   rows: Array<RowView & { fileId: number; file: string }>;

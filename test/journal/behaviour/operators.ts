@@ -367,6 +367,9 @@ export function describeOperators(suite: Suite): void {
       expect(second.next).toBeNull();
       await suite.journal.resolveUncertain({ fileId: b, seqs: [0] }, { resolution: 'not-applied', note: 'n', by: 'ops' });
       expect((await suite.journal.console.uncertainRows({ limit: 10 })).rows.map((r) => [r.fileId, r.seq])).toEqual([[a, 4], [b, 2]]);
+      const byRequest = await suite.journal.console.uncertainRequests();
+      expect(byRequest.map((r) => [r.fileId, r.file, r.endpoint, r.rows])).toEqual([[a, 'a.csv', EP, 1], [b, 'b.csv', EP, 1]]);
+      expect(byRequest[1].requestId).toBe(id);
     });
 
     it('says where the journal is, how big, and since when', async () => {
