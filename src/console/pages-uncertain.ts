@@ -59,7 +59,7 @@ const requestLabel = (r: UncertainRequest) => (r.requestId === null ? 'no reques
  */
 export function uncertainGroupsTable(requests: readonly UncertainRequest[]): Html {
   if (requests.length === 0) return html`<p class="box good" id="uncertain-totals">no uncertain rows</p>`;
-  const file = (g: FileGroup) => html`<tr class="group" data-file="${g.fileId}"><th colspan="4"><a href="/console/files/${g.fileId}">${g.file}</a> (file ${g.fileId}) ·
+  const file = (g: FileGroup) => html`<tr class="group" data-file="${g.fileId}"><th colspan="5"><a href="/console/files/${g.fileId}">${g.file}</a> (file ${g.fileId}) ·
 ${num(g.rows)} row(s) in ${num(g.requests.length)} request(s) · <a class="resolve-file" href="${resolveChoiceHref({ files: [g.fileId], requests: [] })}">resolve the file's ${num(g.rows)} row(s)…</a></th></tr>
 ${g.requests.map((r) => html`<tr data-request="${r.requestId ?? ''}" data-file="${r.fileId}"><td>${r.requestId === null ? '' : html`<input type="checkbox" name="request" value="${r.requestId}" form="resolve-chosen" aria-label="choose ${requestLabel(r)}">`}</td>
 <td>${requestLabel(r)}</td><td class="small">${r.endpoint ?? ''}</td><td class="num">${num(r.rows)}</td>
