@@ -35,6 +35,10 @@ export const LOG_EVENTS = [
   'file.claimed',
   /** Another instance holds the file's lease: this one leaves it alone. */
   'file.busy',
+  /** A watched inbox was listed (debug; `job`, `drop`): one look of the watcher at its inbox. */
+  'inbox.listed',
+  /** A file nobody works on any more (its owner gave it up or died) was queued to be taken over (`file`, `fileId`, `owner`). */
+  'file.takeover-queued',
   /** Another instance took the file over: its run stopped here. */
   'file.lease-lost',
   /** Another instance took a scheduled tick over: its run stopped here (`schedule`, `tick`). */

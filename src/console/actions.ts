@@ -5,6 +5,7 @@ import { errorFileName, openResultFile, redriveFile, resolveRows } from '../pipe
 import type { RedriveReport } from '../pipeline/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import { describeForConsole } from './paths.js';
+import { chosenRequests, type UncertainChoice } from './pages-uncertain.js';
 import type { ConsoleSource } from './source.js';
 
 /**
@@ -101,6 +102,33 @@ export async function resolve(source: ConsoleSource, fileId: number, itemId: num
   });
 }
 
+/**
+ * Uncertain rows resolved at once: whole files and chosen requests (a request was sent whole, so its rows were applied or
+ * not together), through the same code as `wisbridge resolve --lines`, a file at a time (each file's result rewritten
+ * once). One entry of the actions log names what was chosen and what came of each file.
+ */
+export async function resolveChoice(source: ConsoleSource, choice: UncertainChoice, resolution: Resolution, note: string, actor: string): Promise<ActionResult> {
+  const journal = await source.runtime.journal();
+  const requests = chosenRequests(await journal.console.uncertainRequests(), choice);
+  const files = [...new Set(requests.map((r) => r.fileId))];
+  const target = [choice.files.length ? `files ${choice.files.join(', ')}` : '', choice.requests.length ? `requests ${choice.requests.join(', ')}` : ''].filter(Boolean).join('; ');
+  return recorded(source, { action: `resolve ${resolution}`, fileId: files.length === 1 ? files[0] : null, target: target || 'nothing chosen', actor }, async () => {
+    if (files.length === 0) throw new WisbridgeError('JOURNAL_STATE', 'none of the chosen rows is uncertain (resolved already?)');
+    const wholeFiles = new Set(choice.files);
+    const done: string[] = [];
+    let resolved = 0;
+    for (const fileId of files) {
+      const wanted = new Set(requests.filter((r) => r.fileId === fileId).map((r) => r.requestId));
+      const items = (await journal.uncertainItems(fileId, { limit: 1_000_000 })).filter((i) => wholeFiles.has(fileId) || wanted.has(i.requestId));
+      if (items.length === 0) continue;
+      const r = await resolveRows(source.runtime, String(fileId), { lines: [...new Set(items.flatMap((i) => i.lines))], resolution, note, by: actor });
+      resolved += r.resolved;
+      done.push(`${r.name} (file ${fileId}): ${r.resolved} row(s), file now ${r.status}`);
+    }
+    return `${resolved} uncertain row(s) marked ${resolution === 'applied' ? 'applied (ok)' : 'not applied (error)'}: "${note}"; ${done.join('; ')}`;
+  });
+}
+
 /** The input line(s) of an item of the file, as `7` or `7-9`; undefined when the file has no such uncertain row. */
 async function rowLines(source: ConsoleSource, fileId: number, itemId: number): Promise<string | undefined> {
   const item = (await (await source.runtime.journal()).uncertainItems(fileId, { limit: 1_000_000 })).find((i) => i.itemId === itemId);
@@ -137,6 +165,17 @@ export function reprocess(source: ConsoleSource, dropKey: string, name: string, 
     await drop.remove('error', errorFileName(name));
     const watched = source.runtime.loaded.config.inbound.some((j) => j.drop === dropKey && j.watch);
     return `error/${name} moved to inbox/${moved}; ${source.mode === 'run' && watched ? 'the watcher processes it next' : 'the next run of its job processes it'}`;
+  });
+}
+
+/** An operator saw to several alerts at once (a selection, an incident): one entry in the actions log names them all. */
+export async function acknowledgeAlerts(source: ConsoleSource, ids: readonly number[], actor: string): Promise<ActionResult> {
+  return recorded(source, { action: 'acknowledge alerts', fileId: null, target: `alerts ${ids.join(', ')}`, actor }, async () => {
+    if (ids.length === 0) throw new WisbridgeError('USAGE', 'no alert was chosen');
+    const done = await (await source.runtime.journal()).console.acknowledgeAlerts(ids, actor);
+    if (done.length === 0) throw new WisbridgeError('JOURNAL_STATE', `alerts ${ids.join(', ')} were acknowledged already`);
+    const left = ids.filter((id) => !done.includes(id));
+    return `${done.length} alert(s) acknowledged: ${done.join(', ')}${left.length ? `; acknowledged already: ${left.join(', ')}` : ''}`;
   });
 }
 

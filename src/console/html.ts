@@ -118,6 +118,8 @@ input,select,textarea,button{font:inherit;padding:3px 6px}button{cursor:pointer}
 .box{background:#fff;border:1px solid #dde1e8;padding:10px 14px;margin-bottom:12px}
 .warn{background:#fff4e0;border-color:#f0c36d}.bad{background:#fdecea;border-color:#f1a9a0}.good{background:#e8f5ec;border-color:#9fd3b0}
 .muted{color:#667}.small{font-size:12px}code{font-size:12px}
+.sev{font-size:11px;font-weight:600;text-transform:uppercase;padding:0 4px;border-radius:3px;border:1px solid}.sev-critical{color:#b3261e;background:#fdecea}.sev-warning{color:#7a4a00;background:#fff4e0}.sev-info{color:#3a4a66;background:#eef2f8}
+tr.group th{text-align:left;background:#f4f6f9;font-weight:400}
 figure.chart{background:#fff;border:1px solid #dde1e8;margin:0 0 12px;padding:8px 10px}figure.chart svg{width:100%;height:auto;display:block}
 figure.chart .key{margin-left:10px;font-size:12px}figure.chart .swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
 .bar{background:#e3e7ee;height:10px;width:160px;display:inline-block}.bar>span{background:#2f6fde;height:10px;display:block}

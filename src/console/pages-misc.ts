@@ -1,5 +1,6 @@
 import type { Backlog, InstanceView, StoredItem } from '../journal/index.js';
 import type { OperatorAction, StoredAlert } from '../journal/index.js';
+import { alertsBanner } from './pages-alerts.js';
 import { at, bytes, html, num, when, zoneLabel, type Html } from './html.js';
 import type { ExpectedFileView } from '../schedule/index.js';
 import type { FileProgress } from './progress.js';
@@ -11,7 +12,7 @@ export interface OverviewView {
   jobs: JobView[];
   backlog: Backlog;
   journal: { bytes: number; oldestEntry: string | null };
-  /** Open alerts of the inbox, newest seen first. */
+  /** Open alerts of the inbox, the most severe first, then newest seen first. */
   alerts: StoredAlert[];
   progress: FileProgress[];
   expected: ExpectedFileView[];
@@ -38,7 +39,7 @@ export function overviewPage(v: OverviewView): Html {
   const b = v.backlog;
   const attention = b.errorItems + b.uncertainItems;
   return html`${v.mode === 'console' ? html`<div class="box warn">Served by <code>wisbridge console</code>: no jobs run in this process; next runs are those of the schedules.</div>` : ''}
-${v.alerts.length ? html`<div class="box bad" id="alerts-box"><a href="/console/alerts">${v.alerts.length} alert(s)</a> open: ${v.alerts[0].message}</div>` : ''}
+${alertsBanner(v.alerts)}
 <div class="box ${attention ? 'warn' : 'good'}" id="backlog">${backlogLinks(b)}</div>
 <h2>Jobs</h2>${jobsTable(v.jobs)}
 ${v.expected.length ? html`<h2>Expected files</h2>${expectedTable(v.expected)}` : ''}
@@ -103,29 +104,6 @@ export function progressPage(progress: FileProgress[]): Html {
 <div id="live">${progressTable(progress)}</div><script src="/console/static/live.js"></script>`;
 }
 
-/** What an alert concerns, as a link: its file, or its job's files. */
-function concerns(a: StoredAlert): Html {
-  if (a.fileId !== null) return html`<a href="/console/files/${a.fileId}">file ${a.fileId}</a>`;
-  const [what, ...rest] = a.subject.split(':');
-  const label = what === 'drop' ? `drop ${rest.join(':')}` : what === 'expect' ? `expected /${rest.slice(1).join(':')}/` : a.subject;
-  return a.job ? html`<a href="/console/files?job=${encodeURIComponent(a.job)}">${label}</a>` : html`${label}`;
-}
-
-/** The alert inbox: open alerts first (each once, counted), with an acknowledge link; then those seen to. */
-export function alertsPage(view: { open: StoredAlert[]; acknowledged: StoredAlert[] }): Html {
-  const row = (a: StoredAlert) => html`<tr data-alert="${a.id}" data-kind="${a.kind}"><td>${at(a.lastSeen)}</td><td>${a.kind}</td><td>${a.job ?? ''}</td><td>${a.message}</td>
-<td>${concerns(a)}</td><td class="num">${a.times}</td><td>${at(a.firstSeen)}</td>
-<td>${a.acknowledgedAt ? html`<span class="small">${a.acknowledgedBy}, ${when(a.acknowledgedAt)}</span>` : html`<a class="acknowledge" href="/console/alerts/${a.id}/acknowledge">acknowledge…</a>`}</td></tr>`;
-  const head = html`<thead><tr><th>last seen (${zoneLabel()})</th><th>kind</th><th>job</th><th>message</th><th>concerns</th><th>times</th><th>first seen</th><th>acknowledged</th></tr></thead>`;
-  return html`<p class="muted">Failed and rejected files, uncertain rows, missed expected files, unreachable drops, refused credentials and
-webhook deliveries that failed: one line per kind and subject while it is open, counted, kept in the journal until an operator acknowledges it.</p>
-<table id="alerts">${head}<tbody>
-${view.open.length ? view.open.map(row) : html`<tr><td colspan="8" class="muted">no open alerts</td></tr>`}
-</tbody></table>
-<h2>Acknowledged</h2><table id="acknowledged-alerts">${head}<tbody>
-${view.acknowledged.length ? view.acknowledged.map(row) : html`<tr><td colspan="8" class="muted">none</td></tr>`}</tbody></table>`;
-}
-
 export interface RejectedEntry {
   drop: string;
   name: string;
@@ -156,7 +134,12 @@ export function confirmPage(o: { action: string; csrf: string; question: Html; b
 export function resolveExtra(item: StoredItem): Html {
   return html`<table><tr><th>lines</th><td>${item.lines.join(', ')}</td></tr><tr><th>document</th><td>${item.docKey ?? ''}</td></tr>
 <tr><th>message</th><td>${item.messages.join(' | ')}</td></tr><tr><th>what to check</th><td>${item.hint ?? ''}</td></tr></table>
-<p><label><input type="radio" name="resolution" value="applied" required> applied: the change is in the service (the row becomes ok)</label><br>
+${resolutionFields()}`;
+}
+
+/** Applied or not applied, and the note: what every resolution asks (one row, or many at once). */
+export function resolutionFields(): Html {
+  return html`<p><label><input type="radio" name="resolution" value="applied" required> applied: the change is in the service (the row becomes ok)</label><br>
 <label><input type="radio" name="resolution" value="not-applied"> not applied: it is not (the row becomes failed; re-drive can send it again)</label></p>
 <label>note (what you checked; it goes into the result file)<br><textarea name="note" required rows="2" cols="60" maxlength="500"></textarea></label><br>`;
 }

@@ -7,10 +7,12 @@ import { html, page, when, zoneLabel } from './html.js';
 import { chartsPageOf, overviewCharts, searchPageOf } from './insights.js';
 import { expectedFileViews } from '../schedule/index.js';
 import { EXPORT_STATUSES, exportListPage, FILE_LIST_STATUSES, fileListPage, filePage, mappingRejectedAdvice, ROW_STATUSES, uncertainPage, actionsTable } from './pages-files.js';
-import { actionResultPage, actionResultTitle, alertsPage, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import { actionResultPage, actionResultTitle, confirmPage, messagePage, overviewPage, progressPage, rejectedPage, resolutionFields, resolveExtra, type RejectedEntry } from './pages-misc.js';
+import { chosenRequests, resolveChoiceHref, resolveChoiceQuestion, uncertainChoiceOf, uncertainGroupsTable } from './pages-uncertain.js';
 import { enumParam, intParam, SECURITY_HEADERS, send, type ConsoleSide, type Request, type Route } from './respond.js';
 import type { PageRequest } from './page-request.js';
 import { describeForConsole } from './paths.js';
+import { acknowledgeHref, acknowledgeQuestion, alertsPage, ALERTS_PER_ACTION } from './pages-alerts.js';
 import { contentDisposition } from './disposition.js';
 import type { ConsoleSource } from './source.js';
 
@@ -31,11 +33,13 @@ export const PAGES: readonly Route<PageRequest>[] = [
     path: '/console/uncertain',
     handle: async (c) => {
       const p = await c.journal.console.uncertainRows({ afterFile: intParam(c.url, 'afterFile'), afterSeq: intParam(c.url, 'afterSeq'), limit: PAGE_SIZE });
-      c.show('Uncertain rows', uncertainPage(p.rows, p.next));
+      c.show('Uncertain rows', html`${uncertainGroupsTable(await c.journal.console.uncertainRequests())}<h2>Rows</h2>${uncertainPage(p.rows, p.next)}`);
     },
   },
+  { path: '/console/uncertain/resolve', handle: resolveChoicePage },
   { path: '/console/alerts', handle: async (c) => c.show('Alerts', alertsPage(await c.journal.console.listAlerts({ before: intParam(c.url, 'before'), limit: 200 }))) },
   { path: /^\/console\/alerts\/(\d+)\/acknowledge$/, handle: (c, [id]) => acknowledgePage(c, Number(id)) },
+  { path: '/console/alerts/acknowledge', handle: acknowledgeChosenPage },
   { path: '/console/progress', handle: (c) => c.show('In progress', progressPage(c.source.progress.snapshot())) },
   { path: '/console/progress.json', handle: (c) => send(c.res, 200, JSON.stringify(c.source.progress.snapshot()), 'application/json') },
   { path: '/console/events', handle: (c) => events(c.source, c) },
@@ -74,6 +78,36 @@ async function acknowledgePage(c: PageRequest, id: number): Promise<void> {
   c.show('Acknowledge an alert', confirmPage({
     action, csrf: c.once(action), who: c.actor, button: 'Acknowledge', back: '/console/alerts',
     question: html`Acknowledge <b>${alert.kind}</b>: ${alert.message} (seen ${alert.times} time(s), last ${when(alert.lastSeen)} ${zoneLabel()})? It leaves the open alerts; the next occurrence opens a new one.`,
+  }));
+}
+
+/** The alerts a form or link chose: `id` once per alert (checkboxes) or `ids` as a list; at most ALERTS_PER_ACTION. */
+function chosenAlerts(url: URL): number[] {
+  const raw = [...url.searchParams.getAll('id'), ...(url.searchParams.get('ids') ?? '').split(',')];
+  const ids = raw.map((v) => Number(v.trim())).filter((n) => Number.isSafeInteger(n) && n > 0);
+  return [...new Set(ids)].slice(0, ALERTS_PER_ACTION);
+}
+
+async function acknowledgeChosenPage(c: PageRequest): Promise<void> {
+  const back = { href: '/console/alerts', label: 'alerts' };
+  const found = await Promise.all(chosenAlerts(c.url).map((id) => c.journal.console.getAlert(id)));
+  const open = found.filter((a) => a !== undefined && !a.acknowledgedAt) as NonNullable<(typeof found)[number]>[];
+  if (open.length === 0) return c.show('Acknowledge alerts', messagePage('bad', 'no open alert was chosen (acknowledged already?)', back));
+  const action = acknowledgeHref(open.map((a) => a.id));
+  c.show('Acknowledge alerts', confirmPage({
+    action, csrf: c.once(action), who: c.actor, button: `Acknowledge ${open.length} alert(s)`, back: '/console/alerts', ...acknowledgeQuestion(open),
+  }));
+}
+
+async function resolveChoicePage(c: PageRequest): Promise<void> {
+  const choice = uncertainChoiceOf(c.url);
+  const requests = chosenRequests(await c.journal.console.uncertainRequests(), choice);
+  const back = { href: '/console/uncertain', label: 'back to the uncertain rows' };
+  if (requests.length === 0) return c.show('Resolve uncertain rows', messagePage('bad', 'none of the chosen rows is uncertain (resolved already?)', back));
+  const action = resolveChoiceHref(choice);
+  const { question, list } = resolveChoiceQuestion(requests);
+  c.show('Resolve uncertain rows', confirmPage({
+    action, csrf: c.once(action), who: c.actor, button: 'Record the resolution', back: '/console/uncertain', question, extra: html`${list}${resolutionFields()}`,
   }));
 }
 
@@ -180,8 +214,24 @@ export const ACTIONS: readonly Route<ActionRequest>[] = [
     },
   },
   {
+    path: '/console/uncertain/resolve',
+    handle: async (c) => {
+      const back = { href: '/console/uncertain', label: 'back to the uncertain rows' };
+      const resolution = c.form.get('resolution');
+      const note = (c.form.get('note') ?? '').trim();
+      if ((resolution !== 'applied' && resolution !== 'not-applied') || !note) {
+        return c.done({ ok: false, message: 'choose applied or not applied, and say in the note what you checked' }, back);
+      }
+      c.done(await actions.resolveChoice(c.source, uncertainChoiceOf(c.url), resolution, note, c.actor), back);
+    },
+  },
+  {
     path: /^\/console\/alerts\/(\d+)\/acknowledge$/,
     handle: async (c, [id]) => c.done(await actions.acknowledge(c.source, Number(id), c.actor), { href: '/console/alerts', label: 'back to the alerts' }),
+  },
+  {
+    path: '/console/alerts/acknowledge',
+    handle: async (c) => c.done(await actions.acknowledgeAlerts(c.source, chosenAlerts(c.url), c.actor), { href: '/console/alerts', label: 'back to the alerts' }),
   },
   {
     path: '/console/rejected/reprocess',

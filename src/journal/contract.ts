@@ -1,6 +1,6 @@
 import type { AllOkRequest, BlockIndexOf, PackedBatch, PackedOkOutcomes } from './core/block-pack.js';
 import type {
-  ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
+  ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, UncertainRequest, ExportListEntry,
 } from './console/console-queries.js';
 import type { SearchOptions, SearchPage } from './console/search.js';
 import type { ControlNumberKind, ExportControls } from './outbound/control-numbers.js';
@@ -174,15 +174,19 @@ export interface ConsolePages {
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
   fileRows(fileId: number, options: { status?: import('./core/types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
+  /** The uncertain rows counted by file and request (a request was sent whole: its rows are checked and resolved together). */
+  uncertainRequests(): Promise<UncertainRequest[]>;
   /** A file's failed rows: those a re-drive sends again (as `retryable` yields them) and those the mapping rejected. */
   failedRows(fileId: number): Promise<FailedRowCounts>;
   /** The alert inbox (kept across restarts): an occurrence opens an alert of its kind and subject, or counts one more. */
   raiseAlert(alert: NewAlert): Promise<number>;
-  /** Open alerts newest seen first; acknowledged ones newest first, `before` an id for the next page. */
+  /** Open alerts the most severe first, then newest seen first; acknowledged ones newest first, `before` an id for the next page. */
   listAlerts(options: { before?: number; limit: number }): Promise<{ open: StoredAlert[]; acknowledged: StoredAlert[] }>;
   getAlert(id: number): Promise<StoredAlert | undefined>;
   /** Resolves false when it was acknowledged already. */
   acknowledgeAlert(id: number, by: string): Promise<boolean>;
+  /** Several at once, in one unit of work: resolves the ids acknowledged here (not those acknowledged already or not there). */
+  acknowledgeAlerts(ids: readonly number[], by: string): Promise<number[]>;
   stats(location: string): Promise<{ path: string; bytes: number; oldestEntry: string }>;
   /** "Where is SO-1011?": rows of every file whose document key or request body carried the term, a page at a time, and how many (search.ts). */
   search(text: string, options: SearchOptions): Promise<SearchPage>;

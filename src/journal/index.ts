@@ -22,8 +22,9 @@ export { checkJournalReachable } from './admin/reach.js';
 export { postgresJournalSchema } from './postgres/connect.js';
 export type { OperatorActions } from './contract.js';
 export type { ActivityBucket } from './console/activity.js';
+export { ALERT_SEVERITIES, alertSeverity, type AlertSeverity } from './console/alert-severity.js';
 export type {
-  FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, NewAlert, OperatorAction, RowPage, RowView, StoredAlert,
+  FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, NewAlert, OperatorAction, RowPage, RowView, StoredAlert, UncertainRequest,
 } from './console/console-queries.js';
 export type { SearchPage } from './console/search.js';
 export { MAX_CONTROL_NUMBER, type ControlNumberAllocator, type ControlNumberKind, type ExportControls } from './outbound/control-numbers.js';

@@ -25,8 +25,13 @@ export interface InboxOfferParts {
  * job's file queue again (watch.ts `takeOvers`): they run in the queue's order rules and files_in_flight like any file.
  */
 export class InboxOffers {
-  /** Files another instance held when they were offered here, offered again once their lease may have expired. */
-  private readonly offeredAgain = new Set<unknown>();
+  /**
+   * Files another instance held when they were offered here, by job and name: offered again once their lease may have
+   * expired, and the reason each listing of their job's inbox looks for files given up (`look`).
+   */
+  private readonly offeredAgain = new Map<string, unknown>();
+  /** Looks for files given up under way (`look`): stop() waits for them before the journal closes. */
+  private readonly looks = new Set<Promise<void>>();
   /** Files put first as nobody's (takeOvers) whose run failed here: left to the watcher's order from then on. */
   private readonly failedTakeOvers = new Set<number>();
   /** Files put first as nobody's and not run to their end yet, by drop and name: their journal file. */
@@ -55,9 +60,29 @@ export class InboxOffers {
     };
   }
 
-  /** No file is offered again from now on. */
-  stop(): void {
-    for (const timer of this.offeredAgain) this.parts.clock.clearTimer(timer);
+  /** No file is offered again from now on; resolves once no look for files given up is under way. */
+  async stop(): Promise<void> {
+    for (const timer of this.offeredAgain.values()) this.parts.clock.clearTimer(timer);
+    this.offeredAgain.clear();
+    await Promise.allSettled([...this.looks]);
+  }
+
+  /**
+   * A listing of the job's inbox went well. While another instance holds files of the job (found busy here), each
+   * listing looks for files nobody works on any more, so a file another instance gave up (a graceful stop, a run that
+   * failed) is taken at this instance's next look at the inbox rather than a lease after it was found busy. Without
+   * such files there is nothing to take over, and nothing is asked of the journal.
+   */
+  look(job: InboundJob): void {
+    if (this.parts.signal.aborted || !this.heldElsewhere(job)) return;
+    const looking = this.takeOvers(job, undefined).finally(() => this.looks.delete(looking));
+    this.looks.add(looking);
+  }
+
+  private heldElsewhere(job: InboundJob): boolean {
+    const prefix = `${job.name}\n`;
+    for (const key of this.offeredAgain.keys()) if (key.startsWith(prefix)) return true;
+    return false;
   }
 
   /**
@@ -86,11 +111,13 @@ export class InboxOffers {
       if (!ok) this.failedTakeOvers.add(takenOver);
     }
     if (elsewhere && !this.parts.signal.aborted) {
+      const key = `${job.name}\n${file.name}`;
+      this.parts.clock.clearTimer(this.offeredAgain.get(key));
       const timer = this.parts.clock.setTimer(() => {
-        this.offeredAgain.delete(timer);
+        if (this.offeredAgain.get(key) === timer) this.offeredAgain.delete(key);
         void this.offerIfStill(job, file);
       }, this.parts.loaded.config.instance.lease_ms);
-      this.offeredAgain.add(timer);
+      this.offeredAgain.set(key, timer);
     }
     return { ok, end };
   }
@@ -99,9 +126,9 @@ export class InboxOffers {
    * Before each watched file starts, the files of the job's drop that nobody works on any more (their instance died, or
    * was paused past its lease, or gave them up) are put into the job's queue ahead of the files waiting: the watcher
    * queues the inbox's files as it lists them, and behind a backlog such a file would wait for every file queued
-   * before it. The file about to start goes on; each of them is put once a lease at most.
+   * before it. The file about to start (`next`, none after a listing) goes on; each of them is put once a lease at most.
    */
-  async takeOvers(job: InboundJob, next: string): Promise<void> {
+  async takeOvers(job: InboundJob, next: string | undefined): Promise<void> {
     const put = this.queues.get(job.name);
     // One look per job at a time: files_in_flight files start at once, and each would find the same files.
     if (put === undefined || this.looking.has(job.name)) return;
@@ -127,8 +154,12 @@ export class InboxOffers {
         const ready = marked ? marked.find((r) => r.name === f.name) : await drop.stat('inbox', f.name);
         if (ready === undefined) continue;
         this.takeOverOffers.set(f.fileId, (this.takeOverOffers.get(f.fileId) ?? 0) + 1);
-        this.parts.logger.info({ job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: queued before the files waiting');
+        this.parts.logger.info({ event: 'file.takeover-queued', job: job.name, file: f.name, fileId: f.fileId, owner: f.owner }, 'a file nobody works on any more: queued before the files waiting');
         this.takenOver.set(runningKey(job.drop, f.name), f.fileId);
+        // Taken here: no longer a file another instance holds, to be offered again a lease later.
+        const again = `${job.name}\n${f.name}`;
+        this.parts.clock.clearTimer(this.offeredAgain.get(again));
+        this.offeredAgain.delete(again);
         await put(ready);
       }
     } catch (error) {

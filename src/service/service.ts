@@ -89,7 +89,6 @@ export class BridgeService {
   /** Its heartbeat and leases (files it works on). */
   readonly leases: InstanceLeases;
   private readonly ticks: SharedTicks;
-  /** What the watchers found, offered to their job: new files, and files another instance held or gave up. */
   /** Watched files offered to their job's queue, and files nobody works on any more put into it. */
   readonly offers: InboxOffers;
   /** Each run's summary, metrics, log lines and alerts. */
@@ -231,7 +230,11 @@ export class BridgeService {
         runtime: this.runtime, job, clock: this.clock, signal: this.stopSignal, logger: this.logger.child({ job: job.name }),
         retryMs: this.options.watchRetryMs ?? 30_000,
         onListing: (error) => {
-          if (error === undefined) return this.drops.listed(job.drop);
+          if (error === undefined) {
+            this.logger.debug({ event: 'inbox.listed', job: job.name, drop: job.drop }, 'inbox listed');
+            this.offers.look(job);
+            return this.drops.listed(job.drop);
+          }
           this.drops.failed(job.drop, error);
           this.alertLog.noteFailure(job.name, error);
           this.alerts?.onDropListError(job, error);
@@ -280,7 +283,7 @@ export class BridgeService {
       const abort = () => this.hardController.abort(new Error(`shutdown (${reason})`));
       const ended = await drainOrAbort(drained, timeout, abort, () => this.logger.warn('shutdown: runs still busy; aborting the requests in flight'));
       abort();
-      this.offers.stop();
+      await this.offers.stop();
       await this.lostInstances.stop();
       // The leases are given up once nothing runs any more: the other instances take this one's files at once. A run
       // still busy may have a request undecided: its leases run out by themselves instead, and nothing more is sent.

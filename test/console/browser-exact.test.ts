@@ -144,7 +144,7 @@ describe('console in a real browser: exact actions', () => {
     renameSync(`${inbox}.gone`, inbox);
     const page = await signedIn(b.url);
     await page.goto(`${b.url}/console/alerts`);
-    const rows = await page.$$eval('#alerts tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-kind'), tr.querySelector('td:nth-child(5) a')?.getAttribute('href') ?? '', Number(tr.querySelector('td:nth-child(6)')?.textContent)]));
+    const rows = await page.$$eval('#alerts tbody tr[data-alert]', (trs) => trs.map((tr) => [tr.getAttribute('data-kind'), tr.querySelector('td:nth-child(7) a')?.getAttribute('href') ?? '', Number(tr.querySelector('td:nth-child(8)')?.textContent)]));
     expect(rows.map((r) => r[0]).sort()).toEqual(['drop-unreachable', 'file-failed', 'rows-uncertain']);
     expect(rows.find((r) => r[0] === 'file-failed')).toEqual(['file-failed', `/console/files/${a.fileId}`, 1]);
     expect(rows.find((r) => r[0] === 'drop-unreachable')![2]).toBeGreaterThanOrEqual(3);

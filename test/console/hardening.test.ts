@@ -86,6 +86,9 @@ describe('console hardening: one meaning per path', () => {
   });
 });
 
+/** Actions on one thing and on many at once (a selection of alerts, of uncertain requests): every one checks the origin, then the one-time token. */
+const BULK_AND_SINGLE_ACTIONS = ['/console/alerts/1/acknowledge', '/console/alerts/acknowledge?ids=1,2', '/console/uncertain/resolve?file=1&request=2'];
+
 describe('console hardening: forms and headers', () => {
   it('a form over 16 KiB is answered 413 before any sign-in work, declared or chunked, signed in or not; no stack trace', async () => {
     const b = await startBridge();
@@ -124,15 +127,17 @@ describe('console hardening: forms and headers', () => {
     const b = await startBridge();
     const own = b.url;
     const body = form({ csrf: 'whatever' });
-    for (const headers of <Array<Record<string, string>>>[{ origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, { origin: 'null' }, { origin: `${own}.evil.example` }]) {
-      const answer = await raw(b.url, 'POST', '/console/alerts/1/acknowledge', { body, headers: { ...bearer, ...headers } });
-      expect(answer.status, JSON.stringify(headers)).toBe(403);
-      expect(answer.text).toContain('sent from another site');
-    }
-    for (const headers of <Array<Record<string, string>>>[{ origin: own }, { referer: `${own}/console/alerts` }, {}]) {
-      const answer = await raw(b.url, 'POST', '/console/alerts/1/acknowledge', { body, headers: { ...bearer, ...headers } });
-      expect(answer.status, JSON.stringify(headers)).toBe(403);
-      expect(answer.text).toContain('CSRF check failed');
+    for (const path of BULK_AND_SINGLE_ACTIONS) {
+      for (const headers of <Array<Record<string, string>>>[{ origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, { origin: 'null' }, { origin: `${own}.evil.example` }]) {
+        const answer = await raw(b.url, 'POST', path, { body, headers: { ...bearer, ...headers } });
+        expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+        expect(answer.text).toContain('sent from another site');
+      }
+      for (const headers of <Array<Record<string, string>>>[{ origin: own }, { referer: `${own}/console/alerts` }, {}]) {
+        const answer = await raw(b.url, 'POST', path, { body, headers: { ...bearer, ...headers } });
+        expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+        expect(answer.text).toContain('CSRF check failed');
+      }
     }
     // The login form too: another site cannot sign a browser in, even with the right token.
     const foreignLogin = await raw(b.url, 'POST', '/console/login', { body: form({ token: CONSOLE_TOKEN }), headers: { origin: 'https://evil.example' } });

@@ -2,7 +2,8 @@ import type { SqlPort } from '../core/sql.js';
 import { listExports, listFileLines } from './console-lists.js';
 import { ConsoleRows, consoleSql } from './console-rows.js';
 import type { ItemStatus } from '../core/types.js';
-import type { NewAlert, NewOperatorAction, OperatorAction, StoredAlert } from './console-types.js';
+import type { NewAlert, NewOperatorAction, OperatorAction, StoredAlert, UncertainRequest } from './console-types.js';
+import { alertSeverity, severityRankSql } from './alert-severity.js';
 
 /**
  * Read queries of the operations console (src/console/): keyset pages that stay fast on a journal of
@@ -19,13 +20,33 @@ const ALERT_SQL = {
   raise: `INSERT INTO alerts (kind, subject, job, file_id, message, times, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, 1, ?, ?)
     ON CONFLICT (kind, subject) WHERE acknowledged_at IS NULL
     DO UPDATE SET times = alerts.times + 1, last_seen = excluded.last_seen, message = excluded.message RETURNING id`,
-  open: 'SELECT * FROM alerts WHERE acknowledged_at IS NULL ORDER BY last_seen DESC, id DESC LIMIT ?',
+  // The most severe first, so that a long list of warnings never hides a critical alert behind the limit.
+  open: `SELECT * FROM alerts WHERE acknowledged_at IS NULL ORDER BY ${severityRankSql()}, last_seen DESC, id DESC LIMIT ?`,
   acknowledged: 'SELECT * FROM alerts WHERE acknowledged_at IS NOT NULL AND id < ? ORDER BY id DESC LIMIT ?',
   one: 'SELECT * FROM alerts WHERE id = ?',
   acknowledge: 'UPDATE alerts SET acknowledged_by = ?, acknowledged_at = ? WHERE id = ? AND acknowledged_at IS NULL',
 };
+/** Uncertain requests listed at most (a kill -9 leaves one per request in flight: far fewer). */
+const UNCERTAIN_REQUESTS = 1000;
+
+/** The uncertain rows counted by file and request: a range of the partial index of rows that need attention. */
+function uncertainRequestsSql(dialect: SqlPort['dialect']): string {
+  const indexed = dialect === 'sqlite' ? 'INDEXED BY items_attention' : '';
+  return `SELECT i.file_id, f.name, i.request_id, min(i.endpoint) AS endpoint, count(*) AS rows
+    FROM items i ${indexed} JOIN files f ON f.id = i.file_id
+    WHERE i.status IN ('error', 'uncertain') AND i.status = 'uncertain'
+    GROUP BY i.file_id, f.name, i.request_id ORDER BY i.file_id, i.request_id LIMIT ${UNCERTAIN_REQUESTS}`;
+}
+
+async function uncertainRequests(sql: SqlPort): Promise<UncertainRequest[]> {
+  const rows = await sql.all<{ file_id: number; name: string; request_id: number | null; endpoint: string | null; rows: number }>(uncertainRequestsSql(sql.dialect));
+  return rows.map((r) => ({
+    fileId: Number(r.file_id), file: r.name, requestId: r.request_id === null ? null : Number(r.request_id), endpoint: r.endpoint, rows: Number(r.rows),
+  }));
+}
+
 const toAlert = (r: Record<string, never>): StoredAlert => ({
-  id: r.id, kind: r.kind, subject: r.subject, job: r.job, fileId: r.file_id, message: r.message, times: Number(r.times),
+  id: r.id, kind: r.kind, severity: alertSeverity(r.kind), subject: r.subject, job: r.job, fileId: r.file_id, message: r.message, times: Number(r.times),
   firstSeen: r.first_seen, lastSeen: r.last_seen, acknowledgedBy: r.acknowledged_by, acknowledgedAt: r.acknowledged_at,
 });
 
@@ -36,7 +57,7 @@ async function raiseAlert(sql: SqlPort, now: () => string, alert: NewAlert): Pro
   return row!.id;
 }
 
-/** Open alerts (newest seen first), then the acknowledged ones newest first (`before`: the next page of those). */
+/** Open alerts (the most severe first, then newest seen first), then the acknowledged ones newest first (`before`: the next page of those). */
 async function listAlerts(sql: SqlPort, options: { before?: number; limit: number }): Promise<{ open: StoredAlert[]; acknowledged: StoredAlert[] }> {
   return {
     open: (await sql.all<Record<string, never>>(ALERT_SQL.open, [options.limit])).map(toAlert),
@@ -47,6 +68,16 @@ async function listAlerts(sql: SqlPort, options: { before?: number; limit: numbe
 /** An operator saw to it: false when it was acknowledged already (or is not there). */
 async function acknowledgeAlert(sql: SqlPort, now: () => string, id: number, by: string): Promise<boolean> {
   return (await sql.run(ALERT_SQL.acknowledge, [by, now(), id])) > 0;
+}
+
+/** Several alerts seen to at once, in one unit of work: the ids acknowledged here (not those acknowledged already or not there). */
+async function acknowledgeAlerts(sql: SqlPort, now: () => string, ids: readonly number[], by: string): Promise<number[]> {
+  return sql.tx(async (t) => {
+    const at = now();
+    const done: number[] = [];
+    for (const id of ids) if ((await t.run(ALERT_SQL.acknowledge, [by, at, id])) > 0) done.push(id);
+    return done;
+  });
 }
 
 async function getAlert(sql: SqlPort, id: number): Promise<StoredAlert | undefined> {
@@ -76,9 +107,11 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
     fileRows: (fileId: number, options: { status?: ItemStatus; after?: number; limit: number }) => rows.fileRows(fileId, options),
     uncertainRows: (options: { afterFile?: number; afterSeq?: number; limit: number }) => rows.uncertainRows(options),
     failedRows: (fileId: number) => rows.failedRows(fileId),
+    uncertainRequests: () => uncertainRequests(sql),
     raiseAlert: (alert: NewAlert) => raiseAlert(sql, now, alert),
     listAlerts: (options: { before?: number; limit: number }) => listAlerts(sql, options),
     acknowledgeAlert: (id: number, by: string) => acknowledgeAlert(sql, now, id, by),
+    acknowledgeAlerts: (ids: readonly number[], by: string) => acknowledgeAlerts(sql, now, ids, by),
     getAlert: (id: number) => getAlert(sql, id),
     stats: (path: string) => stats(sql, storage, path),
     /** Records what an operator did (who, when, what came of it) in the audit trail. */

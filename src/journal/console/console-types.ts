@@ -1,4 +1,5 @@
 import type { FileEvent } from '../admin/reads.js';
+import type { AlertSeverity } from './alert-severity.js';
 import type { ExportFile, ExportStatus, FileRecord, FileStatus, ItemRecord } from '../core/types.js';
 
 // What the console's queries (console-queries.ts) take and give: filters, pages, the audit trail and the alert inbox.
@@ -96,6 +97,8 @@ export interface FailedRowCounts {
 export interface StoredAlert {
   id: number;
   kind: string;
+  /** Told by its kind (alert-severity.ts). */
+  severity: AlertSeverity;
   /** What it concerns, and its key for deduplication: `file:12`, `drop:wms`, `expect:stock:^KORR`, `webhook`. */
   subject: string;
   job: string | null;
@@ -110,6 +113,16 @@ export interface StoredAlert {
 }
 
 export type NewAlert = Pick<StoredAlert, 'kind' | 'subject' | 'message'> & { job?: string | null; fileId?: number | null };
+
+/** The uncertain rows of one request: what an operator checks and resolves at once (a request was sent whole). */
+export interface UncertainRequest {
+  fileId: number;
+  file: string;
+  /** Null for rows recorded without a request. */
+  requestId: number | null;
+  endpoint: string | null;
+  rows: number;
+}
 
 /** A page of uncertain rows across files, oldest file first. */
 export interface UncertainRowPage {

@@ -189,6 +189,23 @@ export function describeOperators(suite: Suite): void {
       expect((await suite.journal.console.listActions({ limit: 5 }))[0]).toMatchObject({ action: 'download', at: expect.stringMatching(/^2026-03-01T08:/) });
     });
 
+    it('lists open alerts the most severe first (then newest seen), and acknowledges several in one unit of work', async () => {
+      const c = suite.journal.console;
+      const uncertain = [];
+      for (let f = 1; f <= 3; f++) uncertain.push(await c.raiseAlert({ kind: 'rows-uncertain', subject: `file:${f}`, job: 'stock', fileId: f, message: `file ${f}: uncertain` }));
+      const failed = await c.raiseAlert({ kind: 'file-failed', subject: 'file:4', job: 'stock', fileId: 4, message: 'file 4: failed' });
+      const webhook = await c.raiseAlert({ kind: 'webhook-failed', subject: 'webhook', message: 'the webhook gave up' });
+      expect((await c.listAlerts({ limit: 3 })).open.map((a) => [a.id, a.severity])).toEqual([
+        [uncertain[2], 'critical'], [uncertain[1], 'critical'], [uncertain[0], 'critical'],
+      ]);
+      expect(await c.acknowledgeAlerts([uncertain[0], uncertain[2], webhook], 'ops')).toEqual([uncertain[0], uncertain[2], webhook]);
+      expect(await c.acknowledgeAlerts([uncertain[0], uncertain[1]], 'ops-2')).toEqual([uncertain[1]]);
+      await suite.reopen();
+      const after = await suite.journal.console.listAlerts({ limit: 10 });
+      expect(after.open.map((a) => [a.id, a.severity])).toEqual([[failed, 'warning']]);
+      expect(after.acknowledged.map((a) => [a.id, a.acknowledgedBy])).toEqual([[webhook, 'ops'], [uncertain[2], 'ops'], [uncertain[1], 'ops-2'], [uncertain[0], 'ops']]);
+    });
+
     it('records operator actions and lists them newest first, by file, in pages; they survive a restart', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('a.csv', 'abc'));
       const ids: number[] = [];
@@ -350,6 +367,9 @@ export function describeOperators(suite: Suite): void {
       expect(second.next).toBeNull();
       await suite.journal.resolveUncertain({ fileId: b, seqs: [0] }, { resolution: 'not-applied', note: 'n', by: 'ops' });
       expect((await suite.journal.console.uncertainRows({ limit: 10 })).rows.map((r) => [r.fileId, r.seq])).toEqual([[a, 4], [b, 2]]);
+      const byRequest = await suite.journal.console.uncertainRequests();
+      expect(byRequest.map((r) => [r.fileId, r.file, r.endpoint, r.rows])).toEqual([[a, 'a.csv', EP, 1], [b, 'b.csv', EP, 1]]);
+      expect(byRequest[1].requestId).toBe(id);
     });
 
     it('says where the journal is, how big, and since when', async () => {
