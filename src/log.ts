@@ -43,6 +43,8 @@ export const LOG_EVENTS = [
   'tick.finish-retried',
   /** A scheduled tick's finish that failed was recorded on a later try (`schedule`, `tick`, `attempts`). */
   'tick.finished-late',
+  /** A re-drive takes up one a crash stopped: what it left in flight is reconciled before the file goes on. */
+  'redrive.resumed',
   /** A file's run ended with its result file written and the file moved (`outcome`: done or failed). */
   'file.processed',
   /** A job run started (`trigger`: schedule, watch, takeover, …). */
