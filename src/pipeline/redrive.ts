@@ -68,13 +68,14 @@ export async function redriveFile(runtime: RuntimeParts<'loaded' | 'logger' | 'c
   const file = await findFile(journal, ref);
   const job = jobOfFile(runtime.loaded.config, file);
   const life = new FileLife(file.name);
+  const client = await runtime.client(job.service);
   // An instance that cannot renew its leases takes none: what it took may be another's by now.
   await runtime.leases?.live();
   const attempt = await journal.beginRedrive(file.fileId);
   life.begin();
   const log = runtime.logger.child({ job: job.name, file: file.name, fileId: file.fileId, attempt });
   const lease = runtime.leases?.hold(file.fileId);
-  const ctx: SenderContext & { journal: RedriveJournal } = { journal, client: await runtime.client(job.service), fileId: file.fileId, logger: log, stats: { requests: 0 }, lease };
+  const ctx: SenderContext & { journal: RedriveJournal } = { journal, client, fileId: file.fileId, logger: log, stats: { requests: 0 }, lease };
   const report: RedriveReport = { fileId: file.fileId, name: file.name, attempt, sent: 0, ok: 0, error: 0, uncertain: 0, status: 'processing' };
   let concluded: FileConcluded;
   try {
@@ -89,6 +90,7 @@ export async function redriveFile(runtime: RuntimeParts<'loaded' | 'logger' | 'c
   } catch (error) {
     if (lease?.lost || isWisbridgeError(error, 'LEASE_LOST')) {
       // Another instance took the file over: what this re-drive left, it takes up.
+      lease?.lose();
       if (life.ending === undefined) life.abort(undefined);
       throw error;
     }
