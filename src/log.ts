@@ -53,6 +53,8 @@ export const LOG_EVENTS = [
   'export.held',
   /** An unwritten export was taken over from an owner no longer live (`file`, `from`, `outcome`: written or abandoned). */
   'export.taken-over',
+  /** A re-drive takes up one a crash stopped: what it left in flight is reconciled before the file goes on. */
+  'redrive.resumed',
   /** A file's run ended with its result file written and the file moved (`outcome`: done or failed). */
   'file.processed',
   /** A job run started (`trigger`: schedule, watch, takeover, …). */

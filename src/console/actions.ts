@@ -77,7 +77,9 @@ export function redrive(source: ConsoleSource, fileId: number, actor: string): P
     const journal = await source.runtime.journal();
     const file = await journal.getFile(fileId);
     const { sendable, unsendable } = await journal.console.failedRows(fileId);
-    if (file.status !== 'failed' || sendable === 0) {
+    // A re-drive a crash stopped is taken up whatever is left to send: its requests in flight are reconciled.
+    const interrupted = file.status === 'processing' && file.redrives > 0;
+    if (!interrupted && (file.status !== 'failed' || sendable === 0)) {
       const rejected = unsendable > 0 ? `; ${unsendable} row(s) were rejected by the mapping: fix them in the file and drop the corrected rows again` : '';
       throw new WisbridgeError('USAGE', `nothing to re-drive: no row of ${file.name} (file ${fileId}) can be sent again (the file is ${file.status})${rejected}`);
     }

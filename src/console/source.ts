@@ -8,7 +8,7 @@ import type { ConsoleSide } from './respond.js';
  * What the console takes of the runtime: the parts its pages and actions use, and the journal as its pages read it and
  * as a re-drive and a resolution use it.
  */
-export type ConsoleRuntime = RuntimeParts<'loaded' | 'logger' | 'client' | 'drop' | 'onFileConcluded', ConsoleSide & RedriveJournal & ResolveJournal>;
+export type ConsoleRuntime = RuntimeParts<'loaded' | 'logger' | 'client' | 'drop' | 'onFileConcluded' | 'leases', ConsoleSide & RedriveJournal & ResolveJournal>;
 
 export interface JobView {
   name: string;

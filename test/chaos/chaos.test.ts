@@ -5,9 +5,9 @@ import { runChaos, type ChaosOptions } from './harness.js';
 
 /**
  * Several `wisbridge run` instances on one PostgreSQL journal and one drop, while instances are
- * killed (kill -9) and restarted, one is paused past its lease (SIGSTOP … SIGCONT) and PostgreSQL restarts; or
- * while the service is down (503s) and requests retry, one instance is paused in its retries, one is cut from the
- * journal, and one runs with its clock off. At the
+ * killed (kill -9) and restarted, one is paused past its lease (SIGSTOP … SIGCONT), `batch` and `retry` run beside
+ * them, and PostgreSQL restarts; or while the service is down (503s) and requests retry, one instance is paused in
+ * its retries, one is cut from the journal, and one runs with its clock off. At the
  * end every row is applied once or reported uncertain (never twice), every file has one result file and one
  * archived copy, every export tick ran once, no shipment is on two work lists (the exports are slower than their
  * schedule, so ticks run on several instances at once, beside another's unwritten list), an unwritten list is taken
@@ -37,7 +37,7 @@ const run = async (options: Omit<ChaosOptions, 'server'>) => {
 };
 
 describe('chaos: several instances on one journal', () => {
-  it('three instances, a local drop, ~200 files and ~100,000 rows; kill -9 every few seconds, one SIGSTOP past the lease, PostgreSQL restarted; exports slower than their schedule', { timeout: 420_000 }, async () => {
+  it('three instances, a local drop, ~200 files and ~100,000 rows; kill -9 every few seconds, one SIGSTOP past the lease, batch and retry beside them, PostgreSQL restarted; exports slower than their schedule', { timeout: 420_000 }, async () => {
     await run({
       name: 'local', seed, instances: 3, lease, scale: 'medium',
       plan: { adjustments: { files: 158, rows: 97_000 }, counts: { files: 20, items: [20, 130] }, ships: { files: 12, perFile: 5 }, receipts: { files: 6, perFile: 3 }, duplicates: 2, rejected: 2 },
@@ -45,6 +45,7 @@ describe('chaos: several instances on one journal', () => {
       kills: { everyMs: [4000, 7000], restartAfterMs: [500, 2000], max: 30 },
       pauseAtMs: 7000,
       pgRestartAtMs: 15_000,
+      oneShotsAtMs: 10_000,
       exportEverySeconds: 3,
       slowExportMs: 1600,
       deadlineMs: 150_000,

@@ -5,7 +5,7 @@ import type { BridgeProcess, LogRecord } from './processes.js';
 /** What the harness saw and did, in the order it happened. */
 export interface ChaosEvent {
   at: number;
-  kind: 'drop' | 'kill' | 'start' | 'sigstop' | 'sigcont' | 'pg-restart' | 'pg-back' | 'outage' | 'service-back' | 'journal-cut' | 'journal-back' | 'chaos-end' | 'drained' | 'stop';
+  kind: 'drop' | 'kill' | 'start' | 'sigstop' | 'sigcont' | 'pg-restart' | 'pg-back' | 'outage' | 'service-back' | 'journal-cut' | 'journal-back' | 'one-shot' | 'chaos-end' | 'drained' | 'stop';
   label?: string;
   pid?: number;
   detail?: string;

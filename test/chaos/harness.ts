@@ -11,6 +11,7 @@ import { tcpProxy } from '../support/tcp-proxy.js';
 import { checkRun, type ChaosEvent, type Evidence, type Verdict } from './checks.js';
 import { dropOrder, generateFiles, runTag, seededRandom, type GeneratedFile, type Plan, type Random } from './generate.js';
 import { BridgeProcess, ROOT, sleep, startEmulatorProcess, stopAll } from './processes.js';
+import { oneShotProblems, runOneShots, type OneShotRun } from './one-shots.js';
 
 export interface ChaosOptions {
   name: string;
@@ -50,6 +51,8 @@ export interface ChaosOptions {
   clockSkew?: { slot: number; offset: string };
   /** The service's `max_attempts` of a request (default 4): an outage scenario retries long enough to outlast it. */
   maxAttempts?: number;
+  /** Run `wisbridge batch` and `wisbridge retry` beside the instances this long after the first drop (one-shots.ts). */
+  oneShotsAtMs?: number;
   /** The export job runs every this many seconds (a 6-field cron). */
   exportEverySeconds: number;
   /**
@@ -264,13 +267,22 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       event({ kind: 'pg-back' });
     })();
 
+    const oneShots = (async (): Promise<OneShotRun[]> => {
+      if (o.oneShotsAtMs === undefined) return [];
+      await sleep(o.oneShotsAtMs);
+      if (chaosOver) return [];
+      const runs = await runOneShots(configFiles[0]!, 'wms-in', env, journalClient, join(dir, 'one-shots.log'));
+      event({ kind: 'one-shot', detail: runs.map((r) => `${r.command} ${r.signal ?? `exit ${r.code}`}`).join(', ') });
+      return runs;
+    })();
+
     // ---- until every file has left the inbox and the journal has nothing in progress, or the deadline ----
     const deadline = chaosStart + o.deadlineMs;
     const drained = async () => dropped === order.length && inboxEmpty(folders.inbox) && (await processingFiles(journalClient)) === 0;
     while (Date.now() < deadline && !(await drained())) await sleep(500);
     chaosOver = true;
     event({ kind: 'chaos-end', detail: `${Math.round((Date.now() - chaosStart) / 1000)} s after the first drop` });
-    await Promise.all([dropping, pausing, restartingPg, serviceOutage, cuttingJournal]);
+    const [oneShotRuns] = await Promise.all([oneShots, dropping, pausing, restartingPg, serviceOutage, cuttingJournal]);
     await killing;
     // Every slot running again, none paused; then the rest of the work, within what is left of the deadline (at
     // least 30 s after the chaos, so that a takeover and a last export tick have time).
@@ -310,7 +322,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       read: (folder, name) => readFileSync(join(folders[folder], name)),
       emulator: final,
     };
-    const verdict = checkRun(evidence);
+    const checked = checkRun(evidence);
+    const verdict = { ...checked, problems: [...checked.problems, ...oneShotProblems(oneShotRuns)] };
     const count = (kind: ChaosEvent['kind']) => events.filter((e) => e.kind === kind).length;
     const figures = {
       files: `${files.length} (${countKinds(files)})`,

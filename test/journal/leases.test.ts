@@ -597,6 +597,11 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       const id = await testHooks(a).recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
       await a.completeRequest(id, [{ seq: 0, status: 'ok' }, { seq: 1, status: 'error', messages: ['no'] }, { seq: 2, status: 'uncertain', hint: 'check' }]);
       expect(await a.finishFile(fileId)).toBe('failed');
+      // Finished, not yet moved: its result file and move are its owner's still, and so is the file.
+      expect(await code(b.beginRedrive(fileId))).toBe('LEASE_LOST');
+      expect(await code(b.resolveUncertain({ fileId, seqs: [2] }, { resolution: 'applied', note: 'seen', by: 'op' }))).toBe('LEASE_LOST');
+      await a.recordDisposition(fileId, 'archive/a.csv');
+      expect((await b.getFile(fileId)).disposedTo).toBe('archive/a.csv');
 
       expect(await b.beginRedrive(fileId)).toBe(2);
       expect((await b.getFile(fileId)).lease).toMatchObject({ owner: B.id, token: 2 });
@@ -611,6 +616,42 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       // Finished: anyone may resolve it now.
       expect(await a.resolveUncertain({ fileId, seqs: [2] }, { resolution: 'applied', note: 'seen', by: 'op' }))
         .toEqual({ resolved: 1, files: [{ fileId, status: 'done' }] });
+    });
+
+    it('a re-drive a crash stopped is taken up once its lease ran out (a new token); without an instance, only once nobody holds it', async () => {
+      const a = await journal(A, LONG);
+      const b = await journal(B, SHORT);
+      const c = await journal({ ...A, id: 'node-3-303-cccccc', host: 'node-3', pid: 303 }, LONG);
+      const oneShot = await journal();
+      const { fileId } = await claim(a);
+      const id = await testHooks(a).recordBatch(fileId, EP, [0, 1, 2].map((s) => adjustment(s)), { sent: true });
+      await a.completeRequest(id, [{ seq: 0, status: 'ok' }, { seq: 1, status: 'error', messages: ['no'] }, { seq: 2, status: 'uncertain', hint: 'check' }]);
+      expect(await a.finishFile(fileId)).toBe('failed');
+      await a.recordDisposition(fileId, 'archive/a.csv');
+
+      // b's re-drive marks a request sent, then b dies: the file stays processing, its request sent.
+      expect(await b.beginRedrive(fileId)).toBe(2);
+      const inFlight = await b.recordRequest(fileId, EP, [1], { attempt: 2 });
+      await b.markSent(inFlight);
+      expect(await code(oneShot.beginRedrive(fileId))).toBe('LEASE_LOST');
+      expect(await code(oneShot.resolveUncertain({ fileId, seqs: [2] }, { resolution: 'applied', note: 'seen', by: 'op' }))).toBe('LEASE_LOST');
+      expect(await code(c.beginRedrive(fileId))).toBe('LEASE_LOST');
+      expire();
+      // Taken up with the same attempt and a new token; what b left in flight is there to reconcile.
+      expect(await c.beginRedrive(fileId)).toBe(2);
+      expect((await c.getFile(fileId)).lease).toMatchObject({ owner: c.instance!.id, token: 3 });
+      expect((await c.resumeState(fileId)).sentRequests.map((r) => r.requestId)).toEqual([inFlight]);
+      expect(await code(b.completeRequest(inFlight, okOutcomes([1])))).toBe('LEASE_LOST');
+      await c.completeRequest(inFlight, okOutcomes([1]));
+      expect(await c.finishFile(fileId)).toBe('failed');
+
+      // A one-shot tool's re-drive of a file taken up and given up again: taken once nobody holds it.
+      expect(await c.resolveUncertain({ fileId, seqs: [2] }, { resolution: 'not-applied', note: 'not there', by: 'op' }))
+        .toEqual({ resolved: 1, files: [{ fileId, status: 'failed' }] });
+      expect(await c.beginRedrive(fileId)).toBe(3);
+      expect(await code(oneShot.beginRedrive(fileId))).toBe('LEASE_LOST');
+      await c.releaseFile(fileId);
+      expect(await oneShot.beginRedrive(fileId)).toBe(3);
     });
 
     it('fencing costs a unit of work at most one statement, and a journal without an instance none', async () => {

@@ -1,17 +1,20 @@
 import { loadConfig } from '../../config/load.js';
 import { WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { createRuntime } from '../../runtime/runtime.js';
 import { recordedCli } from '../../console/index.js';
 import { redriveFile } from '../../pipeline/index.js';
 import { parseCommandLine } from '../args.js';
+import { asInstance } from '../one-shot.js';
 import { operatorName } from './resolve.js';
 
 const HELP = `usage: wisbridge retry [--config FILE] --file NAME|ID
 
 Sends the failed rows of a file again, once their cause is fixed (wrong SKU created, stock booked...).
 Rows that succeeded, rows the mapping rejected, and uncertain rows are never sent again (resolve
-uncertain rows first with wisbridge resolve). The result file in the outbox is rewritten.
+uncertain rows first with wisbridge resolve). The result file in the outbox is rewritten. A re-drive a crash
+stopped is taken up: what it left in flight is reconciled first. It runs as a short-lived instance: a file
+another instance works on or is finishing is refused (exit 2); a SQLite journal that a running instance
+uses is refused (re-drive from its console).
 Exit codes: 0 every row of the file is now ok or skipped, 1 some rows still failed or are uncertain, 2 error.`;
 
 export async function run(argv: string[]): Promise<number> {
@@ -20,16 +23,17 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return 0;
   }
-  if (!values.file) throw new WisbridgeError('USAGE', `--file NAME|ID is required\n\n${HELP}`);
+  const ref = values.file;
+  if (!ref) throw new WisbridgeError('USAGE', `--file NAME|ID is required\n\n${HELP}`);
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const runtime = createRuntime(loaded, { logger: createLogger({ level: loaded.config.log.level }), signal: controller.signal });
   try {
-    const r = await recordedCli(runtime, { action: 'redrive', target: values.file, actor: operatorName() }, () => redriveFile(runtime, values.file!),
-      (r) => `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}`);
+    const r = await asInstance(loaded, createLogger({ level: loaded.config.log.level }), controller.signal, (runtime) =>
+      recordedCli(runtime, { action: 'redrive', target: ref, actor: operatorName() }, () => redriveFile(runtime, ref),
+      (r) => `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}`));
     process.stdout.write(
       `file ${r.fileId} ${r.name}: re-drive ${r.attempt - 1}, ${r.sent} row(s) sent again: ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain\n` +
       `file is now ${r.status}; result file rewritten: ${r.resultAt}\n`,
@@ -38,6 +42,5 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    await runtime.close();
   }
 }

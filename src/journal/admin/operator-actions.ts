@@ -1,4 +1,4 @@
-import { fileBusy } from '../leases/leases.js';
+import { fileBusy, heldError, liveHolder } from '../leases/leases.js';
 import { stateError, type ItemRow } from '../core/rows.js';
 import { fileSummaryOn } from '../inbound/inbound-reads.js';
 import type { SqlPort } from '../core/sql.js';
@@ -13,20 +13,29 @@ export interface ResolveResult {
   files: Array<{ fileId: number; status: FileStatus }>;
 }
 
-/** Lease mode: the re-drive's writes are this instance's, unless another one works on the file. */
+/**
+ * A file an instance holds is refused: one working on it under a live lease, or finishing it (its move not recorded
+ * yet, its lease live). In lease mode the re-drive then takes the file's lease (a fencing token of its own, as a
+ * claim does); without an instance (a tool) it takes none.
+ */
 async function takeLease(c: OperatorContext, t: SqlPort, fileId: number): Promise<void> {
+  const holder = c.fence ? await c.fence.holder(t, fileId) : await liveHolder(t, fileId);
+  if (holder && (holder.finishing || !c.fence)) throw heldError(fileId, holder);
   const taken = await c.fence?.take(t, fileId);
   if (taken && 'busy' in taken) throw fileBusy(fileId, taken.busy);
 }
 
-/** Opens a re-drive of a failed file: resolves the attempt number to pass to recordRequest. */
+/**
+ * Opens a re-drive of a failed file: resolves the attempt number to pass to recordRequest. A re-drive a crash stopped
+ * (the file left processing) is taken again once nobody holds it, and goes on with the same attempt.
+ */
 export function beginRedrive(c: OperatorContext, fileId: number): Promise<number> {
   return c.sql.tx(async (t) => {
     const file = await fileIn(c, t, fileId);
     if (file.status === 'processing') {
       if (file.redrives === 0) throw stateError(`file ${fileId} is still being processed`);
       await takeLease(c, t, fileId);
-      return file.redrives + 1; // a re-drive interrupted by a crash goes on with the same attempt
+      return file.redrives + 1;
     }
     if (file.status !== 'failed') throw stateError(`file ${fileId} is ${file.status}: nothing to retry`);
     if (file.prunedAt !== null) throw stateError(`file ${fileId}: its rows were pruned on ${file.prunedAt} (journal retention): nothing left to retry`);
@@ -34,6 +43,13 @@ export function beginRedrive(c: OperatorContext, fileId: number): Promise<number
     await t.run(c.q.startRedrive, [fileId]);
     return file.redrives + 2;
   });
+}
+
+/** A resolution is refused while an instance works on the file or finishes it, this one's included (heldError). */
+async function refuseHeld(c: OperatorContext, t: SqlPort, fileId: number): Promise<void> {
+  if (c.fence) await c.fence.unheld(t, fileId);
+  const holder = c.fence ? await c.fence.holder(t, fileId) : await liveHolder(t, fileId);
+  if (holder && (holder.finishing || !c.fence)) throw heldError(fileId, holder);
 }
 
 async function refreshFileStatus(c: OperatorContext, t: SqlPort, fileId: number): Promise<FileStatus | null> {
@@ -68,7 +84,7 @@ export function resolveUncertain(c: OperatorContext, target: ResolveTarget, opti
   return c.sql.tx(async (t) => {
     const rows = await uncertainTargets(c, t, target);
     // In id order, as a heartbeat renews them: two units of work never wait for each other's rows.
-    if (c.fence) for (const fileId of [...new Set(rows.map((row) => row.file_id))].sort((x, y) => x - y)) await c.fence.unheld(t, fileId);
+    for (const fileId of [...new Set(rows.map((row) => row.file_id))].sort((x, y) => x - y)) await refuseHeld(c, t, fileId);
     const at = c.now();
     const status: ItemStatus = options.resolution === 'applied' ? 'ok' : 'error';
     // The note replaces the "outcome unknown" message and hint in the result file; item_history keeps them.

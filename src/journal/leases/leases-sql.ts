@@ -25,6 +25,10 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
       takeWhere(`(SELECT max(id) FROM files WHERE checksum = :checksum AND status = 'processing')`)),
     liveOwner: `SELECT lease_owner, CASE WHEN status = 'processing' AND lease_until > ${now} THEN 1 ELSE 0 END AS live
       FROM files WHERE id = ?${forUpdate}`,
+    // An instance holds the file while its lease is live and it works on it, or finishes it (its move not yet recorded:
+    // its result file and move are still to come).
+    holder: `SELECT lease_owner, CASE WHEN status = 'processing' THEN 0 ELSE 1 END AS finishing FROM files
+      WHERE id = ? AND lease_owner IS NOT NULL AND lease_until > ${now} AND (status = 'processing' OR disposed_to IS NULL)${forUpdate}`,
     rivals: `SELECT id, host, pid, started_at FROM instances WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > ${plus}
       ORDER BY heartbeat_at DESC`,
     forgetInstances: `DELETE FROM instances WHERE id <> ? AND heartbeat_at < ${plus}`,

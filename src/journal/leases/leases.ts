@@ -79,6 +79,30 @@ export function fileBusy(fileId: number, owner: string): WisbridgeError {
     + 'try again once it is finished', { details: { fileId } });
 }
 
+/** An instance holding a file: working on it, or finishing it (its result file and move still to come). */
+export interface LeaseHolder {
+  owner: string;
+  finishing: boolean;
+}
+
+async function holderOn(t: SqlPort, q: LeaseStatements, fileId: number): Promise<LeaseHolder | undefined> {
+  const row = await t.get<{ lease_owner: string; finishing: number }>(q.holder, [fileId]);
+  return row && { owner: row.lease_owner, finishing: row.finishing === 1 };
+}
+
+/** The instance holding the file, for a journal without an instance (one-shot tools): by the database's clock. */
+export const liveHolder = (t: SqlPort, fileId: number): Promise<LeaseHolder | undefined> => holderOn(t, LEASE_STATEMENTS[t.dialect], fileId);
+
+/**
+ * An operator's write (re-drive, resolution) of a file an instance holds: refused. A finished file is refused even to
+ * its own instance until its move is recorded: its result file, written last, would replace the operator's.
+ */
+export function heldError(fileId: number, holder: LeaseHolder): WisbridgeError {
+  if (!holder.finishing) return fileBusy(fileId, holder.owner);
+  return new WisbridgeError('LEASE_LOST', `file ${fileId} is being finished by instance ${holder.owner} (its result file written and the file `
+    + 'moved out of the inbox): nothing was written; try again once it is moved', { details: { fileId } });
+}
+
 /**
  * The lease checks of a journal in lease mode, made by the journal's writes (inbound.ts, operator.ts, dispositions.ts)
  * inside their unit of work. Each costs at most one statement by primary key, and none when the write reads the file's
@@ -104,6 +128,8 @@ export interface Fence {
   takeNew(t: SqlPort, checksum: string): Promise<number | undefined>;
   /** An operator's write (resolve): refused (LEASE_LOST) while another instance works on the file under a live lease. */
   unheld(t: SqlPort, fileId: number): Promise<void>;
+  /** The instance holding the file (heldError), by this journal's lease clock; undefined when none does. */
+  holder(t: SqlPort, fileId: number): Promise<LeaseHolder | undefined>;
   /** A fenced write as a unit of work: when it throws, the checks made in the unit are forgotten (its unit fails). */
   write<T>(fn: (t: SqlPort) => Promise<T>): Promise<T>;
   /**
@@ -176,6 +202,7 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
       const row = await t.get<{ lease_owner: string | null; live: number }>(q.liveOwner, [fileId]);
       if (row && row.live === 1 && row.lease_owner !== me) throw fileBusy(fileId, row.lease_owner ?? 'an unknown instance');
     },
+    holder: (t, fileId) => holderOn(t, q, fileId),
     condition(fileId) {
       const token = mode.tokens.get(fileId);
       return token === undefined || token === LOST ? undefined : { clause: ' AND lease_owner = ? AND lease_token = ?', params: [me, token] };
