@@ -6,6 +6,7 @@ import { adjustment, claimInput, okOutcomes, tempDir, type TempDir } from '../..
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
 import { testHooks } from '../../src/journal/testing.js';
 import { MIGRATION_STEPS } from '../../src/journal/sqlite/migrations.js';
+import { upgradeLegacyRows } from '../../src/journal/core/upgrade.js';
 import { PG_MIGRATION_STEPS } from '../../src/journal/postgres/migrations.js';
 
 /**
@@ -22,7 +23,7 @@ const OLD_FORMAT = [
 ];
 
 /** The version that dropped the Bloom filters (the migration whose step is upgradeLegacyRows): it and those after it run again. */
-const legacyVersion = (steps: ReadonlyMap<number, unknown>) => [...steps.keys()].at(-1)! + 1;
+const legacyVersion = (steps: ReadonlyMap<number, unknown>) => [...steps].find(([, step]) => step === upgradeLegacyRows)![0] + 1;
 const setBack = (version: number) => `DELETE FROM schema_version WHERE version >= ${version}`;
 
 /** Records a finished file of three rows in one block; resolves its id. */

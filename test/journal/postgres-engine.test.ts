@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { describeError, WisbridgeError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { numberedPlaceholders } from '../../src/journal/postgres/port.js';
 import { openPostgres, PG_SCHEMA_VERSION, type PostgresEngine, type PostgresJournalInput } from '../../src/journal/postgres/index.js';
-import { MIGRATIONS } from '../../src/journal/sqlite/migrations.js';
+import { openDatabase } from '../../src/journal/sqlite/db.js';
 import type { SqlPort } from '../../src/journal/core/sql.js';
 import { asAdmin, freshDatabase, type FreshDatabase } from '../support/postgres.js';
 
@@ -385,11 +387,14 @@ describe('connection errors', () => {
 
 type Shape = Record<string, { columns: string[]; indexes: string[] }>;
 
-/** Tables with their columns in order and their named indexes (with UNIQUE and partial marked), from SQLite. */
+/**
+ * Tables with their columns in order and their named indexes (with UNIQUE and partial marked), from a SQLite journal
+ * its engine migrated (the SQL of each migration and its step).
+ */
 function sqliteShape(): Shape {
-  const db = new Database(':memory:');
+  const dir = mkdtempSync(join(tmpdir(), 'wb-shape-'));
+  const db = openDatabase(join(dir, 'journal.sqlite'));
   try {
-    for (const migration of MIGRATIONS) db.exec(migration);
     const shape: Shape = {};
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
     for (const table of [...tables, 'schema_version']) {
@@ -402,6 +407,7 @@ function sqliteShape(): Shape {
     return shape;
   } finally {
     db.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
