@@ -12,6 +12,7 @@ import { errorFileName, resultFileName } from './result-file.js';
 import type { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import type { FileRef, FileReport, ProcessFileOptions } from './types.js';
+import type { X12Reading } from './x12-route.js';
 
 /*
  * The last steps of a file's run (process-file.ts), shared by every way into them: its result file, its move out of
@@ -41,6 +42,8 @@ export interface FileContext {
   lease?: HeldLease;
   /** The run's state (file-life.ts): every ending below is one of its transitions. */
   life: FileLife;
+  /** An X12 file routed by its content: its interchanges, to acknowledge before the file is disposed. */
+  x12?: X12Reading;
 }
 
 /**
