@@ -24,11 +24,16 @@ const ISA13_LIMIT = 1_000_000_000;
 export function fileControls(fileId: number): ControlNumberAllocator {
   let interchanges = 0;
   let groups = 0;
-  let sets = 0;
+  const sets = new Map<string, number>();
   return {
-    next(_partner, kind) {
-      const n = kind === 'interchange' ? ++interchanges : kind === 'group' ? ++groups : ++sets;
-      return Promise.resolve(kind === 'set' ? n : (fileId * REPLIES_PER_FILE + n) % ISA13_LIMIT);
+    next(partner, kind) {
+      if (kind === 'set') {
+        const n = (sets.get(partner) ?? 0) + 1;
+        sets.set(partner, n);
+        return Promise.resolve(n);
+      }
+      const n = kind === 'interchange' ? ++interchanges : ++groups;
+      return Promise.resolve((fileId * REPLIES_PER_FILE + n) % ISA13_LIMIT);
     },
   };
 }
