@@ -3,6 +3,7 @@ import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console/console-queries.js';
 import type { SearchOptions, SearchPage } from './console/search.js';
+import type { ControlNumberKind } from './outbound/control-numbers.js';
 import type { ActivityBucket, ActivityQuery } from './console/activity.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
 import type {
@@ -131,6 +132,11 @@ export interface ExportsAndAcknowledgements {
   getCursor(key: string): Promise<string | null>;
   setCursor(key: string, value: string): Promise<void>;
   nextFileSequence(workType: string): Promise<number>;
+  /**
+   * X12 control numbers (ISA13, GS06, ST02): the first of `count` consecutive numbers of a partner and kind, committed
+   * before it resolves (never handed out twice, by two instances either; a crash leaves a gap). control-numbers.ts.
+   */
+  nextControlNumber(partner: string, kind: ControlNumberKind, count?: number): Promise<number>;
 }
 
 /** What operators look up and do: files by name, re-drives, resolutions, and the console's audited actions. */

@@ -1,3 +1,4 @@
+import type { ControlNumberKind } from './outbound/control-numbers.js';
 import { packBatch, type PackedBatch } from './core/block-pack.js';
 import { createBlocks } from './core/blocks.js';
 import { stateError } from './core/rows.js';
@@ -63,6 +64,8 @@ export interface JournalTestHooks {
   exportRecords(exportId: number): Promise<ExportRecord[]>;
   /** The console's files only (its file list merges them with file events: ConsolePages.listFileLines). */
   consoleFiles(filter: FileFilter): Promise<FileListEntry[]>;
+  /** Sets the last control number handed out to a partner and kind (to reach the wrap without a billion calls). */
+  setControlNumber(partner: string, kind: ControlNumberKind, value: number): Promise<void>;
 }
 
 /**
@@ -87,5 +90,9 @@ export function testHooks(journal: object): JournalTestHooks {
     itemHistory: (itemId) => itemHistory(port(), itemId),
     exportRecords: (exportId) => recordsOfExport(port(), exportId),
     consoleFiles: (filter) => listFiles(port(), filter),
+    setControlNumber: async (partner, kind, value) => {
+      await port().run(`INSERT INTO control_numbers (partner, kind, value) VALUES (?, ?, ?)
+        ON CONFLICT (partner, kind) DO UPDATE SET value = excluded.value`, [partner, kind, value]);
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import { describeClaims } from './behaviour/claims.js';
+import { describeControlNumbers } from './behaviour/control-numbers.js';
 import { describeExports } from './behaviour/exports.js';
 import { describeLifecycle } from './behaviour/lifecycle.js';
 import { describeOperators } from './behaviour/operators.js';
@@ -44,6 +45,7 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
     describeOperators(suite);
     describeSearch(suite);
     describeExports(suite);
+    describeControlNumbers(suite);
     describeLifecycle(suite);
   });
 }

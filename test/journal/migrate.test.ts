@@ -102,6 +102,7 @@ async function buildSource(): Promise<Source> {
     await journal.setCursor('schedule:nightly', '2026-11-21T02:00:00.000Z');
     for (let i = 0; i < 35; i++) await journal.setCursor(`products:job-${String(i).padStart(2, '0')}`, JSON.stringify({ max: i }));
     await journal.nextFileSequence('customerShipments');
+    await journal.nextControlNumber('acme', 'interchange', 3);
     await journal.recordFileEvent({ drop: 'wms', name: 'EMPTY.csv', kind: 'rejected', reason: 'empty file' });
     await journal.console.recordAction({ action: 'resolve', fileId: resolved, target: 'seq 1', actor: 'ops', via: 'console', detail: null, outcome: 'ok' });
   } finally {

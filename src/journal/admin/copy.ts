@@ -34,6 +34,7 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'export_records', key: ['export_id', 'record_id'] },
   { name: 'cursors', key: ['key'] },
   { name: 'file_sequences', key: ['work_type'] },
+  { name: 'control_numbers', key: ['partner', 'kind'] },
   { name: 'operator_actions', key: ['id'], identity: 'id' },
   { name: 'alerts', key: ['id'], identity: 'id' },
   { name: 'instances', key: ['id'] },

@@ -3,11 +3,12 @@ import type { SqlPort } from '../core/sql.js';
 import {
   abandonExport, addExportRecords, beginExport, cancellable, confirmRecords, exportedIds, markExportWritten, recordAcknowledgements,
 } from './export-writes.js';
+import { nextControlNumber, type ControlNumberKind } from './control-numbers.js';
 import { exportFiles, ids, outboundContext, RECORD_SELECT, records, requireExport, toExport, toRecord, type RecordRow } from './outbound-rows.js';
 
 /*
  * The outbound role: work lists handed to the WMS, their records and acknowledgements (the writes: export-writes.ts;
- * the rows and statements: outbound-rows.ts), cursors and file sequences.
+ * the rows and statements: outbound-rows.ts), cursors, file sequences and X12 control numbers (control-numbers.ts).
  */
 
 /** An export's records in record order (the test hooks' exportRecords, testing.ts: no production code reads a whole export). */
@@ -72,5 +73,6 @@ export function createOutbound(sql: SqlPort, now: () => string) {
     getCursor: (key: string): Promise<string | null> => getCursor(sql, key),
     setCursor: (key: string, value: string): Promise<void> => setCursor(sql, now, key, value),
     nextFileSequence: (workType: string): Promise<number> => nextFileSequence(sql, workType),
+    nextControlNumber: (partner: string, kind: ControlNumberKind, count?: number): Promise<number> => nextControlNumber(sql, partner, kind, count),
   };
 }

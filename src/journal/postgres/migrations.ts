@@ -265,6 +265,16 @@ export const PG_MIGRATIONS: readonly string[] = [
   -- has the name its result file was written under. The Bloom filters are no longer read.
   DROP TABLE block_terms;
   `,
+  `
+  -- X12 control numbers (ISA13, GS06, ST02) handed out per trading partner and kind (interchange, group, set):
+  -- the last one allocated (outbound/control-numbers.ts).
+  CREATE TABLE control_numbers (
+    partner TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    value BIGINT NOT NULL,
+    PRIMARY KEY (partner, kind)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -310,6 +310,16 @@ export const MIGRATIONS: readonly string[] = [
   -- has the name its result file was written under. The Bloom filters are no longer read.
   DROP TABLE block_terms;
   `,
+  `
+  -- X12 control numbers (ISA13, GS06, ST02) handed out per trading partner and kind (interchange, group, set):
+  -- the last one allocated (outbound/control-numbers.ts).
+  CREATE TABLE control_numbers (
+    partner TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    value INTEGER NOT NULL,
+    PRIMARY KEY (partner, kind)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

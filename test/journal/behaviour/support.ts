@@ -9,7 +9,7 @@ import { testHooks } from '../../../src/journal/testing.js';
 /** The calls the suite makes on a second connection: plain data in and out (the SQLite fixture serves them from a thread). */
 export const CONNECTION_CALLS = [
   'claimFile', 'recordBatches', 'completeRequest', 'finishFile', 'fileSummary', 'nextFileSequence', 'setCursor', 'getCursor', 'beginExport',
-  'resolveUncertain', 'close',
+  'resolveUncertain', 'nextControlNumber', 'close',
 ] as const;
 export type Connection = Pick<Journal, (typeof CONNECTION_CALLS)[number]>;
 

@@ -1,0 +1,41 @@
+import { NamedStatement, type SqlPort } from '../core/sql.js';
+
+/** Which envelope a control number closes: ISA13/IEA02, GS06/GE02 or ST02/SE02. */
+export type ControlNumberKind = 'interchange' | 'group' | 'set';
+
+export const CONTROL_NUMBER_KINDS: readonly ControlNumberKind[] = ['interchange', 'group', 'set'];
+
+/**
+ * The largest control number: ISA13 is exactly nine digits, GS06 one to nine, ST02 four to nine. After it the
+ * numbers of a partner and kind start again at 1 (a range is never split across the wrap: it starts at 1 instead).
+ */
+export const MAX_CONTROL_NUMBER = 999_999_999;
+
+/**
+ * Hands out control numbers, unique and increasing per partner and kind until they wrap at MAX_CONTROL_NUMBER. Each
+ * call commits its numbers before it resolves, so a crash after it leaves a gap, never a number handed out twice;
+ * two instances on one journal never get the same number.
+ */
+export interface ControlNumberAllocator {
+  /** The first of `count` (default 1) consecutive numbers now allocated to `partner` and `kind`. */
+  nextControlNumber(partner: string, kind: ControlNumberKind, count?: number): Promise<number>;
+}
+
+// One statement, atomic on both engines: the row's update takes its lock (PostgreSQL) or the write lock (SQLite), so
+// two connections allocating at once each see the other's committed value.
+const ALLOCATE = new NamedStatement<{ partner: string; kind: string; count: number; max: number }>(
+  `INSERT INTO control_numbers (partner, kind, value) VALUES (:partner, :kind, :count)
+   ON CONFLICT (partner, kind) DO UPDATE SET value = CASE
+     WHEN control_numbers.value + CAST(:count AS BIGINT) > :max THEN CAST(:count AS BIGINT)
+     ELSE control_numbers.value + CAST(:count AS BIGINT) END
+   RETURNING value`);
+
+export async function nextControlNumber(sql: SqlPort, partner: string, kind: ControlNumberKind, count = 1): Promise<number> {
+  if (partner === '') throw new RangeError('a control number is allocated for a partner: give its name');
+  if (!CONTROL_NUMBER_KINDS.includes(kind)) throw new RangeError(`control numbers are of kind ${CONTROL_NUMBER_KINDS.join(', ')}, not ${String(kind)}`);
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_CONTROL_NUMBER) {
+    throw new RangeError(`control numbers are allocated 1 to ${MAX_CONTROL_NUMBER} at a time, not ${count}`);
+  }
+  const row = await sql.get<{ value: number | string }>(ALLOCATE.sql, ALLOCATE.params({ partner, kind, count, max: MAX_CONTROL_NUMBER }));
+  return Number(row!.value) - count + 1;
+}
