@@ -20,7 +20,7 @@ import type { X12Reading } from './x12-route.js';
  */
 
 /** What a file's flow takes of the runtime: its drop, mapping and client, the leases, and the inbound journal. */
-export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal>;
+export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal & Pick<Journal, 'nextControlNumber'>>;
 
 export interface FileContext {
   runtime: FileRuntime;

@@ -198,15 +198,16 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   report.outcome = status === 'done' ? 'done' : 'failed';
   ctx.life.decide();
   await writeResult(ctx, journal, file, spool);
-  await acknowledge(ctx, journal, file.fileId);
+  await acknowledge(ctx, file.fileId);
   await dispose(ctx, 'archive', fileDisposition(journal, file));
   ctx.logger.info({ event: 'file.processed', outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return ctx.life.commit(report);
 }
 
 /** An X12 file's acknowledgement, once its result name is recorded (the acknowledgement's name follows it). */
-async function acknowledge(ctx: FileContext, journal: FileJournal, fileId: number): Promise<void> {
+async function acknowledge(ctx: FileContext, fileId: number): Promise<void> {
   if (!ctx.x12) return;
+  const journal = await ctx.runtime.journal();
   const name = await writeAck(ctx, journal, await journal.getFile(fileId), ctx.x12);
   if (name !== undefined) ctx.logger.info({ event: 'x12.acknowledged', ack: name }, 'X12 acknowledgement written');
 }
@@ -248,7 +249,7 @@ async function finishUnmoved(ctx: FileContext, journal: FileJournal & LeaseJourn
     // Read again: its owner may have recorded a result name since `prev` was read, before its lease ran out.
     const file = await journal.getFile(prev.fileId);
     await writeResult(ctx, journal, file);
-    await acknowledge(ctx, journal, file.fileId);
+    await acknowledge(ctx, file.fileId);
     await dispose(ctx, 'archive', fileDisposition(journal, file));
     return ctx.life.commit(report);
   } catch (error) {

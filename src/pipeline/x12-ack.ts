@@ -1,41 +1,19 @@
 import { writerSeparatorsOf } from '../config/partners.js';
-import type { FileRecord } from '../journal/index.js';
+import type { FileRecord, Journal } from '../journal/index.js';
 import {
   acknowledgementInterchange, addSegmentErrors, placeIn,
-  type Delimiters, type ElementError, type InterchangeResult, type SegmentError, type WriterSeparators,
+  type AckControls, type Delimiters, type ElementError, type InterchangeResult, type SegmentError, type WriterSeparators,
 } from '../x12/index.js';
 import type { FileContext, FileJournal } from './file-endings.js';
 import type { ReceivedInterchange, X12Reading } from './x12-route.js';
 
-/**
- * Where the control numbers of an acknowledgement come from (ISA13, GS06, ST02), per partner. The journal's allocation
- * takes its place; meanwhile `fileControls` derives them from the received file's journal id, so a resumed file
- * writes the very same acknowledgement and no number is drawn at random.
- */
-export interface ControlNumberAllocator {
-  next(partner: string, kind: 'interchange' | 'group' | 'set'): Promise<number>;
-}
+/** The journal an acknowledgement takes: its control numbers, allocated per partner, and its record on the file. */
+export type AckJournal = FileJournal & Pick<Journal, 'nextControlNumber'>;
 
-/** Replies per received file at most: ISA13 is the file's id times this plus the reply's index (nine digits). */
-const REPLIES_PER_FILE = 100;
-const ISA13_LIMIT = 1_000_000_000;
-
-/** Control numbers of one file's acknowledgements, derived from its journal id: the same on every run of the file. */
-export function fileControls(fileId: number): ControlNumberAllocator {
-  let interchanges = 0;
-  let groups = 0;
-  const sets = new Map<string, number>();
-  return {
-    next(partner, kind) {
-      if (kind === 'set') {
-        const n = (sets.get(partner) ?? 0) + 1;
-        sets.set(partner, n);
-        return Promise.resolve(n);
-      }
-      const n = kind === 'interchange' ? ++interchanges : ++groups;
-      return Promise.resolve((fileId * REPLIES_PER_FILE + n) % ISA13_LIMIT);
-    },
-  };
+/** What is recorded of a file's acknowledgement before it is written: its name and each reply's control numbers. */
+interface RecordedAck {
+  name: string;
+  replies: AckControls[];
 }
 
 /** `NAME.result.csv` → `NAME.ack.edi`: the acknowledgement follows the name recorded for the file's result. */
@@ -103,22 +81,44 @@ function withoutSeparators(result: InterchangeResult, separators: WriterSeparato
  * dated with the file's claim, so a run after a crash writes the same bytes under the same name. Written before the
  * file leaves the inbox. Returns its name, or undefined when no sender wants one.
  */
-export async function writeAck(ctx: FileContext, journal: FileJournal, file: FileRecord, reading: X12Reading, allocator: ControlNumberAllocator = fileControls(file.fileId)): Promise<string | undefined> {
+export async function writeAck(ctx: FileContext, journal: AckJournal, file: FileRecord, reading: X12Reading): Promise<string | undefined> {
   const wanted = reading.interchanges.filter((i) => i.partner?.profile.acknowledgements !== false);
   if (wanted.length === 0 || file.resultName === null) return undefined;
   await addDataErrors(journal, file.fileId, wanted);
+  const recorded = file.x12Ack === null ? await allocate(journal, file, wanted) : (JSON.parse(file.x12Ack) as RecordedAck);
   const at = new Date(file.claimedAt);
   let text = '';
-  for (const received of wanted) {
-    const partner = received.partner?.name ?? `${received.result.senderQualifier.trim()}/${received.result.sender.trim()}`;
+  wanted.forEach((received, i) => {
     const separators = separatorsOf(received);
     withoutSeparators(received.result, separators);
-    const controls = { interchange: await allocator.next(partner, 'interchange'), group: await allocator.next(partner, 'group'), firstSet: await allocator.next(partner, 'set') };
-    text += acknowledgementInterchange(received.result, separators, controls, at);
-  }
-  const name = ackFileName(file.resultName);
+    text += acknowledgementInterchange(received.result, separators, recorded.replies[i], at);
+  });
   await ctx.lease?.ready();
-  await ctx.drop.writeAtomic(ctx.resultFolder, name, text, { overwrite: true });
-  ctx.report.ackFile = name;
-  return name;
+  await ctx.drop.writeAtomic(ctx.resultFolder, recorded.name, text, { overwrite: true });
+  ctx.report.ackFile = recorded.name;
+  return recorded.name;
+}
+
+/** The partner a reply's control numbers count for: its profile's name, else the ISA id it was sent from. */
+function partnerKey(received: ReceivedInterchange): string {
+  return received.partner?.name ?? `${received.result.senderQualifier.trim()}/${received.result.sender.trim()}`;
+}
+
+/** Control numbers for each reply from the journal, recorded on the file with the acknowledgement's name before it is written. */
+async function allocate(journal: AckJournal, file: FileRecord, wanted: readonly ReceivedInterchange[]): Promise<RecordedAck> {
+  const replies: AckControls[] = [];
+  for (const received of wanted) {
+    const partner = partnerKey(received);
+    const interchange = await journal.nextControlNumber(partner, 'interchange');
+    // A refused interchange is answered by a TA1 alone: no group, no set.
+    const groups = received.result.refusals.length > 0 ? 0 : received.result.groups.length;
+    if (groups === 0) {
+      replies.push({ interchange, group: 0 });
+      continue;
+    }
+    replies.push({ interchange, group: await journal.nextControlNumber(partner, 'group'), firstSet: await journal.nextControlNumber(partner, 'set', groups) });
+  }
+  const ack: RecordedAck = { name: ackFileName(file.resultName!), replies };
+  await journal.recordX12Ack(file.fileId, JSON.stringify(ack));
+  return ack;
 }

@@ -69,11 +69,11 @@ describe('inbound pipeline: X12 routed by content and acknowledged', () => {
 
     const ack = ws.read('outbox', 'mailbox.ack.edi');
     const [nwl, acme] = ack.split(/(?=ISA)/);
-    // To NWLWMS with the separators it sent (no profile), to ACMEWMS with its profile's.
+    // To NWLWMS with the separators it sent (no profile), to ACMEWMS with its profile's; control numbers per partner from the journal.
     expect(texts(nwl)).toEqual([
-      expect.stringMatching(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*WISBRIDGE {6}\*ZZ\*NWLWMS {9}\*\d{6}\*\d{4}\*U\*00401\*\d{9}\*0\*P\*>$/),
-      expect.stringMatching(/^GS\*FA\*WISBRIDGE\*NWLWMS\*\d{8}\*\d{4}\*\d+\*X\*004010$/),
-      'ST*997*0001', 'AK1*SW*1', 'AK2*945*0001', 'AK5*A', 'AK9*A*1*1*1', 'SE*6*0001', expect.stringMatching(/^GE\*1\*\d+$/), expect.stringMatching(/^IEA\*1\*\d{9}$/),
+      expect.stringMatching(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*WISBRIDGE {6}\*ZZ\*NWLWMS {9}\*\d{6}\*\d{4}\*U\*00401\*000000001\*0\*P\*>$/),
+      expect.stringMatching(/^GS\*FA\*WISBRIDGE\*NWLWMS\*\d{8}\*\d{4}\*1\*X\*004010$/),
+      'ST*997*0001', 'AK1*SW*1', 'AK2*945*0001', 'AK5*A', 'AK9*A*1*1*1', 'SE*6*0001', 'GE*1*1', 'IEA*1*000000001',
     ]);
     expect(acme).toContain('|');
     expect(texts(acme).slice(2, -2)).toEqual([

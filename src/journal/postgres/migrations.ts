@@ -275,6 +275,11 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (partner, kind)
   );
   `,
+  `
+  -- The X12 acknowledgement of an inbound file: its name and the control numbers of each reply (JSON), recorded before
+  -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts).
+  ALTER TABLE files ADD COLUMN x12_ack TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -320,6 +320,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (partner, kind)
   );
   `,
+  `
+  -- The X12 acknowledgement of an inbound file: its name and the control numbers of each reply (JSON), recorded before
+  -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts).
+  ALTER TABLE files ADD COLUMN x12_ack TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
