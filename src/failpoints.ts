@@ -10,6 +10,7 @@ import { closestWord } from './util/did-you-mean.js';
  */
 export const FAILPOINTS = {
   'export.after-record': 'an export: the journal recorded the work-list file and its records, before the file is written',
+  'export.after-control-numbers': 'an X12 export: the journal recorded the work list and allocated its control numbers, before the interchange is written',
   'export.after-rename': 'an export: the file was renamed into the outbox, before the journal marks it written',
   'export.after-written': 'an export: the journal marked the file written, before its records are acknowledged',
   'drop.before-move': 'an inbound file was processed and its result written, just before it is moved out of the inbox (archive/ or error/)',

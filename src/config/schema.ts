@@ -154,13 +154,19 @@ export const inboundJobSchema = z
   })
   .describe('Inbound: files in a drop inbox become requests; a result file per input is written to the outbox.');
 
+/** The work types an export job writes as X12 (940 or 943). */
+export const X12_WORK_TYPES: readonly string[] = ['customerShipments', 'outboundTransfers', 'supplierShipments', 'inboundTransfers'];
+
 export const exportJobSchema = z
   .strictObject({
     name: z.string().min(1).describe('job name in logs, metrics and the journal'),
     work_type: z.enum(WORK_TYPES).describe('what is exported'),
     drop: z.string().min(1).describe('name of the drop whose outbox receives the work lists'),
     service: z.string().min(1).describe('name of the service the work is read from'),
-    mapping: z.string().min(1).describe('name of the export mapping'),
+    mapping: z.string().min(1).describe('name of the export mapping (with format x12: of the cancellation lists, which stay CSV)'),
+    format: z.enum(['csv', 'x12']).default('csv')
+      .describe('csv: work lists through `mapping`; x12: one interchange per work list to `partner`, customer shipments and outbound transfers as 940, supplier shipments and inbound transfers as 943 (docs/x12.md, "Writing work lists")'),
+    partner: z.string().min(1).optional().describe('format x12: the partner profile (under `partners`) the work lists go to'),
     schedule: scheduleSchema.optional().describe('`wisbridge run`: when to export'),
     acknowledge: z.enum(['on-export', 'on-confirmation', 'never']).default('on-export')
       .describe('on-export: acknowledge what a written file holds; on-confirmation: wait for the WMS confirmation file; never'),
@@ -282,6 +288,15 @@ export const configSchema = z
       if (typeof job.name === 'string') seen.add(job.name);
       if (drops && typeof job.drop === 'string' && !drops.includes(job.drop)) ctx.addIssue({ code: 'custom', path: [...where, 'drop'], message: `unknown drop "${job.drop}" (known: ${drops.join(', ')})` });
       if (services && typeof job.service === 'string' && !services.includes(job.service)) ctx.addIssue({ code: 'custom', path: [...where, 'service'], message: `unknown service "${job.service}" (known: ${services.join(', ')})` });
+      if (job.format === 'x12') {
+        if (!X12_WORK_TYPES.includes(job.work_type as string)) {
+          ctx.addIssue({ code: 'custom', path: [...where, 'format'], message: `format x12 writes ${X12_WORK_TYPES.join(', ')}, not ${String(job.work_type)}` });
+        }
+        if (typeof job.partner !== 'string') ctx.addIssue({ code: 'custom', path: [...where, 'partner'], message: 'format x12 names the partner profile the work lists go to' });
+        else if (partners && !partners.includes(job.partner)) {
+          ctx.addIssue({ code: 'custom', path: [...where, 'partner'], message: `unknown partner "${job.partner}" (known: ${partners.join(', ') || 'none: add a partners section'})` });
+        }
+      }
       if (Array.isArray(job.x12)) {
         job.x12.forEach((route: unknown, k) => {
           const partner = isRecord(route) ? route.partner : undefined;

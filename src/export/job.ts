@@ -11,7 +11,9 @@ import { exportCancellations } from './cancellations.js';
 import { exportsInFlight, reconcileUnwritten } from './files.js';
 import { exportProducts } from './products.js';
 import { exportPending, type FileContext, type ExportTuning, type WrittenFile } from './work.js';
-import { WORK_TYPE_SPECS } from './work-types.js';
+import { WORK_TYPE_SPECS, type WorkListType } from './work-types.js';
+import { exportPendingX12, type X12Partner } from './x12-work.js';
+import { X12_WORK_LISTS } from './x12-sets.js';
 
 export interface ExportSummary {
   job: string;
@@ -99,7 +101,9 @@ export async function runExportJob(runtime: ExportRuntime, job: ExportJob, optio
   await fence();
   await acknowledgeDue(ackCtx, summary.acknowledgements);
 
-  const work = await exportPending(ctx, mapping, spec.list, spec.pending);
+  const work = job.format === 'x12'
+    ? await exportPendingX12(ctx, x12PartnerOf(runtime, job), x12WorkListOf(job), spec.list, spec.pending)
+    : await exportPending(ctx, mapping, spec.list, spec.pending);
   Object.assign(summary, { listed: work.listed, skipped: work.skipped });
   summary.files.push(...work.files);
   summary.exported = work.files.reduce((n, f) => n + f.records, 0);
@@ -133,6 +137,18 @@ export async function acknowledgeDueForJob(runtime: ExportRuntime, job: ExportJo
   const concurrency = runtime.loaded.service(job.service).concurrency;
   await acknowledgeDue({ job, spec: WORK_TYPE_SPECS[job.work_type], client, journal, drop, logger, signal: options.signal ?? runtime.signal, concurrency }, tally);
   return tally;
+}
+
+function x12PartnerOf(runtime: Pick<ExportRuntime, 'loaded'>, job: ExportJob): X12Partner {
+  const profile = job.partner === undefined ? undefined : runtime.loaded.config.partners[job.partner];
+  if (!profile) throw new WisbridgeError('CONFIG_INVALID', `export job "${job.name}": format x12 names no known partner profile ("${job.partner ?? ''}")`);
+  return { name: job.partner!, profile };
+}
+
+function x12WorkListOf(job: ExportJob) {
+  const workList = X12_WORK_LISTS[job.work_type as WorkListType];
+  if (!workList) throw new WisbridgeError('CONFIG_INVALID', `export job "${job.name}": ${job.work_type} is not written as X12`);
+  return workList;
 }
 
 function summaryLog(s: ExportSummary) {

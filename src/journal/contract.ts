@@ -3,7 +3,7 @@ import type {
   ExportFilter, FailedRowCounts, FileFilter, FileLineFilter, FileLinePage, FileListEntry, NewAlert, NewOperatorAction, OperatorAction, RowPage, StoredAlert, UncertainRowPage, ExportListEntry,
 } from './console/console-queries.js';
 import type { SearchOptions, SearchPage } from './console/search.js';
-import type { ControlNumberKind } from './outbound/control-numbers.js';
+import type { ControlNumberKind, ExportControls } from './outbound/control-numbers.js';
 import type { ActivityBucket, ActivityQuery } from './console/activity.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
 import type {
@@ -139,6 +139,12 @@ export interface ExportsAndAcknowledgements {
    * before it resolves (never handed out twice, by two instances either; a crash leaves a gap). control-numbers.ts.
    */
   nextControlNumber(partner: string, kind: ControlNumberKind, count?: number): Promise<number>;
+  /**
+   * The control numbers of an X12 work list (its interchange, group and `sets` sets), allocated and recorded with the
+   * export in one unit of work; those recorded before when it has some.
+   */
+  allocateExportControls(exportId: number, partner: string, sets: number): Promise<ExportControls>;
+  exportControls(exportId: number): Promise<ExportControls | undefined>;
 }
 
 /** What operators look up and do: files by name, re-drives, resolutions, and the console's audited actions. */

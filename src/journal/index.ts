@@ -26,4 +26,4 @@ export type {
   FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, NewAlert, OperatorAction, RowPage, RowView, StoredAlert,
 } from './console/console-queries.js';
 export type { SearchPage } from './console/search.js';
-export { MAX_CONTROL_NUMBER, type ControlNumberAllocator, type ControlNumberKind } from './outbound/control-numbers.js';
+export { MAX_CONTROL_NUMBER, type ControlNumberAllocator, type ControlNumberKind, type ExportControls } from './outbound/control-numbers.js';

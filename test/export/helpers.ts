@@ -49,7 +49,7 @@ export interface Setup {
  * A configuration file in a temporary folder: one service (the emulator, token from an environment variable),
  * one drop (local folder, or the real OpenSSH server), the repository's mappings, a journal file, and the jobs.
  */
-export async function setUp(emu: { url: string; token: string }, jobs: JobInput[], options: { sftp?: SftpServer; mappings?: string; logger?: Logger } = {}): Promise<Setup> {
+export async function setUp(emu: { url: string; token: string }, jobs: JobInput[], options: { sftp?: SftpServer; mappings?: string; logger?: Logger; partners?: Record<string, unknown> } = {}): Promise<Setup> {
   process.env[TOKEN_ENV] = emu.token;
   const dir = mkdtempSync(join(tmpdir(), 'wisbridge-export-'));
   let drop: Record<string, unknown> = { type: 'local', root: join(dir, 'drop'), fsync: false };
@@ -68,6 +68,7 @@ export async function setUp(emu: { url: string; token: string }, jobs: JobInput[
     mappings: options.mappings ?? MAPPINGS,
     services: { wis: { url: emu.url, token: { env: TOKEN_ENV }, concurrency: 4, max_attempts: 2 } },
     drops: { wms: drop },
+    ...(options.partners ? { partners: options.partners } : {}),
     exports: jobs.map((j) => ({ drop: 'wms', service: 'wis', ...j })),
     log: { level: 'warn' },
   };

@@ -5,6 +5,8 @@ import { openJournal, type Journal, type JournalTarget } from '../../src/journal
 import { adjustment, claimInput, okOutcomes, tempDir, type TempDir } from '../../src/journal/test-support.js';
 import { freshDatabase, type FreshDatabase } from '../support/postgres.js';
 import { testHooks } from '../../src/journal/testing.js';
+import { MIGRATION_STEPS } from '../../src/journal/sqlite/migrations.js';
+import { PG_MIGRATION_STEPS } from '../../src/journal/postgres/migrations.js';
 
 /**
  * A journal of the format before schema version 12 (PostgreSQL 7): a block searched through a Bloom filter
@@ -17,8 +19,11 @@ const OLD_FORMAT = [
   'CREATE TABLE block_terms (request_id BIGINT NOT NULL, part INTEGER NOT NULL, file_id BIGINT NOT NULL, terms TEXT NOT NULL, PRIMARY KEY (request_id, part))',
   "INSERT INTO block_terms (request_id, part, file_id, terms) SELECT request_id, 3, file_id, 'AAAAAAAAAAA=' FROM item_blocks",
   "UPDATE files SET result_name = NULL, disposed_to = 'unknown'",
-  'DELETE FROM schema_version WHERE version = (SELECT max(version) FROM schema_version)',
 ];
+
+/** The version that dropped the Bloom filters (the migration whose step is upgradeLegacyRows): it and those after it run again. */
+const legacyVersion = (steps: ReadonlyMap<number, unknown>) => [...steps.keys()].at(-1)! + 1;
+const setBack = (version: number) => `DELETE FROM schema_version WHERE version >= ${version}`;
 
 /** Records a finished file of three rows in one block; resolves its id. */
 async function finishedFile(journal: Journal): Promise<number> {
@@ -32,7 +37,7 @@ async function finishedFile(journal: Journal): Promise<number> {
   return fileId;
 }
 
-function describeUpgrade(engine: string, open: () => Promise<{ target: JournalTarget; exec: (sql: string) => Promise<void>; tables: () => Promise<string[]> }>) {
+function describeUpgrade(engine: string, legacy: number, open: () => Promise<{ target: JournalTarget; exec: (sql: string) => Promise<void>; tables: () => Promise<string[]> }>) {
   describe(`a journal of the old formats, migrated (${engine})`, () => {
     it('has its old blocks found by the search through their new index, its old files their result names, and no Bloom filters', async () => {
       const { target, exec, tables } = await open();
@@ -40,7 +45,7 @@ function describeUpgrade(engine: string, open: () => Promise<{ target: JournalTa
       const fileId = await finishedFile(journal);
       const version = journal.schemaVersion;
       await journal.close();
-      for (const statement of OLD_FORMAT) await exec(statement);
+      for (const statement of [...OLD_FORMAT, setBack(legacy)]) await exec(statement);
       expect(await tables()).toContain('block_terms');
 
       journal = await openJournal(target);
@@ -67,7 +72,7 @@ beforeAll(() => {
 });
 afterAll(() => tmp?.remove());
 
-describeUpgrade('SQLite', async () => {
+describeUpgrade('SQLite', legacyVersion(MIGRATION_STEPS), async () => {
   const path = `${tmp.dir}/old.db`;
   const raw = (fn: (db: Database.Database) => unknown) => {
     const db = new Database(path);
@@ -87,7 +92,7 @@ describeUpgrade('SQLite', async () => {
 let database: FreshDatabase | undefined;
 afterAll(() => database?.drop());
 
-describeUpgrade('PostgreSQL', async () => {
+describeUpgrade('PostgreSQL', legacyVersion(PG_MIGRATION_STEPS), async () => {
   database = await freshDatabase();
   const server = inject('postgres');
   const query = async (sql: string): Promise<pg.QueryResult> => {

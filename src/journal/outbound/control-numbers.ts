@@ -39,3 +39,46 @@ export async function nextControlNumber(sql: SqlPort, partner: string, kind: Con
   const row = await sql.get<{ value: number | string }>(ALLOCATE.sql, ALLOCATE.params({ partner, kind, count, max: MAX_CONTROL_NUMBER }));
   return Number(row!.value) - count + 1;
 }
+
+/** The control numbers of an X12 work list: its interchange's, its one group's, and its sets' (`firstSet` on). */
+export interface ExportControls {
+  partner: string;
+  interchange: number;
+  group: number;
+  firstSet: number;
+  sets: number;
+}
+
+interface ControlsRow { partner: string; interchange: number | string; group_control: number | string; first_set: number | string; sets: number | string }
+
+const toControls = (r: ControlsRow): ExportControls => ({
+  partner: r.partner, interchange: Number(r.interchange), group: Number(r.group_control), firstSet: Number(r.first_set), sets: Number(r.sets),
+});
+
+const CONTROLS_SELECT = 'SELECT partner, interchange, group_control, first_set, sets FROM export_controls WHERE export_id = ?';
+
+export async function exportControls(sql: SqlPort, exportId: number): Promise<ExportControls | undefined> {
+  const row = await sql.get<ControlsRow>(CONTROLS_SELECT, [exportId]);
+  return row && toControls(row);
+}
+
+/**
+ * The control numbers of an export's interchange: allocated and recorded with the export in one unit of work, or
+ * those recorded before (the same export written again gets the same numbers; its records in another export, new ones).
+ */
+export function allocateExportControls(sql: SqlPort, exportId: number, partner: string, sets: number): Promise<ExportControls> {
+  return sql.tx(async (t) => {
+    const had = await exportControls(t, exportId);
+    if (had) return had;
+    const controls: ExportControls = {
+      partner,
+      interchange: await nextControlNumber(t, partner, 'interchange'),
+      group: await nextControlNumber(t, partner, 'group'),
+      firstSet: await nextControlNumber(t, partner, 'set', sets),
+      sets,
+    };
+    await t.run('INSERT INTO export_controls (export_id, partner, interchange, group_control, first_set, sets) VALUES (?, ?, ?, ?, ?, ?)',
+      [exportId, partner, controls.interchange, controls.group, controls.firstSet, sets]);
+    return controls;
+  });
+}

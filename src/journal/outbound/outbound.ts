@@ -3,7 +3,7 @@ import type { SqlPort } from '../core/sql.js';
 import {
   abandonExport, addExportRecords, beginExport, cancellable, confirmRecords, exportedIds, markExportWritten, recordAcknowledgements,
 } from './export-writes.js';
-import { nextControlNumber, type ControlNumberKind } from './control-numbers.js';
+import { allocateExportControls, exportControls, nextControlNumber, type ControlNumberKind, type ExportControls } from './control-numbers.js';
 import { exportFiles, ids, outboundContext, RECORD_SELECT, records, requireExport, toExport, toRecord, type RecordRow } from './outbound-rows.js';
 
 /*
@@ -74,5 +74,7 @@ export function createOutbound(sql: SqlPort, now: () => string) {
     setCursor: (key: string, value: string): Promise<void> => setCursor(sql, now, key, value),
     nextFileSequence: (workType: string): Promise<number> => nextFileSequence(sql, workType),
     nextControlNumber: (partner: string, kind: ControlNumberKind, count?: number): Promise<number> => nextControlNumber(sql, partner, kind, count),
+    allocateExportControls: (exportId: number, partner: string, sets: number): Promise<ExportControls> => allocateExportControls(sql, exportId, partner, sets),
+    exportControls: (exportId: number): Promise<ExportControls | undefined> => exportControls(sql, exportId),
   };
 }

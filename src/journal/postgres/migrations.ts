@@ -266,9 +266,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   DROP TABLE block_terms;
   `,
   `
+  -- (IF NOT EXISTS: a journal set back to an older version in tests runs this again.)
   -- X12 control numbers (ISA13, GS06, ST02) handed out per trading partner and kind (interchange, group, set):
   -- the last one allocated (outbound/control-numbers.ts).
-  CREATE TABLE control_numbers (
+  CREATE TABLE IF NOT EXISTS control_numbers (
     partner TEXT NOT NULL,
     kind TEXT NOT NULL,
     value BIGINT NOT NULL,
@@ -276,9 +277,22 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   `,
   `
+  -- The X12 control numbers an export's interchange was written with (outbound/control-numbers.ts): its ISA13,
+  -- its group's GS06 and its sets' ST02 (first_set, first_set + 1, ...); found by GS06 when a 997 names it.
+  CREATE TABLE IF NOT EXISTS export_controls (
+    export_id BIGINT PRIMARY KEY,
+    partner TEXT NOT NULL,
+    interchange BIGINT NOT NULL,
+    group_control BIGINT NOT NULL,
+    first_set BIGINT NOT NULL,
+    sets INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS export_controls_group ON export_controls (partner, group_control);
+  `,
+  `
   -- The X12 acknowledgement of an inbound file: its name and the control numbers of each reply (JSON), recorded before
   -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts).
-  ALTER TABLE files ADD COLUMN x12_ack TEXT;
+  ALTER TABLE files ADD COLUMN IF NOT EXISTS x12_ack TEXT;
   `,
 ];
 

@@ -1,4 +1,4 @@
-import { upgradeLegacyRows, type MigrationStep } from '../core/upgrade.js';
+import { upgradeLegacyRows, type MigrationStep, type StepQuery } from '../core/upgrade.js';
 
 /**
  * Forward-only migrations of the journal schema. Index i holds the SQL that brings a journal from
@@ -311,9 +311,10 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE block_terms;
   `,
   `
+  -- (IF NOT EXISTS: a journal set back to an older version in tests runs this again.)
   -- X12 control numbers (ISA13, GS06, ST02) handed out per trading partner and kind (interchange, group, set):
   -- the last one allocated (outbound/control-numbers.ts).
-  CREATE TABLE control_numbers (
+  CREATE TABLE IF NOT EXISTS control_numbers (
     partner TEXT NOT NULL,
     kind TEXT NOT NULL,
     value INTEGER NOT NULL,
@@ -321,13 +322,37 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   `
+  -- The X12 control numbers an export's interchange was written with (outbound/control-numbers.ts): its ISA13,
+  -- its group's GS06 and its sets' ST02 (first_set, first_set + 1, ...); found by GS06 when a 997 names it.
+  CREATE TABLE IF NOT EXISTS export_controls (
+    export_id INTEGER PRIMARY KEY,
+    partner TEXT NOT NULL,
+    interchange INTEGER NOT NULL,
+    group_control INTEGER NOT NULL,
+    first_set INTEGER NOT NULL,
+    sets INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS export_controls_group ON export_controls (partner, group_control);
+  `,
+  `
   -- The X12 acknowledgement of an inbound file: its name and the control numbers of each reply (JSON), recorded before
-  -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts).
-  ALTER TABLE files ADD COLUMN x12_ack TEXT;
+  -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts). SQLite has no
+  -- ADD COLUMN IF NOT EXISTS: the column is added by this migration's step (addX12AckColumn), when missing.
+  SELECT 'files.x12_ack';
   `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** What runs after the SQL of migration i (its index), in the same transaction: the steps SQL alone cannot do. */
-export const MIGRATION_STEPS: ReadonlyMap<number, MigrationStep> = new Map([[11, upgradeLegacyRows]]);
+/** files.x12_ack, added once: a journal set back to an older version (tests) runs the migration again. */
+function* addX12AckColumn(): Generator<StepQuery, void, unknown[][]> {
+  const present = yield { sql: "SELECT 1 FROM pragma_table_info('files') WHERE name = 'x12_ack'", params: [] };
+  if (present.length === 0) yield { sql: 'ALTER TABLE files ADD COLUMN x12_ack TEXT', params: [] };
+}
+
+// upgradeLegacyRows stays the last entry: the legacy-upgrade test sets a journal back to the version after it.
+export const MIGRATION_STEPS: ReadonlyMap<number, MigrationStep> = new Map([
+  [MIGRATIONS.findIndex((sql) => sql.includes("'files.x12_ack'")), addX12AckColumn],
+  [11, upgradeLegacyRows],
+]);

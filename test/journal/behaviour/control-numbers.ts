@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_CONTROL_NUMBER } from '../../../src/journal/index.js';
 import { testHooks } from '../../../src/journal/testing.js';
-import type { Suite } from './support.js';
+import { records, type Suite } from './support.js';
 
 export function describeControlNumbers(suite: Suite): void {
   describe('X12 control numbers', () => {
@@ -45,6 +45,20 @@ export function describeControlNumbers(suite: Suite): void {
       await expect(suite.journal.nextControlNumber('acme', 'batch' as never)).rejects.toThrow(/of kind interchange, group, set/);
       await expect(suite.journal.nextControlNumber('', 'set')).rejects.toThrow(/for a partner/);
       expect(await suite.journal.nextControlNumber('acme', 'set')).toBe(1);
+    });
+
+    it('an export\'s interchange numbers are recorded with it: asked again, the same; another export, new ones', async () => {
+      const first = await suite.journal.beginExport({ workType: 'customerShipments', fileName: 'cs-1.x12', records: records(1, 2, 3) });
+      expect(await suite.journal.exportControls(first)).toBeUndefined();
+      const controls = await suite.journal.allocateExportControls(first, 'acme', 3);
+      expect(controls).toEqual({ partner: 'acme', interchange: 1, group: 1, firstSet: 1, sets: 3 });
+      await suite.reopen();
+      expect(await suite.journal.allocateExportControls(first, 'acme', 3)).toEqual(controls);
+      expect(await suite.journal.exportControls(first)).toEqual(controls);
+      await suite.journal.abandonExport(first);
+      const second = await suite.journal.beginExport({ workType: 'customerShipments', fileName: 'cs-2.x12', records: records(1, 2) });
+      expect(await suite.journal.allocateExportControls(second, 'acme', 2)).toEqual({ partner: 'acme', interchange: 2, group: 2, firstSet: 4, sets: 2 });
+      expect(await suite.journal.nextControlNumber('acme', 'set')).toBe(6);
     });
 
     it('two connections allocating at once never get the same number', async () => {
