@@ -145,6 +145,8 @@ export interface ExportsAndAcknowledgements {
    */
   allocateExportControls(exportId: number, partner: string, sets: number): Promise<ExportControls>;
   exportControls(exportId: number): Promise<ExportControls | undefined>;
+  /** The X12 work list whose group had this GS06 for this partner (the latest, should the numbers have wrapped). */
+  exportOfGroup(partner: string, group: number): Promise<(ExportControls & { exportId: number }) | undefined>;
 }
 
 /** What operators look up and do: files by name, re-drives, resolutions, and the console's audited actions. */

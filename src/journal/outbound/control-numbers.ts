@@ -62,6 +62,14 @@ export async function exportControls(sql: SqlPort, exportId: number): Promise<Ex
   return row && toControls(row);
 }
 
+/** The export whose interchange's group had this GS06 for this partner (what a 997's AK102 names): the latest one. */
+export async function exportOfGroup(sql: SqlPort, partner: string, group: number): Promise<(ExportControls & { exportId: number }) | undefined> {
+  const row = await sql.get<ControlsRow & { export_id: number | string }>(
+    `SELECT export_id, partner, interchange, group_control, first_set, sets FROM export_controls
+     WHERE partner = ? AND group_control = ? ORDER BY export_id DESC LIMIT 1`, [partner, group]);
+  return row && { exportId: Number(row.export_id), ...toControls(row) };
+}
+
 /**
  * The control numbers of an export's interchange: allocated and recorded with the export in one unit of work, or
  * those recorded before (the same export written again gets the same numbers; its records in another export, new ones).

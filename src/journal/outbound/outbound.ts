@@ -3,7 +3,7 @@ import type { SqlPort } from '../core/sql.js';
 import {
   abandonExport, addExportRecords, beginExport, cancellable, confirmRecords, exportedIds, markExportWritten, recordAcknowledgements,
 } from './export-writes.js';
-import { allocateExportControls, exportControls, nextControlNumber, type ControlNumberKind, type ExportControls } from './control-numbers.js';
+import { allocateExportControls, exportControls, exportOfGroup, nextControlNumber, type ControlNumberKind, type ExportControls } from './control-numbers.js';
 import { exportFiles, ids, outboundContext, RECORD_SELECT, records, requireExport, toExport, toRecord, type RecordRow } from './outbound-rows.js';
 
 /*
@@ -76,5 +76,6 @@ export function createOutbound(sql: SqlPort, now: () => string) {
     nextControlNumber: (partner: string, kind: ControlNumberKind, count?: number): Promise<number> => nextControlNumber(sql, partner, kind, count),
     allocateExportControls: (exportId: number, partner: string, sets: number): Promise<ExportControls> => allocateExportControls(sql, exportId, partner, sets),
     exportControls: (exportId: number): Promise<ExportControls | undefined> => exportControls(sql, exportId),
+    exportOfGroup: (partner: string, group: number) => exportOfGroup(sql, partner, group),
   };
 }

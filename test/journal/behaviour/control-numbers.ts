@@ -59,6 +59,10 @@ export function describeControlNumbers(suite: Suite): void {
       const second = await suite.journal.beginExport({ workType: 'customerShipments', fileName: 'cs-2.x12', records: records(1, 2) });
       expect(await suite.journal.allocateExportControls(second, 'acme', 2)).toEqual({ partner: 'acme', interchange: 2, group: 2, firstSet: 4, sets: 2 });
       expect(await suite.journal.nextControlNumber('acme', 'set')).toBe(6);
+      // A 997 names the group (AK102): found per partner.
+      expect(await suite.journal.exportOfGroup('acme', 2)).toEqual({ exportId: second, partner: 'acme', interchange: 2, group: 2, firstSet: 4, sets: 2 });
+      expect(await suite.journal.exportOfGroup('acme', 1)).toMatchObject({ exportId: first });
+      expect(await suite.journal.exportOfGroup('globex', 2)).toBeUndefined();
     });
 
     it('two connections allocating at once never get the same number', async () => {
