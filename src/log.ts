@@ -57,6 +57,8 @@ export const LOG_EVENTS = [
   'redrive.resumed',
   /** A file's run ended with its result file written and the file moved (`outcome`: done or failed). */
   'file.processed',
+  /** An X12 file's acknowledgement (997/999, TA1) was written to the result folder (`ack`: its name). */
+  'x12.acknowledged',
   /** A job run started (`trigger`: schedule, watch, takeover, …). */
   'job.run.started',
   /** A job run ended (`result`: ok or partial; `files`: how many files it processed). */

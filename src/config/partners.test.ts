@@ -1,4 +1,8 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkConfigFile } from './check.js';
 import { checkConfigText } from './load.js';
 import { partnerOf, partnerSchema, writerSeparatorsOf } from './partners.js';
 
@@ -77,5 +81,20 @@ describe('partner profiles', () => {
     const parsed = partnerSchema.safeParse({ them: { qualifier: 'ZZ', id: 'A' }, us: { qualifier: 'ZZ', id: 'B' }, separators: { element: 'A' } });
     expect(parsed.success).toBe(false);
     expect(parsed.error!.issues[0]!.path).toEqual(['separators', 'element']);
+  });
+
+  it('config check refuses a route to a mapping that does not read that set, or no X12 at all', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wb-partners-'));
+    const file = join(dir, 'wisbridge.yaml');
+    const text = `mappings: ${resolve('mappings')}\n` + BASE + PARTNERS
+      .replace('mapping: x12-947', 'mapping: x12-945-customer-shipment-ship')
+      .replace('mapping: x12-945', 'mapping: inventory-adjustments');
+    await writeFile(file, text);
+    const problems = await checkConfigFile(file, { secrets: false });
+    const lines = text.split('\n');
+    expect(problems.map((p) => `${p.line}: ${p.message}`)).toEqual([
+      `${lines.findIndex((l) => l.includes('mapping: inventory-adjustments')) + 1}: inbound.0.x12.0.mapping: "inventory-adjustments" reads csv files, not x12`,
+      `${lines.findIndex((l) => l.includes('"947", mapping: x12-945')) + 1}: inbound.0.x12.1.mapping: "x12-945-customer-shipment-ship" reads 945 transaction sets, the route takes 947`,
+    ]);
   });
 });

@@ -82,6 +82,8 @@ export interface ClaimsAndRequests {
   recordResultName(fileId: number, name: string): Promise<void>;
   /** `archive/NAME` or `error/NAME`, once the file has left its inbox. */
   recordDisposition(fileId: number, where: string): Promise<void>;
+  /** An X12 file's acknowledgement (its name and control numbers, as text), recorded before it is written: a later run writes the same one. */
+  recordX12Ack(fileId: number, ack: string): Promise<void>;
   /** A file met but not claimed: a re-drop of content processed before, or a file rejected before a claim. */
   recordFileEvent(event: NewFileEvent): Promise<FileEvent>;
   recordEventDisposition(eventId: number, where: string): Promise<void>;

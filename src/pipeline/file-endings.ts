@@ -12,6 +12,7 @@ import { errorFileName, resultFileName } from './result-file.js';
 import type { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import type { FileRef, FileReport, ProcessFileOptions } from './types.js';
+import type { X12Reading } from './x12-route.js';
 
 /*
  * The last steps of a file's run (process-file.ts), shared by every way into them: its result file, its move out of
@@ -19,7 +20,7 @@ import type { FileRef, FileReport, ProcessFileOptions } from './types.js';
  */
 
 /** What a file's flow takes of the runtime: its drop, mapping and client, the leases, and the inbound journal. */
-export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal>;
+export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal & Pick<Journal, 'nextControlNumber'>>;
 
 export interface FileContext {
   runtime: FileRuntime;
@@ -41,6 +42,8 @@ export interface FileContext {
   lease?: HeldLease;
   /** The run's state (file-life.ts): every ending below is one of its transitions. */
   life: FileLife;
+  /** An X12 file routed by its content: its interchanges, to acknowledge before the file is disposed. */
+  x12?: X12Reading;
 }
 
 /**

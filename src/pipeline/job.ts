@@ -37,10 +37,11 @@ function matchedName(runtime: RuntimeParts<'loaded'>, job: InboundJob, fileName:
 
 /**
  * Whether a file is this job's: with `mappings` listed, only files one of them matches (several jobs may share a
- * drop); without, every file (one no mapping matches goes to error/).
+ * drop); without, or with `x12` routes, every file (one no mapping matches goes to error/).
  */
 export async function belongsToJob(runtime: RuntimeParts<'mappings' | 'loaded'>, job: InboundJob, fileName: string): Promise<boolean> {
-  if (!job.mappings) return true;
+  // An X12 file is routed by its content, which the name does not tell: a job with X12 routes takes every file.
+  if (!job.mappings || job.x12) return true;
   const set = await runtime.mappings();
   // An encrypted or gzipped file is the job's when its name without .pgp/.gz is; a .zip when a mapping matches the zip's own name.
   const name = matchedName(runtime, job, fileName);

@@ -19,6 +19,8 @@ import { inTurnOfBytes } from './same-bytes.js';
 import { takeSnapshot, type Snapshot } from './source.js';
 import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
+import { writeAck } from './x12-ack.js';
+import { routeX12, startsAsX12 } from './x12-route.js';
 
 export type { FileRuntime } from './file-endings.js';
 
@@ -51,17 +53,18 @@ async function runFile(ctx: FileContext): Promise<FileReport> {
   const { runtime, job, drop, name, options, report } = ctx;
   const nameProblem = inboundNameProblem(name);
   if (nameProblem !== undefined) return rejectWhole(ctx, `FILE_NAME: ${nameProblem}`);
-  let mapping: Mapping;
-  try {
-    mapping = pickMapping(await runtime.mappings(), job, name, options.mapping);
-  } catch (error) {
-    if (isWisbridgeError(error) && FILE_LEVEL.has(error.code)) return rejectWhole(ctx, describeError(error));
-    throw error;
+  // A job with X12 routes reads the bytes before it picks a mapping: an X12 file is routed by its sets, whatever its name.
+  const byContent = job.x12 !== undefined && options.mapping === undefined;
+  let mapping: Mapping | undefined;
+  if (!byContent) {
+    const picked = await mappingByName(ctx);
+    if (typeof picked === 'string') return rejectWhole(ctx, picked);
+    mapping = picked;
+    report.mapping = mapping.name;
   }
-  report.mapping = mapping.name;
   let snapshot: Snapshot;
   try {
-    snapshot = await takeSnapshot(drop, name, snapshotFolder(runtime), mapping.dialect.encoding === 'utf-8');
+    snapshot = await takeSnapshot(drop, name, snapshotFolder(runtime), mapping === undefined || mapping.dialect.encoding === 'utf-8');
   } catch (error) {
     if (isWisbridgeError(error, 'DROP_NOT_FOUND')) return ctx.life.abort({ ...report, outcome: 'vanished', reason: describeError(error) });
     if (isWisbridgeError(error, 'DROP_CHANGED')) return ctx.life.rollback({ ...report, outcome: 'changed', reason: describeError(error) });
@@ -71,6 +74,14 @@ async function runFile(ctx: FileContext): Promise<FileReport> {
   ctx.identity = snapshot.identity;
   ctx.read = snapshot.open;
   try {
+    if (mapping === undefined) {
+      const routed = await routeByContent(ctx, snapshot);
+      if (typeof routed === 'string') return await rejectWhole(ctx, routed);
+      mapping = routed;
+      report.mapping = mapping.name;
+      // Taken as UTF-8 for the sniff: a file read by name in another encoding is not judged by it.
+      if (mapping.dialect.encoding !== 'utf-8') snapshot = { ...snapshot, invalidUtf8At: undefined };
+    }
     const checked = options.member ? { verdict: 'ok' as const } : await checkSidecar(drop, runtime.loaded.config.drops[job.drop] ?? {}, name, snapshot);
     if (checked.sidecar) ctx.companions.push(checked.sidecar.name);
     if (checked.verdict === 'error') return await rejectWhole(ctx, checked.reason);
@@ -78,9 +89,33 @@ async function runFile(ctx: FileContext): Promise<FileReport> {
       ctx.logger.warn({ reason: checked.reason }, 'file left in the inbox until its checksum file matches');
       return ctx.life.rollback({ ...report, outcome: 'waiting', reason: checked.reason });
     }
-    return await inTurnOfBytes(runtime, snapshot.checksum, () => processSnapshot(ctx, mapping, snapshot));
+    const [read, bytes] = [mapping, snapshot];
+    return await inTurnOfBytes(runtime, snapshot.checksum, () => processSnapshot(ctx, read, bytes));
   } finally {
     await snapshot.remove();
+  }
+}
+
+/** The mapping the file's name (or --mapping) picks, or why the file is refused as a whole. */
+async function mappingByName(ctx: FileContext): Promise<Mapping | string> {
+  try {
+    return pickMapping(await ctx.runtime.mappings(), ctx.job, ctx.name, ctx.options.mapping);
+  } catch (error) {
+    if (isWisbridgeError(error) && FILE_LEVEL.has(error.code)) return describeError(error);
+    throw error;
+  }
+}
+
+/** An X12 file by its sets (x12-route.ts); any other file of the job by its name. */
+async function routeByContent(ctx: FileContext, snapshot: Snapshot): Promise<Mapping | string> {
+  const { job } = ctx;
+  if (job.x12 === undefined || !(await startsAsX12(snapshot.open))) return mappingByName(ctx);
+  try {
+    ctx.x12 = await routeX12({ ...job, x12: job.x12 }, await ctx.runtime.mappings(), ctx.runtime.loaded.config.partners, snapshot.open, ctx.name);
+    return ctx.x12.mapping;
+  } catch (error) {
+    if (isWisbridgeError(error) && (FILE_LEVEL.has(error.code) || error.code === 'X12_SYNTAX')) return describeError(error);
+    throw error;
   }
 }
 
@@ -163,11 +198,19 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
   report.outcome = status === 'done' ? 'done' : 'failed';
   ctx.life.decide();
   await writeResult(ctx, journal, file, spool);
+  await acknowledge(ctx, file.fileId);
   await dispose(ctx, 'archive', fileDisposition(journal, file));
   ctx.logger.info({ event: 'file.processed', outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return ctx.life.commit(report);
 }
 
+/** An X12 file's acknowledgement, once its result name is recorded (the acknowledgement's name follows it). */
+async function acknowledge(ctx: FileContext, fileId: number): Promise<void> {
+  if (!ctx.x12) return;
+  const journal = await ctx.runtime.journal();
+  const name = await writeAck(ctx, journal, await journal.getFile(fileId), ctx.x12);
+  if (name !== undefined) ctx.logger.info({ event: 'x12.acknowledged', ack: name }, 'X12 acknowledgement written');
+}
 
 /**
  * Several instances watch one inbox: the file read here may be the very file another instance processed and has
@@ -206,6 +249,7 @@ async function finishUnmoved(ctx: FileContext, journal: FileJournal & LeaseJourn
     // Read again: its owner may have recorded a result name since `prev` was read, before its lease ran out.
     const file = await journal.getFile(prev.fileId);
     await writeResult(ctx, journal, file);
+    await acknowledge(ctx, file.fileId);
     await dispose(ctx, 'archive', fileDisposition(journal, file));
     return ctx.life.commit(report);
   } catch (error) {

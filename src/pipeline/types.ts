@@ -34,6 +34,8 @@ export interface FileReport {
   requests: number;
   /** Name of the result file in the result folder. */
   resultFile?: string;
+  /** Name of the X12 acknowledgement (997/999, TA1) in the result folder. */
+  ackFile?: string;
   /** Where the source went (`archive/NAME`, `error/NAME`). */
   movedTo?: string;
   reason?: string;

@@ -1,5 +1,5 @@
 export { isX12, X12_SNIFF_BYTES, X12, X12_ENVELOPE, SYNTAXES, type Delimiters, type Envelope, type HeaderSyntax } from './syntax.js';
-export { Segment, describePlace, type Place, type SegmentPosition } from './segment.js';
+export { Segment, describePlace, placeIn, type Place, type SegmentPosition } from './segment.js';
 export { SegmentTokenizer, MAX_SEGMENT_BYTES, type TokenizerOptions } from './tokenizer.js';
 export { SegmentReader, segmentsOf, type ByteSource } from './reader.js';
 export {

@@ -30,6 +30,7 @@ export const REASONS = {
   'set-id-mismatch': { level: 'set', code: '6', rule: 'ST01 is a transaction set of the group\'s functional identifier (GS01)' },
   'set-control-invalid': { level: 'set', code: '7', rule: 'ST02 is four to nine characters' },
   'set-duplicate': { level: 'set', code: '23', rule: 'ST02 is unique within the group' },
+  'set-unsupported': { level: 'set', code: '1', rule: 'a mapping reads the set (its ST01, from its sender): added by the reader that routes it' },
   'set-convention-mismatch': { level: 'set', code: 'I6', rule: 'ST03, where given, repeats the group\'s version GS08' },
 } as const satisfies Record<string, ReasonEntry>;
 

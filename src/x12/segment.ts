@@ -89,3 +89,18 @@ export function describePlace(place: Place): string {
   if (place.component !== undefined) parts.push(`component ${pad2(place.component)}`);
   return parts.join(', ');
 }
+
+const PLACE = /interchange (\d+), set ([A-Za-z0-9]+), segment (\d+) \(([A-Z][A-Z0-9]{1,2})\)(?:, element (\d{2}))?(?:, component (\d{2}))?/;
+
+/**
+ * The place a message names (describePlace's text, read back): what an acknowledgement's AK3/AK4 need of an error
+ * reported as text. Undefined when the message names no segment of a set.
+ */
+export function placeIn(message: string): Required<Pick<Place, 'interchange' | 'set' | 'index' | 'segmentId'>> & Pick<Place, 'element' | 'component'> | undefined {
+  const m = PLACE.exec(message);
+  if (!m) return undefined;
+  return {
+    interchange: m[1], set: m[2], index: Number(m[3]), segmentId: m[4],
+    element: m[5] === undefined ? undefined : Number(m[5]), component: m[6] === undefined ? undefined : Number(m[6]),
+  };
+}

@@ -93,6 +93,7 @@ export interface FileRow {
   finished_at: string | null;
   result_name: string | null;
   disposed_to: string | null;
+  x12_ack?: string | null;
   pruned_at: string | null;
   processed_at: string | null;
   lease_owner: string | null;
@@ -118,6 +119,7 @@ export function toFile(row: FileRow): FileRecord {
     processedAt: row.processed_at ?? null,
     resultName: row.result_name,
     disposedTo: row.disposed_to,
+    x12Ack: row.x12_ack ?? null,
     prunedAt: row.pruned_at,
     lease: row.lease_owner === null ? null : { owner: row.lease_owner, token: row.lease_token, until: row.lease_until },
   };

@@ -143,6 +143,8 @@ export interface FileRecord {
   processedAt: string | null;
   /** Name of the file's result file once one was written (in the result folder of its run). */
   resultName: string | null;
+  /** An X12 file's acknowledgement as recorded before it was written (its name and control numbers, JSON). */
+  x12Ack: string | null;
   /** `archive/NAME` or `error/NAME` once the file left its inbox ('unknown' for files of older journals). */
   disposedTo: string | null;
   /** When retention dropped the file's rows, requests and bodies (its row, checksum and summary stay). */

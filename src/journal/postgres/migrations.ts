@@ -294,6 +294,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE exports ADD COLUMN IF NOT EXISTS lease_owner TEXT, ADD COLUMN IF NOT EXISTS lease_token BIGINT NOT NULL DEFAULT 0,
     ADD COLUMN IF NOT EXISTS staged_name TEXT;
   `,
+  `
+  -- The X12 acknowledgement of an inbound file: its name and the control numbers of each reply (JSON), recorded before
+  -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts).
+  ALTER TABLE files ADD COLUMN IF NOT EXISTS x12_ack TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -341,6 +341,11 @@ export const MIGRATIONS: readonly string[] = [
   -- added by its step (MIGRATION_STEPS), only where missing: SQLite has no ADD COLUMN IF NOT EXISTS, and a journal set
   -- back to an older version in tests runs this again.
   `,
+  `
+  -- The X12 acknowledgement of an inbound file: its name and the control numbers of each reply (JSON), recorded before
+  -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts). The column is
+  -- added by this migration's step, when missing (as for the export lease above).
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -357,5 +362,7 @@ function addMissingColumns(table: string, columns: ReadonlyArray<readonly [name:
 
 const EXPORT_LEASE_COLUMNS = addMissingColumns('exports', [['lease_owner', 'TEXT'], ['lease_token', 'INTEGER NOT NULL DEFAULT 0'], ['staged_name', 'TEXT']]);
 
+const X12_ACK_COLUMN = addMissingColumns('files', [['x12_ack', 'TEXT']]);
+
 /** What runs after the SQL of migration i (its index), in the same transaction: the steps SQL alone cannot do. */
-export const MIGRATION_STEPS: ReadonlyMap<number, MigrationStep> = new Map([[11, upgradeLegacyRows], [14, EXPORT_LEASE_COLUMNS]]);
+export const MIGRATION_STEPS: ReadonlyMap<number, MigrationStep> = new Map([[11, upgradeLegacyRows], [14, EXPORT_LEASE_COLUMNS], [15, X12_ACK_COLUMN]]);

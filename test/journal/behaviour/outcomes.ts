@@ -199,6 +199,16 @@ export function describeOutcomes(suite: Suite): void {
       expect(await stateCode(suite.journal.recordDisposition(999_999, 'archive/x.csv'))).toBe('JOURNAL_STATE');
     });
 
+    it('keeps an X12 file\'s acknowledgement as recorded, across a restart', async () => {
+      const { fileId } = await suite.journal.claimFile(claimInput('NWL_945.edi', 'edi'));
+      expect((await suite.journal.getFile(fileId)).x12Ack).toBeNull();
+      const ack = JSON.stringify({ name: 'NWL_945.ack.edi', replies: [{ interchange: 7, group: 7, firstSet: 1 }] });
+      await suite.journal.recordX12Ack(fileId, ack);
+      await suite.reopen();
+      expect((await suite.journal.getFile(fileId)).x12Ack).toBe(ack);
+      expect(await stateCode(suite.journal.recordX12Ack(999_999, ack))).toBe('JOURNAL_STATE');
+    });
+
     it('a duplicate is unfinished until its disposition is recorded; a file rejected unread never is', async () => {
       const { fileId } = (await suite.journal.claimFile(claimInput('KORR.csv', 'c1'))) as { fileId: number };
       const recorded = await suite.journal.recordFileEvent({ drop: 'wms', name: 'KORR.csv', kind: 'duplicate', originalFileId: fileId, reason: 'same bytes', resultName: 'KORR.1.result.csv' });
