@@ -1,10 +1,11 @@
 import { assertConfigReady } from '../../config/check.js';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig, type LoadedConfig } from '../../config/load.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { runExportJob, type ExportSummary } from '../../export/index.js';
 import { exitCodeOf, ProgressBar, runInboundJob, summaryTable, type FileReport } from '../../pipeline/index.js';
-import { createRuntime, type RuntimeParts } from '../../runtime/runtime.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import { asInstance } from '../one-shot.js';
 import { parseCommandLine } from '../args.js';
 
 const HELP = `usage: wisbridge batch --config FILE [--job NAME]... [--force]
@@ -45,36 +46,19 @@ export async function run(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const runtime = createRuntime(loaded, { logger, signal: hard.signal, mappings });
   const reports: FileReport[] = [];
   const exports: ExportSummary[] = [];
   const bar = new ProgressBar();
   let fatal: unknown;
   try {
-    for (const job of config.inbound) {
-      if (wanted && !wanted.has(job.name)) continue;
-      if (graceful.signal.aborted) break;
-      await runInboundJob(runtime, job, {
-        signal: graceful.signal, force: values.force,
-        onProgress: (p) => bar.update(p),
-        onFile: (r) => {
-          bar.done();
-          reports.push(r);
-        },
-      });
-    }
-    for (const job of config.exports) {
-      if (wanted && !wanted.has(job.name)) continue;
-      if (graceful.signal.aborted) break;
-      exports.push(await runExportJob(runtime, job, { signal: graceful.signal }));
-    }
+    await asInstance(loaded, logger, hard.signal, { mappings, besideRunning: 'it processes its inboxes and runs the exports itself: drop the files there' }, (runtime) =>
+      passes(runtime, { config, wanted, force: values.force, signal: graceful.signal, bar, reports, summaries: exports }));
   } catch (error) {
     fatal = error;
   } finally {
     bar.done();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await closeQuietly(runtime);
   }
   if (config.inbound.length > 0) process.stdout.write(summaryTable(reports) + '\n');
   if (exports.length > 0) process.stdout.write(exportTable(exports) + '\n');
@@ -101,6 +85,34 @@ function exportTable(summaries: readonly ExportSummary[]): string {
   return ['', fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
 }
 
-async function closeQuietly(runtime: RuntimeParts<'close'>): Promise<void> {
-  await runtime.close().catch(() => undefined);
+interface Passes {
+  config: LoadedConfig['config'];
+  wanted: ReadonlySet<string> | undefined;
+  force: boolean | undefined;
+  signal: AbortSignal;
+  bar: ProgressBar;
+  /** Filled as the files and exports finish: what the tables print, also after a fatal error. */
+  reports: FileReport[];
+  summaries: ExportSummary[];
+}
+
+/** Each inbound job's inbox once, then each export job once. */
+async function passes(runtime: Runtime, p: Passes): Promise<void> {
+  for (const job of p.config.inbound) {
+    if (p.wanted && !p.wanted.has(job.name)) continue;
+    if (p.signal.aborted) break;
+    await runInboundJob(runtime, job, {
+      signal: p.signal, force: p.force,
+      onProgress: (progress) => p.bar.update(progress),
+      onFile: (r) => {
+        p.bar.done();
+        p.reports.push(r);
+      },
+    });
+  }
+  for (const job of p.config.exports) {
+    if (p.wanted && !p.wanted.has(job.name)) continue;
+    if (p.signal.aborted) break;
+    p.summaries.push(await runExportJob(runtime, job, { signal: p.signal }));
+  }
 }

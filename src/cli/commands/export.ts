@@ -3,7 +3,7 @@ import type { ExportJob } from '../../config/schema.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { parseWorkType, runExportJob, WORK_TYPE_ARGUMENTS, type ExportSummary } from '../../export/index.js';
 import { createLogger } from '../../log.js';
-import { createRuntime } from '../../runtime/runtime.js';
+import { asInstance } from '../one-shot.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { parseCommandLine } from '../args.js';
 
@@ -40,25 +40,29 @@ export async function run(argv: string[]): Promise<number> {
   const stop = () => abort.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const runtime = createRuntime(loaded, { logger: createLogger({ level: loaded.config.log.level }), signal: abort.signal });
+  const logger = createLogger({ level: loaded.config.log.level });
   let exit = 0;
   try {
-    for (const job of jobs) {
-      if (abort.signal.aborted) return 2;
-      try {
-        const summary = await runExportJob(runtime, job, { signal: abort.signal });
-        process.stdout.write((values.json ? JSON.stringify(summary) : describe(job, summary)) + '\n');
-        exit = Math.max(exit, summary.exitCode);
-      } catch (error) {
-        if (!isWisbridgeError(error)) throw error;
-        process.stderr.write(`wisbridge export: job ${job.name}: ${describeError(error)}\n`);
-        exit = 2;
+    await asInstance(loaded, logger, abort.signal, { besideRunning: 'it runs the export jobs on their schedules' }, async (runtime) => {
+      for (const job of jobs) {
+        if (abort.signal.aborted) {
+          exit = 2;
+          return;
+        }
+        try {
+          const summary = await runExportJob(runtime, job, { signal: abort.signal });
+          process.stdout.write((values.json ? JSON.stringify(summary) : describe(job, summary)) + '\n');
+          exit = Math.max(exit, summary.exitCode);
+        } catch (error) {
+          if (!isWisbridgeError(error)) throw error;
+          process.stderr.write(`wisbridge export: job ${job.name}: ${describeError(error)}\n`);
+          exit = 2;
+        }
       }
-    }
+    });
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    await runtime.close();
   }
   return exit;
 }

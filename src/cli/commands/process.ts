@@ -10,6 +10,7 @@ import { ApiReferenceIds } from '../../client/index.js';
 import type { ReferenceIds } from '../../mapping/index.js';
 import { exitCodeOf, pickMapping, processFile, processJobOn, ProgressBar, summaryTable, type FileReport } from '../../pipeline/index.js';
 import { createRuntime, type RuntimeParts } from '../../runtime/runtime.js';
+import { asInstance } from '../one-shot.js';
 import { parseCommandLine } from '../args.js';
 import { dryRunFile, dryRunReport, rejectFile, type DryRunLine } from '../dry-run.js';
 
@@ -48,28 +49,35 @@ export async function run(argv: string[]): Promise<number> {
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const runtime = createRuntime(loaded, { logger });
   const reports: FileReport[] = [];
   const bar = new ProgressBar();
   const dryRun = values['dry-run'] === true;
+  // A dry run writes nothing: no instance, so that it also runs beside a `run` on a SQLite journal.
+  const runtime = dryRun ? createRuntime(loaded, { logger }) : undefined;
   try {
-    for (const file of positionals) {
-      if (stop.signal.aborted) break;
-      if (dryRun) {
+    if (runtime) {
+      for (const file of positionals) {
+        if (stop.signal.aborted) break;
         reports.push(await dryRunOne(runtime, job, file, values.mapping));
-        continue;
       }
-      const dir = dirname(resolve(file));
-      const drop = createDrop(processDrop(dir, values.out ? resolve(values.out) : dir, service), logger);
-      try {
-        reports.push(await processFile(runtime, job, basename(file), {
-          drop, dispose: false, force: values.force, mapping: values.mapping, signal: stop.signal,
-          onProgress: (p) => bar.update(p),
-        }));
-      } finally {
-        bar.done();
-        await drop.close();
-      }
+    } else {
+      // SIGINT stops between files (stop.signal), never mid-request: the instance has no hard stop.
+      await asInstance(loaded, logger, new AbortController().signal, { besideRunning: 'drop the files into its inbox' }, async (instanceRuntime) => {
+        for (const file of positionals) {
+          if (stop.signal.aborted) break;
+          const dir = dirname(resolve(file));
+          const drop = createDrop(processDrop(dir, values.out ? resolve(values.out) : dir, service), logger);
+          try {
+            reports.push(await processFile(instanceRuntime, job, basename(file), {
+              drop, dispose: false, force: values.force, mapping: values.mapping, signal: stop.signal,
+              onProgress: (p) => bar.update(p),
+            }));
+          } finally {
+            bar.done();
+            await drop.close();
+          }
+        }
+      });
     }
   } catch (error) {
     if (!isWisbridgeError(error)) throw error;
@@ -79,7 +87,7 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await runtime.close().catch(() => undefined);
+    await runtime?.close().catch(() => undefined);
   }
   (dryRun ? process.stderr : process.stdout).write(summaryTable(reports) + '\n');
   return exitCodeOf(reports);

@@ -5,7 +5,7 @@ import { createLogger } from '../../log.js';
 import { recordedCli } from '../../console/index.js';
 import { resolveRows } from '../../pipeline/index.js';
 import { parseCommandLine } from '../args.js';
-import { asInstance } from '../one-shot.js';
+import { asInstance, RE_DRIVE } from '../one-shot.js';
 
 const HELP = `usage: wisbridge resolve [--config FILE] --file ID|NAME [--lines 3,7-9] (--applied | --not-applied) --note TEXT [--by NAME]
 
@@ -31,7 +31,7 @@ export async function run(argv: string[]): Promise<number> {
   const lines = values.lines === undefined ? undefined : parseLines(values.lines);
   const loaded = await loadConfig(values.config ?? 'wisbridge.yaml');
   const controller = new AbortController();
-  return asInstance(loaded, createLogger({ level: loaded.config.log.level }), controller.signal, async (runtime) => {
+  return asInstance(loaded, createLogger({ level: loaded.config.log.level }), controller.signal, RE_DRIVE, async (runtime) => {
     const resolution = values.applied ? 'applied' : 'not-applied';
     const by = values.by ?? operatorName();
     const r = await recordedCli(runtime, { action: `resolve ${resolution}`, target: values.lines ? `lines ${values.lines}` : 'all uncertain rows', actor: by },

@@ -4,7 +4,7 @@ import { createLogger } from '../../log.js';
 import { recordedCli } from '../../console/index.js';
 import { redriveFile } from '../../pipeline/index.js';
 import { parseCommandLine } from '../args.js';
-import { asInstance } from '../one-shot.js';
+import { asInstance, RE_DRIVE } from '../one-shot.js';
 import { operatorName } from './resolve.js';
 
 const HELP = `usage: wisbridge retry [--config FILE] --file NAME|ID
@@ -31,7 +31,7 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const r = await asInstance(loaded, createLogger({ level: loaded.config.log.level }), controller.signal, (runtime) =>
+    const r = await asInstance(loaded, createLogger({ level: loaded.config.log.level }), controller.signal, RE_DRIVE, (runtime) =>
       recordedCli(runtime, { action: 'redrive', target: ref, actor: operatorName() }, () => redriveFile(runtime, ref),
       (r) => `re-drive ${r.attempt - 1}: ${r.sent} row(s) sent again, ${r.ok} ok, ${r.error} error, ${r.uncertain} uncertain; file is now ${r.status}`));
     process.stdout.write(

@@ -65,7 +65,9 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     renewHeldTick: `UPDATE job_ticks SET lease_until = ${plus} WHERE job = ? AND tick = ? AND owner = ? AND token = ? AND done_at IS NULL`,
     heldFiles: `SELECT id, status, lease_owner, lease_token, disposed_to FROM files WHERE id IN (${sqlList(dialect, 'int')})`,
     stop: `UPDATE instances SET stopped_at = ${now} WHERE id = ?`,
-    releaseFiles: `UPDATE files SET lease_until = NULL WHERE status = 'processing' AND lease_owner = ?`,
+    // Every file the instance holds, finished ones included: one finished but not moved (a file of \`process\`, which
+    // stays where it is, or a move a stop cut short) would otherwise read as still being finished by it.
+    releaseFiles: `UPDATE files SET lease_until = NULL WHERE lease_owner = ? AND lease_until IS NOT NULL`,
     releaseTicks: `UPDATE job_ticks SET lease_until = ${now} WHERE owner = ? AND done_at IS NULL`,
     // A finished file's lease is not renewed (heartbeats renew processing files): while its owner heartbeats, the
     // owner is still writing its result file or moving it. Free once the owner stopped, or once both ran out.
