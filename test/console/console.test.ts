@@ -9,6 +9,8 @@ import { setFaults, useEmulator } from '../support/emulator.js';
 import { parseCsv, ROOT } from '../pipeline/helpers.js';
 import { until, useCleanups } from '../service/support.js';
 import { bridgeWithFailures, consoleClient } from './support.js';
+import { BridgeService } from '../../src/service/service.js';
+import { flowRunners } from '../../src/service/runners.js';
 
 const emu = useEmulator({ resetEachTest: true });
 const cleanups = useCleanups();
@@ -113,18 +115,26 @@ describe('console: actions, confirmed, CSRF-protected and recorded', () => {
     cleanups.push(() => b.close());
     const cli = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin/wisbridge.js'), ...args, '--config', b.env.file],
       { encoding: 'utf8', env: { ...process.env, WISBRIDGE_TEST_TOKEN: emu.token } });
+    // A SQLite journal serves one instance: beside the running bridge the command says where to act instead.
+    const beside = cli('resolve', '--file', 'KORR_b.csv', '--not-applied', '--note', 'no move for B-1', '--by', 'Jo');
+    expect(beside.status).toBe(2);
+    expect(beside.stderr).toContain('beside a running instance, re-drive and resolve from its console');
+    await b.bridge.stop('test');
     const first = cli('resolve', '--file', 'KORR_b.csv', '--not-applied', '--note', 'no move for B-1', '--by', 'Jo');
     expect(first.status, first.stderr).toBe(1); // the row is now failed: exit 1, as the exit-code table says
     const again = cli('resolve', '--file', 'KORR_b.csv', '--applied', '--note', 'x', '--by', 'Jo');
     expect(again.status).toBe(2);
-    const journal = await b.bridge.runtime.journal();
+    const restarted = new BridgeService(b.loaded, { runners: flowRunners });
+    cleanups.push(() => restarted.stop('test'));
+    await restarted.start();
+    const journal = await restarted.runtime.journal();
     const rows = rawDatabase(journal).prepare(`SELECT action, file_id, target, actor, via, outcome FROM operator_actions ORDER BY id`).all();
     const fileId = (await journal.listFiles({ limit: 5 })).find((f) => f.name === 'KORR_b.csv')!.fileId;
     expect(rows).toEqual([
       { action: 'resolve not-applied', file_id: fileId, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'ok' },
       { action: 'resolve applied', file_id: null, target: 'all uncertain rows', actor: 'Jo', via: 'cli', outcome: 'failed' },
     ]);
-    const page = await consoleClient(b.url).get('/console/actions');
+    const page = await consoleClient(restarted.url!).get('/console/actions');
     expect(page.text).toContain('resolve not-applied');
     expect(page.text).toContain('no move for B-1');
   });

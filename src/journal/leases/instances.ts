@@ -34,10 +34,11 @@ interface InstanceRow {
 
 const info = (m: LeaseMode) => [m.instance.id, m.instance.host, m.instance.pid, m.instance.version];
 
-/** The instance stops and its leases are free at once: files and ticks it held are taken by the next claim. */
+/** The instance stops and its leases are free at once: files, duplicates and ticks it held are taken by the next claim. */
 async function retire(c: LeaseContext, t: SqlPort, id: string): Promise<void> {
   await t.run(c.q.stop, [id]);
   await t.run(c.q.releaseFiles, [id]);
+  await t.run(c.q.releaseEvents, [id]);
   await t.run(c.q.releaseTicks, [id]);
 }
 

@@ -69,6 +69,7 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     // stays where it is, or a move a stop cut short) would otherwise read as still being finished by it.
     releaseFiles: `UPDATE files SET lease_until = NULL WHERE lease_owner = ? AND lease_until IS NOT NULL`,
     releaseTicks: `UPDATE job_ticks SET lease_until = ${now} WHERE owner = ? AND done_at IS NULL`,
+    releaseEvents: 'UPDATE file_events SET lease_until = NULL WHERE lease_owner = ? AND disposed_to IS NULL AND lease_until IS NOT NULL',
     // A finished file's lease is not renewed (heartbeats renew processing files): while its owner heartbeats, the
     // owner is still writing its result file or moving it. Free once the owner stopped, or once both ran out.
     // Its owner is silent when its heartbeat is older than a lease: heartbeat_at > now - leaseMs says it is not.
