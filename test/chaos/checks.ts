@@ -210,7 +210,7 @@ export function checkRun(ev: Evidence): Verdict {
     if (r.ack_status === 'acknowledged' && !acknowledged.get(String(r.record_id))) problem(`export: the journal says ${r.record_id} was acknowledged; the service has no acknowledgement`);
   }
   const deferred = ev.emulator.customer_shipments.filter((s) => s.origin_kind === 'deferred');
-  // The scheduler's ticks of the export job (`job:NAME`): each run writes one work list (empty_files, and never more
+  // The scheduler's ticks of the export job (`job:NAME`): each run writes one work list or fails (empty_files, and never more
   // work than max_records_per_file), and a tick runs again only when its owner died or was paused past its lease
   // (another instance takes the tick over with token + 1).
   const ticks = ev.journal.jobTicks?.filter((t) => t.job === `job:${ev.exportJob}`);
@@ -219,7 +219,10 @@ export function checkRun(ev: Evidence): Verdict {
     const runs = ticks.reduce((n, t) => n + Number(t.token), 0);
     const live = ev.journal.exports.filter((e) => e.kind === 'work' && e.status !== 'abandoned').length;
     if (live > runs) problem(`export: ${live} work lists for ${ticks.length} ticks claimed ${runs} times: some tick ran twice without a takeover`);
-    if (live < done) problem(`export: ${live} work lists for ${done} ticks that ran to their end: some tick wrote nothing`);
+    // A run that failed (the journal or the service out of reach past its retries) is over too: its tick is done, and
+    // the next tick lists its records again.
+    const failed = ev.processes.flatMap((p) => p.logs).filter((r) => r.event === 'job.run.failed' && r.job === ev.exportJob).length;
+    if (live + failed < done) problem(`export: ${live} work lists and ${failed} failed runs for ${done} ticks that ran to their end: some tick wrote nothing`);
     figures['export ticks'] = `${ticks.length} claimed (${runs - ticks.length} taken over), ${done} done, by ${new Set(ticks.map((t) => t.owner)).size} instances`;
   }
   figures['export work lists'] = `${workLists.length} files, ${listedIn.size} shipments (${deferred.length} deferred shipments were created by the ship files)`;

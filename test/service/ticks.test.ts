@@ -57,21 +57,30 @@ async function tickRow(db: FreshDatabase, tick = TICK, schedule = 'job:nightly')
   }
 }
 
+/**
+ * A bridge on a database of its own, its clock moved to TICK, the export's listing answering 20 s late: the tick's
+ * run is under way and stays so until it is stopped.
+ */
+async function bridgeAtSlowTick(extraYaml = '') {
+  const db = await database();
+  const env = await tempConfig(`${config(JSON.stringify(db.config))}${extraYaml}`);
+  cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
+  const log = memoryLogger();
+  const clock = new ManualClock(Date.parse('2026-11-22T10:01:00Z'));
+  const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger: log.logger, clock });
+  cleanups.push(() => bridge.stop('test'));
+  await bridge.start();
+  await setFaults(emu, { latency_ms: 20_000, path_prefix: '/v1/customer-shipments' });
+  await clock.advanceTo(Date.parse(TICK));
+  return { db, env, log, bridge };
+}
+
 const workLists = (dir: string) => readdirSync(join(dir, 'drop', 'outbox')).filter((n) => n.startsWith('nightly_'));
 
 describe('a scheduled tick another instance took over', () => {
   it('stops its run on the instance that lost it: no work list written there, the tick not marked done by it; the taker runs it and marks it done', async () => {
-    const db = await database();
-    const env = await tempConfig(config(JSON.stringify(db.config)));
-    cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
-    const log = memoryLogger();
-    const clock = new ManualClock(Date.parse('2026-11-22T10:01:00Z'));
-    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger: log.logger, clock });
-    cleanups.push(() => bridge.stop('test'));
-    await bridge.start();
     // The listing answers long after the takeover: the run can only end early by being stopped.
-    await setFaults(emu, { latency_ms: 20_000, path_prefix: '/v1/customer-shipments' });
-    await clock.advanceTo(Date.parse(TICK));
+    const { db, env, log, bridge } = await bridgeAtSlowTick();
     await until(async () => (await tickRow(db))?.owner === bridge.instance.id, 'the tick claimed by the bridge');
     await waitForEvent(log, 'job.run.started');
 
@@ -101,17 +110,8 @@ describe('a scheduled tick another instance took over', () => {
 
 describe('a retention tick another instance took over', () => {
   it('stops waiting for the busy jobs and prunes nothing here; the tick stays the taker\'s', async () => {
-    const db = await database();
-    const env = await tempConfig(`${config(JSON.stringify(db.config))}retention: { journal_days: 1, cron: "5 10 * * *", timezone: UTC }\n`);
-    cleanups.push(env.cleanup, async () => { await setFaults(emu, {}); });
-    const log = memoryLogger();
-    const clock = new ManualClock(Date.parse('2026-11-22T10:01:00Z'));
-    const bridge = new BridgeService(env.loaded, { runners: flowRunners, logger: log.logger, clock });
-    cleanups.push(() => bridge.stop('test'));
-    await bridge.start();
     // The export of the same minute lists slowly: the retention tick, claimed, waits for it (prune follows the runs).
-    await setFaults(emu, { latency_ms: 20_000, path_prefix: '/v1/customer-shipments' });
-    await clock.advanceTo(Date.parse(TICK));
+    const { db, log, bridge } = await bridgeAtSlowTick('retention: { journal_days: 1, cron: "5 10 * * *", timezone: UTC }\n');
     await until(async () => (await tickRow(db, TICK, 'retention'))?.owner === bridge.instance.id, 'the retention tick claimed by the bridge');
 
     // Another instance whose lease clock is ahead by more than a lease: the bridge's lease looks run out to it, as
