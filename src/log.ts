@@ -55,6 +55,8 @@ export const LOG_EVENTS = [
   'export.taken-over',
   /** A re-drive takes up one a crash stopped: what it left in flight is reconciled before the file goes on. */
   'redrive.resumed',
+  /** An instance found a re-drive its run left unfinished, which nobody holds, and re-drives the file again (`file`, `from`). */
+  'redrive.takeup',
   /** A file's run ended with its result file written and the file moved (`outcome`: done or failed). */
   'file.processed',
   /** An X12 file's acknowledgement (997/999, TA1) was written to the result folder (`ack`: its name). */

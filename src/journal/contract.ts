@@ -274,6 +274,11 @@ export interface InstancesAndLeases {
    * it) or was given up. The watchers put them into their job's file queue ahead of the files waiting, so a backlog does not keep them waiting.
    */
   filesToTakeOver(drop: string): Promise<Array<{ fileId: number; name: string; owner: string }>>;
+  /**
+   * Re-drives their run left unfinished (a crash, a stop) that no instance works on: files processing again after
+   * they were finished and moved, whose lease ran out or was given up. An instance takes them up (service/redrive-takeups.ts).
+   */
+  redrivesToTakeUp(): Promise<Array<{ fileId: number; name: string; owner: string }>>;
   listInstances(): Promise<InstanceRecord[]>;
   /**
    * An operator forgets an instance that is gone for good: its row leaves the list, unless it heartbeated since the

@@ -18,6 +18,7 @@ import { logListening, startListener } from './listener.js';
 import { InstanceLeases, newInstance } from './instance.js';
 import { instanceCensus } from './instance-census.js';
 import { LostInstanceAlerts } from './lost-instances.js';
+import { RedriveTakeUps } from './redrive-takeups.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
 import { SharedTicks } from './ticks.js';
@@ -27,7 +28,7 @@ import { JobSlot, type Trigger } from './slot.js';
 import { JobRuns, type JobState, type LastRun } from './job-runs.js';
 import type { JobRunners, JobSummary } from './types.js';
 import { watchInbox } from './watch.js';
-import { runEndOf, type FileRunEnd } from '../pipeline/index.js';
+import { redriveFile, runEndOf, type FileRunEnd } from '../pipeline/index.js';
 import type { WebhookSender } from './webhook.js';
 import { drainOrAbort, within } from './shutdown.js';
 
@@ -82,6 +83,7 @@ export class BridgeService {
   private readonly alertInbox: AlertInbox;
   /** Alerts instances of the journal's list that were lost (tests: look() now). */
   readonly lostInstances: LostInstanceAlerts;
+  readonly redriveTakeUps: RedriveTakeUps;
   /** What the last retention tick did (tests, the console). */
   lastRetention: RetentionReport | undefined;
   /** This process among the instances sharing the journal. */
@@ -152,6 +154,8 @@ export class BridgeService {
     this.webhook = alerting?.webhook;
     const webhook = alerting?.webhook;
     this.lostInstances = new LostInstanceAlerts(() => this.runtime.journal(), leaseMs, this.logger, webhook && ((alert) => webhook.send(alert)));
+    this.redriveTakeUps = new RedriveTakeUps(() => this.runtime.journal(),
+      (fileId) => this.consoleActions.run(() => redriveFile(this.runtime, String(fileId))), this.logger, this.stopSignal);
     this.alerts = alerting?.notifier;
     this.runs = new JobRuns({
       config: loaded.config, clock: this.clock, logger: this.logger, metrics: this.metrics, drops: this.drops, progress: this.progress,
@@ -180,7 +184,10 @@ export class BridgeService {
     const journal = await this.runtime.journal();
     // First: a SQLite journal another live instance uses refuses this one before anything is served or run.
     await this.leases.start();
-    if (!this.stopSignal.aborted) this.lostInstances.start(this.loaded.config.instance.heartbeat_ms);
+    if (!this.stopSignal.aborted) {
+      this.lostInstances.start(this.loaded.config.instance.heartbeat_ms);
+      this.redriveTakeUps.start(this.loaded.config.instance.lease_ms);
+    }
     const health = this.options.httpServer === false ? undefined : await startListener(this.loaded, {
       mode: 'run', runtime: this.runtime, progress: this.progress, actions: this.consoleActions,
       jobs: async () => this.jobViews(), alerts: () => this.alertLog.list(this.expected.alerts),
@@ -285,6 +292,7 @@ export class BridgeService {
       abort();
       await this.offers.stop();
       await this.lostInstances.stop();
+      await this.redriveTakeUps.stop();
       // The leases are given up once nothing runs any more: the other instances take this one's files at once. A run
       // still busy may have a request undecided: its leases run out by themselves instead, and nothing more is sent.
       if (ended) await this.leases.retire();

@@ -636,9 +636,13 @@ for (const [engine, place] of Object.entries(ENGINES)) {
       expect(await code(oneShot.beginRedrive(fileId))).toBe('LEASE_LOST');
       expect(await code(oneShot.resolveUncertain({ fileId, seqs: [2] }, { resolution: 'applied', note: 'seen', by: 'op' }))).toBe('LEASE_LOST');
       expect(await code(c.beginRedrive(fileId))).toBe('LEASE_LOST');
+      expect(await c.redrivesToTakeUp()).toEqual([]);
       expire();
+      // Listed to take up once b's lease ran out (the watchers never meet the file: it left the inbox).
+      expect(await c.redrivesToTakeUp()).toEqual([{ fileId, name: expect.any(String), owner: B.id }]);
       // Taken up with the same attempt and a new token; what b left in flight is there to reconcile.
       expect(await c.beginRedrive(fileId)).toBe(2);
+      expect(await c.redrivesToTakeUp()).toEqual([]);
       expect((await c.getFile(fileId)).lease).toMatchObject({ owner: c.instance!.id, token: 3 });
       expect((await c.resumeState(fileId)).sentRequests.map((r) => r.requestId)).toEqual([inFlight]);
       expect(await code(b.completeRequest(inFlight, okOutcomes([1])))).toBe('LEASE_LOST');

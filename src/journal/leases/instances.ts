@@ -1,7 +1,7 @@
 import { WisbridgeError } from '../../errors.js';
 import type { ClaimsAndRequests, Heartbeat, InstanceRecord, InstancesAndLeases, TickClaim, TickRef } from '../contract.js';
 import { stateError } from '../core/rows.js';
-import type { SqlPort } from '../core/sql.js';
+import type { SqlPort, SqlValue } from '../core/sql.js';
 import { claimDuplicate, recordEventDisposition, releaseFileEvent } from './duplicates.js';
 import { leasing, type LeaseContext } from './lease-context.js';
 import { LOST, statementsOf, tickKey, type LeaseMode, type LeaseRow } from './leases.js';
@@ -142,9 +142,10 @@ async function releaseFile(c: LeaseContext, fileId: number): Promise<void> {
   if (held !== undefined && held !== LOST) await c.sql.run(c.q.releaseFile, [fileId, mode.instance.id, held]);
 }
 
-async function filesToTakeOver(c: LeaseContext, drop: string): Promise<Array<{ fileId: number; name: string; owner: string }>> {
-  return (await c.sql.all<{ id: number; name: string; lease_owner: string }>(c.q.toTakeOver, [drop]))
-    .map((row) => ({ fileId: row.id, name: row.name, owner: row.lease_owner }));
+type Untaken = Array<{ fileId: number; name: string; owner: string }>;
+
+async function untaken(c: LeaseContext, sql: string, params: readonly SqlValue[]): Promise<Untaken> {
+  return (await c.sql.all<{ id: number; name: string; lease_owner: string }>(sql, params)).map((row) => ({ fileId: row.id, name: row.name, owner: row.lease_owner }));
 }
 
 async function listInstances(c: LeaseContext): Promise<InstanceRecord[]> {
@@ -220,7 +221,8 @@ export function createLeases(sql: SqlPort, mode: LeaseMode | undefined, now: () 
     finishTick: (job, tickIso, token) => finishTick(c, job, tickIso, token),
     releaseTick: (job, tickIso, token) => releaseTick(c, job, tickIso, token),
     releaseFile: (fileId) => releaseFile(c, fileId),
-    filesToTakeOver: (drop) => filesToTakeOver(c, drop),
+    filesToTakeOver: (drop) => untaken(c, c.q.toTakeOver, [drop]),
+    redrivesToTakeUp: () => untaken(c, c.q.redrivesToTakeUp, []),
     claimDuplicate: (d) => claimDuplicate(c, d),
     releaseFileEvent: (eventId, options = {}) => releaseFileEvent(c, eventId, options),
     recordEventDisposition: (eventId, where) => recordEventDisposition(c, eventId, where),

@@ -43,6 +43,9 @@ function leaseSql(dialect: SqlDialect, offsetMs = 0) {
     // Processing files of a drop nobody works on: a dead owner's lease ran out, or its owner gave the file up.
     toTakeOver: `SELECT id, name, lease_owner FROM files WHERE status = 'processing' AND drop_name = ? AND lease_owner IS NOT NULL
       AND (lease_until IS NULL OR lease_until <= ${now}) ORDER BY id LIMIT 100`,
+    // A re-drive (redrive > 0: the file was finished and moved before) that its run left processing: a crash, a stop.
+    redrivesToTakeUp: `SELECT id, name, lease_owner FROM files WHERE status = 'processing' AND redrive > 0 AND lease_owner IS NOT NULL
+      AND (lease_until IS NULL OR lease_until <= ${now}) ORDER BY id LIMIT 100`,
     // A re-drop's duplicate event: one unfinished per drop, name and original file (file_events_unfinished).
     insertDuplicate: `INSERT INTO file_events (drop_name, name, kind, original_file_id, reason, at, result_name, disposed_to, lease_owner, lease_token, lease_until)
       VALUES (?, ?, 'duplicate', ?, ?, ?, ?, NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING RETURNING *`,
