@@ -72,7 +72,7 @@ async function bridgeAtSlowTick(extraYaml = '') {
   await bridge.start();
   await setFaults(emu, { latency_ms: 20_000, path_prefix: '/v1/customer-shipments' });
   await clock.advanceTo(Date.parse(TICK));
-  return { db, env, log, bridge };
+  return { db, env, log, bridge, clock };
 }
 
 const workLists = (dir: string) => readdirSync(join(dir, 'drop', 'outbox')).filter((n) => n.startsWith('nightly_'));
@@ -110,23 +110,26 @@ describe('a scheduled tick another instance took over', () => {
 
 describe('a retention tick another instance took over', () => {
   it('stops waiting for the busy jobs and prunes nothing here; the tick stays the taker\'s', async () => {
-    // The export of the same minute lists slowly: the retention tick, claimed, waits for it (prune follows the runs).
-    const { db, log, bridge } = await bridgeAtSlowTick('retention: { journal_days: 1, cron: "5 10 * * *", timezone: UTC }\n');
-    await until(async () => (await tickRow(db, TICK, 'retention'))?.owner === bridge.instance.id, 'the retention tick claimed by the bridge');
+    // The export lists slowly; the retention tick a minute later, claimed, waits for it (prune follows the runs).
+    const RETENTION_TICK = '2026-11-22T10:06:00.000Z';
+    const { db, log, bridge, clock } = await bridgeAtSlowTick('retention: { journal_days: 1, cron: "6 10 * * *", timezone: UTC }\n');
+    await waitForEvent(log, 'job.run.started');
+    await clock.advanceTo(Date.parse(RETENTION_TICK));
+    await until(async () => (await tickRow(db, RETENTION_TICK, 'retention'))?.owner === bridge.instance.id, 'the retention tick claimed by the bridge');
 
     // Another instance whose lease clock is ahead by more than a lease: the bridge's lease looks run out to it, as
     // after a pause of the bridge longer than the lease.
     const thief = await openJournal(db.config, { instance: { id: 'thief-1', host: 'elsewhere', pid: 1, version: 'test' }, leaseMs: 600_000, leaseClockOffsetMs: 60_000 });
     cleanups.push(() => thief.close());
     await thief.registerInstance();
-    expect(await thief.claimTick('retention', TICK, 600_000)).toEqual({ won: true, token: 2 });
+    expect(await thief.claimTick('retention', RETENTION_TICK, 600_000)).toEqual({ won: true, token: 2 });
 
-    expect(await waitForEvent(log, 'tick.lease-lost')).toMatchObject({ schedule: 'retention', tick: TICK });
+    expect(await waitForEvent(log, 'tick.lease-lost')).toMatchObject({ schedule: 'retention', tick: RETENTION_TICK });
     // The run ends while the export still lists: it stopped at the takeover, not when the jobs went idle.
-    expect(await waitForEvent(log, 'tick.run-stopped')).toMatchObject({ schedule: 'retention', tick: TICK });
+    expect(await waitForEvent(log, 'tick.run-stopped')).toMatchObject({ schedule: 'retention', tick: RETENTION_TICK });
     expect(bridge.jobViews().find((j) => j.name === 'nightly')?.running).toBe(true);
     expect(bridge.lastRetention).toBeUndefined();
-    expect(await tickRow(db, TICK, 'retention')).toEqual({ owner: 'thief-1', token: 2, done: false });
+    expect(await tickRow(db, RETENTION_TICK, 'retention')).toEqual({ owner: 'thief-1', token: 2, done: false });
     expect(await bridge.metrics.text()).toContain(`wisbridge_tick_leases_lost_total{schedule="retention",instance="${bridge.instance.id}"} 1`);
   });
 });
