@@ -1,6 +1,7 @@
 import { describeError } from '../errors.js';
 import { instanceStates, type ConsoleJournal, type Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
+import { PeriodicLook } from './periodic-look.js';
 import type { Alert } from './webhook.js';
 
 export const INSTANCE_LOST = 'instance-lost';
@@ -17,8 +18,9 @@ const OPEN_ALERTS = 500;
  * lost one is alerted whichever instances survive; the inbox keeps one open alert per instance.
  */
 export class LostInstanceAlerts {
-  #timer: NodeJS.Timeout | undefined;
-  #looking: Promise<void> | undefined;
+  readonly #periodic = new PeriodicLook(() => this.#look(), (error: unknown) => {
+    this.logger.warn({ err: describeError(error) }, 'could not check the instances for lost ones');
+  });
 
   constructor(
     private readonly journal: () => Promise<WatchedJournal>,
@@ -29,21 +31,15 @@ export class LostInstanceAlerts {
 
   /** One look now (tests; the timer calls it too); a journal that fails is logged, the next look tries again. */
   look(): Promise<void> {
-    this.#looking ??= this.#look().catch((error: unknown) => {
-      this.logger.warn({ err: describeError(error) }, 'could not check the instances for lost ones');
-    }).finally(() => {
-      this.#looking = undefined;
-    });
-    return this.#looking;
+    return this.#periodic.look();
   }
 
   start(everyMs: number): void {
-    this.#timer ??= setInterval(() => void this.look(), everyMs).unref();
+    this.#periodic.start(everyMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#looking;
+  stop(): Promise<void> {
+    return this.#periodic.stop();
   }
 
   async #look(): Promise<void> {
