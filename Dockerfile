@@ -4,7 +4,7 @@
 #     -v /etc/wisbridge:/etc/wisbridge:ro -v wisbridge-journal:/var/lib/wisbridge -p 127.0.0.1:9464:9464 wisbridge
 # The configuration (/etc/wisbridge/wisbridge.yaml) must set `journal: /var/lib/wisbridge/journal.sqlite`,
 # `mappings: /app/mappings` (or a mounted folder) and `metrics: { host: 0.0.0.0, port: 9464 }`.
-# Two stages: `build` installs every dependency (TypeScript included) and compiles src/ to dist/; the runtime stage
+# Two stages: `build` installs every dependency (esbuild included) and compiles src/ to dist/; the runtime stage
 # gets only the production dependencies and dist/, no sources and no toolchain. test/service/image.test.ts runs the
 # npm steps of both stages without docker.
 
@@ -14,7 +14,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json ./
 COPY scripts ./scripts
 COPY bin ./bin
 COPY src ./src

@@ -1,5 +1,5 @@
 // Whether dist/ (stamped by scripts/build.mjs) is newer than every source file of src/ (tests and their support
-// files aside, as tsconfig.build.json leaves them out of the build). An install without src/ (the container
+// files aside, as no entry of the build imports them). An install without src/ (the container
 // image) has nothing newer to run: its build is current.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 

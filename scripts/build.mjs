@@ -1,22 +1,61 @@
-// `npm run build` (also run by `npm ci` through `prepare`): compiles src/ to dist/ with tsc, copies the plain
-// JavaScript modules tsc does not emit (worker boot files), and stamps the build. bin/wisbridge.js runs dist/
-// only while the stamp is newer than every source file.
-import { execFileSync } from 'node:child_process';
+// `npm run build` (also run by `npm ci` through `prepare`): bundles src/ into dist/ with esbuild, copies the plain
+// JavaScript modules the bundle does not take in (worker boot files), and stamps the build. bin/wisbridge.js runs
+// dist/ only while the stamp is newer than every source file.
+// A bundle, not one output file per source file: Node's ESM loader pays per module it resolves and reads, and the
+// hundreds of small modules of the sources and of zod and yaml made up most of a command's start-up
+// (docs/performance.md, start-up). Code splitting keeps what a command loads lazily (pg, the console, …) in chunks
+// of its own.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
-const dist = join(root, 'dist');
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+// `--out DIR`: another dist/ (test/service/bundle.test.ts builds one of its own while other tests run this one).
+const out = process.argv.indexOf('--out');
+const dist = out === -1 ? join(root, 'dist') : resolve(process.argv[out + 1]);
 rmSync(dist, { recursive: true, force: true });
-if (!existsSync(tsc)) {
+let esbuild;
+try {
+  esbuild = createRequire(import.meta.url)('esbuild');
+} catch {
   // An install without dev dependencies (npm ci --omit=dev): no build, the bridge runs its sources through tsx.
-  console.warn('wisbridge: typescript is not installed, dist/ not built; the sources run through tsx');
+  console.warn('wisbridge: esbuild is not installed, dist/ not built; the sources run through tsx');
   process.exit(0);
 }
-execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--noCheck'], { stdio: 'inherit' });
+
+/**
+ * The modules loaded by path rather than imported: the CLI, the worker threads' modules (named by
+ * `new URL('../area/name', import.meta.url)`, see src/runtime/worker-thread.ts) and those bench/*-pass.mjs import.
+ * Each keeps its path under dist/; shared code goes to dist/chunks/, at the same depth, so a path relative to
+ * import.meta.url (package.json two folders up) holds wherever esbuild puts the code.
+ */
+const ENTRIES = [
+  'cli/main', 'pipeline/batches-worker', 'export/page-worker', 'export/journal-worker',
+  'config/load', 'runtime/runtime', 'pipeline/index', 'export/index', 'service/instance', 'log',
+];
+
+/** Packages left to Node: native addons, packages that load files of their own by path, and the optional ones. */
+const pkg = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(join(root, 'package.json'), 'utf8')));
+const BUNDLED = new Set(['zod', 'yaml']);
+const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
+
+await esbuild.build({
+  entryPoints: ENTRIES.map((entry) => ({ in: join(src, `${entry}.ts`), out: entry })),
+  outdir: dist,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external,
+  sourcemap: true,
+  // yaml is CommonJS: its require() of Node's modules needs a require in the ESM bundle.
+  banner: { js: "import { createRequire as __wisbridgeRequire } from 'node:module'; const require = __wisbridgeRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
 for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
   if (!entry.isFile() || !entry.name.endsWith('.mjs')) continue;
   const from = join(entry.parentPath ?? entry.path, entry.name);
@@ -24,4 +63,5 @@ for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) 
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(from, to);
 }
+if (!existsSync(join(dist, 'cli', 'main.js'))) throw new Error('wisbridge: the build made no dist/cli/main.js');
 writeFileSync(join(dist, '.built'), `${new Date().toISOString()}\n`);

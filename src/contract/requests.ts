@@ -183,9 +183,10 @@ const noPackage = z.never() as unknown as z.ZodType<ShipPackage>;
 const unrolledPackage = (depth: number): z.ZodType<ShipPackage> => packageLevel(depth === 1 ? noPackage : unrolledPackage(depth - 1));
 /**
  * shipRequestItem unrolled: the same builders with the lazy reference replaced by COMPILED_PACKAGE_DEPTH copies
- * and z.never() below the last, so it accepts a subset of shipRequestItem's inputs, with the same output.
+ * and z.never() below the last, so it accepts a subset of shipRequestItem's inputs, with the same output. Built at
+ * its first use: its copies cost a command that validates no request a noticeable part of its start-up.
  */
-export const shipRequestItemUnrolled = shipItem(unrolledPackage(COMPILED_PACKAGE_DEPTH));
+const shipRequestItemUnrolled = () => shipItem(unrolledPackage(COMPILED_PACKAGE_DEPTH));
 
 interface SafeParser<T> { safeParse(value: unknown): z.ZodSafeParseResult<T> }
 const validators = new WeakMap<z.ZodType, SafeParser<unknown>>();
@@ -201,7 +202,7 @@ export function fastValidator<T>(schema: z.ZodType<T>): SafeParser<T> {
   let v = validators.get(schema);
   if (!v) {
     if (schema === (shipRequestItem as z.ZodType)) {
-      const compiled = z.compile(shipRequestItemUnrolled);
+      const compiled = z.compile(shipRequestItemUnrolled());
       v = { safeParse: (value) => { const r = compiled.safeParse(value); return r.success ? r : shipRequestItem.safeParse(value); } };
     } else {
       v = z.compile(schema) as SafeParser<unknown>;

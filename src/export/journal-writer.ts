@@ -51,7 +51,7 @@ export class JournalThread implements ExportJournalWriter {
    * the thread's exports are recorded as (their owner).
    */
   constructor(address: JournalAddress, tally?: JournalTally, instance?: InstanceInfo | null) {
-    this.#thread = new WorkerThread(new URL('./journal-worker', import.meta.url), { address, instance: instance ?? undefined }, 'journal', 'JOURNAL');
+    this.#thread = new WorkerThread(new URL('../export/journal-worker', import.meta.url), { address, instance: instance ?? undefined }, 'journal', 'JOURNAL');
     this.#tally = tally;
     this.ready = this.#thread.ready;
   }

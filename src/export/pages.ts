@@ -69,7 +69,7 @@ export class ExportPages {
   #startThread(): void {
     const { definition, name, file } = this.mapping;
     const data = { endpoint: this.endpoint, mapping: { definition, name, file } };
-    const thread = new WorkerThread(new URL('./page-worker', import.meta.url), data, 'page', undefined, this.options.resourceLimits);
+    const thread = new WorkerThread(new URL('../export/page-worker', import.meta.url), data, 'page', undefined, this.options.resourceLimits);
     this.#thread = thread;
     thread.ready.then(() => (this.#ready = true), (error: unknown) => this.#lost(thread, error));
   }

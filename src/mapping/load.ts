@@ -8,6 +8,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { isRecord } from '../util/schema-keys.js';
 import { checkTargets } from './targets.js';
+import { CheckCache } from './check-cache.js';
 
 /** One problem of a definition file, with its YAML position (1-based). */
 export type DefinitionProblem = YamlProblem;
@@ -21,7 +22,16 @@ const RENAMED_KEYS: Readonly<Record<string, string>> = { resolve: 'id_of' };
  * Parses, validates and compiles one definition; every problem found is returned (nothing thrown). `warnings`
  * (a key under its old name) do not stop it; the mapping carries them too, for whoever loads it to report.
  */
-export function parseMapping(text: string, file: string): { mapping?: Mapping; problems: DefinitionProblem[]; warnings: DefinitionProblem[] } {
+export function parseMapping(text: string, file: string, cache?: CheckCache): { mapping?: Mapping; problems: DefinitionProblem[]; warnings: DefinitionProblem[] } {
+  const checked = cache?.get(file, text);
+  if (checked) {
+    try {
+      const mapping = compileMapping(checked.data, checked.data.name ?? basename(file).replace(/\.ya?ml$/i, ''), file);
+      return { mapping: checked.warnings.length > 0 ? { ...mapping, warnings: checked.warnings } : mapping, problems: [], warnings: checked.warnings };
+    } catch {
+      // a compile step that changed since: the full check below names the place
+    }
+  }
   const { data, doc, problems, warnings } = parseYamlWithSchema(text, file, mappingDefinitionSchema, { renamedKeys: RENAMED_KEYS });
   if (!doc) return { problems, warnings };
   if (!data) {
@@ -30,6 +40,7 @@ export function parseMapping(text: string, file: string): { mapping?: Mapping; p
   }
   try {
     const mapping = compileMapping(data, data.name ?? basename(file).replace(/\.ya?ml$/i, ''), file);
+    cache?.set(file, text, { data, warnings });
     return { mapping: warnings.length > 0 ? { ...mapping, warnings } : mapping, problems: [], warnings };
   } catch (error) {
     const errors = error instanceof DefinitionErrors ? error.errors : error instanceof DefinitionError ? [error] : undefined;
@@ -94,7 +105,7 @@ export function mappingSet(mappings: readonly Mapping[]): MappingSet {
 }
 
 /** Reads every *.yaml definition of a folder; checks all of them and reports every problem. */
-export async function checkMappings(dir: string): Promise<{ mappings: Mapping[]; problems: DefinitionProblem[]; warnings: DefinitionProblem[] }> {
+export async function checkMappings(dir: string, cache = CheckCache.open(dir)): Promise<{ mappings: Mapping[]; problems: DefinitionProblem[]; warnings: DefinitionProblem[] }> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => /\.ya?ml$/i.test(n)).sort();
@@ -107,7 +118,7 @@ export async function checkMappings(dir: string): Promise<{ mappings: Mapping[];
   const seen = new Map<string, string>();
   for (const n of names) {
     const file = join(dir, n);
-    const result = parseMapping(await readFile(file, 'utf8'), file);
+    const result = parseMapping(await readFile(file, 'utf8'), file, cache);
     problems.push(...result.problems);
     warnings.push(...result.warnings);
     if (!result.mapping) continue;
@@ -119,6 +130,7 @@ export async function checkMappings(dir: string): Promise<{ mappings: Mapping[];
     seen.set(result.mapping.name, file);
     mappings.push(result.mapping);
   }
+  cache.save(names.map((n) => join(dir, n)));
   return { mappings, problems, warnings };
 }
 

@@ -69,7 +69,7 @@ export class BatchesThread implements FileRequests {
     this.#fileName = data.fileName;
     this.#heapMb = data.heapMb ?? THREAD_HEAP_MB;
     const limits = { maxOldGenerationSizeMb: this.#heapMb, semiSpaceMb: SEMI_SPACE_MB };
-    this.#thread = new WorkerThread(new URL('./batches-worker', import.meta.url), crossing(data), 'file mapping', 'JOURNAL', limits, {
+    this.#thread = new WorkerThread(new URL('../pipeline/batches-worker', import.meta.url), crossing(data), 'file mapping', 'JOURNAL', limits, {
       idsOf: (kind: ReferenceKind, keys: readonly string[]) => referenceIds.idsOf(kind, keys),
     });
     this.ready = this.#thread.ready;

@@ -23,8 +23,8 @@ export class WorkerThread {
   readonly ready: Promise<void>;
 
   /**
-   * `module`: the worker's module, named without extension (`new URL('./name', import.meta.url)` in its caller's
-   * folder): `.ts` from the sources, `.js` from the build.
+   * `module`: the worker's module, named without extension and by its area (`new URL('../area/name', import.meta.url)`,
+   * which holds in the sources and in the bundle's chunks alike): `.ts` from the sources, `.js` from the build.
    */
   constructor(
     module: URL,
@@ -41,7 +41,7 @@ export class WorkerThread {
     const href = `${module.href}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`;
     const { semiSpaceMb, ...limits } = resourceLimits ?? {};
     const young = semiSpaceMb === undefined ? undefined : youngGenerationFor(semiSpaceMb);
-    this.#worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
+    this.#worker = new Worker(new URL('../runtime/worker-boot.mjs', import.meta.url), {
       workerData: { module: href, data },
       resourceLimits: young === undefined ? limits : { ...limits, maxYoungGenerationSizeMb: young.maxYoungGenerationSizeMb },
     });

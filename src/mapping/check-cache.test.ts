@@ -1,0 +1,71 @@
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CheckCache } from './check-cache.js';
+import { checkMappings } from './load.js';
+
+let dir: string;
+let mappings: string;
+let cacheHome: string;
+const saved = process.env.XDG_CACHE_HOME;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wb-check-cache-'));
+  mappings = join(dir, 'mappings');
+  cacheHome = join(dir, 'cache');
+  cpSync(new URL('../../mappings', import.meta.url), mappings, { recursive: true });
+  process.env.XDG_CACHE_HOME = cacheHome;
+});
+
+afterEach(() => {
+  if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+  else process.env.XDG_CACHE_HOME = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const adjustments = () => join(mappings, 'inventory-adjustments.yaml');
+
+describe('the check cache of a mappings folder', () => {
+  it('compiles a cached definition to the same mapping as a full check of its file', async () => {
+    const fresh = await checkMappings(mappings, CheckCache.open(mappings, undefined));
+    await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    const cached = await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    expect(cached.problems).toEqual([]);
+    expect(cached.mappings.map((m) => m.name)).toEqual(fresh.mappings.map((m) => m.name));
+    expect(JSON.parse(JSON.stringify(cached.mappings))).toEqual(JSON.parse(JSON.stringify(fresh.mappings)));
+    expect(cached.warnings).toEqual(fresh.warnings);
+  });
+
+  it('is read for a file whose text is unchanged, and only under the same checker', async () => {
+    await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    const cacheDir = join(cacheHome, 'wisbridge');
+    const cacheFile = join(cacheDir, readdirSync(cacheDir)[0]);
+    const file = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: Record<string, { data: { name?: string } }> };
+    // A cache entry altered behind the checker's back shows whether it is read: its name is the mapping's.
+    file.entries[adjustments()].data.name = 'renamed-by-the-cache';
+    writeFileSync(cacheFile, JSON.stringify(file));
+    const hit = await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    expect(hit.mappings.map((m) => m.name)).toContain('renamed-by-the-cache');
+    const otherBuild = await checkMappings(mappings, CheckCache.open(mappings, 'build-2'));
+    expect(otherBuild.mappings.map((m) => m.name)).not.toContain('renamed-by-the-cache');
+  });
+
+  it('checks a changed file again and reports its problem with its place', async () => {
+    await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    writeFileSync(adjustments(), readFileSync(adjustments(), 'utf8').replace(/^document: .*$/m, 'document: inventory.adjustmentz'));
+    const { problems } = await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: adjustments(), line: expect.any(Number), col: expect.any(Number) });
+    expect(problems[0].message).toMatch(/document/);
+  });
+
+  it('keeps no cache for the sources (no build stamp) and never stops a check it cannot write', async () => {
+    await checkMappings(mappings, CheckCache.open(mappings, undefined));
+    expect(existsSync(join(cacheHome, 'wisbridge'))).toBe(false);
+    writeFileSync(cacheHome, 'a file where the cache folder would be');
+    const { problems, mappings: read } = await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    expect(problems).toEqual([]);
+    expect(read.length).toBeGreaterThan(0);
+  });
+});
