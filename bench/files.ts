@@ -24,7 +24,8 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inboundJobSchema, READ_BACK_REQUESTS_IN_FLIGHT, serviceSchema } from '../src/config/schema.js';
+import { inboundJobSchema, serviceSchema } from '../src/config/schema.js';
+import { READ_BACK_REQUESTS_IN_FLIGHT } from '../src/pipeline/requests-in-flight.js';
 // @ts-expect-error plain JavaScript module without types
 import { runsBuild } from '../bin/build-state.js';
 // @ts-expect-error plain JavaScript module without types

@@ -8,7 +8,6 @@ import { SECRET_DROP_OPTIONS, type SecretDropOption } from '../drops/options.js'
 import { REDACTED_PATHS, SECRET_OPTION_NAMES } from '../log.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { checkConfigText, loadConfig } from './load.js';
-import { READ_BACK_REQUESTS_IN_FLIGHT, requestsInFlight, UNASKABLE_REQUESTS_IN_FLIGHT } from './schema.js';
 
 const VALID = `
 journal: state/journal.sqlite
@@ -145,15 +144,7 @@ describe('configuration', () => {
     expect(problems).toHaveLength(3);
   });
 
-  it('requests in flight: the job\'s, else the service\'s, else 8 for writes read back and 2 for those the service cannot be asked about', () => {
-    const none = {};
-    expect(requestsInFlight(none, none, 'customerShipments.ship')).toBe(READ_BACK_REQUESTS_IN_FLIGHT);
-    expect(requestsInFlight(none, none, 'supplierShipments.receive')).toBe(READ_BACK_REQUESTS_IN_FLIGHT);
-    expect(requestsInFlight(none, none, 'inventory.adjustments')).toBe(UNASKABLE_REQUESTS_IN_FLIGHT);
-    expect(requestsInFlight(none, none, 'inventory.counts')).toBe(UNASKABLE_REQUESTS_IN_FLIGHT);
-    expect([READ_BACK_REQUESTS_IN_FLIGHT, UNASKABLE_REQUESTS_IN_FLIGHT]).toEqual([8, 2]);
-    expect(requestsInFlight({ requests_in_flight: 4 }, none, 'inventory.adjustments')).toBe(4);
-    expect(requestsInFlight({ requests_in_flight: 4 }, { requests_in_flight: 1 }, 'customerShipments.ship')).toBe(1);
+  it('takes requests_in_flight of a job and of a service, and leaves it unset when not given', () => {
     const { config } = checkConfigText(VALID.replace('    watch: false\n', '').replace('    drop: partner\n', '    drop: partner\n    requests_in_flight: 6\n'), 'c.yaml');
     expect(config!.inbound[0]!.requests_in_flight).toBe(6);
     expect(config!.services.main!.requests_in_flight).toBeUndefined();

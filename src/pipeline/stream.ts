@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ApiReferenceIds } from '../client/index.js';
-import { requestsInFlight, type InboundJob } from '../config/schema.js';
+import type { InboundJob } from '../config/schema.js';
+import { requestsInFlight } from './requests-in-flight.js';
 import { takesWarehouse } from '../contract/index.js';
 import { isWisbridgeError } from '../errors.js';
 import { canReopen, type Journal, type ResumeState } from '../journal/index.js';

@@ -64,11 +64,11 @@ describe('what a command loads at start', () => {
     expect(heavyIn(modules)).toEqual([]);
   }, 180_000);
 
-  it('status reads the journal without the pipeline or the client', () => {
+  it('status reads the journal without the pipeline, the client or the contract\'s schemas', () => {
     loadedBy(['batch', '--config', config]);
     const modules = loadedBy(['status', '--config', config]);
     expect(modules.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
-    expect(modules.filter((m) => /\/src\/(pipeline|client|mapping)\/|\/node_modules\/csv-parse\//.test(m))).toEqual([]);
+    expect(modules.filter((m) => /\/src\/(pipeline|client|mapping|contract)\/|\/node_modules\/csv-parse\//.test(m))).toEqual([]);
     expect(heavyIn(modules)).toEqual([]);
   }, 180_000);
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UNASKABLE_REQUESTS_IN_FLIGHT } from '../../src/config/schema.js';
+import { UNASKABLE_REQUESTS_IN_FLIGHT } from '../../src/pipeline/requests-in-flight.js';
 import { openJournal } from '../../src/journal/index.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { dropPlainAdjustments, killMidFile, restart } from './crash-support.js';

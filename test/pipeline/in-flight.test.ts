@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UNASKABLE_REQUESTS_IN_FLIGHT } from '../../src/config/schema.js';
+import { UNASKABLE_REQUESTS_IN_FLIGHT } from '../../src/pipeline/requests-in-flight.js';
 import { startEmulatorProcess } from '../chaos/processes.js';
 import { adminState, setFaults, useEmulator } from '../support/emulator.js';
 import { korr, runInboundOnce, workspace } from './helpers.js';
