@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { Cron } from 'croner';
 import { WisbridgeError } from '../errors.js';
 import { readSecret } from '../secret.js';
-import { SECRET_DROP_OPTIONS, type DropOptions } from '../drops/index.js';
+import { SECRET_DROP_OPTIONS, type DropOptions } from '../drops/options.js';
 import { camelToSnake } from '../util/naming.js';
 import { isTimeZone } from '../util/time-zone.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';

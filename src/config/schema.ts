@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { postgresJournalSchema } from '../journal/index.js';
 import {
   localDropOptionsSchema, pgpOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
-} from '../drops/index.js';
+} from '../drops/options.js';
 import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 import { fileNameProblem } from '../util/date-stamp.js';

@@ -44,6 +44,10 @@ const INDEX_EXCEPTIONS: Readonly<Record<string, string>> = {
   // SQLite never loads pg (journal.ts imports the index only when the journal is on PostgreSQL).
   'src/journal/index.ts': 'exports the PostgreSQL connection settings without loading pg',
   'src/journal/admin/reach.ts': 'checks a PostgreSQL journal, loading pg only then',
+  // drops/index.ts brings the transports (chokidar, ssh2's client): a command that only reads the configuration
+  // (status, the start of every command) needs the drops' option schemas alone.
+  'src/config/schema.ts': 'reads the drops\' option schemas without loading their transports',
+  'src/config/load.ts': 'reads the drops\' secret option names without loading their transports',
 };
 
 interface ImportEdge {
