@@ -171,7 +171,7 @@ describe('the x12 dialect', () => {
     const root = resolve(import.meta.dirname, '../..');
     const { mappings } = await checkMappings(resolve(root, 'mappings'));
     const x12 = mappings.filter((m) => m.dialect.format === 'x12');
-    expect(x12.map((m) => m.document).sort()).toEqual(['customerShipments.ship', 'inventory.adjustments', 'inventory.counts', 'supplierShipments.receive']);
+    expect(x12.map((m) => m.document).sort()).toEqual(['customerShipments.ship', 'customerShipments.ship', 'inboundTransfers.receive', 'inventory.adjustments', 'inventory.counts', 'outboundTransfers.ship', 'supplierShipments.receive']);
     for (const m of x12) {
       const file = resolve(root, 'mappings', m.definition.samples![0]);
       const bytes = await readFile(file);

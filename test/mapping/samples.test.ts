@@ -28,7 +28,7 @@ describe('default mappings', () => {
   it('cover every write, every acknowledgement and every work-list export, with samples', () => {
     const documents = new Set(mappings.map((m) => m.document));
     for (const d of [...INBOUND_DOCUMENTS, ...EXPORT_DOCUMENTS]) expect(documents, d).toContain(d);
-    expect(mappings.filter((m) => m.document === 'customerShipments.ship')).toHaveLength(3);
+    expect(mappings.filter((m) => m.document === 'customerShipments.ship')).toHaveLength(4);
     for (const m of mappings) expect(m.definition.samples?.length, m.name).toBeGreaterThan(0);
   });
   it('samples use at least two dialects, including semicolon/windows-1252/decimal comma/dd.MM.yyyy and a BOM', async () => {
@@ -110,6 +110,9 @@ describe('samples against the emulator (small seed)', () => {
       ['customer-return-acknowledge', 'PUT', '/v1/customer-return-shipments/acknowledge.json'],
       ['inventory-adjustments', 'POST', '/v1/inventory/adjustments.json'],
       ['supplier-shipment-receive-fixed', 'PUT', '/v1/supplier-shipments/receive.json'],
+      ['x12-945-customer-shipment-ship-packages', 'PUT', '/v1/customer-shipments/ship.json'],
+      ['x12-945-outbound-transfer-ship', 'PUT', '/v1/outbound-transfers/ship.json'],
+      ['x12-944-inbound-transfer-receive', 'PUT', '/v1/inbound-transfers/receive.json'],
     ];
     const statuses: string[] = [];
     for (const [name, method, path] of cases) {
@@ -133,7 +136,7 @@ describe('commands', () => {
     expect(check.status).toBe(0);
     expect(check.stdout).toMatch(/^\d+ mapping\(s\) valid, 0 problem\(s\)/);
     const test = cli('mappings', 'test');
-    expect(test.stdout).toMatch(/28 passed, 0 failed/);
+    expect(test.stdout).toMatch(/31 passed, 0 failed/);
     expect(test.status).toBe(0);
   });
   it('map prints the requests of a dry run and exits 1 when a document is rejected', () => {

@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { segmentsOf } from '../../src/x12/index.js';
+import { adminState, useEmulator } from '../support/emulator.js';
+import { runInboundOnce, SAMPLES, workspace, type Workspace } from './helpers.js';
+
+const emu = useEmulator({ resetEachTest: true });
+
+type Rec = { number: string; list_status: string; state: string; carrier_code: string | null; service_code: string | null; tracking_numbers: string[]; writes: { endpoint: string; item: Record<string, unknown> }[] };
+type Pkg = { sscc: string; sscc_overridden: boolean; tracking_number: string | null; reference?: string; medium?: string; items?: unknown[] };
+const find = (list: Rec[], number: string) => list.find((r) => r.number === number)!;
+const statuses = (ws: Workspace, name: string) => ws.result(name).map((r) => `${r.line}:${r.document}:${r.status}`);
+const sample = (name: string) => readFileSync(join(SAMPLES, name), 'utf8');
+const texts = (ack: string) => segmentsOf(ack).map((s) => s.fields.join('*'));
+
+// Two partners: HLX ships customer orders in cartons, RTL moves stock between warehouses; both send 945s.
+const PARTNERS = `partners:
+  HLX:
+    them: { qualifier: ZZ, id: HLXWMS }
+    us: { qualifier: ZZ, id: WISBRIDGE }
+  RTL:
+    them: { qualifier: ZZ, id: RTLWMS }
+    us: { qualifier: ZZ, id: WISBRIDGE }
+    separators: { element: "|", component: "^", segment: "~", repetition: "{", line_break: false }`;
+const ROUTED = `  - name: edi
+    drop: wms
+    service: wis
+    x12:
+      - { transaction_set: "945", partner: HLX, mapping: x12-945-customer-shipment-ship-packages }
+      - { transaction_set: "945", partner: RTL, mapping: x12-945-outbound-transfer-ship }
+      - { transaction_set: "944", partner: RTL, mapping: x12-944-inbound-transfer-receive }
+      - { transaction_set: "945", mapping: x12-945-customer-shipment-ship }`;
+
+describe('inbound pipeline: the shipped X12 mappings for packages and transfers', () => {
+  it('ships a 945 with cartons from MAN loops: SSCC-18 overrides, tracking numbers, lots and serials reach the service', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    ws.drop('HLX_945_20261120.edi');
+    const report = await runInboundOnce(ws);
+    expect(report.files.map((f) => [f.file, f.mapping, f.outcome])).toEqual([['HLX_945_20261120.edi', 'x12-945-customer-shipment-ship-packages', 'failed']]);
+    // Segments 3–19 are the set of SO-1120, 20–30 SO-1123, 31–39 SO-1122 (its SSCC has 16 digits).
+    const range = (from: number, to: number, rest: string) => Array.from({ length: to - from + 1 }, (_, i) => `${i + from}:${rest}`);
+    expect(statuses(ws, 'HLX_945_20261120.result.csv')).toEqual([...range(3, 19, 'SO-1120:ok'), ...range(20, 30, 'SO-1123:ok'), ...range(31, 39, 'SO-1122:error')]);
+    const rows = ws.result('HLX_945_20261120.result.csv');
+    expect(rows.find((r) => r.status === 'error')?.message).toBe('HLX_945_20261120.edi, interchange 000005120, set 0003, segment 5 (MAN), element 02: "0040123450000000" does not match /^(?:00)?(\\d{18})$/');
+
+    const state = await adminState(emu);
+    const shipments = state.customer_shipments as (Rec & { packages: Pkg[] })[];
+    const so1120 = find(shipments, 'SO-1120') as Rec & { packages: Pkg[] };
+    expect(so1120.list_status).toBe('done');
+    expect(so1120.carrier_code).toBe('UPS');
+    expect(so1120.packages.map((p) => [p.sscc, p.sscc_overridden, p.tracking_number, p.reference, p.medium])).toEqual([
+      ['004012345000000012', true, '1Z4X72E86800011201', 'CARTON-1', 'carton'],
+      ['004012345000000029', true, '1Z4X72E86800011212', 'CARTON-2', 'carton'],
+    ]);
+    const sent = so1120.writes.find((w) => w.endpoint === 'customerShipments.ship')!.item as { packages: { items: unknown[] }[] };
+    expect(sent.packages[0].items).toEqual([{ product_code: 'SKU-00081', quantity: 2 }, { product_code: 'SKU-00096', quantity: 1, serial_numbers: ['SN-96-0001'] }]);
+    const so1123 = find(shipments, 'SO-1123') as Rec & { packages: Pkg[] };
+    expect(so1123.list_status).toBe('done');
+    expect(so1123.packages.map((p) => [p.sscc, p.tracking_number])).toEqual([['004012345000000036', '00340434161094042557']]);
+    expect((so1123.writes[0].item as { packages: { items: unknown[] }[] }).packages[0].items).toEqual([{ product_code: 'SKU-00193', quantity: 5, lot: { number: 'LOT-SKU-00193-A' } }]);
+    expect(find(shipments, 'SO-1122').writes).toEqual([]);
+  });
+
+  it('ships outbound transfers from a 945 and receives inbound transfers from a 944 (| and ^, no line breaks)', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token });
+    ws.drop('RTL_945_20261120.edi');
+    ws.drop('RTL_944_20261120.edi');
+    const report = await runInboundOnce(ws);
+    expect(report.files.map((f) => [f.file, f.mapping]).sort()).toEqual([
+      ['RTL_944_20261120.edi', 'x12-944-inbound-transfer-receive'], ['RTL_945_20261120.edi', 'x12-945-outbound-transfer-ship'],
+    ]);
+    const state = await adminState(emu);
+
+    const outbound = state.outbound_transfers as Rec[];
+    const shipped = (n: string) => { const t = find(outbound, n); return [n, t.state, t.carrier_code, t.service_code, t.tracking_numbers]; };
+    expect(['OT-1152', 'OT-1153'].map(shipped)).toEqual([
+      ['OT-1152', 'shipped', 'DB_SCHENKER', 'ROAD_STANDARD', ['PRO-4471120']],
+      ['OT-1153', 'shipped', 'DHL', 'ROAD_EXPRESS', ['JJD000390007712345']],
+    ]);
+    expect(find(outbound, 'OT-1154')).toMatchObject({ state: 'assigned', tracking_numbers: [], writes: [] });
+    const shipRows = ws.result('RTL_945_20261120.result.csv');
+    expect([...new Set(shipRows.map((r) => `${r.document}:${r.status}`))]).toEqual(['OT-1152:ok', 'OT-1153:ok', 'OT-1154:error']);
+    expect(shipRows.find((r) => r.status === 'error')?.message).toBe('RTL_945_20261120.edi, interchange 000000880, set 0003, segment 4 (W27), element 03: "XPD" is not in the value map (known: STD, EXP, FTL)');
+
+    const inbound = state.inbound_transfers as Rec[];
+    const it1164 = find(inbound, 'IT-1164');
+    expect(it1164.writes.map((w) => w.item)).toEqual([{
+      id: 1164, tpl_reference: 'RTL-WR-9001', lines: [
+        { sku: 'SKU-00043', received_quantity: 4, lot_number: 'LOT-SKU-00043-A', effective_date: '2026-11-20' },
+        { sku: 'SKU-00146', received_quantity: 4, damaged_quantity: 1, effective_date: '2026-11-20' },
+      ],
+    }]);
+    expect(find(inbound, 'IT-1165').writes.map((w) => w.item)).toEqual([{ id: 1165, tpl_reference: 'RTL-WR-9002', lines: [{ sku: 'SKU-00160', received_quantity: 5, effective_date: '2026-11-21' }] }]);
+    expect(find(inbound, 'IT-1166').writes).toEqual([]);
+    const receiveRows = ws.result('RTL_944_20261120.result.csv');
+    expect([...new Set(receiveRows.map((r) => `${r.document}:${r.status}`))]).toEqual(['1164:ok', '1165:ok', '1166:error']);
+    expect(receiveRows.find((r) => r.status === 'error')?.message).toBe('RTL_944_20261120.edi, interchange 000000881, set 0003, segment 6 (G62), element 02: "20261131" is not a date (yyyyMMdd)');
+  });
+
+  it('routes the 945s of two partners to two mappings by their profiles, whatever the files are called', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token, inboundJobs: ROUTED, extraYaml: PARTNERS });
+    ws.drop('HLX_945_20261120.edi', undefined, 'inbound-a.edi');
+    ws.drop('RTL_945_20261120.edi', undefined, 'inbound-b.edi');
+    ws.drop('RTL_944_20261120.edi', undefined, 'inbound-c');
+    const report = await runInboundOnce(ws);
+    expect(report.files.map((f) => [f.file, f.mapping, f.ackFile]).sort()).toEqual([
+      ['inbound-a.edi', 'x12-945-customer-shipment-ship-packages', 'inbound-a.ack.edi'],
+      ['inbound-b.edi', 'x12-945-outbound-transfer-ship', 'inbound-b.ack.edi'],
+      ['inbound-c', 'x12-944-inbound-transfer-receive', 'inbound-c.ack.edi'],
+    ]);
+    const state = await adminState(emu);
+    expect(find(state.customer_shipments, 'SO-1120').list_status).toBe('done');
+    expect(find(state.outbound_transfers, 'OT-1152').state).toBe('shipped');
+    expect(find(state.inbound_transfers, 'IT-1164').writes).toHaveLength(1);
+    // Each partner is answered with its own separators: RTL's profile asks for | and ^.
+    const rtl = ws.read('outbox', 'inbound-b.ack.edi');
+    expect(rtl.startsWith('ISA|')).toBe(true);
+    // Between the ST and the SE (RTL's control numbers run across its two files, in whichever order they were read).
+    expect(texts(rtl).slice(3, -3)).toEqual(['AK1*SW*1', 'AK2*945*0001', 'AK5*A', 'AK2*945*0002', 'AK5*A', 'AK2*945*0003', 'AK3*W27*4**8', 'AK4*3**6*XPD', 'AK5*R*5', 'AK9*P*3*3*2']);
+  });
+
+  it('reads a mailbox of both partners\' 945s by the mapping routed for most of its sets, and refuses the other partner\'s set AK5 R 1', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token, inboundJobs: ROUTED, extraYaml: PARTNERS });
+    const rtl = sample('RTL_945_20261120.edi');
+    const oneSet = `${rtl.slice(0, rtl.indexOf('ST|945|0002'))}GE|1|1~IEA|1|000000880~`;
+    ws.drop('mailbox.edi', sample('HLX_945_20261120.edi') + oneSet);
+    const report = await runInboundOnce(ws);
+    // HLX's three sets against RTL's one: the packages mapping reads the whole file.
+    expect(report.files.map((f) => [f.file, f.mapping, f.outcome])).toEqual([['mailbox.edi', 'x12-945-customer-shipment-ship-packages', 'failed']]);
+    const state = await adminState(emu);
+    expect(find(state.customer_shipments, 'SO-1120').list_status).toBe('done');
+    expect(find(state.outbound_transfers, 'OT-1152')).toMatchObject({ state: 'assigned', writes: [] });
+    // RTL's set went through the packages mapping, whose SCAC table and customer shipments do not know it.
+    const foreign = ws.result('mailbox.result.csv').filter((r) => r.document === 'OT-1152');
+    expect(foreign.map((r) => r.status)).toEqual(Array(12).fill('error'));
+    expect(foreign[0].message).toContain('mailbox.edi, interchange 000000880, set 0001, segment 2 (W06), element 02: "OT-1152" is not a known customer shipment');
+    // Its acknowledgement refuses it with code 1 (no route of this file reads it) beside the data errors.
+    const ack = texts(ws.read('outbox', 'mailbox.ack.edi').split(/(?=ISA)/)[1]);
+    expect(ack).toContain('AK5*R*1*5');
+    expect(ack).toContain('AK9*R*1*1*0');
+  });
+});
