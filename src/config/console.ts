@@ -16,11 +16,10 @@ const roleSchema = z.enum(CONSOLE_ROLES, { error: 'expected a role: viewer, oper
 const automationRole = roleSchema.default('operator')
   .describe('what this credential may do: `viewer` (read), `operator` (act: re-drive, resolve, re-process, acknowledge), `admin` (also the sign-ins page and ending sessions); operator when absent');
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** Plain http only where nothing crosses a network: a provider or a console on this machine (tests, a local proxy). */
-const isLoopbackHttp = (url: URL) => url.protocol === 'http:' && LOOPBACK.has(url.hostname);
+const isLoopbackHttp = (url: URL) => url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(url.hostname));
 const httpsUrl = (what: string) => z.url({ protocol: /^https?$/, error: `${what} must be an absolute https URL` })
-  .refine((text) => new URL(text).protocol === 'https:' || isLoopbackHttp(new URL(text)), { error: `${what} must use https (plain http only for a loopback address: 127.0.0.1, localhost, [::1])` });
+  .refine((text) => new URL(text).protocol === 'https:' || isLoopbackHttp(new URL(text)), { error: `${what} must use https (plain http only for a loopback address: 127.x.x.x, localhost, [::1])` });
 
 /** A scope token of RFC 6749 §3.3: printable ASCII without space, `"` or `\`. */
 const scopeSchema = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, { error: 'a scope is one word of printable ASCII (no spaces, quotes or backslashes)' });
