@@ -123,6 +123,7 @@ tr.group th{text-align:left;background:#f4f6f9;font-weight:400}
 figure.chart{background:#fff;border:1px solid #dde1e8;margin:0 0 12px;padding:8px 10px}figure.chart svg{width:100%;height:auto;display:block}
 figure.chart .key{margin-left:10px;font-size:12px}figure.chart .swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
 .bar{background:#e3e7ee;height:10px;width:160px;display:inline-block}.bar>span{background:#2f6fde;height:10px;display:block}
+#oidc-sign-in{display:inline-block;background:#2f6fde;color:#fff;padding:8px 16px;border-radius:4px;text-decoration:none;font-weight:600}
 `;
 
 export interface PageOptions {

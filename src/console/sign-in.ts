@@ -27,7 +27,8 @@ const flowCookie = (value: string, maxAgeSeconds: number, secure: boolean): stri
   `${FLOW_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=/console/oidc; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 
 function loginPage(auth: ConsoleAuth, failed: boolean): Html {
-  const oidc = auth.oidc ? html`<p class="box" id="oidc-login"><a class="button" id="oidc-sign-in" href="/console/oidc/start">Sign in with ${auth.oidc.settings.provider_name}</a></p>` : '';
+  const oidc = auth.oidc ? html`<div class="box" id="oidc-login"><p><a id="oidc-sign-in" href="/console/oidc/start">Sign in with ${auth.oidc.settings.provider_name}</a></p>
+<p class="small muted">What you may do here comes from your groups there: a viewer reads, an operator also acts (re-drive, resolve, re-process, acknowledge), an admin also sees who is signed in.</p></div>` : '';
   const token = auth.takesToken ? html`${failed ? html`<div class="box bad">That token is not the console's.</div>` : ''}
 <form method="post" action="/console/login" class="box" id="login"><label>console token <input type="password" name="token" required autocomplete="current-password"></label>
 <button type="submit">Sign in</button></form>` : '';
