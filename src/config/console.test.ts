@@ -1,4 +1,8 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkConfigFile } from './check.js';
 import { checkConfigText } from './load.js';
 
 const BASE = `
@@ -59,5 +63,14 @@ describe('console sign-in settings', () => {
     expect(problemsOf(consoleWith({ ...OIDC, roles: '{}' }))).toEqual([expect.stringMatching(/console\.oidc\.roles: map at least one claim value to a role/)]);
     expect(problemsOf(consoleWith({ ...OIDC, client_id: undefined }))).toEqual([expect.stringMatching(/console\.oidc\.client_id/)]);
     expect(problemsOf(`${BASE}console:\n  auth: { bearer_token: { env: T }, role: boss }\n`)).toEqual([expect.stringMatching(/console\.auth\.role: expected a role/)]);
+  });
+
+  it('config check reads the client secret: a missing one is named by its key and variable, never shown', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wb-console-'));
+    const file = join(dir, 'wisbridge.yaml');
+    await writeFile(file, `journal: ${join(dir, 'journal.sqlite')}\nmappings: ${resolve('mappings')}\n${consoleWith({ ...OIDC, client_secret: '{ env: WB_TEST_NO_SUCH_OIDC_SECRET }' })}`);
+    process.env.WIS_TEST_TOKEN = 'service-token';
+    const problems = (await checkConfigFile(file)).map((p) => p.message);
+    expect(problems).toContain('console.oidc.client_secret: environment variable WB_TEST_NO_SUCH_OIDC_SECRET (the console OpenID Connect client secret) is not set or empty');
   });
 });
