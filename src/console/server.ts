@@ -98,7 +98,7 @@ async function handle(source: ConsoleSource, auth: ConsoleAuth, req: IncomingMes
 
 /** 403 for a signed-in person whose role is short of what the address needs: a page saying so, nothing done. */
 function refuseRole(res: ServerResponse, who: Principal, needed: Role, signOut?: string): void {
-  const message = `Not allowed: you are signed in as ${who.name} with the ${who.role} role (${ROLE_MEANING[who.role]}). This needs the ${needed} role; nothing was done. Ask an administrator of the identity provider for it.`;
+  const message = `Not allowed: you are signed in as ${who.name} with the ${who.role} role (${ROLE_MEANING[who.role]}). This needs the ${needed} role; nothing was done. ${who.via === 'oidc' ? 'Ask an administrator of the identity provider for it.' : 'The configuration\'s console.auth.role gives this credential its role.'}`;
   send(res, 403, page({ title: 'Not allowed', body: messagePage('bad', message, { href: '/console', label: 'overview' }), who: who.name, role: who.role, signOut }));
 }
 
