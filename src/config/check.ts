@@ -129,6 +129,8 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
       ? [['console', 'auth', 'bearer_token'], auth.bearer_token, 'console bearer token']
       : [['console', 'auth', 'password'], auth.password, 'console password']);
   }
+  const clientSecret = loaded.config.console?.oidc?.client_secret;
+  if (clientSecret) refs.push([['console', 'oidc', 'client_secret'], clientSecret, 'console OpenID Connect client secret']);
   const webhook = loaded.config.alerts?.webhook;
   if (webhook && typeof webhook.url !== 'string') refs.push([['alerts', 'webhook', 'url'], webhook.url, 'webhook URL']);
   for (const [header, ref] of Object.entries(webhook?.headers ?? {})) refs.push([['alerts', 'webhook', 'headers', header], ref, `webhook's ${header} header`]);

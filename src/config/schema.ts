@@ -7,8 +7,9 @@ import { calendarProblems, HOLIDAY_TYPES, WEEKDAYS } from '../util/calendar.js';
 import { camelToSnake, renameKeys, snakeToCamel } from '../util/naming.js';
 import { fileNameProblem } from '../util/date-stamp.js';
 import { isRecord } from '../util/schema-keys.js';
-import { isTimeZone } from '../util/time-zone.js';
 import { partnersSchema } from './partners.js';
+import { consoleSchema } from './console.js';
+import { secretRefSchema } from './secret-ref.js';
 
 /** An export file name pattern: its date placeholders' zones are checked with the configuration. */
 const fileNamePattern = z.string().min(1).superRefine((pattern, ctx) => {
@@ -23,14 +24,7 @@ const fileNamePattern = z.string().min(1).superRefine((pattern, ctx) => {
 export const WORK_TYPES = ['customerShipments', 'outboundTransfers', 'inboundTransfers', 'supplierShipments', 'customerReturns', 'products'] as const;
 export type WorkType = (typeof WORK_TYPES)[number];
 
-export const secretRefSchema = z
-  .union([
-    z.strictObject({ env: z.string().min(1).describe('name of an environment variable holding the secret') }),
-    z.strictObject({ file: z.string().min(1).describe('path of a file holding the secret (relative to the config file)') }),
-  ], { error: (issue) => (typeof issue.input === 'string'
-    ? 'a secret goes by reference, never inline: `{ env: NAME }` (an environment variable) or `{ file: PATH }` (a file holding it)'
-    : 'expected a secret reference: `{ env: NAME }` or `{ file: PATH }`') })
-  .describe('A secret, by reference only: `{ env: NAME }` or `{ file: PATH }`.');
+export { secretRefSchema };
 
 export const scheduleSchema = z
   .strictObject({
@@ -193,18 +187,6 @@ export const httpAuthSchema = z.union([
   }),
 ]);
 
-export const consoleSchema = z
-  .strictObject({
-    auth: httpAuthSchema.describe('how operators sign in: `{ bearer_token: REF }` or `{ username: NAME, password: REF }`; secrets by reference only'),
-    session_hours: z.number().int().min(1).max(168).default(12).describe('how long a login with the bearer token lasts'),
-    timezone: z.string().min(1).optional()
-      .refine((zone) => zone === undefined || isTimeZone(zone), { error: 'not an IANA time zone (e.g. Europe/Berlin, UTC)' })
-      .describe('IANA time zone the console shows times in (the UTC time on hover); the machine\'s zone when absent'),
-    trust_proxy: z.boolean().default(false)
-      .describe('the listener is reached only through a reverse proxy: its `X-Forwarded-Proto: https` marks the session cookie `Secure`, and its `X-Forwarded-Host` is the host a POST\'s `Origin` must name (docs/console.md, "Access and safety")'),
-  })
-  .describe('The operations console (docs/console.md), served on the `metrics` listener (127.0.0.1:9464 when absent). Off unless this section is present.');
-
 export const instanceSchema = z
   .strictObject({
     lease_ms: z.number().int().min(1000).default(30_000)
@@ -338,6 +320,6 @@ export type X12Route = z.output<typeof x12RouteSchema>;
 export type ExportJob = z.output<typeof exportJobSchema>;
 export type Schedule = z.output<typeof scheduleSchema>;
 export type SecretRef = z.output<typeof secretRefSchema>;
-export type ConsoleConfig = z.output<typeof consoleSchema>;
+export type { ConsoleConfig, ConsoleRole, OidcConfig } from './console.js';
 export type HttpAuthConfig = z.output<typeof httpAuthSchema>;
 export type InstanceConfig = z.output<typeof instanceSchema>;

@@ -19,14 +19,14 @@ export interface ActionResult {
   actionId?: number;
 }
 
-interface ActionEntry {
+export interface ActionEntry {
   action: string;
   fileId: number | null;
   target: string | null;
   actor: string;
 }
 
-async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Promise<string>): Promise<ActionResult> {
+export async function recorded(source: ConsoleSource, entry: ActionEntry, run: () => Promise<string>): Promise<ActionResult> {
   if (source.actions.closed) return { ok: false, message: 'the bridge is stopping: nothing was done; try again once it is back' };
   return source.actions.run(async () => {
     let result: ActionResult;

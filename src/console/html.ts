@@ -123,6 +123,7 @@ tr.group th{text-align:left;background:#f4f6f9;font-weight:400}
 figure.chart{background:#fff;border:1px solid #dde1e8;margin:0 0 12px;padding:8px 10px}figure.chart svg{width:100%;height:auto;display:block}
 figure.chart .key{margin-left:10px;font-size:12px}figure.chart .swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
 .bar{background:#e3e7ee;height:10px;width:160px;display:inline-block}.bar>span{background:#2f6fde;height:10px;display:block}
+#oidc-sign-in{display:inline-block;background:#2f6fde;color:#fff;padding:8px 16px;border-radius:4px;text-decoration:none;font-weight:600}
 `;
 
 export interface PageOptions {
@@ -130,6 +131,8 @@ export interface PageOptions {
   body: Html;
   /** Shown as signed-in user. */
   who?: string;
+  /** The signed-in person's role, shown beside their name; an admin's navigation also leads to the sign-ins page. */
+  role?: 'viewer' | 'operator' | 'admin';
   /** A sign-out button (bearer-token sessions), its form carrying the form token of the signed-in session. */
   signOut?: string;
 }
@@ -139,13 +142,15 @@ const NAV: Array<[string, string]> = [
   ['/console/rejected', 'Rejected (error/)'], ['/console/progress', 'In progress'], ['/console/alerts', 'Alerts'], ['/console/actions', 'Actions log'], ['/console/charts', 'Charts'],
 ];
 
+const ADMIN_NAV: [string, string] = ['/console/sign-ins', 'Sign-ins'];
+
 export function page(options: PageOptions): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${options.title} · wisbridge console</title><style>${raw(STYLE)}</style></head>
-<body><header><strong>wisbridge</strong><nav>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}</nav>
+<body><header><strong>wisbridge</strong><nav>${[...NAV, ...(options.role === 'admin' ? [ADMIN_NAV] : [])].map(([href, label]) => html`<a href="${href}">${label}</a>`)}</nav>
 <form method="get" action="/console/search" class="search" role="search"><input type="search" name="q" placeholder="find a key, SKU, order…" aria-label="search rows across files" maxlength="64"></form>
-<span class="small who">${options.who ?? ''}</span>${options.signOut
+<span class="small who">${options.who ?? ''}${options.role ? ` · ${options.role}` : ''}</span>${options.signOut
     ? html`<form method="post" action="/console/logout" style="margin:0"><input type="hidden" name="session_csrf" value="${options.signOut}"><button type="submit" class="small" id="sign-out" title="${options.who ? `signed in as ${options.who}` : ''}">sign out</button></form>` : ''}</header>
 <main><h1>${options.title}</h1>${options.body}</main></body></html>`.text;
 }

@@ -15,4 +15,6 @@ export interface PageRequest extends Request {
   once(action: string): string;
   /** Who acts, when the sign-in names a person. */
   actor: string | undefined;
+  /** The signed-in role may act: pages show action links and buttons only then. */
+  canAct: boolean;
 }

@@ -53,27 +53,28 @@ function concerns(a: StoredAlert): Html {
   return a.job ? html`<a href="/console/files?job=${encodeURIComponent(a.job)}">${label}</a>` : html`${label}`;
 }
 
-function alertRow(a: StoredAlert, choose: boolean): Html {
+function alertRow(a: StoredAlert, choose: boolean, canAct: boolean): Html {
   return html`<tr data-alert="${a.id}" data-kind="${a.kind}" data-severity="${a.severity}">
-<td>${choose ? html`<input type="checkbox" name="id" value="${a.id}" form="acknowledge-selected" aria-label="choose alert ${a.id}">` : ''}</td>
+<td>${choose && canAct ? html`<input type="checkbox" name="id" value="${a.id}" form="acknowledge-selected" aria-label="choose alert ${a.id}">` : ''}</td>
 <td>${severityBadge(a.severity)}</td><td>${at(a.lastSeen)}</td><td>${a.kind}</td><td>${a.job ?? ''}</td><td>${a.message}</td>
 <td>${concerns(a)}</td><td class="num">${a.times}</td><td>${at(a.firstSeen)}</td>
-<td>${a.acknowledgedAt ? html`<span class="small">${a.acknowledgedBy}, ${when(a.acknowledgedAt)}</span>` : html`<a class="acknowledge" href="/console/alerts/${a.id}/acknowledge">acknowledge…</a>`}</td></tr>`;
+<td>${a.acknowledgedAt ? html`<span class="small">${a.acknowledgedBy}, ${when(a.acknowledgedAt)}</span>` : canAct ? html`<a class="acknowledge" href="/console/alerts/${a.id}/acknowledge">acknowledge…</a>` : ''}</td></tr>`;
 }
 
-function groupRows(g: AlertGroup): Html {
+function groupRows(g: AlertGroup, canAct: boolean): Html {
   const ids = g.alerts.map((a) => a.id);
   return html`<tr class="group" data-kind="${g.kind}" data-severity="${g.severity}" data-count="${g.alerts.length}"><th colspan="10">${severityBadge(g.severity)}
 ${g.kind}${g.job ? ` · job ${g.job}` : ''} · ${num(g.alerts.length)} alert(s), last seen ${at(g.alerts[0].lastSeen)}
-${g.alerts.length > 1 ? html` · <a class="acknowledge-group" href="${acknowledgeHref(ids)}">acknowledge all ${num(g.alerts.length)}…</a>` : ''}</th></tr>
-${g.alerts.map((a) => alertRow(a, true))}`;
+${g.alerts.length > 1 && canAct ? html` · <a class="acknowledge-group" href="${acknowledgeHref(ids)}">acknowledge all ${num(g.alerts.length)}…</a>` : ''}</th></tr>
+${g.alerts.map((a) => alertRow(a, true, canAct))}`;
 }
 
 /**
  * The alert inbox: open alerts first, the most severe first, grouped by incident (one kind about one job), each once and
  * counted; any of them chosen are acknowledged in one confirmed action, a group at once too. Then those seen to.
+ * `canAct` false (a viewer): no boxes, links or button to acknowledge.
  */
-export function alertsPage(view: { open: StoredAlert[]; acknowledged: StoredAlert[] }): Html {
+export function alertsPage(view: { open: StoredAlert[]; acknowledged: StoredAlert[] }, canAct = true): Html {
   const head = html`<thead><tr><th></th><th>severity</th><th>last seen (${zoneLabel()})</th><th>kind</th><th>job</th><th>message</th><th>concerns</th><th>times</th><th>first seen</th><th>acknowledged</th></tr></thead>`;
   return html`<p class="muted">Failed and rejected files, uncertain rows, missed expected files, unreachable drops, refused credentials, lost
 instances and webhook deliveries that failed: one line per kind and subject while it is open, counted, kept in the journal until an operator
@@ -81,11 +82,11 @@ acknowledges it. Critical first (data may be wrong or stuck until someone acts),
 ${view.open.length ? html`<p class="box" id="open-counts">${num(view.open.length)} open: ${severityCounts(view.open)}</p>` : ''}
 <form id="acknowledge-selected" method="get" action="/console/alerts/acknowledge"></form>
 <table id="alerts">${head}<tbody>
-${view.open.length ? groupsOf(view.open).map(groupRows) : html`<tr><td colspan="10" class="muted">no open alerts</td></tr>`}
+${view.open.length ? groupsOf(view.open).map((g) => groupRows(g, canAct)) : html`<tr><td colspan="10" class="muted">no open alerts</td></tr>`}
 </tbody></table>
-${view.open.length ? html`<p><button type="submit" form="acknowledge-selected" id="acknowledge-selected-button">Acknowledge the chosen alerts…</button></p>` : ''}
+${view.open.length && canAct ? html`<p><button type="submit" form="acknowledge-selected" id="acknowledge-selected-button">Acknowledge the chosen alerts…</button></p>` : ''}
 <h2>Acknowledged</h2><table id="acknowledged-alerts">${head}<tbody>
-${view.acknowledged.length ? view.acknowledged.map((a) => alertRow(a, false)) : html`<tr><td colspan="10" class="muted">none</td></tr>`}</tbody></table>`;
+${view.acknowledged.length ? view.acknowledged.map((a) => alertRow(a, false, canAct)) : html`<tr><td colspan="10" class="muted">none</td></tr>`}</tbody></table>`;
 }
 
 /** The confirm page's question for acknowledging several alerts, and the list of them (its `extra`). */

@@ -106,8 +106,8 @@ function rowLine(fileId: number, r: RowView, canResolve: boolean): Html {
 }
 
 /** What to do about rows the mapping rejected: re-drive never sends them, the file has to be corrected. */
-export function mappingRejectedAdvice(f: FileRecord, unsendable: number): Html {
-  const inError = f.disposedTo?.startsWith('error/') === true;
+export function mappingRejectedAdvice(f: FileRecord, unsendable: number, canAct = true): Html {
+  const inError = f.disposedTo?.startsWith('error/') === true && canAct;
   return html`<div class="box warn" id="rejected-rows"><b>${unsendable} row(s) were rejected by the mapping</b> (see their error below): they were never
 sent, and a re-drive cannot send them. Fix them in the file and drop the corrected rows into the inbox again, in a new file (the rows that
 succeeded would be sent twice in a copy of the whole file)${inError ? html`, or, once the mapping or its reference data is fixed,
@@ -123,14 +123,17 @@ export interface FileView {
   csrf: string;
   actions: OperatorAction[];
   job?: string;
+  /** false (a viewer): no re-drive or resolve links. */
+  canAct?: boolean;
 }
 
 export function filePage(view: FileView): Html {
   const { file: f, rows } = view;
   const s = f.summary;
-  const redrive = f.status === 'failed' && view.failed.sendable > 0
+  const canAct = view.canAct ?? true;
+  const redrive = f.status === 'failed' && view.failed.sendable > 0 && canAct
     ? html`<a class="button" id="redrive" href="/console/files/${f.fileId}/redrive">Re-drive ${view.failed.sendable} failed row(s)…</a>` : '';
-  const rowsTable = rows.rows.map((r) => rowLine(f.fileId, r, f.status !== 'processing'));
+  const rowsTable = rows.rows.map((r) => rowLine(f.fileId, r, f.status !== 'processing' && canAct));
   const onlyChecks = f.status === 'failed' && s !== null && s.uncertain > 0 && s.error === 0;
   return html`<div class="box ${(f.status === 'failed' && !onlyChecks) || f.status === 'rejected' ? 'bad' : f.status === 'done' ? 'good' : 'warn'}">
 <b>${f.name}</b> · file ${f.fileId} · drop ${f.drop}${view.job ? ` · job ${view.job}` : ''} · mapping ${f.mapping} · ${bytes(f.size)} · status ${fileStatusCell(f)}
@@ -138,7 +141,7 @@ ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
 <div class="small">claimed ${when(f.claimedAt)} · processed <span id="processing-time">${processedAt(f) ? `in ${duration(f.claimedAt, processedAt(f))}` : '–'}</span>
 · last action <span id="last-action">${lastAction(f) || '–'}</span> · re-drives ${f.redrives}${leaseText(f)}
 ${s ? ` · ${num(s.total)} documents: ${num(s.ok)} ok, ${num(s.error)} error, ${num(s.uncertain)} uncertain, ${num(s.skipped)} skipped` : ''}</div>
-${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
+${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable, canAct) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
 <form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
 <table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th></tr></thead>
 <tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="8" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>
@@ -178,10 +181,10 @@ ${view.exports.length ? view.exports.map((e) => html`<tr><td class="num">${e.exp
 </tbody></table>${view.next !== null ? html`<a id="next" href="/console/exports${query({ ...view.filter, before: view.next })}">older exports →</a>` : ''}`;
 }
 
-export function uncertainPage(rows: Array<RowView & { fileId: number; file: string }>, next: { fileId: number; seq: number } | null): Html {
+export function uncertainPage(rows: Array<RowView & { fileId: number; file: string }>, next: { fileId: number; seq: number } | null, canAct = true): Html {
   return html`<p class="muted">Writes whose outcome the bridge could not know. Check each in the service, then resolve it as applied or not applied.</p>
 <table id="uncertain"><thead><tr><th>file</th><th>line</th><th>document</th><th>endpoint</th><th>message</th><th>what to check</th><th></th></tr></thead><tbody>
 ${rows.length ? rows.map((r) => html`<tr><td><a href="/console/files/${r.fileId}">${r.file}</a></td><td class="num">${linesText(r.lines)}</td><td>${r.docKey ?? ''}</td><td class="small">${r.endpoint ?? ''}</td>
-<td>${joinMessages(r.messages)}</td><td>${r.hint ?? ''}</td><td><a href="/console/files/${r.fileId}/resolve?item=${r.itemId}">resolve…</a></td></tr>`) : html`<tr><td colspan="7" class="muted">no uncertain rows</td></tr>`}
+<td>${joinMessages(r.messages)}</td><td>${r.hint ?? ''}</td><td>${canAct ? html`<a href="/console/files/${r.fileId}/resolve?item=${r.itemId}">resolve…</a>` : ''}</td></tr>`) : html`<tr><td colspan="7" class="muted">no uncertain rows</td></tr>`}
 </tbody></table>${next ? html`<a id="next" href="/console/uncertain${query({ afterFile: next.fileId, afterSeq: next.seq })}">more →</a>` : ''}`;
 }

@@ -112,13 +112,13 @@ export interface RejectedEntry {
   reason: string | null;
 }
 
-export function rejectedPage(entries: RejectedEntry[], problems: string[]): Html {
+export function rejectedPage(entries: RejectedEntry[], problems: string[], canAct = true): Html {
   return html`<p class="muted">Files rejected as a whole lie in the error/ folder of their drop with a <code>.error.txt</code> reason. Re-processing moves one back to the inbox.</p>
 ${problems.map((p) => html`<div class="box bad">${p}</div>`)}
 <table id="rejected"><thead><tr><th>drop</th><th>file</th><th>size</th><th>modified (${zoneLabel()})</th><th>reason</th><th></th></tr></thead><tbody>
 ${entries.length ? entries.map((e) => html`<tr><td>${e.drop}</td><td>${e.name}</td><td class="num">${bytes(e.size)}</td><td>${at(new Date(e.mtimeMs).toISOString())}</td><td class="small">${e.reason ?? ''}</td>
 <td>${e.name.endsWith('.error.txt') ? html`<span class="muted small">a reason file without its file</span>`
-    : html`<a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(e.drop)}&amp;name=${encodeURIComponent(e.name)}">re-process…</a>`}</td></tr>`) : html`<tr><td colspan="6" class="muted">no rejected files</td></tr>`}
+    : !canAct ? '' : html`<a class="reprocess" href="/console/rejected/reprocess?drop=${encodeURIComponent(e.drop)}&amp;name=${encodeURIComponent(e.name)}">re-process…</a>`}</td></tr>`) : html`<tr><td colspan="6" class="muted">no rejected files</td></tr>`}
 </tbody></table>`;
 }
 
@@ -162,10 +162,4 @@ ${left ? html`<p class="box warn" id="still-failed">The action ran, but the file
 
 export function messagePage(kind: 'good' | 'warn' | 'bad', message: string, back: { href: string; label: string }): Html {
   return html`<div class="box ${kind}" id="message">${message}</div><a href="${back.href}">${back.label}</a>`;
-}
-
-export function loginPage(failed: boolean): Html {
-  return html`${failed ? html`<div class="box bad">That token is not the console's.</div>` : ''}
-<form method="post" action="/console/login" class="box" id="login"><label>console token <input type="password" name="token" required autocomplete="current-password"></label>
-<button type="submit">Sign in</button></form>`;
 }

@@ -57,17 +57,17 @@ const requestLabel = (r: UncertainRequest) => (r.requestId === null ? 'no reques
  * The uncertain rows by file and by request, with totals: a request was sent whole, so its rows were applied or not
  * together and are resolved together; a file, a request or a selection of them is resolved in one confirmed action.
  */
-export function uncertainGroupsTable(requests: readonly UncertainRequest[]): Html {
+export function uncertainGroupsTable(requests: readonly UncertainRequest[], canAct = true): Html {
   if (requests.length === 0) return html`<p class="box good" id="uncertain-totals">no uncertain rows</p>`;
   const file = (g: FileGroup) => html`<tr class="group" data-file="${g.fileId}"><th colspan="5"><a href="/console/files/${g.fileId}">${g.file}</a> (file ${g.fileId}) ·
-${num(g.rows)} row(s) in ${num(g.requests.length)} request(s) · <a class="resolve-file" href="${resolveChoiceHref({ files: [g.fileId], requests: [] })}">resolve the file's ${num(g.rows)} row(s)…</a></th></tr>
-${g.requests.map((r) => html`<tr data-request="${r.requestId ?? ''}" data-file="${r.fileId}"><td>${r.requestId === null ? '' : html`<input type="checkbox" name="request" value="${r.requestId}" form="resolve-chosen" aria-label="choose ${requestLabel(r)}">`}</td>
+${num(g.rows)} row(s) in ${num(g.requests.length)} request(s)${canAct ? html` · <a class="resolve-file" href="${resolveChoiceHref({ files: [g.fileId], requests: [] })}">resolve the file's ${num(g.rows)} row(s)…</a>` : ''}</th></tr>
+${g.requests.map((r) => html`<tr data-request="${r.requestId ?? ''}" data-file="${r.fileId}"><td>${r.requestId === null || !canAct ? '' : html`<input type="checkbox" name="request" value="${r.requestId}" form="resolve-chosen" aria-label="choose ${requestLabel(r)}">`}</td>
 <td>${requestLabel(r)}</td><td class="small">${r.endpoint ?? ''}</td><td class="num">${num(r.rows)}</td>
-<td>${r.requestId === null ? '' : html`<a class="resolve-request" href="${resolveChoiceHref({ files: [], requests: [r.requestId] })}">resolve its ${num(r.rows)} row(s)…</a>`}</td></tr>`)}`;
+<td>${r.requestId === null || !canAct ? '' : html`<a class="resolve-request" href="${resolveChoiceHref({ files: [], requests: [r.requestId] })}">resolve its ${num(r.rows)} row(s)…</a>`}</td></tr>`)}`;
   return html`<p class="box warn" id="uncertain-totals">${uncertainTotals(requests)}</p>
 <form id="resolve-chosen" method="get" action="/console/uncertain/resolve"></form>
 <table id="uncertain-groups"><thead><tr><th></th><th>request</th><th>endpoint</th><th>rows</th><th></th></tr></thead><tbody>${byFile(requests).map(file)}</tbody></table>
-<p><button type="submit" form="resolve-chosen" id="resolve-chosen-button">Resolve the chosen requests…</button></p>`;
+${canAct ? html`<p><button type="submit" form="resolve-chosen" id="resolve-chosen-button">Resolve the chosen requests…</button></p>` : ''}`;
 }
 
 /** The confirm page's question and the list of what it resolves. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConsoleJournal, Journal, OperatorJournal, ResultReads } from '../journal/index.js';
 import type { Principal } from './auth.js';
+import type { Role } from './roles.js';
 
 // What every console address uses: the request as the handlers see it, answering with the security headers, forms
 // and query parameters read safely, and the route tables' lookup.
@@ -67,6 +68,8 @@ export function readForm(req: IncomingMessage): Promise<URLSearchParams | undefi
 /** A console address: an exact path or a pattern whose groups are the handler's parameters, and what answers it. */
 export interface Route<C> {
   path: string | RegExp;
+  /** The least role that may use it (docs/console.md, "Sign-in and roles"); pages are open to every role, actions need an operator. */
+  needs?: Role;
   handle(c: C, params: readonly string[]): Promise<void> | void;
 }
 

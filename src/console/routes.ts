@@ -33,13 +33,13 @@ export const PAGES: readonly Route<PageRequest>[] = [
     path: '/console/uncertain',
     handle: async (c) => {
       const p = await c.journal.console.uncertainRows({ afterFile: intParam(c.url, 'afterFile'), afterSeq: intParam(c.url, 'afterSeq'), limit: PAGE_SIZE });
-      c.show('Uncertain rows', html`${uncertainGroupsTable(await c.journal.console.uncertainRequests())}<h2>Rows</h2>${uncertainPage(p.rows, p.next)}`);
+      c.show('Uncertain rows', html`${uncertainGroupsTable(await c.journal.console.uncertainRequests(), c.canAct)}<h2>Rows</h2>${uncertainPage(p.rows, p.next, c.canAct)}`);
     },
   },
-  { path: '/console/uncertain/resolve', handle: resolveChoicePage },
-  { path: '/console/alerts', handle: async (c) => c.show('Alerts', alertsPage(await c.journal.console.listAlerts({ before: intParam(c.url, 'before'), limit: 200 }))) },
-  { path: /^\/console\/alerts\/(\d+)\/acknowledge$/, handle: (c, [id]) => acknowledgePage(c, Number(id)) },
-  { path: '/console/alerts/acknowledge', handle: acknowledgeChosenPage },
+  { path: '/console/uncertain/resolve', needs: 'operator', handle: resolveChoicePage },
+  { path: '/console/alerts', handle: async (c) => c.show('Alerts', alertsPage(await c.journal.console.listAlerts({ before: intParam(c.url, 'before'), limit: 200 }), c.canAct)) },
+  { path: /^\/console\/alerts\/(\d+)\/acknowledge$/, needs: 'operator', handle: (c, [id]) => acknowledgePage(c, Number(id)) },
+  { path: '/console/alerts/acknowledge', needs: 'operator', handle: acknowledgeChosenPage },
   { path: '/console/progress', handle: (c) => c.show('In progress', progressPage(c.source.progress.snapshot())) },
   { path: '/console/progress.json', handle: (c) => send(c.res, 200, JSON.stringify(c.source.progress.snapshot()), 'application/json') },
   { path: '/console/events', handle: (c) => events(c.source, c) },
@@ -60,14 +60,14 @@ export const PAGES: readonly Route<PageRequest>[] = [
     path: '/console/rejected',
     handle: async (c) => {
       const { entries, problems } = await rejectedFiles(c.source);
-      c.show('Rejected files', rejectedPage(entries, problems));
+      c.show('Rejected files', rejectedPage(entries, problems, c.canAct));
     },
   },
-  { path: '/console/rejected/reprocess', handle: reprocessPage },
+  { path: '/console/rejected/reprocess', needs: 'operator', handle: reprocessPage },
   { path: /^\/console\/files\/(\d+)$/, handle: (c, [id]) => filePageOf(c, Number(id)) },
   { path: /^\/console\/files\/(\d+)\/result$/, handle: (c, [id]) => downloadResult(c, Number(id)) },
-  { path: /^\/console\/files\/(\d+)\/redrive$/, handle: (c, [id]) => redrivePage(c, Number(id)) },
-  { path: /^\/console\/files\/(\d+)\/resolve$/, handle: (c, [id]) => resolvePage(c, Number(id)) },
+  { path: /^\/console\/files\/(\d+)\/redrive$/, needs: 'operator', handle: (c, [id]) => redrivePage(c, Number(id)) },
+  { path: /^\/console\/files\/(\d+)\/resolve$/, needs: 'operator', handle: (c, [id]) => resolvePage(c, Number(id)) },
 ];
 
 async function acknowledgePage(c: PageRequest, id: number): Promise<void> {
@@ -137,7 +137,7 @@ async function filePageOf(c: PageRequest, fileId: number): Promise<void> {
   const rows = await c.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(c.url, 'after'), limit: ROWS_PAGE });
   const job = findJobOfFile(c.source.runtime.loaded.config, file)?.name;
   const failed = await c.journal.console.failedRows(fileId);
-  c.show(file.name, filePage({ file, failed, rows, status, csrf: c.csrf, job, actions: await c.journal.console.listActions({ fileId, limit: 20 }) }));
+  c.show(file.name, filePage({ file, failed, rows, status, csrf: c.csrf, job, canAct: c.canAct, actions: await c.journal.console.listActions({ fileId, limit: 20 }) }));
 }
 
 /** The result file as an attachment; a HEAD gets the headers only and is not recorded as a download. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
+import { OIDC_CALLBACK_PATH } from '../config/console.js';
 import { targetOf } from './target.js';
 
 /** What a refused sign-in is counted as: wrong credentials, or an attempt refused unchecked because its client was throttled. */
@@ -108,8 +109,8 @@ export class SignInThrottle {
 type Handler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /**
- * The console's handler behind the throttle: a request that tries to sign in (the login form's POST, or credentials
- * in an `Authorization` header) is refused unchecked (429) while its client is throttled, and counted as a failed
+ * The console's handler behind the throttle: a request that tries to sign in (the login form's POST, the identity
+ * provider's answer on the callback, or credentials in an `Authorization` header) is refused unchecked (429) while its client is throttled, and counted as a failed
  * attempt when the console answers it 401. Requests without credentials (a browser sent to the login page, a
  * session cookie) are neither.
  */
@@ -120,7 +121,8 @@ export function throttledSignIns(handler: Handler, throttle: SignInThrottle): Ha
     if (target.kind !== 'console') return handler(req, res);
     const header = req.headers.authorization;
     const login = target.path === '/console/login' && req.method === 'POST';
-    if (!login && header === undefined) return handler(req, res);
+    const callback = target.path === OIDC_CALLBACK_PATH;
+    if (!login && !callback && header === undefined) return handler(req, res);
     const wait = throttle.refuse(req);
     if (wait) {
       res.writeHead(429, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': String(wait), 'cache-control': 'no-store' })
@@ -128,7 +130,7 @@ export function throttledSignIns(handler: Handler, throttle: SignInThrottle): Ha
       return true;
     }
     res.once('finish', () => {
-      if (res.statusCode === 401) throttle.failed(req, describeAttempt(login, header));
+      if (res.statusCode === 401) throttle.failed(req, callback ? { via: 'identity provider' } : describeAttempt(login, header));
     });
     return handler(req, res);
   };
