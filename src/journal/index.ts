@@ -22,6 +22,7 @@ export { checkJournalReachable } from './admin/reach.js';
 export { postgresJournalSchema } from './postgres/connect.js';
 export type { OperatorActions } from './contract.js';
 export type { ActivityBucket } from './console/activity.js';
+export type { FileOwnerChange, FileOwnerReason } from './leases/file-owners.js';
 export { ALERT_SEVERITIES, alertSeverity, type AlertSeverity } from './console/alert-severity.js';
 export type {
   FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, NewAlert, OperatorAction, RowPage, RowView, StoredAlert, UncertainRequest,
