@@ -3,7 +3,7 @@ export { JournalTally, type JournalTimings } from './core/timings.js';
 export {
   canReopen, type InstanceInfo, type InstanceRecord, type InstancesAndLeases, type JournalAddress, type JournalContract, type TickClaim, type TickRef, type Heartbeat,
 } from './contract.js';
-export { instanceStates, type InstanceState, type InstanceView } from './leases/instance-states.js';
+export { instanceStates, instanceTimeline, type InstanceBucket, type InstanceState, type InstanceView } from './leases/instance-states.js';
 export type {
   ConsoleJournal, ExportConfirmations, ExportJournal, InboundJournal, Journal, JournalLifecycle, JournalTransactions,
   OperatorJournal, ResultReads,
