@@ -31,7 +31,10 @@ export const LOG_EVENTS = [
   'bridge.running',
   /** A watched inbox holds a file that stopped changing: it is offered to its job. */
   'file.ready',
-  /** A file was claimed in the journal (`claim`: new or resume; a resume under leases names `from` whom and the fencing token taken, `leaseToken`). */
+  /**
+   * A file was claimed in the journal (`claim`: new or resume; a resume under leases names `from` whom, the fencing
+   * token taken, `leaseToken`, and the takeover's `reason`: lost, handover, released, unowned).
+   */
   'file.claimed',
   /** Another instance holds the file's lease: this one leaves it alone. */
   'file.busy',

@@ -1,7 +1,7 @@
 import type { Html } from './html.js';
 import { chartsPage, overviewChartsBlock, RANGES, type RangeName } from './pages-charts.js';
 import { searchPage } from './pages-search.js';
-import type { OperatorActions } from '../journal/index.js';
+import { instanceTimeline, type Journal, type OperatorActions } from '../journal/index.js';
 import type { ConsoleSource } from './source.js';
 import type { PageRequest } from './page-request.js';
 
@@ -30,7 +30,7 @@ export async function overviewCharts(journal: Pick<OperatorActions, 'console'>):
 }
 
 /** The charts of a range (24h, 7d, 30d) for every job or one: buckets end with the current hour (day). */
-async function charts(source: ConsoleSource, journal: Pick<OperatorActions, 'console'>, url: URL, now = Date.now()) {
+async function charts(source: ConsoleSource, journal: Pick<OperatorActions, 'console'> & Pick<Journal, 'listInstances'>, url: URL, now = Date.now()) {
   const { config } = source.runtime.loaded;
   // Own keys only: `__proto__`, `constructor` or `toString` are not ranges.
   const asked = url.searchParams.get('range') ?? '';
@@ -46,8 +46,9 @@ async function charts(source: ConsoleSource, journal: Pick<OperatorActions, 'con
     ...(inbound ? { drop: config.drops[inbound.drop]?.name ?? inbound.drop, mappings: inbound.mappings } : {}),
     ...(exportJob ? { workType: exportJob.work_type } : {}),
   });
+  const instances = instanceTimeline(await journal.listInstances(), config.instance.lease_ms, data.map((b) => b.start), step, now);
   return chartsPage({
-    range, job: inbound?.name ?? exportJob?.name, jobs: [...config.inbound, ...config.exports].map((j) => j.name), buckets: data,
+    range, job: inbound?.name ?? exportJob?.name, jobs: [...config.inbound, ...config.exports].map((j) => j.name), buckets: data, instances,
     kind: inbound ? 'inbound' : exportJob ? 'export' : undefined,
   });
 }

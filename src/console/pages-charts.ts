@@ -1,4 +1,4 @@
-import type { ActivityBucket } from '../journal/index.js';
+import type { ActivityBucket, InstanceBucket } from '../journal/index.js';
 import { html, num, query, raw, when, zoneLabel, type Html } from './html.js';
 import { labelledBars, niceTicks } from './chart-axes.js';
 
@@ -9,10 +9,13 @@ export const RANGES = {
 } as const;
 export type RangeName = keyof typeof RANGES;
 
-interface Series {
+/** What a chart's bars are drawn from: a bucket's start, and whatever its series read. */
+type Bucket = { start: string };
+
+interface Series<B extends Bucket = ActivityBucket> {
   label: string;
   color: string;
-  value: (b: ActivityBucket) => number;
+  value: (b: B) => number;
 }
 
 const W = 1000;
@@ -21,7 +24,7 @@ const LEFT = 48;
 const BOTTOM = 20;
 
 /** A stacked bar chart as inline SVG: readable without JavaScript; each bar's `<title>` (hover) gives its numbers. */
-function barChart(id: string, title: string, buckets: readonly ActivityBucket[], series: readonly Series[], unit: 'hour' | 'day'): Html {
+function barChart<B extends Bucket>(id: string, title: string, buckets: readonly B[], series: ReadonlyArray<Series<B>>, unit: 'hour' | 'day'): Html {
   const totals = buckets.map((b) => series.reduce((n, s) => n + s.value(b), 0));
   const yTicks = niceTicks(Math.max(0, ...totals));
   const max = yTicks[yTicks.length - 1];
@@ -58,8 +61,8 @@ function barChart(id: string, title: string, buckets: readonly ActivityBucket[],
 }
 
 /** X labels under the bars' centres, each the bar's hour (or day) in the console's zone. */
-function xAxis(buckets: readonly ActivityBucket[], totals: readonly number[], slot: number, unit: 'hour' | 'day'): string {
-  const text = (b: ActivityBucket) => (unit === 'hour' ? `${when(b.start).slice(5, 13)}h` : when(b.start).slice(5, 10));
+function xAxis(buckets: readonly Bucket[], totals: readonly number[], slot: number, unit: 'hour' | 'day'): string {
+  const text = (b: Bucket) => (unit === 'hour' ? `${when(b.start).slice(5, 13)}h` : when(b.start).slice(5, 10));
   // A label is about 50 units wide at this font size; a regular one every 3rd, 6th, 12th … hour of the zone.
   const gap = Math.ceil(60 / slot);
   const hourStep = [1, 3, 6, 12, 24].find((h) => h >= gap) ?? 24;
@@ -81,6 +84,8 @@ export interface ChartsView {
   job?: string;
   jobs: string[];
   buckets: ActivityBucket[];
+  /** The journal's instances live and lost at the end of each bucket (every job's: instances serve them all). */
+  instances?: InstanceBucket[];
   /** Whether the job is an export job (its charts are the export records). */
   kind?: 'inbound' | 'export';
 }
@@ -118,7 +123,20 @@ ${inbound ? barChart('chart-backlog', `Uncertain rows open at the end of each ${
   ], unit) : ''}
 ${outbound ? barChart('chart-exports', `Export records handed over per ${per}`, v.buckets, [
     { label: 'records', color: '#2f6fde', value: (b) => b.exportRecords },
-  ], unit) : ''}`;
+  ], unit) : ''}
+${v.instances ? instancesChart(v.instances, per, unit) : ''}`;
+}
+
+/**
+ * The instances of the journal's list at the end of each hour (day): live ones, and lost ones (silent for longer than
+ * a lease, never stopped) stacked on them, so that a kill -9 shows as red from the hour it happened until the
+ * instance is back, replaced on its host or forgotten.
+ */
+function instancesChart(instances: readonly InstanceBucket[], per: string, unit: 'hour' | 'day'): Html {
+  return barChart('chart-instances', `Instances at the end of each ${per} (every job)`, instances, [
+    { label: 'live', color: '#2e8b57', value: (b) => b.alive },
+    { label: 'lost', color: '#c0392b', value: (b) => b.lost },
+  ], unit);
 }
 
 /** On the overview: files and rows of the last 24 hours, linking to the charts page. */

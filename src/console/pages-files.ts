@@ -151,12 +151,12 @@ ${actionsTable(view.actions, 'Operator actions on this file')}`;
 
 /**
  * Which instance holds the file's lease (processing) or held it last (finished), and whether another held it before:
- * the fencing token counts the owners (the bridge log's file.claimed records name each takeover's previous owner).
+ * the fencing token counts the owners, and the page's Instances section (file-owners.ts) says who, when and why.
  */
 function leaseText(f: FileRecord): Html | string {
   if (!f.lease) return '';
   const { owner, token } = f.lease;
-  const before = token > 1 ? html` <span id="takeovers" class="small">(fencing token ${token}: taken over ${token - 1} time(s) from another instance; the log's file.claimed records say from whom)</span>` : '';
+  const before = token > 1 ? html` <span id="takeovers" class="small">(fencing token ${token}: taken over ${token - 1} time(s); <a href="#owners-title">from whom, when and why</a>)</span>` : '';
   return html` · <span id="instance">${f.status === 'processing' ? 'held by' : 'processed by'} instance ${owner}</span>${before}`;
 }
 

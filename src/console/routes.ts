@@ -14,6 +14,7 @@ import type { PageRequest } from './page-request.js';
 import { describeForConsole } from './paths.js';
 import { acknowledgeHref, acknowledgeQuestion, alertsPage, ALERTS_PER_ACTION } from './pages-alerts.js';
 import { contentDisposition } from './disposition.js';
+import { fileOwnersSection } from './file-owners.js';
 import type { ConsoleSource } from './source.js';
 
 // The console's addresses as tables (one row per address: its path, and the handler that answers it), and the pages
@@ -137,7 +138,8 @@ async function filePageOf(c: PageRequest, fileId: number): Promise<void> {
   const rows = await c.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(c.url, 'after'), limit: ROWS_PAGE });
   const job = findJobOfFile(c.source.runtime.loaded.config, file)?.name;
   const failed = await c.journal.console.failedRows(fileId);
-  c.show(file.name, filePage({ file, failed, rows, status, csrf: c.csrf, job, canAct: c.canAct, actions: await c.journal.console.listActions({ fileId, limit: 20 }) }));
+  const page = filePage({ file, failed, rows, status, csrf: c.csrf, job, canAct: c.canAct, actions: await c.journal.console.listActions({ fileId, limit: 20 }) });
+  c.show(file.name, html`${page}${fileOwnersSection(await c.journal.console.fileOwners(fileId))}`);
 }
 
 /** The result file as an attachment; a HEAD gets the headers only and is not recorded as a download. */

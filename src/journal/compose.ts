@@ -8,6 +8,7 @@ import { createInbound } from './inbound/inbound.js';
 import { InboundReads } from './inbound/inbound-reads.js';
 import { createFence, type Fence, type InstanceLockState, type LeaseMode } from './leases/leases.js';
 import { createLeases } from './leases/instances.js';
+import { fileOwners } from './leases/file-owners.js';
 import { createOperator } from './admin/operator.js';
 import { createOutbound } from './outbound/outbound.js';
 import { exportOwnership, type ExportOwnership } from './outbound/outbound-rows.js';
@@ -72,7 +73,7 @@ function roles(sql: SqlPort, now: () => string, storage: () => Promise<StorageSt
   let fence: Fence | undefined | null = null;
   const blocksOf = () => (blocks ??= createBlocks(sql));
   const readsOf = () => (reads ??= new InboundReads(sql, blocksOf()));
-  const fenceOf = () => (fence === null ? (fence = lease && createFence(sql, lease, inUnit)) : fence);
+  const fenceOf = () => (fence === null ? (fence = lease && createFence(sql, lease, inUnit, now)) : fence);
   const make: { [R in Role]: () => RoleMethods[R] } = {
     inbound: () => createInbound(sql, now, blocksOf(), readsOf(), fenceOf()),
     operator: () => createOperator(sql, now, readsOf(), blocksOf(), fenceOf()),
@@ -156,7 +157,7 @@ export function composeJournal(engine: Engine, clock: () => Date = () => new Dat
     schemaVersion: engine.schemaVersion,
     get console(): ConsolePages {
       return (pages ??= { ...createConsoleQueries(engine.port, now, engine.storage), search: (text, options) => searchRows(engine.port, text, options),
-        activity: (query) => activity(engine.port, query) });
+        activity: (query) => activity(engine.port, query), fileOwners: (fileId) => fileOwners(engine.port, fileId) });
     },
     close: () => (closed ??= engine.close()),
   });

@@ -5,6 +5,7 @@ import type {
 import type { SearchOptions, SearchPage } from './console/search.js';
 import type { ControlNumberKind, ExportControls } from './outbound/control-numbers.js';
 import type { ActivityBucket, ActivityQuery } from './console/activity.js';
+import type { FileOwnerChange } from './leases/file-owners.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput, ExportTake,
@@ -194,6 +195,8 @@ export interface ConsolePages {
   search(text: string, options: SearchOptions): Promise<SearchPage>;
   /** Files, rows, export records and the uncertain backlog per hour or day (the charts; activity.ts). */
   activity(query: ActivityQuery): Promise<ActivityBucket[]>;
+  /** Every instance that took the file's lease, oldest first: its claim and each takeover (from whom, why, the token). */
+  fileOwners(fileId: number): Promise<FileOwnerChange[]>;
   recordAction(action: NewOperatorAction): Promise<number>;
   listActions(options: { before?: number; fileId?: number; limit: number }): Promise<OperatorAction[]>;
 }

@@ -3,7 +3,7 @@ export { JournalTally, type JournalTimings } from './core/timings.js';
 export {
   canReopen, type InstanceInfo, type InstanceRecord, type InstancesAndLeases, type JournalAddress, type JournalContract, type TickClaim, type TickRef, type Heartbeat,
 } from './contract.js';
-export { instanceStates, type InstanceState, type InstanceView } from './leases/instance-states.js';
+export { instanceStates, instanceTimeline, type InstanceBucket, type InstanceState, type InstanceView } from './leases/instance-states.js';
 export type {
   ConsoleJournal, ExportConfirmations, ExportJournal, InboundJournal, Journal, JournalLifecycle, JournalTransactions,
   OperatorJournal, ResultReads,
@@ -22,6 +22,7 @@ export { checkJournalReachable } from './admin/reach.js';
 export { postgresJournalSchema } from './postgres/connect.js';
 export type { OperatorActions } from './contract.js';
 export type { ActivityBucket } from './console/activity.js';
+export type { FileOwnerChange, FileOwnerReason } from './leases/file-owners.js';
 export { ALERT_SEVERITIES, alertSeverity, type AlertSeverity } from './console/alert-severity.js';
 export type {
   FailedRowCounts, FileEventEntry, FileLine, FileLinePage, FileListEntry, NewAlert, OperatorAction, RowPage, RowView, StoredAlert, UncertainRequest,

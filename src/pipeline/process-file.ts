@@ -147,7 +147,7 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   }
   ctx.life.begin();
   report.resumed = claim.status === 'resume';
-  const takeover = claim.status === 'resume' && claim.token !== undefined ? { from: claim.from, leaseToken: claim.token } : {};
+  const takeover = claim.status === 'resume' && claim.token !== undefined ? { from: claim.from, leaseToken: claim.token, ...(claim.reason ? { reason: claim.reason } : {}) } : {};
   ctx.logger.info({ event: 'file.claimed', fileId: claim.fileId, claim: claim.status, ...takeover, mapping: mapping.name, size: snapshot.size }, 'processing file');
   ctx.lease = runtime.leases?.hold(claim.fileId);
   const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 }, lease: ctx.lease };

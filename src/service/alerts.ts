@@ -48,15 +48,15 @@ export class AlertNotifier {
     for (const f of summary.files) {
       const base = { job, file: f.name, fileId: f.fileId, rows: f.rows, resultFile: f.resultFile };
       if (f.outcome === 'rejected') {
-        this.sender.send({ kind: 'file-rejected', severity: 'critical', message: `file ${f.name} was rejected as a whole: ${f.reason ?? ''}`, ...base, reason: f.reason });
+        this.sender.send({ kind: 'file-rejected', message: `file ${f.name} was rejected as a whole: ${f.reason ?? ''}`, ...base, reason: f.reason });
         continue;
       }
       if (f.rows.error > 0) {
-        this.sender.send({ kind: 'file-failed', severity: 'warning', message: `file ${f.name}: ${f.rows.error} row(s) failed`, ...base });
+        this.sender.send({ kind: 'file-failed', message: `file ${f.name}: ${f.rows.error} row(s) failed`, ...base });
       }
       if (f.rows.uncertain > 0) {
         this.sender.send({
-          kind: 'rows-uncertain', severity: 'critical',
+          kind: 'rows-uncertain',
           message: `file ${f.name}: ${f.rows.uncertain} row(s) with an unknown outcome: check them in the service, then wisbridge resolve`,
           ...base, uncertain: await this.uncertainRows(f.fileId),
         });
@@ -66,7 +66,7 @@ export class AlertNotifier {
 
   onMissedFile(alert: MissedFileAlert): void {
     this.sender.send({
-      kind: 'expected-file-missing', severity: 'critical', message: `expected file /${alert.pattern}/ for job ${alert.job} has not arrived by its cut-off`, ...alert,
+      kind: 'expected-file-missing', message: `expected file /${alert.pattern}/ for job ${alert.job} has not arrived by its cut-off`, ...alert,
     });
   }
 
@@ -81,7 +81,7 @@ export class AlertNotifier {
       this.dropUnlistable(job, drop, error);
       return;
     }
-    const alert: Alert = { kind: 'job-failed', severity: 'critical', message: `job ${job} failed: ${describeError(error)}`, job, error: describeError(error) };
+    const alert: Alert = { kind: 'job-failed', message: `job ${job} failed: ${describeError(error)}`, job, error: describeError(error) };
     if (isWisbridgeError(error)) alert.code = error.code;
     this.sender.send(alert);
   }
@@ -92,7 +92,7 @@ export class AlertNotifier {
     if (last !== undefined && now - last < DROP_ALERT_REPEAT_MS) return;
     this.dropAlerted.set(drop, now);
     this.sender.send({
-      kind: 'drop-unlistable', severity: 'critical', message: `drop ${drop} cannot be listed: ${describeError(error)}`,
+      kind: 'drop-unlistable', message: `drop ${drop} cannot be listed: ${describeError(error)}`,
       job, drop, error: describeError(error), ...(isWisbridgeError(error) ? { code: error.code } : {}),
     });
   }

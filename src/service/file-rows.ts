@@ -1,4 +1,4 @@
-import type { FileRecord, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
+import type { ConsoleJournal, FileOwnerChange, FileRecord, ItemStatus, OperatorJournal, ResultReads } from '../journal/index.js';
 import { findFile } from '../pipeline/index.js';
 import { formatTable, shownOf } from './status.js';
 import { joinMessages } from '../util/messages.js';
@@ -24,10 +24,12 @@ export interface FileRowsReport {
   /** Rows of the statuses asked for (all when none). */
   matching: number;
   shown: FileRow[];
+  /** Every instance that took the file's lease, oldest first: its claim and each takeover (from whom, why, the token). */
+  owners: FileOwnerChange[];
 }
 
 /** The rows of one journal file (by id or name) in line order: counts of all, the first `limit` of those matching `statuses`. */
-export async function fileRowsReport(journal: OperatorJournal & ResultReads, ref: string, options: { statuses?: readonly ItemStatus[]; limit: number }): Promise<FileRowsReport> {
+export async function fileRowsReport(journal: OperatorJournal & ResultReads & { readonly console: Pick<ConsoleJournal, 'fileOwners'> }, ref: string, options: { statuses?: readonly ItemStatus[]; limit: number }): Promise<FileRowsReport> {
   const file = await findFile(journal, ref);
   const wanted = options.statuses ? new Set(options.statuses) : undefined;
   const rows: Partial<Record<ItemStatus, number>> = {};
@@ -43,7 +45,7 @@ export async function fileRowsReport(journal: OperatorJournal & ResultReads, ref
       shown.push({ line: o.line, key: o.docKey, status: o.status, returned: o.result ?? null, error: joinMessages(o.messages, o.line), hint: o.hint, resolution: o.resolution });
     }
   }
-  return { file, rows, total, matching, shown };
+  return { file, rows, total, matching, shown, owners: await journal.console.fileOwners(file.fileId) };
 }
 
 export function formatFileRows(report: FileRowsReport): string {
@@ -53,6 +55,7 @@ export function formatFileRows(report: FileRowsReport): string {
     `file ${f.fileId}: ${f.name} (drop ${f.drop}, mapping ${f.mapping}) — ${f.status}${f.redrives > 0 ? `, re-driven ${f.redrives}×` : ''}`,
     `claimed ${f.claimedAt.slice(0, 19)}, finished ${f.finishedAt?.slice(0, 19) ?? '-'}${f.reason ? `; reason: ${f.reason}` : ''}`,
     `input rows: ${report.total} (${counts})`,
+    ...ownerLines(report.owners),
   ];
   if (f.prunedAt) {
     const s = f.summary;
@@ -70,4 +73,10 @@ export function formatFileRows(report: FileRowsReport): string {
     ]), 100));
   }
   return out.join('\n');
+}
+
+/** The instances that took the file, one line each: who, when, from whom and why, and the fencing token taken. */
+function ownerLines(owners: readonly FileOwnerChange[]): string[] {
+  if (owners.length === 0) return [];
+  return ['instances:', ...owners.map((o) => `  ${o.at.slice(0, 19)} ${o.instance} ${o.reason === 'claim' ? 'claimed it' : `took it from ${o.from ?? 'no instance'} (${o.reason})`}, fencing token ${o.token}`)];
 }

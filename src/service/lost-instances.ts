@@ -53,7 +53,7 @@ export class LostInstanceAlerts {
         + 'other instances take its files over. Once its host is gone for good, forget it: wisbridge status --forget-instance ID';
       await journal.console.raiseAlert({ kind: INSTANCE_LOST, subject, message });
       this.logger.error({ event: 'instance.lost', instance: i.id, host: i.host, pid: i.pid, heartbeatAt: i.heartbeatAt }, 'instance lost: no heartbeat for longer than a lease');
-      this.webhook?.({ kind: INSTANCE_LOST, severity: 'critical', message, instance: i.id, host: i.host, pid: i.pid, heartbeatAt: i.heartbeatAt });
+      this.webhook?.({ kind: INSTANCE_LOST, message, instance: i.id, host: i.host, pid: i.pid, heartbeatAt: i.heartbeatAt });
     }
     for (const alert of open) {
       const instance = instances.find((i) => `instance:${i.id}` === alert.subject);

@@ -5,14 +5,26 @@ import { redact } from '../secret.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { describeError } from '../errors.js';
+import { alertSeverity, type AlertSeverity } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 
 export type AlertKind = 'file-failed' | 'file-rejected' | 'rows-uncertain' | 'expected-file-missing' | 'drop-unlistable' | 'job-failed' | 'instance-lost';
 
-/** One alert as POSTed: `kind`, `severity`, a one-line `message`, and the fields of its kind. */
+/**
+ * The console inbox's kind of each webhook kind, whose severity the webhook sends (alertSeverity: one table for both).
+ * The webhook's own names stay, as receivers key on them.
+ */
+const INBOX_KIND: Record<AlertKind, string> = {
+  'file-failed': 'file-failed', 'file-rejected': 'file-rejected', 'rows-uncertain': 'rows-uncertain', 'expected-file-missing': 'missed-file',
+  'drop-unlistable': 'drop-unreachable', 'job-failed': 'job-failed', 'instance-lost': 'instance-lost',
+};
+
+/** The severity a webhook alert of this kind is sent with: its inbox kind's (alert-severity.ts). */
+export const webhookSeverity = (kind: AlertKind): AlertSeverity => alertSeverity(INBOX_KIND[kind]);
+
+/** One alert to send: `kind`, a one-line `message`, and the fields of its kind; its `severity` is added by its kind. */
 export interface Alert {
   kind: AlertKind;
-  severity: 'warning' | 'critical';
   message: string;
   job?: string;
   drop?: string;
@@ -40,7 +52,7 @@ interface Target {
  * the first send and never logged (only the URL's origin is, and only when the URL is not a reference).
  */
 export class WebhookSender {
-  private readonly queue: Array<Alert & { at: string; source: string; host: string }> = [];
+  private readonly queue: Array<Alert & { severity: AlertSeverity; at: string; source: string; host: string }> = [];
   private running: Promise<void> | undefined;
   private target: Target | undefined;
   private readonly stopped = new AbortController();
@@ -60,7 +72,7 @@ export class WebhookSender {
   send(alert: Alert): void {
     if (this.stopped.signal.aborted) return;
     const at = new Date(this.options.now?.() ?? Date.now()).toISOString();
-    this.queue.push({ ...alert, at, source: 'wisbridge', host: hostname() });
+    this.queue.push({ ...alert, severity: webhookSeverity(alert.kind), at, source: 'wisbridge', host: hostname() });
     if (this.queue.length > MAX_QUEUE) {
       const dropped = this.queue.shift()!;
       this.stats.dropped++;

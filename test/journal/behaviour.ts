@@ -5,6 +5,7 @@ import { describeExports } from './behaviour/exports.js';
 import { describeLifecycle } from './behaviour/lifecycle.js';
 import { describeOperators } from './behaviour/operators.js';
 import { describeOutcomes } from './behaviour/outcomes.js';
+import { describeOwners } from './behaviour/owners.js';
 import { describeSearch } from './behaviour/search.js';
 import { ticking, type JournalFixture, type MakeJournal, type Suite } from './behaviour/support.js';
 import { JournalTally, type Journal } from '../../src/journal/index.js';
@@ -47,5 +48,6 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
     describeExports(suite);
     describeControlNumbers(suite);
     describeLifecycle(suite);
+    describeOwners(suite);
   });
 }

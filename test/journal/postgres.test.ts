@@ -10,6 +10,7 @@ describeJournal('postgres', async (options) => {
   const db = await freshDatabase();
   const open = () => openJournal(db.config, options);
   let journal: Journal = await open();
+  const instances: Journal[] = [];
   const others: Connection[] = [];
   return {
     get journal() {
@@ -24,7 +25,13 @@ describeJournal('postgres', async (options) => {
       others.push(other);
       return other;
     },
+    asInstance: async (instance, lease) => {
+      const leased = await openJournal(db.config, { ...options, instance, leaseMs: lease.leaseMs, leaseClockOffsetMs: lease.clockOffsetMs });
+      instances.push(leased);
+      return leased;
+    },
     remove: async () => {
+      for (const leased of instances) await leased.close();
       for (const other of others) await other.close();
       await journal.close();
       await db.drop();

@@ -12,6 +12,7 @@ describeJournal('sqlite', async (options) => {
   const tmp = tempDir();
   const open = () => openJournal(tmp.path, options);
   let journal: Journal = await open();
+  const instances: Journal[] = [];
   const threads: WorkerThread[] = [];
   return {
     get journal() {
@@ -28,7 +29,13 @@ describeJournal('sqlite', async (options) => {
       const calls = Object.fromEntries(CONNECTION_CALLS.map((op) => [op, (...args: unknown[]) => thread.call(op, args)]));
       return { ...calls, close: () => thread.close() } as unknown as Connection;
     },
+    asInstance: async (instance, lease) => {
+      const leased = await openJournal(tmp.path, { ...options, instance, leaseMs: lease.leaseMs, leaseClockOffsetMs: lease.clockOffsetMs });
+      instances.push(leased);
+      return leased;
+    },
     remove: async () => {
+      for (const leased of instances) await leased.close();
       for (const thread of threads) await thread.close();
       await journal.close();
       tmp.remove();

@@ -49,6 +49,8 @@ describe('wisbridge status', () => {
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toContain('file 1: KORR_20261120.csv (drop wms, mapping inventory-adjustments) — failed');
     expect(all.stdout).toContain('input rows: 5 (3 ok, 1 error, 1 skipped)');
+    // batch ran as an instance of its own: its claim is the file's history.
+    expect(all.stdout).toMatch(/\ninstances:\n {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \S+ claimed it, fencing token 1\n/);
     expect(resultStatuses.filter((s) => s === 'ok')).toHaveLength(3);
     expect(all.stdout).toMatch(/rows \(5\):\nline\s+key\s+status\s+returned\s+error/);
     expect(all.stdout).toMatch(/\n2\s+SKU-00001\s+ok\s+\{/);
@@ -59,7 +61,7 @@ describe('wisbridge status', () => {
     expect(errors.stdout).not.toMatch(/\n2\s+SKU-00001/);
 
     const cut = JSON.parse((await finished(cli(['status', '--config', ws.configFile, '--file', '1', '--rows', '2', '--json']))).stdout);
-    expect(cut).toMatchObject({ total: 5, matching: 5, rows: { ok: 3, error: 1, skipped: 1 } });
+    expect(cut).toMatchObject({ total: 5, matching: 5, rows: { ok: 3, error: 1, skipped: 1 }, owners: [{ from: null, token: 1, reason: 'claim' }] });
     expect(cut.shown.map((r: { line: number }) => r.line)).toEqual([2, 3]);
     expect(cut.shown[0].returned).not.toBeNull();
     const text = await finished(cli(['status', '--config', ws.configFile, '--file', '1', '--rows', '2']));

@@ -86,8 +86,18 @@ describe('handover after a graceful stop', () => {
       expect(looksBefore(b.records, record), record.file as string).toBeLessThanOrEqual(looksAtStop + 2);
     }
     await until(() => names.every((n) => existsSync(join(archive, n))), 'every file archived');
-    const resumed = eventsOf(b.records, 'file.claimed').filter((r) => r.claim === 'resume').map((r) => r.file as string);
+    const resumedRecords = eventsOf(b.records, 'file.claimed').filter((r) => r.claim === 'resume');
+    const resumed = resumedRecords.map((r) => r.file as string);
     expect(resumed.sort()).toEqual([...given].sort());
+    // Each file's history: A claimed it, B took it over from A at its stop (a handover), with the next fencing token.
+    const journal = await bridgeB.runtime.journal();
+    for (const record of resumedRecords) {
+      expect(record).toMatchObject({ from: bridgeA.instance.id, reason: 'handover', leaseToken: 2 });
+      expect((await journal.console.fileOwners(record.fileId as number)).map(({ at: _, ...o }) => o)).toEqual([
+        { instance: bridgeA.instance.id, from: null, token: 1, reason: 'claim' },
+        { instance: bridgeB.instance.id, from: bridgeA.instance.id, token: 2, reason: 'handover' },
+      ]);
+    }
     await setFaults(emu, {});
     const applied = await appliedReferences(emu, 'HAND-');
     expect(applied.size).toBe(FILES * ROWS);

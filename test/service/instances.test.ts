@@ -397,6 +397,8 @@ describe('an instance killed between finishing a file and moving it', () => {
     await bridge.start();
     await until(async () => (await journal.getFile(left.fileId)).disposedTo !== null, 'the move finished by the other instance');
     expect(await journal.getFile(left.fileId)).toMatchObject({ disposedTo: 'archive/KORR_dead.csv', lease: { owner: bridge.instance.id, token: 2 } });
+    expect((await journal.console.fileOwners(left.fileId)).map((o) => [o.instance, o.from, o.token, o.reason]))
+      .toEqual([[left.lease!.owner, null, 1, 'claim'], [bridge.instance.id, left.lease!.owner, 2, 'lost']]);
     expect([readdirSync(inbox), readdirSync(outbox), readdirSync(archive)]).toEqual([[], ['KORR_dead.result.csv'], ['KORR_dead.csv']]);
     const result = readFileSync(join(outbox, 'KORR_dead.result.csv'), 'utf8').trim().split('\r\n').slice(1).map((l) => l.split(',')[2]);
     expect(result).toEqual(['ok', 'ok', 'ok']);

@@ -82,7 +82,8 @@ describe('a lost instance', () => {
     expect(resumed).toMatchObject({ status: 'resume', fileId: claimed.fileId, from: DEAD.id, token: 2 });
     const filePage = await consoleClient(bridge.url!).get(`/console/files/${claimed.fileId}`);
     expect(filePage.text).toContain(`held by instance ${bridge.instance.id}`);
-    expect(filePage.text).toContain('fencing token 2: taken over 1 time(s) from another instance');
+    expect(filePage.text).toContain('fencing token 2: taken over 1 time(s)');
+    expect(filePage.text).toMatch(new RegExp(`<tr data-reason="lost" data-token="2">[\\s\\S]*?<td class="from">${DEAD.id}</td>`));
 
     // It comes back: live again, its alert cleared by the bridge.
     await dead.heartbeat(LEASE_MS);

@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/service/clock.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
-import { WebhookSender } from '../../src/service/webhook.js';
+import { WebhookSender, type AlertKind } from '../../src/service/webhook.js';
+import { openJournal } from '../../src/journal/index.js';
 import { setFaults, useEmulator } from '../support/emulator.js';
 import { baseConfig, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
@@ -52,7 +53,7 @@ describe('webhook sender', () => {
     cleanups.push(env.cleanup);
     const { logger, records } = memoryLogger();
     const sender = new WebhookSender(env.loaded, env.loaded.config.alerts!.webhook!, { logger });
-    sender.send({ kind: 'file-failed', severity: 'warning', message: 'file A.csv: 1 row(s) failed', job: 'stock', file: 'A.csv', fileId: 7 });
+    sender.send({ kind: 'file-failed', message: 'file A.csv: 1 row(s) failed', job: 'stock', file: 'A.csv', fileId: 7 });
     await sender.idle();
     expect(hook.received).toHaveLength(3);
     expect(new Set(hook.received.map((r) => JSON.stringify(r.body))).size).toBe(1);
@@ -67,7 +68,7 @@ describe('webhook sender', () => {
 
     const refused = await receiver([400]);
     const down = new WebhookSender(env.loaded, { ...env.loaded.config.alerts!.webhook!, url: refused.url }, { logger });
-    down.send({ kind: 'job-failed', severity: 'critical', message: 'x' });
+    down.send({ kind: 'job-failed', message: 'x' });
     await down.idle();
     expect(refused.received).toHaveLength(1); // a 4xx other than 408/429 is not retried
     expect(down.stats).toMatchObject({ sent: 0, failed: 1 });
@@ -81,18 +82,45 @@ describe('webhook sender', () => {
     cleanups.push(env.cleanup);
     const { logger, records } = memoryLogger();
     const sender = new WebhookSender(env.loaded, env.loaded.config.alerts!.webhook!, { logger });
-    sender.send({ kind: 'drop-unlistable', severity: 'critical', message: 'drop wms cannot be listed', drop: 'wms' });
+    sender.send({ kind: 'drop-unlistable', message: 'drop wms cannot be listed', drop: 'wms' });
     await sender.idle();
     expect(hook.received.map((r) => r.path)).toEqual([`/${PATH_TOKEN}`, `/${PATH_TOKEN}`, `/${PATH_TOKEN}`]);
     expect(records.find((r) => r.msg === 'webhook: alert not delivered; giving up')).toMatchObject({ attempts: 3, url: '(URL from a secret reference)' });
 
     process.env.WISBRIDGE_TEST_HOOK_URL = `http://127.0.0.1:9/${PATH_TOKEN}`; // nothing listens on port 9
     const unreachable = new WebhookSender(env.loaded, env.loaded.config.alerts!.webhook!, { logger });
-    unreachable.send({ kind: 'drop-unlistable', severity: 'critical', message: 'x' });
+    unreachable.send({ kind: 'drop-unlistable', message: 'x' });
     await unreachable.idle();
     expect(unreachable.stats).toMatchObject({ failed: 1, attempts: 3 });
     expect(JSON.stringify(records)).not.toContain(PATH_TOKEN);
     expect(JSON.stringify(records)).not.toContain(SECRET);
+  });
+});
+
+describe('webhook severities', () => {
+  it('each kind is POSTed with the severity the console\'s alert inbox gives the same incident (one table: alert-severity.ts)', async () => {
+    const hook = await receiver();
+    const env = await tempConfig(`${baseConfig(emu.url)}${hookYaml(hook.url)}`);
+    cleanups.push(env.cleanup);
+    // The inbox kind the service raises for each webhook kind's incident (service/alert-inbox.ts, lost-instances.ts, service.ts).
+    const incidents: Array<[AlertKind, string]> = [
+      ['file-failed', 'file-failed'], ['file-rejected', 'file-rejected'], ['rows-uncertain', 'rows-uncertain'], ['expected-file-missing', 'missed-file'],
+      ['drop-unlistable', 'drop-unreachable'], ['job-failed', 'job-failed'], ['instance-lost', 'instance-lost'],
+    ];
+    const journal = await openJournal(join(env.dir, 'severities.sqlite'));
+    cleanups.push(() => journal.close());
+    const sender = new WebhookSender(env.loaded, env.loaded.config.alerts!.webhook!);
+    for (const [kind, inboxKind] of incidents) {
+      await journal.console.raiseAlert({ kind: inboxKind, subject: kind, message: kind });
+      sender.send({ kind, message: kind });
+    }
+    await sender.idle();
+    const inbox = new Map((await journal.console.listAlerts({ limit: 50 })).open.map((a) => [a.subject, a.severity]));
+    expect(hook.received.map((r) => [r.body.kind, r.body.severity])).toEqual(incidents.map(([kind]) => [kind, inbox.get(kind)]));
+    expect(Object.fromEntries(hook.received.map((r) => [r.body.kind, r.body.severity]))).toEqual({
+      'file-failed': 'warning', 'file-rejected': 'critical', 'rows-uncertain': 'critical', 'expected-file-missing': 'critical',
+      'drop-unlistable': 'critical', 'job-failed': 'critical', 'instance-lost': 'critical',
+    });
   });
 });
 

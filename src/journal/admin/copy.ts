@@ -40,6 +40,7 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'alerts', key: ['id'], identity: 'id' },
   { name: 'instances', key: ['id'] },
   { name: 'job_ticks', key: ['job', 'tick'] },
+  { name: 'file_owners', key: ['id'], identity: 'id' },
 ];
 
 export interface TableCount {

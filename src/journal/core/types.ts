@@ -15,10 +15,21 @@ export interface ClaimInput {
   force?: boolean;
 }
 
+/**
+ * Why an instance took a file's lease (leases/file-owners.ts): `claim` its first claim; `lost` its owner's lease ran
+ * out (killed, crashed, out of reach of the journal); `handover` its owner stopped gracefully and gave its files up;
+ * `released` its owner gave it up after a run that failed; `redrive` an operator's re-drive of a concluded file;
+ * `unowned` nobody held it (a one-shot command claimed it without an instance).
+ */
+export type FileOwnerReason = 'claim' | 'lost' | 'handover' | 'released' | 'redrive' | 'unowned';
+
 export type ClaimResult =
   | { status: 'new'; fileId: number; generation: number }
-  /** Lease mode: `from` the instance whose lease was taken over (null: none held it), `token` the fencing token taken. */
-  | { status: 'resume'; fileId: number; generation: number; from?: string | null; token?: number }
+  /**
+   * Lease mode: `from` the instance whose lease was taken over (null: none held it), `token` the fencing token taken,
+   * `reason` why it was free (leases/file-owners.ts; absent when it was this instance's own).
+   */
+  | { status: 'resume'; fileId: number; generation: number; from?: string | null; token?: number; reason?: FileOwnerReason }
   | { status: 'duplicate'; fileId: number; previousName: string; finishedAt: string | null; previousStatus: FileStatus }
   /** Lease mode: another instance holds a live lease on the file; leave it alone, its owner works on it. */
   | { status: 'busy'; fileId: number; owner: string };

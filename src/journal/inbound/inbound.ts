@@ -71,7 +71,7 @@ function claimFile(c: InboundContext, input: ClaimInput): Promise<ClaimResult> {
       if (taken && 'busy' in taken) return { status: 'busy', fileId: processing.id, owner: taken.busy };
       // Requests recorded but never marked sent did not leave the process: they are sent again.
       await abandonPendingRequests(c, t, processing.id);
-      return { status: 'resume', fileId: processing.id, generation: processing.generation, ...(taken ? { from: taken.from, token: taken.token } : {}) };
+      return { status: 'resume', fileId: processing.id, generation: processing.generation, ...(taken ? { from: taken.from, token: taken.token, ...(taken.reason ? { reason: taken.reason } : {}) } : {}) };
     }
     if (done) return { status: 'duplicate', fileId: done.id, previousName: done.name, finishedAt: done.finished_at, previousStatus: done.status };
     // Lease mode: the lease taken in the insert's round trip (the server runs the take after it).

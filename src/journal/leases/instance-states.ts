@@ -25,3 +25,39 @@ export function instanceStates(instances: readonly InstanceRecord[], leaseMs: nu
     return { ...instance, state: replaced ? 'replaced' : 'lost' };
   });
 }
+
+/** The journal's instances at one moment of a chart: how many were live, how many lost. */
+export interface InstanceBucket {
+  /** The bucket's start, ISO (UTC), as the activity buckets'. */
+  start: string;
+  /** Instances live at the bucket's end (at `now` for the bucket under way): started, not stopped, heard within a lease. */
+  alive: number;
+  /** Instances lost at its end: silent for longer than a lease, never stopped, no newer instance started on their host. */
+  lost: number;
+}
+
+/**
+ * The instances live and lost at the end of each bucket (`stepMs` long from each start; the last one ends at `now`),
+ * from what the journal's list keeps of each: when it started, its last heartbeat, when it stopped. An instance heard
+ * after a bucket's end was live through it (heartbeats do not stop and start again without a new instance, but for a
+ * journal out of reach); one stopped before the end, or started after it, is not counted. The list forgets an instance
+ * a week after its last heartbeat, and an operator may forget a lost one: those are counted nowhere.
+ */
+export function instanceTimeline(instances: readonly InstanceRecord[], leaseMs: number, starts: readonly string[], stepMs: number, now: number): InstanceBucket[] {
+  return starts.map((start) => {
+    const end = Math.min(Date.parse(start) + stepMs, now);
+    let alive = 0;
+    let lost = 0;
+    for (const i of instances) {
+      if (Date.parse(i.startedAt) > end || (i.stoppedAt !== null && Date.parse(i.stoppedAt) <= end)) continue;
+      const lastHeard = Date.parse(i.heartbeatAt);
+      if (end - lastHeard <= leaseMs) {
+        alive++;
+        continue;
+      }
+      const replaced = instances.some((other) => other.host === i.host && Date.parse(other.startedAt) > lastHeard && Date.parse(other.startedAt) <= end);
+      if (!replaced) lost++;
+    }
+    return { start, alive, lost };
+  });
+}

@@ -3,6 +3,7 @@ import type { ClaimsAndRequests, Heartbeat, InstanceRecord, InstancesAndLeases, 
 import { stateError } from '../core/rows.js';
 import type { SqlPort, SqlValue } from '../core/sql.js';
 import { claimDuplicate, recordEventDisposition, releaseFileEvent } from './duplicates.js';
+import { FILE_OWNER_STATEMENTS, recordTake, type OwnerBefore } from './file-owners.js';
 import { leasing, type LeaseContext } from './lease-context.js';
 import { LOST, statementsOf, tickKey, type LeaseMode, type LeaseRow } from './leases.js';
 
@@ -121,9 +122,11 @@ function takeFinishedFile(c: LeaseContext, fileId: number): Promise<{ taken: tru
   return c.sql.tx(async (t): Promise<{ taken: true } | { taken: false; owner: string }> => {
     const m = leasing(c);
     const me = m.instance.id;
+    const before = await t.get<OwnerBefore>(FILE_OWNER_STATEMENTS.before(t.dialect), [fileId]);
     const taken = await t.get<{ lease_token: number }>(c.q.takeFinished.sql, c.q.takeFinished.params({ owner: me, leaseMs: m.leaseMs, fileId, silentMs: -m.leaseMs }));
     if (taken) {
       m.tokens.set(fileId, taken.lease_token);
+      await recordTake(t, { fileId, at: c.now(), instance: me, before, token: Number(taken.lease_token), redrive: false });
       return { taken: true };
     }
     const row = await t.get<{ lease_owner: string | null }>(c.q.fileOwner, [fileId]);

@@ -1,6 +1,7 @@
 import { WisbridgeError } from '../../errors.js';
 import type { InstanceInfo } from '../contract.js';
 import { LEASE_STATEMENTS, leaseStatements, type LeaseStatements } from './leases-sql.js';
+import { FILE_OWNER_STATEMENTS, recordTake, type FileOwnerReason, type OwnerBefore } from './file-owners.js';
 import type { SqlDialect, SqlPort, SqlValue } from '../core/sql.js';
 import type { FileStatus } from '../core/types.js';
 
@@ -118,12 +119,13 @@ export interface Fence {
   holdRequests(t: SqlPort, requestIds: readonly number[]): Promise<void>;
   /**
    * Takes the file's lease (or renews this instance's own): resolves whom from (the owner before, null when it had
-   * none) and the fencing token taken; or `busy`, the instance holding a live lease on it.
+   * none), why (file-owners.ts; none when it was this instance's own) and the fencing token taken; or `busy`, the
+   * instance holding a live lease on it. A take from another owner is recorded in the file's history.
    */
   take(t: SqlPort, fileId: number): Promise<LeaseTake>;
   /**
    * Takes the lease of the file a claim is inserting, sent with its insert (the newest processing file of the
-   * checksum, under the claim's turn); resolves its id.
+   * checksum, under the claim's turn), and records the claim in the file's history; resolves its id.
    */
   takeNew(t: SqlPort, checksum: string): Promise<number | undefined>;
   /** An operator's write (resolve): refused (LEASE_LOST) while another instance works on the file under a live lease. */
@@ -140,9 +142,9 @@ export interface Fence {
   condition(fileId: number): { clause: string; params: SqlValue[] } | undefined;
 }
 
-export type LeaseTake = { busy: string } | { from: string | null; token: number };
+export type LeaseTake = { busy: string } | { from: string | null; token: number; reason?: FileOwnerReason };
 
-export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fence {
+export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean, now: () => string): Fence {
   const q = statementsOf(sql.dialect, mode);
   const me = mode.instance.id;
   /**
@@ -185,16 +187,23 @@ export function createFence(sql: SqlPort, mode: LeaseMode, inUnit: boolean): Fen
     },
     async take(t, fileId) {
       // The owner before, read under the row's lock (PostgreSQL) so that the take below is from that owner.
-      const before = await t.get<LeaseRow>(q.lockFile, [fileId]);
+      const before = await t.get<OwnerBefore>(FILE_OWNER_STATEMENTS.before(t.dialect), [fileId]);
       const taken = await t.get<{ lease_token: number }>(q.take.sql, q.take.params({ owner: me, leaseMs: mode.leaseMs, fileId }));
       if (taken) {
         mode.tokens.set(fileId, taken.lease_token);
-        return { from: before?.lease_owner ?? null, token: taken.lease_token };
+        const token = Number(taken.lease_token);
+        // A take of a concluded file is a re-drive's (beginRedrive): only processing files are resumed.
+        const reason = await recordTake(t, { fileId, at: now(), instance: me, before, token, redrive: before !== undefined && before.status !== 'processing' });
+        return { from: before?.lease_owner ?? null, token: taken.lease_token, ...(reason ? { reason } : {}) };
       }
       return { busy: (await t.get<{ lease_owner: string | null }>(q.liveOwner, [fileId]))?.lease_owner ?? 'an unknown instance' };
     },
     async takeNew(t, checksum) {
-      const taken = await t.get<{ id: number; lease_token: number }>(q.takeNewest.sql, q.takeNewest.params({ owner: me, leaseMs: mode.leaseMs, checksum }));
+      // Sent together (one round trip on a pipelining connection): the server records the take after making it.
+      const [taken] = await Promise.all([
+        t.get<{ id: number; lease_token: number }>(q.takeNewest.sql, q.takeNewest.params({ owner: me, leaseMs: mode.leaseMs, checksum })),
+        t.run(FILE_OWNER_STATEMENTS.recordNew, [now(), checksum, me]),
+      ]);
       if (taken) mode.tokens.set(taken.id, taken.lease_token);
       return taken?.id;
     },

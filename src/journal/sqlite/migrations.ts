@@ -345,6 +345,20 @@ export const MIGRATIONS: readonly string[] = [
   -- The X12 acknowledgement of an inbound file: its name and the control numbers of each reply (JSON), recorded before
   -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts). The column is
   -- added by this migration's step, when missing (as for the export lease above).
+  `,  `
+  -- Every instance that took a file's lease (src/journal/leases/file-owners.ts): its first claim, and each takeover
+  -- with the instance it took the file from, why (its owner lost, stopped, gave it up; an operator's re-drive) and the
+  -- fencing token it took. Only appended to; a file's rows are read in order of id.
+  CREATE TABLE IF NOT EXISTS file_owners (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    from_instance TEXT,
+    token INTEGER NOT NULL,
+    reason TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS file_owners_file ON file_owners (file_id, id);
   `,
 ];
 

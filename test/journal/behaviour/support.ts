@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { isWisbridgeError } from '../../../src/errors.js';
-import { type ItemWithBody, type Journal, type JournalTally } from '../../../src/journal/index.js';
+import { type InstanceInfo, type ItemWithBody, type Journal, type JournalTally } from '../../../src/journal/index.js';
 import { adjustment, claimInput, okOutcomes } from '../../../src/journal/test-support.js';
 import { testHooks } from '../../../src/journal/testing.js';
 
@@ -20,6 +20,11 @@ export interface JournalFixture {
   reopen(): Promise<Journal>;
   /** Another connection to the same journal, open at the same time (closed by remove). */
   second(): Promise<Connection>;
+  /**
+   * The same journal opened as an instance (lease mode, on the suite's clock; closed by remove): its leases judged by
+   * the database's clock moved by `clockOffsetMs` (openJournal's leaseClockOffsetMs).
+   */
+  asInstance(instance: InstanceInfo, lease: { leaseMs: number; clockOffsetMs?: () => number }): Promise<Journal>;
   /** Closes whatever is open and removes the journal. */
   remove(): Promise<void>;
 }
