@@ -5,6 +5,7 @@ import { describeExports } from './behaviour/exports.js';
 import { describeLifecycle } from './behaviour/lifecycle.js';
 import { describeOperators } from './behaviour/operators.js';
 import { describeOutcomes } from './behaviour/outcomes.js';
+import { describeReceivedAcks } from './behaviour/received-acks.js';
 import { describeSearch } from './behaviour/search.js';
 import { ticking, type JournalFixture, type MakeJournal, type Suite } from './behaviour/support.js';
 import { JournalTally, type Journal } from '../../src/journal/index.js';
@@ -46,6 +47,7 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
     describeSearch(suite);
     describeExports(suite);
     describeControlNumbers(suite);
+    describeReceivedAcks(suite);
     describeLifecycle(suite);
   });
 }

@@ -345,6 +345,20 @@ export const MIGRATIONS: readonly string[] = [
   -- The X12 acknowledgement of an inbound file: its name and the control numbers of each reply (JSON), recorded before
   -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts). The column is
   -- added by this migration's step, when missing (as for the export lease above).
+  `,  `
+  -- The 997/999 a partner sent for an X12 work list we wrote (outbound/received-acks.ts), one per export (the latest
+  -- received): its verdict (state accepted, accepted-with-errors or rejected; code AK901), the file it came in, and
+  -- per set its AK5 code and AK3/AK4 errors (detail, JSON).
+  CREATE TABLE IF NOT EXISTS export_acks (
+    export_id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    state TEXT NOT NULL,
+    code TEXT NOT NULL,
+    sets_rejected INTEGER NOT NULL,
+    detail TEXT NOT NULL,
+    received_at TEXT NOT NULL
+  );
   `,
 ];
 
