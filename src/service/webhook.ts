@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.js';
 import { describeError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 
-export type AlertKind = 'file-failed' | 'file-rejected' | 'rows-uncertain' | 'expected-file-missing' | 'drop-unlistable' | 'job-failed' | 'instance-lost';
+export type AlertKind = 'file-failed' | 'file-rejected' | 'rows-uncertain' | 'expected-file-missing' | 'drop-unlistable' | 'job-failed' | 'instance-lost' | 'x12-ack-overdue';
 
 /** One alert as POSTed: `kind`, `severity`, a one-line `message`, and the fields of its kind. */
 export interface Alert {
