@@ -165,7 +165,7 @@ export async function readReceivedAcks(source: ByteSource, options: TokenizerOpt
 
 /** One segment of a 997/999's body: what it adds to the acknowledgement, and the set and segment now open. */
 function ackSegment(ack: ReceivedGroupAck, s: Segment, line: number, set: ReceivedSetAck | undefined, segment: ReceivedSegmentError | undefined) {
-  set?.lines.push(line);
+  if (/^(AK|IK)[345]$/.test(s.id)) set?.lines.push(line);
   switch (s.id) {
     case 'AK1':
       [ack.functionalId, ack.group] = [s.element(1), s.element(2)];
