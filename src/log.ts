@@ -64,6 +64,16 @@ export const LOG_EVENTS = [
   'file.processed',
   /** An X12 file's acknowledgement (997/999, TA1) was written to the result folder (`ack`: its name). */
   'x12.acknowledged',
+  /** A partner's 997/999 was matched to the X12 interchange written and recorded on its export (`export`, `partner`, `group`, `code`: AK901). */
+  'x12.ack-received',
+  /** A received 997/999 matches no interchange written (an unknown group or sender, a refused envelope): its rows are errors of its result file. */
+  'x12.ack-unmatched',
+  /** A partner's 997/999 rejected a set (or a group) we wrote: `export`, `file`, `partner`, `group`, `set`, `reason`; an x12-set-rejected alert goes with it. */
+  'x12.set-rejected',
+  /** No 997/999 came for an interchange written within its partner's `ack_expected_within`: an x12-ack-overdue alert goes with it. */
+  'x12.ack-overdue',
+  /** The overdue alert of an export was cleared: its 997/999 arrived. */
+  'x12.ack-overdue-cleared',
   /** A job run started (`trigger`: schedule, watch, takeover, …). */
   'job.run.started',
   /** A job run ended (`result`: ok or partial; `files`: how many files it processed). */

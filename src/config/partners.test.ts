@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkConfigFile } from './check.js';
 import { checkConfigText } from './load.js';
-import { partnerOf, partnerSchema, writerSeparatorsOf } from './partners.js';
+import { ackExpectedWithinMs, partnerOf, partnerSchema, writerSeparatorsOf } from './partners.js';
 
 const BASE = `
 services:
@@ -75,6 +75,19 @@ describe('partner profiles', () => {
     ]));
     expect(problems.every((p) => p.file === 'wisbridge.yaml' && p.col > 0)).toBe(true);
     expect(problems).toHaveLength(7);
+  });
+
+  it('reads ack_expected_within as a duration, and refuses one that is not, at its line', () => {
+    const profile = (within: string) => `partners:\n  NWL:\n    them: { qualifier: ZZ, id: NWLWMS }\n    us: { qualifier: ZZ, id: WISBRIDGE }\n    ack_expected_within: ${within}\n`;
+    const { config, problems } = checkConfigText(BASE + profile('4h'), 'wisbridge.yaml');
+    expect(problems).toEqual([]);
+    expect(ackExpectedWithinMs(config!.partners.NWL)).toBe(4 * 3_600_000);
+    expect(ackExpectedWithinMs(partnerSchema.parse({ them: { qualifier: 'ZZ', id: 'A' }, us: { qualifier: 'ZZ', id: 'B' }, ack_expected_within: '30m' }))).toBe(1_800_000);
+    expect(ackExpectedWithinMs(partnerSchema.parse({ them: { qualifier: 'ZZ', id: 'A' }, us: { qualifier: 'ZZ', id: 'B' } }))).toBeUndefined();
+    for (const bad of ['4 hours', '0h', '-1d', '90s']) {
+      const refused = checkConfigText(BASE + profile(bad), 'wisbridge.yaml').problems;
+      expect(refused.map((p) => [p.line, p.message]), bad).toEqual([[(BASE + profile(bad)).split('\n').findIndex((l) => l.includes('ack_expected_within')) + 1, expect.stringContaining('a duration in minutes, hours or days, e.g. 30m, 4h or 1d')]]);
+    }
   });
 
   it('refuses separators that are letters, digits or spaces', () => {

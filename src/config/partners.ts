@@ -34,6 +34,15 @@ export const separatorsSchema = z.strictObject({
   }
 });
 
+const DURATION = /^([1-9]\d*)\s*([mhd])$/;
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `ack_expected_within` in milliseconds; undefined when the profile sets none. */
+export function ackExpectedWithinMs(profile: PartnerProfile): number | undefined {
+  const m = profile.ack_expected_within === undefined ? null : DURATION.exec(profile.ack_expected_within);
+  return m ? Number(m[1]) * UNIT_MS[m[2]] : undefined;
+}
+
 export const X12_VERSIONS = ['004010', '005010'] as const;
 
 export const partnerSchema = z.strictObject({
@@ -49,6 +58,8 @@ export const partnerSchema = z.strictObject({
   usage: z.enum(['P', 'T']).default('P').describe('ISA15 of what we send: P production, T test'),
   acknowledgements: z.boolean().default(true)
     .describe('answer each interchange received from this partner with a 997 (999 for 005010 groups) and, where the interchange is refused, a TA1, written to the outbox'),
+  ack_expected_within: z.string().regex(DURATION, { error: 'a duration in minutes, hours or days, e.g. 30m, 4h or 1d' }).optional()
+    .describe('raise an alert when no 997/999 from this partner acknowledged an interchange we wrote to it within this time (e.g. 4h); no such alert when absent'),
 }).superRefine((p, ctx) => {
   // Run beside the other problems of the profile (when: below), so its fields may be malformed here.
   const given: Record<string, unknown> = isRecord(p.separators) ? p.separators : {};

@@ -171,13 +171,16 @@ export interface ExportView {
   filter: FileListView['filter'];
   exports: Array<{ exportId: number; workType: string; fileName: string; kind: string; policy: string; status: string; recordCount: number; createdAt: string; writtenAt: string | null; completedAt: string | null }>;
   next: number | null;
+  /** The acknowledgement state of the exports written as X12, by export id (a column of its own when the page has one). */
+  x12?: ReadonlyMap<number, string>;
 }
 
 export function exportListPage(view: ExportView): Html {
+  const x12 = view.x12 !== undefined && view.x12.size > 0 ? view.x12 : undefined;
   return html`${filtersForm('/console/exports', { jobs: view.jobs, statuses: EXPORT_STATUSES, filter: view.filter })}
-<table id="exports"><thead><tr><th>id</th><th>file</th><th>work type</th><th>kind</th><th>records</th><th>acknowledge</th><th>status</th><th>created (${zoneLabel()})</th><th>written</th><th>duration</th></tr></thead><tbody>
+<table id="exports"><thead><tr><th>id</th><th>file</th><th>work type</th><th>kind</th><th>records</th><th>acknowledge</th><th>status</th><th>created (${zoneLabel()})</th><th>written</th><th>duration</th>${x12 ? html`<th>X12 acknowledgement</th>` : ''}</tr></thead><tbody>
 ${view.exports.length ? view.exports.map((e) => html`<tr><td class="num">${e.exportId}</td><td>${e.fileName}</td><td>${e.workType}</td><td>${e.kind}</td><td class="num">${e.recordCount}</td><td>${e.policy}</td>
-<td>${statusCell(e.status)}</td><td>${at(e.createdAt)}</td><td>${at(e.writtenAt)}</td><td>${duration(e.createdAt, e.completedAt ?? e.writtenAt)}</td></tr>`) : html`<tr><td colspan="10" class="muted">no exports match</td></tr>`}
+<td>${statusCell(e.status)}</td><td>${at(e.createdAt)}</td><td>${at(e.writtenAt)}</td><td>${duration(e.createdAt, e.completedAt ?? e.writtenAt)}</td>${x12 ? html`<td class="x12-ack">${x12.get(e.exportId) ?? ''}</td>` : ''}</tr>`) : html`<tr><td colspan="10" class="muted">no exports match</td></tr>`}
 </tbody></table>${view.next !== null ? html`<a id="next" href="/console/exports${query({ ...view.filter, before: view.next })}">older exports →</a>` : ''}`;
 }
 

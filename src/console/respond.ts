@@ -24,7 +24,7 @@ export interface Request {
 }
 
 /** What the console reads and does: operator views and actions, result rows, its own pages and audit trail. */
-export type ConsoleSide = OperatorJournal & ResultReads & Pick<Journal, 'listInstances' | 'instance'> & { readonly console: ConsoleJournal };
+export type ConsoleSide = OperatorJournal & ResultReads & Pick<Journal, 'listInstances' | 'instance' | 'x12Exports'> & { readonly console: ConsoleJournal };
 
 export function send(res: ServerResponse, status: number, body: string, type = 'text/html; charset=utf-8', headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': type, ...SECURITY_HEADERS, ...headers }).end(body);

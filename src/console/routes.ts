@@ -2,6 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import { isWisbridgeError } from '../errors.js';
 import { instanceStates, type ItemStatus } from '../journal/index.js';
 import { findJobOfFile } from '../pipeline/index.js';
+import { describeInterchangeState, x12Interchanges } from '../export/index.js';
 import * as actions from './actions.js';
 import { html, page, when, zoneLabel } from './html.js';
 import { chartsPageOf, overviewCharts, searchPageOf } from './insights.js';
@@ -290,9 +291,15 @@ async function exportsList(source: ConsoleSource, r: Request) {
   const list = await r.journal.console.listExports({
     workType: job?.work_type, status, from: day.from, to: day.to, name, before: intParam(r.url, 'before'), limit: PAGE_SIZE + 1,
   });
+  const exports = list.slice(0, PAGE_SIZE);
+  // The exports written as X12, with what their partners acknowledged (docs/x12.md, "Acknowledgements received").
+  const x12 = config.exports.some((j) => j.format === 'x12')
+    ? new Map((await x12Interchanges(r.journal, config.partners, Date.now(), { exportIds: exports.map((e) => e.exportId), limit: PAGE_SIZE }))
+      .map((x) => [x.exportId, describeInterchangeState(x)]))
+    : undefined;
   return exportListPage({
     jobs: config.exports.map((j) => j.name), filter: { job: job?.name, status, date: day.date, name },
-    exports: list.slice(0, PAGE_SIZE), next: list.length > PAGE_SIZE ? list[PAGE_SIZE - 1].exportId : null,
+    exports, next: list.length > PAGE_SIZE ? list[PAGE_SIZE - 1].exportId : null, x12,
   });
 }
 

@@ -4,3 +4,6 @@ export type { AckTally } from './acknowledge.js';
 export type { ExportTuning, WrittenFile } from './work.js';
 export { WORK_TYPE_ARGUMENTS, WORK_TYPE_SPECS, parseWorkType, formatFileName, type WorkListType, type WorkTypeSpec } from './work-types.js';
 export { resultFileName, RESULT_COLUMNS } from './files.js';
+export {
+  describeInterchangeState, interchangeView, overdueInterchanges, x12Interchanges, type InterchangeAckState, type X12InterchangeView,
+} from './x12-ack-states.js';

@@ -4,6 +4,7 @@ import type {
 } from './console/console-queries.js';
 import type { SearchOptions, SearchPage } from './console/search.js';
 import type { ControlNumberKind, ExportControls } from './outbound/control-numbers.js';
+import type { ExportAck, ExportAckInput, X12ExportFilter, X12ExportState } from './outbound/received-acks.js';
 import type { ActivityBucket, ActivityQuery } from './console/activity.js';
 import type { FileOwnerChange } from './leases/file-owners.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
@@ -152,6 +153,14 @@ export interface ExportsAndAcknowledgements {
   exportControls(exportId: number): Promise<ExportControls | undefined>;
   /** The X12 work list whose group had this GS06 for this partner (the latest, should the numbers have wrapped). */
   exportOfGroup(partner: string, group: number): Promise<(ExportControls & { exportId: number }) | undefined>;
+  /**
+   * A partner's 997/999 for an X12 work list (the latest replaces an earlier one): resolves false when the same inbound
+   * file recorded it before (a resumed run), so it is reported once. received-acks.ts.
+   */
+  recordExportAck(ack: ExportAckInput): Promise<boolean>;
+  exportAck(exportId: number): Promise<ExportAck | undefined>;
+  /** Written X12 work lists newest first, with their control numbers and acknowledgement (`awaitingSince`: the overdue ones). */
+  x12Exports(filter: X12ExportFilter): Promise<X12ExportState[]>;
 }
 
 /** What operators look up and do: files by name, re-drives, resolutions, and the console's audited actions. */

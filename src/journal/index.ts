@@ -29,3 +29,4 @@ export type {
 } from './console/console-queries.js';
 export type { SearchPage } from './console/search.js';
 export { MAX_CONTROL_NUMBER, type ControlNumberAllocator, type ControlNumberKind, type ExportControls } from './outbound/control-numbers.js';
+export type { ExportAck, ExportAckInput, ExportAckSegmentError, ExportAckState, ExportSetAck, X12ExportFilter, X12ExportState } from './outbound/received-acks.js';

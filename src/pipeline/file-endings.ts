@@ -13,6 +13,7 @@ import type { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import type { FileRef, FileReport, ProcessFileOptions } from './types.js';
 import type { X12Reading } from './x12-route.js';
+import type { ReceivedAckJournal } from './x12-received-ack.js';
 
 /*
  * The last steps of a file's run (process-file.ts), shared by every way into them: its result file, its move out of
@@ -20,7 +21,7 @@ import type { X12Reading } from './x12-route.js';
  */
 
 /** What a file's flow takes of the runtime: its drop, mapping and client, the leases, and the inbound journal. */
-export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal & Pick<Journal, 'nextControlNumber'>>;
+export type FileRuntime = RuntimeParts<'loaded' | 'logger' | 'mappings' | 'drop' | 'client' | 'undecided' | 'mappingThreads' | 'journalTally' | 'leases', FileJournal & LeaseJournal & SenderContext['journal'] & RejectionJournal & Pick<Journal, 'nextControlNumber'> & ReceivedAckJournal>;
 
 export interface FileContext {
   runtime: FileRuntime;

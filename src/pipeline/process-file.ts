@@ -21,6 +21,7 @@ import { streamFile } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 import { writeAck } from './x12-ack.js';
 import { routeX12, startsAsX12 } from './x12-route.js';
+import { readAcksIfAny, recordReceivedAcks, type AckReading } from './x12-received-ack.js';
 
 export type { FileRuntime } from './file-endings.js';
 
@@ -55,7 +56,7 @@ async function runFile(ctx: FileContext): Promise<FileReport> {
   if (nameProblem !== undefined) return rejectWhole(ctx, `FILE_NAME: ${nameProblem}`);
   // A job with X12 routes reads the bytes before it picks a mapping: an X12 file is routed by its sets, whatever its name.
   const byContent = job.x12 !== undefined && options.mapping === undefined;
-  let mapping: Mapping | undefined;
+  let mapping: Mapping | AckReading | undefined;
   if (!byContent) {
     const picked = await mappingByName(ctx);
     if (typeof picked === 'string') return rejectWhole(ctx, picked);
@@ -64,7 +65,7 @@ async function runFile(ctx: FileContext): Promise<FileReport> {
   }
   let snapshot: Snapshot;
   try {
-    snapshot = await takeSnapshot(drop, name, snapshotFolder(runtime), mapping === undefined || mapping.dialect.encoding === 'utf-8');
+    snapshot = await takeSnapshot(drop, name, snapshotFolder(runtime), mapping === undefined || 'acks' in mapping || mapping.dialect.encoding === 'utf-8');
   } catch (error) {
     if (isWisbridgeError(error, 'DROP_NOT_FOUND')) return ctx.life.abort({ ...report, outcome: 'vanished', reason: describeError(error) });
     if (isWisbridgeError(error, 'DROP_CHANGED')) return ctx.life.rollback({ ...report, outcome: 'changed', reason: describeError(error) });
@@ -80,7 +81,7 @@ async function runFile(ctx: FileContext): Promise<FileReport> {
       mapping = routed;
       report.mapping = mapping.name;
       // Taken as UTF-8 for the sniff: a file read by name in another encoding is not judged by it.
-      if (mapping.dialect.encoding !== 'utf-8') snapshot = { ...snapshot, invalidUtf8At: undefined };
+      if (!('acks' in mapping) && mapping.dialect.encoding !== 'utf-8') snapshot = { ...snapshot, invalidUtf8At: undefined };
     }
     const checked = options.member ? { verdict: 'ok' as const } : await checkSidecar(drop, runtime.loaded.config.drops[job.drop] ?? {}, name, snapshot);
     if (checked.sidecar) ctx.companions.push(checked.sidecar.name);
@@ -106,11 +107,13 @@ async function mappingByName(ctx: FileContext): Promise<Mapping | string> {
   }
 }
 
-/** An X12 file by its sets (x12-route.ts); any other file of the job by its name. */
-async function routeByContent(ctx: FileContext, snapshot: Snapshot): Promise<Mapping | string> {
+/** An X12 file by its sets (x12-route.ts), a partner's 997/999 by itself (x12-received-ack.ts); any other file of the job by its name. */
+async function routeByContent(ctx: FileContext, snapshot: Snapshot): Promise<Mapping | AckReading | string> {
   const { job } = ctx;
   if (job.x12 === undefined || !(await startsAsX12(snapshot.open))) return mappingByName(ctx);
   try {
+    const acks = await readAcksIfAny(snapshot.open, ctx.name);
+    if (acks) return acks;
     ctx.x12 = await routeX12({ ...job, x12: job.x12 }, await ctx.runtime.mappings(), ctx.runtime.loaded.config.partners, snapshot.open, ctx.name);
     return ctx.x12.mapping;
   } catch (error) {
@@ -124,7 +127,7 @@ export function snapshotFolder(runtime: RuntimeParts<'loaded'>): string {
   return runtime.loaded.snapshotDir;
 }
 
-async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Snapshot): Promise<FileReport> {
+async function processSnapshot(ctx: FileContext, mapping: Mapping | AckReading, snapshot: Snapshot): Promise<FileReport> {
   const { runtime, job, name, options, report, drop } = ctx;
   if (snapshot.blank) return rejectWhole(ctx, `FILE_UNREADABLE: ${name} is empty: there is no header row`);
   if (snapshot.invalidUtf8At !== undefined) {
@@ -152,7 +155,8 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
   ctx.lease = runtime.leases?.hold(claim.fileId);
   const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 }, lease: ctx.lease };
   // A first run writes its result rows as they are decided; a resumed one reads them all back from the journal.
-  const spool = claim.status === 'new' ? await ResultSpool.open(snapshotFolder(runtime)) : undefined;
+  // The rows of received acknowledgements are read back from the journal (they are few): no spool.
+  const spool = claim.status === 'new' && !('acks' in mapping) ? await ResultSpool.open(snapshotFolder(runtime)) : undefined;
   try {
     return await streamAndFinish(ctx, mapping, snapshot, journal, sender, spool);
   } catch (error) {
@@ -167,7 +171,7 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping, snapshot: Sna
 }
 
 
-async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Snapshot, journal: FileJournal & SenderContext['journal'], sender: SenderContext, spool: ResultSpool | undefined): Promise<FileReport> {
+async function streamAndFinish(ctx: FileContext, mapping: Mapping | AckReading, snapshot: Snapshot, journal: FileJournal & SenderContext['journal'], sender: SenderContext, spool: ResultSpool | undefined): Promise<FileReport> {
   const { runtime, job, name, options, report } = ctx;
   const fileId = sender.fileId;
   try {
@@ -176,7 +180,9 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
     if (report.resumed) await journal.indexMissingBlocks(fileId);
     const state = report.resumed ? await journal.resumeState(fileId) : freshState(fileId);
     for (const r of state.sentRequests) await reconcileSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
+    const completed = 'acks' in mapping
+      ? await recordReceivedAcks(await runtime.journal(), fileId, mapping, runtime.loaded.config.partners, ctx.logger).then(() => true)
+      : await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
     if (!completed) {
       report.outcome = 'interrupted';
       await fillCounts(report, journal, fileId);

@@ -18,6 +18,7 @@ import { logListening, startListener } from './listener.js';
 import { InstanceLeases, newInstance } from './instance.js';
 import { instanceCensus } from './instance-census.js';
 import { LostInstanceAlerts } from './lost-instances.js';
+import { OverdueAcks } from './ack-overdue.js';
 import { RedriveTakeUps } from './redrive-takeups.js';
 import { ServiceMetrics } from './metrics.js';
 import { Scheduler, type ScheduleEntry } from './scheduler.js';
@@ -83,6 +84,8 @@ export class BridgeService {
   private readonly alertInbox: AlertInbox;
   /** Alerts instances of the journal's list that were lost (tests: look() now). */
   readonly lostInstances: LostInstanceAlerts;
+  /** Partners' 997/999 overdue (ack-overdue.ts). */
+  readonly overdueAcks: OverdueAcks;
   readonly redriveTakeUps: RedriveTakeUps;
   /** What the last retention tick did (tests, the console). */
   lastRetention: RetentionReport | undefined;
@@ -154,6 +157,7 @@ export class BridgeService {
     this.webhook = alerting?.webhook;
     const webhook = alerting?.webhook;
     this.lostInstances = new LostInstanceAlerts(() => this.runtime.journal(), leaseMs, this.logger, webhook && ((alert) => webhook.send(alert)));
+    this.overdueAcks = new OverdueAcks(() => this.runtime.journal(), loaded.config.partners, this.logger, webhook && ((alert) => webhook.send(alert)));
     this.redriveTakeUps = new RedriveTakeUps(() => this.runtime.journal(),
       (fileId) => this.consoleActions.run(() => redriveFile(this.runtime, String(fileId))), this.logger, this.stopSignal);
     this.alerts = alerting?.notifier;
@@ -226,6 +230,7 @@ export class BridgeService {
     for (const job of this.loaded.config.inbound) {
       for (const entry of this.expected.add(job)) this.scheduler.add(this.shared(entry));
     }
+    if (this.overdueAcks.wanted) this.scheduler.add(this.shared(this.overdueAcks.entry()));
     const retention = this.loaded.config.retention;
     if (retention) {
       this.scheduler.add(this.shared({ key: 'retention', schedule: new CronSchedule(retention.cron, retention.timezone), onTick: (_at, tickSignal) => this.retentionTick(tickSignal) }));

@@ -1,5 +1,7 @@
 import { instanceStates, type Backlog, type ExportFile, type FileStatus, type InstanceView, type ItemRecord, type Journal, type JournalStats, type OperatorJournal, type ResultReads } from '../journal/index.js';
 import { WisbridgeError } from '../errors.js';
+import type { PartnerProfile } from '../config/partners.js';
+import { describeInterchangeState, x12Interchanges, type X12InterchangeView } from '../export/index.js';
 import { joinMessages } from '../util/messages.js';
 
 export type DocumentCounts = { ok: number; error: number; skipped: number; uncertain: number };
@@ -32,6 +34,8 @@ export interface StatusReport {
   filesTotal: number;
   exports: ExportFile[];
   exportsTotal: number;
+  /** The X12 interchanges written, newest first, with what their partners acknowledged (docs/x12.md, "Acknowledgements received"). */
+  x12: X12InterchangeView[];
   failed: Array<RowLine>;
   uncertain: Array<RowLine>;
 }
@@ -66,13 +70,15 @@ async function recentFiles(journal: StatusJournal, limit: number): Promise<Recen
 }
 
 /** The journal `wisbridge status` reads. */
-export type StatusJournal = OperatorJournal & ResultReads & Pick<Journal, 'listInstances'>;
+export type StatusJournal = OperatorJournal & ResultReads & Pick<Journal, 'listInstances' | 'x12Exports'>;
 
 /**
  * What `wisbridge status` shows: instances, backlog, recent files with counts, failed and uncertain rows. `leaseMs`:
  * the configuration's lease (`instance.lease_ms`), beyond which a silent instance that did not stop is lost.
  */
-export async function statusReport(journal: StatusJournal, options: { limit: number; rows: number; leaseMs: number }): Promise<StatusReport> {
+export async function statusReport(
+  journal: StatusJournal, options: { limit: number; rows: number; leaseMs: number; partners?: Readonly<Record<string, PartnerProfile>>; now?: number },
+): Promise<StatusReport> {
   const files = await recentFiles(journal, options.limit);
   const names = new Map<number, string>();
   const nameOf = async (fileId: number) => {
@@ -98,7 +104,8 @@ export async function statusReport(journal: StatusJournal, options: { limit: num
   return {
     journal: journal.location, instances: instanceStates(await journal.listInstances(), options.leaseMs), stats: await journal.journalStats(), backlog: await journal.backlog(),
     files, filesTotal: await journal.countFiles() + await journal.countFileEvents(),
-    exports: await journal.listExports({ limit: options.limit }), exportsTotal: await journal.countExports(), failed, uncertain,
+    exports: await journal.listExports({ limit: options.limit }), exportsTotal: await journal.countExports(),
+    x12: await x12Interchanges(journal, options.partners ?? {}, options.now ?? Date.now(), { limit: options.limit }), failed, uncertain,
   };
 }
 
@@ -175,6 +182,12 @@ export function formatStatus(report: StatusReport): string {
     ['id', 'work type', 'kind', 'file', 'records', 'policy', 'status', 'created'],
     report.exports.map((e) => [String(e.exportId), e.workType, e.kind, e.fileName, String(e.recordCount), e.policy, e.status, e.createdAt.slice(0, 19)]),
   ));
+  if (report.x12.length > 0) {
+    out.push('', `X12 interchanges written, and what their partners acknowledged (${report.x12.length}):`, formatTable(
+      ['export', 'file', 'partner', 'ISA13', 'GS06', 'sets', 'written', 'acknowledgement'],
+      report.x12.map((x) => [String(x.exportId), x.file, x.partner, x.interchange, String(x.group), String(x.sets), x.writtenAt.slice(0, 19), describeInterchangeState(x)]), 200,
+    ));
+  }
   const rowTable = (title: string, rows: RowLine[], total: number, hint: string) => {
     out.push('', `${title} ${shownOf(rows.length, Math.max(total, rows.length))}:`);
     if (rows.length === 0) out.push('  (none)');

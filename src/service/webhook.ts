@@ -8,7 +8,7 @@ import { describeError } from '../errors.js';
 import { alertSeverity, type AlertSeverity } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 
-export type AlertKind = 'file-failed' | 'file-rejected' | 'rows-uncertain' | 'expected-file-missing' | 'drop-unlistable' | 'job-failed' | 'instance-lost';
+export type AlertKind = 'file-failed' | 'file-rejected' | 'rows-uncertain' | 'expected-file-missing' | 'drop-unlistable' | 'job-failed' | 'instance-lost' | 'x12-ack-overdue';
 
 /**
  * The console inbox's kind of each webhook kind, whose severity the webhook sends (alertSeverity: one table for both).
@@ -16,7 +16,7 @@ export type AlertKind = 'file-failed' | 'file-rejected' | 'rows-uncertain' | 'ex
  */
 const INBOX_KIND: Record<AlertKind, string> = {
   'file-failed': 'file-failed', 'file-rejected': 'file-rejected', 'rows-uncertain': 'rows-uncertain', 'expected-file-missing': 'missed-file',
-  'drop-unlistable': 'drop-unreachable', 'job-failed': 'job-failed', 'instance-lost': 'instance-lost',
+  'drop-unlistable': 'drop-unreachable', 'job-failed': 'job-failed', 'instance-lost': 'instance-lost', 'x12-ack-overdue': 'x12-ack-overdue',
 };
 
 /** The severity a webhook alert of this kind is sent with: its inbox kind's (alert-severity.ts). */

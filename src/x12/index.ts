@@ -16,3 +16,8 @@ export {
   X12Writer, writeInterchange,
   type ElementData, type GroupHeader, type InterchangeHeader, type SegmentData, type SetData, type WriterSeparators,
 } from './writer.js';
+export {
+  readReceivedAcks, startsWithAck, groupState, setState, ACK_SET_IDS,
+  type AckState, type ReceivedAckFile, type ReceivedElementError, type ReceivedGroupAck, type ReceivedSegmentError, type ReceivedSetAck,
+} from './ack-read.js';
+export { describeGroupAck, describeSegmentError, describeSetAck } from './ack-codes.js';

@@ -6,6 +6,7 @@ import { describeLifecycle } from './behaviour/lifecycle.js';
 import { describeOperators } from './behaviour/operators.js';
 import { describeOutcomes } from './behaviour/outcomes.js';
 import { describeOwners } from './behaviour/owners.js';
+import { describeReceivedAcks } from './behaviour/received-acks.js';
 import { describeSearch } from './behaviour/search.js';
 import { ticking, type JournalFixture, type MakeJournal, type Suite } from './behaviour/support.js';
 import { JournalTally, type Journal } from '../../src/journal/index.js';
@@ -47,6 +48,7 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
     describeSearch(suite);
     describeExports(suite);
     describeControlNumbers(suite);
+    describeReceivedAcks(suite);
     describeLifecycle(suite);
     describeOwners(suite);
   });

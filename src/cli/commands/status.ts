@@ -72,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatFileRows(report)) + '\n');
       return 0;
     }
-    const report = { ...(await statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows, leaseMs: loaded.config.instance.lease_ms })), expected };
+    const report = { ...(await statusReport(journal, { limit: intOption(values.limit, 'limit', 20), rows, leaseMs: loaded.config.instance.lease_ms, partners: loaded.config.partners })), expected };
     process.stdout.write((values.json ? JSON.stringify(report, null, 2) : formatStatus(report) + (expected.length ? `\n\n${formatExpected(expected)}` : '')) + '\n');
   } finally {
     await journal.close();

@@ -33,6 +33,7 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'exports', key: ['id'], identity: 'id' },
   { name: 'export_records', key: ['export_id', 'record_id'] },
   { name: 'export_controls', key: ['export_id'] },
+  { name: 'export_acks', key: ['export_id'] },
   { name: 'cursors', key: ['key'] },
   { name: 'file_sequences', key: ['work_type'] },
   { name: 'control_numbers', key: ['partner', 'kind'] },

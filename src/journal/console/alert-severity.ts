@@ -1,7 +1,8 @@
 /**
  * How urgent each kind of alert of the inbox is. Critical: data may be wrong or stuck until someone acts (rows whose
- * outcome is unknown, a lost instance, a file rejected whole, a missed file, a job that cannot run). Warning: work
- * left for an operator that waits safely (failed rows a re-drive sends again). Info: about the alerting itself (a
+ * outcome is unknown, a lost instance, a file rejected whole, a missed file, a job that cannot run, an X12 set a
+ * trading partner rejected). Warning: work left for an operator that waits safely (failed rows a re-drive sends again,
+ * a partner's acknowledgement overdue). Info: about the alerting itself (a
  * webhook delivery that failed: the alert it carried is in the inbox with its own severity).
  */
 export type AlertSeverity = 'critical' | 'warning' | 'info';
@@ -11,8 +12,8 @@ export const ALERT_SEVERITIES: readonly AlertSeverity[] = ['critical', 'warning'
 
 const SEVERITY_OF_KIND: ReadonlyMap<string, AlertSeverity> = new Map([
   ['rows-uncertain', 'critical'], ['instance-lost', 'critical'], ['file-rejected', 'critical'], ['missed-file', 'critical'],
-  ['drop-unreachable', 'critical'], ['authentication', 'critical'], ['job-failed', 'critical'],
-  ['file-failed', 'warning'],
+  ['drop-unreachable', 'critical'], ['authentication', 'critical'], ['job-failed', 'critical'], ['x12-set-rejected', 'critical'],
+  ['file-failed', 'warning'], ['x12-ack-overdue', 'warning'],
   ['webhook-failed', 'info'],
 ]);
 

@@ -45,8 +45,11 @@ export interface NewItem {
   lines: readonly number[];
   /** The item's request body: a JSON string, or a value to serialize. Absent for rejected rows. */
   body?: string | unknown;
-  /** `pending` (default) for items to send; `error` / `skipped` for rows the mapping rejected. */
-  status?: 'pending' | 'error' | 'skipped';
+  /**
+   * `pending` (default) for items to send; `error` / `skipped` for rows the mapping rejected; `ok` for a row decided
+   * without a request (a set of a received 997/999, recorded against the export it acknowledges).
+   */
+  status?: 'pending' | 'ok' | 'error' | 'skipped';
   messages?: readonly string[];
 }
 

@@ -5,6 +5,7 @@ import {
 } from './export-writes.js';
 import { allocateExportControls, exportControls, exportOfGroup, nextControlNumber, type ControlNumberKind, type ExportControls } from './control-numbers.js';
 import { takeExport } from './export-lease.js';
+import { exportAck, recordExportAck, x12Exports, type ExportAckInput, type X12ExportFilter } from './received-acks.js';
 import { exportFiles, ids, outboundContext, type ExportOwnership, RECORD_SELECT, records, requireExport, toExport, toRecord, type RecordRow } from './outbound-rows.js';
 
 /*
@@ -80,5 +81,8 @@ export function createOutbound(sql: SqlPort, now: () => string, own: ExportOwner
     allocateExportControls: (exportId: number, partner: string, sets: number): Promise<ExportControls> => allocateExportControls(sql, exportId, partner, sets),
     exportControls: (exportId: number): Promise<ExportControls | undefined> => exportControls(sql, exportId),
     exportOfGroup: (partner: string, group: number) => exportOfGroup(sql, partner, group),
+    recordExportAck: (ack: ExportAckInput): Promise<boolean> => recordExportAck(sql, now, ack),
+    exportAck: (exportId: number) => exportAck(sql, exportId),
+    x12Exports: (filter: X12ExportFilter) => x12Exports(sql, filter),
   };
 }

@@ -310,6 +310,20 @@ export const PG_MIGRATIONS: readonly string[] = [
     reason TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS file_owners_file ON file_owners (file_id, id);
+  `,  `
+  -- The 997/999 a partner sent for an X12 work list we wrote (outbound/received-acks.ts), one per export (the latest
+  -- received): its verdict (state accepted, accepted-with-errors or rejected; code AK901), the file it came in, and
+  -- per set its AK5 code and AK3/AK4 errors (detail, JSON).
+  CREATE TABLE IF NOT EXISTS export_acks (
+    export_id BIGINT PRIMARY KEY,
+    file_id BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    state TEXT NOT NULL,
+    code TEXT NOT NULL,
+    sets_rejected INTEGER NOT NULL,
+    detail TEXT NOT NULL,
+    received_at TEXT NOT NULL
+  );
   `,
 ];
 
