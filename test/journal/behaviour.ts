@@ -6,6 +6,7 @@ import { describeLifecycle } from './behaviour/lifecycle.js';
 import { describeOperators } from './behaviour/operators.js';
 import { describeOutcomes } from './behaviour/outcomes.js';
 import { describeSearch } from './behaviour/search.js';
+import { describeX12Envelopes } from './behaviour/x12-envelopes.js';
 import { ticking, type JournalFixture, type MakeJournal, type Suite } from './behaviour/support.js';
 import { JournalTally, type Journal } from '../../src/journal/index.js';
 
@@ -46,6 +47,7 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
     describeSearch(suite);
     describeExports(suite);
     describeControlNumbers(suite);
+    describeX12Envelopes(suite);
     describeLifecycle(suite);
   });
 }

@@ -346,6 +346,18 @@ export const MIGRATIONS: readonly string[] = [
   -- it is written, so a run after a crash writes the same acknowledgement again (pipeline/x12-ack.ts). The column is
   -- added by this migration's step, when missing (as for the export lease above).
   `,
+  `
+  -- An X12 file's envelopes as read (pipeline/x12-structure.ts): one entry per interchange, group and listed set in
+  -- file order (ord; 0 the file's totals), its detail as JSON, recorded at the claim and again once the rows are
+  -- decided; the console's file page reads it a page at a time.
+  CREATE TABLE IF NOT EXISTS x12_envelopes (
+    file_id INTEGER NOT NULL,
+    ord INTEGER NOT NULL,
+    level TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    PRIMARY KEY (file_id, ord)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
