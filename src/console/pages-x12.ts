@@ -104,7 +104,7 @@ function setLine(fileId: number, s: SetEnvelope): Html {
     const n = s.rows.last - s.rows.first + 1;
     const statuses = STATUS_ORDER.filter((k) => s.rows!.statuses[k]).map((k) => html`<span class="s-${k}">${num(s.rows!.statuses[k])} ${k}</span>`);
     const href = `/console/files/${fileId}${query({ after: s.rows.first > 0 ? s.rows.first - 1 : undefined, through: s.rows.last })}#rows`;
-    rows = html`<a class="set-rows" href="${href}" title="its rows in the rows table, as they stand now">${num(n)} row(s) →</a> <span class="small">${joinHtml(statuses)}</span>`;
+    rows = html`<a class="set-rows" href="${href}" title="its rows in the rows table, as they stand">${num(n)} row(s) →</a> <span class="small">${joinHtml(statuses)}</span>`;
   }
   return html`<tr class="x12-set" data-level="set" data-control="${s.control}" data-group="${s.group}" data-interchange="${s.interchange}">
 <td style="padding-left:44px">set <b>${s.id}</b></td><td>ST02 <code>${s.control}</code></td><td></td><td></td><td></td>

@@ -126,6 +126,9 @@ describe('an X12 file on its page', () => {
     }
     const acmeSet = /lines (\d+)–(\d+)/.exec(String(unsupported[7]))!.slice(1).map(Number);
     for (let line = acmeSet[0]; line <= acmeSet[1]; line++) expect(statusOf.get(line), `the 856, line ${line}`).toBe('error');
+    // Nothing else: the ISA, GS, GE and IEA of an accepted interchange belong to no set.
+    const setLines = [...sets.flatMap(([, first, last]) => Array.from({ length: last - first + 1 }, (_, i) => first + i)), acmeSet[0], acmeSet[0] + 1, acmeSet[1]];
+    expect([...statusOf.keys()].sort((a, b) => a - b)).toEqual(setLines);
     await page.close();
   });
 });
