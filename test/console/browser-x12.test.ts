@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
+import { fileRowsReport, formatFileRows } from '../../src/service/file-rows.js';
 import { flowRunners } from '../../src/service/runners.js';
 import { BridgeService } from '../../src/service/service.js';
 import { writeInterchange } from '../../src/x12/index.js';
@@ -108,6 +109,12 @@ describe('an X12 file on its page', () => {
     await follow(page, '#x12-envelopes tr[data-level=set][data-control="0003"] a.set-rows');
     expect(await page.$$eval('#rows tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-status')))).toEqual(['error']);
     expect(await text(page, '#rows tbody tr')).toContain('set 0003, segment 7 (W12), element 03: "3,250" is not a number');
+
+    // `status --file` says the same in short.
+    const status = formatFileRows(await fileRowsReport(journal, 'NWL_mailbox.edi', { limit: 0 }));
+    expect(status).toContain('X12: 2 interchange(s), 2 group(s), 5 set(s), 3 refused; acknowledgement NWL_mailbox.ack.edi');
+    expect(status).toContain('  refused: interchange 000004711, group 1, set 0004 (945): SE01 says 9 segments, the set has 8 (set-segment-count, code 4)');
+    expect(status).toContain('  refused: interchange 000000812, group 7, set 0001 (856): no mapping of job edi reads a 856 set from ACME (set-unsupported, code 1)');
 
     // The acknowledgement downloads from the outbox, as written.
     const client = consoleClient(bridge.url!);
