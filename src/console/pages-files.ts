@@ -125,6 +125,10 @@ export interface FileView {
   job?: string;
   /** false (a viewer): no re-drive or resolve links. */
   canAct?: boolean;
+  /** The rows of one X12 set: from the seq after `after` through this one (pages-x12.ts links them). */
+  set?: { after?: number; through: number };
+  /** An X12 file's envelopes (pages-x12.ts). */
+  x12?: Html | '';
 }
 
 export function filePage(view: FileView): Html {
@@ -142,10 +146,11 @@ ${f.reason ? html`<div>reason: ${f.reason}</div>` : ''}
 · last action <span id="last-action">${lastAction(f) || '–'}</span> · re-drives ${f.redrives}${leaseText(f)}
 ${s ? ` · ${num(s.total)} documents: ${num(s.ok)} ok, ${num(s.error)} error, ${num(s.uncertain)} uncertain, ${num(s.skipped)} skipped` : ''}</div>
 ${view.failed.unsendable > 0 ? mappingRejectedAdvice(f, view.failed.unsendable, canAct) : ''}<div style="margin-top:6px">${redrive} <a id="download" href="/console/files/${f.fileId}/result">Download the result file</a></div></div>
-<form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label><button type="submit">Show</button></form>
+${view.x12 ?? ''}${view.set ? html`<p class="small" id="set-rows">the rows of one X12 set · <a href="/console/files/${f.fileId}#rows">all rows</a></p>` : ''}
+<form class="filters" method="get" action="/console/files/${f.fileId}"><label>row status<select name="status">${options(ROW_STATUSES, view.status)}</select></label>${view.set ? html`<input type="hidden" name="after" value="${view.set.after ?? ''}"><input type="hidden" name="through" value="${view.set.through}">` : ''}<button type="submit">Show</button></form>
 <table id="rows"><thead><tr><th>line</th><th>document</th><th>endpoint</th><th>status</th><th>what the service returned</th><th>error</th><th>check (uncertain)</th><th>resolution</th></tr></thead>
 <tbody>${rowsTable.length ? rowsTable : html`<tr><td colspan="8" class="muted">no rows${view.status ? ` with status ${view.status}` : ''}</td></tr>`}</tbody></table>
-${rows.next !== null ? html`<a id="next" href="/console/files/${f.fileId}${query({ status: view.status, after: rows.next })}">next rows →</a>` : html`<span class="muted small">end of the rows</span>`}
+${rows.next !== null ? html`<a id="next" href="/console/files/${f.fileId}${query({ status: view.status, after: rows.next, through: view.set?.through })}">next rows →</a>` : html`<span class="muted small">end of the rows</span>`}
 ${actionsTable(view.actions, 'Operator actions on this file')}`;
 }
 

@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { isWisbridgeError } from '../errors.js';
 import { instanceStates, type ItemStatus } from '../journal/index.js';
-import { findJobOfFile } from '../pipeline/index.js';
+import { findJobOfFile, openAckFile } from '../pipeline/index.js';
 import { describeInterchangeState, x12Interchanges } from '../export/index.js';
 import * as actions from './actions.js';
 import { html, page, when, zoneLabel } from './html.js';
@@ -16,6 +16,7 @@ import { describeForConsole } from './paths.js';
 import { acknowledgeHref, acknowledgeQuestion, alertsPage, ALERTS_PER_ACTION } from './pages-alerts.js';
 import { contentDisposition } from './disposition.js';
 import { fileOwnersSection } from './file-owners.js';
+import { x12Section } from './pages-x12.js';
 import type { ConsoleSource } from './source.js';
 
 // The console's addresses as tables (one row per address: its path, and the handler that answers it), and the pages
@@ -70,6 +71,7 @@ export const PAGES: readonly Route<PageRequest>[] = [
   { path: /^\/console\/files\/(\d+)\/result$/, handle: (c, [id]) => downloadResult(c, Number(id)) },
   { path: /^\/console\/files\/(\d+)\/redrive$/, needs: 'operator', handle: (c, [id]) => redrivePage(c, Number(id)) },
   { path: /^\/console\/files\/(\d+)\/resolve$/, needs: 'operator', handle: (c, [id]) => resolvePage(c, Number(id)) },
+  { path: /^\/console\/files\/(\d+)\/ack$/, handle: (c, [id]) => downloadAck(c, Number(id)) },
 ];
 
 async function acknowledgePage(c: PageRequest, id: number): Promise<void> {
@@ -136,10 +138,15 @@ async function reprocessPage(c: PageRequest): Promise<void> {
 async function filePageOf(c: PageRequest, fileId: number): Promise<void> {
   const file = await c.journal.getFile(fileId);
   const status = enumParam(c.url, 'status', ROW_STATUSES);
-  const rows = await c.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after: intParam(c.url, 'after'), limit: ROWS_PAGE });
+  const [after, through] = [intParam(c.url, 'after'), intParam(c.url, 'through')];
+  const rows = await c.journal.console.fileRows(fileId, { status: status as ItemStatus | undefined, after, through, limit: ROWS_PAGE });
   const job = findJobOfFile(c.source.runtime.loaded.config, file)?.name;
   const failed = await c.journal.console.failedRows(fileId);
-  const page = filePage({ file, failed, rows, status, csrf: c.csrf, job, canAct: c.canAct, actions: await c.journal.console.listActions({ fileId, limit: 20 }) });
+  const x12 = await x12Section(c.journal.console, file, c.url);
+  const page = filePage({
+    file, failed, rows, status, csrf: c.csrf, job, canAct: c.canAct, actions: await c.journal.console.listActions({ fileId, limit: 20 }), x12,
+    ...(through === undefined ? {} : { set: { after, through } }),
+  });
   c.show(file.name, html`${page}${fileOwnersSection(await c.journal.console.fileOwners(fileId))}`);
 }
 
@@ -154,6 +161,21 @@ async function downloadResult(c: PageRequest, fileId: number): Promise<void> {
     return;
   }
   await actions.recordDownload(c.source, fileId, opened, c.who.name);
+  await pipeline(opened.stream, c.res);
+}
+
+/** An X12 file's acknowledgement from its outbox, as an attachment (recorded as a download, as the result file is). */
+async function downloadAck(c: PageRequest, fileId: number): Promise<void> {
+  await c.journal.getFile(fileId);
+  const opened = await openAckFile(c.source.runtime, fileId);
+  if (!opened) return c.notFound(`file ${fileId} has no acknowledgement in its outbox`, { href: `/console/files/${fileId}`, label: 'back to the file' });
+  c.res.writeHead(200, { 'content-type': 'application/edi-x12', 'content-disposition': contentDisposition(opened.name), ...SECURITY_HEADERS });
+  if (c.req.method === 'HEAD') {
+    opened.stream.destroy();
+    c.res.end();
+    return;
+  }
+  await actions.recordDownload(c.source, fileId, { name: opened.name, from: 'outbox' }, c.who.name);
   await pipeline(opened.stream, c.res);
 }
 

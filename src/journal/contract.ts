@@ -12,6 +12,7 @@ import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput, ExportTake,
   ExportStatus, FileRecord, FileStatus, FileSummary, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
   PruneOptions, PruneReport, RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
+  X12EnvelopeEntry, X12EnvelopePage,
 } from './core/types.js';
 
 /*
@@ -86,6 +87,11 @@ export interface ClaimsAndRequests {
   recordDisposition(fileId: number, where: string): Promise<void>;
   /** An X12 file's acknowledgement (its name and control numbers, as text), recorded before it is written: a later run writes the same one. */
   recordX12Ack(fileId: number, ack: string): Promise<void>;
+  /**
+   * An X12 file's envelopes as read (its interchanges, groups and listed sets, in file order), in one unit of work;
+   * an entry replaces the one recorded before under its ord. In lease mode, the owner's only.
+   */
+  recordX12Envelopes(fileId: number, entries: readonly X12EnvelopeEntry[]): Promise<void>;
   /** A file met but not claimed: a re-drop of content processed before, or a file rejected before a claim. */
   recordFileEvent(event: NewFileEvent): Promise<FileEvent>;
   recordEventDisposition(eventId: number, where: string): Promise<void>;
@@ -184,7 +190,10 @@ export interface ConsolePages {
   /** The file list: files and file events (duplicates, refusals before a claim) newest first, one keyset page. */
   listFileLines(filter: FileLineFilter): Promise<FileLinePage>;
   listExports(filter: ExportFilter): Promise<ExportListEntry[]>;
-  fileRows(fileId: number, options: { status?: import('./core/types.js').ItemStatus; after?: number; limit: number }): Promise<RowPage>;
+  /** A file's rows by seq, after `after`; `through`: none past this seq (the rows of one X12 set). */
+  fileRows(fileId: number, options: { status?: import('./core/types.js').ItemStatus; after?: number; through?: number; limit: number }): Promise<RowPage>;
+  /** An X12 file's recorded envelopes by ord, after `after` (a page; none for any other file). */
+  x12Envelopes(fileId: number, options: { after?: number; limit: number }): Promise<X12EnvelopePage>;
   uncertainRows(options: { afterFile?: number; afterSeq?: number; limit: number }): Promise<UncertainRowPage>;
   /** The uncertain rows counted by file and request (a request was sent whole: its rows are checked and resolved together). */
   uncertainRequests(): Promise<UncertainRequest[]>;

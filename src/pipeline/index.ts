@@ -15,3 +15,7 @@ export { ProgressBar, summaryTable, exitCodeOf } from './report.js';
 export type { FileReport, FileOutcome, JobReport, ProcessFileOptions, Progress, RowCounts, RowStatus, FileRef } from './types.js';
 export { FILE_LEVEL } from './file-checks.js';
 export { emptyRowCounts } from './types.js';
+export {
+  openAckFile, readEnvelope, recordedAck,
+  type EnvelopeDetail, type FileEnvelopes, type GroupEnvelope, type InterchangeEnvelope, type RecordedAck, type RefusalView, type SetEnvelope,
+} from './x12-structure.js';

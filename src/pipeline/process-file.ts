@@ -22,6 +22,7 @@ import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions 
 import { writeAck } from './x12-ack.js';
 import { routeX12, startsAsX12 } from './x12-route.js';
 import { readAcksIfAny, recordReceivedAcks, type AckReading } from './x12-received-ack.js';
+import { envelopeEntries, readSetRows } from './x12-structure.js';
 
 export type { FileRuntime } from './file-endings.js';
 
@@ -176,6 +177,8 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping | AckReading, 
   const fileId = sender.fileId;
   try {
     ctx.life.read();
+    // Its envelopes as read, for the console while it is processed (recorded again, with its rows, once they are decided).
+    if (ctx.x12) await journal.recordX12Envelopes(fileId, envelopeEntries(ctx.x12));
     // A crash may have kept the search index of the last blocks from following them (TrailingIndex).
     if (report.resumed) await journal.indexMissingBlocks(fileId);
     const state = report.resumed ? await journal.resumeState(fileId) : freshState(fileId);
@@ -210,10 +213,16 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping | AckReading, 
   return ctx.life.commit(report);
 }
 
-/** An X12 file's acknowledgement, once its result name is recorded (the acknowledgement's name follows it). */
+/**
+ * An X12 file's acknowledgement, once its result name is recorded (the acknowledgement's name follows it). Its sets'
+ * rows and data errors are read first: recorded with its envelopes for the console, and answered in the acknowledgement.
+ */
 async function acknowledge(ctx: FileContext, fileId: number): Promise<void> {
   if (!ctx.x12) return;
   const journal = await ctx.runtime.journal();
+  const rows = await readSetRows(journal, fileId, ctx.x12);
+  await ctx.lease?.ready();
+  await journal.recordX12Envelopes(fileId, envelopeEntries(ctx.x12, rows));
   const name = await writeAck(ctx, journal, await journal.getFile(fileId), ctx.x12);
   if (name !== undefined) ctx.logger.info({ event: 'x12.acknowledged', ack: name }, 'X12 acknowledgement written');
 }

@@ -3,7 +3,7 @@ import type { InboundJob, X12Route } from '../config/schema.js';
 import { partnerOf, type PartnerProfile } from '../config/partners.js';
 import { WisbridgeError } from '../errors.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
-import { isX12, readX12, X12_SNIFF_BYTES, type Delimiters, type InterchangeResult } from '../x12/index.js';
+import { isX12, readX12, X12_SNIFF_BYTES, type Delimiters, type InterchangeResult, type SetResult } from '../x12/index.js';
 
 /** One interchange of a file as the routing pass read it: its verdicts, separators and sender's profile. */
 export interface ReceivedInterchange {
@@ -13,10 +13,51 @@ export interface ReceivedInterchange {
   partner: { name: string; profile: PartnerProfile } | undefined;
 }
 
+/** The segments of a set by their number in the file (what the mapping's rows give as their lines): ST through SE. */
+export interface SetLines {
+  first: number;
+  last: number;
+}
+
 /** An X12 file as routed: the mapping that reads it and every interchange received, for its acknowledgement. */
 export interface X12Reading {
   mapping: Mapping;
   interchanges: ReceivedInterchange[];
+  /** The lines of each set the envelopes list (weakly held: a set the validator only counts goes with its record). */
+  setLines: WeakMap<SetResult, SetLines>;
+}
+
+/**
+ * Follows the sets' lines as the segments pass: a set's verdict comes after its SE (or what replaced a missing one),
+ * so the ranges wait in order for theirs. An ST outside any group gets no verdict of its own and no range.
+ */
+class SetLineTracker {
+  readonly lines = new WeakMap<SetResult, SetLines>();
+  private line = 0;
+  private inGroup = false;
+  private open: SetLines | undefined;
+  private readonly waiting: SetLines[] = [];
+
+  segment(id: string): void {
+    const line = ++this.line;
+    switch (id) {
+      case 'ISA': case 'GS': case 'GE': case 'IEA':
+        this.inGroup = id === 'GS';
+        this.open = undefined;
+        return;
+      case 'ST':
+        this.open = this.inGroup ? { first: line, last: line } : undefined;
+        if (this.open) this.waiting.push(this.open);
+        return;
+    }
+    if (this.open) this.open.last = line;
+    if (id === 'SE') this.open = undefined;
+  }
+
+  verdict(set: SetResult): void {
+    const range = this.waiting.shift();
+    if (range) this.lines.set(set, range);
+  }
 }
 
 /** Whether the bytes start with an ISA (a UTF-8 byte order mark before it tolerated), whatever the file's name. */
@@ -51,9 +92,13 @@ function routeOf(routes: readonly X12Route[], set: string, partner: string | und
 export async function routeX12(job: InboundJob & { x12: X12Route[] }, mappings: MappingSet, partners: Readonly<Record<string, PartnerProfile>>, open: () => Readable, file: string): Promise<X12Reading> {
   const interchanges: ReceivedInterchange[] = [];
   const delimiters = new Map<number, Delimiters>();
+  const tracker = new SetLineTracker();
   for await (const event of readX12(open(), { file })) {
     if (event.kind === 'segment') {
+      tracker.segment(event.segment.id);
       if (event.segment.id === 'ISA') delimiters.set(event.segment.position.interchangeIndex, event.segment.delimiters);
+    } else if (event.kind === 'set') {
+      tracker.verdict(event.set);
     } else if (event.kind === 'interchange') {
       const result = event.interchange;
       const partner = partnerOf(partners, { senderQualifier: result.senderQualifier, sender: result.sender, applicationSender: result.groups[0]?.sender });
@@ -86,5 +131,5 @@ export async function routeX12(job: InboundJob & { x12: X12Route[] }, mappings: 
       }
     }
   }
-  return { mapping, interchanges };
+  return { mapping, interchanges, setLines: tracker.lines };
 }

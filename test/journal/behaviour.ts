@@ -8,6 +8,7 @@ import { describeOutcomes } from './behaviour/outcomes.js';
 import { describeOwners } from './behaviour/owners.js';
 import { describeReceivedAcks } from './behaviour/received-acks.js';
 import { describeSearch } from './behaviour/search.js';
+import { describeX12Envelopes } from './behaviour/x12-envelopes.js';
 import { ticking, type JournalFixture, type MakeJournal, type Suite } from './behaviour/support.js';
 import { JournalTally, type Journal } from '../../src/journal/index.js';
 
@@ -49,6 +50,7 @@ export function describeJournal(engineName: string, makeJournal: MakeJournal): v
     describeExports(suite);
     describeControlNumbers(suite);
     describeReceivedAcks(suite);
+    describeX12Envelopes(suite);
     describeLifecycle(suite);
     describeOwners(suite);
   });

@@ -16,7 +16,8 @@ and files rejected before a claim included) with their document counts, and up t
 uncertain documents with file, line, key and message. Cut lists say "showing N of M".
 
 --file: the input rows of one file in line order (line, document key, status, what the service returned, error),
-as its result file has them; --status keeps rows of those statuses (${ROW_STATUSES.join(', ')}).
+as its result file has them; --status keeps rows of those statuses (${ROW_STATUSES.join(', ')}). For an X12
+file, also its interchanges, groups and sets counted, its acknowledgement and its first refused sets.
 
 Instances are live (a heartbeat within instance.lease_ms), stopped, lost (no heartbeat for longer than a lease and
 never stopped: killed, crashed, host gone; alerted) or replaced (silent, but an instance started on its host since).

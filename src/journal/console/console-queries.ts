@@ -1,7 +1,7 @@
 import type { SqlPort } from '../core/sql.js';
 import { listExports, listFileLines } from './console-lists.js';
 import { ConsoleRows, consoleSql } from './console-rows.js';
-import type { ItemStatus } from '../core/types.js';
+import type { ItemStatus, X12EnvelopeEntry, X12EnvelopePage } from '../core/types.js';
 import type { NewAlert, NewOperatorAction, OperatorAction, StoredAlert, UncertainRequest } from './console-types.js';
 import { alertSeverity, severityRankSql } from './alert-severity.js';
 
@@ -26,6 +26,14 @@ const ALERT_SQL = {
   one: 'SELECT * FROM alerts WHERE id = ?',
   acknowledge: 'UPDATE alerts SET acknowledged_by = ?, acknowledged_at = ? WHERE id = ? AND acknowledged_at IS NULL',
 };
+/** A page of a file's X12 envelopes by ord (the primary key's range). */
+async function x12Envelopes(sql: SqlPort, fileId: number, options: { after?: number; limit: number }): Promise<X12EnvelopePage> {
+  const rows = await sql.all<{ ord: number; level: X12EnvelopeEntry['level']; detail: string }>(
+    'SELECT ord, level, detail FROM x12_envelopes WHERE file_id = ? AND ord > ? ORDER BY ord LIMIT ?', [fileId, options.after ?? -1, options.limit + 1]);
+  const entries = rows.slice(0, options.limit).map((r) => ({ ord: Number(r.ord), level: r.level, detail: r.detail }));
+  return { entries, next: rows.length > options.limit ? entries[entries.length - 1].ord : null };
+}
+
 /** Uncertain requests listed at most (a kill -9 leaves one per request in flight: far fewer). */
 const UNCERTAIN_REQUESTS = 1000;
 
@@ -104,7 +112,8 @@ export function createConsoleQueries(sql: SqlPort, now: () => string, storage: (
   return {
     listFileLines: (filter: Parameters<typeof listFileLines>[1]) => listFileLines(sql, filter),
     listExports: (filter: Parameters<typeof listExports>[1]) => listExports(sql, filter),
-    fileRows: (fileId: number, options: { status?: ItemStatus; after?: number; limit: number }) => rows.fileRows(fileId, options),
+    fileRows: (fileId: number, options: { status?: ItemStatus; after?: number; through?: number; limit: number }) => rows.fileRows(fileId, options),
+    x12Envelopes: (fileId: number, options: { after?: number; limit: number }) => x12Envelopes(sql, fileId, options),
     uncertainRows: (options: { afterFile?: number; afterSeq?: number; limit: number }) => rows.uncertainRows(options),
     failedRows: (fileId: number) => rows.failedRows(fileId),
     uncertainRequests: () => uncertainRequests(sql),

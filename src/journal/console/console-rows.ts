@@ -105,10 +105,14 @@ export class ConsoleRows {
   }
 
   /** One page of a file's rows (one per document or rejected row, by first input line), optionally of one status. */
-  async fileRows(fileId: number, options: { status?: ItemStatus; after?: number; limit: number }): Promise<RowPage> {
+  async fileRows(fileId: number, options: { status?: ItemStatus; after?: number; through?: number; limit: number }): Promise<RowPage> {
     const { status, limit } = options;
+    const through = options.through ?? Number.MAX_SAFE_INTEGER;
     let after = options.after ?? -1;
-    const page = (rows: RowView[]): RowPage => ({ rows: rows.slice(0, limit), next: rows.length > limit ? rows[limit - 1].seq : null });
+    const page = (found: RowView[]): RowPage => {
+      const rows = found.filter((r) => r.seq <= through);
+      return { rows: rows.slice(0, limit), next: rows.length > limit ? rows[limit - 1].seq : null };
+    };
     if (status === 'error' || status === 'uncertain') return page(await this.#fromItems(await this.sql.all<ItemRow>(this.q.attention, [status, fileId, after, limit + 1])));
     // Mapping-rejected and skipped rows live in items only (blocks hold what was sent).
     if (status === 'skipped') return page(await this.#fromItems(await this.sql.all<ItemRow>(this.q.itemsOfStatus, [fileId, after, status, limit + 1])));
@@ -121,7 +125,7 @@ export class ConsoleRows {
       for (const row of merged) if (!status || row.status === status) rows.push(row);
       scanned += merged.length;
       after = merged[merged.length - 1].seq;
-      if (rows.length > limit || merged.length <= limit) break;
+      if (rows.length > limit || merged.length <= limit || after >= through) break;
       if (scanned >= SCAN_BUDGET) return { rows: rows.slice(0, limit), next: rows.length > limit ? rows[limit - 1].seq : after };
     }
     return page(rows);

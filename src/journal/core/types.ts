@@ -167,6 +167,23 @@ export interface FileRecord {
   lease: FileLease | null;
 }
 
+/**
+ * One entry of an X12 file's envelopes as the pipeline read them (pipeline/x12-structure.ts): an interchange, a group
+ * or a set, in file order from 1 (0: the file's totals). The journal keeps its detail as the pipeline wrote it.
+ */
+export interface X12EnvelopeEntry {
+  ord: number;
+  level: 'file' | 'interchange' | 'group' | 'set';
+  /** JSON. */
+  detail: string;
+}
+
+/** A page of a file's X12 envelopes by ord, and the ord to continue after (null at the end). */
+export interface X12EnvelopePage {
+  entries: X12EnvelopeEntry[];
+  next: number | null;
+}
+
 export interface FileLease {
   owner: string;
   /** The fencing token: 1 for the first owner, one more for every new owner. */

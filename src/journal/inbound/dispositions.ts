@@ -1,6 +1,19 @@
 import type { Fence } from '../leases/leases.js';
 import { stateError } from '../core/rows.js';
 import type { SqlPort } from '../core/sql.js';
+import type { X12EnvelopeEntry } from '../core/types.js';
+
+/** Entries written per statement (four parameters each: well under either engine's limit). */
+const ENVELOPE_CHUNK = 200;
+
+/** Writes a file's X12 envelopes, each entry replacing the one of its ord. */
+async function writeEnvelopes(t: SqlPort, fileId: number, entries: readonly X12EnvelopeEntry[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += ENVELOPE_CHUNK) {
+    const chunk = entries.slice(i, i + ENVELOPE_CHUNK);
+    await t.run(`INSERT INTO x12_envelopes (file_id, ord, level, detail) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}
+      ON CONFLICT (file_id, ord) DO UPDATE SET level = excluded.level, detail = excluded.detail`, chunk.flatMap((e) => [fileId, e.ord, e.level, e.detail]));
+  }
+}
 
 /** Where a file's result file and the file itself went (see migration 4 in schema.ts). In lease mode, the owner's only. */
 export function createDispositions(sql: SqlPort, fence?: Fence) {
@@ -28,5 +41,12 @@ export function createDispositions(sql: SqlPort, fence?: Fence) {
     recordDisposition: (fileId: number, where: string): Promise<void> => update('disposed_to', fileId, where),
     /** Recorded before the acknowledgement is written: a later run writes the same one again. */
     recordX12Ack: (fileId: number, ack: string): Promise<void> => update('x12_ack', fileId, ack),
+    /** An X12 file's envelopes, in one unit of work: each entry replaces the one of its ord (a later run records the same ones again). */
+    recordX12Envelopes: (fileId: number, entries: readonly X12EnvelopeEntry[]): Promise<void> => (fence
+      ? fence.write(async (t) => {
+        await fence.hold(t, fileId);
+        await writeEnvelopes(t, fileId, entries);
+      })
+      : sql.tx((t) => writeEnvelopes(t, fileId, entries))),
   };
 }

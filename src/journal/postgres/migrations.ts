@@ -325,6 +325,18 @@ export const PG_MIGRATIONS: readonly string[] = [
     received_at TEXT NOT NULL
   );
   `,
+  `
+  -- An X12 file's envelopes as read (pipeline/x12-structure.ts): one entry per interchange, group and listed set in
+  -- file order (ord; 0 the file's totals), its detail as JSON, recorded at the claim and again once the rows are
+  -- decided; the console's file page reads it a page at a time.
+  CREATE TABLE IF NOT EXISTS x12_envelopes (
+    file_id BIGINT NOT NULL,
+    ord BIGINT NOT NULL,
+    level TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    PRIMARY KEY (file_id, ord)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
