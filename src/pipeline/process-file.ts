@@ -176,7 +176,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping, snapshot: Sna
     if (report.resumed) await journal.indexMissingBlocks(fileId);
     const state = report.resumed ? await journal.resumeState(fileId) : freshState(fileId);
     for (const r of state.sentRequests) await reconcileSentRequest(sender, r.requestId, r.endpoint);
-    const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
+    const completed = await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool, x12Verdicts: ctx.x12?.interchanges.map((i) => i.result) });
     if (!completed) {
       report.outcome = 'interrupted';
       await fillCounts(report, journal, fileId);
