@@ -235,7 +235,8 @@ export class X12Rows extends Transform {
 
   private fill(type: X12Type, segment: Segment): void {
     const row = this.row;
-    row[type.placeSlot] = this.placeOf(segment);
+    // The segment's number in its set: x12Places makes the place of a message from it, only when one is needed.
+    row[type.placeSlot] = String(segment.position.index);
     for (const e of type.elements) row[e.slot] = valueOf(segment, e.element, e.component);
     this.filledAt[type.index] = this.set!.rows;
   }

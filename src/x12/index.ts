@@ -7,7 +7,7 @@ export {
   type ElementError, type EnvelopeEvent, type GroupResult, type InterchangeResult, type SegmentError, type SetResult,
 } from './envelope.js';
 export { REASONS, FUNCTIONAL_IDS, ackCodeOf, type Reason, type Refusal } from './reasons.js';
-export { readX12, checkEnvelopes, envelopeErrors, type X12Event } from './stream.js';
+export { readX12, readEnvelopes, checkEnvelopes, envelopeErrors, type EnvelopeReading, type X12Event } from './stream.js';
 export {
   acknowledgementInterchange, addSegmentErrors, functionalAck, groupVerdict, interchangeAck, ackKindFor, CONVENTION_999,
   SEGMENT_HAS_ELEMENT_ERRORS, type AckControls, type AckKind,
