@@ -84,7 +84,8 @@ function withoutSeparators(result: InterchangeResult, separators: WriterSeparato
 export async function writeAck(ctx: FileContext, journal: AckJournal, file: FileRecord, reading: X12Reading): Promise<string | undefined> {
   const wanted = reading.interchanges.filter((i) => i.partner?.profile.acknowledgements !== false);
   if (wanted.length === 0 || file.resultName === null) return undefined;
-  await addDataErrors(journal, file.fileId, wanted);
+  // A file done has no row in error: its million line outcomes need not be read to find none.
+  if (ctx.report.outcome !== 'done') await addDataErrors(journal, file.fileId, wanted);
   const recorded = file.x12Ack === null ? await allocate(journal, file, wanted) : (JSON.parse(file.x12Ack) as RecordedAck);
   const at = new Date(file.claimedAt);
   let text = '';
