@@ -78,6 +78,26 @@ async function cpu(fn: () => Promise<unknown>): Promise<number> {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'wb-bench-x12map-'));
+// BENCH_X12_MB=200: only a 947 interchange of about that size, mapped once as the pipeline maps it, and the process's
+// peak RSS (what the mapping holds of it: one row at a time, not the interchange).
+const sizeMb = Number(process.env.BENCH_X12_MB ?? 0);
+if (sizeMb > 0) {
+  try {
+    const file = join(dir, 'big.edi');
+    const rows = Math.round((sizeMb * 1e6) / 35);
+    await write947(file, rows, ADJUSTMENT_SKUS);
+    const rssBefore = process.resourceUsage().maxRSS;
+    const used = await cpu(async () => {
+      const docs = await map(file, shipped('x12-947-inventory-adjustments.yaml'), undefined, true);
+      if (docs !== rows) throw new Error(`${docs} documents of ${rows} rows`);
+    });
+    console.log(`947 of ${rows.toLocaleString('en')} W19 lines in one interchange, ${(statSync(file).size / 1e6).toFixed(1)} MB: mapped in ${used.toFixed(1)} s CPU (${Math.round(rows / used).toLocaleString('en')} rows/s); peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (${(rssBefore / 1024).toFixed(0)} MB before: the file written, the modules loaded)`);
+    console.log(`machine load ${loads(loadAtStart)} at start, ${loads(loadavg())} at end`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 try {
   const files = { adjCsv: join(dir, 'adj.csv'), adj947: join(dir, 'adj.edi'), shipCsv: join(dir, 'ship.csv'), ship945: join(dir, 'ship.edi') };
   await writeAdjustments(files.adjCsv, ROWS);
