@@ -5,12 +5,12 @@ import {
 } from '../x12/index.js';
 import type { RowError } from './documents.js';
 import { SET_PLACE_SLOT, type X12Plan, type X12Type } from './x12-plan.js';
-import { KnownInterchange, envelopeRefusal, setRefusal } from './x12-verdicts.js';
+import { KnownInterchange, envelopeRefusal, setRefusal, type X12Reject } from './x12-verdicts.js';
 
 /** What the X12 reader hands the mapper: a row with the segments it covers, a refusal, a skipped segment, a set's end. */
 export type X12Item =
   | { kind: 'row'; row: string[]; line: number; extra: number[]; errors: RowError[] | undefined }
-  | { kind: 'reject'; lines: number[]; errors: RowError[] }
+  | X12Reject
   | { kind: 'skip'; line: number; reason: string }
   | { kind: 'end' };
 

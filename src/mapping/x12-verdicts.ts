@@ -1,6 +1,6 @@
 import type { WisbridgeError } from '../errors.js';
 import { envelopeErrors, type GroupResult, type InterchangeResult, type Refusal, type SetResult } from '../x12/index.js';
-import type { X12Item } from './x12-rows.js';
+import type { RowError } from './documents.js';
 
 /** Refusals added after the envelope was read (by the router, by the acknowledgement): rows are judged by the envelope's. */
 const NOT_ENVELOPE = new Set<string>(['set-unsupported', 'set-data']);
@@ -16,6 +16,13 @@ function envelopeOnly(interchange: InterchangeResult): InterchangeResult {
     ...interchange, refusals: only(interchange.refusals),
     groups: interchange.groups.map((g) => ({ ...g, refusals: only(g.refusals), sets: g.sets.map((s) => ({ ...s, refusals: only(s.refusals) })) })),
   };
+}
+
+/** A refusal of the segments an envelope holds, as X12Rows hands it on. */
+export interface X12Reject {
+  kind: 'reject';
+  lines: number[];
+  errors: RowError[];
 }
 
 /** A set's verdict: its own record and its group's (none for an ST outside any group), and whether it is accepted. */
@@ -68,14 +75,14 @@ export class KnownInterchange {
 }
 
 /** A refused set's one item: a refusal naming the rules its envelopes broke. */
-export function setRefusal(errors: readonly WisbridgeError<'X12_ENVELOPE'>[], place: string, lines: number[], result: SetResult | undefined): X12Item {
+export function setRefusal(errors: readonly WisbridgeError<'X12_ENVELOPE'>[], place: string, lines: number[], result: SetResult | undefined): X12Reject {
   const own = errors.filter((e) => e.details!.set === undefined ? e.details!.group === undefined || e.details!.group === result?.group : e.details!.set === result?.control && e.details!.group === result?.group);
   const messages = own.length > 0 ? own.map((e) => e.message) : [`${place}: refused by its envelope`];
   return { kind: 'reject', lines, errors: messages.map((message) => ({ line: lines[0], message })) };
 }
 
 /** The refusal of an interchange's or group's own segments (ISA, GS, GE, IEA, strays), when their envelope is refused. */
-export function envelopeRefusal(errors: readonly WisbridgeError<'X12_ENVELOPE'>[], lines: number[]): X12Item | undefined {
+export function envelopeRefusal(errors: readonly WisbridgeError<'X12_ENVELOPE'>[], lines: number[]): X12Reject | undefined {
   const above = errors.filter((e) => e.details!.set === undefined);
   if (above.length === 0 || lines.length === 0) return undefined;
   return { kind: 'reject', lines, errors: above.map((e) => ({ line: lines[0], message: e.message })) };
