@@ -17,8 +17,8 @@ export interface TokenizerOptions {
   syntaxes?: readonly HeaderSyntax[];
   /**
    * Only the envelope is wanted (a pass that checks the envelopes): a segment other than an envelope's header or
-   * trailer is given with its id and place only, its elements not split (`element(n)` is ''), which is what the
-   * envelope validator reads of it. About half the cost of a segment read whole.
+   * trailer is given as what the envelope validator reads of it — inside a set one shared placeholder
+   * (`IN_SET_SEGMENT`, counted, nothing of it read), outside a set its id and place.
    */
   envelopeOnly?: boolean;
 }
@@ -208,14 +208,20 @@ export class SegmentTokenizer {
     else if (id === envelope.interchange.trailer) this.delimiters = undefined;
   }
 
-  /** envelopeOnly: a segment that is no envelope's header or trailer, given by its id alone; false for one that is. */
+  /** envelopeOnly: a segment that is no envelope's header or trailer, given as the validator reads it; false for one that is. */
   private emitBody(buf: Buffer, start: number, stop: number, end: number, offset: number, out: Segment[]): boolean {
     const delimiters = this.delimiters as Delimiters;
     const e = buf.indexOf(delimiters.element, start);
-    const id = buf.toString('latin1', start, e < 0 || e > stop ? stop : e);
+    const idEnd = e < 0 || e > stop ? stop : e;
     const { interchange, group, set } = (this.syntax as HeaderSyntax).envelope;
-    if (id === interchange.header || id === interchange.trailer || id === group.header || id === group.trailer || id === set.header || id === set.trailer) return false;
-    if (this.set !== undefined) this.index++;
+    if (isId(buf, start, idEnd, interchange.header) || isId(buf, start, idEnd, interchange.trailer) || isId(buf, start, idEnd, group.header)
+      || isId(buf, start, idEnd, group.trailer) || isId(buf, start, idEnd, set.header) || isId(buf, start, idEnd, set.trailer)) return false;
+    if (this.set !== undefined) {
+      this.index++;
+      out.push(IN_SET_SEGMENT);
+      return true;
+    }
+    const id = buf.toString('latin1', start, idEnd);
     out.push(new Segment(id, [id], delimiters, {
       file: this.file,
       interchangeIndex: this.interchangeIndex,
@@ -227,6 +233,18 @@ export class SegmentTokenizer {
     }, end - start + 1));
     return true;
   }
+}
+
+/** What an envelopeOnly tokenizer gives for every segment inside a set that is not its SE: the validator counts it. */
+export const IN_SET_SEGMENT = new Segment('', [''], { element: 0x2a, component: 0x3e, segment: 0x7e }, {
+  file: undefined, interchangeIndex: 0, interchange: '', group: undefined, set: undefined, index: 0, offset: 0,
+}, 0);
+
+/** Whether the bytes from start to end spell the segment id (ASCII). */
+function isId(buf: Buffer, start: number, end: number, id: string): boolean {
+  if (end - start !== id.length) return false;
+  for (let i = 0; i < id.length; i++) if (buf[start + i] !== id.charCodeAt(i)) return false;
+  return true;
 }
 
 /** Element n of a segment's text or fields, '' when absent. */
