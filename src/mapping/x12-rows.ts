@@ -279,7 +279,8 @@ export class X12Rows extends Transform {
     if (set.sink === 'drop') return;
     if (set.sink === 'out' && (set.given || item.kind !== 'skip')) {
       if (set.items.length > 0) {
-        this.release(set.items);
+        this.held -= set.items.length;
+        for (const held of set.items) this.out.push(held);
         set.items = [];
       }
       set.given = true;
@@ -288,12 +289,6 @@ export class X12Rows extends Transform {
     }
     set.items.push(item);
     if (++this.held > this.largestHeld) this.largestHeld = this.held;
-  }
-
-  /** Items held so far go on. */
-  private release(items: readonly X12Item[]): void {
-    this.held -= items.length;
-    for (const item of items) this.out.push(item);
   }
 
   private startSet(st: Segment, line: number): void {
