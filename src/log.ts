@@ -56,6 +56,8 @@ export const LOG_EVENTS = [
   'export.held',
   /** An unwritten export was taken over from an owner no longer live (`file`, `from`, `outcome`: written or abandoned). */
   'export.taken-over',
+  /** A listed record cannot be written as X12 (a value holds a separator): left out of the work list and not acknowledged, it stays pending (`record`, `number`, `reason`). */
+  'export.record-unwritable',
   /** A re-drive takes up one a crash stopped: what it left in flight is reconciled before the file goes on. */
   'redrive.resumed',
   /** An instance found a re-drive its run left unfinished, which nobody holds, and re-drives the file again (`file`, `from`). */

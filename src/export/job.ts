@@ -12,7 +12,7 @@ import { exportsInFlight, reconcileUnwritten } from './files.js';
 import { exportProducts } from './products.js';
 import { exportPending, type FileContext, type ExportTuning, type WrittenFile } from './work.js';
 import { WORK_TYPE_SPECS, type WorkListType } from './work-types.js';
-import { exportPendingX12, type X12Partner } from './x12-work.js';
+import { exportPendingX12, type UnwritableRecord, type X12Partner } from './x12-work.js';
 import { X12_WORK_LISTS } from './x12-sets.js';
 
 export interface ExportSummary {
@@ -26,6 +26,8 @@ export interface ExportSummary {
   skipped: number;
   /** Records written to work lists in this run. */
   exported: number;
+  /** X12 work lists: listed records left out because their data cannot be written (they stay pending at the service). */
+  unwritable: UnwritableRecord[];
   /** Records of files written by an earlier, interrupted run, reconciled at the start of this one. */
   recovered: { markedWritten: number; abandoned: number };
   acknowledgements: AckTally;
@@ -35,7 +37,7 @@ export interface ExportSummary {
   cancelled: number;
   /** Products: true when this run was a full export (no cursor yet). */
   fullExport?: boolean;
-  /** 0 all good, 1 some acknowledgements were refused or stayed uncertain. */
+  /** 0 all good, 1 some acknowledgements were refused or stayed uncertain, or some records could not be written. */
   exitCode: 0 | 1;
 }
 
@@ -77,7 +79,7 @@ export async function runExportJob(runtime: ExportRuntime, job: ExportJob, optio
     concurrency: runtime.loaded.service(job.service).concurrency, tuning: options.tuning, journalTally: runtime.journalTally,
   };
   const summary: ExportSummary = {
-    job: job.name, workType: job.work_type, files: [], listed: 0, skipped: 0, exported: 0,
+    job: job.name, workType: job.work_type, files: [], listed: 0, skipped: 0, exported: 0, unwritable: [],
     recovered: { markedWritten: 0, abandoned: 0 }, acknowledgements: emptyTally(), awaitingConfirmation: 0, cancelled: 0, exitCode: 0,
   };
 
@@ -104,7 +106,7 @@ export async function runExportJob(runtime: ExportRuntime, job: ExportJob, optio
   const work = job.format === 'x12'
     ? await exportPendingX12(ctx, x12PartnerOf(runtime, job), x12WorkListOf(job), spec.list, spec.pending)
     : await exportPending(ctx, mapping, spec.list, spec.pending);
-  Object.assign(summary, { listed: work.listed, skipped: work.skipped });
+  Object.assign(summary, { listed: work.listed, skipped: work.skipped, unwritable: 'unwritable' in work ? work.unwritable : [] });
   summary.files.push(...work.files);
   summary.exported = work.files.reduce((n, f) => n + f.records, 0);
   if (job.acknowledge === 'on-export') {
@@ -120,7 +122,7 @@ export async function runExportJob(runtime: ExportRuntime, job: ExportJob, optio
     summary.files.push(...result.files);
   }
   const a = summary.acknowledgements;
-  summary.exitCode = a.errors > 0 || a.uncertain > 0 ? 1 : 0;
+  summary.exitCode = a.errors > 0 || a.uncertain > 0 || summary.unwritable.length > 0 ? 1 : 0;
   logger.info(summaryLog(summary), 'export: done');
   return summary;
 }
@@ -153,7 +155,7 @@ function x12WorkListOf(job: ExportJob) {
 
 function summaryLog(s: ExportSummary) {
   return {
-    files: s.files.map((f) => f.name), listed: s.listed, skipped: s.skipped, exported: s.exported, recovered: s.recovered,
+    files: s.files.map((f) => f.name), listed: s.listed, skipped: s.skipped, exported: s.exported, unwritable: s.unwritable.length, recovered: s.recovered,
     acknowledged: s.acknowledgements.acknowledged, already_acknowledged: s.acknowledgements.alreadyAcknowledged,
     ack_errors: s.acknowledgements.errors, ack_uncertain: s.acknowledgements.uncertain,
     awaiting_confirmation: s.awaitingConfirmation, cancelled: s.cancelled,

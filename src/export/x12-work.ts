@@ -2,7 +2,8 @@ import { pageOfBody, type ListEndpointId, type PageDecoder } from '../client/ind
 import { interchangeVersionOf, writerSeparatorsOf, type PartnerProfile } from '../config/partners.js';
 import { failpoint } from '../failpoints.js';
 import type { ExportControls, ExportRecordInput } from '../journal/index.js';
-import { writeInterchange, type SegmentData } from '../x12/index.js';
+import { isWisbridgeError } from '../errors.js';
+import { X12Writer, writeInterchange, type SegmentData } from '../x12/index.js';
 import { exportsInFlight, writeRecorded } from './files.js';
 import { inlineJournalWriter } from './journal-writer.js';
 import { journalRecord } from './journal-record.js';
@@ -18,6 +19,13 @@ export interface X12Partner {
 }
 
 type Listed = Record<string, unknown> & { id: number };
+
+/** A listed record left out of the work list: what in it cannot be written. */
+export interface UnwritableRecord {
+  id: number;
+  number: string;
+  reason: string;
+}
 
 /** A work list to write: its records as the journal keeps them, and each one's transaction set. */
 interface Pending {
@@ -76,15 +84,29 @@ async function writeWorkList(ctx: FileContext, partner: X12Partner, workList: X1
   return { name, kind: 'work', records: sets.length, bytes: written.size };
 }
 
+/** Why a record's set cannot be written with the partner's separators (X12 has no release character), if it cannot. */
+function unwritable(writer: X12Writer, segments: readonly SegmentData[]): string | undefined {
+  try {
+    for (const segment of segments) writer.segment(segment);
+    return undefined;
+  } catch (error) {
+    if (isWisbridgeError(error) && error.code === 'X12_WRITE') return error.message;
+    throw error;
+  }
+}
+
 /**
  * exportPending's X12 form: the pending records listed, those handed over before skipped, the rest written as work
  * lists of at most max_records_per_file records, one interchange each. No work writes no file (an interchange
- * without a set says nothing).
+ * without a set says nothing). A record whose data cannot be written (a value holding one of the partner's
+ * separators) is left out, reported and not acknowledged: it stays pending at the service, the others go on.
  */
 export async function exportPendingX12(
   ctx: FileContext, partner: X12Partner, workList: X12WorkList, list: ListEndpointId, filters: Record<string, unknown>,
-): Promise<{ listed: number; skipped: number; files: WrittenFile[] }> {
-  const { job, journal } = ctx;
+): Promise<{ listed: number; skipped: number; files: WrittenFile[]; unwritable: UnwritableRecord[] }> {
+  const { job, journal, logger } = ctx;
+  const writer = new X12Writer(writerSeparatorsOf(partner.profile));
+  const left: UnwritableRecord[] = [];
   const decode: PageDecoder<Listed[]> = async (body) => {
     const { records, hasMore } = pageOfBody(list, body);
     const listed = records as Listed[];
@@ -109,11 +131,19 @@ export async function exportPendingX12(
     skipped += before.size;
     for (const record of fresh) {
       if (before.has(record.id)) continue;
+      const segments = workList.segments(record);
+      const reason = unwritable(writer, segments);
+      if (reason !== undefined) {
+        const number = String(record.number ?? '');
+        left.push({ id: record.id, number, reason });
+        logger.warn({ event: 'export.record-unwritable', record: record.id, number, reason }, 'export: a record cannot be written as X12: left out, it stays pending');
+        continue;
+      }
       pending.records.push(journalRecord(record));
-      pending.sets.push(workList.segments(record));
+      pending.sets.push(segments);
       if (pending.records.length >= job.max_records_per_file) await flush();
     }
   }
   if (pending.records.length > 0) await flush();
-  return { listed, skipped, files };
+  return { listed, skipped, files, unwritable: left };
 }

@@ -1,6 +1,7 @@
 import type { InboundDocument } from './definition-schema.js';
 import type { RowError } from './documents.js';
 import type { ReferenceIds } from './reference-ids.js';
+import type { InterchangeResult } from '../x12/index.js';
 
 // What mapping an inbound file yields: shared by mapInbound (inbound.ts) and the mapper it drives (inbound-mapper.ts).
 
@@ -35,4 +36,9 @@ export interface MapInboundOptions {
   referenceIds?: ReferenceIds;
   /** Items per request body (default 100, at most the contract's limit). */
   maxBatchItems?: number;
+  /**
+   * An X12 file's envelope verdicts, read by a pass before mapping (checkEnvelopes, the pipeline's routing): its sets'
+   * rows then go on as they are read. Without, an interchange's rows are held until its IEA.
+   */
+  x12Verdicts?: readonly InterchangeResult[];
 }

@@ -26,7 +26,7 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
   // The watch sees the bytes before decoding (quote and CR are ASCII in every encoding read here).
   const x12 = mapping.inbound.x12;
   const stages = x12
-    ? [source, new X12Rows(x12, options.fileName, mapping.name), mapper]
+    ? [source, new X12Rows(x12, options.fileName, mapping.name, options.x12Verdicts), mapper]
     : fixed
     ? [source, ...decode, new FixedRecords(fixed, d.skip_lines, d.max_record_size, options.fileName), mapper]
     : [source, breakWatch(quote, mapper), ...decode, csvParser(mapping, quote), mapper];

@@ -144,12 +144,14 @@ const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** Messages of an x12 file name the segment and element: `F.edi, interchange 000004711, set 0002, segment 14 (W12), element 03`. */
 export function x12Places(plan: X12Plan, file: string): Places {
-  const rowPlace = (line: number, row: readonly string[] | undefined) => row?.[plan.start.placeSlot] || row?.[SET_PLACE_SLOT] || `${file}, segment ${line} of the file`;
+  // A type's place slot holds its segment's number in the set (X12Rows), the set's slot the set's place.
+  const placeOf = (row: readonly string[], type: X12Type) => (row[type.placeSlot] ? `${row[SET_PLACE_SLOT]}, segment ${row[type.placeSlot]} (${type.segment})` : '');
+  const rowPlace = (line: number, row: readonly string[] | undefined) => (row && placeOf(row, plan.start)) || row?.[SET_PLACE_SLOT] || `${file}, segment ${line} of the file`;
   return {
     cell(line, row, label) {
       const named = plan.labels.get(label);
       if (!named || !row) return label ? `${rowPlace(line, row)}, ${label}` : rowPlace(line, row);
-      const segment = row[named.type.placeSlot];
+      const segment = placeOf(row, named.type);
       if (!segment) return `${rowPlace(line, row)}, ${label} (the row has no ${named.type.key} segment)`;
       return `${segment}, element ${pad2(named.element)}${named.component > 0 ? `, component ${pad2(named.component)}` : ''}`;
     },

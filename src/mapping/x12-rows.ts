@@ -5,11 +5,12 @@ import {
 } from '../x12/index.js';
 import type { RowError } from './documents.js';
 import { SET_PLACE_SLOT, type X12Plan, type X12Type } from './x12-plan.js';
+import { KnownInterchange, envelopeRefusal, setRefusal, type X12Reject } from './x12-verdicts.js';
 
 /** What the X12 reader hands the mapper: a row with the segments it covers, a refusal, a skipped segment, a set's end. */
 export type X12Item =
   | { kind: 'row'; row: string[]; line: number; extra: number[]; errors: RowError[] | undefined }
-  | { kind: 'reject'; lines: number[]; errors: RowError[] }
+  | X12Reject
   | { kind: 'skip'; line: number; reason: string }
   | { kind: 'end' };
 
@@ -18,7 +19,13 @@ export class X12Batch {
   constructor(readonly items: readonly X12Item[]) {}
 }
 
-/** One transaction set as read: its items are held until its interchange's verdict accepts it. */
+/**
+ * Where a set's items go: straight on (its verdict, known before, accepts it), nowhere (it refuses it: a refusal is
+ * given at its SE), or held until its interchange's verdict (none known before).
+ */
+type Sink = 'out' | 'drop' | 'hold';
+
+/** One transaction set as read. */
 interface OpenSet {
   place: string;
   id: string;
@@ -32,6 +39,9 @@ interface OpenSet {
   errors: RowError[] | undefined;
   /** An ST outside any group: the envelope gives it no verdict of its own (it refuses the interchange). */
   stray: boolean;
+  sink: Sink;
+  /** Whether a row of the set went on: until then, its skipped segments wait (a set without rows is one refusal). */
+  given: boolean;
 }
 
 interface OpenInterchange {
@@ -42,14 +52,19 @@ interface OpenInterchange {
   grouped: number;
   /** ISA, GS, GE, IEA and segments outside any set: reported only when their envelope is refused. */
   envelope: number[];
+  /** Its verdict, when read before mapping (then its sets are judged as they start, and only it is open). */
+  known: KnownInterchange | undefined;
 }
 
 /**
  * X12 bytes → rows of a mapping (x12-plan.ts), a segment's number in the file standing for a line. Within a set, the
  * segments of types listed before the row start are carried into each row (a type clears those listed after it); the
  * row start opens a row that the segments of later types join, until the next row start, a carried segment or the SE.
- * Segments the mapping does not name go with the row (or the set) they stand in. Rows of an interchange are held until
- * its verdict (the IEA): a set its envelope refuses gives no row, only a refusal naming why.
+ * Segments the mapping does not name go with the row (or the set) they stand in. A set its envelope refuses gives no
+ * row, only a refusal naming why. Given the verdicts of the file's interchanges (read by a pass before mapping, as
+ * checkEnvelopes does), a set is judged at its ST and its rows go on as they are read: nothing is held but the row being
+ * read (and skipped segments before a set's first row), even in a set of a million lines (`largestHeld`). Without,
+ * the rows of an interchange are held until its verdict (the IEA).
  */
 export class X12Rows extends Transform {
   private readonly tokenizer: SegmentTokenizer;
@@ -72,10 +87,15 @@ export class X12Rows extends Transform {
   private contextLines: number[] = [];
   /** The last row, given once the segments after it are known (they join its lines). */
   private last: Extract<X12Item, { kind: 'row' }> | undefined;
+  private readonly known: Map<number, InterchangeResult> | undefined;
+  private held = 0;
+  /** The most items held at once (rows of sets waiting for a verdict, skipped segments before a set's first row). */
+  largestHeld = 0;
 
-  constructor(private readonly plan: X12Plan, private readonly file: string, private readonly mapping: string) {
+  constructor(private readonly plan: X12Plan, private readonly file: string, private readonly mapping: string, verdicts?: readonly InterchangeResult[]) {
     super({ readableObjectMode: true, readableHighWaterMark: 4 });
     this.tokenizer = new SegmentTokenizer({ file });
+    if (verdicts) this.known = new Map(verdicts.map((v) => [v.index, v]));
     this.row = new Array<string>(plan.width).fill('');
     this.filledAt = new Int32Array(plan.types.length).fill(-1);
   }
@@ -95,8 +115,13 @@ export class X12Rows extends Transform {
       this.tokenizer.end(this.segments);
       this.readSegments();
       if (this.set) this.endSet();
-      this.validator.end(this.events);
-      this.verdicts();
+      if (this.known) {
+        const open = this.interchanges.pop();
+        if (open) this.closeKnown(open);
+      } else {
+        this.validator.end(this.events);
+        this.verdicts();
+      }
       this.hand();
       cb();
     } catch (error) {
@@ -105,10 +130,14 @@ export class X12Rows extends Transform {
   }
 
   private readSegments(): void {
-    for (const segment of this.segments) {
-      this.segment(segment, ++this.line);
-      this.validator.push(segment, this.events);
-      this.verdicts();
+    if (this.known) {
+      for (const segment of this.segments) this.segment(segment, ++this.line);
+    } else {
+      for (const segment of this.segments) {
+        this.segment(segment, ++this.line);
+        this.validator.push(segment, this.events);
+        this.verdicts();
+      }
     }
     this.segments.length = 0;
     this.hand();
@@ -125,13 +154,23 @@ export class X12Rows extends Transform {
       case 'ISA':
         if (this.set) this.endSet();
         this.inGroup = false;
-        this.interchanges.push({ index: segment.position.interchangeIndex, sets: [], envelope: [line], judged: 0, grouped: 0 });
+        if (this.known && this.interchanges.length > 0) this.closeKnown(this.interchanges.pop()!);
+        this.interchanges.push(this.opened(segment.position.interchangeIndex, [line]));
         return;
-      case 'GS': case 'GE': case 'IEA':
+      case 'GS': case 'GE': case 'IEA': {
         if (this.set) this.endSet();
         this.inGroup = segment.id === 'GS';
-        this.interchangeOf(segment).envelope.push(line);
+        const open = this.interchangeOf(segment);
+        open.envelope.push(line);
+        if (open.known === undefined) return;
+        if (segment.id === 'GS') open.known.startGroup();
+        else if (segment.id === 'GE') open.known.endGroup();
+        else {
+          this.interchanges.pop();
+          this.closeKnown(open);
+        }
         return;
+      }
       case 'ST':
         if (this.set) this.endSet();
         this.startSet(segment, line);
@@ -149,7 +188,7 @@ export class X12Rows extends Transform {
     if (set.id !== this.plan.transactionSet && this.plan.transactionSet !== undefined) return;
     const type = this.plan.typeOf(segment);
     if (!type) return void (this.pending ? this.rowLines : this.contextLines).push(line);
-    if (type.skip) return void set.items.push({ kind: 'skip', line, reason: `segment ${type.key} is skipped (record_types.types.${type.key}.skip)` });
+    if (type.skip) return this.give(set, { kind: 'skip', line, reason: `segment ${type.key} is skipped (record_types.types.${type.key}.skip)` });
     const start = this.plan.start;
     if (type.index > start.index) return this.rowSegment(type, segment, line);
     this.flushRow();
@@ -196,7 +235,8 @@ export class X12Rows extends Transform {
 
   private fill(type: X12Type, segment: Segment): void {
     const row = this.row;
-    row[type.placeSlot] = this.placeOf(segment);
+    // The segment's number in its set: x12Places makes the place of a message from it, only when one is needed.
+    row[type.placeSlot] = String(segment.position.index);
     for (const e of type.elements) row[e.slot] = valueOf(segment, e.element, e.component);
     this.filledAt[type.index] = this.set!.rows;
   }
@@ -224,7 +264,7 @@ export class X12Rows extends Transform {
   private flushRow(): void {
     if (!this.pending) return;
     const set = this.set!;
-    if (this.last) set.items.push(this.last);
+    if (this.last) this.give(set, this.last);
     const extra = this.contextLines.length === 0 ? this.rowLines : [...this.contextLines, ...this.rowLines];
     this.last = { kind: 'row', row: this.row.slice(), line: this.rowLine, extra, errors: this.rowErrors };
     this.contextLines = [];
@@ -234,10 +274,36 @@ export class X12Rows extends Transform {
     set.rows++;
   }
 
+  /** An item of the set, given on, dropped or held as its verdict says. */
+  private give(set: OpenSet, item: X12Item): void {
+    if (set.sink === 'drop') return;
+    if (set.sink === 'out' && (set.given || item.kind !== 'skip')) {
+      if (set.items.length > 0) {
+        this.held -= set.items.length;
+        for (const held of set.items) this.out.push(held);
+        set.items = [];
+      }
+      set.given = true;
+      this.out.push(item);
+      return;
+    }
+    set.items.push(item);
+    if (++this.held > this.largestHeld) this.largestHeld = this.held;
+  }
+
   private startSet(st: Segment, line: number): void {
     const place = describePlace({ file: this.file, interchange: st.position.interchange, set: st.position.set });
-    this.set = { place, id: st.element(1), lines: [line], items: [], rows: 0, errors: undefined, stray: !this.inGroup };
-    this.interchangeOf(st).sets.push(this.set);
+    const stray = !this.inGroup;
+    const open = this.interchangeOf(st);
+    this.set = { place, id: st.element(1), lines: [line], items: [], rows: 0, errors: undefined, stray, sink: 'hold', given: false };
+    if (open.known) {
+      const verdict = open.known.startSet(this.set.id, st.element(2));
+      this.set.result = verdict.result;
+      this.set.group = verdict.group;
+      this.set.sink = verdict.accepted ? 'out' : 'drop';
+    } else {
+      open.sets.push(this.set);
+    }
     this.row.fill('');
     this.row[SET_PLACE_SLOT] = place;
     this.filledAt.fill(-1);
@@ -250,27 +316,57 @@ export class X12Rows extends Transform {
     const last = this.last;
     this.last = undefined;
     this.set = undefined;
+    if (set.sink === 'drop') {
+      this.contextLines = [];
+      this.out.push(setRefusal(this.interchanges[this.interchanges.length - 1].known!.envelopeErrors(), set.place, set.lines, set.result));
+      return;
+    }
     if (this.plan.transactionSet !== undefined && set.id !== this.plan.transactionSet) {
-      set.items = [{ kind: 'reject', lines: set.lines, errors: [{ line: set.lines[0], message: `${set.place}: a ${set.id} transaction set; mapping ${this.mapping} reads ${this.plan.transactionSet}` }] }];
+      this.replace(set, { kind: 'reject', lines: set.lines, errors: [{ line: set.lines[0], message: `${set.place}: a ${set.id} transaction set; mapping ${this.mapping} reads ${this.plan.transactionSet}` }] });
     } else if (!last) {
       const errors = [...(set.errors ?? []), { line: set.lines[0], message: `${set.place}: the set has no ${this.plan.start.key} segment, so nothing of it would be sent` }];
-      set.items = [{ kind: 'reject', lines: set.lines, errors }];
+      this.replace(set, { kind: 'reject', lines: set.lines, errors });
     } else {
       const leftover = this.contextLines;
       if (leftover.length > 0) {
         last.extra = [...last.extra, ...leftover];
         last.errors = [...(last.errors ?? []), ...(set.errors ?? []), { line: leftover[0], message: `${set.place}: segments after the last ${this.plan.start.key} that no ${this.plan.start.key} follows (from segment ${leftover[0]} of the file), so nothing of them would be sent` }];
       }
-      set.items.push(last);
+      this.give(set, last);
     }
     this.contextLines = [];
+    // What is left of a set given on is none of its rows, or the one refusal that replaced them.
+    if (set.sink === 'out') this.out.push(...set.items, END);
+  }
+
+  /** What a set held gives way to: one refusal, which waits with the set's verdict if it has none yet. */
+  private replace(set: OpenSet, item: X12Item): void {
+    this.held -= set.items.length;
+    set.items = [item];
+    if (set.sink === 'hold') this.held++;
+  }
+
+  private opened(index: number, envelope: number[]): OpenInterchange {
+    let known: KnownInterchange | undefined;
+    if (this.known) {
+      const result = this.known.get(index);
+      if (!result) throw new Error(`${this.file}: interchange ${index} of the file was not read before mapping`);
+      known = new KnownInterchange(result, this.file);
+    }
+    return { index, sets: [], envelope, judged: 0, grouped: 0, known };
   }
 
   private interchangeOf(segment: Segment): OpenInterchange {
     const index = segment.position.interchangeIndex;
     let open = this.interchanges[this.interchanges.length - 1];
-    if (!open || open.index !== index) this.interchanges.push((open = { index, sets: [], envelope: [], judged: 0, grouped: 0 }));
+    if (!open || open.index !== index) this.interchanges.push((open = this.opened(index, [])));
     return open;
+  }
+
+  /** The end of an interchange whose verdict was known: its envelope's refusal, if it has one. */
+  private closeKnown(open: OpenInterchange): void {
+    const refusal = envelopeRefusal(open.known!.envelopeErrors(), open.envelope);
+    if (refusal) this.out.push(refusal);
   }
 
   /** The envelope's verdicts: a set's and a group's are noted, an interchange's releases or refuses what it holds. */
@@ -284,28 +380,23 @@ export class X12Rows extends Transform {
         for (const open of this.interchanges) while (open.grouped < open.judged) open.sets[open.grouped++].group = event.group;
       } else {
         const at = this.interchanges.findIndex((i) => i.index === event.interchange.index);
-        if (at >= 0) this.release(this.interchanges.splice(at, 1)[0], event.interchange);
+        if (at >= 0) this.settle(this.interchanges.splice(at, 1)[0], event.interchange);
       }
     }
     this.events.length = 0;
   }
 
-  private release(open: OpenInterchange, interchange: InterchangeResult): void {
+  /** An interchange's verdict, come with its IEA: what it held goes on, or gives way to a refusal. */
+  private settle(open: OpenInterchange, interchange: InterchangeResult): void {
     const errors = envelopeErrors(interchange, this.file);
     for (const set of open.sets) {
+      this.held -= set.items.length;
       const { result, group } = set;
-      if (result && group && isAccepted(result, group, interchange)) {
-        this.out.push(...set.items, END);
-        continue;
-      }
-      const own = errors.filter((e) => e.details!.set === undefined ? e.details!.group === undefined || e.details!.group === result?.group : e.details!.set === result?.control && e.details!.group === result?.group);
-      const messages = own.length > 0 ? own.map((e) => e.message) : [`${set.place}: refused by its envelope`];
-      this.out.push({ kind: 'reject', lines: set.lines, errors: messages.map((message) => ({ line: set.lines[0], message })) });
+      if (result && group && isAccepted(result, group, interchange)) this.out.push(...set.items, END);
+      else this.out.push(setRefusal(errors, set.place, set.lines, result));
     }
-    const above = errors.filter((e) => e.details!.set === undefined);
-    if (above.length > 0 && open.envelope.length > 0) {
-      this.out.push({ kind: 'reject', lines: open.envelope, errors: above.map((e) => ({ line: open.envelope[0], message: e.message })) });
-    }
+    const refusal = envelopeRefusal(errors, open.envelope);
+    if (refusal) this.out.push(refusal);
   }
 }
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { X12Writer, segmentsOf, writeInterchange, type SegmentData, type SetData } from '../x12/index.js';
+import { X12Writer, checkEnvelopes, segmentsOf, writeInterchange, type InterchangeResult, type SegmentData, type SetData } from '../x12/index.js';
 import { mapInbound, type InboundOutcome } from './inbound.js';
 import { checkMappings, formatProblem, parseMapping } from './load.js';
 import type { Mapping } from './mapping.js';
@@ -63,10 +63,19 @@ const order = (control: number, so: string, body: SegmentData[], head: SegmentDa
 
 const references = new TableReferenceIds({ customerShipment: { 'SO-1': 1, 'SO-2': 2, 'SO-3': 3 } });
 
+/**
+ * The outcomes of a file, mapped twice: with its envelope verdicts read before (rows go on as read, as the pipeline
+ * maps) and without (rows held until each IEA); both must give the same.
+ */
 async function run(text: string, mapping = mappingOf(SHIP_945)): Promise<InboundOutcome[]> {
-  const out: InboundOutcome[] = [];
-  for await (const o of mapInbound(Readable.from([Buffer.from(text)]), mapping, { fileName: 'NWL_4711.edi', referenceIds: references })) out.push(o);
-  return out;
+  const map = async (x12Verdicts?: InterchangeResult[]) => {
+    const out: InboundOutcome[] = [];
+    for await (const o of mapInbound(Readable.from([Buffer.from(text)]), mapping, { fileName: 'NWL_4711.edi', referenceIds: references, x12Verdicts })) out.push(o);
+    return out;
+  };
+  const held = await map();
+  expect(await map(await checkEnvelopes([Buffer.from(text)], { file: 'NWL_4711.edi' }))).toEqual(held);
+  return held;
 }
 
 const sent = (outcomes: InboundOutcome[]) => outcomes.flatMap((o) => (o.kind === 'batch' ? o.documents.map((d) => d.item) : []));

@@ -1,6 +1,7 @@
 import { WisbridgeError } from '../errors.js';
 import type { Mapping, ReferenceKind, ReferenceIds } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
+import type { InterchangeResult } from '../x12/index.js';
 import type { InstanceInfo, JournalAddress, JournalTally } from '../journal/index.js';
 import type { Committed, FileRequests, FileStep, StoredOutcome } from './file-batches.js';
 
@@ -34,6 +35,8 @@ export interface BatchesThreadData {
   mapping: Mapping;
   requestSize: number;
   warehouse?: number;
+  /** An X12 file's envelope verdicts, read when it was routed. */
+  x12Verdicts?: readonly InterchangeResult[];
   /** The old generation's cap (THREAD_HEAP_MB by default). */
   heapMb?: number;
 }

@@ -37,6 +37,7 @@ async function open(data: ThreadData): Promise<void> {
     state: data.fresh ? freshState(data.fileId) : await journal.resumeState(data.fileId),
     requestSize: data.requestSize,
     warehouse: data.warehouse,
+    x12Verdicts: data.x12Verdicts,
     // Confirmations are logged by the main thread from the count returned.
     commit: (unit) => applyUnit(journal, silentLogger, unit),
     mapAhead: true,

@@ -185,7 +185,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping | AckReading, 
     for (const r of state.sentRequests) await reconcileSentRequest(sender, r.requestId, r.endpoint);
     const completed = 'acks' in mapping
       ? await recordReceivedAcks(await runtime.journal(), fileId, mapping, runtime.loaded.config.partners, ctx.logger).then(() => true)
-      : await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool });
+      : await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool, x12Verdicts: ctx.x12?.interchanges.map((i) => i.result) });
     if (!completed) {
       report.outcome = 'interrupted';
       await fillCounts(report, journal, fileId);

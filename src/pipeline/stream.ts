@@ -6,6 +6,7 @@ import { takesWarehouse } from '../contract/index.js';
 import { isWisbridgeError } from '../errors.js';
 import { canReopen, type Journal, type ResumeState } from '../journal/index.js';
 import type { Mapping } from '../mapping/index.js';
+import type { InterchangeResult } from '../x12/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import { BatchesThread } from './batches-thread.js';
 import { applyUnit, CompletionQueue } from './completions.js';
@@ -43,6 +44,8 @@ export interface StreamInput {
   lines?: number;
   /** Where the result rows go as they are decided (a first run of the file). */
   spool?: ResultSpool;
+  /** An X12 file's envelope verdicts, read when it was routed: its rows go on as they are read (MapInboundOptions). */
+  x12Verdicts?: readonly InterchangeResult[];
 }
 
 /**
@@ -160,7 +163,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
     const thread = new BatchesThread({
       journalAddress: journal.address, snapshotPath, fileId, fresh: input.state.maxSeq < 0, fileName: name,
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
-      mapping, requestSize, warehouse,
+      mapping, requestSize, warehouse, x12Verdicts: input.x12Verdicts,
       heapMb: tuning?.heap_mb ?? (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
     }, referenceIds, () => {
       slots.release();
@@ -177,7 +180,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   }
   return new FileBatches({
     fileId, fileName: name, source: input.source(), mapping, referenceIds, state: input.state, requestSize, warehouse,
-    commit: (unit) => applyUnit(journal, logger, unit), mapAhead: false,
+    commit: (unit) => applyUnit(journal, logger, unit), mapAhead: false, x12Verdicts: input.x12Verdicts,
   });
 }
 

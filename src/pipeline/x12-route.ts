@@ -3,7 +3,7 @@ import type { InboundJob, X12Route } from '../config/schema.js';
 import { partnerOf, type PartnerProfile } from '../config/partners.js';
 import { WisbridgeError } from '../errors.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
-import { isX12, readX12, X12_SNIFF_BYTES, type Delimiters, type InterchangeResult, type SetResult } from '../x12/index.js';
+import { isX12, readEnvelopes, X12_SNIFF_BYTES, type Delimiters, type EnvelopeWatch, type InterchangeResult, type SetResult } from '../x12/index.js';
 
 /** One interchange of a file as the routing pass read it: its verdicts, separators and sender's profile. */
 export interface ReceivedInterchange {
@@ -31,7 +31,7 @@ export interface X12Reading {
  * Follows the sets' lines as the segments pass: a set's verdict comes after its SE (or what replaced a missing one),
  * so the ranges wait in order for theirs. An ST outside any group gets no verdict of its own and no range.
  */
-class SetLineTracker {
+class SetLineTracker implements EnvelopeWatch {
   readonly lines = new WeakMap<SetResult, SetLines>();
   private line = 0;
   private inGroup = false;
@@ -90,21 +90,12 @@ function routeOf(routes: readonly X12Route[], set: string, partner: string | und
  * file. With no set routed at all, the job's first route reads the file, so every set is still reported and answered.
  */
 export async function routeX12(job: InboundJob & { x12: X12Route[] }, mappings: MappingSet, partners: Readonly<Record<string, PartnerProfile>>, open: () => Readable, file: string): Promise<X12Reading> {
-  const interchanges: ReceivedInterchange[] = [];
-  const delimiters = new Map<number, Delimiters>();
   const tracker = new SetLineTracker();
-  for await (const event of readX12(open(), { file })) {
-    if (event.kind === 'segment') {
-      tracker.segment(event.segment.id);
-      if (event.segment.id === 'ISA') delimiters.set(event.segment.position.interchangeIndex, event.segment.delimiters);
-    } else if (event.kind === 'set') {
-      tracker.verdict(event.set);
-    } else if (event.kind === 'interchange') {
-      const result = event.interchange;
-      const partner = partnerOf(partners, { senderQualifier: result.senderQualifier, sender: result.sender, applicationSender: result.groups[0]?.sender });
-      interchanges.push({ result, delimiters: delimiters.get(result.index)!, partner });
-    }
-  }
+  const read = await readEnvelopes(open(), { file }, tracker);
+  const interchanges: ReceivedInterchange[] = read.interchanges.map((result) => ({
+    result, delimiters: read.delimiters.get(result.index)!,
+    partner: partnerOf(partners, { senderQualifier: result.senderQualifier, sender: result.sender, applicationSender: result.groups[0]?.sender }),
+  }));
   const votes = new Map<string, number>();
   for (const { result, partner } of interchanges) {
     for (const group of result.groups) {

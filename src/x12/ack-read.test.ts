@@ -9,9 +9,9 @@ import { writeInterchange, type SetData } from './writer.js';
 const group = (version: string): GroupResult => ({
   interchange: '000000001', functionalId: 'OW', sender: 'WISBRIDGE', receiver: 'NWLWMS', control: '17', version, received: 2, declaredSets: 2, refusals: [],
   sets: [
-    { interchange: '000000001', group: '17', id: '940', control: '0001', convention: undefined, segments: 9, refusals: [], segmentErrors: [] },
+    { interchange: '000000001', group: '17', id: '940', control: '0001', ordinal: 1, convention: undefined, segments: 9, refusals: [], segmentErrors: [] },
     {
-      interchange: '000000001', group: '17', id: '940', control: '0002', convention: undefined, segments: 9, refusals: [{ reason: 'set-data', detail: '1 segment in error' }],
+      interchange: '000000001', group: '17', id: '940', control: '0002', ordinal: 2, convention: undefined, segments: 9, refusals: [{ reason: 'set-data', detail: '1 segment in error' }],
       segmentErrors: [{ segmentId: 'W01', index: 12, code: '8', elements: [{ element: 5, component: 2, code: '7', reference: '234', copy: 'SKU-X' }] }],
     },
   ],

@@ -34,6 +34,8 @@ export interface SetResult {
   id: string;
   control: string;
   convention: string | undefined;
+  /** The set's place in its group, 1 for its first ST (it names a set beyond those listed, and one of two alike). */
+  ordinal: number;
   /** The segments counted from the ST through the SE. */
   segments: number;
   refusals: Refusal[];
@@ -243,7 +245,7 @@ export class EnvelopeValidator {
     }
     if (!SET_CONTROL.test(control)) refuse(refusals, 'set-control-invalid', `ST02 "${control}" is not four to nine characters`);
     else if (!this.setsSeen.add(control)) refuse(refusals, 'set-duplicate', `ST02 ${control} came before in group ${group.control}`);
-    this.set = { interchange: group.interchange, group: group.control, id, control, convention, segments: 1, refusals, segmentErrors: [] };
+    this.set = { interchange: group.interchange, group: group.control, id, control, convention, ordinal: group.received + 1, segments: 1, refusals, segmentErrors: [] };
   }
 
   private closeSet(se: Segment | undefined, out: EnvelopeEvent[]): void {

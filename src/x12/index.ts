@@ -3,11 +3,11 @@ export { Segment, describePlace, placeIn, type Place, type SegmentPosition } fro
 export { SegmentTokenizer, MAX_SEGMENT_BYTES, type TokenizerOptions } from './tokenizer.js';
 export { SegmentReader, segmentsOf, type ByteSource } from './reader.js';
 export {
-  EnvelopeValidator, isAccepted, ruleOf,
+  EnvelopeValidator, MAX_LISTED_SETS, isAccepted, ruleOf,
   type ElementError, type EnvelopeEvent, type GroupResult, type InterchangeResult, type SegmentError, type SetResult,
 } from './envelope.js';
 export { REASONS, FUNCTIONAL_IDS, ackCodeOf, type Reason, type Refusal } from './reasons.js';
-export { readX12, checkEnvelopes, envelopeErrors, type X12Event } from './stream.js';
+export { readX12, readEnvelopes, checkEnvelopes, envelopeErrors, type EnvelopeReading, type EnvelopeWatch, type X12Event } from './stream.js';
 export {
   acknowledgementInterchange, addSegmentErrors, functionalAck, groupVerdict, interchangeAck, ackKindFor, CONVENTION_999,
   SEGMENT_HAS_ELEMENT_ERRORS, type AckControls, type AckKind,

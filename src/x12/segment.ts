@@ -20,18 +20,30 @@ export interface SegmentPosition {
 
 /**
  * One segment: its id and elements as read, with the delimiters of its interchange. `fields[0]` is the id and
- * `fields[n]` element n, so element numbers are the standard's (W12's element 03 is `element(3)`). Components are split
- * on demand: most elements have one, and splitting them all would double the reader's allocations.
+ * `fields[n]` element n, so element numbers are the standard's (W12's element 03 is `element(3)`). Elements and
+ * components are split on demand: a mapping reads the elements of a few segments of a set, the id of all of them, and
+ * splitting every segment would double the reader's cost.
  */
 export class Segment {
+  #fields: readonly string[] | undefined;
+  #text: string | undefined;
+
   constructor(
     readonly id: string,
-    readonly fields: readonly string[],
+    /** The elements, or the segment's text, split on the element separator when first asked. */
+    fields: readonly string[] | string,
     readonly delimiters: Delimiters,
     readonly position: SegmentPosition,
     /** Characters from the id through the terminator (the ISA must have 106). */
     readonly length: number,
-  ) {}
+  ) {
+    if (typeof fields === 'string') this.#text = fields;
+    else this.#fields = fields;
+  }
+
+  get fields(): readonly string[] {
+    return (this.#fields ??= (this.#text as string).split(String.fromCharCode(this.delimiters.element)));
+  }
 
   /** How many elements the segment has (trailing empty ones included when written). */
   get elementCount(): number {

@@ -15,6 +15,12 @@ export interface TokenizerOptions {
   maxSegmentBytes?: number;
   /** The syntaxes recognized at an interchange start; X12 by default. */
   syntaxes?: readonly HeaderSyntax[];
+  /**
+   * Only the envelope is wanted (a pass that checks the envelopes): a segment other than an envelope's header or
+   * trailer is given as what the envelope validator reads of it — inside a set one shared placeholder
+   * (`IN_SET_SEGMENT`, counted, nothing of it read), outside a set its id and place.
+   */
+  envelopeOnly?: boolean;
 }
 
 /**
@@ -41,11 +47,13 @@ export class SegmentTokenizer {
   private set: string | undefined;
   private index = 0;
   private started = false;
+  private readonly envelopeOnly: boolean;
   /** The most bytes ever held between two chunks. */
   largestHeld = 0;
 
   constructor(options: TokenizerOptions = {}) {
     this.file = options.file;
+    this.envelopeOnly = options.envelopeOnly === true;
     this.maxSegmentBytes = options.maxSegmentBytes ?? MAX_SEGMENT_BYTES;
     this.syntaxes = options.syntaxes ?? SYNTAXES;
   }
@@ -166,20 +174,23 @@ export class SegmentTokenizer {
     let stop = end;
     // A CR before an LF terminator is the line break's, not the segment's.
     if (delimiters.segment === LF && stop > start && buf[stop - 1] === CR) stop--;
+    if (this.envelopeOnly && this.emitBody(buf, start, stop, end, offset, out)) return;
     const text = buf.toString('utf8', start, stop);
-    const fields = delimiters.release === undefined ? text.split(this.elementChar) : splitReleased(text, delimiters);
-    const id = fields[0];
+    // Without a release character the elements are split when first read (Segment.fields): most never are.
+    const fields = delimiters.release === undefined ? text : splitReleased(text, delimiters);
+    const e = typeof fields === 'string' ? text.indexOf(this.elementChar) : -1;
+    const id = typeof fields === 'string' ? (e < 0 ? text : text.slice(0, e)) : fields[0];
     const envelope = (this.syntax as HeaderSyntax).envelope;
     if (id === envelope.interchange.header) {
       this.interchangeIndex++;
-      this.interchange = fields[envelope.interchange.control] ?? '';
+      this.interchange = elementOf(fields, this.elementChar, envelope.interchange.control);
       this.group = undefined;
       this.set = undefined;
     } else if (id === envelope.group.header) {
-      this.group = fields[envelope.group.control] ?? '';
+      this.group = elementOf(fields, this.elementChar, envelope.group.control);
       this.set = undefined;
     } else if (id === envelope.set.header) {
-      this.set = fields[envelope.set.control] ?? '';
+      this.set = elementOf(fields, this.elementChar, envelope.set.control);
       this.index = 0;
     }
     if (this.set !== undefined) this.index++;
@@ -196,6 +207,49 @@ export class SegmentTokenizer {
     else if (id === envelope.group.trailer) this.group = undefined;
     else if (id === envelope.interchange.trailer) this.delimiters = undefined;
   }
+
+  /** envelopeOnly: a segment that is no envelope's header or trailer, given as the validator reads it; false for one that is. */
+  private emitBody(buf: Buffer, start: number, stop: number, end: number, offset: number, out: Segment[]): boolean {
+    const delimiters = this.delimiters as Delimiters;
+    const e = buf.indexOf(delimiters.element, start);
+    const idEnd = e < 0 || e > stop ? stop : e;
+    const { interchange, group, set } = (this.syntax as HeaderSyntax).envelope;
+    if (isId(buf, start, idEnd, interchange.header) || isId(buf, start, idEnd, interchange.trailer) || isId(buf, start, idEnd, group.header)
+      || isId(buf, start, idEnd, group.trailer) || isId(buf, start, idEnd, set.header) || isId(buf, start, idEnd, set.trailer)) return false;
+    if (this.set !== undefined) {
+      this.index++;
+      out.push(IN_SET_SEGMENT);
+      return true;
+    }
+    const id = buf.toString('latin1', start, idEnd);
+    out.push(new Segment(id, [id], delimiters, {
+      file: this.file,
+      interchangeIndex: this.interchangeIndex,
+      interchange: this.interchange,
+      group: this.group,
+      set: this.set,
+      index: this.set === undefined ? 0 : this.index,
+      offset,
+    }, end - start + 1));
+    return true;
+  }
+}
+
+/** What an envelopeOnly tokenizer gives for every segment inside a set that is not its SE: the validator counts it. */
+export const IN_SET_SEGMENT = new Segment('', [''], { element: 0x2a, component: 0x3e, segment: 0x7e }, {
+  file: undefined, interchangeIndex: 0, interchange: '', group: undefined, set: undefined, index: 0, offset: 0,
+}, 0);
+
+/** Whether the bytes from start to end spell the segment id (ASCII). */
+function isId(buf: Buffer, start: number, end: number, id: string): boolean {
+  if (end - start !== id.length) return false;
+  for (let i = 0; i < id.length; i++) if (buf[start + i] !== id.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Element n of a segment's text or fields, '' when absent. */
+function elementOf(fields: string | readonly string[], separator: string, n: number): string {
+  return (typeof fields === 'string' ? fields.split(separator) : fields)[n] ?? '';
 }
 
 /** Whether the terminator at `t` follows an odd run of release characters (then it is data). */

@@ -81,6 +81,7 @@ function describe(job: ExportJob, s: ExportSummary): string {
     lines.push(`  after an interruption: ${s.recovered.markedWritten} record(s) found written, ${s.recovered.abandoned} freed for export again`);
   }
   for (const f of s.files) lines.push(`  ${f.kind === 'work' ? 'work list' : 'cancellations'}: ${f.name} (${f.records} records, ${f.bytes} bytes)`);
+  for (const r of s.unwritable) lines.push(`  left out, stays pending: record ${r.id} (${r.number}): ${r.reason}`);
   for (const r of a.resultFiles) lines.push(`  result: ${r}`);
   return lines.join('\n');
 }
