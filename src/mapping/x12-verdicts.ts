@@ -2,8 +2,12 @@ import type { WisbridgeError } from '../errors.js';
 import { envelopeErrors, type GroupResult, type InterchangeResult, type Refusal, type SetResult } from '../x12/index.js';
 import type { RowError } from './documents.js';
 
-/** Refusals added after the envelope was read (by the router, by the acknowledgement): rows are judged by the envelope's. */
-const NOT_ENVELOPE = new Set<string>(['set-unsupported', 'set-data']);
+/**
+ * Refusals added after the envelope was read by the acknowledgement (the set's data errors): rows are judged by the
+ * envelope's and the router's. A set the router refused (`set-unsupported`: read by another mapping, or by none) gives
+ * no row, only a refusal naming why, as its acknowledgement refuses it.
+ */
+const NOT_ENVELOPE = new Set<string>(['set-data']);
 
 function refused(refusals: readonly Refusal[]): boolean {
   return refusals.some((r) => !NOT_ENVELOPE.has(r.reason));

@@ -65,7 +65,8 @@ describe('inbound pipeline: X12 routed by content and acknowledged', () => {
     const rows = ws.result('mailbox.result.csv');
     expect([...new Set(rows.filter((r) => r.status === 'ok').map((r) => r.document))]).toEqual(['SO-1128', 'SO-1127']);
     const refused = rows.filter((r) => r.status === 'error');
-    expect(refused.map((r) => r.message).join('\n')).toMatch(/interchange 000000812, set 0001: a 856 transaction set; mapping x12-945-customer-shipment-ship reads 945/);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const row of refused) expect(row.message).toBe('mailbox.txt, interchange 000000812, set 0001: no mapping of job edi reads a 856 set from ACME; refused (set-unsupported, code 1)');
 
     const ack = ws.read('outbox', 'mailbox.ack.edi');
     const [nwl, acme] = ack.split(/(?=ISA)/);

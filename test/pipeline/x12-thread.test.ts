@@ -25,7 +25,9 @@ describe('inbound pipeline: an X12 file mapped on a thread of its own', () => {
       const report = await runInboundOnce(ws, logger);
       const read = (name: string) => readFileSync(join(ws.folder('outbox'), name), 'utf8').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00/g, 'TIME');
       const [file] = report.files;
-      return { onThread: records.filter((r) => r.msg === ON_THREAD).length, outcome: file!.outcome, rows: file!.rows, result: read(file!.resultFile!), ack: read(file!.ackFile!) };
+      // The acknowledgement's envelopes carry the minute they were written: the two runs may straddle one.
+      const ack = read(file!.ackFile!).replace(/(ISA\*(?:[^*]*\*){8})\d{6}\*\d{4}/g, '$1DATE*TIME').replace(/(GS\*(?:[^*]*\*){3})\d{8}\*\d{4,8}/g, '$1DATE*TIME');
+      return { onThread: records.filter((r) => r.msg === ON_THREAD).length, outcome: file!.outcome, rows: file!.rows, result: read(file!.resultFile!), ack };
     };
     const onMain = await run(Number.MAX_SAFE_INTEGER);
     const onThread = await run(1);
