@@ -1,7 +1,7 @@
 import { instanceStates, type Backlog, type ExportFile, type FileStatus, type InstanceView, type ItemRecord, type Journal, type JournalStats, type OperatorJournal, type ResultReads } from '../journal/index.js';
 import { WisbridgeError } from '../errors.js';
 import type { PartnerProfile } from '../config/partners.js';
-import { describeInterchangeState, x12Interchanges, type X12InterchangeView } from '../export/index.js';
+import { describeInterchangeState, x12Interchanges, type X12InterchangeView } from '../export/x12-ack-states.js';
 import { joinMessages } from '../util/messages.js';
 
 export type DocumentCounts = { ok: number; error: number; skipped: number; uncertain: number };

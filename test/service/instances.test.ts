@@ -591,7 +591,8 @@ describe('one instance at a time, and soon', () => {
     // A lease later it is put once more, and the next new file still goes through.
     await clock.advance(3000);
     writeFileSync(join(inbox, 'KORR_new_late.csv'), korrFile([['SKU-00001', 1, 'NEW-late']]));
-    await until(() => existsSync(join(outbox, 'KORR_new_late.result.csv')), 'the late file processed');
+    // Its result file is written before it leaves the inbox: wait for both.
+    await until(() => existsSync(join(outbox, 'KORR_new_late.result.csv')) && !existsSync(join(inbox, 'KORR_new_late.csv')), 'the late file processed');
     expect(bridge.offers.takeOverOffers.get(orphan.fileId)).toBe(2);
     expect(readdirSync(inbox)).toEqual(['ACK_SO_orphan.csv']);
     expect((await dead.getFile(orphan.fileId)).status).toBe('processing');
