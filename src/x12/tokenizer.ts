@@ -1,4 +1,4 @@
-import { Segment } from './segment.js';
+import { Segment, type SegmentPosition } from './segment.js';
 import { BOM_LENGTH, HEADER_PEEK, SYNTAXES, hasBom, syntaxError, type Delimiters, type HeaderSyntax } from './syntax.js';
 
 /** A segment longer than this (no terminator in sight) stops the file: it bounds what the reader holds. */
@@ -194,15 +194,7 @@ export class SegmentTokenizer {
       this.index = 0;
     }
     if (this.set !== undefined) this.index++;
-    out.push(new Segment(id, fields, delimiters, {
-      file: this.file,
-      interchangeIndex: this.interchangeIndex,
-      interchange: this.interchange,
-      group: this.group,
-      set: this.set,
-      index: this.set === undefined ? 0 : this.index,
-      offset,
-    }, end - start + 1));
+    out.push(new Segment(id, fields, delimiters, this.position(offset), end - start + 1));
     if (id === envelope.set.trailer) this.set = undefined;
     else if (id === envelope.group.trailer) this.group = undefined;
     else if (id === envelope.interchange.trailer) this.delimiters = undefined;
@@ -222,7 +214,13 @@ export class SegmentTokenizer {
       return true;
     }
     const id = buf.toString('latin1', start, idEnd);
-    out.push(new Segment(id, [id], delimiters, {
+    out.push(new Segment(id, [id], delimiters, this.position(offset), end - start + 1));
+    return true;
+  }
+
+  /** Where the segment read at `offset` stands: its envelopes, and its number in its set. */
+  private position(offset: number): SegmentPosition {
+    return {
       file: this.file,
       interchangeIndex: this.interchangeIndex,
       interchange: this.interchange,
@@ -230,8 +228,7 @@ export class SegmentTokenizer {
       set: this.set,
       index: this.set === undefined ? 0 : this.index,
       offset,
-    }, end - start + 1));
-    return true;
+    };
   }
 }
 

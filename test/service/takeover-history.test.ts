@@ -9,7 +9,7 @@ import { BridgeService } from '../../src/service/service.js';
 import { CONSOLE_TOKEN, consoleClient } from '../console/support.js';
 import { appliedReferences, setFaults, useEmulator } from '../support/emulator.js';
 import { freshDatabase } from '../support/postgres.js';
-import { eventsOf, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
+import { adjustmentsJob, baseConfig, eventsOf, korrFile, memoryLogger, tempConfig, until, useCleanups } from './support.js';
 
 /**
  * A file's history of instances (the journal's file_owners): `wisbridge run` A, a child process, is killed (SIGKILL)
@@ -26,28 +26,8 @@ beforeAll(() => {
 
 const ROWS = 24;
 
-const config = (journal: string) => `
-journal: ${journal}
-mappings: ${JSON.stringify(join(root, 'mappings'))}
-services:
-  main:
-    url: ${emu.url}
-    token: { env: WISBRIDGE_TEST_TOKEN }
-    batch_size: 2
-    requests_in_flight: 1
-drops:
-  wms:
-    type: local
-    root: drop
-    settle_ms: 0
-    watch_events: false
-    poll_interval_ms: 50
-inbound:
-  - name: stock
-    drop: wms
-    service: main
-    mappings: [inventory-adjustments]
-metrics: { host: 127.0.0.1, port: 0 }
+const config = (journal: string) => `${baseConfig(emu.url, '\n    batch_size: 2\n    requests_in_flight: 1', journal)}inbound:
+${adjustmentsJob('stock', 'wms')}metrics: { host: 127.0.0.1, port: 0 }
 console: { auth: { bearer_token: { file: console-token } } }
 instance: { lease_ms: 3000, heartbeat_ms: 500 }
 `;
