@@ -5,7 +5,7 @@
 // hundreds of small modules of the sources and of zod and yaml made up most of a command's start-up
 // (docs/performance.md, start-up). Code splitting keeps what a command loads lazily (pg, the console, …) in chunks
 // of its own.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,7 @@ const ENTRIES = [
 ];
 
 /** Packages left to Node: native addons, packages that load files of their own by path, and the optional ones. */
-const pkg = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(join(root, 'package.json'), 'utf8')));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const BUNDLED = new Set(['zod', 'yaml']);
 const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
 
