@@ -204,16 +204,17 @@ export async function readSetRows(journal: Pick<FileJournal, 'iterateLineOutcome
   spans.sort((a, b) => a.first - b.first);
   const errors = new Map<SetResult, Map<number, SegmentError>>();
   let at = 0;
-  for await (const outcome of journal.iterateLineOutcomes(fileId)) {
+  // Each row once, at its first line (a row lies within one set), and no stored answers: a million rows of a set of
+  // several segments each cost no line or parsed answer each (docs/performance.md, X12 against CSV).
+  for await (const outcome of journal.iterateLineOutcomes(fileId, { firstLines: true, results: false })) {
     while (at < spans.length && spans[at].last < outcome.line) at++;
     const span = spans[at];
     if (span && span.first <= outcome.line) {
-      // A row of several lines counts once: its seq is new when it lies past the rows seen (they come in line order).
       const rows = span.rows;
       if (!rows) span.rows = { first: outcome.seq, last: outcome.seq, statuses: { [outcome.status]: 1 } };
-      else if (outcome.seq > rows.last || outcome.seq < rows.first) {
+      else {
         if (outcome.seq > rows.last) rows.last = outcome.seq;
-        else rows.first = outcome.seq;
+        if (outcome.seq < rows.first) rows.first = outcome.seq;
         rows.statuses[outcome.status] = (rows.statuses[outcome.status] ?? 0) + 1;
       }
     }

@@ -70,14 +70,24 @@ export function mergeRanges(ranges: Array<[number, number]>): Array<[number, num
   return merged;
 }
 
-/** The first seq in both range lists, if any. */
+/** The first seq in both lists of sorted, disjoint ranges, if any: one walk along both. */
 function firstCommon(a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArray<readonly [number, number]>): number | undefined {
-  let common: number | undefined;
-  for (const [from, to] of a) {
-    for (const [f, t] of b) if (from <= t && f <= to && (common === undefined || Math.max(from, f) < common)) common = Math.max(from, f);
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    const [from, to] = a[i];
+    const [f, t] = b[j];
+    if (from <= t && f <= to) return Math.max(from, f);
+    if (to < t) i++;
+    else j++;
   }
-  return common;
+  return undefined;
 }
+
+/**
+ * Item rows read in a new request's seq span before its check needs the exact query (q.firstItemIn): the span holds
+ * the gaps between its ranges too (a document of several lines is a range of its own), and item rows there (skipped
+ * or refused rows between documents) are not the request's, but rarely are there more than a few.
+ */
+export const SPAN_ITEMS = 64;
 
 /** block_tokens is keyed by (part, request_id): a block's rows are found by naming every part. */
 export const TOKEN_PARTS = `part IN (${Array.from({ length: INDEX_PARTS }, (_, p) => p).join(', ')})`;
@@ -108,11 +118,10 @@ const q = {
   removeIndex: ['DELETE FROM block_index WHERE request_id = ?', `DELETE FROM block_tokens WHERE ${TOKEN_PARTS} AND request_id = ?`],
   block: `SELECT ${BLOCK_COLUMNS} WHERE b.request_id = ?`,
   bodies: 'SELECT bodies FROM item_blocks WHERE request_id = ?',
-  firstItem: 'SELECT min(seq) AS seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
-  // The first item row in [from, to], then the seqs of the blocks whose span reaches [first, last] (few, since blocks
-  // of a file mostly follow each other): one round trip for both (recordedParams). PostgreSQL reads the same in the
-  // statement that records the blocks (record-blocks.ts).
-  recorded: `SELECT min(seq) AS seq, NULL AS seqs FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?
+  // The first SPAN_ITEMS item rows in a new request's seq span, then the seqs of the blocks whose span reaches it (few,
+  // since blocks of a file mostly follow each other): one statement for both (recordedParams). PostgreSQL reads the
+  // same in the statement that records the blocks (record-blocks.ts).
+  recorded: `SELECT seq, NULL AS seqs FROM (SELECT seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ${SPAN_ITEMS})
      UNION ALL
      SELECT NULL, r.seqs FROM item_blocks b JOIN requests r ON r.id = b.request_id
      WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`,
@@ -125,6 +134,14 @@ const q = {
      WHERE b.file_id = ? AND (b.first_line, b.request_id) > (?, ?) ORDER BY b.first_line, b.request_id LIMIT ?`,
   inSeqRange: `SELECT ${BLOCK_COLUMNS} WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ? ORDER BY b.first_seq`,
   itemSeqs: 'SELECT seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?',
+  // The first item row in any of a request's ranges (its `seqs` text), when its span holds more than SPAN_ITEMS item
+  // rows. CROSS JOIN keeps SQLite from scanning the file's item rows for each range (the ranges first, then the index).
+  firstItemIn: {
+    sqlite: `SELECT min(i.seq) AS seq FROM json_each(?) r CROSS JOIN items i
+      ON i.file_id = ? AND i.seq BETWEEN json_extract(r.value, '$[0]') AND json_extract(r.value, '$[1]')`,
+    postgres: `SELECT min(i.seq) AS seq FROM json_array_elements(?::json) r JOIN items i
+      ON i.file_id = ? AND i.seq BETWEEN (r.value->>0)::bigint AND (r.value->>1)::bigint`,
+  },
   setExceptions: 'UPDATE item_blocks SET exceptions = ? WHERE request_id = ?',
   insertException: `INSERT INTO items (file_id, seq, endpoint, doc_key, first_line, last_line, lines, body, status, request_id, attempt, messages, hint)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -163,22 +180,24 @@ export class Blocks {
   async insert(fileId: number, requestId: number, packed: PackedBatch, bodies: string): Promise<void> {
     const { first, last } = span(packed);
     const rows = await this.sql.values<[number | null, string | null]>(q.recorded, recordedParams(fileId, packed));
+    const spanItems = rows.flatMap(([seq]) => (seq === null ? [] : [seq]));
     const blockSeqs = rows.flatMap(([, seqs]) => (seqs === null ? [] : [JSON.parse(seqs) as Array<[number, number]>]));
-    await this.refuseRecorded(fileId, packed.ranges, rows.find(([seq]) => seq !== null)?.[0] ?? null, blockSeqs);
+    await this.refuseRecorded(fileId, packed.ranges, spanItems, blockSeqs);
     await this.sql.run(q.insert, [requestId, fileId, first, last, packed.firstLine, packed.docs, bodies]);
     if (packed.index !== undefined) await this.insertIndex(fileId, requestId, packed.index);
   }
 
   /**
-   * Throws when a seq of `ranges` is recorded already: `firstItem`, the first item row in the first range;
-   * an item row in a later range; a seq of `blockSeqs`, the seqs (ranges) of blocks that reach their span.
+   * Throws when a seq of `ranges` is recorded already: an item row of `spanItems` (the first SPAN_ITEMS item rows in
+   * the ranges' span, in seq order; when there are that many, every one in the ranges is looked up) or a seq of
+   * `blockSeqs` (the seqs of blocks that reach the span).
    */
-  async refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, firstItem: number | null, blockSeqs: ReadonlyArray<ReadonlyArray<[number, number]>>): Promise<void> {
-    if (firstItem !== null) throw alreadyRecorded(fileId, firstItem);
-    for (const [moreFrom, moreTo] of ranges.slice(1)) {
-      const seq = (await this.sql.get<{ seq: number | null }>(q.firstItem, [fileId, moreFrom, moreTo]))?.seq ?? null;
-      if (seq !== null) throw alreadyRecorded(fileId, seq);
+  async refuseRecorded(fileId: number, ranges: ReadonlyArray<[number, number]>, spanItems: readonly number[], blockSeqs: ReadonlyArray<ReadonlyArray<[number, number]>>): Promise<void> {
+    let item = firstCommon(ranges, spanItems.map((seq) => [seq, seq] as const));
+    if (item === undefined && spanItems.length >= SPAN_ITEMS) {
+      item = (await this.sql.get<{ seq: number | null }>(q.firstItemIn[this.sql.dialect], [JSON.stringify(ranges), fileId]))?.seq ?? undefined;
     }
+    if (item !== undefined) throw alreadyRecorded(fileId, item);
     for (const seqs of blockSeqs) {
       const seq = firstCommon(ranges, seqs);
       if (seq !== undefined) throw alreadyRecorded(fileId, seq);
@@ -311,10 +330,10 @@ function span(packed: PackedBatch): { first: number; last: number } {
   return { first: packed.ranges[0][0], last: packed.ranges[packed.ranges.length - 1][1] };
 }
 
-/** q.recorded's parameters for a new block: its first range's items, the blocks its span reaches. */
+/** q.recorded's parameters for a new block: the item rows in its span, the blocks its span reaches. */
 function recordedParams(fileId: number, packed: PackedBatch): number[] {
   const { first, last } = span(packed);
-  return [fileId, packed.ranges[0][0], packed.ranges[0][1], fileId, first, last];
+  return [fileId, first, last, fileId, first, last];
 }
 
 /** Refuses requests of one commit that share a seq (each would be refused by the next one's check, recorded one by one). */

@@ -1,10 +1,11 @@
 import type { PackedBatch } from './block-pack.js';
 import { sqlNowIso, type SqlPort, type SqlValue } from './sql.js';
+import { SPAN_ITEMS } from './blocks.js';
 
 /*
  * PostgreSQL: a commit's new requests and their item blocks recorded in one statement, with what refusing them needs
- * read in the same snapshot (which does not see the new rows): the file's status, the first item row in each block's
- * first range, the seqs of the blocks recorded before that reach their span. The caller refuses what does not fit
+ * read in the same snapshot (which does not see the new rows): the file's status, the first item rows in each block's
+ * seq span, the seqs of the blocks recorded before that reach their span. The caller refuses what does not fit
  * after the statement (blocks.ts, refuseRecorded), which fails its unit of work and so undoes the inserts. On a
  * distant server a statement whose answer is awaited is a round trip the next request waits for: one for the whole
  * commit, where the file's status, the check and the two inserts of each request would be four.
@@ -23,8 +24,8 @@ export interface RecordedBlocks {
   fileStatus: string | null;
   /** The new requests' ids, in the order of the batches (null when nothing was inserted). */
   requestIds: Array<number | null>;
-  /** Per batch, the first item row in its first range (null: none). */
-  firstItems: Array<number | null>;
+  /** Per batch, the first SPAN_ITEMS item rows in its seq span (blocks.ts, refuseRecorded), in seq order. */
+  spanItems: number[][];
   /** The seqs (ranges) of the blocks recorded before that reach the batches' span. */
   blockSeqs: Array<Array<[number, number]>>;
 }
@@ -42,7 +43,7 @@ function recordText(n: number): string {
     SELECT r.id, ?::bigint, v.first_seq, v.last_seq, v.first_line, v.docs, v.bodies FROM new_requests r JOIN v ON v.seqs = r.seqs)
   SELECT 0 AS kind, (SELECT status FROM file_row) AS status, NULL::bigint AS id, NULL::text AS seqs, NULL::bigint AS seq
   UNION ALL SELECT 1, NULL, id, seqs, NULL FROM new_requests
-  ${Array(n).fill('UNION ALL SELECT 2, NULL, ?::bigint, NULL, (SELECT min(seq) FROM items WHERE file_id = ? AND seq BETWEEN ? AND ?)').join('\n  ')}
+  ${Array(n).fill(`UNION ALL (SELECT 2, NULL, ?::bigint, NULL, seq FROM items WHERE file_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ${SPAN_ITEMS})`).join('\n  ')}
   UNION ALL SELECT 3, NULL, NULL, r.seqs, NULL FROM item_blocks b JOIN requests r ON r.id = b.request_id
     WHERE b.file_id = ? AND b.last_seq >= ? AND b.first_seq <= ?`;
   return texts[n];
@@ -62,15 +63,15 @@ export async function recordWithBlocks(sql: SqlPort, fileId: number, request: { 
     params.push(ord, packed.endpoint, seqsOf[ord], packed.count, from, to, packed.firstLine, packed.docs, bodies);
   });
   params.push(fileId, request.sent ? 'sent' : 'pending', request.at, request.sent ? 1 : 0, fileId);
-  batches.forEach(({ packed }, ord) => params.push(ord, fileId, packed.ranges[0][0], packed.ranges[0][1]));
+  batches.forEach(({ packed }, ord) => params.push(ord, fileId, packed.ranges[0][0], packed.ranges[packed.ranges.length - 1][1]));
   params.push(fileId, first, last);
   const rows = await sql.values<[number, string | null, number | null, string | null, number | null]>(recordText(batches.length), params);
-  const found: RecordedBlocks = { fileStatus: null, requestIds: batches.map(() => null), firstItems: batches.map(() => null), blockSeqs: [] };
+  const found: RecordedBlocks = { fileStatus: null, requestIds: batches.map(() => null), spanItems: batches.map(() => []), blockSeqs: [] };
   const ids = new Map<string, number>();
   for (const [kind, status, id, seqs, seq] of rows) {
     if (kind === 0) found.fileStatus = status;
     else if (kind === 1) ids.set(seqs!, id!);
-    else if (kind === 2) found.firstItems[id!] = seq;
+    else if (kind === 2) found.spanItems[id!].push(seq!);
     else found.blockSeqs.push(JSON.parse(seqs!) as Array<[number, number]>);
   }
   found.requestIds = seqsOf.map((seqs) => ids.get(seqs) ?? null);

@@ -140,7 +140,7 @@ async function recordBatchesInOne(c: InboundContext, t: SqlPort, fileId: number,
   // server runs them in order, and a lease found lost fails the unit, which undoes the statement.
   const [, found] = await Promise.all([c.fence?.hold(t, fileId), recordWithBlocks(t, fileId, { sent, at }, batches)]);
   processingRequired(fileId, found.fileStatus ?? undefined);
-  for (const [i, { packed }] of batches.entries()) await itemBlocks.refuseRecorded(fileId, packed.ranges, found.firstItems[i], found.blockSeqs);
+  for (const [i, { packed }] of batches.entries()) await itemBlocks.refuseRecorded(fileId, packed.ranges, found.spanItems[i], found.blockSeqs);
   const ids = found.requestIds as number[];
   for (const [i, { packed }] of batches.entries()) if (packed.index !== undefined) await itemBlocks.insertIndex(fileId, ids[i], packed.index);
   return ids;

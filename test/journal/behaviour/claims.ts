@@ -310,9 +310,28 @@ export function describeClaims(suite: Suite): void {
       expect(await suite.journal.recordBatches(fileId, [])).toEqual([]);
       const [unsent] = await suite.journal.recordBatches(fileId, [batch([5])]);
       expect((await suite.journal.getRequest(unsent)).status).toBe('pending');
-      for (const [id, seqs] of [[first, [0]], [ids[0], [1, 2]], [ids[1], [3]], [ids[2], [4, 6]], [unsent, [5]]] as const) await suite.journal.completeRequest(id, okOutcomes([...seqs]));
+      // An item row between two of a request's ranges (a skipped row between documents of several lines) is not in it.
+      const [around] = await suite.journal.recordBatches(fileId, [batch([8, 10])], { sent: true });
+      expect((await suite.journal.requestItems(around)).map((i) => i.seq)).toEqual([8, 10]);
+      for (const [id, seqs] of [[first, [0]], [ids[0], [1, 2]], [ids[1], [3]], [ids[2], [4, 6]], [unsent, [5]], [around, [8, 10]]] as const) await suite.journal.completeRequest(id, okOutcomes([...seqs]));
       expect(await suite.journal.finishFile(fileId)).toBe('done');
       await expect(suite.journal.recordBatches(fileId, [batch([20])])).rejects.toThrow(`file ${fileId} is done, not processing`);
+    });
+
+    it('checks a request of many ranges against the item rows between them: refused for one in a range past the first 64 rows, recorded otherwise', async () => {
+      const batch = (seqs: number[]) => {
+        const items = seqs.map((s) => adjustment(s));
+        return { endpoint: EP, packed: packBatch(EP, items), bodies: JSON.stringify(items.map((i) => i.body)) };
+      };
+      // Documents of two lines (seqs 0, 2, 4, …) with a skipped row between each two (1, 3, 5, …): 100 item rows in the span.
+      await suite.journal.addItems(fileId, Array.from({ length: 100 }, (_, i) => ({ seq: 2 * i + 1, lines: [2 * i + 3], status: 'skipped' as const, messages: ['empty row'] })));
+      await suite.journal.addItems(fileId, [{ seq: 180, lines: [182], status: 'skipped', messages: ['empty row'] }]);
+      const even = Array.from({ length: 100 }, (_, i) => 2 * i);
+      await expect(suite.journal.recordBatches(fileId, [batch(even)])).rejects.toThrow(`item 180 of file ${fileId} is already in a request`);
+      await expect(testHooks(suite.journal).recordBatch(fileId, EP, even.map((s) => adjustment(s)))).rejects.toThrow(`item 180 of file ${fileId} is already in a request`);
+      const kept = even.filter((s) => s !== 180);
+      const [id] = await suite.journal.recordBatches(fileId, [batch(kept)]);
+      expect((await suite.journal.requestItems(id)).map((i) => i.seq)).toEqual(kept);
     });
 
     it('names what is not in the journal: a file, a request, an export', async () => {
