@@ -10,7 +10,7 @@ import type { FileOwnerChange } from './leases/file-owners.js';
 import type { DuplicateClaim, FileEvent, JournalStats, NewDuplicate, NewFileEvent } from './admin/reads.js';
 import type {
   Acknowledgement, Backlog, BeginExportInput, ClaimInput, ClaimResult, ExportFile, ExportRecord, ExportRecordInput, ExportTake,
-  ExportStatus, FileRecord, FileStatus, FileSummary, ItemOutcome, ItemWithBody, LineOutcome, LineOutcomeReading, NewItem,
+  ExportStatus, FileRecord, FileStatus, FileSummary, ItemOutcome, ItemWithBody, LineOutcome, NewItem,
   PruneOptions, PruneReport, RecordedRequest, RequestStatus, ResolveOptions, ResolveTarget, ResumeState, StoredItem,
   X12EnvelopeEntry, X12EnvelopePage,
 } from './core/types.js';
@@ -112,8 +112,8 @@ export interface ClaimsAndRequests {
 export interface OutcomesAndResults {
   getFile(fileId: number): Promise<FileRecord>;
   fileSummary(fileId: number): Promise<FileSummary>;
-  /** One outcome per input line, in line order (result files); `reading` narrows it. Safe to interleave with journal writes. */
-  iterateLineOutcomes(fileId: number, reading?: LineOutcomeReading): AsyncIterable<LineOutcome>;
+  /** One outcome per input line, in line order (result files). Safe to interleave with journal writes. */
+  iterateLineOutcomes(fileId: number): AsyncIterable<LineOutcome>;
   failedItems(fileId: number, options?: { limit?: number }): Promise<StoredItem[]>;
   uncertainItems(fileId?: number, options?: { limit?: number }): Promise<StoredItem[]>;
 }

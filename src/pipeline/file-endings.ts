@@ -13,6 +13,7 @@ import type { ResultSpool } from './result-spool.js';
 import type { SenderContext } from './sender.js';
 import type { FileRef, FileReport, ProcessFileOptions } from './types.js';
 import type { X12Reading } from './x12-route.js';
+import type { SetRowsTally } from './x12-structure.js';
 import type { ReceivedAckJournal } from './x12-received-ack.js';
 
 /*
@@ -45,6 +46,8 @@ export interface FileContext {
   life: FileLife;
   /** An X12 file routed by its content: its interchanges, to acknowledge before the file is disposed. */
   x12?: X12Reading;
+  /** Its sets' rows, tallied as its result file is written (the spool's rows, or the journal's). */
+  x12Rows?: SetRowsTally;
 }
 
 /**
@@ -73,7 +76,10 @@ export async function fillCounts(report: FileReport, journal: FileJournal, fileI
 export async function writeResult(ctx: FileContext, journal: FileJournal, file: FileRecord, spool?: ResultSpool): Promise<void> {
   const name = await settleResultName(journal, file, () => freeResultName(ctx));
   const spooled = spool?.finish();
-  await writeResultAs(ctx, name, journal, file.fileId, spooled ? { rows: spooled, counts: spool!.counts } : {});
+  if (spooled) return writeResultAs(ctx, name, journal, file.fileId, { rows: spooled, counts: spool!.counts });
+  // The spool's rows, if any, are not the ones written: what watched them starts again from the journal's.
+  ctx.x12Rows?.reset();
+  await writeResultAs(ctx, name, journal, file.fileId, { watch: ctx.x12Rows });
 }
 
 export async function writeResultAs(ctx: FileContext, name: string, journal: FileJournal, fileId: number, options: Parameters<typeof writeResultFile>[5]): Promise<void> {

@@ -6,7 +6,7 @@ import { WisbridgeError } from '../errors.js';
 import type { FileRecord, InboundJournal, ResultReads } from '../journal/index.js';
 import type { FileConcluded, RuntimeParts } from '../runtime/runtime.js';
 import type { FileLife } from './file-life.js';
-import { resultStream, type ResultRowOverride } from './result-file.js';
+import { resultStream, type ResultRowOverride, type ResultRowWatch } from './result-file.js';
 import { emptyRowCounts, type RowCounts } from './types.js';
 
 /*
@@ -43,10 +43,11 @@ export async function settleResultName(journal: LifecycleJournal, file: Pick<Fil
  * file's result). `counts` are complete once written.
  */
 export async function writeResultFile(
-  journal: ResultReads, drop: Drop, folder: FolderRole, fileId: number, name: string, options: { override?: ResultRowOverride; rows?: Buffer | Readable; counts?: RowCounts } = {},
+  journal: ResultReads, drop: Drop, folder: FolderRole, fileId: number, name: string,
+  options: { override?: ResultRowOverride; rows?: Buffer | Readable; counts?: RowCounts; watch?: ResultRowWatch } = {},
 ): Promise<RowCounts> {
   const counts = options.counts ?? emptyRowCounts();
-  const rows = options.rows ?? resultStream(journal, fileId, options.override, counts);
+  const rows = options.rows ?? resultStream(journal, fileId, options.override, counts, options.watch);
   await drop.writeAtomic(folder, name, rows, { overwrite: true });
   return counts;
 }

@@ -22,7 +22,7 @@ import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions 
 import { writeAck } from './x12-ack.js';
 import { routeX12, startsAsX12 } from './x12-route.js';
 import { readAcksIfAny, recordReceivedAcks, type AckReading } from './x12-received-ack.js';
-import { envelopeEntries, readSetRows } from './x12-structure.js';
+import { envelopeEntries, SetRowsTally } from './x12-structure.js';
 
 export type { FileRuntime } from './file-endings.js';
 
@@ -116,6 +116,7 @@ async function routeByContent(ctx: FileContext, snapshot: Snapshot): Promise<Map
     const acks = await readAcksIfAny(snapshot.open, ctx.name);
     if (acks) return acks;
     ctx.x12 = await routeX12({ ...job, x12: job.x12 }, await ctx.runtime.mappings(), ctx.runtime.loaded.config.partners, snapshot.open, ctx.name);
+    ctx.x12Rows = new SetRowsTally(ctx.x12);
     return ctx.x12.mapping;
   } catch (error) {
     if (isWisbridgeError(error) && (FILE_LEVEL.has(error.code) || error.code === 'X12_SYNTAX')) return describeError(error);
@@ -157,7 +158,7 @@ async function processSnapshot(ctx: FileContext, mapping: Mapping | AckReading, 
   const sender: SenderContext = { journal, client: await runtime.client(job.service), fileId: claim.fileId, logger: ctx.logger, stats: { requests: 0 }, lease: ctx.lease };
   // A first run writes its result rows as they are decided; a resumed one reads them all back from the journal.
   // The rows of received acknowledgements are read back from the journal (they are few): no spool.
-  const spool = claim.status === 'new' && !('acks' in mapping) ? await ResultSpool.open(snapshotFolder(runtime)) : undefined;
+  const spool = claim.status === 'new' && !('acks' in mapping) ? await ResultSpool.open(snapshotFolder(runtime), { watch: ctx.x12Rows }) : undefined;
   try {
     return await streamAndFinish(ctx, mapping, snapshot, journal, sender, spool);
   } catch (error) {
@@ -220,7 +221,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping | AckReading, 
 async function acknowledge(ctx: FileContext, fileId: number): Promise<void> {
   if (!ctx.x12) return;
   const journal = await ctx.runtime.journal();
-  const rows = await readSetRows(journal, fileId, ctx.x12);
+  const rows = ctx.x12Rows!.finish();
   await ctx.lease?.ready();
   await journal.recordX12Envelopes(fileId, envelopeEntries(ctx.x12, rows));
   const name = await writeAck(ctx, journal, await journal.getFile(fileId), ctx.x12);

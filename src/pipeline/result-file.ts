@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { RETURNED_FIELDS } from '../contract/index.js';
 import { fitName } from '../drops/index.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
-import type { LineOutcome, ResultReads } from '../journal/index.js';
+import type { ItemStatus, LineOutcome, ResultReads } from '../journal/index.js';
 import { joinMessages } from '../util/messages.js';
 import { TextBuffer } from '../util/text-buffer.js';
 
@@ -53,6 +53,11 @@ export interface ResultRowOverride {
 
 /** What a result row says of a line: the outcome of the document the line belongs to. */
 export type RowOutcome = Pick<LineOutcome, 'docKey' | 'status' | 'result' | 'hint'> & { messages: readonly string[] };
+
+/** Told of each row of a result file as it is written (its line, its item's seq, status and messages), in line order. */
+export interface ResultRowWatch {
+  row(line: number, seq: number, status: ItemStatus, messages: readonly string[]): void;
+}
 
 /** A cell of a value: empty for none, numbers as they are, text neutralized and quoted when needed (csvField). */
 function valueCell(out: TextBuffer, value: unknown): void {
@@ -116,13 +121,17 @@ export const RESULT_HEADER = csvRow(RESULT_COLUMNS);
 /** Result rows are handed on in chunks of about this many bytes. */
 export const RESULT_CHUNK = 64 * 1024;
 
-/** The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status. */
-export function resultStream(journal: ResultReads, fileId: number, override?: ResultRowOverride, counts?: Record<string, number>): Readable {
+/**
+ * The result file of a journal file, generated while streaming (constant memory); `counts` receives rows per status,
+ * `watch` each row.
+ */
+export function resultStream(journal: ResultReads, fileId: number, override?: ResultRowOverride, counts?: Record<string, number>, watch?: ResultRowWatch): Readable {
   async function* lines(): AsyncGenerator<Buffer> {
     const chunk = new TextBuffer(2 * RESULT_CHUNK);
     chunk.text(RESULT_HEADER);
     for await (const o of journal.iterateLineOutcomes(fileId)) {
       writeResultRow(chunk, o.line, o, override, counts);
+      watch?.row(o.line, o.seq, o.status, o.messages);
       if (chunk.length >= RESULT_CHUNK) {
         yield Buffer.from(chunk.bytes());
         chunk.clear();

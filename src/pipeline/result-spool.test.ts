@@ -78,7 +78,7 @@ describe('ResultSpool: result rows in the mapper\'s order as they are decided', 
   });
 
   it('writes an answered request on the event loop\'s next turn (the answer\'s slot goes to the next request first)', async () => {
-    const spool = await ResultSpool.open(dir, 0);
+    const spool = await ResultSpool.open(dir, { heldBytes: 0 });
     spool.documents(1);
     spool.answer(spool.sending(1), [doc(2)], [ok(2)]);
     expect(existsSync(spool.path)).toBe(false);
@@ -87,7 +87,7 @@ describe('ResultSpool: result rows in the mapper\'s order as they are decided', 
     expect(statSync(spool.path).mode & 0o777).toBe(0o600);
 
     // given up before its turn: nothing is written after the file is closed
-    const dropped = await ResultSpool.open(dir, 0);
+    const dropped = await ResultSpool.open(dir, { heldBytes: 0 });
     dropped.documents(1);
     dropped.answer(dropped.sending(1), [doc(2)], [ok(2)]);
     await dropped.remove();
@@ -129,7 +129,7 @@ describe('ResultSpool: result rows in the mapper\'s order as they are decided', 
     expect(small.counts.ok).toBe(1000);
     await small.remove();
 
-    const spilled = await ResultSpool.open(dir, 4096);
+    const spilled = await ResultSpool.open(dir, { heldBytes: 4096 });
     expect(await run(spilled, 1000)).toEqual({ held: false, csv: expected(1000) });
     expect(readFileSync(spilled.path, 'utf8')).toBe(expected(1000));
     expect(statSync(spilled.path).mode & 0o777).toBe(0o600);
@@ -145,12 +145,12 @@ describe('ResultSpool: result rows in the mapper\'s order as they are decided', 
       spool.answer(spool.sending(n), lines.map((l) => doc(l)), lines.map((l) => ok(l)));
       await new Promise(setImmediate);
     };
-    const first = await ResultSpool.open(dir, 1 << 20, budget);
+    const first = await ResultSpool.open(dir, { heldBytes: 1 << 20, budget });
     await answerRows(first, 2, 10);
     expect(budget.held).toBeGreaterThan(0);
     expect(readdirSync(dir)).toEqual([]);
     // The budget is not enough for a second spool's rows: it writes its file.
-    const second = await ResultSpool.open(dir, 1 << 20, budget);
+    const second = await ResultSpool.open(dir, { heldBytes: 1 << 20, budget });
     await answerRows(second, 2, 100);
     expect(readdirSync(dir)).toEqual([second.path.split('/').pop()]);
     const out = first.finish()!;
@@ -159,7 +159,7 @@ describe('ResultSpool: result rows in the mapper\'s order as they are decided', 
     await first.remove();
     expect(budget.held).toBe(0);
     // The first spool grew past the budget: it spilled and gave back what it held.
-    const third = await ResultSpool.open(dir, 1 << 20, budget);
+    const third = await ResultSpool.open(dir, { heldBytes: 1 << 20, budget });
     await answerRows(third, 2, 10);
     const held = budget.held;
     expect(held).toBeGreaterThan(0);

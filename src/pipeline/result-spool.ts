@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { ItemOutcome } from '../journal/index.js';
 import { HELD_BYTES, type HeldBytes } from '../util/held-bytes.js';
 import { TextBuffer } from '../util/text-buffer.js';
-import { RESULT_HEADER, writeResultRow, type RowOutcome } from './result-file.js';
+import { RESULT_HEADER, writeResultRow, type ResultRowWatch, type RowOutcome } from './result-file.js';
 import { privateFile } from './source.js';
 import { emptyRowCounts, type RowCounts } from './types.js';
 
@@ -83,11 +83,14 @@ export class ResultSpool {
    * `path`: where the rows go once they outgrow `heldBytes` (created then: its disk metadata is paid once for a big
    * file, not for every small one; docs/performance.md, "Settings chosen by measurement").
    */
-  private constructor(readonly path: string, private readonly heldLimit: number, private readonly budget: HeldBytes) {}
+  private constructor(readonly path: string, private readonly heldLimit: number, private readonly budget: HeldBytes, private readonly watch: ResultRowWatch | undefined) {}
 
-  /** `heldBytes`: what this spool may hold; `budget`: what the process may hold in all (HELD_BYTES). */
-  static async open(dir: string, heldBytes = SPOOL_HELD_BYTES, budget: HeldBytes = HELD_BYTES): Promise<ResultSpool> {
-    return new ResultSpool(await privateFile(dir, 'result'), heldBytes, budget);
+  /**
+   * `heldBytes`: what this spool may hold; `budget`: what the process may hold in all (HELD_BYTES); `watch`: told of
+   * each record written (at its first line), valid only when the spool ends whole.
+   */
+  static async open(dir: string, options: { heldBytes?: number; budget?: HeldBytes; watch?: ResultRowWatch } = {}): Promise<ResultSpool> {
+    return new ResultSpool(await privateFile(dir, 'result'), options.heldBytes ?? SPOOL_HELD_BYTES, options.budget ?? HELD_BYTES, options.watch);
   }
 
   /** The mapper gave `count` more documents (in its order, between the rows skipped and rejected around them). */
@@ -188,7 +191,7 @@ export class ResultSpool {
     const { extras } = this;
     while (this.live && this.extraHead < extras.length && extras[this.extraHead].after <= this.written) {
       const row = extras[this.extraHead++];
-      this.rows(row.lines, row);
+      this.rows(undefined, row.lines, row);
     }
   }
 
@@ -209,19 +212,23 @@ export class ResultSpool {
       current.result = o.status === 'ok' ? o.result ?? null : null;
       current.messages = o.status === 'ok' ? NO_MESSAGES : o.messages ?? NO_MESSAGES;
       current.hint = o.status === 'ok' ? null : o.hint ?? null;
-      this.rows(doc.lines, current);
+      this.rows(doc.seq, doc.lines, current);
       this.written++;
     }
   }
 
-  /** The rows of one record; the spool is given up when they do not follow the lines written so far. */
-  private rows(lines: readonly number[], outcome: RowOutcome): void {
+  /**
+   * The rows of one record; the spool is given up when they do not follow the lines written so far. `seq`: its item's
+   * in the journal; undefined for a row the mapper rejected or skipped, whose seq is its first line (file-batches.ts).
+   */
+  private rows(seq: number | undefined, lines: readonly number[], outcome: RowOutcome): void {
     const sorted = ascending(lines);
     if (sorted[0] <= this.lastLine) {
       this.abandon();
       return;
     }
     for (const line of sorted) writeResultRow(this.chunk, line, outcome, undefined, this.counts);
+    this.watch?.row(sorted[0], seq ?? sorted[0], outcome.status, outcome.messages);
     this.lastLine = sorted[sorted.length - 1];
   }
 

@@ -5,8 +5,8 @@ import {
   ackKindFor, addSegmentErrors, groupVerdict, isAccepted, placeIn, REASONS,
   type ElementError, type GroupResult, type InterchangeResult, type Refusal, type SegmentError, type SetResult,
 } from '../x12/index.js';
-import type { FileJournal } from './file-endings.js';
 import { jobOfFile } from './lifecycle.js';
+import type { ResultRowWatch } from './result-file.js';
 import type { SetLines, X12Reading } from './x12-route.js';
 
 /*
@@ -114,7 +114,7 @@ function refusalsOf(refusals: readonly Refusal[]): RefusalView[] {
   });
 }
 
-/** The entries of a file's envelopes in file order, ord 0 its totals; `rows` once the rows are decided (readSetRows). */
+/** The entries of a file's envelopes in file order, ord 0 its totals; `rows` once the rows are decided (SetRowsTally). */
 export function envelopeEntries(reading: X12Reading, rows?: ReadonlyMap<SetResult, SetRows>): X12EnvelopeEntry[] {
   const entries: X12EnvelopeEntry[] = [];
   const totals: FileEnvelopes = { interchanges: reading.interchanges.length, groups: 0, sets: 0, listed: 0, refused: 0, rowsRead: rows !== undefined };
@@ -184,44 +184,65 @@ interface Span {
 }
 
 /**
- * One pass over the file's line outcomes once its rows are decided: each listed set's rows (the seqs of its first and
- * last, and their statuses) and its data errors, as AK3/AK4: each error message that names a segment and element of a
- * set (`…, set 0003, segment 7 (W12), element 03: "3,250" is not a number`) is added to the set (`addSegmentErrors`),
- * which refuses it (`set-data`).
+ * Each listed set's rows (the seqs of its first and last, and their statuses) and its data errors, tallied from the
+ * rows of the file's result file as they are written (ResultRowWatch: the spool's rows of a first run, or the
+ * journal's when it writes them), in line order; `finish` adds the data errors to their sets as AK3/AK4: each error
+ * message that names a segment and element of a set (`…, set 0003, segment 7 (W12), element 03: "3,250" is not a
+ * number`) is added to the set (`addSegmentErrors`), which refuses it (`set-data`). Tallied while writing rather than
+ * read back from the journal after it: a million rows read again cost more than the result file itself
+ * (docs/performance.md, X12 against CSV).
  */
-export async function readSetRows(journal: Pick<FileJournal, 'iterateLineOutcomes'>, fileId: number, reading: X12Reading): Promise<Map<SetResult, SetRows>> {
-  const spans: Span[] = [];
-  const byPlace = new Map<string, SetResult>();
-  for (const { result } of reading.interchanges) {
-    for (const group of result.groups) {
-      for (const set of group.sets) {
-        byPlace.set(`${result.control}\u0000${set.control}`, set);
-        const lines = reading.setLines.get(set);
-        if (lines) spans.push({ set, ...lines });
+export class SetRowsTally implements ResultRowWatch {
+  private spans: Span[] = [];
+  private readonly byPlace = new Map<string, SetResult>();
+  private errors = new Map<SetResult, Map<number, SegmentError>>();
+  private at = 0;
+
+  constructor(private readonly reading: X12Reading) {
+    this.reset();
+  }
+
+  /** Forgets what was tallied: the rows are about to be written again (a spool given up, the journal's rows instead). */
+  reset(): void {
+    this.spans = [];
+    this.byPlace.clear();
+    for (const { result } of this.reading.interchanges) {
+      for (const group of result.groups) {
+        for (const set of group.sets) {
+          this.byPlace.set(`${result.control}\u0000${set.control}`, set);
+          const lines = this.reading.setLines.get(set);
+          if (lines) this.spans.push({ set, ...lines });
+        }
       }
     }
+    this.spans.sort((a, b) => a.first - b.first);
+    this.errors = new Map();
+    this.at = 0;
   }
-  spans.sort((a, b) => a.first - b.first);
-  const errors = new Map<SetResult, Map<number, SegmentError>>();
-  let at = 0;
-  // Each row once, at its first line (a row lies within one set), and no stored answers: a million rows of a set of
-  // several segments each cost no line or parsed answer each (docs/performance.md, X12 against CSV).
-  for await (const outcome of journal.iterateLineOutcomes(fileId, { firstLines: true, results: false })) {
-    while (at < spans.length && spans[at].last < outcome.line) at++;
-    const span = spans[at];
-    if (span && span.first <= outcome.line) {
+
+  row(line: number, seq: number, status: ItemStatus, messages: readonly string[]): void {
+    const { spans } = this;
+    while (this.at < spans.length && spans[this.at].last < line) this.at++;
+    const span = spans[this.at];
+    if (span && span.first <= line) {
+      // A row of several lines counts once: its seq is new when it lies past the rows seen (they come in line order).
       const rows = span.rows;
-      if (!rows) span.rows = { first: outcome.seq, last: outcome.seq, statuses: { [outcome.status]: 1 } };
-      else {
-        if (outcome.seq > rows.last) rows.last = outcome.seq;
-        if (outcome.seq < rows.first) rows.first = outcome.seq;
-        rows.statuses[outcome.status] = (rows.statuses[outcome.status] ?? 0) + 1;
-      }
+      if (!rows) span.rows = { first: seq, last: seq, statuses: { [status]: 1 } };
+      else if (seq > rows.last || seq < rows.first) {
+        if (seq > rows.last) rows.last = seq;
+        else rows.first = seq;
+        rows.statuses[status] = (rows.statuses[status] ?? 0) + 1;
+      } else return;
     }
-    if (outcome.status === 'error') for (const message of outcome.messages) noteError(errors, byPlace, message);
+    if (status === 'error') for (const message of messages) noteError(this.errors, this.byPlace, message);
   }
-  for (const [set, segments] of errors) addSegmentErrors(set, [...segments.values()].sort((a, b) => a.index - b.index));
-  return new Map(spans.filter((s) => s.rows !== undefined).map((s) => [s.set, s.rows!]));
+
+  /** The sets' rows; their data errors added to them (once: a second call adds nothing). */
+  finish(): Map<SetResult, SetRows> {
+    for (const [set, segments] of this.errors) addSegmentErrors(set, [...segments.values()].sort((a, b) => a.index - b.index));
+    this.errors = new Map();
+    return new Map(this.spans.filter((s) => s.rows !== undefined).map((s) => [s.set, s.rows!]));
+  }
 }
 
 function noteError(errors: Map<SetResult, Map<number, SegmentError>>, byPlace: ReadonlyMap<string, SetResult>, message: string): void {

@@ -1,7 +1,7 @@
 import { blockItemStatus, packedDocs, type BlockRow } from '../core/blocks.js';
 import { decodeLines, effectiveStatus, parseMessages } from '../core/rows.js';
 import { LineHeap, Pager } from '../core/line-merge.js';
-import type { ItemStatus, LineOutcome, LineOutcomeReading, Resolution } from '../core/types.js';
+import type { ItemStatus, LineOutcome, Resolution } from '../core/types.js';
 import type { OperatorContext } from './operator-context.js';
 
 const PAGE = 2000;
@@ -20,12 +20,9 @@ type LinePageRow = [
  * Line outcomes from two sources read in first-line order: item rows (paged by first_line, seq) and item
  * blocks (paged by their first line). Every line of what was read goes into a min-heap; a line leaves it
  * once nothing unread can start before it, so lines of interleaved documents still come out in order.
- * `reading` narrows it for a read that counts rows rather than writes them (LineOutcomeReading).
  */
-export async function* iterateLineOutcomes(c: OperatorContext, fileId: number, reading: LineOutcomeReading = {}): AsyncGenerator<LineOutcome> {
+export async function* iterateLineOutcomes(c: OperatorContext, fileId: number): AsyncGenerator<LineOutcome> {
   const { sql, q } = c;
-  const firstLines = reading.firstLines === true;
-  const withResults = reading.results !== false;
   const heap = new LineHeap();
   // Request statuses of the current page: other writes may run between two pages, so it is emptied per page.
   const requestStatuses = new Map<number, string | null>();
@@ -52,17 +49,17 @@ export async function* iterateLineOutcomes(c: OperatorContext, fileId: number, r
         }
         status = effectiveStatus(itemStatus, requestStatus);
       }
-      const result = status === 'ok' && withResults ? await c.results.resultOf(requestId, seq) : null;
+      const result = status === 'ok' ? await c.results.resultOf(requestId, seq) : null;
       const messages = parseMessages(messagesText);
-      if ((firstLines || (lines === null && firstLine === lastLine)) && (heap.size === 0 || heap.top.line > firstLine) && firstLine < blocks.peekLine()) {
+      if (lines === null && firstLine === lastLine && (heap.size === 0 || heap.top.line > firstLine) && firstLine < blocks.peekLine()) {
         yield { line: firstLine, seq, itemId: id, endpoint, docKey, status, result, messages, hint, resolution };
         continue;
       }
-      for (const line of firstLines ? [firstLine] : decodeLines(firstLine, lastLine, lines)) {
+      for (const line of decodeLines(firstLine, lastLine, lines)) {
         heap.push({ line, seq, itemId: id, endpoint, docKey, status, result, messages, hint, resolution });
       }
     } else {
-      yield* blockLines(c, blocks.take(), heap, rows, blocks, firstLines, withResults);
+      yield* blockLines(c, blocks.take(), heap, rows, blocks);
     }
   }
 }
@@ -71,21 +68,18 @@ export async function* iterateLineOutcomes(c: OperatorContext, fileId: number, r
  * A block's lines: straight out when they are the usual block (one line per item, ascending, before anything else
  * unread), into the heap otherwise. One generator per block, never per row.
  */
-async function* blockLines(
-  c: OperatorContext, block: BlockRow, heap: LineHeap, rows: Pager<LinePageRow>, blocks: Pager<BlockRow>, firstLines: boolean, withResults: boolean,
-): AsyncGenerator<LineOutcome> {
+async function* blockLines(c: OperatorContext, block: BlockRow, heap: LineHeap, rows: Pager<LinePageRow>, blocks: Pager<BlockRow>): AsyncGenerator<LineOutcome> {
   const copied = await c.blocks.copiedSeqs(block);
   const status = blockItemStatus(block.status);
   // Packed [seq, docKey, firstLine, lastLine, lines] entries, read as they are (no object per item).
   const entries = packedDocs(block);
   // Results are stored in the items' order: read in step with the entries, looked up only when they differ.
-  const results = status === 'ok' && withResults ? await c.results.resultList(block.request_id) : [];
+  const results = status === 'ok' ? await c.results.resultList(block.request_id) : [];
   if (blocks.empty) await blocks.fill();
   const frontierAfter = Math.min(rows.peekLine(), blocks.peekLine());
-  // Straight out when what is given of each item is one line, ascending, before anything unread.
-  let direct = heap.size === 0 && entries[entries.length - 1][firstLines ? 2 : 3] < frontierAfter;
+  let direct = heap.size === 0 && entries[entries.length - 1][3] < frontierAfter;
   for (let i = 0; direct && i < entries.length; i++) {
-    direct = (firstLines || (entries[i][4] === null && entries[i][2] === entries[i][3])) && (i === 0 || entries[i][2] > entries[i - 1][2]);
+    direct = entries[i][4] === null && entries[i][2] === entries[i][3] && (i === 0 || entries[i][2] > entries[i - 1][2]);
   }
   let resultById: Map<number, unknown> | undefined;
   const noMessages: string[] = [];
@@ -99,7 +93,7 @@ async function* blockLines(
       yield { line: firstLine, seq, itemId: null, endpoint: block.endpoint, docKey, status, result, messages: noMessages, hint: null, resolution: null };
       continue;
     }
-    for (const line of firstLines ? [firstLine] : lines ?? decodeLines(firstLine, lastLine, null)) {
+    for (const line of lines ?? decodeLines(firstLine, lastLine, null)) {
       heap.push({ line, seq, itemId: null, endpoint: block.endpoint, docKey, status, result, messages: noMessages, hint: null, resolution: null });
     }
   }

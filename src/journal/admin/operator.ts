@@ -3,7 +3,7 @@ import type { Fence } from '../leases/leases.js';
 import { parseMessages, toItem, type ItemRow } from '../core/rows.js';
 import type { SqlPort } from '../core/sql.js';
 import type { InboundReads } from '../inbound/inbound-reads.js';
-import type { Backlog, FileRecord, FileStatus, HistoryEntry, ItemWithBody, LineOutcomeReading, StoredItem } from '../core/types.js';
+import type { Backlog, FileRecord, FileStatus, HistoryEntry, ItemWithBody, StoredItem } from '../core/types.js';
 import { beginRedrive, resolveUncertain } from './operator-actions.js';
 import { fileIn, statementsOf, toFile, type FileRow, type OperatorContext } from './operator-context.js';
 import { iterateLineOutcomes } from './line-outcomes.js';
@@ -97,7 +97,7 @@ export function createOperator(sql: SqlPort, now: () => string, results: Inbound
     beginRedrive: (fileId: number) => beginRedrive(c, fileId),
     resolveUncertain: (target: Parameters<typeof resolveUncertain>[1], options: Parameters<typeof resolveUncertain>[2]) => resolveUncertain(c, target, options),
     /** One outcome per input line, in line order, for the result file. Safe to interleave with journal writes. */
-    iterateLineOutcomes: (fileId: number, reading?: LineOutcomeReading) => iterateLineOutcomes(c, fileId, reading),
+    iterateLineOutcomes: (fileId: number) => iterateLineOutcomes(c, fileId),
     backlog: () => backlog(c),
   };
 }

@@ -129,14 +129,6 @@ export interface LineOutcome {
   resolution: Resolution | null;
 }
 
-/** A narrower read of a file's line outcomes, for one that counts its rows rather than writes them. */
-export interface LineOutcomeReading {
-  /** Each item once, at its first line, instead of once per line it spans (still in line order). */
-  firstLines?: boolean;
-  /** false: no `result` (null), so no stored answer is read and parsed. */
-  results?: boolean;
-}
-
 export type StatusCounts = Record<ItemStatus, number>;
 
 export interface FileSummary extends StatusCounts {
