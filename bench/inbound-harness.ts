@@ -195,6 +195,8 @@ export interface BridgeSetup {
   inFlight: number;
   /** An SFTP drop this far away instead of local folders (bench/bench-drop.ts). */
   sftp?: DistantSftp;
+  /** The mapping's YAML instead of ADJUSTMENTS_MAPPING. */
+  mapping?: string;
 }
 
 /**
@@ -205,7 +207,7 @@ export function bridgeWorkspace(work: string, file: string, emulator: Emulator, 
   for (const f of ['mappings', 'commits']) mkdirSync(join(work, f), { recursive: true });
   const drop = benchDrop(work, [file], setup.sftp);
   writeFileSync(join(work, 'token'), emulator.token);
-  writeFileSync(join(work, 'mappings', 'adjustments.yaml'), ADJUSTMENTS_MAPPING);
+  writeFileSync(join(work, 'mappings', 'adjustments.yaml'), setup.mapping ?? ADJUSTMENTS_MAPPING);
   const config = join(work, 'wisbridge.yaml');
   writeFileSync(config, [
     setup.journal ?? 'journal: journal.sqlite', 'mappings: mappings',

@@ -39,3 +39,35 @@ export function write945(file: string, rows: number, skus: readonly string[], pe
     (row, l) => [`LX*${l}`, `W12*CC*${(row % 9) + 1}*${(row % 9) + 1}**EA**VN*${skus[row % skus.length]}`],
     ['W03*8*12.5*LB']);
 }
+
+/**
+ * The rows of write947 as CSV (SKU,QTY,REASON,REF,DATE,COMPANY,LOT), and a CSV mapping giving the same requests as the
+ * shipped 947 mapping gives of them (the same transforms, reason table and date format): the X12 path against the CSV
+ * path on the same rows, the same requests sent.
+ */
+export async function write947AsCsv(file: string, rows: number, skus: readonly string[], perSet = 1000): Promise<void> {
+  const out = createWriteStream(file);
+  let chunk = 'SKU,QTY,REASON,REF,DATE,COMPANY,LOT\n';
+  for (let row = 0; row < rows; row++) {
+    chunk += `${skus[row % skus.length]},${1 + (row % 5)},AA,B-${Math.floor(row / perSet) + 1},20261119,ACME,\n`;
+    if (chunk.length > 1 << 16) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+}
+
+export const ADJUSTMENTS_947_CSV_MAPPING = [
+  'document: inventory.adjustments', 'files: "ADJ_*.csv"',
+  'tables:', '  w19_reason: { "05": Product put on hold, "07": Product dumped or destroyed, "51": Unable-to-locate product located, "55": Product taken off hold, AA: Physical count, AU: Damaged in facility, AV: Damaged in transit, AY: Receipt error }',
+  'request:', '  fields:',
+  '    product_code: { column: SKU, transforms: [trim, upper] }',
+  '    quantity: { column: QTY, type: number }',
+  '    reason: { column: REASON, transforms: [{ lookup: { table: w19_reason } }] }',
+  '    reference: REF',
+  '    date: { column: DATE, type: date, format: yyyyMMdd }',
+  '    lot_number: LOT',
+  '    company_code: COMPANY', '',
+].join('\n');

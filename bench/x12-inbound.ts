@@ -2,7 +2,8 @@
 // the envelopes → mapping → journal → client → result file, 997 → archive) against the emulator on loopback, each run
 // against an emulator of its own (its memory not counted), alternating CSV and X12 in one sitting. The X12 file is a
 // 947 (Warehouse Inventory Adjustment Advice) of `rows` W19 lines in sets of 1,000 (mappings/x12-947-inventory-
-// adjustments.yaml), the CSV file the same adjustments (bench/inbound-harness.ts, SKU,QTY,REASON,REF,COMPANY). Prints,
+// adjustments.yaml), the CSV file the same rows (SKU,QTY,REASON,REF,DATE,COMPANY,LOT) read by a mapping that makes the
+// same requests of them (bench/x12-files.ts: the same transforms, reason table and date). Prints,
 // for each: elapsed time, rows/s, CPU per row, peak RSS (VmHWM), the machine load; then X12 ÷ CSV. Goal (issue #44):
 // X12 ≥ 0.8× the CSV rows/s, within the same peak RSS bound (docs/operations.md, sizing).
 // npx tsx bench/x12-inbound.ts [rows=1000000] [runs=1] [batch=1000]      BENCH_IN_FLIGHT (2), BENCH_HEAP_MB as for bench/inbound.ts
@@ -10,10 +11,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  ADJUSTMENT_SKUS, bridgeArgs, bridgeSummary, bridgeWorkspace, heapFlags, loads, mb, measure, median, root, startEmulator, writeAdjustments, type Emulator, type Run,
+  ADJUSTMENT_SKUS, bridgeArgs, bridgeSummary, bridgeWorkspace, heapFlags, loads, mb, measure, median, root, startEmulator, type Emulator, type Run,
 } from './inbound-harness.js';
 import { benchDrop } from './bench-drop.js';
-import { write947 } from './x12-files.js';
+import { ADJUSTMENTS_947_CSV_MAPPING, write947, write947AsCsv } from './x12-files.js';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const RUNS = Number(process.argv[3] ?? 1);
@@ -43,7 +44,7 @@ function x12Workspace(work: string, file: string, emulator: Emulator): string {
 
 const csvFile = join(dir, 'ADJ_BENCH.csv');
 const x12File = join(dir, 'NWL_947_BENCH.edi');
-await writeAdjustments(csvFile, ROWS);
+await write947AsCsv(csvFile, ROWS, ADJUSTMENT_SKUS, PER_SET);
 await write947(x12File, ROWS, ADJUSTMENT_SKUS, PER_SET);
 
 interface Measured { kind: 'csv' | 'x12'; run: Run; load: number[] }
@@ -53,7 +54,7 @@ for (let i = 0; i < RUNS; i++) {
     const work = join(dir, `${kind}-${i}`);
     const emulator = await startEmulator();
     const config = kind === 'csv'
-      ? bridgeWorkspace(work, csvFile, emulator, { batch: BATCH, inFlight: IN_FLIGHT })
+      ? bridgeWorkspace(work, csvFile, emulator, { batch: BATCH, inFlight: IN_FLIGHT, mapping: ADJUSTMENTS_947_CSV_MAPPING })
       : x12Workspace(work, x12File, emulator);
     const load = loadavg();
     const run = await measure(bridgeArgs(config), emulator, { ...process.env, BENCH_COMMIT_DIR: join(work, 'commits'), BENCH_JOURNAL: 'sqlite' });

@@ -1,6 +1,7 @@
 // The mapping stage alone, in this process, by CPU time: the same rows as X12 and as CSV, best of `rounds`
 // alternating passes. X12 is the routing pass over the envelopes (readEnvelopes) plus the mapping with the verdicts it
-// gave (as the pipeline runs them); CSV is the mapping alone. 947 against the adjustments CSV (1 row a document), 945
+// gave (as the pipeline runs them); CSV is the mapping alone. 947 against a CSV of its rows mapped to the same requests
+// (bench/x12-files.ts, 1 row a document), 945
 // against a customer-shipment ship CSV (4 lines an order, ids from a table): the 945 cannot go through the whole path
 // against the emulator at this size (an order ships once), bench/x12-inbound.ts runs the 947 there.
 // npx tsx bench/x12-mapping.ts [rows=1000000] [rounds=3]
@@ -11,8 +12,8 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { mapInbound, parseMapping, TableReferenceIds, type Mapping } from '../src/mapping/index.js';
 import { readEnvelopes } from '../src/x12/index.js';
-import { ADJUSTMENTS_MAPPING, ADJUSTMENT_SKUS, loads, root, writeAdjustments } from './inbound-harness.js';
-import { write945, write947 } from './x12-files.js';
+import { ADJUSTMENT_SKUS, loads, root } from './inbound-harness.js';
+import { ADJUSTMENTS_947_CSV_MAPPING, write945, write947, write947AsCsv } from './x12-files.js';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 
@@ -100,7 +101,7 @@ if (sizeMb > 0) {
 }
 try {
   const files = { adjCsv: join(dir, 'adj.csv'), adj947: join(dir, 'adj.edi'), shipCsv: join(dir, 'ship.csv'), ship945: join(dir, 'ship.edi') };
-  await writeAdjustments(files.adjCsv, ROWS);
+  await write947AsCsv(files.adjCsv, ROWS, ADJUSTMENT_SKUS);
   await write947(files.adj947, ROWS, ADJUSTMENT_SKUS);
   await writeShipCsv(files.shipCsv);
   await write945(files.ship945, ROWS, ADJUSTMENT_SKUS);
@@ -108,7 +109,7 @@ try {
   for (let k = 1; k <= ROWS / 4 + 1; k++) ids[`SO-${k}`] = k;
   const references = new TableReferenceIds({ customerShipment: ids });
   const cases = [
-    { name: '947 / adjustments', csv: [files.adjCsv, compile(ADJUSTMENTS_MAPPING), undefined], x12: [files.adj947, shipped('x12-947-inventory-adjustments.yaml'), undefined] },
+    { name: '947 / adjustments', csv: [files.adjCsv, compile(ADJUSTMENTS_947_CSV_MAPPING), undefined], x12: [files.adj947, shipped('x12-947-inventory-adjustments.yaml'), undefined] },
     { name: '945 / ship', csv: [files.shipCsv, compile(SHIP_CSV), references], x12: [files.ship945, shipped('x12-945-customer-shipment-ship.yaml'), references] },
   ] as const;
   const mib = (f: string) => `${(statSync(f).size / 2 ** 20).toFixed(1)} MiB`;
