@@ -155,7 +155,7 @@ export class X12Rows extends Transform {
         if (this.set) this.endSet();
         this.inGroup = false;
         if (this.known && this.interchanges.length > 0) this.closeKnown(this.interchanges.pop()!);
-        this.interchanges.push(this.opened(segment.position.interchangeIndex, [line]));
+        this.interchanges.push(this.opened(segment.envelopes.interchangeIndex, [line]));
         return;
       case 'GS': case 'GE': case 'IEA': {
         if (this.set) this.endSet();
@@ -236,13 +236,13 @@ export class X12Rows extends Transform {
   private fill(type: X12Type, segment: Segment): void {
     const row = this.row;
     // The segment's number in its set: x12Places makes the place of a message from it, only when one is needed.
-    row[type.placeSlot] = String(segment.position.index);
+    row[type.placeSlot] = String(segment.index);
     for (const e of type.elements) row[e.slot] = valueOf(segment, e.element, e.component);
     this.filledAt[type.index] = this.set!.rows;
   }
 
   private placeOf(segment: Segment): string {
-    return `${this.set!.place}, segment ${segment.position.index} (${segment.id})`;
+    return `${this.set!.place}, segment ${segment.index} (${segment.id})`;
   }
 
   /**
@@ -292,7 +292,7 @@ export class X12Rows extends Transform {
   }
 
   private startSet(st: Segment, line: number): void {
-    const place = describePlace({ file: this.file, interchange: st.position.interchange, set: st.position.set });
+    const place = describePlace({ file: this.file, interchange: st.envelopes.interchange, set: st.envelopes.set });
     const stray = !this.inGroup;
     const open = this.interchangeOf(st);
     this.set = { place, id: st.element(1), lines: [line], items: [], rows: 0, errors: undefined, stray, sink: 'hold', given: false };
@@ -357,7 +357,7 @@ export class X12Rows extends Transform {
   }
 
   private interchangeOf(segment: Segment): OpenInterchange {
-    const index = segment.position.interchangeIndex;
+    const index = segment.envelopes.interchangeIndex;
     let open = this.interchanges[this.interchanges.length - 1];
     if (!open || open.index !== index) this.interchanges.push((open = this.opened(index, [])));
     return open;

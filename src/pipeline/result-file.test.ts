@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, csvRow, resultFileName, resultRow } from './result-file.js';
+import { TextBuffer } from '../util/text-buffer.js';
+import { csvField, csvRow, resultFileName, resultRow, writeResultRows, type RowOutcome } from './result-file.js';
 
 describe('result file cells', () => {
   it('neutralises spreadsheet formulas in text but keeps numbers (also plain numbers as text), quotes what needs it', () => {
@@ -42,5 +43,22 @@ describe('result file cells', () => {
     expect(resultFileName('KORR_20261120.csv')).toBe('KORR_20261120.result.csv');
     expect(resultFileName('OTSHIP.txt')).toBe('OTSHIP.result.csv');
     expect(resultFileName('noext')).toBe('noext.result.csv');
+  });
+
+  it('writes the rows of a record of several lines as row by row: the same bytes and counts, with or without messages', () => {
+    const outcomes: RowOutcome[] = [
+      { docKey: 'SKU-1', status: 'ok', result: { move_id: 7, note: 'a, b' }, hint: null, messages: [] },
+      { docKey: 'SO-1', status: 'sent', result: null, hint: null, messages: [] },
+      { docKey: 'SO-2', status: 'error', result: null, hint: 'check it', messages: ['f.csv, line 99, column QTY: "x" is not a number', 'closed'] },
+    ];
+    for (const o of outcomes) {
+      for (const lines of [[7], [9, 10, 11], [99, 100, 1000]]) {
+        const counts: Record<string, number> = {};
+        const together = new TextBuffer(16);
+        writeResultRows(together, lines, o, counts);
+        const oneByOne: Record<string, number> = {};
+        expect([together.toString(), counts]).toEqual([lines.map((l) => resultRow(l, o, undefined, oneByOne)).join(''), oneByOne]);
+      }
+    }
   });
 });

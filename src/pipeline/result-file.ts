@@ -4,7 +4,7 @@ import { fitName } from '../drops/index.js';
 import { CsvWriter, RFC4180 } from '../util/csv.js';
 import type { ItemStatus, LineOutcome, ResultReads } from '../journal/index.js';
 import { joinMessages } from '../util/messages.js';
-import { TextBuffer } from '../util/text-buffer.js';
+import { digitsOf, TextBuffer } from '../util/text-buffer.js';
 
 /**
  * The result file a WMS imports: one row per input line, plain CSV (comma, CRLF, UTF-8 without BOM, a header),
@@ -59,6 +59,13 @@ export interface ResultRowWatch {
   row(line: number, seq: number, status: ItemStatus, messages: readonly string[]): void;
 }
 
+const isUndecided = (o: Pick<RowOutcome, 'status'>) => o.status === 'pending' || o.status === 'sent';
+
+/** The status a result row shows: a row still pending or sent when the file ended is uncertain. */
+function rowStatus(o: Pick<RowOutcome, 'status'>): string {
+  return isUndecided(o) ? 'uncertain' : o.status;
+}
+
 /** A cell of a value: empty for none, numbers as they are, text neutralized and quoted when needed (csvField). */
 function valueCell(out: TextBuffer, value: unknown): void {
   if (value === undefined || value === null) return;
@@ -90,8 +97,8 @@ function resultCells(out: TextBuffer, r: Record<string, unknown>): void {
  * its requests (docs/performance.md, "Settings chosen by measurement"). Columns as in RESULT_COLUMNS.
  */
 export function writeResultRow(out: TextBuffer, line: number, o: RowOutcome, override?: ResultRowOverride, counts?: Record<string, number>): void {
-  const undecided = o.status === 'pending' || o.status === 'sent';
-  const status = override?.status ?? (undecided ? 'uncertain' : o.status);
+  const undecided = isUndecided(o);
+  const status = override?.status ?? rowStatus(o);
   if (counts) counts[status] = (counts[status] ?? 0) + 1;
   const message = override ? override.message : joinMessages(o.messages, line);
   const hint = override ? '' : o.hint ?? (undecided ? 'the bridge stopped before this row was decided' : '');
@@ -104,6 +111,27 @@ export function writeResultRow(out: TextBuffer, line: number, o: RowOutcome, ove
   textCell(out, message);
   textCell(out.ascii(','), hint);
   out.ascii('\r\n');
+}
+
+/**
+ * The rows of a record's lines (ascending), each saying its outcome: with no message, which may name a line, the rows
+ * differ only by their line, so the first is written and the others copy its bytes after the line number (an X12 row
+ * is two lines or more, a CSV document of several lines as many).
+ */
+export function writeResultRows(out: TextBuffer, lines: readonly number[], o: RowOutcome, counts?: Record<string, number>): void {
+  if (lines.length === 1 || o.messages.length > 0) {
+    for (const line of lines) writeResultRow(out, line, o, undefined, counts);
+    return;
+  }
+  const start = out.length;
+  writeResultRow(out, lines[0], o, undefined, counts);
+  const end = out.length;
+  const tail = start + digitsOf(lines[0]);
+  const status = rowStatus(o);
+  for (let i = 1; i < lines.length; i++) {
+    out.number(lines[i]).again(tail, end);
+    if (counts) counts[status] = (counts[status] ?? 0) + 1;
+  }
 }
 
 const rowText = new TextBuffer(1024);

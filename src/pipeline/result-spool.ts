@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { ItemOutcome } from '../journal/index.js';
 import { HELD_BYTES, type HeldBytes } from '../util/held-bytes.js';
 import { TextBuffer } from '../util/text-buffer.js';
-import { RESULT_HEADER, writeResultRow, type ResultRowWatch, type RowOutcome } from './result-file.js';
+import { RESULT_HEADER, writeResultRows, type ResultRowWatch, type RowOutcome } from './result-file.js';
 import { privateFile } from './source.js';
 import { emptyRowCounts, type RowCounts } from './types.js';
 
@@ -227,7 +227,7 @@ export class ResultSpool {
       this.abandon();
       return;
     }
-    for (const line of sorted) writeResultRow(this.chunk, line, outcome, undefined, this.counts);
+    writeResultRows(this.chunk, sorted, outcome, this.counts);
     this.watch?.row(sorted[0], seq ?? sorted[0], outcome.status, outcome.messages);
     this.lastLine = sorted[sorted.length - 1];
   }

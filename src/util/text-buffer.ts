@@ -80,6 +80,14 @@ export class TextBuffer {
     return this;
   }
 
+  /** Bytes `from` to `to` of what was written, written again at the end. */
+  again(from: number, to: number): this {
+    const buffer = this.#room(to - from);
+    buffer.copyWithin(this.#at, from, to);
+    this.#at += to - from;
+    return this;
+  }
+
   /** The bytes written (a view: valid until the next write or `clear`). */
   bytes(): Buffer {
     return this.#buffer.subarray(0, this.#at);
@@ -96,7 +104,7 @@ export class TextBuffer {
 }
 
 /** Decimal digits of a non-negative safe integer. */
-function digitsOf(n: number): number {
+export function digitsOf(n: number): number {
   let digits = 1;
   for (let limit = 10; n >= limit && digits < 16; limit *= 10) digits++;
   return digits;

@@ -177,7 +177,7 @@ export class EnvelopeValidator {
     this.interchangesSeen.add(key);
     this.groupsSeen = new ControlNumbers();
     this.interchange = {
-      index: isa.position.interchangeIndex,
+      index: isa.envelopes.interchangeIndex,
       senderQualifier: isa.element(5), sender: isa.element(6), receiverQualifier: isa.element(7), receiver: isa.element(8),
       date: isa.element(9), time: isa.element(10), version: isa.element(12), control,
       acknowledgementRequested: isa.element(14) === '1', usage: isa.element(15),
@@ -276,7 +276,7 @@ export class EnvelopeValidator {
 
   /** A segment outside the envelope level that may hold it refuses the innermost envelope open around it. */
   private stray(segment: Segment): void {
-    const detail = `segment ${segment.id} at offset ${segment.position.offset} stands outside any ${this.group === undefined ? 'group' : 'transaction set'}`;
+    const detail = `segment ${segment.id} at offset ${segment.offset} stands outside any ${this.group === undefined ? 'group' : 'transaction set'}`;
     if (this.group !== undefined) refuse(this.group.refusals, 'group-content', detail);
     else if (this.interchange !== undefined) refuse(this.interchange.refusals, 'interchange-content', detail);
   }

@@ -32,6 +32,18 @@ describe('X12 detection', () => {
 });
 
 describe('segment reader', () => {
+  it('reads UTF-8 text and ASCII alike, whole or in chunks cut anywhere (inside a character too): the same texts, places and byte offsets', async () => {
+    const text = interchange945(STAR_CRLF, 1).replace('ACME STORE 12', 'Müller Straße 12 – Köln');
+    const whole = segmentsOf(text);
+    expect(whole.find((s) => s.id === 'N1')?.element(2)).toBe('Müller Straße 12 – Köln');
+    const bytes = Buffer.from(text);
+    const at = (s: Segment) => [s.id, s.fields, s.position, s.length];
+    for (const sizes of [[1], [7], [64, 3], [1000]]) expect((await readAll(chunked(bytes, sizes))).map(at)).toEqual(whole.map(at));
+    // Each offset is where the segment's bytes start, past the multi-byte characters before it.
+    for (const s of whole) expect(bytes.subarray(s.offset, s.offset + s.id.length).toString()).toBe(s.id);
+    expect(whole.at(-1)!.offset).toBe(bytes.lastIndexOf('IEA'));
+  });
+
   it('reads the separators from the ISA: * and ~ with CR/LF, | > ~ without line breaks, the same segments', () => {
     const star = segmentsOf(interchange945(STAR_CRLF, 1));
     const pipe = segmentsOf(interchange945(PIPE, 1));

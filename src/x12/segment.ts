@@ -1,7 +1,7 @@
 import type { Delimiters } from './syntax.js';
 
-/** Where a segment sits: in the file, and in its envelopes. */
-export interface SegmentPosition {
+/** The envelopes a segment stands in: one object shared by the segments from one envelope segment to the next. */
+export interface SegmentEnvelopes {
   /** The file's name, when the reader was given it. */
   file: string | undefined;
   /** 1 for the file's first interchange, 2 for the next (a mailbox holds several). */
@@ -12,6 +12,10 @@ export interface SegmentPosition {
   group: string | undefined;
   /** The transaction set control number (ST02), from ST through SE; undefined outside a set. */
   set: string | undefined;
+}
+
+/** Where a segment sits: in the file, and in its envelopes. */
+export interface SegmentPosition extends SegmentEnvelopes {
   /** The segment's position in its set, ST being 1 (what SE01 counts and AK302 names); 0 outside a set. */
   index: number;
   /** The byte offset of the segment's first character in the file. */
@@ -33,12 +37,25 @@ export class Segment {
     /** The elements, or the segment's text, split on the element separator when first asked. */
     fields: readonly string[] | string,
     readonly delimiters: Delimiters,
-    readonly position: SegmentPosition,
+    readonly envelopes: SegmentEnvelopes,
+    /** Its position in its set, ST being 1 (what SE01 counts and AK302 names); 0 outside a set. */
+    readonly index: number,
+    /** The byte offset of its first character in the file. */
+    readonly offset: number,
     /** Characters from the id through the terminator (the ISA must have 106). */
     readonly length: number,
   ) {
     if (typeof fields === 'string') this.#text = fields;
     else this.#fields = fields;
+  }
+
+  /**
+   * Where it sits, as one object (made when asked: a reader makes millions of segments, and the few that need their
+   * place are those in error and the envelopes').
+   */
+  get position(): SegmentPosition {
+    const { file, interchangeIndex, interchange, group, set } = this.envelopes;
+    return { file, interchangeIndex, interchange, group, set, index: this.index, offset: this.offset };
   }
 
   get fields(): readonly string[] {

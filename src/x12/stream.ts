@@ -60,7 +60,7 @@ export async function readEnvelopes(source: ByteSource, options: TokenizerOption
   };
   for await (const batch of reader.batches()) {
     for (const segment of batch) {
-      if (segment.position.index === 0 && segment.id === 'ISA') reading.delimiters.set(segment.position.interchangeIndex, segment.delimiters);
+      if (segment.index === 0 && segment.id === 'ISA') reading.delimiters.set(segment.envelopes.interchangeIndex, segment.delimiters);
       watch?.segment(segment.id);
       validator.push(segment, events);
       if (events.length > 0) take();

@@ -1,4 +1,5 @@
-import { Segment, type SegmentPosition } from './segment.js';
+import { isAscii } from 'node:buffer';
+import { Segment, type SegmentEnvelopes } from './segment.js';
 import { BOM_LENGTH, HEADER_PEEK, SYNTAXES, hasBom, syntaxError, type Delimiters, type HeaderSyntax } from './syntax.js';
 
 /** A segment longer than this (no terminator in sight) stops the file: it bounds what the reader holds. */
@@ -41,10 +42,8 @@ export class SegmentTokenizer {
   private syntax: HeaderSyntax | undefined;
   private delimiters: Delimiters | undefined;
   private elementChar = '';
-  private interchangeIndex = 0;
-  private interchange = '';
-  private group: string | undefined;
-  private set: string | undefined;
+  /** The envelopes the next segment stands in: replaced (not changed) at each envelope segment, shared by those between. */
+  private envelopes: SegmentEnvelopes;
   private index = 0;
   private started = false;
   private readonly envelopeOnly: boolean;
@@ -56,6 +55,12 @@ export class SegmentTokenizer {
     this.envelopeOnly = options.envelopeOnly === true;
     this.maxSegmentBytes = options.maxSegmentBytes ?? MAX_SEGMENT_BYTES;
     this.syntaxes = options.syntaxes ?? SYNTAXES;
+    this.envelopes = { file: this.file, interchangeIndex: 0, interchange: '', group: undefined, set: undefined };
+  }
+
+  /** The envelopes from the segment being read on, as `change` makes them. */
+  private enclose(change: Partial<SegmentEnvelopes>): void {
+    this.envelopes = { ...this.envelopes, ...change };
   }
 
   /** Splits a chunk, appending the segments it completes to `out`. */
@@ -77,7 +82,7 @@ export class SegmentTokenizer {
           this.consumed += chunk.length;
           return;
         }
-        this.emit(Buffer.concat([carry, chunk.subarray(0, t)]), 0, carry.length + t, this.carryOffset, out);
+        this.emit(Buffer.concat([carry, chunk.subarray(0, t)]), undefined, 0, carry.length + t, this.carryOffset, out);
         pos = t + 1;
       } else {
         buf = Buffer.concat([carry, chunk]);
@@ -85,7 +90,10 @@ export class SegmentTokenizer {
       }
     }
     this.consumed += chunk.length;
-    this.scan(buf, pos, base, out);
+    // An ASCII chunk is decoded once and each segment's text sliced from it (as the CSV reader slices its lines): a
+    // decode per segment cost a call into the runtime each. The envelope pass reads no segment's text.
+    const text = !this.envelopeOnly && isAscii(buf) ? buf.toString('latin1') : undefined;
+    this.scan(buf, text, pos, base, out);
   }
 
   /** The end of the input: the unfinished segment, if any, is the last (a file may lack its final terminator). */
@@ -100,10 +108,11 @@ export class SegmentTokenizer {
     }
     let end = carry.length;
     while (end > pos && (carry[end - 1] === CR || carry[end - 1] === LF)) end--;
-    this.emit(carry, pos, end, this.carryOffset + pos, out);
+    this.emit(carry, undefined, pos, end, this.carryOffset + pos, out);
   }
 
-  private scan(buf: Buffer, start: number, base: number, out: Segment[]): void {
+  /** `text`: the buffer decoded, when it is ASCII (its characters are its bytes). */
+  private scan(buf: Buffer, text: string | undefined, start: number, base: number, out: Segment[]): void {
     let pos = start;
     const length = buf.length;
     for (;;) {
@@ -120,7 +129,7 @@ export class SegmentTokenizer {
       }
       const t = this.terminatorIn(buf, pos, undefined);
       if (t < 0) return this.hold(buf, pos, base + pos, true);
-      this.emit(buf, pos, t, base + pos, out);
+      this.emit(buf, text, pos, t, base + pos, out);
       pos = t + 1;
     }
   }
@@ -169,35 +178,38 @@ export class SegmentTokenizer {
     return t;
   }
 
-  private emit(buf: Buffer, start: number, end: number, offset: number, out: Segment[]): void {
+  private emit(buf: Buffer, decoded: string | undefined, start: number, end: number, offset: number, out: Segment[]): void {
     const delimiters = this.delimiters as Delimiters;
     let stop = end;
     // A CR before an LF terminator is the line break's, not the segment's.
     if (delimiters.segment === LF && stop > start && buf[stop - 1] === CR) stop--;
     if (this.envelopeOnly && this.emitBody(buf, start, stop, end, offset, out)) return;
-    const text = buf.toString('utf8', start, stop);
+    const text = decoded === undefined ? buf.toString('utf8', start, stop) : decoded.slice(start, stop);
     // Without a release character the elements are split when first read (Segment.fields): most never are.
     const fields = delimiters.release === undefined ? text : splitReleased(text, delimiters);
     const e = typeof fields === 'string' ? text.indexOf(this.elementChar) : -1;
     const id = typeof fields === 'string' ? (e < 0 ? text : text.slice(0, e)) : fields[0];
     const envelope = (this.syntax as HeaderSyntax).envelope;
     if (id === envelope.interchange.header) {
-      this.interchangeIndex++;
-      this.interchange = elementOf(fields, this.elementChar, envelope.interchange.control);
-      this.group = undefined;
-      this.set = undefined;
+      const interchange = elementOf(fields, this.elementChar, envelope.interchange.control);
+      this.enclose({ interchangeIndex: this.envelopes.interchangeIndex + 1, interchange, group: undefined, set: undefined });
     } else if (id === envelope.group.header) {
-      this.group = elementOf(fields, this.elementChar, envelope.group.control);
-      this.set = undefined;
+      this.enclose({ group: elementOf(fields, this.elementChar, envelope.group.control), set: undefined });
     } else if (id === envelope.set.header) {
-      this.set = elementOf(fields, this.elementChar, envelope.set.control);
+      this.enclose({ set: elementOf(fields, this.elementChar, envelope.set.control) });
       this.index = 0;
     }
-    if (this.set !== undefined) this.index++;
-    out.push(new Segment(id, fields, delimiters, this.position(offset), end - start + 1));
-    if (id === envelope.set.trailer) this.set = undefined;
-    else if (id === envelope.group.trailer) this.group = undefined;
+    this.add(out, id, fields, delimiters, offset, end - start + 1);
+    if (id === envelope.set.trailer) this.enclose({ set: undefined });
+    else if (id === envelope.group.trailer) this.enclose({ group: undefined });
     else if (id === envelope.interchange.trailer) this.delimiters = undefined;
+  }
+
+  /** A segment where the reader stands: its number in its set counted. */
+  private add(out: Segment[], id: string, fields: readonly string[] | string, delimiters: Delimiters, offset: number, length: number): void {
+    const inSet = this.envelopes.set !== undefined;
+    if (inSet) this.index++;
+    out.push(new Segment(id, fields, delimiters, this.envelopes, inSet ? this.index : 0, offset, length));
   }
 
   /** envelopeOnly: a segment that is no envelope's header or trailer, given as the validator reads it; false for one that is. */
@@ -208,34 +220,21 @@ export class SegmentTokenizer {
     const { interchange, group, set } = (this.syntax as HeaderSyntax).envelope;
     if (isId(buf, start, idEnd, interchange.header) || isId(buf, start, idEnd, interchange.trailer) || isId(buf, start, idEnd, group.header)
       || isId(buf, start, idEnd, group.trailer) || isId(buf, start, idEnd, set.header) || isId(buf, start, idEnd, set.trailer)) return false;
-    if (this.set !== undefined) {
+    if (this.envelopes.set !== undefined) {
       this.index++;
       out.push(IN_SET_SEGMENT);
       return true;
     }
     const id = buf.toString('latin1', start, idEnd);
-    out.push(new Segment(id, [id], delimiters, this.position(offset), end - start + 1));
+    this.add(out, id, [id], delimiters, offset, end - start + 1);
     return true;
-  }
-
-  /** Where the segment read at `offset` stands: its envelopes, and its number in its set. */
-  private position(offset: number): SegmentPosition {
-    return {
-      file: this.file,
-      interchangeIndex: this.interchangeIndex,
-      interchange: this.interchange,
-      group: this.group,
-      set: this.set,
-      index: this.set === undefined ? 0 : this.index,
-      offset,
-    };
   }
 }
 
 /** What an envelopeOnly tokenizer gives for every segment inside a set that is not its SE: the validator counts it. */
 export const IN_SET_SEGMENT = new Segment('', [''], { element: 0x2a, component: 0x3e, segment: 0x7e }, {
-  file: undefined, interchangeIndex: 0, interchange: '', group: undefined, set: undefined, index: 0, offset: 0,
-}, 0);
+  file: undefined, interchangeIndex: 0, interchange: '', group: undefined, set: undefined,
+}, 0, 0, 0);
 
 /** Whether the bytes from start to end spell the segment id (ASCII). */
 function isId(buf: Buffer, start: number, end: number, id: string): boolean {
