@@ -67,9 +67,23 @@ export class Segment {
     return this.fields.length - 1;
   }
 
-  /** Element n (1-based), `''` when absent. */
+  /**
+   * Element n (1-based), `''` when absent. Read from the text without splitting it while no one asked for all the
+   * fields: a mapping reads a few elements of a segment, and a split makes a string of each (docs/performance.md,
+   * X12 against CSV).
+   */
   element(n: number): string {
-    return this.fields[n] ?? '';
+    const text = this.#text;
+    if (text === undefined || this.#fields !== undefined) return this.fields[n] ?? '';
+    const separator = this.delimiters.element;
+    let start = 0;
+    for (let k = 0; k < n; k++) {
+      const at = indexOfCode(text, separator, start);
+      if (at < 0) return '';
+      start = at + 1;
+    }
+    const end = indexOfCode(text, separator, start);
+    return end < 0 ? text.slice(start) : text.slice(start, end);
   }
 
   /** The components of element n (1-based); one for a simple element. */
@@ -86,6 +100,12 @@ export class Segment {
   place(element?: number, component?: number): string {
     return describePlace({ ...this.position, segmentId: this.id, element, component });
   }
+}
+
+/** The index of the character `code` in `text` from `from`, -1 when none. */
+function indexOfCode(text: string, code: number, from: number): number {
+  for (let i = from; i < text.length; i++) if (text.charCodeAt(i) === code) return i;
+  return -1;
 }
 
 /** What a place names: the envelopes, and optionally the segment, element and component. */
