@@ -75,14 +75,14 @@ export class Segment {
   element(n: number): string {
     const text = this.#text;
     if (text === undefined || this.#fields !== undefined) return this.fields[n] ?? '';
-    const separator = this.delimiters.element;
+    const separator = CHARACTERS[this.delimiters.element];
     let start = 0;
     for (let k = 0; k < n; k++) {
-      const at = indexOfCode(text, separator, start);
+      const at = text.indexOf(separator, start);
       if (at < 0) return '';
       start = at + 1;
     }
-    const end = indexOfCode(text, separator, start);
+    const end = text.indexOf(separator, start);
     return end < 0 ? text.slice(start) : text.slice(start, end);
   }
 
@@ -102,11 +102,8 @@ export class Segment {
   }
 }
 
-/** The index of the character `code` in `text` from `from`, -1 when none. */
-function indexOfCode(text: string, code: number, from: number): number {
-  for (let i = from; i < text.length; i++) if (text.charCodeAt(i) === code) return i;
-  return -1;
-}
+/** The one-byte characters by code: a separator as the string indexOf looks for. */
+const CHARACTERS = Array.from({ length: 256 }, (_, code) => String.fromCharCode(code));
 
 /** What a place names: the envelopes, and optionally the segment, element and component. */
 export interface Place {

@@ -45,6 +45,8 @@ export class SegmentTokenizer {
   /** The envelopes the next segment stands in: replaced (not changed) at each envelope segment, shared by those between. */
   private envelopes: SegmentEnvelopes;
   private index = 0;
+  /** The ids seen (idOf), by their characters. */
+  private readonly ids = new Map<number, string>();
   private started = false;
   private readonly envelopeOnly: boolean;
   /** The most bytes ever held between two chunks. */
@@ -188,7 +190,7 @@ export class SegmentTokenizer {
     // Without a release character the elements are split when first read (Segment.fields): most never are.
     const fields = delimiters.release === undefined ? text : splitReleased(text, delimiters);
     const e = typeof fields === 'string' ? text.indexOf(this.elementChar) : -1;
-    const id = typeof fields === 'string' ? (e < 0 ? text : text.slice(0, e)) : fields[0];
+    const id = typeof fields === 'string' ? (e < 0 ? text : this.idOf(text, e)) : fields[0];
     const envelope = (this.syntax as HeaderSyntax).envelope;
     if (id === envelope.interchange.header) {
       const interchange = elementOf(fields, this.elementChar, envelope.interchange.control);
@@ -203,6 +205,25 @@ export class SegmentTokenizer {
     if (id === envelope.set.trailer) this.enclose({ set: undefined });
     else if (id === envelope.group.trailer) this.enclose({ group: undefined });
     else if (id === envelope.interchange.trailer) this.delimiters = undefined;
+  }
+
+  /**
+   * A segment's id (the text before `end`), one string for each id seen: every W19 of a file shares one, so comparing
+   * ids and looking them up (the mapping's segment types) meet the same string, whose hash is kept, and no string is
+   * made a segment.
+   */
+  private idOf(text: string, end: number): string {
+    if (end > 3) return text.slice(0, end);
+    // ASCII ids of up to three characters as a small integer (no number is made for the key).
+    let key = end;
+    for (let i = 0; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 127) return text.slice(0, end);
+      key = (key << 7) | c;
+    }
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = text.slice(0, end)));
+    return id;
   }
 
   /** A segment where the reader stands: its number in its set counted. */
