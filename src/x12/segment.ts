@@ -75,15 +75,7 @@ export class Segment {
   element(n: number): string {
     const text = this.#text;
     if (text === undefined || this.#fields !== undefined) return this.fields[n] ?? '';
-    const separator = CHARACTERS[this.delimiters.element];
-    let start = 0;
-    for (let k = 0; k < n; k++) {
-      const at = text.indexOf(separator, start);
-      if (at < 0) return '';
-      start = at + 1;
-    }
-    const end = text.indexOf(separator, start);
-    return end < 0 ? text.slice(start) : text.slice(start, end);
+    return elementIn(text, CHARACTERS[this.delimiters.element], n);
   }
 
   /** The components of element n (1-based); one for a simple element. */
@@ -100,6 +92,18 @@ export class Segment {
   place(element?: number, component?: number): string {
     return describePlace({ ...this.position, segmentId: this.id, element, component });
   }
+}
+
+/** Element n of a segment's text (`separator` between elements, no release character), '' when absent. */
+export function elementIn(text: string, separator: string, n: number): string {
+  let start = 0;
+  for (let k = 0; k < n; k++) {
+    const at = text.indexOf(separator, start);
+    if (at < 0) return '';
+    start = at + 1;
+  }
+  const end = text.indexOf(separator, start);
+  return end < 0 ? text.slice(start) : text.slice(start, end);
 }
 
 /** The one-byte characters by code: a separator as the string indexOf looks for. */

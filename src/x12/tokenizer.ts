@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { Segment, type SegmentEnvelopes } from './segment.js';
+import { elementIn, Segment, type SegmentEnvelopes } from './segment.js';
 import { BOM_LENGTH, HEADER_PEEK, SYNTAXES, hasBom, syntaxError, type Delimiters, type HeaderSyntax } from './syntax.js';
 
 /** A segment longer than this (no terminator in sight) stops the file: it bounds what the reader holds. */
@@ -45,6 +45,8 @@ export class SegmentTokenizer {
   /** The envelopes the next segment stands in: replaced (not changed) at each envelope segment, shared by those between. */
   private envelopes: SegmentEnvelopes;
   private index = 0;
+  /** The first bytes of the envelope segments' ids (envelopeOnly: a segment starting otherwise is inside its set). */
+  private readonly envelopeStarts = new Uint8Array(256);
   /** The ids seen (idOf), by their characters. */
   private readonly ids = new Map<number, string>();
   private started = false;
@@ -60,9 +62,9 @@ export class SegmentTokenizer {
     this.envelopes = { file: this.file, interchangeIndex: 0, interchange: '', group: undefined, set: undefined };
   }
 
-  /** The envelopes from the segment being read on, as `change` makes them. */
-  private enclose(change: Partial<SegmentEnvelopes>): void {
-    this.envelopes = { ...this.envelopes, ...change };
+  /** The envelopes from the segment being read on (a new object: the segments read before keep theirs). */
+  private enclose(interchangeIndex: number, interchange: string, group: string | undefined, set: string | undefined): void {
+    this.envelopes = { file: this.file, interchangeIndex, interchange, group, set };
   }
 
   /** Splits a chunk, appending the segments it completes to `out`. */
@@ -145,6 +147,9 @@ export class SegmentTokenizer {
     this.syntax = syntax;
     this.delimiters = delimiters;
     this.elementChar = String.fromCharCode(delimiters.element);
+    const { interchange, group, set } = syntax.envelope;
+    this.envelopeStarts.fill(0);
+    for (const id of [interchange.header, interchange.trailer, group.header, group.trailer, set.header, set.trailer]) this.envelopeStarts[id.charCodeAt(0)] = 1;
   }
 
   /** CR/LF after a terminator; between interchanges any white space. */
@@ -193,17 +198,18 @@ export class SegmentTokenizer {
     const id = typeof fields === 'string' ? (e < 0 ? text : this.idOf(text, e)) : fields[0];
     const envelope = (this.syntax as HeaderSyntax).envelope;
     if (id === envelope.interchange.header) {
-      const interchange = elementOf(fields, this.elementChar, envelope.interchange.control);
-      this.enclose({ interchangeIndex: this.envelopes.interchangeIndex + 1, interchange, group: undefined, set: undefined });
+      this.enclose(this.envelopes.interchangeIndex + 1, elementOf(fields, this.elementChar, envelope.interchange.control), undefined, undefined);
     } else if (id === envelope.group.header) {
-      this.enclose({ group: elementOf(fields, this.elementChar, envelope.group.control), set: undefined });
+      this.enclose(this.envelopes.interchangeIndex, this.envelopes.interchange, elementOf(fields, this.elementChar, envelope.group.control), undefined);
     } else if (id === envelope.set.header) {
-      this.enclose({ set: elementOf(fields, this.elementChar, envelope.set.control) });
+      const { interchangeIndex, interchange, group } = this.envelopes;
+      this.enclose(interchangeIndex, interchange, group, elementOf(fields, this.elementChar, envelope.set.control));
       this.index = 0;
     }
     this.add(out, id, fields, delimiters, offset, end - start + 1);
-    if (id === envelope.set.trailer) this.enclose({ set: undefined });
-    else if (id === envelope.group.trailer) this.enclose({ group: undefined });
+    const { interchangeIndex, interchange, group } = this.envelopes;
+    if (id === envelope.set.trailer) this.enclose(interchangeIndex, interchange, group, undefined);
+    else if (id === envelope.group.trailer) this.enclose(interchangeIndex, interchange, undefined, undefined);
     else if (id === envelope.interchange.trailer) this.delimiters = undefined;
   }
 
@@ -236,12 +242,19 @@ export class SegmentTokenizer {
   /** envelopeOnly: a segment that is no envelope's header or trailer, given as the validator reads it; false for one that is. */
   private emitBody(buf: Buffer, start: number, stop: number, end: number, offset: number, out: Segment[]): boolean {
     const delimiters = this.delimiters as Delimiters;
+    // Most segments of a set start with a letter no envelope segment starts with: nothing more to look at.
+    const inSet = this.envelopes.set !== undefined;
+    if (inSet && this.envelopeStarts[buf[start]] === 0) {
+      this.index++;
+      out.push(IN_SET_SEGMENT);
+      return true;
+    }
     const e = buf.indexOf(delimiters.element, start);
     const idEnd = e < 0 || e > stop ? stop : e;
     const { interchange, group, set } = (this.syntax as HeaderSyntax).envelope;
     if (isId(buf, start, idEnd, interchange.header) || isId(buf, start, idEnd, interchange.trailer) || isId(buf, start, idEnd, group.header)
       || isId(buf, start, idEnd, group.trailer) || isId(buf, start, idEnd, set.header) || isId(buf, start, idEnd, set.trailer)) return false;
-    if (this.envelopes.set !== undefined) {
+    if (inSet) {
       this.index++;
       out.push(IN_SET_SEGMENT);
       return true;
@@ -266,7 +279,7 @@ function isId(buf: Buffer, start: number, end: number, id: string): boolean {
 
 /** Element n of a segment's text or fields, '' when absent. */
 function elementOf(fields: string | readonly string[], separator: string, n: number): string {
-  return (typeof fields === 'string' ? fields.split(separator) : fields)[n] ?? '';
+  return typeof fields === 'string' ? elementIn(fields, separator, n) : fields[n] ?? '';
 }
 
 /** Whether the terminator at `t` follows an odd run of release characters (then it is data). */
