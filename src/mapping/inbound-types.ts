@@ -41,4 +41,18 @@ export interface MapInboundOptions {
    * rows then go on as they are read. Without, an interchange's rows are held until its IEA.
    */
   x12Verdicts?: readonly InterchangeResult[];
+  /** With x12Verdicts, when the file's sets go to several mappings: which of them this mapping reads. */
+  x12Share?: X12Share;
+}
+
+/**
+ * Which sets of an X12 file one mapping reads when its sets go to several mappings, each read in a pass of its own
+ * (pipeline/x12-route.ts): by ST01, per interchange (its number in the file, 1 the first), since the sender picks the
+ * route. The sets of another pass give nothing here, not even a refusal: that pass reports them.
+ */
+export interface X12Share {
+  /** The ST01s this pass reads in each interchange; every other set is another pass's. */
+  only?: Readonly<Record<number, readonly string[]>>;
+  /** The ST01s other passes read in each interchange: this pass reads the rest, and reports the envelopes' refusals. */
+  except?: Readonly<Record<number, readonly string[]>>;
 }

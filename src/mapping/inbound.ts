@@ -10,7 +10,7 @@ import { X12Rows } from './x12-rows.js';
 import type { Mapping } from './mapping.js';
 import type { InboundOutcome, MapInboundOptions } from './inbound-types.js';
 
-export type { InboundOutcome, MapInboundOptions, MappedBatch, MappedDocument, RejectedDocument, SkippedRow } from './inbound-types.js';
+export type { InboundOutcome, MapInboundOptions, MappedBatch, MappedDocument, RejectedDocument, SkippedRow, X12Share } from './inbound-types.js';
 
 /**
  * Streams a CSV, fixed-width or X12 file through a mapping: rows are parsed, grouped, given their reference ids, validated and batched. One bad row
@@ -26,7 +26,7 @@ export async function* mapInbound(source: Readable, mapping: Mapping, options: M
   // The watch sees the bytes before decoding (quote and CR are ASCII in every encoding read here).
   const x12 = mapping.inbound.x12;
   const stages = x12
-    ? [source, new X12Rows(x12, options.fileName, mapping.name, options.x12Verdicts), mapper]
+    ? [source, new X12Rows(x12, options.fileName, mapping.name, options.x12Verdicts, options.x12Share), mapper]
     : fixed
     ? [source, ...decode, new FixedRecords(fixed, d.skip_lines, d.max_record_size, options.fileName), mapper]
     : [source, breakWatch(quote, mapper), ...decode, csvParser(mapping, quote), mapper];

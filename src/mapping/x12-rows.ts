@@ -4,6 +4,7 @@ import {
   type EnvelopeEvent, type GroupResult, type InterchangeResult, type Segment, type SetResult,
 } from '../x12/index.js';
 import type { RowError } from './documents.js';
+import type { X12Share } from './inbound-types.js';
 import { SET_PLACE_SLOT, type X12Plan, type X12Type } from './x12-plan.js';
 import { KnownInterchange, envelopeRefusal, setRefusal, type X12Reject } from './x12-verdicts.js';
 
@@ -21,9 +22,10 @@ export class X12Batch {
 
 /**
  * Where a set's items go: straight on (its verdict, known before, accepts it), nowhere (it refuses it: a refusal is
- * given at its SE), or held until its interchange's verdict (none known before).
+ * given at its SE), held until its interchange's verdict (none known before), or nowhere without a word (another
+ * mapping of the file reads it, X12Share).
  */
-type Sink = 'out' | 'drop' | 'hold';
+type Sink = 'out' | 'drop' | 'hold' | 'elsewhere';
 
 /** One transaction set as read. */
 interface OpenSet {
@@ -92,7 +94,7 @@ export class X12Rows extends Transform {
   /** The most items held at once (rows of sets waiting for a verdict, skipped segments before a set's first row). */
   largestHeld = 0;
 
-  constructor(private readonly plan: X12Plan, private readonly file: string, private readonly mapping: string, verdicts?: readonly InterchangeResult[]) {
+  constructor(private readonly plan: X12Plan, private readonly file: string, private readonly mapping: string, verdicts?: readonly InterchangeResult[], private readonly share?: X12Share) {
     super({ readableObjectMode: true, readableHighWaterMark: 4 });
     this.tokenizer = new SegmentTokenizer({ file });
     if (verdicts) this.known = new Map(verdicts.map((v) => [v.index, v]));
@@ -185,7 +187,7 @@ export class X12Rows extends Transform {
     const set = this.set;
     if (!set) return void this.interchangeOf(segment).envelope.push(line);
     set.lines.push(line);
-    if (set.id !== this.plan.transactionSet && this.plan.transactionSet !== undefined) return;
+    if (set.sink === 'elsewhere' || (set.id !== this.plan.transactionSet && this.plan.transactionSet !== undefined)) return;
     const type = this.plan.typeOf(segment);
     if (!type) return void (this.pending ? this.rowLines : this.contextLines).push(line);
     if (type.skip) return this.give(set, { kind: 'skip', line, reason: `segment ${type.key} is skipped (record_types.types.${type.key}.skip)` });
@@ -276,7 +278,7 @@ export class X12Rows extends Transform {
 
   /** An item of the set, given on, dropped or held as its verdict says. */
   private give(set: OpenSet, item: X12Item): void {
-    if (set.sink === 'drop') return;
+    if (set.sink === 'drop' || set.sink === 'elsewhere') return;
     if (set.sink === 'out' && (set.given || item.kind !== 'skip')) {
       if (set.items.length > 0) {
         this.held -= set.items.length;
@@ -300,7 +302,7 @@ export class X12Rows extends Transform {
       const verdict = open.known.startSet(this.set.id, st.element(2));
       this.set.result = verdict.result;
       this.set.group = verdict.group;
-      this.set.sink = verdict.accepted ? 'out' : 'drop';
+      this.set.sink = !this.reads(open.index, this.set.id) ? 'elsewhere' : verdict.accepted ? 'out' : 'drop';
     } else {
       open.sets.push(this.set);
     }
@@ -316,6 +318,10 @@ export class X12Rows extends Transform {
     const last = this.last;
     this.last = undefined;
     this.set = undefined;
+    if (set.sink === 'elsewhere') {
+      this.contextLines = [];
+      return;
+    }
     if (set.sink === 'drop') {
       this.contextLines = [];
       this.out.push(setRefusal(this.interchanges[this.interchanges.length - 1].known!.envelopeErrors(), set.place, set.lines, set.result));
@@ -363,8 +369,17 @@ export class X12Rows extends Transform {
     return open;
   }
 
-  /** The end of an interchange whose verdict was known: its envelope's refusal, if it has one. */
+  /** Whether this mapping reads a set of this ST01 in this interchange (X12Share), or another pass does. */
+  private reads(interchange: number, id: string): boolean {
+    const share = this.share;
+    if (!share) return true;
+    if (share.only) return share.only[interchange]?.includes(id) === true;
+    return share.except?.[interchange]?.includes(id) !== true;
+  }
+
+  /** The end of an interchange whose verdict was known: its envelope's refusal, if it has one (one pass reports it). */
   private closeKnown(open: OpenInterchange): void {
+    if (this.share?.only) return;
     const refusal = envelopeRefusal(open.known!.envelopeErrors(), open.envelope);
     if (refusal) this.out.push(refusal);
   }

@@ -1,5 +1,5 @@
 import { WisbridgeError } from '../errors.js';
-import type { Mapping, ReferenceKind, ReferenceIds } from '../mapping/index.js';
+import type { Mapping, ReferenceKind, ReferenceIds, X12Share } from '../mapping/index.js';
 import { WorkerThread } from '../runtime/worker-thread.js';
 import type { InterchangeResult } from '../x12/index.js';
 import type { InstanceInfo, JournalAddress, JournalTally } from '../journal/index.js';
@@ -37,6 +37,7 @@ export interface BatchesThreadData {
   warehouse?: number;
   /** An X12 file's envelope verdicts, read when it was routed. */
   x12Verdicts?: readonly InterchangeResult[];
+  x12Share?: X12Share;
   /** The old generation's cap (THREAD_HEAP_MB by default). */
   heapMb?: number;
 }

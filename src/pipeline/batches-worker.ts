@@ -38,6 +38,7 @@ async function open(data: ThreadData): Promise<void> {
     requestSize: data.requestSize,
     warehouse: data.warehouse,
     x12Verdicts: data.x12Verdicts,
+    x12Share: data.x12Share,
     // Confirmations are logged by the main thread from the count returned.
     commit: (unit) => applyUnit(journal, silentLogger, unit),
     mapAhead: true,

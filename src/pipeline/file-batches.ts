@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { documentName } from '../contract/index.js';
 import { ByteCounter } from '../drops/index.js';
 import { packBatch, type BlockIndexOf, type ItemOutcome, type NewItem, type PackedBatch, type PackedOkOutcomes, type ResumeState } from '../journal/index.js';
-import { mapInbound, type Mapping, type ReferenceIds } from '../mapping/index.js';
+import { mapInbound, type Mapping, type ReferenceIds, type X12Share } from '../mapping/index.js';
 import type { InterchangeResult } from '../x12/index.js';
 import { TrailingIndex } from './trailing-index.js';
 import type { OutgoingDoc } from './types.js';
@@ -122,6 +122,7 @@ export interface FileBatchesInput {
   mapAhead: boolean;
   /** An X12 file's envelope verdicts, read when it was routed: its rows go on as they are read (MapInboundOptions). */
   x12Verdicts?: readonly InterchangeResult[];
+  x12Share?: X12Share;
 }
 
 /** What the mapper gave for one commit. */
@@ -246,7 +247,7 @@ export class FileBatches implements FileRequests {
     };
     const outcomes = mapInbound(source.pipe(counter), mapping, {
       fileName: this.#input.fileName, referenceIds: this.#input.referenceIds, maxBatchItems: Math.min(MAPPER_BATCH, requestSize),
-      x12Verdicts: this.#input.x12Verdicts,
+      x12Verdicts: this.#input.x12Verdicts, x12Share: this.#input.x12Share,
     });
     try {
       for await (const o of outcomes) {

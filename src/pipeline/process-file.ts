@@ -17,10 +17,10 @@ import { reconcileSentRequest } from './reconcile.js';
 import { checkSidecar } from './sidecar.js';
 import { inTurnOfBytes } from './same-bytes.js';
 import { takeSnapshot, type Snapshot } from './source.js';
-import { streamFile } from './stream.js';
+import { streamFile, type StreamInput } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 import { writeAck } from './x12-ack.js';
-import { routeX12, startsAsX12 } from './x12-route.js';
+import { routeX12, startsAsX12, type X12Reading } from './x12-route.js';
 import { readAcksIfAny, recordReceivedAcks, type AckReading } from './x12-received-ack.js';
 import { envelopeEntries, SetRowsTally } from './x12-structure.js';
 
@@ -186,7 +186,7 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping | AckReading, 
     for (const r of state.sentRequests) await reconcileSentRequest(sender, r.requestId, r.endpoint);
     const completed = 'acks' in mapping
       ? await recordReceivedAcks(await runtime.journal(), fileId, mapping, runtime.loaded.config.partners, ctx.logger).then(() => true)
-      : await streamFile({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool, x12Verdicts: ctx.x12?.interchanges.map((i) => i.result) });
+      : await streamPasses({ runtime, job, name, source: snapshot.open, snapshotFile: snapshot.file, options, mapping, sender, state, size: snapshot.size, lines: snapshot.lines, spool }, ctx.x12);
     if (!completed) {
       report.outcome = 'interrupted';
       await fillCounts(report, journal, fileId);
@@ -212,6 +212,19 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping | AckReading, 
   await dispose(ctx, 'archive', fileDisposition(journal, file));
   ctx.logger.info({ event: 'file.processed', outcome: report.outcome, rows: report.rows, requests: report.requests }, 'file processed');
   return ctx.life.commit(report);
+}
+
+/**
+ * The file's requests: one pass of its mapping, or of each mapping an X12 file's sets go to (x12-route.ts), one after
+ * the other, each reading its own sets. Their rows are the file's lines, so no two passes record the same.
+ */
+async function streamPasses(input: StreamInput, x12: X12Reading | undefined): Promise<boolean> {
+  if (!x12) return streamFile(input);
+  const x12Verdicts = x12.interchanges.map((i) => i.result);
+  for (const { mapping, share } of x12.passes) {
+    if (!(await streamFile({ ...input, mapping, x12Verdicts, x12Share: share }))) return false;
+  }
+  return true;
 }
 
 /**

@@ -5,7 +5,7 @@ import { requestsInFlight } from './requests-in-flight.js';
 import { takesWarehouse } from '../contract/index.js';
 import { isWisbridgeError } from '../errors.js';
 import { canReopen, type Journal, type ResumeState } from '../journal/index.js';
-import type { Mapping } from '../mapping/index.js';
+import type { Mapping, X12Share } from '../mapping/index.js';
 import type { InterchangeResult } from '../x12/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import { BatchesThread } from './batches-thread.js';
@@ -46,6 +46,8 @@ export interface StreamInput {
   spool?: ResultSpool;
   /** An X12 file's envelope verdicts, read when it was routed: its rows go on as they are read (MapInboundOptions). */
   x12Verdicts?: readonly InterchangeResult[];
+  /** Which of its sets this mapping reads, when they go to several (MapInboundOptions). */
+  x12Share?: X12Share;
 }
 
 /**
@@ -163,7 +165,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
     const thread = new BatchesThread({
       journalAddress: journal.address, snapshotPath, fileId, fresh: input.state.maxSeq < 0, fileName: name,
       lease: instance === null ? undefined : { instance, leaseMs: input.runtime.loaded.config.instance.lease_ms },
-      mapping, requestSize, warehouse, x12Verdicts: input.x12Verdicts,
+      mapping, requestSize, warehouse, x12Verdicts: input.x12Verdicts, x12Share: input.x12Share,
       heapMb: tuning?.heap_mb ?? (holdsDocuments(mapping) ? HOLDING_HEAP_MB : undefined),
     }, referenceIds, () => {
       slots.release();
@@ -180,7 +182,7 @@ async function openRequests(input: StreamInput, requestSize: number, warehouse: 
   }
   return new FileBatches({
     fileId, fileName: name, source: input.source(), mapping, referenceIds, state: input.state, requestSize, warehouse,
-    commit: (unit) => applyUnit(journal, logger, unit), mapAhead: false, x12Verdicts: input.x12Verdicts,
+    commit: (unit) => applyUnit(journal, logger, unit), mapAhead: false, x12Verdicts: input.x12Verdicts, x12Share: input.x12Share,
   });
 }
 

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { InboundJob, X12Route } from '../config/schema.js';
 import { partnerOf, type PartnerProfile } from '../config/partners.js';
 import { WisbridgeError } from '../errors.js';
-import type { Mapping, MappingSet } from '../mapping/index.js';
+import type { Mapping, MappingSet, X12Share } from '../mapping/index.js';
 import { isX12, readEnvelopes, X12_SNIFF_BYTES, type Delimiters, type EnvelopeWatch, type InterchangeResult, type SetResult } from '../x12/index.js';
 
 /** One interchange of a file as the routing pass read it: its verdicts, separators and sender's profile. */
@@ -19,9 +19,22 @@ export interface SetLines {
   last: number;
 }
 
-/** An X12 file as routed: the mapping that reads it and every interchange received, for its acknowledgement. */
-export interface X12Reading {
+/** One mapping's pass over an X12 file whose sets go to several: which sets it reads. */
+export interface X12Pass {
   mapping: Mapping;
+  /** Undefined when the file's sets all go to this one mapping. */
+  share?: X12Share;
+}
+
+/** An X12 file as routed: the mappings that read it and every interchange received, for its acknowledgement. */
+export interface X12Reading {
+  /**
+   * The mapping of the file's first routed set: the file's in the journal, and the one whose pass reports the
+   * envelopes and the sets no route takes.
+   */
+  mapping: Mapping;
+  /** One pass per mapping the sets are routed to, in the order of their first set in the file; `mapping`'s first. */
+  passes: X12Pass[];
   interchanges: ReceivedInterchange[];
   /** The lines of each set the envelopes list (weakly held: a set the validator only counts goes with its record). */
   setLines: WeakMap<SetResult, SetLines>;
@@ -84,10 +97,11 @@ function routeOf(routes: readonly X12Route[], set: string, partner: string | und
 }
 
 /**
- * Reads a file's envelopes once (segments let go as they pass) and picks the mapping of its sets by ST01 and sender:
- * the mapping routed for the most of them. A set no route takes, or routed to another mapping than the file's, is
- * marked `set-unsupported`: its acknowledgement refuses it (AK5 R, code 1) and the mapping reports it in the result
- * file. With no set routed at all, the job's first route reads the file, so every set is still reported and answered.
+ * Reads a file's envelopes once (segments let go as they pass) and picks the mapping of each set by ST01 and sender
+ * (routeOf). The file is then read once per mapping its sets go to (X12Pass), each pass reading its own sets. A set no
+ * route takes is marked `set-unsupported`: its acknowledgement refuses it (AK5 R, code 1) and the first pass reports it
+ * in the result file. With no set routed at all, the job's first route reads the file, so every set is still reported
+ * and answered.
  */
 export async function routeX12(job: InboundJob & { x12: X12Route[] }, mappings: MappingSet, partners: Readonly<Record<string, PartnerProfile>>, open: () => Readable, file: string): Promise<X12Reading> {
   const tracker = new SetLineTracker();
@@ -96,31 +110,39 @@ export async function routeX12(job: InboundJob & { x12: X12Route[] }, mappings: 
     result, delimiters: read.delimiters.get(result.index)!,
     partner: partnerOf(partners, { senderQualifier: result.senderQualifier, sender: result.sender, applicationSender: result.groups[0]?.sender }),
   }));
-  const votes = new Map<string, number>();
+  // Each interchange's ST01s by the mapping they go to, the mappings in the order of their first set.
+  const owners = new Map<string, Map<number, Set<string>>>();
   for (const { result, partner } of interchanges) {
     for (const group of result.groups) {
       for (const set of group.sets) {
         const route = routeOf(job.x12, set.id, partner?.name);
-        if (route) votes.set(route.mapping, (votes.get(route.mapping) ?? 0) + 1);
+        if (!route) {
+          set.refusals.push({ reason: 'set-unsupported', detail: `no mapping of job ${job.name} reads a ${set.id} set${partner ? ` from ${partner.name}` : ''}` });
+          continue;
+        }
+        let byInterchange = owners.get(route.mapping);
+        if (!byInterchange) owners.set(route.mapping, (byInterchange = new Map()));
+        let ids = byInterchange.get(result.index);
+        if (!ids) byInterchange.set(result.index, (ids = new Set()));
+        ids.add(set.id);
       }
     }
   }
-  const chosen = [...votes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? job.x12[0].mapping;
-  const mapping = mappings.get(chosen);
-  if (mapping.direction !== 'inbound' || mapping.dialect.format !== 'x12') {
-    throw new WisbridgeError('MAPPING_INVALID', `job ${job.name} routes X12 sets to mapping "${mapping.name}", which is not an inbound x12 mapping`);
-  }
-  for (const { result, partner } of interchanges) {
-    for (const group of result.groups) {
-      for (const set of group.sets) {
-        const route = routeOf(job.x12, set.id, partner?.name);
-        if (route?.mapping === chosen) continue;
-        set.refusals.push({
-          reason: 'set-unsupported',
-          detail: route ? `a ${set.id} set is read by mapping ${route.mapping}, and this file by ${chosen}: send it in a file of its own` : `no mapping of job ${job.name} reads a ${set.id} set${partner ? ` from ${partner.name}` : ''}`,
-        });
-      }
+  const names = owners.size > 0 ? [...owners.keys()] : [job.x12[0].mapping];
+  const passes = names.map((name, k): X12Pass => {
+    const mapping = mappings.get(name);
+    if (mapping.direction !== 'inbound' || mapping.dialect.format !== 'x12') {
+      throw new WisbridgeError('MAPPING_INVALID', `job ${job.name} routes X12 sets to mapping "${mapping.name}", which is not an inbound x12 mapping`);
     }
-  }
-  return { mapping, interchanges, setLines: tracker.lines };
+    if (names.length === 1) return { mapping };
+    // The first pass reads every set but the others' (a set of a group too large to list all sets goes with it); the
+    // others read their own.
+    const ids = (of: readonly string[]) => {
+      const byIndex: Record<number, string[]> = {};
+      for (const owner of of) for (const [index, set] of owners.get(owner)!) (byIndex[index] ??= []).push(...set);
+      return byIndex;
+    };
+    return { mapping, share: k === 0 ? { except: ids(names.slice(1)) } : { only: ids([name]) } };
+  });
+  return { mapping: passes[0].mapping, passes, interchanges, setLines: tracker.lines };
 }

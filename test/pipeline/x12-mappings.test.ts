@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { segmentsOf } from '../../src/x12/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
 import { runInboundOnce, SAMPLES, workspace, type Workspace } from './helpers.js';
+import { PARTNERS, ROUTED } from './x12-partners.js';
 
 const emu = useEmulator({ resetEachTest: true });
 
@@ -13,24 +14,6 @@ const find = (list: Rec[], number: string) => list.find((r) => r.number === numb
 const statuses = (ws: Workspace, name: string) => ws.result(name).map((r) => `${r.line}:${r.document}:${r.status}`);
 const sample = (name: string) => readFileSync(join(SAMPLES, name), 'utf8');
 const texts = (ack: string) => segmentsOf(ack).map((s) => s.fields.join('*'));
-
-// Two partners: HLX ships customer orders in cartons, RTL moves stock between warehouses; both send 945s.
-const PARTNERS = `partners:
-  HLX:
-    them: { qualifier: ZZ, id: HLXWMS }
-    us: { qualifier: ZZ, id: WISBRIDGE }
-  RTL:
-    them: { qualifier: ZZ, id: RTLWMS }
-    us: { qualifier: ZZ, id: WISBRIDGE }
-    separators: { element: "|", component: "^", segment: "~", repetition: "{", line_break: false }`;
-const ROUTED = `  - name: edi
-    drop: wms
-    service: wis
-    x12:
-      - { transaction_set: "945", partner: HLX, mapping: x12-945-customer-shipment-ship-packages }
-      - { transaction_set: "945", partner: RTL, mapping: x12-945-outbound-transfer-ship }
-      - { transaction_set: "944", partner: RTL, mapping: x12-944-inbound-transfer-receive }
-      - { transaction_set: "945", mapping: x12-945-customer-shipment-ship }`;
 
 describe('inbound pipeline: the shipped X12 mappings for packages and transfers', () => {
   it('ships a 945 with cartons from MAN loops: SSCC-18 overrides, tracking numbers, lots and serials reach the service', async () => {
@@ -120,27 +103,30 @@ describe('inbound pipeline: the shipped X12 mappings for packages and transfers'
     expect(texts(rtl).slice(3, -3)).toEqual(['AK1*SW*1', 'AK2*945*0001', 'AK5*A', 'AK2*945*0002', 'AK5*A', 'AK2*945*0003', 'AK3*W27*4**8', 'AK4*3**6*XPD', 'AK5*R*5', 'AK9*P*3*3*2']);
   });
 
-  it('reads a mailbox of both partners\' 945s by the mapping routed for most of its sets; the other partner\'s set is refused unread (result file and AK5 R 1), nothing of it sent', async () => {
+  it('reads a mailbox of both partners\' 945s and a 944: each set by the mapping routed for its ST01 and sender, one pass each; every line reported once, each partner answered', async () => {
     const ws = workspace({ url: emu.url, token: emu.token, inboundJobs: ROUTED, extraYaml: PARTNERS });
-    const rtl = sample('RTL_945_20261120.edi');
-    const oneSet = `${rtl.slice(0, rtl.indexOf('ST|945|0002'))}GE|1|1~IEA|1|000000880~`;
-    ws.drop('mailbox.edi', sample('HLX_945_20261120.edi') + oneSet);
+    // HLX's 945s (customer orders in cartons), RTL's 945s (transfers out) and RTL's 944s (transfers in), interleaved:
+    // the HLX interchange between RTL's two.
+    ws.drop('mailbox.edi', sample('RTL_945_20261120.edi') + sample('HLX_945_20261120.edi') + sample('RTL_944_20261120.edi'));
     const report = await runInboundOnce(ws);
-    // HLX's three sets against RTL's one: the packages mapping reads the whole file.
-    expect(report.files.map((f) => [f.file, f.mapping, f.outcome])).toEqual([['mailbox.edi', 'x12-945-customer-shipment-ship-packages', 'failed']]);
+    // The file's mapping in the journal is the one of its first set.
+    expect(report.files.map((f) => [f.file, f.mapping, f.outcome])).toEqual([['mailbox.edi', 'x12-945-outbound-transfer-ship', 'failed']]);
     const state = await adminState(emu);
     expect(find(state.customer_shipments, 'SO-1120').list_status).toBe('done');
-    expect(find(state.outbound_transfers, 'OT-1152')).toMatchObject({ state: 'assigned', writes: [] });
-    // RTL's set is not read by the packages mapping: refused, its lines reported with the router's reason, nothing sent.
-    const foreign = ws.result('mailbox.result.csv').filter((r) => r.message.includes('interchange 000000880'));
-    expect(foreign.length).toBeGreaterThan(0);
-    for (const row of foreign) expect(row.status).toBe('error');
-    expect(foreign[0].message).toContain('a 945 set is read by mapping x12-945-outbound-transfer-ship, and this file by x12-945-customer-shipment-ship-packages: send it in a file of its own');
-    expect(foreign.some((r) => r.message.includes('is not a known customer shipment'))).toBe(false);
-    // Its acknowledgement refuses it with code 1 (no route of this file reads it) alone: its data was never read.
-    const ack = texts(ws.read('outbox', 'mailbox.ack.edi').split(/(?=ISA)/)[1]);
-    expect(ack).toContain('AK5*R*1');
-    expect(ack.some((segment) => segment.startsWith('AK3'))).toBe(false);
-    expect(ack).toContain('AK9*R*1*1*0');
+    expect(find(state.outbound_transfers, 'OT-1152')).toMatchObject({ state: 'shipped', tracking_numbers: ['PRO-4471120'] });
+    expect(find(state.inbound_transfers, 'IT-1164').writes).toHaveLength(1);
+    // Each line once, in line order, its set's document and verdict: as for the three files read one by one.
+    const rows = ws.result('mailbox.result.csv');
+    const lines = rows.map((r) => Number(r.line));
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
+    expect(new Set(lines).size).toBe(lines.length);
+    expect([...new Set(rows.map((r) => `${r.document}:${r.status}`))]).toEqual([
+      'OT-1152:ok', 'OT-1153:ok', 'OT-1154:error', 'SO-1120:ok', 'SO-1123:ok', 'SO-1122:error', '1164:ok', '1165:ok', '1166:error',
+    ]);
+    expect(rows.some((r) => r.message.includes('send it in a file of its own'))).toBe(false);
+    // Three replies, one per interchange: every set accepted but the three with a data error.
+    const replies = ws.read('outbox', 'mailbox.ack.edi').split(/(?=ISA)/).map(texts);
+    expect(replies.map((r) => r.find((t) => t.startsWith('AK9')))).toEqual(['AK9*P*3*3*2', 'AK9*P*3*3*2', 'AK9*P*3*3*2']);
+    expect(replies.flat().filter((t) => t === 'AK5*R*1')).toEqual([]);
   });
 });
