@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { segmentsOf } from '../../src/x12/index.js';
 import { adminState, useEmulator } from '../support/emulator.js';
-import { runInboundOnce, SAMPLES, workspace, type Workspace } from './helpers.js';
+import { cli, finished, runInboundOnce, SAMPLES, workspace, type Workspace } from './helpers.js';
 import { PARTNERS, ROUTED } from './x12-partners.js';
 
 const emu = useEmulator({ resetEachTest: true });
@@ -128,5 +128,26 @@ describe('inbound pipeline: the shipped X12 mappings for packages and transfers'
     const replies = ws.read('outbox', 'mailbox.ack.edi').split(/(?=ISA)/).map(texts);
     expect(replies.map((r) => r.find((t) => t.startsWith('AK9')))).toEqual(['AK9*P*3*3*2', 'AK9*P*3*3*2', 'AK9*P*3*3*2']);
     expect(replies.flat().filter((t) => t === 'AK5*R*1')).toEqual([]);
+  });
+
+  it('finishes such a mailbox after a kill -9 in its first pass: every pass resumed, nothing applied twice, the result file as unbroken', async () => {
+    const ws = workspace({ url: emu.url, token: emu.token, inboundJobs: ROUTED, extraYaml: PARTNERS });
+    ws.drop('mailbox.edi', sample('RTL_945_20261120.edi') + sample('HLX_945_20261120.edi') + sample('RTL_944_20261120.edi'));
+    // Killed once the service answered the first request (the first pass's), before the journal stored the answer.
+    const killed = await finished(cli(['batch', '--config', ws.configFile], { WISBRIDGE_FAILPOINTS: 'send.after-answer=kill' }));
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(ws.files('inbox')).toEqual(['mailbox.edi']);
+    const rerun = await finished(cli(['batch', '--config', ws.configFile]));
+    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(ws.files('archive')).toEqual(['mailbox.edi']);
+    const state = await adminState(emu);
+    for (const [list, number] of [['outbound_transfers', 'OT-1152'], ['customer_shipments', 'SO-1120'], ['inbound_transfers', 'IT-1164']] as const) {
+      expect([number, (state[list] as Rec[]).find((r) => r.number === number)!.writes.length]).toEqual([number, 1]);
+    }
+    const rows = ws.result('mailbox.result.csv');
+    expect(new Set(rows.map((r) => r.line)).size).toBe(rows.length);
+    expect([...new Set(rows.map((r) => `${r.document}:${r.status}`))]).toEqual([
+      'OT-1152:ok', 'OT-1153:ok', 'OT-1154:error', 'SO-1120:ok', 'SO-1123:ok', 'SO-1122:error', '1164:ok', '1165:ok', '1166:error',
+    ]);
   });
 });
