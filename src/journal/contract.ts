@@ -92,6 +92,11 @@ export interface ClaimsAndRequests {
    * an entry replaces the one recorded before under its ord. In lease mode, the owner's only.
    */
   recordX12Envelopes(fileId: number, entries: readonly X12EnvelopeEntry[]): Promise<void>;
+  /**
+   * An X12 interchange received in the file, by its sender and ISA13: the file that brought it first, this one when
+   * none did before (recorded now; this file again on a later run of it). In lease mode, the owner's only.
+   */
+  recordReceivedInterchange(fileId: number, sender: string, control: string): Promise<number>;
   /** A file met but not claimed: a re-drop of content processed before, or a file rejected before a claim. */
   recordFileEvent(event: NewFileEvent): Promise<FileEvent>;
   recordEventDisposition(eventId: number, where: string): Promise<void>;

@@ -21,6 +21,7 @@ import { streamFile, type StreamInput } from './stream.js';
 import { emptyRowCounts, type FileRef, type FileReport, type ProcessFileOptions } from './types.js';
 import { writeAck } from './x12-ack.js';
 import { routeX12, startsAsX12, type X12Reading } from './x12-route.js';
+import { refuseRepeatedInterchanges } from './x12-repeats.js';
 import { readAcksIfAny, recordReceivedAcks, type AckReading } from './x12-received-ack.js';
 import { envelopeEntries, SetRowsTally } from './x12-structure.js';
 
@@ -178,8 +179,11 @@ async function streamAndFinish(ctx: FileContext, mapping: Mapping | AckReading, 
   const fileId = sender.fileId;
   try {
     ctx.life.read();
-    // Its envelopes as read, for the console while it is processed (recorded again, with its rows, once they are decided).
-    if (ctx.x12) await journal.recordX12Envelopes(fileId, envelopeEntries(ctx.x12));
+    if (ctx.x12) {
+      await refuseRepeatedInterchanges(journal, fileId, ctx.x12);
+      // Its envelopes as read, for the console while it is processed (recorded again, with its rows, once they are decided).
+      await journal.recordX12Envelopes(fileId, envelopeEntries(ctx.x12));
+    }
     // A crash may have kept the search index of the last blocks from following them (TrailingIndex).
     if (report.resumed) await journal.indexMissingBlocks(fileId);
     const state = report.resumed ? await journal.resumeState(fileId) : freshState(fileId);

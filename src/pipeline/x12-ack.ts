@@ -2,7 +2,7 @@ import { writerSeparatorsOf } from '../config/partners.js';
 import type { FileRecord, Journal } from '../journal/index.js';
 import { acknowledgementInterchange, type AckControls, type Delimiters, type InterchangeResult, type WriterSeparators } from '../x12/index.js';
 import type { FileContext, FileJournal } from './file-endings.js';
-import type { ReceivedInterchange, X12Reading } from './x12-route.js';
+import { senderKey, type ReceivedInterchange, type X12Reading } from './x12-route.js';
 
 /** The journal an acknowledgement takes: its control numbers, allocated per partner, and its record on the file. */
 export type AckJournal = FileJournal & Pick<Journal, 'nextControlNumber'>;
@@ -59,16 +59,11 @@ export async function writeAck(ctx: FileContext, journal: AckJournal, file: File
   return recorded.name;
 }
 
-/** The partner a reply's control numbers count for: its profile's name, else the ISA id it was sent from. */
-function partnerKey(received: ReceivedInterchange): string {
-  return received.partner?.name ?? `${received.result.senderQualifier.trim()}/${received.result.sender.trim()}`;
-}
-
 /** Control numbers for each reply from the journal, recorded on the file with the acknowledgement's name before it is written. */
 async function allocate(journal: AckJournal, file: FileRecord, wanted: readonly ReceivedInterchange[]): Promise<RecordedAck> {
   const replies: AckControls[] = [];
   for (const received of wanted) {
-    const partner = partnerKey(received);
+    const partner = senderKey(received);
     const interchange = await journal.nextControlNumber(partner, 'interchange');
     // A refused interchange is answered by a TA1 alone: no group, no set.
     const groups = received.result.refusals.length > 0 ? 0 : received.result.groups.length;

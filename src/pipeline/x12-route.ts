@@ -73,6 +73,14 @@ class SetLineTracker implements EnvelopeWatch {
   }
 }
 
+/**
+ * Who sent an interchange, as the journal keys what it counts per partner (the control numbers of its replies, the
+ * ISA13s received): its profile's name, else the ISA id it was sent from.
+ */
+export function senderKey(received: ReceivedInterchange): string {
+  return received.partner?.name ?? `${received.result.senderQualifier.trim()}/${received.result.sender.trim()}`;
+}
+
 /** Whether the bytes start with an ISA (a UTF-8 byte order mark before it tolerated), whatever the file's name. */
 export async function startsAsX12(open: () => Readable): Promise<boolean> {
   const stream = open();

@@ -15,7 +15,7 @@ export const REASONS = {
   'interchange-control-mismatch': { level: 'interchange', code: '001', rule: 'IEA02 repeats ISA13' },
   'interchange-group-count': { level: 'interchange', code: '021', rule: 'IEA01 counts the groups of the interchange' },
   'interchange-trailer-missing': { level: 'interchange', code: '023', rule: 'the interchange ends with its IEA before the next ISA or the end of the file' },
-  'interchange-duplicate': { level: 'interchange', code: '025', rule: 'one sender does not repeat an ISA13 within a file' },
+  'interchange-duplicate': { level: 'interchange', code: '025', rule: 'one sender does not repeat an ISA13, within a file or of an interchange received before' },
   'interchange-content': { level: 'interchange', code: '024', rule: 'between the ISA and the IEA only groups (GS … GE)' },
   'group-control-invalid': { level: 'group', code: '6', rule: 'GS06 is one to nine digits' },
   'group-control-mismatch': { level: 'group', code: '4', rule: 'GE02 repeats GS06' },

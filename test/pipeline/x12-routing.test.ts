@@ -116,6 +116,30 @@ describe('inbound pipeline: X12 routed by content and acknowledged', () => {
     expect(v5010.slice(2, 7)).toEqual(['ST*999*0001*005010X231A1', 'AK1*SW*1*005010', 'AK2*945*0001', 'IK5*A', 'AK9*A*1*1*1']);
   });
 
+  it('refuses an interchange a sender sent before in another file (TA1 R 025), whatever its bytes; one with a new ISA13 is read', async () => {
+    const ws = ediWorkspace();
+    const sample = readFileSync(join(SAMPLES, 'NWL_945_20261120.edi'), 'utf8');
+    ws.drop('NWL_945_20261120.edi', sample);
+    await runInboundOnce(ws);
+    const writes = async () => ((await adminState(emu)).customer_shipments as Array<{ number: string; writes: unknown[] }>).find((s) => s.number === 'SO-1128')!.writes.length;
+    expect(await writes()).toBe(1);
+    // The partner resends it the next morning: a new date in its ISA and GS, the same ISA13.
+    ws.drop('NWL_945_resent.edi', sample.replace('*261120*2305*', '*261121*0800*').replace('*20261120*2305*', '*20261121*0800*'));
+    const [resent] = (await runInboundOnce(ws)).files;
+    expect(resent.outcome).toBe('failed');
+    const rows = ws.result('NWL_945_resent.result.csv');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect([row.status, row.message]).toEqual(['error', expect.stringContaining('interchange 000004711: ZZ/NWLWMS sent it before, in NWL_945_20261120.edi (file ')]);
+    expect(rows[0].message).toContain('(interchange-duplicate, code 025)');
+    expect(texts(ws.read('outbox', 'NWL_945_resent.ack.edi')).map((t) => t.slice(0, 3))).toEqual(['ISA', 'TA1', 'IEA']);
+    expect(texts(ws.read('outbox', 'NWL_945_resent.ack.edi'))[1]).toMatch(/^TA1\*000004711\*\d{6}\*\d{4}\*R\*025$/);
+    expect(await writes()).toBe(1);
+    // With a new ISA13 (and IEA02) it is another interchange: read, its sets answered (the service refuses a second ship).
+    ws.drop('NWL_945_new.edi', sample.replaceAll('000004711', '000004799'));
+    await runInboundOnce(ws);
+    expect(texts(ws.read('outbox', 'NWL_945_new.ack.edi')).map((t) => t.slice(0, 3))).toContain('AK9');
+  });
+
   it('writes the same acknowledgement again, and no second one, when killed after writing it and before the file left the inbox', async () => {
     const ws = ediWorkspace();
     ws.drop('NWL_945_20261120.edi');

@@ -38,6 +38,7 @@ export const JOURNAL_TABLES: readonly JournalTable[] = [
   { name: 'file_sequences', key: ['work_type'] },
   { name: 'control_numbers', key: ['partner', 'kind'] },
   { name: 'x12_envelopes', key: ['file_id', 'ord'] },
+  { name: 'received_interchanges', key: ['sender', 'control'] },
   { name: 'operator_actions', key: ['id'], identity: 'id' },
   { name: 'alerts', key: ['id'], identity: 'id' },
   { name: 'instances', key: ['id'] },

@@ -1,6 +1,6 @@
 import type { Fence } from '../leases/leases.js';
 import { stateError } from '../core/rows.js';
-import type { SqlPort } from '../core/sql.js';
+import { sqlNowIso, type SqlPort } from '../core/sql.js';
 import type { X12EnvelopeEntry } from '../core/types.js';
 
 /** Entries written per statement (four parameters each: well under either engine's limit). */
@@ -13,6 +13,14 @@ async function writeEnvelopes(t: SqlPort, fileId: number, entries: readonly X12E
     await t.run(`INSERT INTO x12_envelopes (file_id, ord, level, detail) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}
       ON CONFLICT (file_id, ord) DO UPDATE SET level = excluded.level, detail = excluded.detail`, chunk.flatMap((e) => [fileId, e.ord, e.level, e.detail]));
   }
+}
+
+/** The file holding a sender's ISA13: one statement (the upsert returns the row there was, or the one it made). */
+function receivedInterchange(t: SqlPort, fileId: number, sender: string, control: string): Promise<number> {
+  return t.get<{ file_id: number | string }>(`INSERT INTO received_interchanges (sender, control, file_id, received_at)
+    VALUES (?, ?, ?, ${sqlNowIso(t.dialect)})
+    ON CONFLICT (sender, control) DO UPDATE SET sender = received_interchanges.sender RETURNING file_id`, [sender, control, fileId])
+    .then((row) => Number(row!.file_id));
 }
 
 /** Where a file's result file and the file itself went (see migration 4 in schema.ts). In lease mode, the owner's only. */
@@ -48,5 +56,11 @@ export function createDispositions(sql: SqlPort, fence?: Fence) {
         await writeEnvelopes(t, fileId, entries);
       })
       : sql.tx((t) => writeEnvelopes(t, fileId, entries))),
+    recordReceivedInterchange: (fileId: number, sender: string, control: string): Promise<number> => (fence
+      ? fence.write(async (t) => {
+        await fence.hold(t, fileId);
+        return receivedInterchange(t, fileId, sender, control);
+      })
+      : receivedInterchange(sql, fileId, sender, control)),
   };
 }

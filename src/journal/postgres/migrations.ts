@@ -337,6 +337,18 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (file_id, ord)
   );
   `,
+  `
+  -- The X12 interchanges received, by sender (its partner profile's name, else QUALIFIER/ID of ISA05/06) and ISA13,
+  -- with the file that brought each first: a later file bringing one again is refused (TA1 code 025), whatever its
+  -- bytes (pipeline/x12-repeats.ts).
+  CREATE TABLE IF NOT EXISTS received_interchanges (
+    sender TEXT NOT NULL,
+    control TEXT NOT NULL,
+    file_id BIGINT NOT NULL,
+    received_at TEXT NOT NULL,
+    PRIMARY KEY (sender, control)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -33,6 +33,19 @@ export function describeX12Envelopes(suite: Suite): void {
       expect((await suite.journal.console.x12Envelopes(fileId, { limit: 10 })).entries).toHaveLength(6);
     });
 
+    it('records each interchange received by sender and ISA13 with the file that brought it first', async () => {
+      const first = (await suite.journal.claimFile(claimInput('NWL_1.edi', 'isa-1'))).fileId;
+      const second = (await suite.journal.claimFile(claimInput('NWL_2.edi', 'isa-2'))).fileId;
+      expect(await suite.journal.recordReceivedInterchange(first, 'NWL', '000004711')).toBe(first);
+      // A later run of the same file finds it its own; another file finds the first; another sender's is its own.
+      expect(await suite.journal.recordReceivedInterchange(first, 'NWL', '000004711')).toBe(first);
+      expect(await suite.journal.recordReceivedInterchange(second, 'NWL', '000004711')).toBe(first);
+      expect(await suite.journal.recordReceivedInterchange(second, 'ZZ/ACMEWMS', '000004711')).toBe(second);
+      await suite.reopen();
+      expect(await suite.journal.recordReceivedInterchange(second, 'NWL', '000004711')).toBe(first);
+      expect(await suite.journal.recordReceivedInterchange(second, 'NWL', '000004712')).toBe(second);
+    });
+
     it('a file without any has none', async () => {
       const { fileId } = await suite.journal.claimFile(claimInput('a.csv', 'csv-1'));
       expect(await suite.journal.console.x12Envelopes(fileId, { limit: 10 })).toEqual({ entries: [], next: null });
