@@ -57,15 +57,23 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${body}$`, 'i');
 }
 
-/** Compiles a validated definition; DefinitionError carries the path of the offending YAML node. */
-export function compileMapping(definition: MappingDefinition, name: string, file = ''): Mapping {
-  const isExport = (EXPORT_DOCUMENTS as readonly string[]).includes(definition.document);
+/**
+ * What a mapping is without its plan: its names, direction, dialect and file patterns, read from the definition
+ * alone (what a configuration's check and the choice of a file's mapping look at).
+ */
+export function mappingBase(definition: MappingDefinition, name: string, file = ''): Omit<Mapping, 'inbound' | 'export' | 'warnings'> {
   const patterns = (Array.isArray(definition.files) ? definition.files : [definition.files]).map(globToRegExp);
-  const base = {
+  return {
     name, file, definition, document: definition.document, dialect: definition.dialect,
+    direction: (EXPORT_DOCUMENTS as readonly string[]).includes(definition.document) ? 'export' : 'inbound',
     matches: (fileName: string) => patterns.some((p) => p.test(fileName)),
   };
-  if (isExport) {
+}
+
+/** Compiles a validated definition; DefinitionError carries the path of the offending YAML node. */
+export function compileMapping(definition: MappingDefinition, name: string, file = ''): Mapping {
+  const base = mappingBase(definition, name, file);
+  if (base.direction === 'export') {
     if (definition.request) throw new DefinitionError(`${definition.document} is an export: use export, not request`, ['request']);
     if (!definition.export) throw new DefinitionError(`${definition.document} is an export and needs an export section`, ['document']);
     if (definition.ordered) throw new DefinitionError('ordered is for inbound files: an export writes its own files, one at a time', ['ordered']);

@@ -62,6 +62,8 @@ describe('what a command loads at start', () => {
     expect(modules.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
     expect(modules.some((m) => m.endsWith('/src/pipeline/index.ts'))).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
+    // The workspace has inbound jobs only: the export flow is not loaded.
+    expect(modules.filter((m) => /\/src\/export\//.test(m))).toEqual([]);
   }, 180_000);
 
   it('status reads the journal without the pipeline, the client or the contract\'s schemas', () => {
