@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createClient, type ClientEvent, type WisClient } from '../client/index.js';
+import type { ClientEvent, WisClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createDrop, processDropOptions, type Drop } from '../drops/index.js';
 import { JournalTally, openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
@@ -176,6 +176,8 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     client: (name) =>
       once(clients, name, async () => {
         const service = loaded.service(name);
+        // Loaded with the first client: a command that sends nothing (an empty pass) starts without it.
+        const { createClient } = await import('../client/index.js');
         return createClient({
           baseUrl: service.url,
           token: await loaded.serviceToken(name),
