@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckCache } from './check-cache.js';
-import { checkMappings } from './load.js';
+import { checkMappings } from './index.js';
 
 let dir: string;
 let mappings: string;
@@ -42,10 +42,10 @@ describe('the check cache of a mappings folder', () => {
     expect(JSON.parse(JSON.stringify(onUse.mappings))).toEqual(JSON.parse(JSON.stringify(fresh.mappings)));
   });
 
-  it('on use, trusts an entry of the checker until the plan is read; a compile failing then reports the file\'s problems', async () => {
+  it('on use, trusts an entry of the checker until the plan is read; a compile failing then names the file', async () => {
     await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
     // An entry the checker never wrote: a file whose text fails the check, entered as checked, with a definition
-    // that does not compile. 'now' compiles it at once and checks the text; 'on-use' compiles when the plan is read.
+    // that does not compile. 'now' compiles it at once and then checks the text; 'on-use' compiles when the plan is read.
     const bad = readFileSync(adjustments(), 'utf8').replace(/^document: .*$/m, 'document: inventory.adjustmentz');
     writeFileSync(adjustments(), bad);
     const cacheDir = join(cacheHome, 'wisbridge');
@@ -60,7 +60,7 @@ describe('the check cache of a mappings folder', () => {
     const mapping = onUse.mappings.find((m) => m.file === adjustments())!;
     expect(mapping.direction).toBe('inbound');
     expect(mapping.matches('KORR_20261202.csv')).toBe(true);
-    expect(() => mapping.inbound).toThrow(/inventory-adjustments\.yaml:\d+:\d+: document: Invalid option/);
+    expect(() => mapping.inbound).toThrow(/inventory-adjustments\.yaml: document: .*needs a request section/);
     const now = await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
     expect(now.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^document: Invalid option/)]);
   });

@@ -1,6 +1,13 @@
 // Public API of the mapping layer: definitions → compiled mappings; CSV → requests; records → CSV.
-export { loadMappings, loadMappingFile, loadNamedMapping, checkMappings, parseMapping, mappingSet, formatProblem, type MappingSet, type DefinitionProblem } from './load.js';
+import { useCompiler } from './folder.js';
+import { compileMapping } from './mapping.js';
+
+export { loadMappingFile, loadNamedMapping, parseMapping, formatProblem, type DefinitionProblem } from './load.js';
+export { checkMappings, loadMappings, mappingSet, type CheckOptions, type MappingSet } from './folder.js';
 export { compileMapping, type Mapping } from './mapping.js';
+
+// Whoever maps a file loads this index: the definitions a command compiles on use get their compile step here.
+useCompiler(compileMapping);
 export { mapInbound, type InboundOutcome, type MappedBatch, type MappedDocument, type RejectedDocument, type SkippedRow, type MapInboundOptions } from './inbound.js';
 export { createExportRenderer, createExportWriter, encodeChunks, type ExportRenderer } from './export.js';
 export { cachedReferenceIds, TableReferenceIds, type ReferenceIds, type ReferenceKind } from './reference-ids.js';

@@ -1,4 +1,5 @@
-import { EXPORT_DOCUMENTS, type Dialect, type ExportDocument, type InboundDocument, type MappingDefinition } from './definition-schema.js';
+import type { InboundDocument, MappingDefinition } from './definition-schema.js';
+import { mappingBase, type MappingBase } from './mapping-base.js';
 import { HeaderProblem, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
 import { compileExport, type ExportPlan } from './export-plan.js';
 import { checkTargets } from './targets.js';
@@ -20,16 +21,7 @@ export interface RecordTypePlan {
 }
 
 /** A loaded, compiled mapping definition. */
-export interface Mapping {
-  readonly name: string;
-  /** The YAML file it came from ('' when built from an object). */
-  readonly file: string;
-  readonly definition: MappingDefinition;
-  readonly direction: 'inbound' | 'export';
-  readonly document: InboundDocument | ExportDocument;
-  readonly dialect: Dialect;
-  /** Whether a file name matches the definition's `files` patterns. */
-  matches(fileName: string): boolean;
+export interface Mapping extends MappingBase {
   readonly inbound?: InboundPlan;
   readonly export?: ExportPlan;
   /** What its file says in a deprecated way (a key under its old name): reported once by whoever loads it. */
@@ -50,24 +42,6 @@ export interface InboundPlan {
   readonly positional: boolean;
   /** The whole file is one request (all or nothing): cycle counts, grouping.whole_file. */
   readonly wholeFile: boolean;
-}
-
-export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`, 'i');
-}
-
-/**
- * What a mapping is without its plan: its names, direction, dialect and file patterns, read from the definition
- * alone (what a configuration's check and the choice of a file's mapping look at).
- */
-export function mappingBase(definition: MappingDefinition, name: string, file = ''): Omit<Mapping, 'inbound' | 'export' | 'warnings'> {
-  const patterns = (Array.isArray(definition.files) ? definition.files : [definition.files]).map(globToRegExp);
-  return {
-    name, file, definition, document: definition.document, dialect: definition.dialect,
-    direction: (EXPORT_DOCUMENTS as readonly string[]).includes(definition.document) ? 'export' : 'inbound',
-    matches: (fileName: string) => patterns.some((p) => p.test(fileName)),
-  };
 }
 
 /** Compiles a validated definition; DefinitionError carries the path of the offending YAML node. */
