@@ -59,7 +59,7 @@ describe('the bundled build', () => {
     expect(again.stdout).toBe(first.stdout);
   });
 
-  it('starts an empty batch, its mappings checked before, without the contract\'s schemas or the mapping compile steps', () => {
+  it('starts an empty batch, its mappings checked before, without the contract\'s schemas or the mapping compile steps, which a first file loads', () => {
     // What a chunk holds is named by esbuild's `// src/…` comments; the chunks are read as the build loaded them.
     const ws = startupWorkspace(app);
     try {
@@ -75,6 +75,12 @@ describe('the bundled build', () => {
         .flatMap((u) => readFileSync(fileURLToPath(u), 'utf8').match(/^\/\/ src\/\S+/gm) ?? []).map((m) => m.slice(3));
       expect(sources).toContain('src/mapping/folder.ts');
       expect(sources.filter((f) => /^src\/(contract|client|x12)\/|^src\/mapping\/(load|mapping|compile|definition-schema)\.ts$/.test(f))).toEqual([]);
+      // A file then: its mapping, taken from the cache, is compiled on use and maps the rows into a request (which
+      // finds no service on the workspace's port: nothing applied, the run stops with the service unavailable).
+      cpSync(join(root, 'samples/KORR_20261120.csv'), join(ws.dir, 'drop/inbox/KORR_20261120.csv'));
+      const withFile = batch();
+      expect(withFile.status).toBe(2);
+      expect(withFile.stderr).toMatch(/^wisbridge batch: UNAVAILABLE: inventory\.adjustments \(POST /);
     } finally {
       rmSync(ws.dir, { recursive: true, force: true });
     }
