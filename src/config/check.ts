@@ -23,7 +23,7 @@ export interface ConfigCheckOptions {
    */
   folders?: boolean;
   /**
-   * When the mappings folder's definitions are compiled (ParseOptions of src/mapping/load.ts): `run` and `batch`
+   * When the mappings folder's definitions are compiled (CheckOptions of src/mapping/folder.ts): `run` and `batch`
    * compile a definition this build already checked when a file first needs it; `config check` compiles every one
    * (default 'now').
    */

@@ -6,8 +6,6 @@ export { loadMappingFile, loadNamedMapping, parseMapping, formatProblem, type De
 export { checkMappings, loadMappings, mappingSet, type CheckOptions, type MappingSet } from './folder.js';
 export { compileMapping, type Mapping } from './mapping.js';
 
-// Whoever maps a file loads this index: the definitions a command compiles on use get their compile step here.
-useCompiler(compileMapping);
 export { mapInbound, type InboundOutcome, type MappedBatch, type MappedDocument, type RejectedDocument, type SkippedRow, type MapInboundOptions } from './inbound.js';
 export { createExportRenderer, createExportWriter, encodeChunks, type ExportRenderer } from './export.js';
 export { cachedReferenceIds, TableReferenceIds, type ReferenceIds, type ReferenceKind } from './reference-ids.js';
@@ -16,3 +14,6 @@ export { mappingDefinitionSchema, INBOUND_DOCUMENTS, EXPORT_DOCUMENTS, type Mapp
 export { mappingJsonSchema } from './json-schema.js';
 export { referenceTables } from './reference-doc.js';
 export { sampleFileProblems, testSamples } from './sample-test.js';
+
+// Whoever maps a file loads this index: the definitions a command compiles on use get their compile step here.
+useCompiler(compileMapping);

@@ -66,8 +66,7 @@ export function runEndOf(outcomes: readonly FileOutcome[]): FileRunEnd {
 
 /**
  * The flow of a file (containers, processFile, the sender, the client's helpers, the contract's schemas), loaded when
- * a first file is processed: a pass over an empty inbox, and a `wisbridge run` until its first file, start without it
- * (docs/performance.md, start-up).
+ * a first file is processed: `batch` over an empty inbox starts without it (docs/performance.md, start-up).
  */
 const fileFlow = () => import('./containers.js');
 
