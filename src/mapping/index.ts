@@ -5,7 +5,6 @@ import { compileMapping } from './mapping.js';
 export { loadMappingFile, loadNamedMapping, parseMapping, formatProblem, type DefinitionProblem } from './load.js';
 export { checkMappings, loadMappings, mappingSet, type CheckOptions, type MappingSet } from './folder.js';
 export { compileMapping, type Mapping } from './mapping.js';
-
 export { mapInbound, type InboundOutcome, type MappedBatch, type MappedDocument, type RejectedDocument, type SkippedRow, type MapInboundOptions } from './inbound.js';
 export { createExportRenderer, createExportWriter, encodeChunks, type ExportRenderer } from './export.js';
 export { cachedReferenceIds, TableReferenceIds, type ReferenceIds, type ReferenceKind } from './reference-ids.js';
