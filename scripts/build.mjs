@@ -41,6 +41,21 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const BUNDLED = new Set(['zod', 'yaml']);
 const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
 
+/**
+ * zod's `locales` namespace (its error messages in some fifty languages) is exported from zod's index, and a
+ * namespace used as an object (`z.object`) keeps all of it in the bundle: half of zod's bytes, parsed by every command
+ * that loads zod. The bridge reports in English only (zod's default, `en`), so the namespace holds `en` alone.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](core|classic)[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined);
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) =>
+      ({ contents: `export { default as en } from ${JSON.stringify(args.path)};`, resolveDir: dirname(args.path), loader: 'js' }));
+  },
+};
+
 await esbuild.build({
   entryPoints: ENTRIES.map((entry) => ({ in: join(src, `${entry}.ts`), out: entry })),
   outdir: dist,
@@ -55,6 +70,7 @@ await esbuild.build({
   // yaml is CommonJS: its require() of Node's modules needs a require in the ESM bundle.
   banner: { js: "import { createRequire as __wisbridgeRequire } from 'node:module'; const require = __wisbridgeRequire(import.meta.url);" },
   logLevel: 'warning',
+  plugins: [zodEnglishOnly],
 });
 for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
   if (!entry.isFile() || !entry.name.endsWith('.mjs')) continue;

@@ -2,7 +2,8 @@ import { access, constants, stat } from 'node:fs/promises';
 import { localFolders } from '../drops/index.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../errors.js';
 import { checkJournalReachable } from '../journal/index.js';
-import { checkMappings, mappingSet, type Mapping, type MappingSet } from '../mapping/index.js';
+import { checkMappings, mappingSet, type MappingSet } from '../mapping/folder.js';
+import type { Mapping } from '../mapping/index.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { isRecord } from '../util/schema-keys.js';
 import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
@@ -21,6 +22,12 @@ export interface ConfigCheckOptions {
    * `run` starts without it and reports the drop unreachable until it appears, as a share mounted late does).
    */
   folders?: boolean;
+  /**
+   * When the mappings folder's definitions are compiled (CheckOptions of src/mapping/folder.ts): `run` and `batch`
+   * compile a definition this build already checked when a file first needs it; `config check` compiles every one
+   * (default 'now').
+   */
+  compile?: 'now' | 'on-use';
 }
 
 /**
@@ -39,7 +46,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   const { config, problems, warnings, doc } = checkConfigText(text, file);
   if (!config || !doc) return { problems: [...problems, ...await folderProblems(doc, file)], warnings };
   const loaded = bindConfig(config, file);
-  const { mappings, problems: mappingProblems, warnings: mappingWarnings } = await checkMappings(loaded.mappingsDir);
+  const { mappings, problems: mappingProblems, warnings: mappingWarnings } = await checkMappings(loaded.mappingsDir, undefined, { compile: options.compile });
   const known = new Map(mappings.map((m) => [m.name, m]));
   const missing: YamlProblem[] = [];
   const names = [
@@ -169,7 +176,7 @@ async function journalProblems(loaded: LoadedConfig, doc: PositionedYaml): Promi
  * (`wisbridge config check` lists them all). Returns the mappings it checked, for the runtime (read once).
  */
 export async function assertConfigReady(file: string): Promise<MappingSet> {
-  const { problems, mappings } = await inspectConfigFile(file);
+  const { problems, mappings } = await inspectConfigFile(file, { compile: 'on-use' });
   if (problems.length === 0 && mappings) return mappingSet(mappings);
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more: wisbridge config check --config ${file} lists them)` : '';
   throw new WisbridgeError('CONFIG_INVALID', `cannot start: ${formatYamlProblem(problems[0]!)}${more}`, { details: { problems } });

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckCache } from './check-cache.js';
-import { checkMappings } from './load.js';
+import { checkMappings } from './index.js';
 
 let dir: string;
 let mappings: string;
@@ -35,6 +36,33 @@ describe('the check cache of a mappings folder', () => {
     expect(cached.mappings.map((m) => m.name)).toEqual(fresh.mappings.map((m) => m.name));
     expect(JSON.parse(JSON.stringify(cached.mappings))).toEqual(JSON.parse(JSON.stringify(fresh.mappings)));
     expect(cached.warnings).toEqual(fresh.warnings);
+    // Compiled on first use (run, batch): the same plans once read (JSON.stringify reads them).
+    const onUse = await checkMappings(mappings, CheckCache.open(mappings, 'build-1'), { compile: 'on-use' });
+    expect(onUse.problems).toEqual([]);
+    expect(JSON.parse(JSON.stringify(onUse.mappings))).toEqual(JSON.parse(JSON.stringify(fresh.mappings)));
+  });
+
+  it('on use, trusts an entry of the checker until the plan is read; a compile failing then names the file', async () => {
+    await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    // An entry the checker never wrote: a file whose text fails the check, entered as checked, with a definition
+    // that does not compile. 'now' compiles it at once and then checks the text; 'on-use' compiles when the plan is read.
+    const bad = readFileSync(adjustments(), 'utf8').replace(/^document: .*$/m, 'document: inventory.adjustmentz');
+    writeFileSync(adjustments(), bad);
+    const cacheDir = join(cacheHome, 'wisbridge');
+    const cacheFile = join(cacheDir, readdirSync(cacheDir)[0]);
+    const file = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: Record<string, { sha256: string; data: { request?: unknown } }> };
+    const entry = file.entries[adjustments()];
+    entry.sha256 = createHash('sha256').update(bad).digest('hex');
+    delete entry.data.request;
+    writeFileSync(cacheFile, JSON.stringify(file));
+    const onUse = await checkMappings(mappings, CheckCache.open(mappings, 'build-1'), { compile: 'on-use' });
+    expect(onUse.problems).toEqual([]);
+    const mapping = onUse.mappings.find((m) => m.file === adjustments())!;
+    expect(mapping.direction).toBe('inbound');
+    expect(mapping.matches('KORR_20261202.csv')).toBe(true);
+    expect(() => mapping.inbound).toThrow(/inventory-adjustments\.yaml: document: .*needs a request section/);
+    const now = await checkMappings(mappings, CheckCache.open(mappings, 'build-1'));
+    expect(now.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^document: Invalid option/)]);
   });
 
   it('is read for a file whose text is unchanged, and only under the same checker', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WRITE_ENDPOINT_IDS } from '../contract/index.js';
+import { EXPORT_DOCUMENTS } from './export-documents.js';
 
 // The schema of a mapping definition file (YAML). Descriptions feed schemas/mapping.schema.json and docs/mapping.md.
 
@@ -8,9 +9,7 @@ export const REFERENCE_KINDS = ['customerShipment', 'outboundTransfer', 'inbound
 /** The writes an inbound mapping can feed: every write endpoint of the registry (src/contract/writes/). */
 export const INBOUND_DOCUMENTS = WRITE_ENDPOINT_IDS;
 
-export const EXPORT_DOCUMENTS = [
-  'customerShipments.list', 'outboundTransfers.list', 'inboundTransfers.list', 'supplierShipments.list', 'customerReturns.list', 'products.list',
-] as const;
+export { EXPORT_DOCUMENTS };
 
 const columnRef = z
   .union([z.string().min(1), z.number().int().min(1)])

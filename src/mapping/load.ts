@@ -1,14 +1,13 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { WisbridgeError } from '../errors.js';
 import { INBOUND_DOCUMENTS, mappingDefinitionSchema, type InboundDocument, type NodeSpec } from './definition-schema.js';
 import { compileMapping, type Mapping } from './mapping.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
-import { didYouMean } from '../util/did-you-mean.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { isRecord } from '../util/schema-keys.js';
 import { checkTargets } from './targets.js';
-import { CheckCache } from './check-cache.js';
+import type { CheckCache } from './check-cache.js';
 
 /** One problem of a definition file, with its YAML position (1-based). */
 export type DefinitionProblem = YamlProblem;
@@ -77,70 +76,6 @@ function requestNode(value: unknown): NodeSpec | undefined {
     }
   }
   return { fields: isRecord(value.fields) ? value.fields : undefined, lists } as unknown as NodeSpec;
-}
-
-export interface MappingSet {
-  readonly mappings: readonly Mapping[];
-  /** By name; throws MAPPING_NOT_FOUND. */
-  get(name: string): Mapping;
-  /** The inbound mapping whose file patterns match; undefined when none does; MAPPING_INVALID when several do. */
-  find(fileName: string, direction?: 'inbound' | 'export'): Mapping | undefined;
-}
-
-export function mappingSet(mappings: readonly Mapping[]): MappingSet {
-  const byName = new Map(mappings.map((m) => [m.name, m]));
-  return {
-    mappings,
-    get(name) {
-      const m = byName.get(name);
-      if (!m) throw new WisbridgeError('MAPPING_NOT_FOUND', `no mapping named "${name}"${didYouMean(name, [...byName.keys()])} (known: ${[...byName.keys()].join(', ')})`);
-      return m;
-    },
-    find(fileName, direction = 'inbound') {
-      const hits = mappings.filter((m) => m.direction === direction && m.matches(fileName));
-      if (hits.length > 1) throw new WisbridgeError('MAPPING_INVALID', `file "${fileName}" matches several mappings: ${hits.map((m) => m.name).join(', ')}`);
-      return hits[0];
-    },
-  };
-}
-
-/** Reads every *.yaml definition of a folder; checks all of them and reports every problem. */
-export async function checkMappings(dir: string, cache = CheckCache.open(dir)): Promise<{ mappings: Mapping[]; problems: DefinitionProblem[]; warnings: DefinitionProblem[] }> {
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((n) => /\.ya?ml$/i.test(n)).sort();
-  } catch (error) {
-    throw new WisbridgeError('MAPPING_NOT_FOUND', `cannot read the mappings folder ${dir}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  const mappings: Mapping[] = [];
-  const problems: DefinitionProblem[] = [];
-  const warnings: DefinitionProblem[] = [];
-  const seen = new Map<string, string>();
-  for (const n of names) {
-    const file = join(dir, n);
-    const result = parseMapping(await readFile(file, 'utf8'), file, cache);
-    problems.push(...result.problems);
-    warnings.push(...result.warnings);
-    if (!result.mapping) continue;
-    const other = seen.get(result.mapping.name);
-    if (other) {
-      problems.push({ file, line: 1, col: 1, message: `name "${result.mapping.name}" is already used by ${other}` });
-      continue;
-    }
-    seen.set(result.mapping.name, file);
-    mappings.push(result.mapping);
-  }
-  cache.save(names.map((n) => join(dir, n)));
-  return { mappings, problems, warnings };
-}
-
-/** Loads a folder of definitions; any problem is a MAPPING_INVALID error naming file:line:col. */
-export async function loadMappings(dir: string): Promise<MappingSet> {
-  const { mappings, problems } = await checkMappings(dir);
-  if (problems.length > 0) {
-    throw new WisbridgeError('MAPPING_INVALID', problems.map(formatProblem).join('\n'), { details: { problems } });
-  }
-  return mappingSet(mappings);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { EXPORT_DOCUMENTS, type Dialect, type ExportDocument, type InboundDocument, type MappingDefinition } from './definition-schema.js';
+import type { InboundDocument, MappingDefinition } from './definition-schema.js';
+import { mappingBase, type MappingBase } from './mapping-base.js';
 import { HeaderProblem, compileConditions, compileNode, type Binder, type BoundNode, type RowTest } from './compile.js';
 import { compileExport, type ExportPlan } from './export-plan.js';
 import { checkTargets } from './targets.js';
@@ -20,16 +21,7 @@ export interface RecordTypePlan {
 }
 
 /** A loaded, compiled mapping definition. */
-export interface Mapping {
-  readonly name: string;
-  /** The YAML file it came from ('' when built from an object). */
-  readonly file: string;
-  readonly definition: MappingDefinition;
-  readonly direction: 'inbound' | 'export';
-  readonly document: InboundDocument | ExportDocument;
-  readonly dialect: Dialect;
-  /** Whether a file name matches the definition's `files` patterns. */
-  matches(fileName: string): boolean;
+export interface Mapping extends MappingBase {
   readonly inbound?: InboundPlan;
   readonly export?: ExportPlan;
   /** What its file says in a deprecated way (a key under its old name): reported once by whoever loads it. */
@@ -52,20 +44,10 @@ export interface InboundPlan {
   readonly wholeFile: boolean;
 }
 
-export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`, 'i');
-}
-
 /** Compiles a validated definition; DefinitionError carries the path of the offending YAML node. */
 export function compileMapping(definition: MappingDefinition, name: string, file = ''): Mapping {
-  const isExport = (EXPORT_DOCUMENTS as readonly string[]).includes(definition.document);
-  const patterns = (Array.isArray(definition.files) ? definition.files : [definition.files]).map(globToRegExp);
-  const base = {
-    name, file, definition, document: definition.document, dialect: definition.dialect,
-    matches: (fileName: string) => patterns.some((p) => p.test(fileName)),
-  };
-  if (isExport) {
+  const base = mappingBase(definition, name, file);
+  if (base.direction === 'export') {
     if (definition.request) throw new DefinitionError(`${definition.document} is an export: use export, not request`, ['request']);
     if (!definition.export) throw new DefinitionError(`${definition.document} is an export and needs an export section`, ['document']);
     if (definition.ordered) throw new DefinitionError('ordered is for inbound files: an export writes its own files, one at a time', ['ordered']);

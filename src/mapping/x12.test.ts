@@ -4,7 +4,8 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { X12Writer, checkEnvelopes, segmentsOf, writeInterchange, type InterchangeResult, type SegmentData, type SetData } from '../x12/index.js';
 import { mapInbound, type InboundOutcome } from './inbound.js';
-import { checkMappings, formatProblem, parseMapping } from './load.js';
+import { checkMappings } from './folder.js';
+import { formatProblem, parseMapping } from './load.js';
 import type { Mapping } from './mapping.js';
 import { TableReferenceIds } from './reference-ids.js';
 

@@ -3,7 +3,6 @@ import { StableFileWatcher, type ReadyFile } from '../drops/index.js';
 import type { RuntimeParts } from '../runtime/runtime.js';
 import { containerKind } from '../drops/index.js';
 import { encryptedMemberName } from '../drops/index.js';
-import { processInboxFile } from './containers.js';
 import type { FileRuntime } from './process-file.js';
 import { filePlace, UNPLACED, type FilePlace } from './file-order.js';
 import { FileQueue, type FileRunEnd } from './file-queue.js';
@@ -66,6 +65,12 @@ export function runEndOf(outcomes: readonly FileOutcome[]): FileRunEnd {
 }
 
 /**
+ * The flow of a file (containers, processFile, the sender, the client's helpers, the contract's schemas), loaded when
+ * a first file is processed: `batch` over an empty inbox starts without it (docs/performance.md, start-up).
+ */
+const fileFlow = () => import('./containers.js');
+
+/**
  * One pass over a job's inbox: every stable file, oldest first, `files_in_flight` at once within the order rules
  * (file-queue.ts), through processFile. Fatal problems (401, an unreachable drop or service) are thrown once the
  * files in flight have finished; the files already done are in the reports given to `onFile`.
@@ -82,6 +87,7 @@ export async function runInboundJob(runtime: FileRuntime, job: InboundJob, optio
     limit: job.files_in_flight,
     signal: options.signal,
     run: async (file) => {
+      const { processInboxFile } = await fileFlow();
       const results = await processInboxFile(runtime, job, file, { signal: options.signal, force: options.force, onProgress: options.onProgress });
       reports.set(file, results);
       for (const result of results) options.onFile?.(result);

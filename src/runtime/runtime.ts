@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createClient, type ClientEvent, type WisClient } from '../client/index.js';
+import type { ClientEvent, WisClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createDrop, processDropOptions, type Drop } from '../drops/index.js';
 import { JournalTally, openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
-import { loadMappings, loadNamedMapping, type Mapping, type MappingSet } from '../mapping/index.js';
+import type { Mapping, MappingSet } from '../mapping/index.js';
 import { Limiter } from '../util/limiter.js';
 
 /**
@@ -145,7 +145,10 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
   };
   options.mappings?.mappings.forEach(warnOnce);
   let mappings: Promise<MappingSet> | undefined = options.mappings && Promise.resolve(options.mappings);
-  const loadSet = () => (mappings ??= loadMappings(loaded.mappingsDir).then((set) => (set.mappings.forEach(warnOnce), set)));
+  // The mapping layer is loaded when a mapping is first asked for: a command given its checked set (run, batch)
+  // starts without its compile steps (src/mapping/folder.ts), which a first file's flow loads.
+  const mappingLayer = () => import('../mapping/index.js');
+  const loadSet = () => (mappings ??= mappingLayer().then(({ loadMappings }) => loadMappings(loaded.mappingsDir)).then((set) => (set.mappings.forEach(warnOnce), set)));
 
   const once = <T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {
     let found = cache.get(key);
@@ -172,10 +175,12 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
     mapping: (name) =>
       mappings
         ? mappings.then((set) => set.get(name))
-        : once(single, name, async () => warnOnce((await loadNamedMapping(loaded.mappingsDir, name)) ?? (await loadSet()).get(name))),
+        : once(single, name, async () => warnOnce((await (await mappingLayer()).loadNamedMapping(loaded.mappingsDir, name)) ?? (await loadSet()).get(name))),
     client: (name) =>
       once(clients, name, async () => {
         const service = loaded.service(name);
+        // Loaded with the first client: a command that sends nothing (an empty pass) starts without it.
+        const { createClient } = await import('../client/index.js');
         return createClient({
           baseUrl: service.url,
           token: await loaded.serviceToken(name),

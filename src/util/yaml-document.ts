@@ -53,7 +53,9 @@ export function parseYamlWithSchema<S extends z.ZodType>(
   const newNameOf = (key: string) => (renamedKeys && Object.hasOwn(renamedKeys, key) ? renamedKeys[key] : undefined)
     ?? (options.acceptCamelCase ? camelToSnake(key) : undefined);
   const value = options.acceptCamelCase || renamedKeys ? renameOldKeys(schema, doc.value ?? {}, newNameOf, warn) : doc.value ?? {};
-  const parsed = schema.safeParse(value);
+  // Without zod's compiled fast path: a file is parsed once, and generating and compiling that path for each object
+  // schema cost more than walking the schema (the configuration at every start; docs/performance.md, start-up).
+  const parsed = schema.safeParse(value, { jitless: true });
   if (!parsed.success) {
     return {
       doc,

@@ -50,6 +50,12 @@ const INDEX_EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/config/load.ts': 'reads the drops\' secret option names without loading their transports',
   // export/index.ts brings the export pipeline and the client: status reads the X12 work lists' acknowledgement states alone.
   'src/service/status.ts': 'reads the X12 work lists\' acknowledgement states without loading the export pipeline',
+  // pipeline/index.ts brings the flow of a file (the sender, the client, the contract's schemas): a pass over an
+  // empty inbox lists it with the job's module alone, which loads that flow for a first file.
+  // mapping/index.ts brings every compile step (the definition's and the contract's schemas, the X12 plans): the check
+  // of a configuration reads the folder with folder.ts, which loads them only for a definition not checked before.
+  'src/config/check.ts': 'reads the mappings folder without loading the compile steps of definitions checked before',
+  'src/cli/commands/batch.ts': 'runs the inbound jobs without loading the flow of a file before a first file',
 };
 
 interface ImportEdge {

@@ -60,8 +60,11 @@ describe('what a command loads at start', () => {
   it('an empty batch reads the inbox and the journal without the client, the console or the mapping thread', () => {
     const modules = loadedBy(['batch', '--config', config]);
     expect(modules.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
-    expect(modules.some((m) => m.endsWith('/src/pipeline/index.ts'))).toBe(true);
+    expect(modules.some((m) => m.endsWith('/src/pipeline/job.ts'))).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
+    // The workspace has inbound jobs only: the export flow is not loaded. With no file, neither is a file's flow.
+    expect(modules.filter((m) => /\/src\/export\//.test(m))).toEqual([]);
+    expect(modules.filter((m) => /\/src\/(client\/|pipeline\/(containers|process-file|sender)\.ts)/.test(m))).toEqual([]);
   }, 180_000);
 
   it('status reads the journal without the pipeline, the client or the contract\'s schemas', () => {
@@ -76,7 +79,7 @@ describe('what a command loads at start', () => {
 
   it('config check reads the mappings without the client', () => {
     const modules = loadedBy(['config', 'check', '--config', config]);
-    expect(modules.some((m) => m.endsWith('/src/mapping/index.ts'))).toBe(true);
+    expect(modules.some((m) => m.endsWith('/src/mapping/load.ts'))).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
   }, 180_000);
 });

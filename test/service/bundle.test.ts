@@ -2,7 +2,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startupWorkspace } from '../support/startup-workspace.js';
 
 /*
  * The build as production runs it (scripts/build.mjs: one esbuild bundle with chunks), made afresh in an install of
@@ -56,4 +58,31 @@ describe('the bundled build', () => {
     expect(again.status).toBe(0);
     expect(again.stdout).toBe(first.stdout);
   });
+
+  it('starts an empty batch, its mappings checked before, without the contract\'s schemas or the mapping compile steps, which a first file loads', () => {
+    // What a chunk holds is named by esbuild's `// src/…` comments; the chunks are read as the build loaded them.
+    const ws = startupWorkspace(app);
+    try {
+      const record = join(ws.dir, 'modules.txt');
+      const batch = () => spawnSync(process.execPath, ['--import', join(root, 'test/support/loaded-modules.mjs'), join(app, 'bin/wisbridge.js'), 'batch', '--config', ws.config], {
+        cwd: app, encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cacheHome, WISBRIDGE_LOADED_MODULES: record },
+      });
+      expect(batch().status).toBe(0);
+      rmSync(record);
+      const r = batch();
+      expect(r.status, r.stderr).toBe(0);
+      const sources = readFileSync(record, 'utf8').split('\n').filter((u) => u.startsWith('file:') && u.includes('/dist/'))
+        .flatMap((u) => readFileSync(fileURLToPath(u), 'utf8').match(/^\/\/ src\/\S+/gm) ?? []).map((m) => m.slice(3));
+      expect(sources).toContain('src/mapping/folder.ts');
+      expect(sources.filter((f) => /^src\/(contract|client|x12)\/|^src\/mapping\/(load|mapping|compile|definition-schema)\.ts$/.test(f))).toEqual([]);
+      // A file then: its mapping, taken from the cache, is compiled on use and maps the rows into a request (which
+      // finds no service on the workspace's port: nothing applied, the run stops with the service unavailable).
+      cpSync(join(root, 'samples/KORR_20261120.csv'), join(ws.dir, 'drop/inbox/KORR_20261120.csv'));
+      const withFile = batch();
+      expect(withFile.status).toBe(2);
+      expect(withFile.stderr).toMatch(/^wisbridge batch: UNAVAILABLE: inventory\.adjustments \(POST /);
+    } finally {
+      rmSync(ws.dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

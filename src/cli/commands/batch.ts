@@ -2,8 +2,10 @@ import { assertConfigReady } from '../../config/check.js';
 import { loadConfig, type LoadedConfig } from '../../config/load.js';
 import { describeError, isWisbridgeError, WisbridgeError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { runExportJob, type ExportSummary } from '../../export/index.js';
-import { exitCodeOf, ProgressBar, runInboundJob, summaryTable, type FileReport } from '../../pipeline/index.js';
+import type { ExportSummary } from '../../export/index.js';
+import type { FileReport } from '../../pipeline/index.js';
+import { runInboundJob } from '../../pipeline/job.js';
+import { exitCodeOf, ProgressBar, summaryTable } from '../../pipeline/report.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { asInstance } from '../one-shot.js';
 import { parseCommandLine } from '../args.js';
@@ -110,8 +112,11 @@ async function passes(runtime: Runtime, p: Passes): Promise<void> {
       },
     });
   }
-  for (const job of p.config.exports) {
-    if (p.wanted && !p.wanted.has(job.name)) continue;
+  const exportJobs = p.config.exports.filter((job) => !p.wanted || p.wanted.has(job.name));
+  if (exportJobs.length === 0) return;
+  // Loaded only for export jobs to run: a pass of inbound jobs alone starts without the export flow.
+  const { runExportJob } = await import('../../export/index.js');
+  for (const job of exportJobs) {
     if (p.signal.aborted) break;
     p.summaries.push(await runExportJob(runtime, job, { signal: p.signal }));
   }
