@@ -90,6 +90,7 @@ export class X12Rows extends Transform {
   /** The last row, given once the segments after it are known (they join its lines). */
   private last: Extract<X12Item, { kind: 'row' }> | undefined;
   private readonly known: Map<number, InterchangeResult> | undefined;
+  private readonly elementOrder = new Map<X12Type, X12Type['elements']>();
   private held = 0;
   /** The most items held at once (rows of sets waiting for a verdict, skipped segments before a set's first row). */
   largestHeld = 0;
@@ -238,9 +239,16 @@ export class X12Rows extends Transform {
   private fill(type: X12Type, segment: Segment): void {
     const row = this.row;
     // The segment's number in its set: x12Places makes the place of a message from it, only when one is needed.
-    row[type.placeSlot] = String(segment.index);
-    for (const e of type.elements) row[e.slot] = valueOf(segment, e.element, e.component);
+    row[type.placeSlot] = indexText(segment.index);
+    segment.readElements(this.inOrder(type), row);
     this.filledAt[type.index] = this.set!.rows;
+  }
+
+  /** A type's elements in element order (Segment.readElements), sorted once: the mapping binds them in its own order. */
+  private inOrder(type: X12Type): X12Type['elements'] {
+    let sorted = this.elementOrder.get(type);
+    if (!sorted) this.elementOrder.set(type, (sorted = [...type.elements].sort((a, b) => a.element - b.element || a.component - b.component)));
+    return sorted;
   }
 
   private placeOf(segment: Segment): string {
@@ -416,6 +424,12 @@ export class X12Rows extends Transform {
 }
 
 const END: X12Item = { kind: 'end' };
+
+/** A segment's number in its set as text, made once for each number (every row keeps its start segment's). */
+const INDEX_TEXTS: string[] = [];
+function indexText(index: number): string {
+  return index < 65_536 ? (INDEX_TEXTS[index] ??= String(index)) : String(index);
+}
 
 function valueOf(segment: Segment, element: number, component: number): string {
   return component === 0 ? segment.element(element) : segment.component(element, component);

@@ -32,6 +32,19 @@ describe('X12 detection', () => {
 });
 
 describe('segment reader', () => {
+  it('reads wanted elements and components in one walk as one by one, past the last element too', () => {
+    const [w12] = segmentsOf(interchange945(STAR_CRLF, 1)).filter((s) => s.id === 'W12');
+    const wanted = [0, 1, 2, 3, 5, 8, 9, 14, 20].map((element, slot) => ({ element, component: 0, slot }));
+    const row: string[] = [];
+    w12.readElements(wanted, row);
+    expect(row).toEqual(wanted.map((e) => w12.element(e.element)));
+    const [isa] = segmentsOf(interchange945(STAR_CRLF, 1));
+    const components = [{ element: 16, component: 1, slot: 0 }, { element: 16, component: 2, slot: 1 }];
+    const parts: string[] = [];
+    isa.readElements(components, parts);
+    expect(parts).toEqual([isa.component(16, 1), isa.component(16, 2)]);
+  });
+
   it('reads UTF-8 text and ASCII alike, whole or in chunks cut anywhere (inside a character too): the same texts, places and byte offsets', async () => {
     const text = interchange945(STAR_CRLF, 1).replace('ACME STORE 12', 'Müller Straße 12 – Köln');
     const whole = segmentsOf(text);

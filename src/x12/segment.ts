@@ -78,6 +78,31 @@ export class Segment {
     return elementIn(text, CHARACTERS[this.delimiters.element], n);
   }
 
+  /**
+   * Elements (and components) into `into` at their slots, `wanted` in ascending element order: one walk along the text
+   * for all of them, where element() walks from the start for each.
+   */
+  readElements(wanted: ReadonlyArray<{ readonly element: number; readonly component: number; readonly slot: number }>, into: string[]): void {
+    const text = this.#text;
+    if (text === undefined || this.#fields !== undefined) {
+      for (const e of wanted) into[e.slot] = e.component === 0 ? this.element(e.element) : this.component(e.element, e.component);
+      return;
+    }
+    const separator = CHARACTERS[this.delimiters.element];
+    let k = 0;
+    let start = 0;
+    let end = text.indexOf(separator);
+    for (const e of wanted) {
+      while (k < e.element && start >= 0) {
+        start = end < 0 ? -1 : end + 1;
+        if (start >= 0) end = text.indexOf(separator, start);
+        k++;
+      }
+      const value = start < 0 ? '' : end < 0 ? text.slice(start) : text.slice(start, end);
+      into[e.slot] = e.component === 0 ? value : value.split(CHARACTERS[this.delimiters.component])[e.component - 1] ?? '';
+    }
+  }
+
   /** The components of element n (1-based); one for a simple element. */
   components(n: number): string[] {
     return this.element(n).split(String.fromCharCode(this.delimiters.component));
