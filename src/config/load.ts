@@ -34,8 +34,23 @@ export interface LoadedConfig {
   secret(ref: SecretRef, what: string): Promise<string>;
 }
 
-/** Validates a configuration text; returns every problem with its position (nothing thrown). */
-export function checkConfigText(text: string, file: string): { config?: Config; problems: YamlProblem[]; warnings: YamlProblem[]; doc?: PositionedYaml } {
+type ConfigCheck = { config?: Config; problems: YamlProblem[]; warnings: YamlProblem[]; doc?: PositionedYaml };
+
+/** The last text checked and what it gave: `run` and `batch` read the file once to load it and once to check it ready. */
+let lastCheck: { text: string; file: string; check: ConfigCheck } | undefined;
+
+/**
+ * Validates a configuration text; returns every problem with its position (nothing thrown). The same text and name
+ * checked again give the same configuration (read, never changed, by what loads it) without parsing it again: a
+ * parse and a validation are 10–50 ms of a command's start-up (docs/performance.md, start-up).
+ */
+export function checkConfigText(text: string, file: string): ConfigCheck {
+  if (lastCheck?.text !== text || lastCheck.file !== file) lastCheck = { text, file, check: checkConfigTextOnce(text, file) };
+  const { check } = lastCheck;
+  return { ...check, problems: [...check.problems], warnings: [...check.warnings] };
+}
+
+function checkConfigTextOnce(text: string, file: string): ConfigCheck {
   const { data, doc, problems, warnings } = parseYamlWithSchema(text, file, configSchema, { acceptCamelCase: true });
   if (!data || !doc) return { problems, warnings, doc };
   const extra: YamlProblem[] = [];
