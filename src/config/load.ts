@@ -42,7 +42,7 @@ let lastCheck: { text: string; file: string; check: ConfigCheck } | undefined;
 /**
  * Validates a configuration text; returns every problem with its position (nothing thrown). The same text and name
  * checked again give the same configuration (read, never changed, by what loads it) without parsing it again: a
- * parse and a validation are 10–50 ms of a command's start-up (docs/performance.md, start-up).
+ * parse and a validation are a good part of a command's start-up (docs/performance.md, start-up).
  */
 export function checkConfigText(text: string, file: string): ConfigCheck {
   if (lastCheck?.text !== text || lastCheck.file !== file) lastCheck = { text, file, check: checkConfigTextOnce(text, file) };
