@@ -269,7 +269,10 @@ export class InstanceLeases implements LeaseGuard {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       void this.beat().finally(() => this.#schedule());
-    }, this.#timing.heartbeatMs).unref();
+    }, this.#timing.heartbeatMs);
+    // The heartbeat alone does not keep the process alive; while work waits for the journal to answer again, it is
+    // what will wake it (a one-shot command with nothing else pending would end with its work unsettled).
+    if (this.#waiters.size === 0) this.#timer.unref();
   }
 
   #nextGood(signal?: AbortSignal): Promise<void> {
@@ -288,6 +291,7 @@ export class InstanceLeases implements LeaseGuard {
       };
       if (signal?.aborted || this.#hardStop.aborted) return aborted();
       this.#waiters.add(done);
+      this.#timer?.ref();
       signal?.addEventListener('abort', aborted, { once: true });
       this.#hardStop.addEventListener('abort', aborted, { once: true });
     });
