@@ -31,7 +31,9 @@ type Sink = 'out' | 'drop' | 'hold' | 'elsewhere';
 interface OpenSet {
   place: string;
   id: string;
-  lines: number[];
+  /** Its segments' numbers in the file, ST through the last read (a set's segments follow each other). */
+  first: number;
+  last: number;
   items: X12Item[];
   result?: SetResult;
   group?: GroupResult;
@@ -180,14 +182,14 @@ export class X12Rows extends Transform {
         return;
       case 'SE':
         if (!this.set) return void this.interchangeOf(segment).envelope.push(line);
-        this.set.lines.push(line);
+        this.set.last = line;
         (this.pending ? this.rowLines : this.contextLines).push(line);
         this.endSet();
         return;
     }
     const set = this.set;
     if (!set) return void this.interchangeOf(segment).envelope.push(line);
-    set.lines.push(line);
+    set.last = line;
     if (set.sink === 'elsewhere' || (set.id !== this.plan.transactionSet && this.plan.transactionSet !== undefined)) return;
     const type = this.plan.typeOf(segment);
     if (!type) return void (this.pending ? this.rowLines : this.contextLines).push(line);
@@ -305,7 +307,7 @@ export class X12Rows extends Transform {
     const place = describePlace({ file: this.file, interchange: st.envelopes.interchange, set: st.envelopes.set });
     const stray = !this.inGroup;
     const open = this.interchangeOf(st);
-    this.set = { place, id: st.element(1), lines: [line], items: [], rows: 0, errors: undefined, stray, sink: 'hold', given: false };
+    this.set = { place, id: st.element(1), first: line, last: line, items: [], rows: 0, errors: undefined, stray, sink: 'hold', given: false };
     if (open.known) {
       const verdict = open.known.startSet(this.set.id, st.element(2));
       this.set.result = verdict.result;
@@ -332,14 +334,14 @@ export class X12Rows extends Transform {
     }
     if (set.sink === 'drop') {
       this.contextLines = [];
-      this.out.push(setRefusal(this.interchanges[this.interchanges.length - 1].known!.envelopeErrors(), set.place, set.lines, set.result));
+      this.out.push(setRefusal(this.interchanges[this.interchanges.length - 1].known!.envelopeErrors(), set.place, linesOf(set), set.result));
       return;
     }
     if (this.plan.transactionSet !== undefined && set.id !== this.plan.transactionSet) {
-      this.replace(set, { kind: 'reject', lines: set.lines, errors: [{ line: set.lines[0], message: `${set.place}: a ${set.id} transaction set; mapping ${this.mapping} reads ${this.plan.transactionSet}` }] });
+      this.replace(set, { kind: 'reject', lines: linesOf(set), errors: [{ line: set.first, message: `${set.place}: a ${set.id} transaction set; mapping ${this.mapping} reads ${this.plan.transactionSet}` }] });
     } else if (!last) {
-      const errors = [...(set.errors ?? []), { line: set.lines[0], message: `${set.place}: the set has no ${this.plan.start.key} segment, so nothing of it would be sent` }];
-      this.replace(set, { kind: 'reject', lines: set.lines, errors });
+      const errors = [...(set.errors ?? []), { line: set.first, message: `${set.place}: the set has no ${this.plan.start.key} segment, so nothing of it would be sent` }];
+      this.replace(set, { kind: 'reject', lines: linesOf(set), errors });
     } else {
       const leftover = this.contextLines;
       if (leftover.length > 0) {
@@ -416,7 +418,7 @@ export class X12Rows extends Transform {
       this.held -= set.items.length;
       const { result, group } = set;
       if (result && group && isAccepted(result, group, interchange)) this.out.push(...set.items, END);
-      else this.out.push(setRefusal(errors, set.place, set.lines, result));
+      else this.out.push(setRefusal(errors, set.place, linesOf(set), result));
     }
     const refusal = envelopeRefusal(errors, open.envelope);
     if (refusal) this.out.push(refusal);
@@ -424,6 +426,11 @@ export class X12Rows extends Transform {
 }
 
 const END: X12Item = { kind: 'end' };
+
+/** A set's lines, for a refusal that reports each of them. */
+function linesOf(set: OpenSet): number[] {
+  return Array.from({ length: set.last - set.first + 1 }, (_, i) => set.first + i);
+}
 
 /** A segment's number in its set as text, made once for each number (every row keeps its start segment's). */
 const INDEX_TEXTS: string[] = [];
