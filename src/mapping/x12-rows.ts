@@ -206,7 +206,6 @@ export class X12Rows extends Transform {
     if (type === start) {
       this.pending = true;
       this.rowLine = line;
-      this.rowLines = [];
       this.rowErrors = set.errors;
       set.errors = undefined;
     } else {
@@ -277,10 +276,15 @@ export class X12Rows extends Transform {
     if (!this.pending) return;
     const set = this.set!;
     if (this.last) this.give(set, this.last);
-    const extra = this.contextLines.length === 0 ? this.rowLines : [...this.contextLines, ...this.rowLines];
+    // The row keeps one of the two lists as its extra lines (the other is emptied for the next row), or both joined.
+    const context = this.contextLines;
+    const rowLines = this.rowLines;
+    const extra = context.length === 0 ? rowLines : rowLines.length === 0 ? context : [...context, ...rowLines];
     this.last = { kind: 'row', row: this.row.slice(), line: this.rowLine, extra, errors: this.rowErrors };
-    this.contextLines = [];
-    this.rowLines = [];
+    if (extra === context) this.contextLines = [];
+    else context.length = 0;
+    if (extra === rowLines) this.rowLines = [];
+    else rowLines.length = 0;
     this.rowErrors = undefined;
     this.pending = false;
     set.rows++;
