@@ -270,7 +270,10 @@ export function checkRun(ev: Evidence): Verdict {
     if (!paused || !cont) continue;
     for (const t of takeovers.filter((t) => t.from === paused && t.at >= stop.at && t.at <= cont.at)) {
       afterStop.push(t.at - stop.at);
-      const finished = paused.logs.find((r) => r.file === t.file && r.seenAt >= cont.at && /^(file processed|file rejected|duplicate file)/.test(r.msg ?? ''));
+      // Its own later claim of the file (taken over back from another, after SIGCONT) may finish it.
+      const reclaim = paused.logs.find((r) => r.file === t.file && r.seenAt >= cont.at && r.msg === 'processing file');
+      const finished = paused.logs.find((r) => r.file === t.file && r.seenAt >= cont.at && (!reclaim || r.seenAt < reclaim.seenAt)
+        && /^(file processed|file rejected|duplicate file)/.test(r.msg ?? ''));
       if (finished) problem(`${paused.label} was paused while ${t.file} was taken over by ${t.to.label}, and still logged "${finished.msg}" for it after SIGCONT`);
     }
   }
