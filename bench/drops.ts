@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { createDrop, type Drop } from '../src/drops/index.js';
+import { createDrop } from '../src/drops/create.js';
+import type { Drop } from '../src/drops/index.js';
 import { startDelayProxy } from '../test/support/delay-proxy.js';
 import { startSftpServer } from '../test/support/sftp-server.js';
 

@@ -24,7 +24,7 @@ if (!runsBuild()) {
 
 const ws = startupWorkspace(ROOT);
 const baseline = process.env.BENCH_BASELINE;
-// Each build keeps its cache of checked mapping definitions (src/mapping/check-cache.ts) apart: one cache, stamped by
+// Each build keeps its cache of checked mapping definitions and configuration (src/util/check-cache.ts) apart: one cache, stamped by
 // the build that wrote it last, would be checked again at every run of the other build.
 const cacheOf = (build: string) => ({ ...process.env, XDG_CACHE_HOME: join(ws.dir, `cache-${build}`) });
 const cases: { name: string; args: string[]; exit: number; env?: NodeJS.ProcessEnv }[] = [

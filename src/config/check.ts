@@ -6,9 +6,10 @@ import { checkMappings, mappingSet, type MappingSet } from '../mapping/folder.js
 import type { Mapping } from '../mapping/index.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { isRecord } from '../util/schema-keys.js';
-import { formatYamlProblem, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
-import { bindConfig, checkConfigText, configPath, readConfigText, type LoadedConfig } from './load.js';
-import { configSchema, type SecretRef } from './schema.js';
+import type { PositionedYaml } from '../util/yaml-document.js';
+import { formatYamlProblem, type YamlProblem } from '../util/yaml-problem.js';
+import { bindConfig, checkConfig, configPath, readConfigText, type LoadedConfig } from './load.js';
+import type { SecretRef } from './schema.js';
 import { redactUrl } from '../util/redact-url.js';
 
 export interface ConfigCheckOptions {
@@ -42,13 +43,13 @@ export async function checkConfigFile(file: string, options: ConfigCheckOptions 
 
 /** checkConfigFile's problems, and the warnings that do not fail a check (an old spelling of an option). */
 export async function inspectConfigFile(file: string, options: ConfigCheckOptions = {}): Promise<{ problems: YamlProblem[]; warnings: YamlProblem[]; mappings?: Mapping[] }> {
-  const text = await readConfigText(file);
-  const { config, problems, warnings, doc } = checkConfigText(text, file);
-  if (!config || !doc) return { problems: [...problems, ...await folderProblems(doc, file)], warnings };
+  const check = await checkConfig(await readConfigText(file), file);
+  const { config, problems, warnings } = check;
+  if (!config) return { problems: [...problems, ...await folderProblems(await check.document(), file)], warnings };
   const loaded = bindConfig(config, file);
   const { mappings, problems: mappingProblems, warnings: mappingWarnings } = await checkMappings(loaded.mappingsDir, undefined, { compile: options.compile });
   const known = new Map(mappings.map((m) => [m.name, m]));
-  const missing: YamlProblem[] = [];
+  const missing: Finding[] = [];
   const names = [
     ...config.inbound.flatMap((job, i) =>
       (job.mappings ?? []).map((m, j) => ({ mapping: m, direction: 'inbound' as const, path: ['inbound', i, 'mappings', j] }))),
@@ -59,7 +60,7 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   for (const entry of names) {
     const { mapping, direction, path } = entry;
     const found = known.get(mapping);
-    const at = { file, ...doc.positionOf(path) };
+    const at = { path };
     if (!found) missing.push({ ...at, message: `${path.join('.')}: no mapping named "${mapping}" in ${loaded.mappingsDir}${didYouMean(mapping, [...known.keys()])}` });
     else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
     else if ('set' in entry) {
@@ -68,9 +69,22 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
       else if (reads !== undefined && reads !== entry.set) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" reads ${reads} transaction sets, the route takes ${entry.set}` });
     }
   }
-  const secrets = options.secrets === false ? [] : [...await secretProblems(loaded, doc), ...await journalProblems(loaded, doc)];
-  if (options.folders === true) secrets.push(...await inboxProblems(loaded, doc));
-  return { problems: [...mappingProblems, ...missing, ...secrets], warnings: [...warnings, ...mappingWarnings, ...inlineUrlWarnings(loaded, doc)], mappings };
+  const secrets = options.secrets === false ? [] : [...await secretProblems(loaded), ...await journalProblems(loaded)];
+  if (options.folders === true) secrets.push(...await inboxProblems(loaded));
+  const [found, urlWarnings] = await positioned(check.document, file, [...missing, ...secrets], inlineUrlWarnings(loaded));
+  return { problems: [...mappingProblems, ...found], warnings: [...warnings, ...mappingWarnings, ...urlWarnings], mappings };
+}
+
+/** A problem (or warning) of a configuration that passed its check, at a path of the file; positioned by `positioned`. */
+interface Finding { path: readonly PropertyKey[]; message: string }
+
+/**
+ * Findings with their positions in the file. A configuration found in the cache of checked ones has no YAML document
+ * (the parser is not even loaded): it is parsed here, only when there is something to position.
+ */
+async function positioned(document: () => Promise<PositionedYaml | undefined>, file: string, ...lists: Finding[][]): Promise<YamlProblem[][]> {
+  const doc = lists.some((l) => l.length > 0) ? await document() : undefined;
+  return lists.map((list) => list.map(({ path, message }) => ({ file, ...(doc?.positionOf(path) ?? { line: 1, col: 1 }), message })));
 }
 
 /**
@@ -82,7 +96,7 @@ async function folderProblems(doc: PositionedYaml | undefined, file: string): Pr
   const raw = doc?.value;
   const named = isRecord(raw) ? raw.mappings : undefined;
   if (!doc || (named !== undefined && (typeof named !== 'string' || named === ''))) return [];
-  const dir = configPath(file, named ?? configSchema.shape.mappings.parse(undefined));
+  const dir = configPath(file, named ?? (await import('./schema.js')).configSchema.shape.mappings.parse(undefined));
   try {
     return (await checkMappings(dir)).problems;
   } catch (error) {
@@ -100,19 +114,19 @@ function messageOf(error: unknown): string {
 }
 
 /** A webhook URL written inline with credentials in it: a warning that shows it redacted and says how to keep it out of the file. */
-function inlineUrlWarnings(loaded: LoadedConfig, doc: PositionedYaml): YamlProblem[] {
+function inlineUrlWarnings(loaded: LoadedConfig): Finding[] {
   const url = loaded.config.alerts?.webhook?.url;
   if (typeof url !== 'string' || redactUrl(url) === url) return [];
   return [{
-    file: loaded.file, ...doc.positionOf(['alerts', 'webhook', 'url']),
+    path: ['alerts', 'webhook', 'url'],
     message: `alerts.webhook.url: ${redactUrl(url)} carries credentials in the file; give the URL by reference (\`{ env: NAME }\` or \`{ file: PATH }\`)`,
   }];
 }
 
 /** Every secret reference read once (tokens, drop credentials, console, webhook); messages name the variable or file, never a value. */
-async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
-  const problems: YamlProblem[] = [];
-  const at = (path: string[], message: string) => problems.push({ file: loaded.file, ...doc.positionOf(path), message: `${path.join('.')}: ${message}` });
+async function secretProblems(loaded: LoadedConfig): Promise<Finding[]> {
+  const problems: Finding[] = [];
+  const at = (path: string[], message: string) => problems.push({ path, message: `${path.join('.')}: ${message}` });
   for (const name of Object.keys(loaded.config.services)) {
     await loaded.serviceToken(name).catch((error: unknown) => at(['services', name, 'token'], messageOf(error)));
   }
@@ -146,8 +160,8 @@ async function secretProblems(loaded: LoadedConfig, doc: PositionedYaml): Promis
 }
 
 /** Each local drop's inbox: a folder the bridge can list (an SFTP drop's is checked when it connects). */
-async function inboxProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
-  const problems: YamlProblem[] = [];
+async function inboxProblems(loaded: LoadedConfig): Promise<Finding[]> {
+  const problems: Finding[] = [];
   for (const [name, drop] of Object.entries(loaded.config.drops)) {
     if (drop.type !== 'local') continue;
     const { inbox } = localFolders(await loaded.dropOptions(name).catch(() => drop));
@@ -155,19 +169,19 @@ async function inboxProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise
     const refused = await stat(inbox).then((s) => (s.isDirectory() ? access(inbox, constants.R_OK | constants.X_OK).then(() => undefined) : 'is not a folder'))
       .catch((error: unknown) => `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     if (refused !== undefined) {
-      problems.push({ file: loaded.file, ...doc.positionOf(path), message: `${path.join('.')}: the inbox ${inbox} ${refused}; create it, or name the folder the WMS writes to` });
+      problems.push({ path, message: `${path.join('.')}: the inbox ${inbox} ${refused}; create it, or name the folder the WMS writes to` });
     }
   }
   return problems;
 }
 
 /** The journal reached once, as the bridge would open it; the message names the file or server, never the password. */
-async function journalProblems(loaded: LoadedConfig, doc: PositionedYaml): Promise<YamlProblem[]> {
+async function journalProblems(loaded: LoadedConfig): Promise<Finding[]> {
   try {
     await checkJournalReachable(loaded.journal);
     return [];
   } catch (error) {
-    return [{ file: loaded.file, ...doc.positionOf(['journal']), message: `journal: ${messageOf(error)}` }];
+    return [{ path: ['journal'], message: `journal: ${messageOf(error)}` }];
   }
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkConfigFile } from './check.js';
-import { checkConfigText } from './load.js';
+import { checkConfigText } from './check-text.js';
 
 const BASE = `
 services:

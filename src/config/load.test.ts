@@ -4,10 +4,12 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { isWisbridgeError } from '../errors.js';
-import { SECRET_DROP_OPTIONS, type SecretDropOption } from '../drops/options.js';
+import { parseDropOptions } from '../drops/create.js';
+import { SECRET_DROP_OPTIONS, secretOption, sftpDropOptionsSchema, type SecretDropOption } from '../drops/options.js';
 import { REDACTED_PATHS, SECRET_OPTION_NAMES } from '../log.js';
 import { createRuntime } from '../runtime/runtime.js';
-import { checkConfigText, loadConfig } from './load.js';
+import { checkConfigText } from './check-text.js';
+import { loadConfig } from './load.js';
 
 const VALID = `
 journal: state/journal.sqlite
@@ -159,8 +161,10 @@ describe('configuration', () => {
     expect(far.problems.map((p) => p.message)).toEqual([expect.stringMatching(/"products"$/)]);
   });
 
-  it('the secret flag alone decides which drop options are references, read, and redacted in logs', () => {
+  it('the list of secret drop options alone decides which are flagged, references, read, and redacted in logs', () => {
     expect(SECRET_DROP_OPTIONS).toEqual(['password', 'privateKey', 'passphrase'] satisfies SecretDropOption[]);
+    const shape = sftpDropOptionsSchema.shape;
+    expect(Object.keys(shape).filter((key) => secretOption.has(shape[key as keyof typeof shape]))).toEqual(SECRET_DROP_OPTIONS);
     expect(SECRET_OPTION_NAMES).toEqual(SECRET_DROP_OPTIONS);
     for (const key of ['password', 'private_key', 'privateKey', 'passphrase', 'token']) expect(REDACTED_PATHS).toContain(`*.${key}`);
     const inline = checkConfigText(VALID.replace('password: { file: secrets/sftp-password }', 'private_key: "-----BEGIN KEY-----"'), 'c.yaml');
@@ -200,6 +204,9 @@ describe('configuration', () => {
     expect(local).toMatchObject({ type: 'local', root: join(dir, 'drop'), name: 'local' });
     const sftp = await loaded.dropOptions('partner');
     expect(sftp).toMatchObject({ type: 'sftp', password: 's3cret-pass', name: 'partner' });
+    // The runtime opens them as they are (openDrop): they are what validating them again would give.
+    expect(parseDropOptions(local)).toStrictEqual(local);
+    expect(parseDropOptions(sftp)).toStrictEqual(sftp);
 
     delete process.env.WIS_TEST_TOKEN;
     const missing = await loaded.serviceToken('main').catch((e: unknown) => e);

@@ -1,14 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { Cron } from 'croner';
 import { WisbridgeError } from '../errors.js';
 import { readSecret } from '../secret.js';
-import { SECRET_DROP_OPTIONS, type DropOptions } from '../drops/options.js';
+import type { DropOptions } from '../drops/options.js';
+import { SECRET_DROP_OPTIONS } from '../drops/secret-options.js';
 import { camelToSnake } from '../util/naming.js';
-import { isTimeZone } from '../util/time-zone.js';
-import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
+import { CheckCache } from '../util/check-cache.js';
+import type { PositionedYaml } from '../util/yaml-document.js';
+import { formatYamlProblem, type YamlProblem } from '../util/yaml-problem.js';
 import { workingFolderOf, type JournalTarget } from '../journal/index.js';
-import { configSchema, type Config, type DropConfig, type SecretRef, type ServiceConfig } from './schema.js';
+import type { Config, DropConfig, SecretRef, ServiceConfig } from './schema.js';
 
 /** A validated configuration, with paths resolved against the config file's folder and secrets read on demand. */
 export interface LoadedConfig {
@@ -34,60 +35,6 @@ export interface LoadedConfig {
   secret(ref: SecretRef, what: string): Promise<string>;
 }
 
-type ConfigCheck = { config?: Config; problems: YamlProblem[]; warnings: YamlProblem[]; doc?: PositionedYaml };
-
-/** The last text checked and what it gave: `run` and `batch` read the file once to load it and once to check it ready. */
-let lastCheck: { text: string; file: string; check: ConfigCheck } | undefined;
-
-/**
- * Validates a configuration text; returns every problem with its position (nothing thrown). The same text and name
- * checked again give the same configuration (read, never changed, by what loads it) without parsing it again: a
- * parse and a validation are a good part of a command's start-up (docs/performance.md, start-up).
- */
-export function checkConfigText(text: string, file: string): ConfigCheck {
-  if (lastCheck?.text !== text || lastCheck.file !== file) lastCheck = { text, file, check: checkConfigTextOnce(text, file) };
-  const { check } = lastCheck;
-  return { ...check, problems: [...check.problems], warnings: [...check.warnings] };
-}
-
-function checkConfigTextOnce(text: string, file: string): ConfigCheck {
-  const { data, doc, problems, warnings } = parseYamlWithSchema(text, file, configSchema, { acceptCamelCase: true });
-  if (!data || !doc) return { problems, warnings, doc };
-  const extra: YamlProblem[] = [];
-  const checkSchedule = (path: (string | number)[], cron: string, timezone: string) => {
-    if (!isTimeZone(timezone)) {
-      extra.push({ file, ...doc.positionOf([...path, 'timezone']), message: `${path.join('.')}.timezone: unknown time zone "${timezone}"` });
-      return;
-    }
-    try {
-      new Cron(cron, { timezone, paused: true }).stop();
-    } catch (error) {
-      extra.push({ file, ...doc.positionOf([...path, 'cron']), message: `${path.join('.')}.cron: ${(error as Error).message}` });
-    }
-  };
-  data.inbound.forEach((job, i) => {
-    if (job.schedule) checkSchedule(['inbound', i, 'schedule'], job.schedule.cron, job.schedule.timezone);
-    job.expect.forEach((e, j) => {
-      checkSchedule(['inbound', i, 'expect', j, 'cutoff'], e.cutoff.cron, e.cutoff.timezone);
-      checkRegex(['inbound', i, 'expect', j, 'pattern'], e.pattern);
-    });
-  });
-  data.exports.forEach((job, i) => {
-    if (job.schedule) checkSchedule(['exports', i, 'schedule'], job.schedule.cron, job.schedule.timezone);
-  });
-  Object.entries(data.drops).forEach(([name, drop]) => {
-    if (drop.pattern !== undefined) checkRegex(['drops', name, 'pattern'], drop.pattern);
-  });
-  function checkRegex(path: (string | number)[], pattern: string) {
-    try {
-      new RegExp(pattern, 'i');
-    } catch (error) {
-      extra.push({ file, ...doc!.positionOf(path), message: `${path.join('.')}: not a valid regular expression (${(error as Error).message})` });
-    }
-  }
-  return extra.length > 0 ? { problems: extra, warnings, doc } : { config: data, problems: [], warnings, doc };
-}
-
 /** The text of a configuration file; a missing one is named by its full path, with the way to give another. */
 export async function readConfigText(file: string): Promise<string> {
   try {
@@ -99,13 +46,39 @@ export async function readConfigText(file: string): Promise<string> {
   }
 }
 
+/** What a check made of a configuration text; its YAML document, for the position of a later problem, on demand. */
+export interface ConfigCheck {
+  config?: Config;
+  problems: YamlProblem[];
+  warnings: YamlProblem[];
+  document(): Promise<PositionedYaml | undefined>;
+}
+
+/**
+ * Checks a configuration text (check-text.ts), or finds it in the cache of checked ones (src/util/check-cache.ts):
+ * a text this build checked before is not parsed again, and a command that starts on it loads neither the YAML parser
+ * nor the configuration's schemas (docs/performance.md, start-up). Only a text that passed is kept.
+ */
+export async function checkConfig(text: string, file: string, cache = CheckCache.open<Config>('config', resolve(file))): Promise<ConfigCheck> {
+  const checked = cache.get(file, text);
+  if (checked) {
+    return { config: checked.data, problems: [], warnings: checked.warnings, document: async () => (await import('../util/yaml-document.js')).parseYaml(text, file).doc };
+  }
+  const { checkConfigText } = await import('./check-text.js');
+  const { doc, ...check } = checkConfigText(text, file);
+  if (check.config) {
+    cache.set(file, text, { data: check.config, warnings: check.warnings });
+    cache.save([file]);
+  }
+  return { ...check, document: () => Promise.resolve(doc) };
+}
+
 export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
-  const text = await readConfigText(file);
-  const { config, problems, warnings } = checkConfigText(text, file);
+  const { config, problems, warnings } = await checkConfig(await readConfigText(file), file);
   if (!config) {
     throw new WisbridgeError('CONFIG_INVALID', problems.map(formatYamlProblem).join('\n'), { details: { problems } });
   }
-  return bindConfig(withEnvironment(config, env), file, warnings);
+  return bindConfig(await withEnvironment(config, env), file, warnings);
 }
 
 /** The environment variables that override the file (docs/reference/configuration.md lists them). */
@@ -114,19 +87,21 @@ export const ENVIRONMENT_OVERRIDES = {
   WISBRIDGE_METRICS_PORT: 'overrides `metrics.port`; without `metrics:` in the file it turns /metrics and /healthz on at 127.0.0.1',
 } as const;
 
-const logLevel = configSchema.shape.log.unwrap().shape.level.unwrap();
-const metricsSchema = configSchema.shape.metrics.unwrap();
-const metricsPort = metricsSchema.shape.port.unwrap();
-
-function withEnvironment(config: Config, env: NodeJS.ProcessEnv): Config {
-  const result = { ...config };
+/** The configuration with the environment's overrides; the schemas that check them are loaded only for an override. */
+async function withEnvironment(config: Config, env: NodeJS.ProcessEnv): Promise<Config> {
   const level = env.WISBRIDGE_LOG_LEVEL;
+  const port = env.WISBRIDGE_METRICS_PORT;
+  if (!level && !port) return config;
+  const { configSchema } = await import('./schema.js');
+  const logLevel = configSchema.shape.log.unwrap().shape.level.unwrap();
+  const metricsSchema = configSchema.shape.metrics.unwrap();
+  const metricsPort = metricsSchema.shape.port.unwrap();
+  const result = { ...config };
   if (level !== undefined && level !== '') {
     const parsed = logLevel.safeParse(level);
     if (!parsed.success) throw new WisbridgeError('CONFIG_INVALID', `WISBRIDGE_LOG_LEVEL: "${level}" is not one of ${logLevel.options.join(', ')}`);
     result.log = { level: parsed.data };
   }
-  const port = env.WISBRIDGE_METRICS_PORT;
   if (port !== undefined && port !== '') {
     const parsed = metricsPort.safeParse(/^\d+$/.test(port) ? Number(port) : port);
     if (!parsed.success) throw new WisbridgeError('CONFIG_INVALID', `WISBRIDGE_METRICS_PORT: "${port}" is not a port number (0-65535)`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { postgresJournalSchema } from '../journal/index.js';
+import { postgresJournalSchema } from '../journal/postgres/options.js';
 import {
   localDropOptionsSchema, pgpOptionsSchema, secretOption, sftpDropOptionsSchema, type LocalDropOptions, type SecretDropOption, type SftpDropOptions,
 } from '../drops/options.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfigText } from './load.js';
+import { checkConfigText } from './check-text.js';
 
 const BASE = `
 services:

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { SECRET_DROP_OPTIONS } from './secret-options.js';
+
+export { SECRET_DROP_OPTIONS, type SecretDropOption } from './secret-options.js';
 
 /**
  * Options of a drop: a flat list, every option documented and defaulted. docs/drops.md carries the
@@ -8,10 +11,7 @@ import { z } from 'zod';
  */
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
 
-/**
- * Options flagged secret. The flag alone decides that the configuration file takes them by reference
- * (`{ env }` / `{ file }`), that `wisbridge config show` never prints them, and that logs redact them.
- */
+/** Options flagged secret, from SECRET_DROP_OPTIONS (secret-options.ts): what the configuration's schema and the docs read. */
 export const secretOption = z.registry<{ secret: true }>();
 
 function compiles(pattern: string): boolean {
@@ -86,10 +86,10 @@ export const sftpDropOptionsSchema = z.strictObject({
   host: z.string().min(1).describe('SFTP server host name or address.'),
   port: z.number().int().min(1).max(65535).default(22).describe('SFTP server port.'),
   username: z.string().min(1).describe('Login name.'),
-  password: z.string().min(1).optional().describe('Password (secret; never logged). Either this or a private key is required.').register(secretOption, { secret: true }),
-  privateKey: z.string().min(1).optional().describe('Private key text in OpenSSH or PEM format (secret; never logged).').register(secretOption, { secret: true }),
+  password: z.string().min(1).optional().describe('Password (secret; never logged). Either this or a private key is required.'),
+  privateKey: z.string().min(1).optional().describe('Private key text in OpenSSH or PEM format (secret; never logged).'),
   privateKeyPath: z.string().min(1).optional().describe('Path of a private key file, read at connect time.'),
-  passphrase: z.string().min(1).optional().describe('Passphrase of an encrypted private key (secret; never logged).').register(secretOption, { secret: true }),
+  passphrase: z.string().min(1).optional().describe('Passphrase of an encrypted private key (secret; never logged).'),
   hostKeyFingerprint: z.string().regex(FINGERPRINT, { error: 'must look like SHA256:<43 base64 characters>, as printed by `ssh-keygen -lf`' }).optional()
     .describe('Pinned host key, `SHA256:...` as OpenSSH prints it (`ssh-keygen -lf key.pub`, `ssh-keyscan host | ssh-keygen -lf -`). Any other key is refused.'),
   insecureAcceptAnyHostKey: z.boolean().default(false).describe('Accept any host key (logged as a warning on every connect). Only for tests and first set-up.'),
@@ -113,11 +113,7 @@ export const sftpDropOptionsSchema = z.strictObject({
 
 export const dropOptionsSchema = z.discriminatedUnion('type', [localDropOptionsSchema, sftpDropOptionsSchema]);
 
-/** The drop options flagged secret (camelCase names), e.g. `password`, `privateKey`, `passphrase`. */
-export const SECRET_DROP_OPTIONS: readonly string[] = Object.entries(sftpDropOptionsSchema.shape)
-  .filter(([, option]) => secretOption.has(option)).map(([key]) => key);
-/** The same list as a type, for the configuration's shape (checked against the flag by options.test.ts). */
-export type SecretDropOption = 'password' | 'privateKey' | 'passphrase';
+for (const key of SECRET_DROP_OPTIONS) secretOption.add(sftpDropOptionsSchema.shape[key], { secret: true });
 
 export type LocalDropOptions = z.output<typeof localDropOptionsSchema>;
 export type SftpDropOptions = z.output<typeof sftpDropOptionsSchema>;

@@ -19,7 +19,6 @@ export type * from './core/types.js';
 export type { FileEvent, FileEventKind, JournalStats, NewFileEvent } from './admin/reads.js';
 export { migrateJournal, type MigrationReport, type MigrationTarget } from './admin/copy.js';
 export { checkJournalReachable } from './admin/reach.js';
-export { postgresJournalSchema } from './postgres/connect.js';
 export type { OperatorActions } from './contract.js';
 export type { ActivityBucket } from './console/activity.js';
 export type { FileOwnerChange, FileOwnerReason } from './leases/file-owners.js';

@@ -2,8 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { WisbridgeError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { formatYamlProblem, type YamlProblem } from '../util/yaml-document.js';
-import { CheckCache, type CheckedDefinition } from './check-cache.js';
+import { CheckCache, type Checked } from '../util/check-cache.js';
+import { formatYamlProblem, type YamlProblem } from '../util/yaml-problem.js';
 import type { MappingDefinition } from './definition-schema.js';
 import { mappingBase } from './mapping-base.js';
 import type { Mapping } from './mapping.js';
@@ -41,7 +41,7 @@ export function useCompiler(compile: Compile): void {
  * file patterns are there at once. Its compile failing would mean the compile steps changed under the same cache
  * stamp, which a build does not do: MAPPING_INVALID names the file and sends to `wisbridge mappings check`.
  */
-function compiledOnUse(checked: CheckedDefinition, file: string): Mapping {
+function compiledOnUse(checked: Checked<MappingDefinition>, file: string): Mapping {
   const name = checked.data.name ?? basename(file).replace(/\.ya?ml$/i, '');
   let compiled: Mapping | undefined;
   const plan = (): Mapping => {
@@ -94,7 +94,7 @@ export function mappingSet(mappings: readonly Mapping[]): MappingSet {
 }
 
 /** Reads every *.yaml definition of a folder; checks all of them and reports every problem (`options`: CheckOptions). */
-export async function checkMappings(dir: string, cache = CheckCache.open(dir), options: CheckOptions = {}): Promise<{ mappings: Mapping[]; problems: YamlProblem[]; warnings: YamlProblem[] }> {
+export async function checkMappings(dir: string, cache = CheckCache.open<MappingDefinition>('mappings', dir), options: CheckOptions = {}): Promise<{ mappings: Mapping[]; problems: YamlProblem[]; warnings: YamlProblem[] }> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => /\.ya?ml$/i.test(n)).sort();

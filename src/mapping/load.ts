@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { WisbridgeError } from '../errors.js';
-import { INBOUND_DOCUMENTS, mappingDefinitionSchema, type InboundDocument, type NodeSpec } from './definition-schema.js';
+import { INBOUND_DOCUMENTS, mappingDefinitionSchema, type InboundDocument, type MappingDefinition, type NodeSpec } from './definition-schema.js';
 import { compileMapping, type Mapping } from './mapping.js';
 import { DefinitionError, DefinitionErrors } from './values.js';
 import { formatYamlProblem, parseYamlWithSchema, type PositionedYaml, type YamlProblem } from '../util/yaml-document.js';
 import { isRecord } from '../util/schema-keys.js';
 import { checkTargets } from './targets.js';
-import type { CheckCache } from './check-cache.js';
+import type { CheckCache } from '../util/check-cache.js';
 
 /** One problem of a definition file, with its YAML position (1-based). */
 export type DefinitionProblem = YamlProblem;
@@ -21,7 +21,7 @@ const RENAMED_KEYS: Readonly<Record<string, string>> = { resolve: 'id_of' };
  * Parses, validates and compiles one definition; every problem found is returned (nothing thrown). `warnings`
  * (a key under its old name) do not stop it; the mapping carries them too, for whoever loads it to report.
  */
-export function parseMapping(text: string, file: string, cache?: CheckCache): { mapping?: Mapping; problems: DefinitionProblem[]; warnings: DefinitionProblem[] } {
+export function parseMapping(text: string, file: string, cache?: CheckCache<MappingDefinition>): { mapping?: Mapping; problems: DefinitionProblem[]; warnings: DefinitionProblem[] } {
   const checked = cache?.get(file, text);
   if (checked) {
     try {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { bindConfig, checkConfigText } from '../config/load.js';
+import { checkConfigText } from '../config/check-text.js';
+import { bindConfig } from '../config/load.js';
 import { createRuntime } from './runtime.js';
 
 const adjustments = `document: inventory.adjustments

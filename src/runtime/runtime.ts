@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ClientEvent, WisClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/load.js';
-import { createDrop, processDropOptions, type Drop } from '../drops/index.js';
+import { openDrop, processDropOptions, type Drop } from '../drops/index.js';
 import { JournalTally, openJournal, type FileStatus, type Journal, type JournalOptions } from '../journal/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { Mapping, MappingSet } from '../mapping/index.js';
@@ -202,11 +202,12 @@ export function createRuntime(loaded: LoadedConfig, options: RuntimeOptions = {}
       return budget;
     },
     mappingThreads: new Limiter(loaded.config.mapping_threads?.max ?? MAPPING_THREADS),
-    // A file `wisbridge process` read has no configured drop: its recorded name says the folders (re-drive, resolve).
     drop: (name) => once(drops, name, async () => {
+      const child = logger.child({ drop: name });
       // A file `wisbridge process` read has no configured drop: its recorded name says its folders (re-drive, resolve).
       const local = Object.hasOwn(loaded.config.drops, name) ? undefined : processDropOptions(name);
-      return createDrop(local ?? await loaded.dropOptions(name), logger.child({ drop: name }));
+      if (local) return (await import('../drops/create.js')).createDrop(local, child);
+      return openDrop(await loaded.dropOptions(name), child);
     }),
     onFileConcluded: options.onFileConcluded,
     leases: options.leases,

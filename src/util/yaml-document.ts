@@ -3,11 +3,9 @@ import type { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
 import { camelToSnake } from './naming.js';
 import { knownKeysAt, renameOldKeys } from './schema-keys.js';
+import type { YamlProblem } from './yaml-problem.js';
 
-/** One problem of a YAML file, with its position (1-based line and column). */
-export interface YamlProblem { file: string; line: number; col: number; message: string }
-
-export const formatYamlProblem = (p: YamlProblem) => `${p.file}:${p.line}:${p.col}: ${p.message}`;
+export { formatYamlProblem, type YamlProblem } from './yaml-problem.js';
 
 /** A parsed YAML document that can point at the position of any path inside it. */
 export interface PositionedYaml {

@@ -45,9 +45,13 @@ const INDEX_EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/journal/index.ts': 'exports the PostgreSQL connection settings without loading pg',
   'src/journal/admin/reach.ts': 'checks a PostgreSQL journal, loading pg only then',
   // drops/index.ts brings the transports (chokidar, ssh2's client): a command that only reads the configuration
-  // (status, the start of every command) needs the drops' option schemas alone.
-  'src/config/schema.ts': 'reads the drops\' option schemas without loading their transports',
-  'src/config/load.ts': 'reads the drops\' secret option names without loading their transports',
+  // (status, the start of every command) needs the drops' option schemas alone. It leaves the option schemas (zod)
+  // out, for a command that opens the drops of a checked configuration: who validates options imports them.
+  'src/config/schema.ts': 'reads the drops\' and the PostgreSQL journal\'s option schemas without loading their transports or pg',
+  'src/config/load.ts': 'reads the drops\' secret option names without loading their transports or their schemas',
+  'src/runtime/runtime.ts': 'validates the options of the drop `wisbridge process` reads, the schemas loaded only for it',
+  'src/cli/commands/process.ts': 'validates the options of the drop it reads a file from',
+  'src/pipeline/containers.ts': 'validates the options of a container\'s work folder, a drop of its own',
   // export/index.ts brings the export pipeline and the client: status reads the X12 work lists' acknowledgement states alone.
   'src/service/status.ts': 'reads the X12 work lists\' acknowledgement states without loading the export pipeline',
   // pipeline/index.ts brings the flow of a file (the sender, the client, the contract's schemas): a pass over an

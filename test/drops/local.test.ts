@@ -1,6 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDrop, StableFileWatcher, type Drop, type ReadyFile } from '../../src/drops/index.js';
+import { createDrop } from '../../src/drops/create.js';
+import { StableFileWatcher, type Drop, type ReadyFile } from '../../src/drops/index.js';
 import { describeDropBehaviour } from './behaviour.js';
 import { localBacking, withListHook, type Backing } from './fixtures.js';
 

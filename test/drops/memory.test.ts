@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDrop, type Drop } from '../../src/drops/index.js';
+import { createDrop } from '../../src/drops/create.js';
+import type { Drop } from '../../src/drops/index.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { localBacking, sftpBacking, sftpOptions, type Backing } from './fixtures.js';
 

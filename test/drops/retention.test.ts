@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDrop, pruneDropFolders, type Drop } from '../../src/drops/index.js';
+import { createDrop } from '../../src/drops/create.js';
+import { pruneDropFolders, type Drop } from '../../src/drops/index.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { localBacking, sftpBacking, sftpOptions, type Backing } from './fixtures.js';
 

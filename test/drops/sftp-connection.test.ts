@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDrop, type Drop } from '../../src/drops/index.js';
+import { createDrop } from '../../src/drops/create.js';
+import type { Drop } from '../../src/drops/index.js';
 import { isWisbridgeError, type WisbridgeError } from '../../src/errors.js';
 import { startDelayProxy } from '../support/delay-proxy.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';

@@ -2,7 +2,8 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync 
 import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import SftpClient from 'ssh2-sftp-client';
-import { createDrop, disposeFile, hostKeyFingerprint, StableFileWatcher, type Drop, type ReadyFile } from '../../src/drops/index.js';
+import { createDrop } from '../../src/drops/create.js';
+import { disposeFile, hostKeyFingerprint, StableFileWatcher, type Drop, type ReadyFile } from '../../src/drops/index.js';
 import { isWisbridgeError } from '../../src/errors.js';
 import { startSftpServer, type SftpServer } from '../support/sftp-server.js';
 import { describeDropBehaviour } from './behaviour.js';

@@ -50,7 +50,7 @@ describe('the bundled build', () => {
   it('keeps the mappings it checked under the build stamp and reads them back to the same verdict', () => {
     const first = wisbridge('mappings', 'check');
     expect(first.status, first.stderr).toBe(0);
-    const [cacheFile] = readdirSync(join(cacheHome, 'wisbridge'));
+    const [cacheFile] = readdirSync(join(cacheHome, 'wisbridge')).filter((f) => f.startsWith('mappings-'));
     const cache = JSON.parse(readFileSync(join(cacheHome, 'wisbridge', cacheFile), 'utf8')) as { checker: string; entries: Record<string, unknown> };
     expect(cache.checker).toBe(readFileSync(join(app, 'dist/.built'), 'utf8').trim());
     expect(Object.keys(cache.entries).length).toBe(readdirSync(join(root, 'mappings')).filter((n) => n.endsWith('.yaml')).length);
@@ -59,7 +59,7 @@ describe('the bundled build', () => {
     expect(again.stdout).toBe(first.stdout);
   });
 
-  it('starts an empty batch, its mappings checked before, without the contract\'s schemas or the mapping compile steps, which a first file loads', () => {
+  it('starts an empty batch, its configuration and mappings checked before, without the YAML parser, zod, the schemas or the mapping compile steps, which a first file loads', () => {
     // What a chunk holds is named by esbuild's `// src/…` comments; the chunks are read as the build loaded them.
     const ws = startupWorkspace(app);
     try {
@@ -72,15 +72,23 @@ describe('the bundled build', () => {
       const r = batch();
       expect(r.status, r.stderr).toBe(0);
       const sources = readFileSync(record, 'utf8').split('\n').filter((u) => u.startsWith('file:') && u.includes('/dist/'))
-        .flatMap((u) => readFileSync(fileURLToPath(u), 'utf8').match(/^\/\/ src\/\S+/gm) ?? []).map((m) => m.slice(3));
+        .flatMap((u) => readFileSync(fileURLToPath(u), 'utf8').match(/^\/\/ (src|node_modules)\/\S+/gm) ?? []).map((m) => m.slice(3));
       expect(sources).toContain('src/mapping/folder.ts');
+      expect(sources).toContain('src/config/load.ts');
       expect(sources.filter((f) => /^src\/(contract|client|x12)\/|^src\/mapping\/(load|mapping|compile|definition-schema)\.ts$/.test(f))).toEqual([]);
+      // The configuration found in the cache of checked ones: neither parsed nor validated, its drops opened as checked.
+      expect(sources.filter((f) => /^node_modules\/(zod|yaml)\/|^src\/(config\/(schema|check-text)|drops\/(options|create)|util\/yaml-document|journal\/postgres\/options)\.ts$/.test(f))).toEqual([]);
       // A file then: its mapping, taken from the cache, is compiled on use and maps the rows into a request (which
       // finds no service on the workspace's port: nothing applied, the run stops with the service unavailable).
       cpSync(join(root, 'samples/KORR_20261120.csv'), join(ws.dir, 'drop/inbox/KORR_20261120.csv'));
       const withFile = batch();
       expect(withFile.status).toBe(2);
       expect(withFile.stderr).toMatch(/^wisbridge batch: UNAVAILABLE: inventory\.adjustments \(POST /);
+      // A problem found after the check (a secret gone) is placed in the cached configuration's text, parsed for it.
+      rmSync(join(ws.dir, 'token'));
+      const refused = batch();
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/wisbridge\.yaml:4:\d+: services\.wis\.token: file \S+token \(the token of service "wis"\) cannot be read/);
     } finally {
       rmSync(ws.dir, { recursive: true, force: true });
     }

@@ -3,7 +3,7 @@ import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDrop } from '../../src/drops/index.js';
+import { createDrop } from '../../src/drops/create.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const unit = readFileSync(join(root, 'deploy/wisbridge.service'), 'utf8');

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { WisbridgeError } from '../../errors.js';
 import type { JournalTarget } from '../journal.js';
-import { journalDatabaseError, poolConfig, postgresJournalSchema, postgresTarget, type PostgresJournalInput } from '../postgres/connect.js';
+import { journalDatabaseError, poolConfig, postgresTarget, type PostgresJournalInput } from '../postgres/connect.js';
 import { newerSchemaError } from '../core/rows.js';
 import { SCHEMA_VERSION } from '../sqlite/migrations.js';
 
@@ -23,6 +23,7 @@ export async function checkJournalReachable(target: JournalTarget): Promise<void
 }
 
 async function checkPostgres({ baseDir, ...input }: PostgresJournalInput & { baseDir?: string }): Promise<void> {
+  const { postgresJournalSchema } = await import('../postgres/options.js');
   const config = postgresJournalSchema.parse(input);
   const target = postgresTarget(config);
   const { pool, password } = await poolConfig(config, { baseDir });

@@ -2,11 +2,12 @@ import pg from 'pg';
 import { WisbridgeError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { JournalTally } from '../core/timings.js';
-import { journalDatabaseError, poolConfig, postgresJournalSchema, postgresTarget, type ConnectOptions, type PostgresJournalInput } from './connect.js';
+import { journalDatabaseError, poolConfig, postgresTarget, type ConnectOptions, type PostgresJournalInput } from './connect.js';
+import { postgresJournalSchema } from './options.js';
 import { migrate } from './migrations.js';
 import { journalTypes, PostgresPort } from './port.js';
 
-export { postgresJournalSchema, type PostgresJournalConfig, type PostgresJournalInput } from './connect.js';
+export { postgresJournalSchema, type PostgresJournalConfig, type PostgresJournalInput } from './options.js';
 export { PG_SCHEMA_VERSION } from './migrations.js';
 export { PostgresPort } from './port.js';
 
