@@ -60,13 +60,12 @@ export async function inspectConfigFile(file: string, options: ConfigCheckOption
   for (const entry of names) {
     const { mapping, direction, path } = entry;
     const found = known.get(mapping);
-    const at = { path };
-    if (!found) missing.push({ ...at, message: `${path.join('.')}: no mapping named "${mapping}" in ${loaded.mappingsDir}${didYouMean(mapping, [...known.keys()])}` });
-    else if (found.direction !== direction) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
+    if (!found) missing.push({ path, message: `${path.join('.')}: no mapping named "${mapping}" in ${loaded.mappingsDir}${didYouMean(mapping, [...known.keys()])}` });
+    else if (found.direction !== direction) missing.push({ path, message: `${path.join('.')}: "${mapping}" is an ${found.direction} mapping, not ${direction}` });
     else if ('set' in entry) {
       const reads = found.dialect.format === 'x12' ? found.dialect.transaction_set : undefined;
-      if (found.dialect.format !== 'x12') missing.push({ ...at, message: `${path.join('.')}: "${mapping}" reads ${found.dialect.format} files, not x12` });
-      else if (reads !== undefined && reads !== entry.set) missing.push({ ...at, message: `${path.join('.')}: "${mapping}" reads ${reads} transaction sets, the route takes ${entry.set}` });
+      if (found.dialect.format !== 'x12') missing.push({ path, message: `${path.join('.')}: "${mapping}" reads ${found.dialect.format} files, not x12` });
+      else if (reads !== undefined && reads !== entry.set) missing.push({ path, message: `${path.join('.')}: "${mapping}" reads ${reads} transaction sets, the route takes ${entry.set}` });
     }
   }
   const secrets = options.secrets === false ? [] : [...await secretProblems(loaded), ...await journalProblems(loaded)];
