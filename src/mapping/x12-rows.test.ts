@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_LISTED_SETS, X12Writer, checkEnvelopes, type InterchangeResult, type SetData } from '../x12/index.js';
 import { AT, STAR_CRLF, header, large945Chunks, set945 } from '../x12/test-support.js';
 import { formatProblem, parseMapping } from './load.js';
-import { X12Batch, X12Rows, type X12Item } from './x12-rows.js';
+import { ITEMS_PER_BATCH, X12Batch, X12Rows, type X12Item } from './x12-rows.js';
 
 const SHIP = `
 document: customerShipments.ship
@@ -39,9 +39,11 @@ async function stream(chunks: () => Iterable<Buffer>, verdicts: readonly Interch
   const rows = rowsOf(verdicts);
   const counts = { row: 0, reject: 0, skip: 0, end: 0 };
   const items: X12Item[] = [];
+  let largestBatch = 0;
   await pipeline(Readable.from(chunks()), rows, new Writable({
     objectMode: true,
     write(batch: X12Batch, _enc, cb) {
+      largestBatch = Math.max(largestBatch, batch.items.length);
       for (const item of batch.items) {
         counts[item.kind]++;
         if (keep) items.push(item);
@@ -49,7 +51,7 @@ async function stream(chunks: () => Iterable<Buffer>, verdicts: readonly Interch
       cb();
     },
   }));
-  return { counts, items, largestHeld: rows.largestHeld };
+  return { counts, items, largestHeld: rows.largestHeld, largestBatch };
 }
 
 describe('X12Rows with the verdicts read before mapping', () => {
@@ -60,6 +62,9 @@ describe('X12Rows with the verdicts read before mapping', () => {
     expect(streamed.counts).toEqual({ row: 50_000, reject: 0, skip: 5_000, end: 5_000 });
     // Only a set's skipped N1 waits, for the set's first row.
     expect(streamed.largestHeld).toBe(1);
+    // A chunk of 64 KB holds over a thousand rows: they go on in batches of about ITEMS_PER_BATCH (a set's last row and its end together).
+    expect(streamed.largestBatch).toBeGreaterThanOrEqual(ITEMS_PER_BATCH);
+    expect(streamed.largestBatch).toBeLessThanOrEqual(ITEMS_PER_BATCH + 2);
     // Without the verdicts, the interchange's rows wait for its IEA: what the verdicts spare.
     const held = await stream(chunks, undefined);
     expect(held.counts).toEqual(streamed.counts);

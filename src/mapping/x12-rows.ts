@@ -15,7 +15,14 @@ export type X12Item =
   | { kind: 'skip'; line: number; reason: string }
   | { kind: 'end' };
 
-/** The items of one chunk of bytes, handed on together. */
+/**
+ * Items per X12Batch, about. A chunk of bytes holds thousands of rows: handed on as one batch each, the few batches
+ * in the pipe's buffers would outlive the young generation while a request is out, and the mapping thread would
+ * collect its old generation over and over (docs/performance.md, X12 against CSV).
+ */
+export const ITEMS_PER_BATCH = 256;
+
+/** Items handed on together (ITEMS_PER_BATCH), as CSV's RecordBatch: one stream write for many rows. */
 export class X12Batch {
   constructor(readonly items: readonly X12Item[]) {}
 }
@@ -135,14 +142,13 @@ export class X12Rows extends Transform {
   }
 
   private readSegments(): void {
-    if (this.known) {
-      for (const segment of this.segments) this.segment(segment, ++this.line);
-    } else {
-      for (const segment of this.segments) {
-        this.segment(segment, ++this.line);
+    for (const segment of this.segments) {
+      this.segment(segment, ++this.line);
+      if (!this.known) {
         this.validator.push(segment, this.events);
         this.verdicts();
       }
+      if (this.out.length >= ITEMS_PER_BATCH) this.hand();
     }
     this.segments.length = 0;
     this.hand();
