@@ -7,40 +7,14 @@ import { CheckCache } from '../util/check-cache.js';
 import { checkConfigText } from './check-text.js';
 import { bindConfig, checkConfig } from './load.js';
 import type { Config } from './schema.js';
+import { VALID } from './test-support.js';
 
-// Every section the checked configuration keeps: drops of both kinds with OpenPGP, jobs with schedules and expected
-// files, exports, partners, the console, alerts, metrics and a camelCase key (a warning).
-const TEXT = `
-journal: state/journal.sqlite
-mappings: ./mappings
-services:
-  main: { url: "http://127.0.0.1:8080", token: { env: WIS_TEST_TOKEN }, requests_in_flight: 4 }
-drops:
-  local:
-    type: local
-    root: ./drop
-    settleMs: 500
-    pgp: { private_key: { file: keys/bridge.asc }, partner_key: { file: keys/partner.asc }, require_signature: true }
-  partner:
-    type: sftp
-    host: 127.0.0.1
-    port: 2222
-    username: wms
-    password: { file: secrets/sftp-password }
-    host_key_fingerprint: SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
-inbound:
-  - name: nightly
-    drop: partner
-    service: main
-    schedule: { cron: "0 2 * * *", timezone: Europe/Berlin }
-    expect:
-      - { pattern: "^ADJ_", cutoff: { cron: "0 6 * * *", timezone: Europe/Berlin } }
-exports:
-  - { name: orders, work_type: customerShipments, drop: local, service: main, mapping: customer-shipments-export }
-console: { auth: { bearer_token: { env: CONSOLE_TOKEN } } }
-alerts: { webhook: { url: { env: HOOK_URL } } }
-metrics: { port: 9464 }
-`;
+// Every section the checked configuration keeps: drops of both kinds, one with OpenPGP, jobs with schedules and
+// expected files, exports, the console, alerts, metrics, and a camelCase key (a warning).
+const TEXT = VALID
+  .replace('    token: { env: WIS_TEST_TOKEN }\n', '    token: { env: WIS_TEST_TOKEN }\n    requests_in_flight: 4\n')
+  .replace('    root: ./drop\n', '    root: ./drop\n    settleMs: 500\n    pgp: { private_key: { file: keys/bridge.asc }, partner_key: { file: keys/partner.asc }, require_signature: true }\n')
+  + 'console: { auth: { bearer_token: { env: CONSOLE_TOKEN } } }\nalerts: { webhook: { url: { env: HOOK_URL } } }\nmetrics: { port: 9464 }\n';
 
 let dir: string;
 let file: string;
@@ -96,7 +70,8 @@ describe('the cache of checked configurations', () => {
     for (let i = 0; i < 2; i++) {
       const refused = await checkConfig(bad, file, cache());
       expect(refused.config).toBeUndefined();
-      expect(refused.problems.map((p) => `${p.line}: ${p.message.split(':')[0]}`)).toEqual(['5: services.main.requests_in_flight']);
+      const line = bad.split('\n').findIndex((l) => l.includes('requests_in_flight: many')) + 1;
+      expect(refused.problems.map((p) => `${p.line}: ${p.message.split(':')[0]}`)).toEqual([`${line}: services.main.requests_in_flight`]);
     }
   });
 

@@ -10,39 +10,8 @@ import { REDACTED_PATHS, SECRET_OPTION_NAMES } from '../log.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { checkConfigText } from './check-text.js';
 import { loadConfig } from './load.js';
+import { VALID } from './test-support.js';
 
-const VALID = `
-journal: state/journal.sqlite
-services:
-  main:
-    url: http://127.0.0.1:8080
-    token: { env: WIS_TEST_TOKEN }
-drops:
-  local:
-    type: local
-    root: ./drop
-  partner:
-    type: sftp
-    host: 127.0.0.1
-    port: 2222
-    username: wms
-    password: { file: secrets/sftp-password }
-    host_key_fingerprint: SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
-inbound:
-  - name: nightly
-    drop: partner
-    service: main
-    schedule: { cron: "0 2 * * *", timezone: Europe/Berlin }
-    expect:
-      - pattern: "^ADJ_"
-        cutoff: { cron: "0 6 * * *", timezone: Europe/Berlin }
-exports:
-  - name: orders
-    work_type: customerShipments
-    drop: local
-    service: main
-    mapping: customer-shipments-export
-`;
 
 describe('configuration', () => {
   it('accepts a valid file and fills in the documented defaults', () => {
