@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -73,6 +73,20 @@ describe('the cache of checked configurations', () => {
       const line = bad.split('\n').findIndex((l) => l.includes('requests_in_flight: many')) + 1;
       expect(refused.problems.map((p) => `${p.line}: ${p.message.split(':')[0]}`)).toEqual([`${line}: services.main.requests_in_flight`]);
     }
+  });
+
+  it('keeps no configuration with a credential written inline in a URL: the cache holds no secret', async () => {
+    const inline = [
+      TEXT.replace('alerts: { webhook: { url: { env: HOOK_URL } } }', 'alerts: { webhook: { url: "https://hooks.example.com/x?token=s3cret-hook" } }'),
+      TEXT.replace('http://127.0.0.1:8080', 'http://wms:s3cret-pass@127.0.0.1:8080'),
+    ];
+    for (const text of inline) {
+      expect((await checkConfig(text, file, cache())).config).toBeDefined();
+      const folder = join(dir, 'cache', 'wisbridge');
+      expect(existsSync(folder) ? readdirSync(folder).filter((f) => f.startsWith('config-')) : []).toEqual([]);
+    }
+    await checkConfig(TEXT, file, cache());
+    expect(readFileSync(cacheFile(), 'utf8')).not.toMatch(/s3cret/);
   });
 
   it('keeps drop options the runtime opens as they are: validating them again changes nothing', async () => {

@@ -6,6 +6,7 @@ import type { DropOptions } from '../drops/options.js';
 import { SECRET_DROP_OPTIONS } from '../drops/secret-options.js';
 import { camelToSnake } from '../util/naming.js';
 import { CheckCache } from '../util/check-cache.js';
+import { redactUrl } from '../util/redact-url.js';
 import type { PositionedYaml } from '../util/yaml-document.js';
 import { formatYamlProblem, type YamlProblem } from '../util/yaml-problem.js';
 import { workingFolderOf, type JournalTarget } from '../journal/index.js';
@@ -57,7 +58,8 @@ export interface ConfigCheck {
 /**
  * Checks a configuration text (check-text.ts), or finds it in the cache of checked ones (src/util/check-cache.ts):
  * a text this build checked before is not parsed again, and a command that starts on it loads neither the YAML parser
- * nor the configuration's schemas (docs/performance.md, start-up). Only a text that passed is kept.
+ * nor the configuration's schemas (docs/performance.md, start-up). Only a text that passed is kept, and none with a
+ * credential written inline.
  */
 export async function checkConfig(text: string, file: string, cache = CheckCache.open<Config>('config', resolve(file))): Promise<ConfigCheck> {
   const checked = cache.get(file, text);
@@ -66,11 +68,20 @@ export async function checkConfig(text: string, file: string, cache = CheckCache
   }
   const { checkConfigText } = await import('./check-text.js');
   const { doc, ...check } = checkConfigText(text, file);
-  if (check.config) {
+  if (check.config && !inlineCredentials(check.config)) {
     cache.set(file, text, { data: check.config, warnings: check.warnings });
     cache.save([file]);
   }
   return { ...check, document: () => Promise.resolve(doc) };
+}
+
+/**
+ * A URL written inline with a credential in it (a password, a query parameter: warned about by `config check`, not
+ * refused). Such a configuration is checked at every start rather than cached: the cache holds no secret.
+ */
+function inlineCredentials(config: Config): boolean {
+  const urls = [...Object.values(config.services).map((service) => service.url), config.alerts?.webhook?.url];
+  return urls.some((url) => typeof url === 'string' && redactUrl(url) !== url);
 }
 
 export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
